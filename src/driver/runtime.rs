@@ -1,0 +1,34 @@
+//! The runtime trait: how the driver spawns its task, sleeps and reads the
+//! clock. tokio natively; `spawn_local` and JS timers in wasm.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use crate::time::Instant;
+
+/// `Send` natively, nothing in wasm (JS values are `!Send`).
+#[cfg(not(target_arch = "wasm32"))]
+pub trait MaybeSend: Send {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Send + ?Sized> MaybeSend for T {}
+#[cfg(target_arch = "wasm32")]
+pub trait MaybeSend {}
+#[cfg(target_arch = "wasm32")]
+impl<T: ?Sized> MaybeSend for T {}
+
+/// A boxed future that is `Send` where the runtime needs it.
+#[cfg(not(target_arch = "wasm32"))]
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+#[cfg(target_arch = "wasm32")]
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T>>>;
+
+/// Spawning, sleeping and the monotonic clock. Implementations are zero-sized.
+pub trait Runtime: 'static {
+    /// Runs `future` to completion in the background.
+    fn spawn(future: impl Future<Output = ()> + MaybeSend + 'static);
+    /// A future that completes after `duration`.
+    fn sleep(duration: Duration) -> BoxFuture<()>;
+    /// Monotonic time since a process-wide origin.
+    fn now() -> Instant;
+}

@@ -1,0 +1,189 @@
+//! The one error type of natsjet.
+//!
+//! Errors are grouped by who is at fault: the caller ([`Error::InvalidSubject`],
+//! [`Error::InvalidArgument`], [`Error::PayloadTooLarge`]), the server
+//! ([`Error::Server`], [`Error::Protocol`], [`Error::NoResponders`]), or the
+//! network ([`Error::Io`], [`Error::Tls`], [`Error::Timeout`]). Every variant is
+//! `Clone + PartialEq` so a sticky terminal error can be handed to many waiters
+//! and compared in tests.
+
+use std::fmt;
+
+/// Everything that can go wrong in natsjet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A subject, queue group or inbox prefix that could inject protocol text
+    /// or that the server would refuse. Nothing was written.
+    InvalidSubject { subject: String, reason: &'static str },
+    /// An argument or option the API cannot accept. Nothing was written.
+    InvalidArgument(String),
+    /// The message is larger than the server's `max_payload`. Nothing was written.
+    PayloadTooLarge { size: usize, max_payload: usize },
+    /// The server sent bytes that are not NATS protocol.
+    Protocol(String),
+    /// The server reported an error with `-ERR`.
+    Server(ServerError),
+    /// A request was published to a subject nobody listens on (status 503).
+    NoResponders,
+    /// An operation did not complete in time.
+    Timeout,
+    /// The client was closed (by the user, by drain, or after reconnects ran out).
+    Closed,
+    /// The connection is down and the buffer for publishes made while
+    /// reconnecting is full: the message was not accepted.
+    ReconnectBufferFull { capacity: usize },
+    /// The connection was lost while the operation was in flight.
+    Disconnected,
+    /// A socket or transport error.
+    Io { kind: std::io::ErrorKind, message: String },
+    /// TLS set-up or handshake failed.
+    Tls(String),
+    /// Credentials could not be loaded or used (bad seed, unreadable creds file).
+    Credentials(String),
+}
+
+/// An error the server sent with `-ERR`, sorted by kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerError {
+    pub kind: ServerErrorKind,
+    /// The server's text, without quotes.
+    pub message: String,
+}
+
+/// The kinds of `-ERR` a client must react to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerErrorKind {
+    /// Wrong or missing credentials. Terminal for that server.
+    AuthorizationViolation,
+    /// The user's credentials expired.
+    AuthenticationExpired,
+    /// The account was revoked or the user's JWT is no longer valid.
+    AuthenticationRevoked,
+    /// A publish or subscribe the user is not allowed; the connection stays up.
+    PermissionsViolation { operation: PermissionOp, subject: String },
+    /// A message over the server's `max_payload`.
+    MaximumPayload,
+    /// The server found the connection stale (missed PONGs).
+    StaleConnection,
+    /// Too many connections, or the server refused this one for another reason.
+    MaximumConnections,
+    /// Any other `-ERR`.
+    Other,
+}
+
+/// Which operation a permissions violation refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermissionOp {
+    Publish,
+    Subscribe,
+}
+
+impl ServerError {
+    /// Sorts the text of a `-ERR` line (quotes already removed).
+    pub fn from_message(message: &str) -> Self {
+        let lower = message.to_ascii_lowercase();
+        let kind = if lower.starts_with("permissions violation for publish to") {
+            ServerErrorKind::PermissionsViolation {
+                operation: PermissionOp::Publish,
+                subject: last_word(message),
+            }
+        } else if lower.starts_with("permissions violation for subscription to") {
+            ServerErrorKind::PermissionsViolation {
+                operation: PermissionOp::Subscribe,
+                subject: last_word(message),
+            }
+        } else if lower.contains("authorization violation") {
+            ServerErrorKind::AuthorizationViolation
+        } else if lower.contains("authentication expired") || lower.contains("user authentication expired") {
+            ServerErrorKind::AuthenticationExpired
+        } else if lower.contains("authentication revoked") || lower.contains("account authentication expired") {
+            ServerErrorKind::AuthenticationRevoked
+        } else if lower.contains("maximum payload") {
+            ServerErrorKind::MaximumPayload
+        } else if lower.contains("stale connection") {
+            ServerErrorKind::StaleConnection
+        } else if lower.contains("maximum connections") || lower.contains("maximum account active connections") {
+            ServerErrorKind::MaximumConnections
+        } else {
+            ServerErrorKind::Other
+        };
+        ServerError { kind, message: message.to_string() }
+    }
+
+    /// Whether the server closes the connection after sending this error.
+    /// Only permission violations leave it open.
+    pub fn is_fatal_for_connection(&self) -> bool {
+        !matches!(self.kind, ServerErrorKind::PermissionsViolation { .. })
+    }
+}
+
+fn last_word(message: &str) -> String {
+    message
+        .rsplit(' ')
+        .next()
+        .unwrap_or_default()
+        .trim_matches(|c| c == '"' || c == '\'')
+        .to_string()
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidSubject { subject, reason } => {
+                write!(f, "invalid subject {subject:?}: {reason}")
+            }
+            Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
+            Error::PayloadTooLarge { size, max_payload } => {
+                write!(f, "message of {size} bytes exceeds the server's max_payload of {max_payload}")
+            }
+            Error::Protocol(what) => write!(f, "protocol error: {what}"),
+            Error::Server(e) => write!(f, "server error: {}", e.message),
+            Error::NoResponders => f.write_str("no responders"),
+            Error::Timeout => f.write_str("timed out"),
+            Error::Closed => f.write_str("connection closed"),
+            Error::ReconnectBufferFull { capacity } => {
+                write!(f, "reconnect buffer full ({capacity} bytes): message not accepted")
+            }
+            Error::Disconnected => f.write_str("disconnected while the operation was in flight"),
+            Error::Io { kind, message } => write!(f, "i/o error ({kind:?}): {message}"),
+            Error::Tls(what) => write!(f, "tls error: {what}"),
+            Error::Credentials(what) => write!(f, "credentials error: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io { kind: e.kind(), message: e.to_string() }
+    }
+}
+
+/// Result with natsjet's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_server_errors() {
+        let e = ServerError::from_message("Permissions Violation for Publish to \"secret.x\"");
+        assert_eq!(
+            e.kind,
+            ServerErrorKind::PermissionsViolation { operation: PermissionOp::Publish, subject: "secret.x".into() }
+        );
+        assert!(!e.is_fatal_for_connection());
+        let e = ServerError::from_message("Permissions Violation for Subscription to foo.>");
+        assert!(matches!(e.kind, ServerErrorKind::PermissionsViolation { operation: PermissionOp::Subscribe, ref subject } if subject == "foo.>"));
+        assert_eq!(ServerError::from_message("Authorization Violation").kind, ServerErrorKind::AuthorizationViolation);
+        assert_eq!(ServerError::from_message("Stale Connection").kind, ServerErrorKind::StaleConnection);
+        assert_eq!(ServerError::from_message("Maximum Payload Violation").kind, ServerErrorKind::MaximumPayload);
+        assert_eq!(ServerError::from_message("User Authentication Expired").kind, ServerErrorKind::AuthenticationExpired);
+        assert_eq!(ServerError::from_message("something new").kind, ServerErrorKind::Other);
+        assert!(ServerError::from_message("Authorization Violation").is_fatal_for_connection());
+    }
+}

@@ -1,0 +1,22 @@
+//! A message as delivered to subscribers and requesters.
+
+use bytes::Bytes;
+
+use crate::header::{HeaderMap, StatusCode};
+
+/// A message received from the server. The payload shares the read buffer
+/// (no copy).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub subject: String,
+    pub reply: Option<String>,
+    pub payload: Bytes,
+    pub headers: Option<HeaderMap>,
+    /// Status code from the header line, for status messages (100, 404, 408, 503…).
+    pub status: Option<StatusCode>,
+    /// The text after the status code, e.g. `Request Timeout`.
+    pub description: Option<String>,
+    /// Bytes this message took on the wire: subject, reply, headers and payload.
+    /// JetStream pending-byte accounting uses it.
+    pub length: usize,
+}
