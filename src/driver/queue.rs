@@ -1,0 +1,113 @@
+//! A bounded single-consumer queue from the driver to one receiver
+//! (a subscriber). The driver pushes many messages under one lock per read,
+//! the receiver pops them as a `Stream`; when full, the push is refused so the
+//! driver can report a slow consumer instead of growing without bound.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+struct State<T> {
+    items: VecDeque<T>,
+    closed: bool,
+    waker: Option<Waker>,
+}
+
+/// The shared queue; the driver holds one `Arc`, the receiver another.
+pub(crate) struct Queue<T> {
+    state: Mutex<State<T>>,
+    capacity: usize,
+}
+
+impl<T> Queue<T> {
+    pub(crate) fn new(capacity: usize) -> Arc<Self> {
+        Arc::new(Queue {
+            state: Mutex::new(State { items: VecDeque::new(), closed: false, waker: None }),
+            capacity: capacity.max(1),
+        })
+    }
+
+    /// Adds `item`; gives it back when the queue is full or closed.
+    pub(crate) fn push(&self, item: T) -> Result<(), T> {
+        let mut state = lock(&self.state);
+        if state.closed || state.items.len() >= self.capacity {
+            return Err(item);
+        }
+        state.items.push_back(item);
+        if let Some(waker) = state.waker.take() {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// No more items will come; the receiver ends after what is queued.
+    pub(crate) fn close(&self) {
+        let mut state = lock(&self.state);
+        state.closed = true;
+        if let Some(waker) = state.waker.take() {
+            waker.wake();
+        }
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        lock(&self.state).closed
+    }
+
+    /// Next item, `None` once closed and empty.
+    pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let mut state = lock(&self.state);
+        if let Some(item) = state.items.pop_front() {
+            return Poll::Ready(Some(item));
+        }
+        if state.closed {
+            return Poll::Ready(None);
+        }
+        match &state.waker {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => state.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.state).items.len()
+    }
+}
+
+/// Locks, ignoring poisoning: the data stays consistent because no code
+/// panics while holding these locks.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures_util::task::noop_waker;
+
+    #[test]
+    fn bounded_then_drains_after_close() {
+        let q = Queue::new(2);
+        assert!(q.push(1).is_ok());
+        assert!(q.push(2).is_ok());
+        assert_eq!(q.push(3), Err(3));
+        q.close();
+        assert_eq!(q.push(4), Err(4));
+        let waker = noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(1)));
+        assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(2)));
+        assert_eq!(q.poll_pop(&mut cx), Poll::Ready(None));
+    }
+
+    #[test]
+    fn pending_until_pushed() {
+        let q = Queue::<u8>::new(4);
+        let waker = noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        assert_eq!(q.poll_pop(&mut cx), Poll::Pending);
+        q.push(7).unwrap();
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(7)));
+    }
+}

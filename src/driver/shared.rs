@@ -1,0 +1,205 @@
+//! State shared between the user-facing handles (Client, Subscriber) and the
+//! driver task: the sans-IO connection plus the waiters for its results.
+//! Every user command locks it, calls the connection, and wakes the driver;
+//! the driver locks it to feed input and drain output. Nothing here blocks.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Waker;
+
+use futures_channel::oneshot;
+
+use super::queue::{self, Queue};
+use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
+use crate::error::Error;
+use crate::message::Message;
+
+/// A user callback for connection events. `Send + Sync` natively; JS
+/// callbacks in wasm are neither.
+#[cfg(not(target_arch = "wasm32"))]
+pub type EventCallback = Arc<dyn Fn(ClientEvent) + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+pub type EventCallback = Arc<dyn Fn(ClientEvent)>;
+
+/// What users see of the connection's life.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ClientEvent {
+    Connected,
+    Disconnected { error: Option<Error> },
+    Reconnected,
+    /// The server is shutting down soon; the client moves to another one.
+    LameDuck,
+    /// An error that left the connection up (e.g. a permissions violation).
+    ServerError(Error),
+    /// A subscriber did not keep up: messages were dropped.
+    SlowConsumer { sid: u64, dropped: u64 },
+    Closed { error: Option<Error> },
+}
+
+pub(crate) struct Subscription {
+    pub queue: Arc<Queue<Message>>,
+    pub dropped: u64,
+}
+
+pub(crate) struct Inner {
+    pub conn: Connection,
+    pub subs: HashMap<Sid, Subscription>,
+    pub requests: HashMap<RequestId, oneshot::Sender<Result<Message, Error>>>,
+    pub flushes: HashMap<FlushId, oneshot::Sender<Result<(), Error>>>,
+    /// Resolves `connect()`: the first Connected or Closed.
+    pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
+    /// Resolve when the connection is closed for good.
+    pub closed_waiters: Vec<oneshot::Sender<()>>,
+    /// Publishers waiting for the outgoing buffer to drain.
+    pub space_waiters: Vec<Waker>,
+    driver_waker: Option<Waker>,
+    /// Set once the driver has been woken and has not run since: saves a
+    /// wake per publish on the hot path.
+    wake_pending: bool,
+    pub callback: Option<EventCallback>,
+    /// Events for the callback, delivered by the driver outside the lock.
+    pub callback_queue: Vec<ClientEvent>,
+}
+
+/// Buffered bytes above which publishers wait for the writer.
+pub(crate) const HIGH_WATER: usize = 4 * 1024 * 1024;
+
+pub(crate) struct Shared {
+    inner: Mutex<Inner>,
+}
+
+impl Shared {
+    pub fn new(conn: Connection, callback: Option<EventCallback>) -> (Arc<Self>, oneshot::Receiver<Result<(), Error>>) {
+        let (tx, rx) = oneshot::channel();
+        let inner = Inner {
+            conn,
+            subs: HashMap::new(),
+            requests: HashMap::new(),
+            flushes: HashMap::new(),
+            first_connect: Some(tx),
+            closed_waiters: Vec::new(),
+            space_waiters: Vec::new(),
+            driver_waker: None,
+            wake_pending: false,
+            callback,
+            callback_queue: Vec::new(),
+        };
+        (Arc::new(Shared { inner: Mutex::new(inner) }), rx)
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, Inner> {
+        queue::lock(&self.inner)
+    }
+}
+
+impl Inner {
+    /// Wakes the driver after a command left work for it.
+    pub fn wake_driver(&mut self) {
+        if !self.wake_pending {
+            if let Some(w) = &self.driver_waker {
+                self.wake_pending = true;
+                w.wake_by_ref();
+            }
+        }
+    }
+
+    /// Called by the driver at the start of each poll.
+    pub fn register_driver(&mut self, waker: &Waker) {
+        self.wake_pending = false;
+        match &self.driver_waker {
+            Some(w) if w.will_wake(waker) => {}
+            _ => self.driver_waker = Some(waker.clone()),
+        }
+    }
+
+    /// Routes everything the connection has to report to its waiters.
+    pub fn dispatch_events(&mut self) {
+        while let Some(event) = self.conn.poll_event() {
+            match event {
+                Event::Message { sid, message } => self.deliver(sid, message),
+                Event::SubscriptionEnded { sid } => {
+                    if let Some(sub) = self.subs.remove(&sid) {
+                        sub.queue.close();
+                    }
+                }
+                Event::Response { id, result } => {
+                    if let Some(tx) = self.requests.remove(&id) {
+                        let _ = tx.send(result);
+                    }
+                }
+                Event::Flushed { id, result } => {
+                    if let Some(tx) = self.flushes.remove(&id) {
+                        let _ = tx.send(result);
+                    }
+                }
+                Event::Connection(event) => self.on_connection_event(event),
+            }
+        }
+        if self.conn.state() != State::Connected || self.conn.pending_bytes() < HIGH_WATER {
+            for w in self.space_waiters.drain(..) {
+                w.wake();
+            }
+        }
+    }
+
+    fn deliver(&mut self, sid: Sid, message: Message) {
+        let Some(sub) = self.subs.get_mut(&sid) else { return };
+        if sub.queue.push(message).is_err() {
+            if sub.queue.is_closed() {
+                return;
+            }
+            sub.dropped += 1;
+            // Report the first drop and then every 1000th, not every message.
+            if sub.dropped == 1 || sub.dropped % 1000 == 0 {
+                let dropped = sub.dropped;
+                self.notify(ClientEvent::SlowConsumer { sid: sid.0, dropped });
+            }
+        }
+    }
+
+    fn on_connection_event(&mut self, event: ConnectionEvent) {
+        let user_event = match event {
+            ConnectionEvent::Connected { .. } => {
+                if let Some(tx) = self.first_connect.take() {
+                    let _ = tx.send(Ok(()));
+                }
+                ClientEvent::Connected
+            }
+            ConnectionEvent::Reconnected { .. } => ClientEvent::Reconnected,
+            ConnectionEvent::Disconnected { error } => ClientEvent::Disconnected { error },
+            ConnectionEvent::LameDuck { .. } => ClientEvent::LameDuck,
+            ConnectionEvent::ServerError(e) => ClientEvent::ServerError(e),
+            ConnectionEvent::Closed { error } => {
+                if let Some(tx) = self.first_connect.take() {
+                    let _ = tx.send(Err(error.clone().unwrap_or(Error::Closed)));
+                }
+                self.fail_all(Error::Closed);
+                ClientEvent::Closed { error }
+            }
+        };
+        self.notify(user_event);
+    }
+
+    /// Ends every waiter: the connection is gone for good.
+    fn fail_all(&mut self, error: Error) {
+        for (_, sub) in self.subs.drain() {
+            sub.queue.close();
+        }
+        for (_, tx) in self.requests.drain() {
+            let _ = tx.send(Err(error.clone()));
+        }
+        for (_, tx) in self.flushes.drain() {
+            let _ = tx.send(Err(error.clone()));
+        }
+        for tx in self.closed_waiters.drain(..) {
+            let _ = tx.send(());
+        }
+    }
+
+    fn notify(&mut self, event: ClientEvent) {
+        if self.callback.is_some() {
+            self.callback_queue.push(event);
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The driver: one task per connection that owns the transport and feeds the
+//! sans-IO [`Connection`](crate::conn::Connection) with bytes, time and
+//! transport events. Each poll runs, in order: transport actions → reads →
+//! events → writes → the one timer, and caps its work before yielding.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes, BytesMut};
+
+use super::runtime::{BoxFuture, Runtime};
+use super::shared::{Inner, Shared};
+use crate::conn::{Action, State};
+use crate::error::Error;
+use crate::time::Instant;
+use crate::transport::{TlsOptions, Transport};
+
+/// Largest single write handed to the transport (one WebSocket frame).
+const MAX_WRITE: usize = 256 * 1024;
+/// Reads processed per poll before yielding to other tasks.
+const MAX_READS_PER_POLL: usize = 16;
+/// Read buffer capacity kept available for the next read.
+const READ_CHUNK: usize = 64 * 1024;
+
+enum Link {
+    Idle,
+    /// A transport being opened, or (`tls_upgrade`) wrapped in TLS.
+    Opening { future: BoxFuture<Result<Transport, Error>>, tls_upgrade: bool },
+    Open(Transport),
+    /// Writing the rest of the output, then closing.
+    Closing(Transport),
+    /// Closing without writing (the transport failed).
+    Dropping(Transport),
+}
+
+pub(crate) struct Driver<R: Runtime> {
+    shared: Arc<Shared>,
+    tls: TlsOptions,
+    connect_timeout: Duration,
+    link: Link,
+    read_buf: BytesMut,
+    /// Bytes taken from the connection and not yet fully written.
+    writing: Bytes,
+    timer: Option<(Instant, BoxFuture<()>)>,
+    _runtime: PhantomData<R>,
+}
+
+impl<R: Runtime> Driver<R> {
+    pub fn new(shared: Arc<Shared>, tls: TlsOptions, connect_timeout: Duration) -> Self {
+        Driver {
+            shared,
+            tls,
+            connect_timeout,
+            link: Link::Idle,
+            read_buf: BytesMut::with_capacity(READ_CHUNK),
+            writing: Bytes::new(),
+            timer: None,
+            _runtime: PhantomData,
+        }
+    }
+
+    fn start_actions(&mut self, inner: &mut Inner) {
+        while let Some(action) = inner.conn.poll_action() {
+            match action {
+                Action::Connect { addr } => {
+                    self.writing.clear();
+                    self.read_buf.clear();
+                    let tls = self.tls.clone();
+                    let timeout = self.connect_timeout;
+                    self.link = Link::Opening {
+                        future: Box::pin(async move { Transport::connect(&addr, &tls, timeout).await }),
+                        tls_upgrade: false,
+                    };
+                }
+                Action::UpgradeTls { addr } => match std::mem::replace(&mut self.link, Link::Idle) {
+                    Link::Open(transport) => {
+                        let tls = self.tls.clone();
+                        self.link = Link::Opening {
+                            future: Box::pin(async move { transport.upgrade_tls(&addr, &tls).await }),
+                            tls_upgrade: true,
+                        };
+                    }
+                    other => self.link = other,
+                },
+                Action::Close => {
+                    if let Link::Open(t) = std::mem::replace(&mut self.link, Link::Idle) {
+                        self.link = Link::Closing(t);
+                    } else {
+                        inner.conn.handle_transport_closed(R::now(), None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Polls the transport once; returns whether progress was made.
+    fn poll_link(&mut self, cx: &mut Context<'_>, inner: &mut Inner) -> bool {
+        let now = R::now();
+        match &mut self.link {
+            Link::Idle => false,
+            Link::Opening { future, tls_upgrade } => match future.as_mut().poll(cx) {
+                Poll::Pending => false,
+                Poll::Ready(Ok(transport)) => {
+                    let upgraded = *tls_upgrade;
+                    self.link = Link::Open(transport);
+                    if upgraded {
+                        inner.conn.handle_tls_ready(now);
+                    } else {
+                        inner.conn.handle_transport_open(now);
+                    }
+                    true
+                }
+                Poll::Ready(Err(error)) => {
+                    self.link = Link::Idle;
+                    inner.conn.handle_transport_closed(now, Some(error));
+                    true
+                }
+            },
+            Link::Open(_) => self.poll_open(cx, inner, now),
+            Link::Closing(transport) => {
+                match poll_write_all(transport, cx, &mut self.writing, inner) {
+                    Poll::Pending => return false,
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(_)) => self.writing.clear(),
+                }
+                if transport.poll_close(cx).is_pending() {
+                    return false;
+                }
+                self.link = Link::Idle;
+                inner.conn.handle_transport_closed(now, None);
+                true
+            }
+            Link::Dropping(transport) => {
+                if transport.poll_close(cx).is_pending() {
+                    return false;
+                }
+                self.link = Link::Idle;
+                true
+            }
+        }
+    }
+
+    fn poll_open(&mut self, cx: &mut Context<'_>, inner: &mut Inner, now: Instant) -> bool {
+        let Link::Open(transport) = &mut self.link else { return false };
+        let mut progress = false;
+        let mut failure: Option<Option<Error>> = None;
+        for _ in 0..MAX_READS_PER_POLL {
+            if self.read_buf.capacity() - self.read_buf.len() < READ_CHUNK / 4 {
+                self.read_buf.reserve(READ_CHUNK);
+            }
+            match transport.poll_read(cx, &mut self.read_buf) {
+                Poll::Pending => break,
+                Poll::Ready(Ok(0)) => {
+                    failure = Some(None);
+                    break;
+                }
+                Poll::Ready(Ok(_)) => {
+                    progress = true;
+                    inner.conn.handle_input(now, &mut self.read_buf);
+                    inner.dispatch_events();
+                }
+                Poll::Ready(Err(e)) => {
+                    failure = Some(Some(e.into()));
+                    break;
+                }
+            }
+        }
+        if failure.is_none() {
+            match poll_write_all(transport, cx, &mut self.writing, inner) {
+                Poll::Ready(Err(e)) => failure = Some(Some(e.into())),
+                Poll::Ready(Ok(())) | Poll::Pending => {}
+            }
+        }
+        if let Some(error) = failure {
+            if let Link::Open(t) = std::mem::replace(&mut self.link, Link::Idle) {
+                self.link = Link::Dropping(t);
+            }
+            self.writing.clear();
+            inner.conn.handle_transport_closed(now, error);
+            return true;
+        }
+        progress
+    }
+
+    fn poll_timer(&mut self, cx: &mut Context<'_>, inner: &mut Inner) -> bool {
+        let Some(deadline) = inner.conn.poll_timeout() else {
+            self.timer = None;
+            return false;
+        };
+        let now = R::now();
+        if deadline <= now {
+            self.timer = None;
+            inner.conn.handle_timeout(now);
+            return true;
+        }
+        match &mut self.timer {
+            Some((at, _)) if *at == deadline => {}
+            _ => self.timer = Some((deadline, R::sleep(deadline.saturating_duration_since(now)))),
+        }
+        let (_, sleep) = self.timer.as_mut().expect("timer was just set");
+        if sleep.as_mut().poll(cx).is_ready() {
+            self.timer = None;
+            inner.conn.handle_timeout(R::now());
+            return true;
+        }
+        false
+    }
+}
+
+/// Writes `writing`, refilling it from the connection, until the connection
+/// has nothing more or the transport is busy; then flushes.
+fn poll_write_all(transport: &mut Transport, cx: &mut Context<'_>, writing: &mut Bytes, inner: &mut Inner) -> Poll<std::io::Result<()>> {
+    loop {
+        if writing.is_empty() {
+            match inner.conn.poll_transmit(MAX_WRITE) {
+                Some(bytes) => *writing = bytes,
+                None => return transport.poll_flush(cx),
+            }
+        }
+        match transport.poll_write(cx, writing) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Ok(0)) => {
+                return Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "transport accepted no bytes")));
+            }
+            Poll::Ready(Ok(n)) => writing.advance(n),
+            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+        }
+    }
+}
+
+impl<R: Runtime> Future for Driver<R> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        let shared = this.shared.clone();
+        let mut inner = shared.lock();
+        inner.register_driver(cx.waker());
+        let mut budget = 64;
+        loop {
+            this.start_actions(&mut inner);
+            let mut progress = this.poll_link(cx, &mut inner);
+            progress |= this.poll_timer(cx, &mut inner);
+            inner.dispatch_events();
+            let finished = inner.conn.state() == State::Closed && matches!(this.link, Link::Idle);
+            let callbacks = std::mem::take(&mut inner.callback_queue);
+            if !callbacks.is_empty() {
+                let callback = inner.callback.clone();
+                drop(inner);
+                if let Some(callback) = callback {
+                    for event in callbacks {
+                        callback(event);
+                    }
+                }
+                inner = shared.lock();
+            }
+            if finished {
+                return Poll::Ready(());
+            }
+            if !progress {
+                return Poll::Pending;
+            }
+            budget -= 1;
+            if budget == 0 {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+        }
+    }
+}
