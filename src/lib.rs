@@ -3,12 +3,14 @@
 
 pub mod addr;
 pub mod conn;
+pub mod driver;
 pub mod error;
 pub mod header;
 pub mod message;
 pub mod proto;
 pub mod subject;
 pub mod time;
+pub mod transport;
 
 pub use addr::ServerAddr;
 pub use error::{Error, Result};

@@ -1,23 +1,33 @@
 //! Transports move bytes and report close; nothing else. One concrete
 //! [`Transport`] per target, selected at compile time (no `dyn`):
 //! natively TCP, TLS over TCP (rustls) and WebSocket (tokio-tungstenite);
-//! in wasm the browser's WebSocket through web-sys.
+//! in wasm the WebSocket of the browser or of Node through web-sys.
+//!
+//! The surface the driver relies on, identical on every target:
+//!
+//! ```text
+//! Transport::connect(&ServerAddr, &TlsOptions, Duration) -> Result<Transport>   (async)
+//! Transport::upgrade_tls(self, &ServerAddr, &TlsOptions) -> Result<Transport>  (async)
+//! Transport::is_tls(&self) -> bool
+//! Transport::poll_read(&mut self, cx, &mut BytesMut) -> Poll<io::Result<usize>>  Ok(0) = closed
+//! Transport::poll_write(&mut self, cx, &[u8]) -> Poll<io::Result<usize>>
+//! Transport::poll_flush / poll_close(&mut self, cx) -> Poll<io::Result<()>>
+//! ```
+//!
+//! The transport never parses NATS protocol: the INFO that decides whether
+//! to call `upgrade_tls` is read by the driver through `poll_read`.
 
-// PLACEHOLDER: being written. The driver relies on exactly this surface:
-//
-// pub struct Transport { .. }
-// impl Transport {
-//     /// Opens a transport to `addr`: TCP for nats:// and tls:// (TLS is added
-//     /// later by `upgrade_tls`, after the server's INFO), WebSocket for ws://
-//     /// and wss://. Fails with Error::Timeout after `timeout`.
-//     pub async fn connect(addr: &ServerAddr, tls: &TlsOptions, timeout: Duration) -> Result<Transport, Error>;
-//     /// Wraps an open TCP transport in TLS, verifying `addr.host`.
-//     pub async fn upgrade_tls(self, addr: &ServerAddr, tls: &TlsOptions) -> Result<Transport, Error>;
-//     pub fn is_tls(&self) -> bool;
-//     /// Appends what is available to `buf`; Ok(0) = closed by peer.
-//     pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>>;
-//     /// Writes a prefix of `data` (WebSocket: all of it, as one binary frame).
-//     pub fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>>;
-//     pub fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
-//     pub fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
-// }
+mod tls_options;
+pub use tls_options::TlsOptions;
+
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+mod native;
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+mod tls;
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub use native::Transport;
+
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+mod ws_web;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub use ws_web::Transport;

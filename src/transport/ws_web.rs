@@ -1,0 +1,273 @@
+//! The wasm transport: the host's `WebSocket` (browsers, Node 22+, or
+//! whatever the user put on `globalThis.WebSocket` in older Node) through
+//! web-sys. JS callbacks push into a queue shared with [`Transport`], which
+//! the driver drains from `poll_read`; TLS is the host's business.
+
+use std::cell::RefCell;
+use std::future::poll_fn;
+use std::io;
+use std::pin::pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker, ready};
+use std::time::Duration;
+
+use bytes::BytesMut;
+use futures_util::future::{Either, select};
+use js_sys::{ArrayBuffer, Uint8Array};
+use wasm_bindgen::convert::FromWasmAbi;
+use wasm_bindgen::prelude::*;
+use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
+
+use super::TlsOptions;
+use crate::addr::{Scheme, ServerAddr};
+use crate::driver::{BoxFuture, Runtime, WasmRuntime};
+use crate::error::Error;
+
+/// Above this many bytes queued in the socket, writes wait.
+const MAX_BUFFERED: u32 = 8 << 20;
+/// How often a waiting write looks at the queue again (the socket has no
+/// "drained" event).
+const DRAIN_RECHECK: Duration = Duration::from_millis(10);
+
+/// One WebSocket to a server. See the [module docs](super) for the contract.
+pub struct Transport {
+    socket: WebSocket,
+    shared: Rc<RefCell<Shared>>,
+    tls: bool,
+    /// Kept alive for as long as the socket may call them; cleared on drop.
+    _callbacks: Callbacks,
+    drain_wait: Option<BoxFuture<()>>,
+}
+
+#[derive(Default)]
+struct Shared {
+    state: State,
+    inbox: BytesMut,
+    waker: Option<Waker>,
+}
+
+#[derive(Default)]
+enum State {
+    #[default]
+    Connecting,
+    Open,
+    /// An `error` event before `open`; a `close` event follows.
+    Failed,
+    Closed {
+        code: u16,
+        reason: String,
+    },
+}
+
+struct Callbacks {
+    _open: Closure<dyn FnMut(Event)>,
+    _message: Closure<dyn FnMut(MessageEvent)>,
+    _error: Closure<dyn FnMut(Event)>,
+    _close: Closure<dyn FnMut(CloseEvent)>,
+}
+
+impl Transport {
+    /// Opens a WebSocket to a `ws://` or `wss://` address; resolves on the
+    /// socket's `open` event. Fails with [`Error::Timeout`] after `timeout`.
+    pub async fn connect(
+        addr: &ServerAddr,
+        _tls: &TlsOptions,
+        timeout: Duration,
+    ) -> Result<Transport, Error> {
+        if !addr.scheme.is_websocket() {
+            return Err(Error::InvalidArgument(format!(
+                "{addr}: only ws:// and wss:// work in wasm"
+            )));
+        }
+        let transport = Transport::open(addr)?;
+        let opened = {
+            let opened = pin!(poll_fn(|cx| transport.poll_open(cx)));
+            match select(opened, WasmRuntime::sleep(timeout)).await {
+                Either::Left((result, _)) => result,
+                Either::Right(_) => Err(Error::Timeout),
+            }
+        };
+        opened.map(|()| transport)
+    }
+
+    /// TLS is the host's: use `wss://` instead.
+    pub async fn upgrade_tls(
+        self,
+        _addr: &ServerAddr,
+        _tls: &TlsOptions,
+    ) -> Result<Transport, Error> {
+        Err(Error::Tls("not supported: use a wss:// URL in wasm".into()))
+    }
+
+    pub fn is_tls(&self) -> bool {
+        self.tls
+    }
+
+    /// Appends every frame received so far to `buf`; `Ok(0)` once closed.
+    pub fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut BytesMut,
+    ) -> Poll<io::Result<usize>> {
+        let mut shared = self.shared.borrow_mut();
+        if !shared.inbox.is_empty() {
+            let n = shared.inbox.len();
+            buf.extend_from_slice(&shared.inbox);
+            shared.inbox.clear();
+            return Poll::Ready(Ok(n));
+        }
+        match shared.state {
+            State::Failed | State::Closed { .. } => Poll::Ready(Ok(0)),
+            State::Connecting | State::Open => {
+                shared.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+
+    /// Sends all of `data` as one binary frame, waiting while the socket
+    /// already holds more than [`MAX_BUFFERED`] unsent bytes.
+    pub fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        if !matches!(self.shared.borrow().state, State::Open) {
+            return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
+        }
+        if data.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        while self.socket.buffered_amount() > MAX_BUFFERED {
+            let wait = self
+                .drain_wait
+                .get_or_insert_with(|| WasmRuntime::sleep(DRAIN_RECHECK));
+            ready!(wait.as_mut().poll(cx));
+            self.drain_wait = None;
+        }
+        self.socket.send_with_u8_array(data).map_err(js_to_io)?;
+        Poll::Ready(Ok(data.len()))
+    }
+
+    /// The socket sends on its own; there is nothing to push.
+    pub fn poll_flush(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    pub fn poll_close(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.socket.close().map_err(js_to_io))
+    }
+
+    fn open(addr: &ServerAddr) -> Result<Transport, Error> {
+        let socket = WebSocket::new(&addr.url_without_credentials())
+            .map_err(|e| Error::InvalidArgument(format!("{addr}: {}", js_message(&e))))?;
+        socket.set_binary_type(BinaryType::Arraybuffer);
+        let shared = Rc::new(RefCell::new(Shared::default()));
+        let callbacks = Callbacks::install(&socket, &shared);
+        Ok(Transport {
+            socket,
+            shared,
+            tls: addr.scheme == Scheme::Wss,
+            _callbacks: callbacks,
+            drain_wait: None,
+        })
+    }
+
+    fn poll_open(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        let mut shared = self.shared.borrow_mut();
+        let refused = |message: String| Error::Io {
+            kind: io::ErrorKind::ConnectionRefused,
+            message,
+        };
+        match &shared.state {
+            State::Open => Poll::Ready(Ok(())),
+            State::Failed => Poll::Ready(Err(refused("websocket error before open".into()))),
+            State::Closed { code, reason } => Poll::Ready(Err(refused(format!(
+                "websocket closed before open: {code} {reason}"
+            )))),
+            State::Connecting => {
+                shared.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl Callbacks {
+    fn install(socket: &WebSocket, shared: &Rc<RefCell<Shared>>) -> Callbacks {
+        let on_open = update(shared, |s, _: Event| s.state = State::Open);
+        let on_message = update(shared, |s, event: MessageEvent| {
+            append(&mut s.inbox, &event.data())
+        });
+        let on_error = update(shared, |s, _: Event| {
+            if matches!(s.state, State::Connecting) {
+                s.state = State::Failed;
+            }
+        });
+        let on_close = update(shared, |s, event: CloseEvent| {
+            s.state = State::Closed {
+                code: event.code(),
+                reason: event.reason(),
+            };
+        });
+        socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        Callbacks {
+            _open: on_open,
+            _message: on_message,
+            _error: on_error,
+            _close: on_close,
+        }
+    }
+}
+
+/// A JS callback that applies `f` to the shared state, then wakes the reader.
+fn update<E: FromWasmAbi + 'static>(
+    shared: &Rc<RefCell<Shared>>,
+    mut f: impl FnMut(&mut Shared, E) + 'static,
+) -> Closure<dyn FnMut(E)> {
+    let shared = Rc::clone(shared);
+    Closure::new(move |event: E| {
+        let waker = {
+            let mut s = shared.borrow_mut();
+            f(&mut s, event);
+            s.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    })
+}
+
+/// Appends a frame: an `ArrayBuffer` for binary frames, a string for text.
+fn append(inbox: &mut BytesMut, data: &JsValue) {
+    if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
+        let bytes = Uint8Array::new(buffer);
+        let start = inbox.len();
+        inbox.resize(start + bytes.length() as usize, 0);
+        bytes.copy_to(&mut inbox[start..]);
+    } else if let Some(text) = data.as_string() {
+        inbox.extend_from_slice(text.as_bytes());
+    }
+}
+
+impl Drop for Transport {
+    /// Detaches the callbacks before they are freed, then closes the socket.
+    fn drop(&mut self) {
+        self.socket.set_onopen(None);
+        self.socket.set_onmessage(None);
+        self.socket.set_onerror(None);
+        self.socket.set_onclose(None);
+        let _ = self.socket.close();
+    }
+}
+
+fn js_message(value: &JsValue) -> String {
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
+fn js_to_io(value: JsValue) -> io::Error {
+    io::Error::other(js_message(&value))
+}
