@@ -2,6 +2,8 @@
 //! tokio and, compiled to WebAssembly, in browsers and Node.js.
 
 pub mod addr;
+#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+mod client;
 pub mod conn;
 pub mod driver;
 pub mod error;
@@ -16,3 +18,8 @@ pub use addr::ServerAddr;
 pub use error::{Error, Result};
 pub use header::{HeaderMap, StatusCode};
 pub use message::Message;
+#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, Subscriber, connect};
+pub use conn::{State, Statistics};
+pub use proto::ServerInfo;
+pub use transport::TlsOptions;

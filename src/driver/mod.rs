@@ -3,6 +3,12 @@
 mod runtime;
 pub use runtime::*;
 
+pub(crate) mod queue;
+#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+pub(crate) mod shared;
+#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+pub(crate) mod task;
+
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 mod rt_tokio;
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]

@@ -17,7 +17,7 @@ use super::shared::{Inner, Shared};
 use crate::conn::{Action, State};
 use crate::error::Error;
 use crate::time::Instant;
-use crate::transport::{TlsOptions, Transport};
+use crate::transport::{self, TlsOptions, Transport};
 
 /// Largest single write handed to the transport (one WebSocket frame).
 const MAX_WRITE: usize = 256 * 1024;
@@ -46,7 +46,7 @@ pub(crate) struct Driver<R: Runtime> {
     /// Bytes taken from the connection and not yet fully written.
     writing: Bytes,
     timer: Option<(Instant, BoxFuture<()>)>,
-    _runtime: PhantomData<R>,
+    _runtime: PhantomData<fn() -> R>,
 }
 
 impl<R: Runtime> Driver<R> {
@@ -86,13 +86,12 @@ impl<R: Runtime> Driver<R> {
                     }
                     other => self.link = other,
                 },
-                Action::Close => {
-                    if let Link::Open(t) = std::mem::replace(&mut self.link, Link::Idle) {
-                        self.link = Link::Closing(t);
-                    } else {
-                        inner.conn.handle_transport_closed(R::now(), None);
-                    }
-                }
+                Action::Close => match std::mem::replace(&mut self.link, Link::Idle) {
+                    Link::Open(t) => self.link = Link::Closing(t),
+                    // A transport still being opened or upgraded is abandoned.
+                    Link::Idle | Link::Opening { .. } => inner.conn.handle_transport_closed(R::now(), None),
+                    closing @ (Link::Closing(_) | Link::Dropping(_)) => self.link = closing,
+                },
             }
         }
     }
@@ -164,14 +163,14 @@ impl<R: Runtime> Driver<R> {
                     inner.dispatch_events();
                 }
                 Poll::Ready(Err(e)) => {
-                    failure = Some(Some(e.into()));
+                    failure = Some(Some(transport::io_error(e)));
                     break;
                 }
             }
         }
         if failure.is_none() {
             match poll_write_all(transport, cx, &mut self.writing, inner) {
-                Poll::Ready(Err(e)) => failure = Some(Some(e.into())),
+                Poll::Ready(Err(e)) => failure = Some(Some(transport::io_error(e))),
                 Poll::Ready(Ok(())) | Poll::Pending => {}
             }
         }

@@ -31,3 +31,17 @@ pub use native::Transport;
 mod ws_web;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 pub use ws_web::Transport;
+
+/// Turns a transport's I/O error into natsjet's error; natively a TLS
+/// failure reported after the handshake (e.g. a refused client certificate)
+/// becomes [`Error::Tls`](crate::Error::Tls) rather than a bare I/O error.
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub(crate) fn io_error(e: std::io::Error) -> crate::Error {
+    tls::io_to_error(e)
+}
+
+/// Turns a transport's I/O error into natsjet's error.
+#[cfg(not(all(feature = "native", not(target_arch = "wasm32"))))]
+pub(crate) fn io_error(e: std::io::Error) -> crate::Error {
+    e.into()
+}

@@ -95,7 +95,7 @@ fn tls_error(e: rustls::Error) -> Error {
 
 /// tokio-rustls reports TLS failures as `io::Error`s wrapping a
 /// `rustls::Error`; those become [`Error::Tls`], the rest [`Error::Io`].
-pub(super) fn io_to_error(e: std::io::Error) -> Error {
+pub(crate) fn io_to_error(e: std::io::Error) -> Error {
     match e
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<rustls::Error>())

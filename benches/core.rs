@@ -1,0 +1,120 @@
+//! Core NATS benchmark: natsjet side by side with async-nats in one run,
+//! against one local nats-server started here.
+//!
+//! Run with `cargo bench --bench core` (`BENCH_SCALE=0.1` for a quick pass).
+//! Prints a table: each figure and the natsjet / async-nats ratio.
+
+#[path = "../tests/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+
+const PAYLOAD: [u8; 128] = [b'x'; 128];
+
+fn scale(n: usize) -> usize {
+    let s: f64 = std::env::var("BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    ((n as f64) * s).max(1.0) as usize
+}
+
+/// Messages per second publishing `n` x 128 B, until the server has processed
+/// all of them (both clients end with a request the server answers after the
+/// publishes, so "done" means the same thing for each).
+async fn natsjet_publish(url: &str, n: usize) -> f64 {
+    let client = natsjet::connect(url).await.unwrap();
+    let _echo = natsjet_echo(url, "bench.echo.nj").await;
+    let started = Instant::now();
+    for _ in 0..n {
+        client.publish("bench.pub", PAYLOAD).await.unwrap();
+    }
+    client.request("bench.echo.nj", "").await.unwrap();
+    n as f64 / started.elapsed().as_secs_f64()
+}
+
+async fn async_nats_publish(url: &str, n: usize) -> f64 {
+    let client = async_nats::connect(url).await.unwrap();
+    let _echo = async_nats_echo(url, "bench.echo.an").await;
+    let started = Instant::now();
+    for _ in 0..n {
+        client.publish("bench.pub", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
+    }
+    client.request("bench.echo.an", bytes::Bytes::new()).await.unwrap();
+    n as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Sequential request/reply round trips per second.
+async fn natsjet_requests(url: &str, n: usize) -> f64 {
+    let client = natsjet::connect(url).await.unwrap();
+    let _echo = natsjet_echo(url, "bench.rr.nj").await;
+    let started = Instant::now();
+    for _ in 0..n {
+        client.request("bench.rr.nj", PAYLOAD).await.unwrap();
+    }
+    n as f64 / started.elapsed().as_secs_f64()
+}
+
+async fn async_nats_requests(url: &str, n: usize) -> f64 {
+    let client = async_nats::connect(url).await.unwrap();
+    let _echo = async_nats_echo(url, "bench.rr.an").await;
+    let started = Instant::now();
+    for _ in 0..n {
+        client.request("bench.rr.an", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
+    }
+    n as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Each client's own responder on its own connection.
+async fn natsjet_echo(url: &str, subject: &str) -> tokio::task::JoinHandle<()> {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe(subject).await.unwrap();
+    client.flush().await.unwrap();
+    tokio::spawn(async move {
+        while let Some(m) = sub.next().await {
+            if let Some(reply) = m.reply {
+                client.publish(reply, m.payload).await.unwrap();
+            }
+        }
+    })
+}
+
+async fn async_nats_echo(url: &str, subject: &str) -> tokio::task::JoinHandle<()> {
+    let client = async_nats::connect(url).await.unwrap();
+    let mut sub = client.subscribe(subject.to_string()).await.unwrap();
+    client.flush().await.unwrap();
+    tokio::spawn(async move {
+        while let Some(m) = sub.next().await {
+            if let Some(reply) = m.reply {
+                client.publish(reply, m.payload).await.unwrap();
+            }
+        }
+    })
+}
+
+fn row(name: &str, unit: &str, ours: f64, theirs: f64) {
+    println!("| {name:<36} | {ours:>12.0} {unit:<6} | {theirs:>12.0} {unit:<6} | {:>6.2}x |", ours / theirs);
+}
+
+fn main() {
+    let server = common::NatsServer::start();
+    let url = server.client_url();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let publishes = scale(1_000_000);
+    let requests = scale(20_000);
+    // Warm up both clients and the server once.
+    rt.block_on(natsjet_publish(&url, publishes / 10));
+    rt.block_on(async_nats_publish(&url, publishes / 10));
+
+    println!("| {:<36} | {:>19} | {:>19} | {:>7} |", "workload", "natsjet", "async-nats", "ratio");
+    println!("|{:-<38}|{:-<21}|{:-<21}|{:-<9}|", "", "", "", "");
+    let best = |f: &dyn Fn() -> f64| (0..3).map(|_| f()).fold(0.0, f64::max);
+    let ours = best(&|| rt.block_on(natsjet_publish(&url, publishes)));
+    let theirs = best(&|| rt.block_on(async_nats_publish(&url, publishes)));
+    row(&format!("core publish {publishes} x 128 B"), "msg/s", ours, theirs);
+    let ours = best(&|| rt.block_on(natsjet_requests(&url, requests)));
+    let theirs = best(&|| rt.block_on(async_nats_requests(&url, requests)));
+    row(&format!("request/reply {requests} sequential"), "req/s", ours, theirs);
+    drop(rt);
+    std::thread::sleep(Duration::from_millis(50));
+}
