@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The one test command: installs what is missing (scripts/setup.sh), then runs
+#   1. cargo test --tests --examples   unit + integration tests, natively; the
+#                                      integration tests start their own nats-servers
+#   2. cargo test --doc                doctests (natively only)
+#   3. cargo test --benches --no-run   benches must compile (they are run by hand)
+#   4. scripts/wasm-smoke.sh           when it exists (wasm build + tests)
+#   5. npm test                        in every folder whose package.json has a test script
+# Every stage runs even if an earlier one failed; exits non-zero if any failed.
+#
+#   scripts/test.sh [--browser]     (--browser is passed to setup.sh)
+#
+# Environment: NATSJET_STAGE_TIMEOUT (seconds per stage, default 2400),
+# plus what setup.sh reads (NATSJET_SKIP_WASM, NATSJET_BROWSER).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+stage_timeout="${NATSJET_STAGE_TIMEOUT:-2400}"
+log_file="$(mktemp -t natsjet-test.XXXXXX)"
+trap 'rm -f "$log_file"' EXIT
+failed=()
+
+banner() { echo; echo "==== $* ===="; }
+
+# run_stage NAME CMD...: runs CMD with a time limit, output also into $log_file.
+run_stage() {
+    local name="$1"; shift
+    banner "$name: $*"
+    local start=$SECONDS
+    # timeout signals the whole process group, so servers started by tests go too.
+    if timeout --kill-after=30 "$stage_timeout" "$@" 2>&1 | tee -a "$log_file"; then
+        echo "==== $name: ok ($((SECONDS - start)) s) ===="
+    else
+        echo "==== $name: FAILED ($((SECONDS - start)) s) ===="
+        failed+=("$name")
+    fi
+}
+
+banner "setup"
+bash scripts/setup.sh "$@"
+# setup.sh may have installed tools into folders not yet on PATH.
+source scripts/env.sh
+echo "nats-server: $(command -v "${NATS_SERVER_BIN:-nats-server}") ($("${NATS_SERVER_BIN:-nats-server}" --version))"
+
+run_stage "cargo-test" cargo test --tests --examples
+run_stage "doctests" cargo test --doc
+if [[ -d benches ]]; then
+    run_stage "benches-build" cargo test --benches --no-run
+fi
+
+if [[ -f scripts/wasm-smoke.sh ]]; then
+    run_stage "wasm-smoke" bash scripts/wasm-smoke.sh
+else
+    banner "wasm-smoke: scripts/wasm-smoke.sh not present, skipped"
+fi
+
+while IFS= read -r pkg; do
+    d="$(dirname "$pkg")"
+    if node -e 'const p = require(process.argv[1]); process.exit(p.scripts && p.scripts.test ? 0 : 1)' "$PWD/$pkg"; then
+        run_stage "npm-test:$d" bash -c "cd '$d' && npm test"
+    fi
+done < <(find . -name package.json -not -path '*/node_modules/*' -not -path './target/*' | sort)
+
+# One closing line with the totals of every runner (cargo's "test result:"
+# lines and node:test's "# pass N" / "ℹ pass N" summaries).
+totals="$(awk '
+    /^test result: / {
+        for (i = 1; i <= NF; i++) {
+            if ($(i) ~ /^passed;?$/) p += $(i - 1)
+            if ($(i) ~ /^failed;?$/) f += $(i - 1)
+            if ($(i) ~ /^ignored;?$/) s += $(i - 1)
+        }
+    }
+    /^(# |ℹ )pass [0-9]+$/ { p += $3 }
+    /^(# |ℹ )fail [0-9]+$/ { f += $3 }
+    /^(# |ℹ )(skipped|todo) [0-9]+$/ { s += $3 }
+    END { printf "%d passed, %d failed, %d skipped", p, f, s }
+' "$log_file")"
+
+if ((${#failed[@]})); then
+    echo "FAILED stages: ${failed[*]}"
+    echo "total: $totals"
+    exit 1
+fi
+echo "all stages ok"
+echo "total: $totals"

@@ -1,0 +1,62 @@
+//! Integration-test harness: real `nats-server` processes on free 127.0.0.1
+//! ports, each with its own temporary directory, config, log and JetStream
+//! store, always killed and cleaned up on drop (also when a test panics).
+//!
+//! This module owns process management, config files, TLS material and auth
+//! material (tokens, nkeys, operator-mode JWTs and `.creds` files). It must
+//! not call into natsjet's client API: tests use it to set up a server and
+//! then exercise the crate against it.
+//!
+//! ```ignore
+//! mod common;
+//! use common::{Auth, NatsServer, Tls};
+//!
+//! let server = NatsServer::builder().jetstream().websocket().start();
+//! let url = server.client_url(); // nats://127.0.0.1:<port>
+//! let secured = NatsServer::builder().tls(Tls::Server).auth(Auth::Creds).start();
+//! let ca = &secured.tls_files().ca_cert;
+//! let creds = secured.creds_path();
+//! ```
+//!
+//! Native only: a test file that uses it starts with
+//! `#![cfg(not(target_arch = "wasm32"))]` so that `cargo test --target
+//! wasm32-unknown-unknown --tests` compiles it to an empty test crate.
+//!
+//! Environment: `NATS_SERVER_BIN` overrides the server binary (default
+//! `nats-server` on PATH); `NATS_SERVER_TRACE=1` turns on the server's
+//! debug and protocol trace logging (written to the server's log file).
+#![allow(dead_code)]
+
+pub mod auth;
+pub mod cluster;
+pub mod http;
+pub mod server;
+pub mod tls;
+
+#[allow(unused_imports)]
+pub use auth::{Auth, CredsUser};
+#[allow(unused_imports)]
+pub use cluster::NatsCluster;
+#[allow(unused_imports)]
+pub use http::{free_port, http_get};
+#[allow(unused_imports)]
+pub use server::{NatsServer, NatsServerBuilder};
+#[allow(unused_imports)]
+pub use tls::{Tls, TlsFiles};
+
+use std::time::{Duration, Instant};
+
+/// Polls `f` every 50 ms until it returns `Some`, or panics after `timeout`
+/// with `what` in the message.
+pub fn wait_for<T>(timeout: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        if Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for {what}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
