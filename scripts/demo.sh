@@ -3,7 +3,8 @@
 # stops). Installs nats-server first if this machine lacks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh server
+NATSJET_SKIP_WASM=1 bash scripts/setup.sh
+. scripts/env.sh
 . scripts/server.sh
 start_nats_server
 echo "nats-server at $NATS_URL"

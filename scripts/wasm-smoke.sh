@@ -3,6 +3,7 @@
 # listener: connect, subscribe, publish, receive, request.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/env.sh
 . scripts/server.sh
 start_nats_server
 echo "wasm smoke test against $NATS_WS"
