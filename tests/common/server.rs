@@ -424,7 +424,8 @@ impl NatsServer {
         c
     }
 
-    fn respawn(&mut self) {
+    /// Starts a stopped or killed server again on the same ports and store.
+    pub fn respawn(&mut self) {
         if let Err(e) = self.spawn() {
             self.report_start_failure(&e);
             panic!("nats-server failed to restart: {e}");

@@ -1,0 +1,123 @@
+//! Authentication and TLS against real servers configured for each.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::{Auth, NatsServer, Tls};
+use futures_util::StreamExt;
+use natsjet::error::{ServerError, ServerErrorKind};
+use natsjet::{ConnectOptions, Error, TlsOptions};
+
+async fn round_trip(client: &natsjet::Client) {
+    let mut sub = client.subscribe("auth.check").await.unwrap();
+    client.flush().await.unwrap();
+    client.publish("auth.check", "ok").await.unwrap();
+    assert_eq!(&sub.next().await.unwrap().payload[..], b"ok");
+}
+
+fn assert_authorization_violation(result: Result<natsjet::Client, Error>) {
+    match result {
+        Err(Error::Server(ServerError { kind: ServerErrorKind::AuthorizationViolation, .. })) => {}
+        other => panic!("expected an authorization violation, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn token() {
+    let server = NatsServer::builder().auth(Auth::token("s3cret-token")).start();
+    let options = ConnectOptions::new().token(server.token());
+    assert!(!format!("{options:?}").contains("s3cret-token"));
+    round_trip(&options.connect(server.client_url()).await.unwrap()).await;
+    assert_authorization_violation(ConnectOptions::new().token("wrong").connect(server.client_url()).await);
+    assert_authorization_violation(natsjet::connect(server.client_url()).await);
+}
+
+#[tokio::test]
+async fn user_and_password() {
+    let server = NatsServer::builder().auth(Auth::user_password("alice", "pa55word")).start();
+    let (user, pass) = server.user_password();
+    let options = ConnectOptions::new().user_and_password(user, pass);
+    assert!(!format!("{options:?}").contains("pa55word"));
+    round_trip(&options.connect(server.client_url()).await.unwrap()).await;
+    assert_authorization_violation(
+        ConnectOptions::new().user_and_password(user, "nope").connect(server.client_url()).await,
+    );
+    // Credentials in the URL work too, and never show in errors.
+    let url = format!("nats://{user}:{pass}@127.0.0.1:{}", server.port());
+    round_trip(&natsjet::connect(url).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn nkey() {
+    let server = NatsServer::builder().auth(Auth::NKey).start();
+    let seed = server.nkey_seed().to_string();
+    let options = ConnectOptions::new().nkey(seed.clone());
+    assert!(!format!("{options:?}").contains(&seed));
+    round_trip(&options.connect(server.client_url()).await.unwrap()).await;
+    let other = nkeys::KeyPair::new_user().seed().unwrap();
+    assert_authorization_violation(ConnectOptions::new().nkey(other).connect(server.client_url()).await);
+    assert!(matches!(
+        ConnectOptions::new().nkey("not a seed").connect(server.client_url()).await,
+        Err(Error::Credentials(_))
+    ));
+}
+
+#[tokio::test]
+async fn credentials_file() {
+    let server = NatsServer::builder().auth(Auth::Creds).start();
+    let options = ConnectOptions::new().credentials_file(server.creds_path()).await.unwrap();
+    let debug = format!("{options:?}");
+    assert!(!debug.contains(&server.creds_user().seed) && !debug.contains(&server.creds_user().jwt));
+    round_trip(&options.connect(server.client_url()).await.unwrap()).await;
+
+    // A user whose account the operator never signed is refused.
+    let stranger_account = nkeys::KeyPair::new_account();
+    let dir = tempfile::tempdir().unwrap();
+    let stranger = common::auth::issue_user(&stranger_account, "stranger", &dir.path().join("s.creds"));
+    let options = ConnectOptions::new().credentials_file(&stranger.creds_path).await.unwrap();
+    assert_authorization_violation(options.connect(server.client_url()).await);
+
+    assert!(matches!(ConnectOptions::new().credentials("garbage"), Err(Error::Credentials(_))));
+    assert!(matches!(
+        ConnectOptions::new().credentials_file(dir.path().join("missing.creds")).await,
+        Err(Error::Credentials(_))
+    ));
+}
+
+fn trusted(server: &NatsServer) -> TlsOptions {
+    TlsOptions::new().add_root_certificates_pem(server.tls_files().ca_pem.clone())
+}
+
+#[tokio::test]
+async fn tls_url_and_upgrade_when_server_requires_it() {
+    let server = NatsServer::builder().tls(Tls::Server).websocket().start();
+    let client = ConnectOptions::new().tls(trusted(&server)).connect(server.tls_url()).await.unwrap();
+    round_trip(&client).await;
+    // nats:// to a server that requires TLS upgrades by itself.
+    let client = ConnectOptions::new().tls(trusted(&server)).connect(server.client_url()).await.unwrap();
+    round_trip(&client).await;
+    // wss:// on the websocket listener.
+    let client = ConnectOptions::new().tls(trusted(&server)).connect(server.websocket_url()).await.unwrap();
+    round_trip(&client).await;
+    // Without the CA the certificate is not trusted.
+    let err = natsjet::connect(server.tls_url()).await.unwrap_err();
+    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn require_tls_refuses_a_plain_server() {
+    let server = NatsServer::start();
+    let err = ConnectOptions::new().require_tls(true).connect(server.client_url()).await.unwrap_err();
+    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn client_certificates() {
+    let server = NatsServer::builder().tls(Tls::Verify).start();
+    let files = server.tls_files();
+    let tls = trusted(&server).client_auth_files(&files.client_cert, &files.client_key).unwrap();
+    let client = ConnectOptions::new().tls(tls).connect(server.tls_url()).await.unwrap();
+    round_trip(&client).await;
+    let err = ConnectOptions::new().tls(trusted(&server)).connect(server.tls_url()).await.unwrap_err();
+    assert!(matches!(err, Error::Tls(_) | Error::Io { .. }), "{err:?}");
+}

@@ -1,0 +1,273 @@
+//! Core NATS against a real server, run twice: over TCP and over WebSocket.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::time::Duration;
+
+use common::NatsServer;
+use futures_util::StreamExt;
+use natsjet::{ConnectOptions, Error, HeaderMap};
+use tokio::time::timeout;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn server() -> NatsServer {
+    NatsServer::builder().websocket().start()
+}
+
+async fn next(sub: &mut natsjet::Subscriber) -> natsjet::Message {
+    timeout(WAIT, sub.next()).await.expect("message in time").expect("subscription open")
+}
+
+macro_rules! over_both_transports {
+    ($($name:ident),* $(,)?) => {
+        mod tcp {
+            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.client_url()).await; })*
+        }
+        mod websocket {
+            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.websocket_url()).await; })*
+        }
+    };
+}
+
+over_both_transports!(
+    publish_subscribe_in_order,
+    headers_round_trip,
+    queue_groups_share_messages,
+    request_reply_and_no_responders,
+    request_times_out,
+    flush_means_processed_by_server,
+    dropping_the_client_flushes,
+    unsubscribe_after_ends_the_stream,
+    unsubscribe_stops_delivery,
+    invalid_subjects_are_refused_before_writing,
+    oversize_payload_is_refused,
+    statistics_and_server_info,
+    drain_delivers_what_was_received,
+    large_payloads_survive,
+);
+
+async fn publish_subscribe_in_order(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("orders.>").await.unwrap();
+    client.flush().await.unwrap();
+    for i in 0..1000u32 {
+        client.publish(format!("orders.{}", i % 7), i.to_be_bytes()).await.unwrap();
+    }
+    for i in 0..1000u32 {
+        let m = next(&mut sub).await;
+        assert_eq!(m.subject, format!("orders.{}", i % 7));
+        assert_eq!(&m.payload[..], i.to_be_bytes());
+    }
+}
+
+async fn headers_round_trip(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("h").await.unwrap();
+    client.flush().await.unwrap();
+    let mut headers = HeaderMap::new();
+    headers.append("X-Multi", "one");
+    headers.append("X-Multi", "two");
+    headers.insert("Case-Kept", "Value With Spaces");
+    client.publish_with_headers("h", headers, "body").await.unwrap();
+    client.publish_with_reply_and_headers("h", "reply.here", HeaderMap::new(), "").await.unwrap();
+    let m = next(&mut sub).await;
+    let h = m.headers.expect("headers");
+    assert_eq!(h.get_all("X-Multi").collect::<Vec<_>>(), ["one", "two"]);
+    assert_eq!(h.get("Case-Kept"), Some("Value With Spaces"));
+    assert_eq!(&m.payload[..], b"body");
+    let m = next(&mut sub).await;
+    assert_eq!(m.reply.as_deref(), Some("reply.here"));
+    assert!(m.payload.is_empty());
+}
+
+async fn queue_groups_share_messages(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut a = client.queue_subscribe("work", "q").await.unwrap();
+    let mut b = client.queue_subscribe("work", "q").await.unwrap();
+    client.flush().await.unwrap();
+    for i in 0..200u32 {
+        client.publish("work", i.to_string()).await.unwrap();
+    }
+    client.flush().await.unwrap();
+    let (mut got_a, mut got_b) = (0, 0);
+    while got_a + got_b < 200 {
+        tokio::select! {
+            Some(_) = a.next() => got_a += 1,
+            Some(_) = b.next() => got_b += 1,
+            _ = tokio::time::sleep(WAIT) => panic!("queue group lost messages: {got_a} + {got_b}"),
+        }
+    }
+    assert!(got_a > 0 && got_b > 0, "both members get work: {got_a} / {got_b}");
+}
+
+async fn request_reply_and_no_responders(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut service = client.subscribe("svc.upper").await.unwrap();
+    let responder = client.clone();
+    tokio::spawn(async move {
+        while let Some(req) = service.next().await {
+            let body = String::from_utf8_lossy(&req.payload).to_uppercase();
+            responder.publish(req.reply.unwrap(), body).await.unwrap();
+        }
+    });
+    client.flush().await.unwrap();
+    let answers = futures_util::future::join_all((0..50).map(|i| {
+        let client = client.clone();
+        async move { client.request("svc.upper", format!("req {i}")).await }
+    }))
+    .await;
+    for (i, answer) in answers.into_iter().enumerate() {
+        assert_eq!(answer.unwrap().payload, format!("REQ {i}").as_bytes());
+    }
+    let mut headers = HeaderMap::new();
+    headers.insert("k", "v");
+    assert_eq!(&client.request_with_headers("svc.upper", headers, "x").await.unwrap().payload[..], b"X");
+    assert_eq!(client.request("svc.nobody", "x").await.unwrap_err(), Error::NoResponders);
+}
+
+async fn request_times_out(url: &str) {
+    let client = ConnectOptions::new().request_timeout(Some(Duration::from_millis(300))).connect(url).await.unwrap();
+    // A subscriber that never answers: the server sees interest, so no 503.
+    let _silent = client.subscribe("svc.silent").await.unwrap();
+    client.flush().await.unwrap();
+    assert_eq!(client.request("svc.silent", "x").await.unwrap_err(), Error::Timeout);
+    // The connection is still fine afterwards.
+    client.flush().await.unwrap();
+}
+
+async fn flush_means_processed_by_server(url: &str) {
+    let publisher = natsjet::connect(url).await.unwrap();
+    let observer = natsjet::connect(url).await.unwrap();
+    let mut sub = observer.subscribe("flushed").await.unwrap();
+    observer.flush().await.unwrap();
+    for i in 0..10_000u32 {
+        publisher.publish("flushed", i.to_be_bytes()).await.unwrap();
+    }
+    publisher.flush().await.unwrap();
+    // After flush the server has routed every message: the observer's own
+    // flush round trip comes back after all of them are in its socket.
+    observer.flush().await.unwrap();
+    let mut n = 0;
+    while n < 10_000 {
+        next(&mut sub).await;
+        n += 1;
+    }
+}
+
+async fn dropping_the_client_flushes(url: &str) {
+    let observer = natsjet::connect(url).await.unwrap();
+    let mut sub = observer.subscribe("last.words").await.unwrap();
+    observer.flush().await.unwrap();
+    {
+        let client = natsjet::connect(url).await.unwrap();
+        for i in 0..5000u32 {
+            client.publish("last.words", i.to_be_bytes()).await.unwrap();
+        }
+        // dropped without flush or close
+    }
+    for i in 0..5000u32 {
+        assert_eq!(&next(&mut sub).await.payload[..], i.to_be_bytes());
+    }
+}
+
+async fn unsubscribe_after_ends_the_stream(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("limited").await.unwrap();
+    sub.unsubscribe_after(3).await.unwrap();
+    client.flush().await.unwrap();
+    for i in 0..10 {
+        client.publish("limited", format!("{i}")).await.unwrap();
+    }
+    client.flush().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, sub.collect::<Vec<_>>()).await.expect("stream ends");
+    assert_eq!(got.len(), 3);
+}
+
+async fn unsubscribe_stops_delivery(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("stop").await.unwrap();
+    client.flush().await.unwrap();
+    client.publish("stop", "before").await.unwrap();
+    assert_eq!(&next(&mut sub).await.payload[..], b"before");
+    sub.unsubscribe().await.unwrap();
+    client.publish("stop", "after").await.unwrap();
+    client.flush().await.unwrap();
+    assert!(timeout(WAIT, sub.next()).await.expect("ends").is_none());
+}
+
+async fn invalid_subjects_are_refused_before_writing(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe(">").await.unwrap();
+    client.flush().await.unwrap();
+    for bad in ["", "a b", "inject\r\nPUB x 1\r\n", "a..b", "trailing.", "tab\tsubject"] {
+        assert!(matches!(client.publish(bad, "x").await, Err(Error::InvalidSubject { .. })), "{bad:?}");
+        assert!(matches!(client.subscribe(bad).await, Err(Error::InvalidSubject { .. })), "{bad:?}");
+        assert!(matches!(client.request(bad, "x").await, Err(Error::InvalidSubject { .. })), "{bad:?}");
+    }
+    assert!(matches!(client.publish_with_reply("ok", "bad reply", "x").await, Err(Error::InvalidSubject { .. })));
+    assert!(matches!(client.queue_subscribe("ok", "bad queue").await, Err(Error::InvalidSubject { .. })));
+    let mut headers = HeaderMap::new();
+    headers.insert("X-Evil", "v\r\nPUB x 1");
+    assert!(matches!(client.publish_with_headers("ok", headers, "x").await, Err(Error::InvalidArgument(_))));
+    // Nothing was injected: the only message the wildcard subscriber sees is ours.
+    client.publish("sentinel", "ok").await.unwrap();
+    assert_eq!(next(&mut sub).await.subject, "sentinel");
+    client.flush().await.unwrap();
+}
+
+async fn oversize_payload_is_refused(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let max = client.server_info().max_payload;
+    assert!(max > 0);
+    let big = vec![0u8; max + 1];
+    assert_eq!(client.publish("big", &big).await.unwrap_err(), Error::PayloadTooLarge { size: max + 1, max_payload: max });
+    client.flush().await.unwrap();
+}
+
+async fn statistics_and_server_info(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("stats").await.unwrap();
+    client.flush().await.unwrap();
+    client.publish("stats", "12345").await.unwrap();
+    next(&mut sub).await;
+    let stats = client.statistics();
+    assert_eq!(stats.out_msgs, 1);
+    assert_eq!(stats.out_bytes, 5);
+    assert_eq!(stats.in_msgs, 1);
+    assert_eq!(stats.in_bytes, 5);
+    let info = client.server_info();
+    assert!(info.version.starts_with("2."), "{info:?}");
+    assert!(info.headers);
+    assert_eq!(client.connection_state(), natsjet::State::Connected);
+    assert!(client.new_inbox().starts_with("_INBOX."));
+}
+
+async fn drain_delivers_what_was_received(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("drain").await.unwrap();
+    client.flush().await.unwrap();
+    for i in 0..100u32 {
+        client.publish("drain", i.to_be_bytes()).await.unwrap();
+    }
+    client.flush().await.unwrap();
+    client.drain().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, (&mut sub).collect::<Vec<_>>()).await.expect("stream ends after drain");
+    assert_eq!(got.len(), 100);
+    assert_eq!(client.connection_state(), natsjet::State::Closed);
+    assert_eq!(client.publish("drain", "late").await.unwrap_err(), Error::Closed);
+}
+
+async fn large_payloads_survive(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("large").await.unwrap();
+    client.flush().await.unwrap();
+    let payload: Vec<u8> = (0..900_000u32).map(|i| (i % 251) as u8).collect();
+    for _ in 0..5 {
+        client.publish("large", &payload).await.unwrap();
+    }
+    for _ in 0..5 {
+        assert_eq!(next(&mut sub).await.payload, payload);
+    }
+}

@@ -1,0 +1,230 @@
+//! Reconnects, server restarts, cluster fail-over, lame duck and the
+//! reconnect buffer, against real servers.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{NatsCluster, NatsServer};
+use futures_util::StreamExt;
+use natsjet::{ConnectOptions, Error, Event};
+use tokio::time::timeout;
+
+const WAIT: Duration = Duration::from_secs(15);
+
+/// Collects connection events for assertions.
+fn recorder() -> (Arc<Mutex<Vec<Event>>>, impl Fn(Event) + Send + Sync + 'static) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    (events, move |e| sink.lock().unwrap().push(e))
+}
+
+async fn wait_event(events: &Arc<Mutex<Vec<Event>>>, what: &str, f: impl Fn(&Event) -> bool) {
+    timeout(WAIT, async {
+        while !events.lock().unwrap().iter().any(&f) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no {what} event; saw {:?}", events.lock().unwrap()));
+}
+
+fn fast_reconnect() -> ConnectOptions {
+    ConnectOptions::new().reconnect_delay(Duration::from_millis(100), Duration::from_millis(50))
+}
+
+#[tokio::test]
+async fn restart_resubscribes_and_delivers_buffered_publishes() {
+    let mut server = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect().event_callback(callback).connect(server.client_url()).await.unwrap();
+    let mut sub = client.subscribe("restart.>").await.unwrap();
+    client.flush().await.unwrap();
+    client.publish("restart.before", "1").await.unwrap();
+    assert_eq!(timeout(WAIT, sub.next()).await.unwrap().unwrap().subject, "restart.before");
+
+    server.kill();
+    wait_event(&events, "disconnected", |e| matches!(e, Event::Disconnected { .. })).await;
+    // Accepted while down: kept in the reconnect buffer and sent after the handshake.
+    for i in 0..100 {
+        client.publish("restart.during", format!("{i}")).await.unwrap();
+    }
+    server.respawn();
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    for i in 0..100 {
+        let m = timeout(WAIT, sub.next()).await.expect("buffered message").unwrap();
+        assert_eq!((m.subject.as_str(), &m.payload[..]), ("restart.during", format!("{i}").as_bytes()));
+    }
+    client.publish("restart.after", "2").await.unwrap();
+    assert_eq!(timeout(WAIT, sub.next()).await.unwrap().unwrap().subject, "restart.after");
+    assert!(client.statistics().reconnects >= 1);
+}
+
+#[tokio::test]
+async fn requests_and_flush_work_again_after_a_restart() {
+    let mut server = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect().event_callback(callback).connect(server.client_url()).await.unwrap();
+    let mut service = client.subscribe("svc").await.unwrap();
+    let responder = client.clone();
+    tokio::spawn(async move {
+        while let Some(m) = service.next().await {
+            let _ = responder.publish(m.reply.unwrap(), m.payload).await;
+        }
+    });
+    assert_eq!(&client.request("svc", "a").await.unwrap().payload[..], b"a");
+    server.restart();
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    client.flush().await.unwrap();
+    assert_eq!(&client.request("svc", "b").await.unwrap().payload[..], b"b");
+}
+
+#[tokio::test]
+async fn reconnect_buffer_full_is_an_error_not_a_loss() {
+    let mut server = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect()
+        .reconnect_buffer_size(10_000)
+        .event_callback(callback)
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    server.kill();
+    wait_event(&events, "disconnected", |e| matches!(e, Event::Disconnected { .. })).await;
+    let payload = [0u8; 1000];
+    let mut accepted = 0;
+    let err = loop {
+        match client.publish("full", payload).await {
+            Ok(()) => accepted += 1,
+            Err(e) => break e,
+        }
+        assert!(accepted < 100, "the buffer never filled");
+    };
+    assert_eq!(err, Error::ReconnectBufferFull { capacity: 10_000 });
+    assert!(accepted > 0);
+}
+
+#[tokio::test]
+async fn initial_connect_failure_is_an_error() {
+    let port = common::free_port();
+    let err = natsjet::connect(format!("nats://127.0.0.1:{port}")).await.unwrap_err();
+    assert!(matches!(err, Error::Io { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn retry_on_initial_connect_waits_for_the_server() {
+    let mut server = NatsServer::start();
+    let url = server.client_url();
+    server.kill();
+    let client = fast_reconnect().retry_on_initial_connect().connect(url.as_str()).await.unwrap();
+    client.publish("early", "kept").await.unwrap();
+    server.respawn();
+    timeout(WAIT, client.flush()).await.expect("flush after connect").unwrap();
+    assert_eq!(client.connection_state(), natsjet::State::Connected);
+}
+
+#[tokio::test]
+async fn gives_up_after_max_reconnects() {
+    let mut server = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect().max_reconnects(2).event_callback(callback).connect(server.client_url()).await.unwrap();
+    server.kill();
+    wait_event(&events, "closed", |e| matches!(e, Event::Closed { .. })).await;
+    assert_eq!(client.connection_state(), natsjet::State::Closed);
+    assert_eq!(client.publish("x", "y").await.unwrap_err(), Error::Closed);
+}
+
+#[tokio::test]
+async fn permission_violation_leaves_the_connection_up() {
+    let server = NatsServer::builder()
+        .config_extra(
+            r#"authorization { users = [ { user: "app", password: "pw", permissions: { publish: { deny: "secret.>" } } } ] }"#,
+        )
+        .start();
+    let (events, callback) = recorder();
+    let client = ConnectOptions::new()
+        .user_and_password("app", "pw")
+        .event_callback(callback)
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    client.publish("secret.plans", "x").await.unwrap();
+    wait_event(&events, "permissions violation", |e| {
+        matches!(e, Event::ServerError(Error::Server(s)) if matches!(&s.kind,
+            natsjet::error::ServerErrorKind::PermissionsViolation { subject, .. } if subject == "secret.plans"))
+    })
+    .await;
+    client.flush().await.unwrap();
+    assert_eq!(client.connection_state(), natsjet::State::Connected);
+}
+
+#[tokio::test]
+async fn fails_over_to_a_discovered_cluster_node() {
+    let mut cluster = NatsCluster::start(3);
+    let (events, callback) = recorder();
+    // Only node 0 is given; the others come from INFO connect_urls.
+    let client = fast_reconnect().event_callback(callback).connect(cluster.node(0).client_url()).await.unwrap();
+    let mut sub = client.subscribe("failover").await.unwrap();
+    client.flush().await.unwrap();
+    cluster.kill(0);
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    let port = client.server_info().port;
+    assert_ne!(port, cluster.node(0).port());
+    client.publish("failover", "still here").await.unwrap();
+    assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"still here");
+}
+
+#[tokio::test]
+async fn lame_duck_moves_to_another_server_without_loss() {
+    let cluster = NatsCluster::start_with(3, |b| b.config_extra("lame_duck_duration: \"30s\"\nlame_duck_grace_period: \"1s\""));
+    let (events, callback) = recorder();
+    let client = fast_reconnect().event_callback(callback).connect(cluster.node(0).client_url()).await.unwrap();
+    let observer = natsjet::connect(cluster.node(2).client_url()).await.unwrap();
+    let mut sub = observer.subscribe("ldm").await.unwrap();
+    observer.flush().await.unwrap();
+    // Wait until the observer's interest has reached node 0.
+    timeout(WAIT, async {
+        loop {
+            client.publish("ldm", "probe").await.unwrap();
+            client.flush().await.unwrap();
+            if timeout(Duration::from_millis(200), sub.next()).await.is_ok() {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("interest propagates");
+    while timeout(Duration::from_millis(200), sub.next()).await.is_ok() {}
+
+    let publisher = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            for i in 0..2000u32 {
+                client.publish("ldm", i.to_be_bytes()).await.unwrap();
+                if i % 100 == 0 {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+            client.flush().await.unwrap();
+        })
+    };
+    cluster.node(0).lame_duck();
+    wait_event(&events, "lame duck", |e| matches!(e, Event::LameDuck)).await;
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    assert_ne!(client.server_info().port, cluster.node(0).port());
+    timeout(WAIT, publisher).await.unwrap().unwrap();
+    let mut seen = vec![false; 2000];
+    let mut count = 0;
+    while count < 2000 {
+        let m = timeout(WAIT, sub.next()).await.unwrap_or_else(|_| panic!("lost messages: got {count}")).unwrap();
+        if m.payload.len() == 4 {
+            let i = u32::from_be_bytes(m.payload[..].try_into().unwrap()) as usize;
+            if !seen[i] {
+                seen[i] = true;
+                count += 1;
+            }
+        }
+    }
+}
