@@ -16,6 +16,13 @@ impl HeaderMap {
         Self::default()
     }
 
+    /// A map from entries already grouped by distinct name, in order. The
+    /// wire parser groups with a hash index: calling [`HeaderMap::append`]
+    /// per line would be quadratic in a hostile block of many names.
+    pub(crate) fn from_grouped(entries: Vec<(String, Vec<String>)>) -> Self {
+        HeaderMap { entries }
+    }
+
     /// Replaces every value of `name` with `value`.
     pub fn insert(&mut self, name: impl Into<String>, value: impl Into<String>) {
         let name = name.into();

@@ -12,23 +12,65 @@
 //! (open/upgrade/close a transport), [`Connection::poll_event`] (messages,
 //! responses, flush completions, connection events), [`Connection::poll_transmit`]
 //! (bytes to write), and finally [`Connection::poll_timeout`] (when to call
-//! [`Connection::handle_timeout`] next). Time is always an input.
+//! [`Connection::handle_timeout`] next). Time is always an input: every
+//! entry point that can move a deadline takes `now`, and time that runs
+//! backwards is clamped. The driver reads each transport into a fresh
+//! buffer. No server input makes the core panic: bad bytes are protocol
+//! errors that replace the transport.
+//!
+//! ```
+//! use bytes::BytesMut;
+//! use natsjet::conn::{Action, Config, Connection, ConnectionEvent, Event};
+//! use natsjet::{ServerAddr, time::Instant};
+//!
+//! let config = Config { servers: vec![ServerAddr::parse("nats://127.0.0.1:4222")?], ..Config::default() };
+//! let mut conn = Connection::new(config, Instant::ZERO, 42)?;
+//! assert!(matches!(conn.poll_action(), Some(Action::Connect { .. })));
+//! conn.handle_transport_open(Instant::from_millis(3));
+//! let mut input = BytesMut::from(&b"INFO {\"max_payload\":1048576}\r\n"[..]);
+//! conn.handle_input(Instant::from_millis(4), &mut input);
+//! let hello = conn.poll_transmit(usize::MAX).unwrap(); // CONNECT {...}\r\nPING\r\n
+//! assert!(hello.starts_with(b"CONNECT ") && hello.ends_with(b"PING\r\n"));
+//! input.extend_from_slice(b"PONG\r\n");
+//! conn.handle_input(Instant::from_millis(5), &mut input);
+//! assert!(matches!(conn.poll_event(), Some(Event::Connection(ConnectionEvent::Connected { .. }))));
+//! conn.publish("greetings", None, None, b"hello")?;
+//! assert_eq!(&conn.poll_transmit(usize::MAX).unwrap()[..], b"PUB greetings 5\r\nhello\r\n");
+//! # Ok::<(), natsjet::Error>(())
+//! ```
 
-// PLACEHOLDER: the implementation is being written; this file defines the API.
-
+use std::collections::VecDeque;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 
 use crate::addr::ServerAddr;
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::message::Message;
-use crate::proto::ServerInfo;
+use crate::proto::{self, Parser, ParserLimits, ServerInfo};
+use crate::subject::{validate_queue, validate_subject, validate_subscribe_subject};
 use crate::time::Instant;
 
 mod auth;
+mod inbound;
+mod lifecycle;
+mod pings;
+mod requests;
+mod rng;
+mod servers;
+mod subs;
+#[cfg(test)]
+mod tests;
+mod timers;
+
 pub use auth::Auth;
+use pings::{PingKind, Pings};
+use requests::Requests;
+use rng::Rng;
+use servers::ServerPool;
+use subs::{Limit, Subscriptions};
+use timers::Timers;
 
 /// Subscription id, as written in SUB/UNSUB/MSG.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,15 +189,25 @@ pub enum Event {
 /// Connection lifecycle events users can observe.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConnectionEvent {
-    Connected { server: ServerAddr },
-    Disconnected { error: Option<Error> },
-    Reconnected { server: ServerAddr },
+    Connected {
+        server: ServerAddr,
+    },
+    Disconnected {
+        error: Option<Error>,
+    },
+    Reconnected {
+        server: ServerAddr,
+    },
     /// The server announced lame-duck mode; the connection moves elsewhere.
-    LameDuck { server: ServerAddr },
+    LameDuck {
+        server: ServerAddr,
+    },
     /// An error that did not close the connection (e.g. a permissions violation).
     ServerError(Error),
     /// Closed for good.
-    Closed { error: Option<Error> },
+    Closed {
+        error: Option<Error>,
+    },
 }
 
 /// Counters since the connection was created.
@@ -168,62 +220,170 @@ pub struct Statistics {
     pub reconnects: u64,
 }
 
+/// The server's max_payload assumed before the first INFO (the server default).
+const DEFAULT_MAX_PAYLOAD: usize = 1024 * 1024;
+
+/// Where the current transport stands; finer than [`State`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No transport; the next attempt waits for the reconnect timer.
+    Idle,
+    /// `Action::Connect` issued; waiting for the transport.
+    Opening,
+    /// Transport open; waiting for INFO.
+    AwaitInfo,
+    /// `Action::UpgradeTls` issued.
+    AwaitTls,
+    /// CONNECT, SUBs and PING written; waiting for the PONG.
+    AwaitPong,
+    Connected,
+    /// Lame duck: connected, but moving; new publishes wait for the next server.
+    Moving,
+    /// `Action::Close` issued; waiting for `handle_transport_closed`.
+    Closing,
+    Closed,
+}
+
 /// The sans-IO connection. See the module docs for the loop contract.
+///
+/// Methods: getters; `handle_*` for transport inputs and time; user commands
+/// (`publish`, `subscribe`, `request`, `flush`, `close`…); `poll_*` for
+/// outputs. Commands fail with [`Error::Closed`] once [`Connection::close`]
+/// was called or the connection gave up.
 pub struct Connection {
-    _todo: (),
+    config: Config,
+    state: State,
+    phase: Phase,
+    servers: ServerPool,
+    parser: Parser,
+    info: Option<ServerInfo>,
+    /// Bytes for the open transport.
+    out: BytesMut,
+    /// Publishes made while not connected; written after the next handshake.
+    reconnect_buf: BytesMut,
+    pings: Pings,
+    subs: Subscriptions,
+    requests: Requests,
+    timers: Timers,
+    actions: VecDeque<Action>,
+    events: VecDeque<Event>,
+    stats: Statistics,
+    rng: Rng,
+    /// Latest `now` seen; time never runs backwards inside the core.
+    now: Instant,
+    /// Whether the open transport already runs TLS.
+    tls: bool,
+    /// Whether the open transport completed a handshake.
+    transport_connected: bool,
+    /// Whether any handshake completed (`Connected` vs `Reconnected`).
+    ever_connected: bool,
+    /// Why the core asked the driver to close the transport.
+    close_reason: Option<Error>,
+    /// The next transport close ends the connection for good.
+    terminal: bool,
+    /// `close()` was called: the final event carries no error.
+    user_closed: bool,
+    last_flush: u64,
 }
 
 impl Connection {
     /// A new connection; the first `poll_action` asks to connect.
-    /// `seed` feeds the jitter and inbox randomness (tests pass a fixed one).
+    /// `seed` feeds the jitter and server shuffling (tests pass a fixed one).
     pub fn new(config: Config, now: Instant, seed: u64) -> Result<Self, Error> {
-        todo!("{config:?} {now:?} {seed}")
+        validate_config(&config)?;
+        let mut rng = Rng::new(seed);
+        let servers = ServerPool::new(config.servers.clone(), config.randomize, &mut rng);
+        let mut conn = Connection {
+            config,
+            state: State::Connecting,
+            phase: Phase::Idle,
+            servers,
+            parser: Parser::new(ParserLimits::default()),
+            info: None,
+            out: BytesMut::new(),
+            reconnect_buf: BytesMut::new(),
+            pings: Pings::default(),
+            subs: Subscriptions::default(),
+            requests: Requests::default(),
+            timers: Timers::default(),
+            actions: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: Statistics::default(),
+            rng,
+            now,
+            tls: false,
+            transport_connected: false,
+            ever_connected: false,
+            close_reason: None,
+            terminal: false,
+            user_closed: false,
+            last_flush: 0,
+        };
+        conn.start_connect(now);
+        Ok(conn)
     }
 
     // ---- getters
     pub fn state(&self) -> State {
-        todo!()
+        self.state
     }
+    /// The latest INFO, kept across reconnects.
     pub fn server_info(&self) -> Option<&ServerInfo> {
-        todo!()
+        self.info.as_ref()
     }
     pub fn statistics(&self) -> Statistics {
-        todo!()
+        self.stats
     }
     /// Bytes accepted but not yet taken by `poll_transmit` (or buffered while
     /// disconnected); the client applies backpressure on it.
     pub fn pending_bytes(&self) -> usize {
-        todo!()
+        self.out.len() + self.reconnect_buf.len()
     }
     /// The server's max_payload (or a default before the first INFO).
     pub fn max_payload(&self) -> usize {
-        todo!()
+        match &self.info {
+            Some(info) if info.max_payload > 0 => info.max_payload,
+            _ => DEFAULT_MAX_PAYLOAD,
+        }
     }
-    /// The inbox prefix for a new unique inbox (`<prefix>.<nuid>`).
+    /// A new unique inbox subject (`<prefix>.<nuid>`).
     pub fn new_inbox(&mut self) -> String {
-        todo!()
+        format!("{}.{}", self.config.inbox_prefix, nuid::next())
     }
 
-    // ---- transport inputs
+    // ---- transport inputs (see lifecycle.rs and inbound.rs)
     pub fn handle_transport_open(&mut self, now: Instant) {
-        todo!("{now:?}")
+        let now = self.tick(now);
+        self.on_transport_open(now);
     }
     pub fn handle_tls_ready(&mut self, now: Instant) {
-        todo!("{now:?}")
+        self.tick(now);
+        self.on_tls_ready();
     }
+    /// The transport closed (or could not open). The driver reads the next
+    /// transport into a fresh buffer: bytes of this one are worthless.
     pub fn handle_transport_closed(&mut self, now: Instant, error: Option<Error>) {
-        todo!("{now:?} {error:?}")
+        let now = self.tick(now);
+        self.on_transport_closed(now, error);
     }
-    /// Bytes read from the transport. Protocol errors close the transport and
-    /// are reported as events.
-    pub fn handle_input(&mut self, now: Instant, data: &mut bytes::BytesMut) {
-        todo!("{now:?} {data:?}")
+    /// Bytes read from the transport. Complete operations are taken off the
+    /// front of `data`. Protocol errors close the transport and are reported
+    /// as events.
+    pub fn handle_input(&mut self, now: Instant, data: &mut BytesMut) {
+        let now = self.tick(now);
+        self.on_input(now, data);
     }
     pub fn handle_timeout(&mut self, now: Instant) {
-        todo!("{now:?}")
+        let now = self.tick(now);
+        while let Some(timer) = self.timers.pop_expired(now) {
+            self.on_timer(now, timer);
+        }
     }
 
     // ---- user commands
+    /// Writes a message (the hot path: straight into the output buffer when
+    /// connected). While not connected it waits in the bounded reconnect
+    /// buffer. Nothing is written when an error is returned.
     pub fn publish(
         &mut self,
         subject: &str,
@@ -231,52 +391,206 @@ impl Connection {
         headers: Option<&HeaderMap>,
         payload: &[u8],
     ) -> Result<(), Error> {
-        todo!("{subject} {reply:?} {headers:?} {payload:?}")
+        self.check_open()?;
+        validate_subject(subject)?;
+        if let Some(reply) = reply {
+            validate_subject(reply)?;
+        }
+        self.check_message(headers, payload)?;
+        self.write_pub(subject, reply, headers, payload)
     }
+
     pub fn subscribe(&mut self, subject: &str, queue: Option<&str>) -> Result<Sid, Error> {
-        todo!("{subject} {queue:?}")
+        self.check_open()?;
+        validate_subscribe_subject(subject)?;
+        if let Some(queue) = queue {
+            validate_queue(queue)?;
+        }
+        let sid = self.subs.add(subject, queue);
+        if self.sends_subs() {
+            proto::encode_sub(&mut self.out, subject, queue, sid);
+        }
+        Ok(Sid(sid))
     }
+
     /// `max`: end the subscription after that many messages in total.
+    /// Unknown (already ended) sids are ignored.
     pub fn unsubscribe(&mut self, sid: Sid, max: Option<u64>) -> Result<(), Error> {
-        todo!("{sid:?} {max:?}")
+        self.check_open()?;
+        if self.requests.mux_sid() == Some(sid.0) {
+            return Err(Error::InvalidArgument("the request inbox cannot be unsubscribed".into()));
+        }
+        let ended = match max {
+            None => self.subs.remove(sid.0),
+            Some(max) => match self.subs.limit(sid.0, max) {
+                Limit::Unknown => false,
+                Limit::Reached => true,
+                Limit::Remaining(remaining) => {
+                    if self.sends_subs() {
+                        proto::encode_unsub(&mut self.out, sid.0, Some(remaining));
+                    }
+                    false
+                }
+            },
+        };
+        if ended {
+            if self.sends_subs() {
+                proto::encode_unsub(&mut self.out, sid.0, None);
+            }
+            self.events.push_back(Event::SubscriptionEnded { sid });
+        }
+        Ok(())
     }
-    pub fn request(
-        &mut self,
-        subject: &str,
-        headers: Option<&HeaderMap>,
-        payload: &[u8],
-    ) -> Result<RequestId, Error> {
-        todo!("{subject} {headers:?} {payload:?}")
+
+    /// Publishes with a reply on the muxed inbox; the first answer comes back
+    /// as [`Event::Response`]. Timeouts are the caller's business.
+    pub fn request(&mut self, subject: &str, headers: Option<&HeaderMap>, payload: &[u8]) -> Result<RequestId, Error> {
+        self.check_open()?;
+        validate_subject(subject)?;
+        self.check_message(headers, payload)?;
+        if self.requests.mux_sid().is_none() {
+            let prefix = format!("{}.", self.new_inbox());
+            let subject = format!("{prefix}*");
+            let sid = self.subs.add(&subject, None);
+            if self.sends_subs() {
+                proto::encode_sub(&mut self.out, &subject, None, sid);
+            }
+            self.requests.open_mux(sid, prefix);
+        }
+        let (id, reply) = self.requests.next();
+        self.write_pub(subject, Some(&reply), headers, payload)?;
+        self.requests.track(id);
+        Ok(id)
     }
-    /// Forget a request (its caller gave up).
+
+    /// Forget a request (its caller gave up); a late answer is dropped.
     pub fn cancel_request(&mut self, id: RequestId) {
-        todo!("{id:?}")
+        self.requests.cancel(id);
     }
+
+    /// Completes with [`Event::Flushed`] once the server has processed
+    /// everything written before it. While not connected, its PING follows
+    /// the next handshake and the publishes buffered until then.
     pub fn flush(&mut self) -> Result<FlushId, Error> {
-        todo!()
+        self.check_open()?;
+        self.last_flush += 1;
+        let id = FlushId(self.last_flush);
+        if self.is_live() {
+            self.pings.send(&mut self.out, PingKind::Flush(id));
+        } else {
+            self.pings.queue_flush(id);
+        }
+        Ok(id)
     }
+
     /// Close for good after writing what was accepted.
     pub fn close(&mut self, now: Instant) {
-        todo!("{now:?}")
+        self.tick(now);
+        self.on_close();
     }
 
     // ---- outputs
     #[must_use]
     pub fn poll_action(&mut self) -> Option<Action> {
-        todo!()
+        self.actions.pop_front()
     }
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        todo!()
+        self.events.pop_front()
     }
-    /// Bytes to write, coalesced, at most `max` (it may be larger when a single
-    /// message is larger).
+    /// Bytes to write, coalesced, at most `max` (a byte stream: the cut may
+    /// fall inside a message). Nothing while no transport is open.
     #[must_use]
     pub fn poll_transmit(&mut self, max: usize) -> Option<Bytes> {
-        todo!("{max}")
+        let writable = matches!(
+            self.phase,
+            Phase::AwaitInfo | Phase::AwaitPong | Phase::Connected | Phase::Moving | Phase::Closing
+        );
+        if !writable || self.out.is_empty() {
+            return None;
+        }
+        let n = max.clamp(1, self.out.len());
+        Some(self.out.split_to(n).freeze())
     }
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        todo!()
+        self.timers.next()
     }
+
+    // ---- helpers shared by the submodules
+
+    fn tick(&mut self, now: Instant) -> Instant {
+        self.now = self.now.max(now);
+        self.now
+    }
+
+    /// Whether writes go straight to the server (otherwise they wait for
+    /// the next handshake).
+    fn is_live(&self) -> bool {
+        self.phase == Phase::Connected
+    }
+
+    /// Whether SUB/UNSUB go to the server now: from CONNECT on (the
+    /// handshake resubscribed what existed before).
+    fn sends_subs(&self) -> bool {
+        matches!(self.phase, Phase::AwaitPong | Phase::Connected | Phase::Moving)
+    }
+
+    fn check_open(&self) -> Result<(), Error> {
+        if self.phase == Phase::Closed || self.terminal { Err(Error::Closed) } else { Ok(()) }
+    }
+
+    /// Headers that can be written, and a size the server accepts.
+    fn check_message(&self, headers: Option<&HeaderMap>, payload: &[u8]) -> Result<(), Error> {
+        if let Some(headers) = headers {
+            proto::validate_headers(headers)?;
+        }
+        let size = headers.map_or(0, proto::headers_len) + payload.len();
+        let max_payload = self.max_payload();
+        if size > max_payload {
+            return Err(Error::PayloadTooLarge { size, max_payload });
+        }
+        Ok(())
+    }
+
+    /// Encodes a validated message into the output, or into the reconnect
+    /// buffer while not connected (refused, never dropped, when full).
+    fn write_pub(
+        &mut self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
+        if self.is_live() {
+            proto::encode_pub(&mut self.out, subject, reply, headers, payload);
+        } else {
+            let before = self.reconnect_buf.len();
+            proto::encode_pub(&mut self.reconnect_buf, subject, reply, headers, payload);
+            if self.reconnect_buf.len() > self.config.reconnect_buffer_size {
+                self.reconnect_buf.truncate(before);
+                return Err(Error::ReconnectBufferFull { capacity: self.config.reconnect_buffer_size });
+            }
+        }
+        self.stats.out_msgs += 1;
+        self.stats.out_bytes += payload.len() as u64;
+        Ok(())
+    }
+}
+
+fn validate_config(config: &Config) -> Result<(), Error> {
+    if config.servers.is_empty() {
+        return Err(Error::InvalidArgument("no server to connect to".into()));
+    }
+    validate_subject(&config.inbox_prefix)?;
+    if config.inbox_prefix.split('.').any(|t| t == "*" || t == ">") {
+        return Err(Error::InvalidSubject { subject: config.inbox_prefix.clone(), reason: "wildcard in inbox prefix" });
+    }
+    if config.ping_interval.is_zero() {
+        return Err(Error::InvalidArgument("ping_interval must be positive".into()));
+    }
+    if config.max_pings_outstanding == 0 {
+        return Err(Error::InvalidArgument("max_pings_outstanding must be at least 1".into()));
+    }
+    Ok(())
 }

@@ -3,9 +3,36 @@
 //! connections, time or subscriptions.
 
 mod encode;
+mod headers;
 mod parser;
 mod types;
 
+#[cfg(test)]
+mod tests;
+
 pub use encode::*;
+pub use headers::{headers_len, parse_headers, validate_headers};
 pub use parser::{Parser, ParserLimits, ServerOp};
 pub use types::{ConnectInfo, ServerInfo};
+
+use crate::error::Error;
+
+/// Longest piece of offending input quoted in an error: enough to recognise
+/// it, never a megabyte of hostile bytes in a log line.
+const PREVIEW_LEN: usize = 64;
+
+/// A protocol error quoting at most [`PREVIEW_LEN`] bytes of `input`.
+fn protocol_error(what: &str, input: &[u8]) -> Error {
+    let shown = &input[..input.len().min(PREVIEW_LEN)];
+    let more = if shown.len() < input.len() { "..." } else { "" };
+    Error::Protocol(format!("{what}: \"{}\"{more}", shown.escape_ascii()))
+}
+
+/// `text` cut to at most [`PREVIEW_LEN`] bytes on a character boundary.
+fn truncated(text: &str) -> &str {
+    let mut end = text.len().min(PREVIEW_LEN);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}

@@ -1,0 +1,277 @@
+//! The life of transports: connect, handshake (INFO → TLS → CONNECT → PING
+//! → PONG), keep-alive, lame-duck moves, loss, reconnect backoff and the
+//! final close.
+
+use super::pings::PingKind;
+use super::servers::RetryPolicy;
+use super::timers::Timer;
+use super::{Action, Connection, ConnectionEvent, Event, Phase, State};
+use crate::addr::Scheme;
+use crate::error::Error;
+use crate::proto::{self, ConnectInfo, Parser, ParserLimits, ServerInfo};
+use crate::time::Instant;
+
+/// Room above the server's max_payload for headers the server adds to
+/// deliveries (JetStream metadata), so the parser does not refuse them.
+const PAYLOAD_SLACK: usize = 64 * 1024;
+
+impl Connection {
+    pub(super) fn on_transport_open(&mut self, now: Instant) {
+        match self.phase {
+            Phase::Opening => {
+                self.phase = Phase::AwaitInfo;
+                self.timers.set(Timer::Handshake, now + self.config.connect_timeout);
+            }
+            // Closed while the transport was opening: it is not wanted.
+            Phase::Closed => self.actions.push_back(Action::Close),
+            _ => {}
+        }
+    }
+
+    pub(super) fn on_tls_ready(&mut self) {
+        if self.phase == Phase::AwaitTls {
+            self.tls = true;
+            self.send_connect();
+        }
+    }
+
+    /// The first INFO of a transport: TLS upgrade if wanted, then CONNECT.
+    pub(super) fn on_handshake_info(&mut self, info: ServerInfo) {
+        self.apply_info(info);
+        let Some(addr) = self.servers.current().cloned() else { return };
+        let (server_requires, server_offers) =
+            self.info.as_ref().map_or((false, false), |i| (i.tls_required, i.tls_available));
+        let client_wants = addr.scheme == Scheme::Tls || self.config.tls_required;
+        // WebSocket TLS lives on the WebSocket layer, never upgraded here.
+        if !addr.scheme.is_websocket() && !self.tls && (client_wants || server_requires) {
+            if !server_requires && !server_offers {
+                self.close_transport(Some(Error::Tls(format!("{addr} does not offer TLS"))));
+                return;
+            }
+            self.phase = Phase::AwaitTls;
+            self.actions.push_back(Action::UpgradeTls { addr });
+            return;
+        }
+        self.send_connect();
+    }
+
+    /// CONNECT, the subscriptions, then the PING whose PONG ends the handshake.
+    fn send_connect(&mut self) {
+        let Some(addr) = self.servers.current().cloned() else { return };
+        let mut connect = ConnectInfo {
+            verbose: false,
+            pedantic: false,
+            tls_required: self.tls || addr.scheme == Scheme::Wss,
+            name: self.config.name.clone(),
+            lang: self.config.lang.clone(),
+            version: self.config.version.clone(),
+            protocol: 1,
+            echo: self.config.echo,
+            headers: true,
+            no_responders: true,
+            ..ConnectInfo::default()
+        };
+        let nonce = self.info.as_ref().and_then(|i| i.nonce.as_deref());
+        if let Err(e) = self.config.auth.fill_connect(&addr, nonce, &mut connect) {
+            // Bad credentials will not get better on another server.
+            self.terminal = true;
+            self.close_transport(Some(e));
+            return;
+        }
+        proto::encode_connect(&mut self.out, &connect);
+        self.subs.resubscribe(&mut self.out);
+        self.pings.send(&mut self.out, PingKind::Handshake);
+        self.phase = Phase::AwaitPong;
+    }
+
+    /// The handshake PONG: connected. Buffered publishes, then queued flushes.
+    pub(super) fn on_handshake_done(&mut self, now: Instant) {
+        let Some(server) = self.servers.current().cloned() else { return };
+        self.phase = Phase::Connected;
+        self.state = State::Connected;
+        self.transport_connected = true;
+        self.timers.stop(Timer::Handshake);
+        self.timers.set(Timer::Ping, now + self.config.ping_interval);
+        self.servers.attempt_succeeded();
+        self.out.extend_from_slice(&self.reconnect_buf);
+        self.reconnect_buf.clear();
+        self.pings.send_queued(&mut self.out);
+        let event = if self.ever_connected {
+            self.stats.reconnects += 1;
+            ConnectionEvent::Reconnected { server }
+        } else {
+            ConnectionEvent::Connected { server }
+        };
+        self.ever_connected = true;
+        self.events.push_back(Event::Connection(event));
+    }
+
+    /// Any INFO: remember it, bound the parser, learn cluster servers.
+    pub(super) fn apply_info(&mut self, info: ServerInfo) {
+        if info.max_payload > 0 {
+            self.parser.set_max_payload(info.max_payload.saturating_add(PAYLOAD_SLACK));
+        }
+        if self.config.discover_servers {
+            if let Some(current) = self.servers.current().cloned() {
+                let urls = if current.scheme.is_websocket() { &info.ws_connect_urls } else { &info.connect_urls };
+                self.servers.discover(urls, &current, self.config.randomize, &mut self.rng);
+            }
+        }
+        self.info = Some(info);
+    }
+
+    /// Lame duck: announce, then PING so all written before is processed,
+    /// and move once the PONG arrives (or the wait runs out).
+    pub(super) fn start_move(&mut self, now: Instant) {
+        let Some(server) = self.servers.current().cloned() else { return };
+        self.events.push_back(Event::Connection(ConnectionEvent::LameDuck { server }));
+        self.phase = Phase::Moving;
+        self.pings.send(&mut self.out, PingKind::LameDuck);
+        self.timers.stop(Timer::Ping);
+        self.timers.set(Timer::LameDuck, now + self.config.connect_timeout);
+    }
+
+    pub(super) fn finish_move(&mut self, now: Instant) {
+        self.servers.hold_current(now);
+        self.close_transport(None);
+    }
+
+    pub(super) fn on_timer(&mut self, now: Instant, timer: Timer) {
+        match timer {
+            Timer::Handshake => {
+                if matches!(self.phase, Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitPong) {
+                    self.close_transport(Some(Error::Timeout));
+                }
+            }
+            Timer::Ping => self.keep_alive(now),
+            Timer::Reconnect => {
+                if self.phase == Phase::Idle {
+                    self.start_connect(now);
+                }
+            }
+            Timer::LameDuck => {
+                if self.phase == Phase::Moving {
+                    self.finish_move(now);
+                }
+            }
+        }
+    }
+
+    /// A keep-alive PING, unless too many are unanswered already: then the
+    /// connection is stale (reported as `Timeout`) and is replaced.
+    fn keep_alive(&mut self, now: Instant) {
+        if self.phase != Phase::Connected {
+            return;
+        }
+        if self.pings.keepalives_unanswered() >= self.config.max_pings_outstanding as usize {
+            self.close_transport(Some(Error::Timeout));
+            return;
+        }
+        self.pings.send(&mut self.out, PingKind::KeepAlive);
+        self.timers.set(Timer::Ping, now + self.config.ping_interval);
+    }
+
+    /// Asks the driver to close the transport; `reason` is reported when it has.
+    pub(super) fn close_transport(&mut self, reason: Option<Error>) {
+        if matches!(self.phase, Phase::Closing | Phase::Closed | Phase::Idle | Phase::Opening) {
+            return;
+        }
+        self.close_reason = reason;
+        self.phase = Phase::Closing;
+        self.timers.stop_all();
+        self.actions.push_back(Action::Close);
+    }
+
+    pub(super) fn start_connect(&mut self, now: Instant) {
+        let Some(addr) = self.servers.begin_attempt(now) else {
+            self.finish_close(None);
+            return;
+        };
+        self.phase = Phase::Opening;
+        self.state = State::Connecting;
+        self.actions.push_back(Action::Connect { addr });
+    }
+
+    pub(super) fn on_transport_closed(&mut self, now: Instant, error: Option<Error>) {
+        if matches!(self.phase, Phase::Idle | Phase::Closed) {
+            return;
+        }
+        let reason = self.close_reason.take().or(error);
+        let was_connected = std::mem::take(&mut self.transport_connected);
+        if !was_connected {
+            self.servers.attempt_failed();
+        }
+        self.tls = false;
+        self.out.clear();
+        self.parser = Parser::new(ParserLimits::default());
+        self.timers.stop_all();
+        let flush_error = if self.terminal { Error::Closed } else { Error::Disconnected };
+        for id in self.pings.take_sent_flushes() {
+            self.events.push_back(Event::Flushed { id, result: Err(flush_error.clone()) });
+        }
+        // Reported when a connection that was up goes down, or when the
+        // server refused or garbled the handshake (auth errors, non-NATS peer).
+        if was_connected || matches!(reason, Some(Error::Server(_) | Error::Protocol(_))) {
+            let error = reason.clone();
+            self.events.push_back(Event::Connection(ConnectionEvent::Disconnected { error }));
+        }
+        if self.terminal {
+            self.finish_close(if self.user_closed { None } else { reason });
+            return;
+        }
+        self.state = State::Disconnected;
+        self.phase = Phase::Idle;
+        let policy = RetryPolicy {
+            max_reconnects: self.config.max_reconnects,
+            delay: self.config.reconnect_delay,
+            jitter: self.config.reconnect_jitter,
+            initial_only: !self.ever_connected && !self.config.retry_on_initial_connect,
+        };
+        match self.servers.next_attempt_at(now, &policy, &mut self.rng) {
+            None => self.finish_close(reason),
+            Some(at) if at <= now => self.start_connect(now),
+            Some(at) => self.timers.set(Timer::Reconnect, at),
+        }
+    }
+
+    pub(super) fn on_close(&mut self) {
+        match self.phase {
+            Phase::Closed => {}
+            Phase::Idle | Phase::Opening => self.finish_close(None),
+            Phase::Closing => {
+                self.terminal = true;
+                self.user_closed = true;
+            }
+            Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitPong | Phase::Connected | Phase::Moving => {
+                // Best effort for what waited for this server: CONNECT is out.
+                if matches!(self.phase, Phase::AwaitPong | Phase::Moving) {
+                    self.out.extend_from_slice(&self.reconnect_buf);
+                    self.reconnect_buf.clear();
+                }
+                self.terminal = true;
+                self.user_closed = true;
+                self.close_transport(None);
+            }
+        }
+    }
+
+    /// Closed for good: everything pending fails with `Closed`.
+    pub(super) fn finish_close(&mut self, error: Option<Error>) {
+        // A transport the driver has not started opening is not wanted.
+        self.actions.retain(|a| !matches!(a, Action::Connect { .. }));
+        self.phase = Phase::Closed;
+        self.state = State::Closed;
+        self.terminal = true;
+        self.timers.stop_all();
+        self.out.clear();
+        self.reconnect_buf.clear();
+        for id in self.requests.take_pending() {
+            self.events.push_back(Event::Response { id, result: Err(Error::Closed) });
+        }
+        let flushes = self.pings.take_sent_flushes().into_iter().chain(self.pings.take_queued_flushes());
+        for id in flushes.collect::<Vec<_>>() {
+            self.events.push_back(Event::Flushed { id, result: Err(Error::Closed) });
+        }
+        self.events.push_back(Event::Connection(ConnectionEvent::Closed { error }));
+    }
+}
