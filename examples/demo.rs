@@ -38,7 +38,9 @@ async fn main() -> Result<(), natsjet::Error> {
         println!("request {name:>6} -> {}", String::from_utf8_lossy(&answer.payload));
     }
     match client.request("demo.nobody", "anyone?").await {
-        Err(natsjet::Error::NoResponders) => println!("request to a subject nobody serves -> no responders (typed error)"),
+        Err(natsjet::Error::NoResponders) => {
+            println!("request to a subject nobody serves -> no responders (typed error)")
+        }
         other => println!("unexpected: {other:?}"),
     }
 
@@ -75,7 +77,10 @@ async fn main() -> Result<(), natsjet::Error> {
     println!("published and received {received}/{count} x 128 B in {secs:.2} s ({:.0} msg/s)", received as f64 / secs);
 
     let stats = client.statistics();
-    println!("statistics: out {} msgs / {} B, in {} msgs / {} B", stats.out_msgs, stats.out_bytes, stats.in_msgs, stats.in_bytes);
+    println!(
+        "statistics: out {} msgs / {} B, in {} msgs / {} B",
+        stats.out_msgs, stats.out_bytes, stats.in_msgs, stats.in_bytes
+    );
     client.drain().await?;
     println!("drained and closed");
     Ok(())

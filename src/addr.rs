@@ -111,14 +111,7 @@ impl ServerAddr {
             Some(p) => p.parse::<u16>().map_err(|_| bad("bad port"))?,
             None => scheme.default_port(),
         };
-        Ok(ServerAddr {
-            scheme,
-            host: host.to_string(),
-            port,
-            path: path.to_string(),
-            user,
-            pass,
-        })
+        Ok(ServerAddr { scheme, host: host.to_string(), port, path: path.to_string(), user, pass })
     }
 
     /// `host:port`, with brackets around IPv6 hosts, as sockets want it.

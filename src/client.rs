@@ -324,11 +324,21 @@ impl Client {
         self.publish_message(subject.as_ref(), None, None, payload.as_ref()).await
     }
 
-    pub async fn publish_with_headers(&self, subject: impl AsRef<str>, headers: HeaderMap, payload: impl AsRef<[u8]>) -> Result<(), Error> {
+    pub async fn publish_with_headers(
+        &self,
+        subject: impl AsRef<str>,
+        headers: HeaderMap,
+        payload: impl AsRef<[u8]>,
+    ) -> Result<(), Error> {
         self.publish_message(subject.as_ref(), None, Some(&headers), payload.as_ref()).await
     }
 
-    pub async fn publish_with_reply(&self, subject: impl AsRef<str>, reply: impl AsRef<str>, payload: impl AsRef<[u8]>) -> Result<(), Error> {
+    pub async fn publish_with_reply(
+        &self,
+        subject: impl AsRef<str>,
+        reply: impl AsRef<str>,
+        payload: impl AsRef<[u8]>,
+    ) -> Result<(), Error> {
         self.publish_message(subject.as_ref(), Some(reply.as_ref()), None, payload.as_ref()).await
     }
 
@@ -344,7 +354,13 @@ impl Client {
 
     /// Publishes, first waiting while the outgoing buffer is over its high
     /// water mark (backpressure instead of unbounded memory).
-    pub async fn publish_message(&self, subject: &str, reply: Option<&str>, headers: Option<&HeaderMap>, payload: &[u8]) -> Result<(), Error> {
+    pub async fn publish_message(
+        &self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
         poll_fn(|cx| {
             let mut inner = self.inner.shared.lock();
             if inner.conn.state() == State::Connected && inner.conn.pending_bytes() >= HIGH_WATER {
@@ -385,12 +401,23 @@ impl Client {
         self.request_message(subject.as_ref(), None, payload.as_ref(), self.inner.request_timeout).await
     }
 
-    pub async fn request_with_headers(&self, subject: impl AsRef<str>, headers: HeaderMap, payload: impl AsRef<[u8]>) -> Result<Message, Error> {
+    pub async fn request_with_headers(
+        &self,
+        subject: impl AsRef<str>,
+        headers: HeaderMap,
+        payload: impl AsRef<[u8]>,
+    ) -> Result<Message, Error> {
         self.request_message(subject.as_ref(), Some(&headers), payload.as_ref(), self.inner.request_timeout).await
     }
 
     /// A request with its own timeout (`None` waits forever).
-    pub async fn request_message(&self, subject: &str, headers: Option<&HeaderMap>, payload: &[u8], timeout: Option<Duration>) -> Result<Message, Error> {
+    pub async fn request_message(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        timeout: Option<Duration>,
+    ) -> Result<Message, Error> {
         let (tx, rx) = oneshot::channel();
         let id = {
             let mut inner = self.inner.shared.lock();

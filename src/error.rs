@@ -85,15 +85,9 @@ impl ServerError {
     pub fn from_message(message: &str) -> Self {
         let lower = message.to_ascii_lowercase();
         let kind = if lower.starts_with("permissions violation for publish to") {
-            ServerErrorKind::PermissionsViolation {
-                operation: PermissionOp::Publish,
-                subject: last_word(message),
-            }
+            ServerErrorKind::PermissionsViolation { operation: PermissionOp::Publish, subject: last_word(message) }
         } else if lower.starts_with("permissions violation for subscription to") {
-            ServerErrorKind::PermissionsViolation {
-                operation: PermissionOp::Subscribe,
-                subject: last_word(message),
-            }
+            ServerErrorKind::PermissionsViolation { operation: PermissionOp::Subscribe, subject: last_word(message) }
         } else if lower.contains("authorization violation") {
             ServerErrorKind::AuthorizationViolation
         } else if lower.contains("authentication expired") || lower.contains("user authentication expired") {
@@ -120,12 +114,7 @@ impl ServerError {
 }
 
 fn last_word(message: &str) -> String {
-    message
-        .rsplit(' ')
-        .next()
-        .unwrap_or_default()
-        .trim_matches(|c| c == '"' || c == '\'')
-        .to_string()
+    message.rsplit(' ').next().unwrap_or_default().trim_matches(|c| c == '"' || c == '\'').to_string()
 }
 
 impl fmt::Display for Error {
@@ -178,11 +167,16 @@ mod tests {
         );
         assert!(!e.is_fatal_for_connection());
         let e = ServerError::from_message("Permissions Violation for Subscription to foo.>");
-        assert!(matches!(e.kind, ServerErrorKind::PermissionsViolation { operation: PermissionOp::Subscribe, ref subject } if subject == "foo.>"));
+        assert!(
+            matches!(e.kind, ServerErrorKind::PermissionsViolation { operation: PermissionOp::Subscribe, ref subject } if subject == "foo.>")
+        );
         assert_eq!(ServerError::from_message("Authorization Violation").kind, ServerErrorKind::AuthorizationViolation);
         assert_eq!(ServerError::from_message("Stale Connection").kind, ServerErrorKind::StaleConnection);
         assert_eq!(ServerError::from_message("Maximum Payload Violation").kind, ServerErrorKind::MaximumPayload);
-        assert_eq!(ServerError::from_message("User Authentication Expired").kind, ServerErrorKind::AuthenticationExpired);
+        assert_eq!(
+            ServerError::from_message("User Authentication Expired").kind,
+            ServerErrorKind::AuthenticationExpired
+        );
         assert_eq!(ServerError::from_message("something new").kind, ServerErrorKind::Other);
         assert!(ServerError::from_message("Authorization Violation").is_fatal_for_connection());
     }

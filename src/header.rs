@@ -50,10 +50,7 @@ impl HeaderMap {
 
     /// The first value of `name`, matching the name without regard to ASCII case.
     pub fn get_ignore_case(&self, name: &str) -> Option<&str> {
-        self.entries
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .and_then(|(_, v)| v.first().map(String::as_str))
+        self.entries.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.first().map(String::as_str))
     }
 
     /// Every value of `name` (exact match), in order.
@@ -71,9 +68,7 @@ impl HeaderMap {
 
     /// `(name, value)` pairs, one per value, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries
-            .iter()
-            .flat_map(|(n, vs)| vs.iter().map(move |v| (n.as_str(), v.as_str())))
+        self.entries.iter().flat_map(|(n, vs)| vs.iter().map(move |v| (n.as_str(), v.as_str())))
     }
 
     pub fn is_empty(&self) -> bool {

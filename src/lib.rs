@@ -15,11 +15,11 @@ pub mod time;
 pub mod transport;
 
 pub use addr::ServerAddr;
-pub use error::{Error, Result};
-pub use header::{HeaderMap, StatusCode};
-pub use message::Message;
 #[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
 pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, Subscriber, connect};
 pub use conn::{State, Statistics};
+pub use error::{Error, Result};
+pub use header::{HeaderMap, StatusCode};
+pub use message::Message;
 pub use proto::ServerInfo;
 pub use transport::TlsOptions;

@@ -222,7 +222,10 @@ async fn oversize_payload_is_refused(url: &str) {
     let max = client.server_info().max_payload;
     assert!(max > 0);
     let big = vec![0u8; max + 1];
-    assert_eq!(client.publish("big", &big).await.unwrap_err(), Error::PayloadTooLarge { size: max + 1, max_payload: max });
+    assert_eq!(
+        client.publish("big", &big).await.unwrap_err(),
+        Error::PayloadTooLarge { size: max + 1, max_payload: max }
+    );
     client.flush().await.unwrap();
 }
 

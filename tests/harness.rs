@@ -28,11 +28,7 @@ impl Raw {
         let s = TcpStream::connect(("127.0.0.1", port)).expect("connect to server");
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let r = BufReader::new(s.try_clone().unwrap());
-        let mut raw = Raw {
-            w: s,
-            r,
-            info: Value::Null,
-        };
+        let mut raw = Raw { w: s, r, info: Value::Null };
         let line = raw.line().expect("INFO line");
         let json = line.strip_prefix("INFO ").expect("first line is INFO");
         raw.info = serde_json::from_str(json).expect("INFO is JSON");
@@ -53,10 +49,7 @@ impl Raw {
     }
 
     fn nonce(&self) -> String {
-        self.info["nonce"]
-            .as_str()
-            .expect("INFO has a nonce")
-            .to_string()
+        self.info["nonce"].as_str().expect("INFO has a nonce").to_string()
     }
 
     /// CONNECT (fields merged over defaults) + PING; Ok on PONG, Err(-ERR line).
@@ -82,10 +75,7 @@ impl Raw {
 
     /// Request/reply over a fresh inbox; returns the reply payload.
     fn request(&mut self, subject: &str, payload: &str) -> String {
-        self.send(&format!(
-            "SUB _INBOX.harness 1\r\nPUB {subject} _INBOX.harness {}\r\n{payload}\r\n",
-            payload.len()
-        ));
+        self.send(&format!("SUB _INBOX.harness 1\r\nPUB {subject} _INBOX.harness {}\r\n{payload}\r\n", payload.len()));
         loop {
             let l = self.line().expect("reply before close");
             if l == "PING" {
@@ -109,19 +99,13 @@ impl Raw {
 
 fn assert_auth_violation(r: Result<(), String>) {
     let err = r.expect_err("server should reject these credentials");
-    assert!(
-        err.contains("Authorization Violation"),
-        "expected Authorization Violation, got {err}"
-    );
+    assert!(err.contains("Authorization Violation"), "expected Authorization Violation, got {err}");
 }
 
 #[test]
 fn plain_server_answers_ping() {
     let server = NatsServer::start();
-    assert_eq!(
-        server.client_url(),
-        format!("nats://127.0.0.1:{}", server.port())
-    );
+    assert_eq!(server.client_url(), format!("nats://127.0.0.1:{}", server.port()));
     let mut raw = Raw::connect(server.port());
     assert_eq!(raw.info["port"], json!(server.port()));
     assert!(raw.info["jetstream"].as_bool() != Some(true));
@@ -136,27 +120,16 @@ fn jetstream_server_reports_jetstream_and_answers_api() {
     assert_eq!(raw.info["jetstream"], json!(true));
     raw.handshake(json!({})).unwrap();
     let reply: Value = serde_json::from_str(&raw.request("$JS.API.INFO", "")).unwrap();
-    assert_eq!(
-        reply["type"], "io.nats.jetstream.api.v1.account_info_response",
-        "{reply}"
-    );
+    assert_eq!(reply["type"], "io.nats.jetstream.api.v1.account_info_response", "{reply}");
     assert!(reply.get("error").is_none(), "{reply}");
     let jsz = server.monitor_json("/jsz");
-    assert!(
-        jsz["config"]["store_dir"]
-            .as_str()
-            .unwrap()
-            .starts_with(server.store_dir().to_str().unwrap())
-    );
+    assert!(jsz["config"]["store_dir"].as_str().unwrap().starts_with(server.store_dir().to_str().unwrap()));
 }
 
 #[test]
 fn websocket_port_accepts_upgrade_and_sends_info() {
     let server = NatsServer::builder().websocket().start();
-    assert_eq!(
-        server.websocket_url(),
-        format!("ws://127.0.0.1:{}", server.websocket_port())
-    );
+    assert_eq!(server.websocket_url(), format!("ws://127.0.0.1:{}", server.websocket_port()));
     let mut s = TcpStream::connect(("127.0.0.1", server.websocket_port())).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     s.write_all(
@@ -195,33 +168,22 @@ fn websocket_port_accepts_upgrade_and_sends_info() {
 
 #[test]
 fn token_auth() {
-    let server = NatsServer::builder()
-        .auth(Auth::token("s3cr3t-token"))
-        .start();
+    let server = NatsServer::builder().auth(Auth::token("s3cr3t-token")).start();
     assert_eq!(server.token(), "s3cr3t-token");
     let mut ok = Raw::connect(server.port());
     assert_eq!(ok.info["auth_required"], json!(true));
-    ok.handshake(json!({ "auth_token": server.token() }))
-        .unwrap();
+    ok.handshake(json!({ "auth_token": server.token() })).unwrap();
     assert_auth_violation(Raw::connect(server.port()).handshake(json!({ "auth_token": "nope" })));
     assert_auth_violation(Raw::connect(server.port()).handshake(json!({})));
 }
 
 #[test]
 fn user_password_auth() {
-    let server = NatsServer::builder()
-        .auth(Auth::user_password("alice", "pa$$ \"word\""))
-        .start();
+    let server = NatsServer::builder().auth(Auth::user_password("alice", "pa$$ \"word\"")).start();
     let (user, pass) = server.user_password();
-    Raw::connect(server.port())
-        .handshake(json!({ "user": user, "pass": pass }))
-        .unwrap();
-    assert_auth_violation(
-        Raw::connect(server.port()).handshake(json!({ "user": user, "pass": "wrong" })),
-    );
-    assert_auth_violation(
-        Raw::connect(server.port()).handshake(json!({ "user": "bob", "pass": pass })),
-    );
+    Raw::connect(server.port()).handshake(json!({ "user": user, "pass": pass })).unwrap();
+    assert_auth_violation(Raw::connect(server.port()).handshake(json!({ "user": user, "pass": "wrong" })));
+    assert_auth_violation(Raw::connect(server.port()).handshake(json!({ "user": "bob", "pass": pass })));
 }
 
 #[test]
@@ -261,17 +223,9 @@ fn parse_creds(path: &Path) -> (String, String) {
     let text = std::fs::read_to_string(path).unwrap();
     let block = |begin: &str| {
         let start = text.find(begin).unwrap() + begin.len();
-        text[start..]
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap()
-            .trim()
-            .to_string()
+        text[start..].lines().find(|l| !l.trim().is_empty()).unwrap().trim().to_string()
     };
-    (
-        block("-----BEGIN NATS USER JWT-----"),
-        block("-----BEGIN USER NKEY SEED-----"),
-    )
+    (block("-----BEGIN NATS USER JWT-----"), block("-----BEGIN USER NKEY SEED-----"))
 }
 
 #[test]
@@ -283,26 +237,22 @@ fn creds_auth() {
     // The JWT header and claims are what nats-io/jwt v2 produces.
     let mut parts = jwt.split('.');
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    let header: Value =
-        serde_json::from_slice(&b64.decode(parts.next().unwrap()).unwrap()).unwrap();
+    let header: Value = serde_json::from_slice(&b64.decode(parts.next().unwrap()).unwrap()).unwrap();
     assert_eq!(header, json!({ "typ": "JWT", "alg": "ed25519-nkey" }));
-    let claims: Value =
-        serde_json::from_slice(&b64.decode(parts.next().unwrap()).unwrap()).unwrap();
+    let claims: Value = serde_json::from_slice(&b64.decode(parts.next().unwrap()).unwrap()).unwrap();
     assert_eq!(claims["nats"]["type"], "user");
     assert_eq!(claims["iss"], json!(server.account_public_key()));
 
     let mut ok = Raw::connect(server.port());
     let nonce = ok.nonce();
-    ok.handshake(json!({ "jwt": jwt, "sig": sign_nonce(&seed, &nonce) }))
-        .unwrap();
+    ok.handshake(json!({ "jwt": jwt, "sig": sign_nonce(&seed, &nonce) })).unwrap();
 
     // A second user issued through the handle works too.
     let second = server.issue_user("second");
     assert!(second.creds_path.exists());
     let mut ok2 = Raw::connect(server.port());
     let nonce = ok2.nonce();
-    ok2.handshake(json!({ "jwt": second.jwt, "sig": second.sign_nonce(&nonce) }))
-        .unwrap();
+    ok2.handshake(json!({ "jwt": second.jwt, "sig": second.sign_nonce(&nonce) })).unwrap();
 
     // Right JWT, nonce signed by a different key.
     let mut bad_sig = Raw::connect(server.port());
@@ -314,11 +264,7 @@ fn creds_auth() {
 
     // A user of an account the operator never signed.
     let dir = tempfile::tempdir().unwrap();
-    let stranger = issue_user(
-        &nkeys::KeyPair::new_account(),
-        "stranger",
-        &dir.path().join("s.creds"),
-    );
+    let stranger = issue_user(&nkeys::KeyPair::new_account(), "stranger", &dir.path().join("s.creds"));
     let mut bad_acct = Raw::connect(server.port());
     let nonce = bad_acct.nonce();
     assert_auth_violation(bad_acct.handshake(json!({
@@ -332,14 +278,10 @@ fn creds_account_has_jetstream() {
     let user = server.creds_user().clone();
     let mut raw = Raw::connect(server.port());
     let nonce = raw.nonce();
-    raw.handshake(json!({ "jwt": user.jwt, "sig": user.sign_nonce(&nonce) }))
-        .unwrap();
+    raw.handshake(json!({ "jwt": user.jwt, "sig": user.sign_nonce(&nonce) })).unwrap();
     let reply: Value = serde_json::from_str(&raw.request("$JS.API.INFO", "")).unwrap();
     assert!(reply.get("error").is_none(), "{reply}");
-    assert_eq!(
-        reply["type"],
-        "io.nats.jetstream.api.v1.account_info_response"
-    );
+    assert_eq!(reply["type"], "io.nats.jetstream.api.v1.account_info_response");
 }
 
 #[test]
@@ -352,17 +294,8 @@ fn tls_server_requires_tls() {
     assert!(server.tls_url().starts_with("tls://127.0.0.1:"));
     let files = server.tls_files();
     assert!(files.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
-    for p in [
-        &files.ca_cert,
-        &files.server_cert,
-        &files.server_key,
-        &files.client_cert,
-        &files.client_key,
-    ] {
-        assert!(
-            std::fs::read_to_string(p).unwrap().contains("-----BEGIN"),
-            "{p:?}"
-        );
+    for p in [&files.ca_cert, &files.server_cert, &files.server_key, &files.client_cert, &files.client_key] {
+        assert!(std::fs::read_to_string(p).unwrap().contains("-----BEGIN"), "{p:?}");
     }
 
     let verify = NatsServer::builder().tls(Tls::Verify).start();
@@ -374,24 +307,13 @@ fn tls_server_requires_tls() {
 #[test]
 fn restart_keeps_ports_and_store() {
     let mut server = NatsServer::builder().jetstream().websocket().start();
-    let (port, ws, mon) = (
-        server.port(),
-        server.websocket_port(),
-        server.monitoring_port(),
-    );
+    let (port, ws, mon) = (server.port(), server.websocket_port(), server.monitoring_port());
     let first_pid = server.pid();
     Raw::connect(port).handshake(json!({})).unwrap();
 
     server.restart();
     assert_ne!(server.pid(), first_pid);
-    assert_eq!(
-        (
-            server.port(),
-            server.websocket_port(),
-            server.monitoring_port()
-        ),
-        (port, ws, mon)
-    );
+    assert_eq!((server.port(), server.websocket_port(), server.monitoring_port()), (port, ws, mon));
     Raw::connect(port).handshake(json!({})).unwrap();
     assert!(server.store_dir().join("jetstream").exists());
 
@@ -411,9 +333,8 @@ fn restart_keeps_ports_and_store() {
 
 #[test]
 fn lame_duck_tells_clients() {
-    let server = NatsServer::builder()
-        .config_extra("lame_duck_duration: \"30s\"\nlame_duck_grace_period: \"1s\"")
-        .start();
+    let server =
+        NatsServer::builder().config_extra("lame_duck_duration: \"30s\"\nlame_duck_grace_period: \"1s\"").start();
     let mut raw = Raw::connect(server.port());
     raw.handshake(json!({})).unwrap();
     server.lame_duck();
@@ -430,17 +351,13 @@ fn lame_duck_tells_clients() {
 
 #[test]
 fn bad_config_is_reported_not_hung() {
-    let r = NatsServer::builder()
-        .config_extra("this is { not a valid config")
-        .try_start();
+    let r = NatsServer::builder().config_extra("this is { not a valid config").try_start();
     assert!(r.is_err());
 }
 
 #[test]
 fn concurrent_servers_get_different_ports() {
-    let handles: Vec<_> = (0..2)
-        .map(|_| std::thread::spawn(|| NatsServer::builder().jetstream().start()))
-        .collect();
+    let handles: Vec<_> = (0..2).map(|_| std::thread::spawn(|| NatsServer::builder().jetstream().start())).collect();
     let servers: Vec<NatsServer> = handles.into_iter().map(|h| h.join().unwrap()).collect();
     assert_ne!(servers[0].port(), servers[1].port());
     assert_ne!(servers[0].monitoring_port(), servers[1].monitoring_port());
@@ -458,10 +375,7 @@ fn drop_kills_process_and_removes_dir() {
     let port = server.port();
     assert!(Path::new(&format!("/proc/{pid}")).exists());
     drop(server);
-    assert!(
-        !Path::new(&format!("/proc/{pid}")).exists(),
-        "pid {pid} still there"
-    );
+    assert!(!Path::new(&format!("/proc/{pid}")).exists(), "pid {pid} still there");
     assert!(!dir.exists(), "{dir:?} still there");
     assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
 }
@@ -515,10 +429,7 @@ fn cluster_forms_and_killed_node_restarts() {
 /// the generated PKI and `.creds` files are usable by a real TLS client.
 #[tokio::test]
 async fn generated_tls_and_creds_work_with_a_reference_client() {
-    let server = NatsServer::builder()
-        .tls(Tls::Verify)
-        .auth(Auth::Creds)
-        .start();
+    let server = NatsServer::builder().tls(Tls::Verify).auth(Auth::Creds).start();
     let files = server.tls_files().clone();
     let client = async_nats::ConnectOptions::with_credentials_file(server.creds_path())
         .await
@@ -540,8 +451,5 @@ async fn generated_tls_and_creds_work_with_a_reference_client() {
         .connection_timeout(Duration::from_secs(2))
         .connect(server.tls_url());
     let refused = tokio::time::timeout(Duration::from_secs(10), refused).await;
-    assert!(
-        !matches!(refused, Ok(Ok(_))),
-        "connected without a client cert"
-    );
+    assert!(!matches!(refused, Ok(Ok(_))), "connected without a client cert");
 }

@@ -129,7 +129,8 @@ async fn retry_on_initial_connect_waits_for_the_server() {
 async fn gives_up_after_max_reconnects() {
     let mut server = NatsServer::start();
     let (events, callback) = recorder();
-    let client = fast_reconnect().max_reconnects(2).event_callback(callback).connect(server.client_url()).await.unwrap();
+    let client =
+        fast_reconnect().max_reconnects(2).event_callback(callback).connect(server.client_url()).await.unwrap();
     server.kill();
     wait_event(&events, "closed", |e| matches!(e, Event::Closed { .. })).await;
     assert_eq!(client.connection_state(), natsjet::State::Closed);
@@ -178,7 +179,8 @@ async fn fails_over_to_a_discovered_cluster_node() {
 
 #[tokio::test]
 async fn lame_duck_moves_to_another_server_without_loss() {
-    let cluster = NatsCluster::start_with(3, |b| b.config_extra("lame_duck_duration: \"30s\"\nlame_duck_grace_period: \"1s\""));
+    let cluster =
+        NatsCluster::start_with(3, |b| b.config_extra("lame_duck_duration: \"30s\"\nlame_duck_grace_period: \"1s\""));
     let (events, callback) = recorder();
     let client = fast_reconnect().event_callback(callback).connect(cluster.node(0).client_url()).await.unwrap();
     let observer = natsjet::connect(cluster.node(2).client_url()).await.unwrap();

@@ -14,8 +14,8 @@ use natsjet::ServerAddr;
 use natsjet::error::Error;
 use natsjet::transport::{TlsOptions, Transport};
 use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
-    KeyPair, KeyUsagePurpose,
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+    KeyUsagePurpose,
 };
 use tempfile::TempDir;
 
@@ -55,31 +55,19 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("nats-server on PATH");
-        let mut server = Server {
-            child,
-            dir: dir.to_path_buf(),
-            ports: Ports {
-                nats: vec![],
-                websocket: vec![],
-            },
-        };
+        let mut server = Server { child, dir: dir.to_path_buf(), ports: Ports { nats: vec![], websocket: vec![] } };
         server.ports = server.wait_for_ports();
         server
     }
 
     fn wait_for_ports(&mut self) -> Ports {
-        let file = self
-            .dir
-            .join(format!("nats-server_{}.ports", self.child.id()));
+        let file = self.dir.join(format!("nats-server_{}.ports", self.child.id()));
         for _ in 0..200 {
             if let Some(status) = self.child.try_wait().unwrap() {
                 let log = std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default();
                 panic!("nats-server exited with {status}:\n{log}");
             }
-            if let Some(ports) = std::fs::read(&file)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-            {
+            if let Some(ports) = std::fs::read(&file).ok().and_then(|b| serde_json::from_slice(&b).ok()) {
                 return ports;
             }
             std::thread::sleep(Duration::from_millis(25));
@@ -97,10 +85,7 @@ impl Server {
     }
 
     fn ws_url(&self, scheme: &str) -> String {
-        format!(
-            "{scheme}://127.0.0.1:{}",
-            Server::port(&self.ports.websocket[0])
-        )
+        format!("{scheme}://127.0.0.1:{}", Server::port(&self.ports.websocket[0]))
     }
 }
 
@@ -124,9 +109,7 @@ struct Pki {
 impl Pki {
     fn generate(dir: &Path, name: &str) -> Pki {
         let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params
-            .distinguished_name
-            .push(DnType::CommonName, format!("natsjet test CA {name}"));
+        params.distinguished_name.push(DnType::CommonName, format!("natsjet test CA {name}"));
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
         let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
@@ -137,20 +120,13 @@ impl Pki {
         };
         let leaf = |sans: &[&str], usage: ExtendedKeyUsagePurpose| {
             let key = KeyPair::generate().unwrap();
-            let mut params =
-                CertificateParams::new(sans.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                    .unwrap();
-            params
-                .distinguished_name
-                .push(DnType::CommonName, format!("natsjet {usage:?}"));
+            let mut params = CertificateParams::new(sans.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+            params.distinguished_name.push(DnType::CommonName, format!("natsjet {usage:?}"));
             params.extended_key_usages = vec![usage];
             let cert = params.signed_by(&key, &ca).unwrap();
             (cert.pem(), key.serialize_pem())
         };
-        let (server_cert, server_key) = leaf(
-            &["localhost", "127.0.0.1"],
-            ExtendedKeyUsagePurpose::ServerAuth,
-        );
+        let (server_cert, server_key) = leaf(&["localhost", "127.0.0.1"], ExtendedKeyUsagePurpose::ServerAuth);
         let (client_cert, client_key) = leaf(&[], ExtendedKeyUsagePurpose::ClientAuth);
         Pki {
             ca: write("ca", ca.pem()),
@@ -163,10 +139,7 @@ impl Pki {
 
     /// A `tls { }` block for the server config; `verify` demands client certificates.
     fn server_block(&self, verify: bool) -> String {
-        let mut block = format!(
-            "tls {{ cert_file: {:?}, key_file: {:?}",
-            self.server_cert, self.server_key
-        );
+        let mut block = format!("tls {{ cert_file: {:?}, key_file: {:?}", self.server_cert, self.server_key);
         if verify {
             block += &format!(", ca_file: {:?}, verify: true", self.ca);
         }
@@ -174,9 +147,7 @@ impl Pki {
     }
 
     fn trusting_client(&self) -> TlsOptions {
-        TlsOptions::new()
-            .add_root_certificates_file(&self.ca)
-            .unwrap()
+        TlsOptions::new().add_root_certificates_file(&self.ca).unwrap()
     }
 }
 
@@ -185,17 +156,11 @@ async fn connect(url: &str, tls: &TlsOptions) -> Result<Transport, Error> {
 }
 
 async fn upgrade(transport: Transport, url: &str, tls: &TlsOptions) -> Result<Transport, Error> {
-    transport
-        .upgrade_tls(&ServerAddr::parse(url).unwrap(), tls)
-        .await
+    transport.upgrade_tls(&ServerAddr::parse(url).unwrap(), tls).await
 }
 
 /// Reads until `buf` holds `needle`; end of stream is an error.
-async fn read_until(
-    transport: &mut Transport,
-    buf: &mut BytesMut,
-    needle: &str,
-) -> io::Result<String> {
+async fn read_until(transport: &mut Transport, buf: &mut BytesMut, needle: &str) -> io::Result<String> {
     let read = async {
         while !String::from_utf8_lossy(buf).contains(needle) {
             if poll_fn(|cx| transport.poll_read(cx, buf)).await? == 0 {
@@ -237,9 +202,7 @@ async fn close(mut transport: Transport) {
 async fn tcp_reads_info_and_answers_ping() {
     let dir = TempDir::new().unwrap();
     let server = Server::start(dir.path(), "");
-    let mut t = connect(&server.url("nats"), &TlsOptions::default())
-        .await
-        .unwrap();
+    let mut t = connect(&server.url("nats"), &TlsOptions::default()).await.unwrap();
     assert!(!t.is_tls());
     read_info(&mut t).await;
     ping_pong(&mut t).await.unwrap();
@@ -249,13 +212,8 @@ async fn tcp_reads_info_and_answers_ping() {
 #[tokio::test]
 async fn websocket_carries_the_protocol_in_binary_frames() {
     let dir = TempDir::new().unwrap();
-    let server = Server::start(
-        dir.path(),
-        "websocket { listen: \"127.0.0.1:-1\", no_tls: true }",
-    );
-    let mut t = connect(&server.ws_url("ws"), &TlsOptions::default())
-        .await
-        .unwrap();
+    let server = Server::start(dir.path(), "websocket { listen: \"127.0.0.1:-1\", no_tls: true }");
+    let mut t = connect(&server.ws_url("ws"), &TlsOptions::default()).await.unwrap();
     assert!(!t.is_tls());
     read_info(&mut t).await;
     ping_pong(&mut t).await.unwrap();
@@ -280,14 +238,9 @@ async fn tls_upgrade_after_info() {
 async fn wss_does_tls_before_the_websocket_handshake() {
     let dir = TempDir::new().unwrap();
     let pki = Pki::generate(dir.path(), "a");
-    let ws = format!(
-        "websocket {{ listen: \"127.0.0.1:-1\", {} }}",
-        pki.server_block(false)
-    );
+    let ws = format!("websocket {{ listen: \"127.0.0.1:-1\", {} }}", pki.server_block(false));
     let server = Server::start(dir.path(), &ws);
-    let mut t = connect(&server.ws_url("wss"), &pki.trusting_client())
-        .await
-        .unwrap();
+    let mut t = connect(&server.ws_url("wss"), &pki.trusting_client()).await.unwrap();
     assert!(t.is_tls());
     read_info(&mut t).await;
     ping_pong(&mut t).await.unwrap();
@@ -299,10 +252,7 @@ async fn untrusted_server_certificate_is_a_tls_error() {
     let dir = TempDir::new().unwrap();
     let pki = Pki::generate(dir.path(), "a");
     let other = Pki::generate(dir.path(), "b");
-    let ws = format!(
-        "websocket {{ listen: \"127.0.0.1:-1\", {} }}",
-        pki.server_block(false)
-    );
+    let ws = format!("websocket {{ listen: \"127.0.0.1:-1\", {} }}", pki.server_block(false));
     let server = Server::start(dir.path(), &format!("{}\n{ws}", pki.server_block(false)));
     let url = server.url("tls");
 
@@ -310,16 +260,10 @@ async fn untrusted_server_certificate_is_a_tls_error() {
     for roots in [other.trusting_client(), TlsOptions::default()] {
         let mut t = connect(&url, &roots).await.unwrap();
         read_info(&mut t).await;
-        let err = upgrade(t, &url, &roots)
-            .await
-            .err()
-            .expect("upgrade must fail");
+        let err = upgrade(t, &url, &roots).await.err().expect("upgrade must fail");
         assert!(matches!(err, Error::Tls(_)), "{err:?}");
 
-        let err = connect(&server.ws_url("wss"), &roots)
-            .await
-            .err()
-            .expect("wss must fail");
+        let err = connect(&server.ws_url("wss"), &roots).await.err().expect("wss must fail");
         assert!(matches!(err, Error::Tls(_)), "{err:?}");
     }
 }
@@ -331,10 +275,7 @@ async fn client_certificate_is_presented_when_the_server_verifies() {
     let server = Server::start(dir.path(), &pki.server_block(true));
     let url = server.url("tls");
 
-    let with_cert = pki
-        .trusting_client()
-        .client_auth_files(&pki.client_cert, &pki.client_key)
-        .unwrap();
+    let with_cert = pki.trusting_client().client_auth_files(&pki.client_cert, &pki.client_key).unwrap();
     let mut t = connect(&url, &with_cert).await.unwrap();
     read_info(&mut t).await;
     let mut t = upgrade(t, &url, &with_cert).await.unwrap();
@@ -348,9 +289,7 @@ async fn client_certificate_is_presented_when_the_server_verifies() {
     match upgrade(t, &url, &pki.trusting_client()).await {
         Err(err) => assert!(matches!(err, Error::Tls(_)), "{err:?}"),
         Ok(mut t) => {
-            let err = ping_pong(&mut t)
-                .await
-                .expect_err("accepted without certificate");
+            let err = ping_pong(&mut t).await.expect_err("accepted without certificate");
             assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err:?}");
         }
     }
@@ -371,25 +310,9 @@ async fn garbage_pem_is_a_tls_error() {
 
 #[tokio::test]
 async fn refused_connection_is_an_io_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let err = connect(&format!("nats://127.0.0.1:{port}"), &TlsOptions::default())
-        .await
-        .err()
-        .unwrap();
-    assert!(
-        matches!(
-            err,
-            Error::Io {
-                kind: io::ErrorKind::ConnectionRefused,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let err = connect(&format!("nats://127.0.0.1:{port}"), &TlsOptions::default()).await.err().unwrap();
+    assert!(matches!(err, Error::Io { kind: io::ErrorKind::ConnectionRefused, .. }), "{err:?}");
 }
 
 #[tokio::test]
@@ -399,10 +322,7 @@ async fn stalled_websocket_handshake_times_out() {
     let url = format!("ws://{}", listener.local_addr().unwrap());
     let silent = tokio::spawn(async move { listener.accept().await.map(|(socket, _)| socket) });
     let addr = ServerAddr::parse(&url).unwrap();
-    let err = Transport::connect(&addr, &TlsOptions::default(), Duration::from_millis(200))
-        .await
-        .err()
-        .unwrap();
+    let err = Transport::connect(&addr, &TlsOptions::default(), Duration::from_millis(200)).await.err().unwrap();
     assert_eq!(err, Error::Timeout);
     drop(silent.await);
 }
@@ -410,15 +330,9 @@ async fn stalled_websocket_handshake_times_out() {
 #[tokio::test]
 async fn upgrading_a_websocket_is_refused() {
     let dir = TempDir::new().unwrap();
-    let server = Server::start(
-        dir.path(),
-        "websocket { listen: \"127.0.0.1:-1\", no_tls: true }",
-    );
+    let server = Server::start(dir.path(), "websocket { listen: \"127.0.0.1:-1\", no_tls: true }");
     let url = server.ws_url("ws");
     let t = connect(&url, &TlsOptions::default()).await.unwrap();
-    let err = upgrade(t, &url, &TlsOptions::default())
-        .await
-        .err()
-        .unwrap();
+    let err = upgrade(t, &url, &TlsOptions::default()).await.err().unwrap();
     assert!(matches!(err, Error::Tls(_)), "{err:?}");
 }

@@ -30,31 +30,19 @@ async fn websocket_speaks_nats() {
         return;
     };
     let addr = ServerAddr::parse(url).unwrap();
-    let mut t = Transport::connect(&addr, &TlsOptions::default(), TIMEOUT)
-        .await
-        .unwrap();
+    let mut t = Transport::connect(&addr, &TlsOptions::default(), TIMEOUT).await.unwrap();
     assert!(read_until(&mut t, "\r\n").await.starts_with("INFO {"));
     let hello = b"CONNECT {\"verbose\":false,\"protocol\":1,\"headers\":true}\r\nPING\r\n";
-    assert_eq!(
-        poll_fn(|cx| t.poll_write(cx, hello)).await.unwrap(),
-        hello.len()
-    );
+    assert_eq!(poll_fn(|cx| t.poll_write(cx, hello)).await.unwrap(), hello.len());
     read_until(&mut t, "PONG\r\n").await;
-    let err = t
-        .upgrade_tls(&addr, &TlsOptions::default())
-        .await
-        .err()
-        .unwrap();
+    let err = t.upgrade_tls(&addr, &TlsOptions::default()).await.err().unwrap();
     assert!(matches!(err, Error::Tls(_)), "{err:?}");
 }
 
 #[wasm_bindgen_test]
 async fn refused_websocket_is_an_io_error() {
     let addr = ServerAddr::parse("ws://127.0.0.1:1").unwrap();
-    let err = Transport::connect(&addr, &TlsOptions::default(), TIMEOUT)
-        .await
-        .err()
-        .unwrap();
+    let err = Transport::connect(&addr, &TlsOptions::default(), TIMEOUT).await.err().unwrap();
     assert!(matches!(err, Error::Io { .. }), "{err:?}");
 }
 

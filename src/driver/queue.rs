@@ -68,10 +68,6 @@ impl<T> Queue<T> {
         }
         Poll::Pending
     }
-
-    pub(crate) fn len(&self) -> usize {
-        lock(&self.state).items.len()
-    }
 }
 
 /// Locks, ignoring poisoning: the data stays consistent because no code
@@ -107,7 +103,6 @@ mod tests {
         let mut cx = Context::from_waker(&waker);
         assert_eq!(q.poll_pop(&mut cx), Poll::Pending);
         q.push(7).unwrap();
-        assert_eq!(q.len(), 1);
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(7)));
     }
 }

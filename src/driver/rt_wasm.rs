@@ -75,11 +75,7 @@ impl Sleep {
         let millis = duration.as_millis().min(i32::MAX as u128) as i32;
         let mut handle = JsValue::UNDEFINED;
         let promise = Promise::new(&mut |resolve, _reject| handle = set_timeout(&resolve, millis));
-        Sleep {
-            handle,
-            fired: JsFuture::from(promise),
-            done: false,
-        }
+        Sleep { handle, fired: JsFuture::from(promise), done: false }
     }
 }
 

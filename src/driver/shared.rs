@@ -26,15 +26,22 @@ pub type EventCallback = Arc<dyn Fn(ClientEvent)>;
 #[non_exhaustive]
 pub enum ClientEvent {
     Connected,
-    Disconnected { error: Option<Error> },
+    Disconnected {
+        error: Option<Error>,
+    },
     Reconnected,
     /// The server is shutting down soon; the client moves to another one.
     LameDuck,
     /// An error that left the connection up (e.g. a permissions violation).
     ServerError(Error),
     /// A subscriber did not keep up: messages were dropped.
-    SlowConsumer { sid: u64, dropped: u64 },
-    Closed { error: Option<Error> },
+    SlowConsumer {
+        sid: u64,
+        dropped: u64,
+    },
+    Closed {
+        error: Option<Error>,
+    },
 }
 
 pub(crate) struct Subscription {

@@ -29,7 +29,10 @@ const READ_CHUNK: usize = 64 * 1024;
 enum Link {
     Idle,
     /// A transport being opened, or (`tls_upgrade`) wrapped in TLS.
-    Opening { future: BoxFuture<Result<Transport, Error>>, tls_upgrade: bool },
+    Opening {
+        future: BoxFuture<Result<Transport, Error>>,
+        tls_upgrade: bool,
+    },
     Open(Transport),
     /// Writing the rest of the output, then closing.
     Closing(Transport),
@@ -212,7 +215,12 @@ impl<R: Runtime> Driver<R> {
 
 /// Writes `writing`, refilling it from the connection, until the connection
 /// has nothing more or the transport is busy; then flushes.
-fn poll_write_all(transport: &mut Transport, cx: &mut Context<'_>, writing: &mut Bytes, inner: &mut Inner) -> Poll<std::io::Result<()>> {
+fn poll_write_all(
+    transport: &mut Transport,
+    cx: &mut Context<'_>,
+    writing: &mut Bytes,
+    inner: &mut Inner,
+) -> Poll<std::io::Result<()>> {
     loop {
         if writing.is_empty() {
             match inner.conn.poll_transmit(MAX_WRITE) {
@@ -223,7 +231,10 @@ fn poll_write_all(transport: &mut Transport, cx: &mut Context<'_>, writing: &mut
         match transport.poll_write(cx, writing) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Ok(0)) => {
-                return Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "transport accepted no bytes")));
+                return Poll::Ready(Err(std::io::Error::new(
+                    std::io::ErrorKind::WriteZero,
+                    "transport accepted no bytes",
+                )));
             }
             Poll::Ready(Ok(n)) => writing.advance(n),
             Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),

@@ -18,13 +18,7 @@ pub fn encode_connect(out: &mut BytesMut, info: &ConnectInfo) {
 }
 
 /// PUB, or HPUB when `headers` is `Some` (even if empty).
-pub fn encode_pub(
-    out: &mut BytesMut,
-    subject: &str,
-    reply: Option<&str>,
-    headers: Option<&HeaderMap>,
-    payload: &[u8],
-) {
+pub fn encode_pub(out: &mut BytesMut, subject: &str, reply: Option<&str>, headers: Option<&HeaderMap>, payload: &[u8]) {
     let header_len = headers.map_or(0, headers_len);
     let reply_len = reply.map_or(0, |r| r.len() + 1);
     // Op, spaces, two sizes of at most 20 digits and the two CRLFs.

@@ -16,16 +16,11 @@ const VERSION_LINE: &[u8] = b"NATS/1.0";
 /// carry raw headers). Names keep their case; repeated names collect their
 /// values in order; values are trimmed and decoded lossily (peers may send
 /// any bytes). A status line without a description gives `None` for it.
-pub fn parse_headers(
-    block: &[u8],
-) -> Result<(Option<StatusCode>, Option<String>, HeaderMap), Error> {
+pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>, HeaderMap), Error> {
     let mut lines = Lines(block);
-    let first = lines
-        .next_line()?
-        .ok_or_else(|| protocol_error("empty header block", block))?;
-    let status_part = first
-        .strip_prefix(VERSION_LINE)
-        .ok_or_else(|| protocol_error("header block without NATS/1.0", first))?;
+    let first = lines.next_line()?.ok_or_else(|| protocol_error("empty header block", block))?;
+    let status_part =
+        first.strip_prefix(VERSION_LINE).ok_or_else(|| protocol_error("header block without NATS/1.0", first))?;
     let (status, description) = parse_status(status_part)?;
 
     let mut entries: Vec<(String, Vec<String>)> = Vec::new();
@@ -44,8 +39,7 @@ pub fn parse_headers(
         match index.get(name) {
             Some(&i) => entries[i].1.push(value),
             None => {
-                let name_str = std::str::from_utf8(name)
-                    .map_err(|_| protocol_error("header name not UTF-8", name))?;
+                let name_str = std::str::from_utf8(name).map_err(|_| protocol_error("header name not UTF-8", name))?;
                 index.insert(name, entries.len());
                 entries.push((name_str.to_owned(), vec![value]));
             }
@@ -68,10 +62,7 @@ pub fn validate_headers(headers: &HeaderMap) -> Result<(), Error> {
             )));
         }
         if value.bytes().any(|b| b == b'\r' || b == b'\n') {
-            return Err(Error::InvalidArgument(format!(
-                "value of header {:?} holds CR or LF",
-                truncated(name)
-            )));
+            return Err(Error::InvalidArgument(format!("value of header {:?} holds CR or LF", truncated(name))));
         }
     }
     Ok(())
@@ -115,24 +106,19 @@ fn parse_status(rest: &[u8]) -> Result<(Option<StatusCode>, Option<String>), Err
     if rest.is_empty() {
         return Ok((None, None));
     }
-    let code_end = rest
-        .iter()
-        .position(|b| matches!(b, b' ' | b'\t'))
-        .unwrap_or(rest.len());
+    let code_end = rest.iter().position(|b| matches!(b, b' ' | b'\t')).unwrap_or(rest.len());
     let (code, description) = rest.split_at(code_end);
     if code.len() != 3 || !code.iter().all(u8::is_ascii_digit) {
         return Err(bad());
     }
     let code = code.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
     let description = description.trim_ascii();
-    let description =
-        (!description.is_empty()).then(|| String::from_utf8_lossy(description).into_owned());
+    let description = (!description.is_empty()).then(|| String::from_utf8_lossy(description).into_owned());
     Ok((Some(StatusCode(code)), description))
 }
 
 fn split_header_line(line: &[u8]) -> Result<(&[u8], &[u8]), Error> {
-    let colon = memchr::memchr(b':', line)
-        .ok_or_else(|| protocol_error("header line without ':'", line))?;
+    let colon = memchr::memchr(b':', line).ok_or_else(|| protocol_error("header line without ':'", line))?;
     let (name, value) = (&line[..colon], &line[colon + 1..]);
     if name.is_empty() || !name.iter().copied().all(is_name_byte) {
         return Err(protocol_error("bad header name", name));
@@ -154,9 +140,8 @@ impl<'a> Lines<'a> {
             self.0 = &[];
             return Ok(Some(line));
         };
-        let line = self.0[..lf]
-            .strip_suffix(b"\r")
-            .ok_or_else(|| protocol_error("header line without CR", &self.0[..lf]))?;
+        let line =
+            self.0[..lf].strip_suffix(b"\r").ok_or_else(|| protocol_error("header line without CR", &self.0[..lf]))?;
         self.0 = &self.0[lf + 1..];
         Ok(Some(line))
     }
@@ -182,10 +167,7 @@ mod tests {
     #[test]
     fn status_without_description_and_empty_blocks() {
         let (status, description, headers) = parse_headers(b"NATS/1.0 503\r\n\r\n").unwrap();
-        assert_eq!(
-            (status, description),
-            (Some(StatusCode::NO_RESPONDERS), None)
-        );
+        assert_eq!((status, description), (Some(StatusCode::NO_RESPONDERS), None));
         assert!(headers.is_empty());
         let (status, _, headers) = parse_headers(b"NATS/1.0\r\n\r\n").unwrap();
         assert_eq!(status, None);
@@ -219,11 +201,7 @@ mod tests {
             b"NATS/1.0\r\n\r\ntrailing",
             b"NATS/1.0\r\n\xff: x\r\n\r\n",
         ] {
-            assert!(
-                matches!(parse_headers(block), Err(Error::Protocol(_))),
-                "{:?}",
-                block.escape_ascii().to_string()
-            );
+            assert!(matches!(parse_headers(block), Err(Error::Protocol(_))), "{:?}", block.escape_ascii().to_string());
         }
     }
 
@@ -243,20 +221,11 @@ mod tests {
     fn validation_refuses_injection() {
         let ok: HeaderMap = [("Nats-Msg-Id", "abc"), ("X", "")].into_iter().collect();
         assert_eq!(validate_headers(&ok), Ok(()));
-        for (name, value) in [
-            ("", "v"),
-            ("A:B", "v"),
-            ("A B", "v"),
-            ("A\r\nB", "v"),
-            ("A\t", "v"),
-            ("A", "x\r\nB: y"),
-            ("A", "x\n"),
-        ] {
+        for (name, value) in
+            [("", "v"), ("A:B", "v"), ("A B", "v"), ("A\r\nB", "v"), ("A\t", "v"), ("A", "x\r\nB: y"), ("A", "x\n")]
+        {
             let map: HeaderMap = [(name, value)].into_iter().collect();
-            assert!(
-                matches!(validate_headers(&map), Err(Error::InvalidArgument(_))),
-                "{name:?} {value:?}"
-            );
+            assert!(matches!(validate_headers(&map), Err(Error::InvalidArgument(_))), "{name:?} {value:?}");
         }
     }
 

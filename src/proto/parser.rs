@@ -40,10 +40,7 @@ pub struct ParserLimits {
 
 impl Default for ParserLimits {
     fn default() -> Self {
-        ParserLimits {
-            max_control_line: 64 * 1024,
-            max_payload: 64 * 1024 * 1024,
-        }
+        ParserLimits { max_control_line: 64 * 1024, max_payload: 64 * 1024 * 1024 }
     }
 }
 
@@ -63,10 +60,7 @@ pub struct Parser {
 
 impl Parser {
     pub fn new(limits: ParserLimits) -> Self {
-        Parser {
-            limits,
-            ..Parser::default()
-        }
+        Parser { limits, ..Parser::default() }
     }
 
     pub fn set_max_payload(&mut self, max_payload: usize) {
@@ -140,11 +134,7 @@ impl Parser {
     /// `MSG <subject> <sid> [reply] <size>` or
     /// `HMSG <subject> <sid> [reply] <hdr_size> <total_size>`.
     fn msg_line(&self, args: &[u8], with_headers: bool) -> Result<Pending, Error> {
-        let what = if with_headers {
-            "bad HMSG arguments"
-        } else {
-            "bad MSG arguments"
-        };
+        let what = if with_headers { "bad HMSG arguments" } else { "bad MSG arguments" };
         let args = args.trim_ascii();
         let mut fields: [&[u8]; 5] = [&[]; 5];
         let mut count = 0;
@@ -172,13 +162,7 @@ impl Parser {
         } else {
             None
         };
-        Ok(Pending {
-            sid,
-            subject: lossy(fields[0]),
-            reply: reply.map(lossy),
-            header_len,
-            total_len,
-        })
+        Ok(Pending { sid, subject: lossy(fields[0]), reply: reply.map(lossy), header_len, total_len })
     }
 
     fn parse_size(&self, field: &[u8]) -> Result<usize, Error> {
@@ -221,17 +205,15 @@ impl Pending {
             return Err(protocol_error("payload not followed by CRLF", end));
         }
         let header_len = self.header_len.unwrap_or(0);
-        let (headers, status, description) =
-            match self.header_len.map(|len| parse_headers(&body[..len])) {
-                None => (None, None, None),
-                Some(Ok((status, description, headers))) => (Some(headers), status, description),
-                // The server forwards publishers' header blocks unchecked. A bad
-                // one must not break the stream for everyone: the message
-                // arrives without headers, as in nats.go.
-                Some(Err(_)) => (None, None, None),
-            };
-        let length =
-            self.subject.len() + self.reply.as_ref().map_or(0, String::len) + self.total_len;
+        let (headers, status, description) = match self.header_len.map(|len| parse_headers(&body[..len])) {
+            None => (None, None, None),
+            Some(Ok((status, description, headers))) => (Some(headers), status, description),
+            // The server forwards publishers' header blocks unchecked. A bad
+            // one must not break the stream for everyone: the message
+            // arrives without headers, as in nats.go.
+            Some(Err(_)) => (None, None, None),
+        };
+        let length = self.subject.len() + self.reply.as_ref().map_or(0, String::len) + self.total_len;
         let message = Message {
             subject: self.subject,
             reply: self.reply,
@@ -241,10 +223,7 @@ impl Pending {
             description,
             length,
         };
-        Ok(ServerOp::Msg {
-            sid: self.sid,
-            message,
-        })
+        Ok(ServerOp::Msg { sid: self.sid, message })
     }
 }
 
@@ -277,10 +256,7 @@ fn info(json: &[u8]) -> Result<ServerInfo, Error> {
 /// `-ERR 'Authorization Violation'` gives `Authorization Violation`.
 fn error_text(args: &[u8]) -> String {
     let text = args.trim_ascii();
-    let text = text
-        .strip_prefix(b"'")
-        .and_then(|t| t.strip_suffix(b"'"))
-        .unwrap_or(text);
+    let text = text.strip_prefix(b"'").and_then(|t| t.strip_suffix(b"'")).unwrap_or(text);
     lossy(text)
 }
 
@@ -299,9 +275,7 @@ mod tests {
         buf.extend_from_slice(b"lo worl");
         assert_eq!(parser.parse(&mut buf), Ok(None));
         buf.extend_from_slice(b"d\r\nPI");
-        let Ok(Some(ServerOp::Msg { sid: 1, message })) = parser.parse(&mut buf) else {
-            panic!()
-        };
+        let Ok(Some(ServerOp::Msg { sid: 1, message })) = parser.parse(&mut buf) else { panic!() };
         assert_eq!(message.payload, "hello world");
         assert!(parser.pending.is_none());
         assert_eq!(&buf[..], b"PI");
@@ -317,9 +291,7 @@ mod tests {
         assert_eq!(parser.parse(&mut buf), Ok(None));
         assert_eq!(parser.scanned, buf.len());
         buf.extend_from_slice(b"\n");
-        let Ok(Some(ServerOp::Info(info))) = parser.parse(&mut buf) else {
-            panic!()
-        };
+        let Ok(Some(ServerOp::Info(info))) = parser.parse(&mut buf) else { panic!() };
         assert_eq!(info.port, 4222);
         assert_eq!(parser.scanned, 0);
     }
@@ -328,14 +300,7 @@ mod tests {
     fn numbers() {
         assert_eq!(parse_number(b"0"), Some(0));
         assert_eq!(parse_number(b"18446744073709551615"), Some(u64::MAX));
-        for bad in [
-            &b""[..],
-            b"18446744073709551616",
-            b"-1",
-            b"1 ",
-            b"0x1",
-            b"\xff",
-        ] {
+        for bad in [&b""[..], b"18446744073709551616", b"-1", b"1 ", b"0x1", b"\xff"] {
             assert_eq!(parse_number(bad), None);
         }
     }

@@ -19,20 +19,13 @@ fn hmsg(subject: &str, sid: u64, reply: Option<&str>, block: &str, payload: &str
 /// The recorded session and the operations it holds.
 fn session() -> (Vec<u8>, Vec<ServerOp>) {
     let pending_block = "NATS/1.0 408 Request Timeout\r\nNats-Pending-Messages: 10\r\nNats-Pending-Bytes: 2048\r\n\r\n";
-    let multi_block =
-        "NATS/1.0\r\nX-Multi: a\r\nNats-Msg-Id: id-1\r\nX-Multi:  b \r\nx-multi: c\r\n\r\n";
+    let multi_block = "NATS/1.0\r\nX-Multi: a\r\nNats-Msg-Id: id-1\r\nX-Multi:  b \r\nx-multi: c\r\n\r\n";
     let wire = [
         format!("{INFO}\r\n"),
         "+OK\r\n".into(),
         "MSG foo.bar 1 5\r\nhello\r\n".into(),
         "MSG foo.baz 2 _INBOX.r1 12\r\nhello\r\nworld\r\n".into(),
-        hmsg(
-            "js.in",
-            3,
-            Some("$JS.ACK.s.c.1.2.3.4.0"),
-            multi_block,
-            "body",
-        ),
+        hmsg("js.in", 3, Some("$JS.ACK.s.c.1.2.3.4.0"), multi_block, "body"),
         hmsg("_INBOX.p", 4, None, pending_block, ""),
         hmsg("_INBOX.q", 5, None, "NATS/1.0 503\r\n\r\n", ""),
         "MSG empty 6 0\r\n\r\n".into(),
@@ -44,16 +37,15 @@ fn session() -> (Vec<u8>, Vec<ServerOp>) {
     ]
     .concat();
 
-    let msg =
-        |subject: &str, reply: Option<&str>, payload: &'static str, header_len: usize| Message {
-            subject: subject.into(),
-            reply: reply.map(Into::into),
-            payload: Bytes::from_static(payload.as_bytes()),
-            headers: None,
-            status: None,
-            description: None,
-            length: subject.len() + reply.map_or(0, str::len) + header_len + payload.len(),
-        };
+    let msg = |subject: &str, reply: Option<&str>, payload: &'static str, header_len: usize| Message {
+        subject: subject.into(),
+        reply: reply.map(Into::into),
+        payload: Bytes::from_static(payload.as_bytes()),
+        headers: None,
+        status: None,
+        description: None,
+        length: subject.len() + reply.map_or(0, str::len) + header_len + payload.len(),
+    };
     let info = ServerInfo {
         server_id: "NDXYZ".into(),
         server_name: "n1".into(),
@@ -73,31 +65,12 @@ fn session() -> (Vec<u8>, Vec<ServerOp>) {
     };
     let multi = Message {
         headers: Some(
-            [
-                ("X-Multi", "a"),
-                ("Nats-Msg-Id", "id-1"),
-                ("X-Multi", "b"),
-                ("x-multi", "c"),
-            ]
-            .into_iter()
-            .collect(),
+            [("X-Multi", "a"), ("Nats-Msg-Id", "id-1"), ("X-Multi", "b"), ("x-multi", "c")].into_iter().collect(),
         ),
-        ..msg(
-            "js.in",
-            Some("$JS.ACK.s.c.1.2.3.4.0"),
-            "body",
-            multi_block.len(),
-        )
+        ..msg("js.in", Some("$JS.ACK.s.c.1.2.3.4.0"), "body", multi_block.len())
     };
     let timeout = Message {
-        headers: Some(
-            [
-                ("Nats-Pending-Messages", "10"),
-                ("Nats-Pending-Bytes", "2048"),
-            ]
-            .into_iter()
-            .collect(),
-        ),
+        headers: Some([("Nats-Pending-Messages", "10"), ("Nats-Pending-Bytes", "2048")].into_iter().collect()),
         status: Some(StatusCode::REQUEST_TIMEOUT),
         description: Some("Request Timeout".into()),
         ..msg("_INBOX.p", None, "", pending_block.len())
@@ -110,36 +83,15 @@ fn session() -> (Vec<u8>, Vec<ServerOp>) {
     let ops = vec![
         ServerOp::Info(Box::new(info)),
         ServerOp::Ok,
-        ServerOp::Msg {
-            sid: 1,
-            message: msg("foo.bar", None, "hello", 0),
-        },
-        ServerOp::Msg {
-            sid: 2,
-            message: msg("foo.baz", Some("_INBOX.r1"), "hello\r\nworld", 0),
-        },
-        ServerOp::Msg {
-            sid: 3,
-            message: multi,
-        },
-        ServerOp::Msg {
-            sid: 4,
-            message: timeout,
-        },
-        ServerOp::Msg {
-            sid: 5,
-            message: no_responders,
-        },
-        ServerOp::Msg {
-            sid: 6,
-            message: msg("empty", None, "", 0),
-        },
+        ServerOp::Msg { sid: 1, message: msg("foo.bar", None, "hello", 0) },
+        ServerOp::Msg { sid: 2, message: msg("foo.baz", Some("_INBOX.r1"), "hello\r\nworld", 0) },
+        ServerOp::Msg { sid: 3, message: multi },
+        ServerOp::Msg { sid: 4, message: timeout },
+        ServerOp::Msg { sid: 5, message: no_responders },
+        ServerOp::Msg { sid: 6, message: msg("empty", None, "", 0) },
         ServerOp::Ping,
         ServerOp::Pong,
-        ServerOp::Msg {
-            sid: 7,
-            message: msg("lower.case", None, "hi", 0),
-        },
+        ServerOp::Msg { sid: 7, message: msg("lower.case", None, "hi", 0) },
         ServerOp::Ping,
         ServerOp::Err("Authorization Violation".into()),
     ];
@@ -148,10 +100,7 @@ fn session() -> (Vec<u8>, Vec<ServerOp>) {
 
 /// Feeds `chunks` in turn, taking every operation each makes complete.
 /// Stops at the first error, which ends the list.
-fn feed<'a>(
-    parser: &mut Parser,
-    chunks: impl IntoIterator<Item = &'a [u8]>,
-) -> (Vec<ServerOp>, Option<Error>) {
+fn feed<'a>(parser: &mut Parser, chunks: impl IntoIterator<Item = &'a [u8]>) -> (Vec<ServerOp>, Option<Error>) {
     let mut buf = BytesMut::new();
     let mut ops = Vec::new();
     for chunk in chunks {
@@ -176,10 +125,7 @@ fn feed_bytewise(input: &[u8]) -> (Vec<ServerOp>, Option<Error>) {
 }
 
 fn small_limits() -> ParserLimits {
-    ParserLimits {
-        max_control_line: 1024,
-        max_payload: 4096,
-    }
+    ParserLimits { max_control_line: 1024, max_payload: 4096 }
 }
 
 #[test]
@@ -235,36 +181,22 @@ fn large_message_fed_byte_by_byte() {
     let mut wire = format!("MSG big 1 {}\r\n", payload.len()).into_bytes();
     wire.extend_from_slice(&payload);
     wire.extend_from_slice(b"\r\nPING\r\n");
-    let limits = ParserLimits {
-        max_payload: 2 * 1024 * 1024,
-        ..ParserLimits::default()
-    };
+    let limits = ParserLimits { max_payload: 2 * 1024 * 1024, ..ParserLimits::default() };
     let (ops, err) = feed(&mut Parser::new(limits), wire.chunks(1));
     assert_eq!(err, None);
     assert_eq!(ops.len(), 2);
-    let ServerOp::Msg { message, .. } = &ops[0] else {
-        panic!("{:?}", ops[0])
-    };
+    let ServerOp::Msg { message, .. } = &ops[0] else { panic!("{:?}", ops[0]) };
     assert_eq!(message.payload, payload);
     assert_eq!(ops[1], ServerOp::Ping);
 }
 
 #[test]
 fn bad_header_block_keeps_the_stream() {
-    let wire = [
-        hmsg("a", 1, None, "garbage\r\n\r\n", "x"),
-        "PONG\r\n".into(),
-    ]
-    .concat();
+    let wire = [hmsg("a", 1, None, "garbage\r\n\r\n", "x"), "PONG\r\n".into()].concat();
     let (ops, err) = feed_whole(wire.as_bytes());
     assert_eq!(err, None);
-    let ServerOp::Msg { message, .. } = &ops[0] else {
-        panic!("{:?}", ops[0])
-    };
-    assert_eq!(
-        (message.headers.as_ref(), message.payload.as_ref()),
-        (None, &b"x"[..])
-    );
+    let ServerOp::Msg { message, .. } = &ops[0] else { panic!("{:?}", ops[0]) };
+    assert_eq!((message.headers.as_ref(), message.payload.as_ref()), (None, &b"x"[..]));
     assert_eq!(ops[1], ServerOp::Pong);
 }
 
@@ -272,9 +204,7 @@ fn bad_header_block_keeps_the_stream() {
 fn odd_subject_bytes_are_decoded_lossily() {
     let (ops, err) = feed_whole(b"MSG a\xffb 1 0\r\n\r\n");
     assert_eq!(err, None);
-    let ServerOp::Msg { message, .. } = &ops[0] else {
-        panic!("{:?}", ops[0])
-    };
+    let ServerOp::Msg { message, .. } = &ops[0] else { panic!("{:?}", ops[0]) };
     assert_eq!(message.subject, "a\u{fffd}b");
 }
 
@@ -314,9 +244,7 @@ fn hostile_inputs_are_errors() {
         let shown = input.escape_ascii().to_string();
         let (ops, err) = feed_whole(input);
         assert!(ops.is_empty(), "{shown}");
-        let Some(Error::Protocol(text)) = &err else {
-            panic!("{shown}: {err:?}")
-        };
+        let Some(Error::Protocol(text)) = &err else { panic!("{shown}: {err:?}") };
         assert!(text.len() < 120, "error text too long: {text}");
         assert_eq!(feed_bytewise(input), (ops, err), "{shown}");
     }
@@ -355,44 +283,19 @@ fn pub_round_trips_as_msg() {
 
 #[test]
 fn hpub_round_trips_as_hmsg() {
-    let headers: HeaderMap = [
-        ("Nats-Msg-Id", "m1"),
-        ("X-Multi", "a"),
-        ("X-Multi", "b"),
-        ("x-multi", "c"),
-        ("Empty", ""),
-    ]
-    .into_iter()
-    .collect();
+    let headers: HeaderMap =
+        [("Nats-Msg-Id", "m1"), ("X-Multi", "a"), ("X-Multi", "b"), ("x-multi", "c"), ("Empty", "")]
+            .into_iter()
+            .collect();
     validate_headers(&headers).unwrap();
     let mut out = BytesMut::new();
-    encode_pub(
-        &mut out,
-        "orders.new",
-        Some("_INBOX.1"),
-        Some(&headers),
-        b"body",
-    );
+    encode_pub(&mut out, "orders.new", Some("_INBOX.1"), Some(&headers), b"body");
     let hlen = headers_len(&headers);
-    assert!(
-        out.starts_with(
-            format!(
-                "HPUB orders.new _INBOX.1 {hlen} {}\r\nNATS/1.0\r\n",
-                hlen + 4
-            )
-            .as_bytes()
-        )
-    );
+    assert!(out.starts_with(format!("HPUB orders.new _INBOX.1 {hlen} {}\r\nNATS/1.0\r\n", hlen + 4).as_bytes()));
     let message = received(&out);
     assert_eq!(message.headers.as_ref(), Some(&headers));
-    assert_eq!(
-        (message.status, message.payload.as_ref()),
-        (None, &b"body"[..])
-    );
-    assert_eq!(
-        message.length,
-        "orders.new".len() + "_INBOX.1".len() + hlen + 4
-    );
+    assert_eq!((message.status, message.payload.as_ref()), (None, &b"body"[..]));
+    assert_eq!(message.length, "orders.new".len() + "_INBOX.1".len() + hlen + 4);
 
     out.clear();
     encode_pub(&mut out, "x", None, Some(&HeaderMap::new()), b"p");
@@ -405,11 +308,7 @@ fn received(publish: &[u8]) -> Message {
     let line_end = publish.windows(2).position(|w| w == b"\r\n").unwrap();
     let line = std::str::from_utf8(&publish[..line_end]).unwrap();
     let mut fields = line.split(' ');
-    let op = if fields.next() == Some("HPUB") {
-        "HMSG"
-    } else {
-        "MSG"
-    };
+    let op = if fields.next() == Some("HPUB") { "HMSG" } else { "MSG" };
     let subject = fields.next().unwrap();
     let rest: Vec<&str> = fields.collect();
     let mut wire = format!("{op} {subject} 9 {}", rest.join(" ")).into_bytes();
@@ -426,12 +325,7 @@ fn received(publish: &[u8]) -> Message {
 fn sub_unsub_ping_pong() {
     let mut out = BytesMut::new();
     encode_sub(&mut out, "orders.>", None, 1);
-    encode_sub(
-        &mut out,
-        "orders.*",
-        Some("workers"),
-        18_446_744_073_709_551_615,
-    );
+    encode_sub(&mut out, "orders.*", Some("workers"), 18_446_744_073_709_551_615);
     encode_unsub(&mut out, 0, None);
     encode_unsub(&mut out, 42, Some(10));
     encode_ping(&mut out);
@@ -457,11 +351,7 @@ fn connect_is_one_json_line() {
     };
     let mut out = BytesMut::new();
     encode_connect(&mut out, &info);
-    let line = out
-        .strip_prefix(b"CONNECT ")
-        .unwrap()
-        .strip_suffix(b"\r\n")
-        .unwrap();
+    let line = out.strip_prefix(b"CONNECT ").unwrap().strip_suffix(b"\r\n").unwrap();
     assert!(!line.contains(&b'\n'));
     let json: serde_json::Value = serde_json::from_slice(line).unwrap();
     assert_eq!(json["name"], "line\r\nbreak");

@@ -47,33 +47,19 @@ impl Transport {
     /// later from [`Transport::upgrade_tls`], after the server's INFO),
     /// WebSocket for `ws://` and `wss://` (TLS first for `wss://`).
     /// Fails with [`Error::Timeout`] after `timeout`.
-    pub async fn connect(
-        addr: &ServerAddr,
-        tls: &TlsOptions,
-        timeout: Duration,
-    ) -> Result<Transport, Error> {
-        tokio::time::timeout(timeout, open(addr, tls))
-            .await
-            .unwrap_or(Err(Error::Timeout))
+    pub async fn connect(addr: &ServerAddr, tls: &TlsOptions, timeout: Duration) -> Result<Transport, Error> {
+        tokio::time::timeout(timeout, open(addr, tls)).await.unwrap_or(Err(Error::Timeout))
     }
 
     /// Wraps an open TCP transport in TLS, verifying the certificate for
     /// `addr.host`. Any other transport gives [`Error::Tls`].
-    pub async fn upgrade_tls(
-        self,
-        addr: &ServerAddr,
-        tls: &TlsOptions,
-    ) -> Result<Transport, Error> {
+    pub async fn upgrade_tls(self, addr: &ServerAddr, tls: &TlsOptions) -> Result<Transport, Error> {
         match self.inner {
             Inner::Stream(ByteStream::Tcp(tcp)) => {
                 let stream = tls::handshake(addr, tls, tcp, None).await?;
-                Ok(Transport {
-                    inner: Inner::Stream(ByteStream::Tls(Box::new(stream))),
-                })
+                Ok(Transport { inner: Inner::Stream(ByteStream::Tls(Box::new(stream))) })
             }
-            _ => Err(Error::Tls(
-                "only a plain TCP transport can be upgraded to TLS".into(),
-            )),
+            _ => Err(Error::Tls("only a plain TCP transport can be upgraded to TLS".into())),
         }
     }
 
@@ -88,11 +74,7 @@ impl Transport {
 
     /// Appends what is available to `buf`; `Ok(0)` means the peer closed.
     /// WebSocket pings are answered by tungstenite while reading.
-    pub fn poll_read(
-        &mut self,
-        cx: &mut Context<'_>,
-        buf: &mut BytesMut,
-    ) -> Poll<io::Result<usize>> {
+    pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         match &mut self.inner {
             Inner::Stream(stream) => {
                 if buf.capacity() - buf.len() < MIN_READ_ROOM {
@@ -126,8 +108,7 @@ impl Transport {
             Inner::Ws(ws) => {
                 let mut ws = Pin::new(&mut **ws);
                 ready!(ws.as_mut().poll_ready(cx)).map_err(ws_to_io)?;
-                ws.start_send(Message::Binary(Bytes::copy_from_slice(data)))
-                    .map_err(ws_to_io)?;
+                ws.start_send(Message::Binary(Bytes::copy_from_slice(data))).map_err(ws_to_io)?;
                 Poll::Ready(Ok(data.len()))
             }
         }
@@ -157,24 +138,17 @@ async fn open(addr: &ServerAddr, options: &TlsOptions) -> Result<Transport, Erro
         Scheme::Ws => Inner::Ws(Box::new(websocket(addr, ByteStream::Tcp(tcp)).await?)),
         Scheme::Wss => {
             let stream = tls::handshake(addr, options, tcp, Some(ALPN_HTTP1)).await?;
-            Inner::Ws(Box::new(
-                websocket(addr, ByteStream::Tls(Box::new(stream))).await?,
-            ))
+            Inner::Ws(Box::new(websocket(addr, ByteStream::Tls(Box::new(stream))).await?))
         }
     };
     Ok(Transport { inner })
 }
 
-async fn websocket(
-    addr: &ServerAddr,
-    stream: ByteStream,
-) -> Result<WebSocketStream<ByteStream>, Error> {
+async fn websocket(addr: &ServerAddr, stream: ByteStream) -> Result<WebSocketStream<ByteStream>, Error> {
     match tokio_tungstenite::client_async(addr.url_without_credentials(), stream).await {
         Ok((ws, _response)) => Ok(ws),
         Err(WsError::Io(e)) => Err(tls::io_to_error(e)),
-        Err(e) => Err(Error::Protocol(format!(
-            "websocket handshake with {addr}: {e}"
-        ))),
+        Err(e) => Err(Error::Protocol(format!("websocket handshake with {addr}: {e}"))),
     }
 }
 
@@ -187,11 +161,7 @@ fn ws_to_io(e: WsError) -> io::Error {
 }
 
 impl AsyncRead for ByteStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             ByteStream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
             ByteStream::Tls(s) => Pin::new(&mut **s).poll_read(cx, buf),
@@ -200,11 +170,7 @@ impl AsyncRead for ByteStream {
 }
 
 impl AsyncWrite for ByteStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<io::Result<usize>> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             ByteStream::Tcp(s) => Pin::new(s).poll_write(cx, data),
             ByteStream::Tls(s) => Pin::new(&mut **s).poll_write(cx, data),

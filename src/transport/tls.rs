@@ -49,11 +49,9 @@ fn client_config(options: &TlsOptions, alpn: Option<&[u8]>) -> Result<Arc<Client
     let mut config = match &options.client_auth_pem {
         Some(auth) => {
             let chain = certificates(&auth.cert_chain, "client certificate")?;
-            let key = PrivateKeyDer::from_pem_slice(&auth.key)
-                .map_err(|e| Error::Tls(format!("client key PEM: {e}")))?;
-            builder
-                .with_client_auth_cert(chain, key)
-                .map_err(tls_error)?
+            let key =
+                PrivateKeyDer::from_pem_slice(&auth.key).map_err(|e| Error::Tls(format!("client key PEM: {e}")))?;
+            builder.with_client_auth_cert(chain, key).map_err(tls_error)?
         }
         None => builder.with_no_client_auth(),
     };
@@ -66,9 +64,7 @@ fn client_config(options: &TlsOptions, alpn: Option<&[u8]>) -> Result<Arc<Client
 /// The user's roots when given, otherwise the webpki (Mozilla) roots.
 fn root_store(pems: &[Vec<u8>]) -> Result<RootCertStore, Error> {
     if pems.is_empty() {
-        return Ok(RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        });
+        return Ok(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() });
     }
     let mut store = RootCertStore::empty();
     for pem in pems {
@@ -96,10 +92,7 @@ fn tls_error(e: rustls::Error) -> Error {
 /// tokio-rustls reports TLS failures as `io::Error`s wrapping a
 /// `rustls::Error`; those become [`Error::Tls`], the rest [`Error::Io`].
 pub(crate) fn io_to_error(e: std::io::Error) -> Error {
-    match e
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-    {
+    match e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
         Some(tls) => Error::Tls(tls.to_string()),
         None => e.into(),
     }

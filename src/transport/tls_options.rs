@@ -25,10 +25,7 @@ pub struct TlsOptions {
 
 /// A client certificate chain and its private key, both PEM.
 #[derive(Clone)]
-#[cfg_attr(
-    not(all(feature = "native", not(target_arch = "wasm32"))),
-    allow(dead_code, reason = "the host does TLS")
-)]
+#[cfg_attr(not(all(feature = "native", not(target_arch = "wasm32"))), allow(dead_code, reason = "the host does TLS"))]
 pub(crate) struct ClientAuthPem {
     pub(crate) cert_chain: Vec<u8>,
     pub(crate) key: Vec<u8>,
@@ -49,15 +46,8 @@ impl TlsOptions {
 
     /// Presents `cert_chain_pem` (leaf first) with its private key `key_pem`
     /// (PKCS#8, PKCS#1 or SEC1) to servers that verify clients.
-    pub fn client_auth_pem(
-        mut self,
-        cert_chain_pem: impl Into<Vec<u8>>,
-        key_pem: impl Into<Vec<u8>>,
-    ) -> Self {
-        self.client_auth_pem = Some(ClientAuthPem {
-            cert_chain: cert_chain_pem.into(),
-            key: key_pem.into(),
-        });
+    pub fn client_auth_pem(mut self, cert_chain_pem: impl Into<Vec<u8>>, key_pem: impl Into<Vec<u8>>) -> Self {
+        self.client_auth_pem = Some(ClientAuthPem { cert_chain: cert_chain_pem.into(), key: key_pem.into() });
         self
     }
 }
@@ -70,11 +60,7 @@ impl TlsOptions {
     }
 
     /// Like [`TlsOptions::client_auth_pem`], reading two PEM files.
-    pub fn client_auth_files(
-        self,
-        cert_chain: impl AsRef<Path>,
-        key: impl AsRef<Path>,
-    ) -> Result<Self, Error> {
+    pub fn client_auth_files(self, cert_chain: impl AsRef<Path>, key: impl AsRef<Path>) -> Result<Self, Error> {
         Ok(self.client_auth_pem(read(cert_chain.as_ref())?, read(key.as_ref())?))
     }
 
@@ -88,10 +74,7 @@ impl TlsOptions {
 
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 fn read(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| Error::Io {
-        kind: e.kind(),
-        message: format!("{}: {e}", path.display()),
-    })
+    std::fs::read(path).map_err(|e| Error::Io { kind: e.kind(), message: format!("{}: {e}", path.display()) })
 }
 
 impl fmt::Debug for TlsOptions {
@@ -111,13 +94,9 @@ mod tests {
 
     #[test]
     fn debug_hides_keys() {
-        let o =
-            TlsOptions::new().client_auth_pem("CERT", "-----BEGIN PRIVATE KEY-----\nc2VjcmV0\n");
+        let o = TlsOptions::new().client_auth_pem("CERT", "-----BEGIN PRIVATE KEY-----\nc2VjcmV0\n");
         let shown = format!("{o:?}");
         assert!(shown.contains("client_auth: true"), "{shown}");
-        assert!(
-            !shown.contains("c2VjcmV0") && !shown.contains("PRIVATE"),
-            "{shown}"
-        );
+        assert!(!shown.contains("c2VjcmV0") && !shown.contains("PRIVATE"), "{shown}");
     }
 }

@@ -69,15 +69,9 @@ struct Callbacks {
 impl Transport {
     /// Opens a WebSocket to a `ws://` or `wss://` address; resolves on the
     /// socket's `open` event. Fails with [`Error::Timeout`] after `timeout`.
-    pub async fn connect(
-        addr: &ServerAddr,
-        _tls: &TlsOptions,
-        timeout: Duration,
-    ) -> Result<Transport, Error> {
+    pub async fn connect(addr: &ServerAddr, _tls: &TlsOptions, timeout: Duration) -> Result<Transport, Error> {
         if !addr.scheme.is_websocket() {
-            return Err(Error::InvalidArgument(format!(
-                "{addr}: only ws:// and wss:// work in wasm"
-            )));
+            return Err(Error::InvalidArgument(format!("{addr}: only ws:// and wss:// work in wasm")));
         }
         let transport = Transport::open(addr)?;
         let opened = {
@@ -91,11 +85,7 @@ impl Transport {
     }
 
     /// TLS is the host's: use `wss://` instead.
-    pub async fn upgrade_tls(
-        self,
-        _addr: &ServerAddr,
-        _tls: &TlsOptions,
-    ) -> Result<Transport, Error> {
+    pub async fn upgrade_tls(self, _addr: &ServerAddr, _tls: &TlsOptions) -> Result<Transport, Error> {
         Err(Error::Tls("not supported: use a wss:// URL in wasm".into()))
     }
 
@@ -104,11 +94,7 @@ impl Transport {
     }
 
     /// Appends every frame received so far to `buf`; `Ok(0)` once closed.
-    pub fn poll_read(
-        &mut self,
-        cx: &mut Context<'_>,
-        buf: &mut BytesMut,
-    ) -> Poll<io::Result<usize>> {
+    pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
         if !shared.inbox.is_empty() {
             let n = shared.inbox.len();
@@ -135,9 +121,7 @@ impl Transport {
             return Poll::Ready(Ok(0));
         }
         while self.socket.buffered_amount() > MAX_BUFFERED {
-            let wait = self
-                .drain_wait
-                .get_or_insert_with(|| WasmRuntime::sleep(DRAIN_RECHECK));
+            let wait = self.drain_wait.get_or_insert_with(|| WasmRuntime::sleep(DRAIN_RECHECK));
             ready!(wait.as_mut().poll(cx));
             self.drain_wait = None;
         }
@@ -160,27 +144,18 @@ impl Transport {
         socket.set_binary_type(BinaryType::Arraybuffer);
         let shared = Rc::new(RefCell::new(Shared::default()));
         let callbacks = Callbacks::install(&socket, &shared);
-        Ok(Transport {
-            socket,
-            shared,
-            tls: addr.scheme == Scheme::Wss,
-            _callbacks: callbacks,
-            drain_wait: None,
-        })
+        Ok(Transport { socket, shared, tls: addr.scheme == Scheme::Wss, _callbacks: callbacks, drain_wait: None })
     }
 
     fn poll_open(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         let mut shared = self.shared.borrow_mut();
-        let refused = |message: String| Error::Io {
-            kind: io::ErrorKind::ConnectionRefused,
-            message,
-        };
+        let refused = |message: String| Error::Io { kind: io::ErrorKind::ConnectionRefused, message };
         match &shared.state {
             State::Open => Poll::Ready(Ok(())),
             State::Failed => Poll::Ready(Err(refused("websocket error before open".into()))),
-            State::Closed { code, reason } => Poll::Ready(Err(refused(format!(
-                "websocket closed before open: {code} {reason}"
-            )))),
+            State::Closed { code, reason } => {
+                Poll::Ready(Err(refused(format!("websocket closed before open: {code} {reason}"))))
+            }
             State::Connecting => {
                 shared.waker = Some(cx.waker().clone());
                 Poll::Pending
@@ -192,30 +167,20 @@ impl Transport {
 impl Callbacks {
     fn install(socket: &WebSocket, shared: &Rc<RefCell<Shared>>) -> Callbacks {
         let on_open = update(shared, |s, _: Event| s.state = State::Open);
-        let on_message = update(shared, |s, event: MessageEvent| {
-            append(&mut s.inbox, &event.data())
-        });
+        let on_message = update(shared, |s, event: MessageEvent| append(&mut s.inbox, &event.data()));
         let on_error = update(shared, |s, _: Event| {
             if matches!(s.state, State::Connecting) {
                 s.state = State::Failed;
             }
         });
         let on_close = update(shared, |s, event: CloseEvent| {
-            s.state = State::Closed {
-                code: event.code(),
-                reason: event.reason(),
-            };
+            s.state = State::Closed { code: event.code(), reason: event.reason() };
         });
         socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        Callbacks {
-            _open: on_open,
-            _message: on_message,
-            _error: on_error,
-            _close: on_close,
-        }
+        Callbacks { _open: on_open, _message: on_message, _error: on_error, _close: on_close }
     }
 }
 

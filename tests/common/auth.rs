@@ -36,10 +36,7 @@ impl Auth {
         Auth::Token(t.into())
     }
     pub fn user_password(user: impl Into<String>, password: impl Into<String>) -> Auth {
-        Auth::UserPassword {
-            user: user.into(),
-            password: password.into(),
-        }
+        Auth::UserPassword { user: user.into(), password: password.into() }
     }
 }
 
@@ -55,16 +52,11 @@ impl AuthMaterial {
     pub(crate) fn generate(auth: &Auth, jetstream: bool, dir: &Path) -> AuthMaterial {
         match auth {
             Auth::Token(t) => AuthMaterial::Token(t.clone()),
-            Auth::UserPassword { user, password } => AuthMaterial::UserPassword {
-                user: user.clone(),
-                password: password.clone(),
-            },
-            Auth::NKey => AuthMaterial::NKey {
-                user: Box::new(KeyPair::new_user()),
-            },
-            Auth::Creds => {
-                AuthMaterial::Operator(Box::new(OperatorSetup::generate(jetstream, dir)))
+            Auth::UserPassword { user, password } => {
+                AuthMaterial::UserPassword { user: user.clone(), password: password.clone() }
             }
+            Auth::NKey => AuthMaterial::NKey { user: Box::new(KeyPair::new_user()) },
+            Auth::Creds => AuthMaterial::Operator(Box::new(OperatorSetup::generate(jetstream, dir))),
         }
     }
 
@@ -72,15 +64,12 @@ impl AuthMaterial {
     pub(crate) fn config(&self) -> String {
         match self {
             AuthMaterial::Token(t) => format!("authorization {{\n  token: {}\n}}\n", q(t)),
-            AuthMaterial::UserPassword { user, password } => format!(
-                "authorization {{\n  user: {}\n  password: {}\n}}\n",
-                q(user),
-                q(password)
-            ),
-            AuthMaterial::NKey { user } => format!(
-                "authorization {{\n  users = [\n    {{ nkey: {} }}\n  ]\n}}\n",
-                q(&user.public_key())
-            ),
+            AuthMaterial::UserPassword { user, password } => {
+                format!("authorization {{\n  user: {}\n  password: {}\n}}\n", q(user), q(password))
+            }
+            AuthMaterial::NKey { user } => {
+                format!("authorization {{\n  users = [\n    {{ nkey: {} }}\n  ]\n}}\n", q(&user.public_key()))
+            }
             AuthMaterial::Operator(op) => op.config(),
         }
     }
@@ -141,16 +130,7 @@ impl OperatorSetup {
         let account_jwt = account_jwt(&operator, &account, "APP", jetstream);
         let dir = dir.to_path_buf();
         let user = issue_user(&account, "user", &dir.join("user.creds"));
-        OperatorSetup {
-            operator,
-            operator_jwt,
-            system_account,
-            system_account_jwt,
-            account,
-            account_jwt,
-            user,
-            dir,
-        }
+        OperatorSetup { operator, operator_jwt, system_account, system_account_jwt, account, account_jwt, user, dir }
     }
 
     /// Issues another user of the application account, with its own creds file.
@@ -213,21 +193,13 @@ pub fn issue_user(account: &KeyPair, name: &str, path: &Path) -> CredsUser {
     );
     let seed = user.seed().expect("user seed");
     fs::write(path, creds_file(&jwt, &seed)).expect("write creds file");
-    CredsUser {
-        jwt,
-        seed,
-        public_key: user.public_key(),
-        creds_path: path.to_path_buf(),
-    }
+    CredsUser { jwt, seed, public_key: user.public_key(), creds_path: path.to_path_buf() }
 }
 
 /// A JWT for `subject` with `nats` claims, issued and signed by `issuer`.
 pub fn encode_jwt(issuer: &KeyPair, subject: &str, name: &str, nats: Value) -> String {
     let header = json!({ "typ": "JWT", "alg": "ed25519-nkey" });
-    let iat = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("clock after 1970")
-        .as_secs();
+    let iat = SystemTime::now().duration_since(UNIX_EPOCH).expect("clock after 1970").as_secs();
     let mut claims = json!({
         "iat": iat,
         "iss": issuer.public_key(),
@@ -242,9 +214,7 @@ pub fn encode_jwt(issuer: &KeyPair, subject: &str, name: &str, nats: Value) -> S
         URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header).unwrap()),
         URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims).unwrap())
     );
-    let sig = issuer
-        .sign(signing_input.as_bytes())
-        .expect("sign jwt with nkey");
+    let sig = issuer.sign(signing_input.as_bytes()).expect("sign jwt with nkey");
     format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(sig))
 }
 

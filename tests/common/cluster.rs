@@ -25,10 +25,7 @@ impl NatsCluster {
     /// Like [`start`](Self::start); `customize` can add options to each
     /// node's builder (e.g. `|b| b.websocket()`). Auth::Creds is not
     /// supported here (each node would get its own operator).
-    pub fn start_with(
-        n: usize,
-        customize: impl Fn(NatsServerBuilder) -> NatsServerBuilder,
-    ) -> NatsCluster {
+    pub fn start_with(n: usize, customize: impl Fn(NatsServerBuilder) -> NatsServerBuilder) -> NatsCluster {
         assert!(n >= 1, "a cluster needs at least one node");
         let mut last_err = String::new();
         // Route ports are picked by binding to port 0 and releasing them, so
@@ -46,29 +43,13 @@ impl NatsCluster {
         panic!("cluster failed to start: {last_err}");
     }
 
-    fn try_start(
-        n: usize,
-        customize: &impl Fn(NatsServerBuilder) -> NatsServerBuilder,
-    ) -> Result<NatsCluster, String> {
+    fn try_start(n: usize, customize: &impl Fn(NatsServerBuilder) -> NatsServerBuilder) -> Result<NatsCluster, String> {
         let route_ports = free_ports(n);
         let mut nodes = Vec::with_capacity(n);
         for i in 0..n {
-            let routes = route_ports
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i)
-                .map(|(_, p)| *p)
-                .collect();
-            let builder = customize(
-                NatsServer::builder()
-                    .jetstream()
-                    .server_name(&format!("n{}", i + 1)),
-            )
-            .cluster(ClusterSpec {
-                name: CLUSTER_NAME.to_string(),
-                port: route_ports[i],
-                routes,
-            });
+            let routes = route_ports.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, p)| *p).collect();
+            let builder = customize(NatsServer::builder().jetstream().server_name(&format!("n{}", i + 1)))
+                .cluster(ClusterSpec { name: CLUSTER_NAME.to_string(), port: route_ports[i], routes });
             nodes.push(builder.try_start()?);
         }
         Ok(NatsCluster { nodes })
@@ -110,11 +91,8 @@ impl NatsCluster {
 
     /// Index of the node that is the JetStream meta leader, if one is known.
     pub fn leader(&self) -> Option<usize> {
-        let name = self
-            .nodes
-            .iter()
-            .filter(|n| n.running_pid().is_some())
-            .find_map(|n| meta_leader(n.monitoring_port()))?;
+        let name =
+            self.nodes.iter().filter(|n| n.running_pid().is_some()).find_map(|n| meta_leader(n.monitoring_port()))?;
         (0..self.nodes.len()).find(|&i| format!("n{}", i + 1) == name)
     }
 
@@ -164,11 +142,8 @@ impl NatsCluster {
         }
         // Right after the leader is killed the others still name it.
         let leader = leader.unwrap_or_default();
-        let alive = self
-            .nodes
-            .iter()
-            .enumerate()
-            .any(|(i, n)| format!("n{}", i + 1) == leader && n.running_pid().is_some());
+        let alive =
+            self.nodes.iter().enumerate().any(|(i, n)| format!("n{}", i + 1) == leader && n.running_pid().is_some());
         if !alive {
             return Err(format!("meta leader {leader} is not running"));
         }

@@ -77,8 +77,7 @@ impl NatsServerBuilder {
     /// Writes the config, starts the server and waits until it listens.
     /// Panics (after printing the server log's tail) if it does not come up.
     pub fn start(self) -> NatsServer {
-        self.try_start()
-            .unwrap_or_else(|e| panic!("nats-server failed to start: {e}"))
+        self.try_start().unwrap_or_else(|e| panic!("nats-server failed to start: {e}"))
     }
 
     /// Like [`start`](Self::start) but returns the start-up error (after
@@ -88,13 +87,8 @@ impl NatsServerBuilder {
             .prefix("natsjet-server-")
             .tempdir()
             .map_err(|e| format!("create server temp dir: {e}"))?;
-        let tls = self
-            .tls
-            .map(|_| TlsFiles::generate(&dir.path().join("tls")));
-        let auth = self
-            .auth
-            .as_ref()
-            .map(|a| AuthMaterial::generate(a, self.jetstream, dir.path()));
+        let tls = self.tls.map(|_| TlsFiles::generate(&dir.path().join("tls")));
+        let auth = self.auth.as_ref().map(|a| AuthMaterial::generate(a, self.jetstream, dir.path()));
         let mut server = NatsServer {
             config_path: dir.path().join("nats-server.conf"),
             log_path: dir.path().join("nats-server.log"),
@@ -173,9 +167,7 @@ impl NatsServer {
     }
     /// WebSocket port; panics unless built with `.websocket()`.
     pub fn websocket_port(&self) -> u16 {
-        self.ports()
-            .websocket
-            .expect("server was not built with .websocket()")
+        self.ports().websocket.expect("server was not built with .websocket()")
     }
     /// `ws://127.0.0.1:<port>` (`wss://` when the server has TLS).
     pub fn websocket_url(&self) -> String {
@@ -196,9 +188,7 @@ impl NatsServer {
     }
     /// GET a monitoring endpoint that must answer 200 with JSON.
     pub fn monitor_json(&self, path: &str) -> serde_json::Value {
-        let (status, body) = self
-            .http_get(path)
-            .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        let (status, body) = self.http_get(path).unwrap_or_else(|e| panic!("GET {path}: {e}"));
         assert_eq!(status, 200, "GET {path}: {body}");
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
     }
@@ -230,9 +220,7 @@ impl NatsServer {
 
     /// The generated PKI; panics unless built with `.tls(..)`.
     pub fn tls_files(&self) -> &TlsFiles {
-        self.tls
-            .as_ref()
-            .expect("server was not built with .tls(..)")
+        self.tls.as_ref().expect("server was not built with .tls(..)")
     }
     pub fn token(&self) -> &str {
         match &self.auth {
@@ -334,10 +322,7 @@ impl NatsServer {
 
     /// SIGUSR2: enter lame-duck mode (clients get INFO `ldm: true`, then are closed).
     pub fn lame_duck(&self) {
-        signal(
-            self.child.as_ref().expect("server is not running"),
-            libc::SIGUSR2,
-        );
+        signal(self.child.as_ref().expect("server is not running"), libc::SIGUSR2);
     }
 
     /// Stops the server if running (gracefully), then starts it again on the
@@ -362,19 +347,13 @@ impl NatsServer {
         let port = |p: Option<u16>| p.map_or("-1".to_string(), |p| p.to_string());
         c += &format!("server_name: {}\n", q(name));
         c += &format!("listen: \"127.0.0.1:{}\"\n", port(fixed.map(|p| p.client)));
-        c += &format!(
-            "http: \"127.0.0.1:{}\"\n",
-            port(fixed.map(|p| p.monitoring))
-        );
+        c += &format!("http: \"127.0.0.1:{}\"\n", port(fixed.map(|p| p.monitoring)));
         c += &format!("ports_file_dir: {}\n", q(&dir.to_string_lossy()));
         if std::env::var_os("NATS_SERVER_TRACE").is_some_and(|v| v != "0" && !v.is_empty()) {
             c += "debug: true\ntrace: true\n";
         }
         if self.opts.jetstream {
-            c += &format!(
-                "jetstream {{\n  store_dir: {}\n}}\n",
-                q(&self.store_dir.to_string_lossy())
-            );
+            c += &format!("jetstream {{\n  store_dir: {}\n}}\n", q(&self.store_dir.to_string_lossy()));
         }
         if let Some(files) = &self.tls {
             c += &format!(
@@ -388,12 +367,7 @@ impl NatsServer {
         if self.opts.websocket {
             let listen = format!("127.0.0.1:{}", port(fixed.and_then(|p| p.websocket)));
             match &self.tls {
-                None => {
-                    c += &format!(
-                        "websocket {{\n  listen: {}\n  no_tls: true\n}}\n",
-                        q(&listen)
-                    )
-                }
+                None => c += &format!("websocket {{\n  listen: {}\n  no_tls: true\n}}\n", q(&listen)),
                 Some(files) => {
                     c += &format!(
                         "websocket {{\n  listen: {}\n  tls {{\n    cert_file: {}\n    key_file: {}\n  }}\n}}\n",
@@ -405,11 +379,7 @@ impl NatsServer {
             }
         }
         if let Some(cl) = &self.opts.cluster {
-            let routes: Vec<String> = cl
-                .routes
-                .iter()
-                .map(|p| format!("    \"nats-route://127.0.0.1:{p}\""))
-                .collect();
+            let routes: Vec<String> = cl.routes.iter().map(|p| format!("    \"nats-route://127.0.0.1:{p}\"")).collect();
             c += &format!(
                 "cluster {{\n  name: {}\n  listen: \"127.0.0.1:{}\"\n  routes = [\n{}\n  ]\n}}\n",
                 q(&cl.name),
@@ -481,13 +451,9 @@ impl NatsServer {
     }
 
     fn try_spawn(&mut self, fixed: Option<Ports>) -> Result<Ports, String> {
-        fs::write(&self.config_path, self.render_config(fixed))
-            .map_err(|e| format!("write config: {e}"))?;
-        let mut log = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log_path)
-            .map_err(|e| format!("open log: {e}"))?;
+        fs::write(&self.config_path, self.render_config(fixed)).map_err(|e| format!("write config: {e}"))?;
+        let mut log =
+            OpenOptions::new().create(true).append(true).open(&self.log_path).map_err(|e| format!("open log: {e}"))?;
         let _ = writeln!(log, "==== harness: starting nats-server ====");
         let stderr = log.try_clone().map_err(|e| e.to_string())?;
         let bin = server_bin();
@@ -498,11 +464,7 @@ impl NatsServer {
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(stderr))
             .spawn()
-            .map_err(|e| {
-                format!(
-                    "spawn {bin:?}: {e} (install it with scripts/setup.sh, or set NATS_SERVER_BIN)"
-                )
-            })?;
+            .map_err(|e| format!("spawn {bin:?}: {e} (install it with scripts/setup.sh, or set NATS_SERVER_BIN)"))?;
         let pid = child.id();
         self.child = Some(child);
         let ports_file = self.dir.path().join(format!("nats-server_{pid}.ports"));
@@ -515,10 +477,7 @@ impl NatsServer {
                 return Ok(ports);
             }
             if Instant::now() >= deadline {
-                return Err(format!(
-                    "no complete ports file {} after {START_TIMEOUT:?}",
-                    ports_file.display()
-                ));
+                return Err(format!("no complete ports file {} after {START_TIMEOUT:?}", ports_file.display()));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -533,16 +492,8 @@ impl NatsServer {
         };
         let client = first_port("nats")?;
         let monitoring = first_port("monitoring")?;
-        let websocket = if self.opts.websocket {
-            Some(first_port("websocket")?)
-        } else {
-            None
-        };
-        Some(Ports {
-            client,
-            websocket,
-            monitoring,
-        })
+        let websocket = if self.opts.websocket { Some(first_port("websocket")?) } else { None };
+        Some(Ports { client, websocket, monitoring })
     }
 }
 

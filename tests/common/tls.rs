@@ -5,8 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose,
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair, KeyUsagePurpose,
 };
 
 /// How the server uses TLS.
@@ -37,49 +36,29 @@ impl TlsFiles {
 
         let ca_key = KeyPair::generate().expect("ca key");
         let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("ca params");
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, "natsjet test CA");
+        ca_params.distinguished_name.push(DnType::CommonName, "natsjet test CA");
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
+        ca_params.key_usages =
+            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
         let ca_cert = ca_params.self_signed(&ca_key).expect("self-sign CA");
         let ca_pem = ca_cert.pem();
         let issuer = Issuer::new(ca_params, ca_key);
 
         let server_key = KeyPair::generate().expect("server key");
-        let mut server_params = CertificateParams::new(vec![
-            "127.0.0.1".to_string(),
-            "::1".to_string(),
-            "localhost".to_string(),
-        ])
-        .expect("server params");
-        server_params
-            .distinguished_name
-            .push(DnType::CommonName, "localhost");
-        server_params.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
+        let mut server_params =
+            CertificateParams::new(vec!["127.0.0.1".to_string(), "::1".to_string(), "localhost".to_string()])
+                .expect("server params");
+        server_params.distinguished_name.push(DnType::CommonName, "localhost");
+        server_params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
         server_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        let server_cert = server_params
-            .signed_by(&server_key, &issuer)
-            .expect("sign server cert");
+        let server_cert = server_params.signed_by(&server_key, &issuer).expect("sign server cert");
 
         let client_key = KeyPair::generate().expect("client key");
-        let mut client_params =
-            CertificateParams::new(Vec::<String>::new()).expect("client params");
-        client_params
-            .distinguished_name
-            .push(DnType::CommonName, "natsjet test client");
+        let mut client_params = CertificateParams::new(Vec::<String>::new()).expect("client params");
+        client_params.distinguished_name.push(DnType::CommonName, "natsjet test client");
         client_params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
         client_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-        let client_cert = client_params
-            .signed_by(&client_key, &issuer)
-            .expect("sign client cert");
+        let client_cert = client_params.signed_by(&client_key, &issuer).expect("sign client cert");
 
         let files = TlsFiles {
             ca_cert: dir.join("ca.pem"),
