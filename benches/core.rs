@@ -5,7 +5,6 @@
 //! Prints a table: each figure and the natsjet / async-nats ratio.
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use std::time::{Duration, Instant};

@@ -274,3 +274,34 @@ async fn large_payloads_survive(url: &str) {
         assert_eq!(next(&mut sub).await.payload, payload);
     }
 }
+
+#[tokio::test]
+async fn slow_consumer_is_reported_and_the_connection_survives() {
+    let server = server();
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let client = ConnectOptions::new()
+        .subscription_capacity(10)
+        .event_callback(move |e| sink.lock().unwrap().push(e))
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    let mut sub = client.subscribe("slow").await.unwrap();
+    client.flush().await.unwrap();
+    for i in 0..100u32 {
+        client.publish("slow", i.to_be_bytes()).await.unwrap();
+    }
+    client.flush().await.unwrap();
+    client.flush().await.unwrap();
+    assert!(
+        events.lock().unwrap().iter().any(|e| matches!(e, natsjet::Event::SlowConsumer { dropped: 1, .. })),
+        "{:?}",
+        events.lock().unwrap()
+    );
+    // The first ten were kept, in order; later messages flow again once read.
+    for i in 0..10u32 {
+        assert_eq!(&next(&mut sub).await.payload[..], i.to_be_bytes());
+    }
+    client.publish("slow", "again").await.unwrap();
+    assert_eq!(&next(&mut sub).await.payload[..], b"again");
+}
