@@ -5,6 +5,7 @@ pub mod addr;
 pub mod conn;
 pub mod error;
 pub mod header;
+pub mod jetstream;
 pub mod message;
 pub mod proto;
 pub mod subject;

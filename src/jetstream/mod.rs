@@ -1,0 +1,3 @@
+//! JetStream: API types, pull consumers and acks.
+
+pub mod api;
