@@ -24,6 +24,8 @@ pub enum Error {
     Protocol(String),
     /// The server reported an error with `-ERR`.
     Server(ServerError),
+    /// The JetStream API answered a request with an error.
+    JetStream(crate::jetstream::api::JetStreamError),
     /// A request was published to a subject nobody listens on (status 503).
     NoResponders,
     /// An operation did not complete in time.
@@ -129,6 +131,7 @@ impl fmt::Display for Error {
             }
             Error::Protocol(what) => write!(f, "protocol error: {what}"),
             Error::Server(e) => write!(f, "server error: {}", e.message),
+            Error::JetStream(e) => write!(f, "JetStream API error: {e}"),
             Error::NoResponders => f.write_str("no responders"),
             Error::Timeout => f.write_str("timed out"),
             Error::Closed => f.write_str("connection closed"),

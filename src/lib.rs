@@ -8,6 +8,7 @@ pub mod conn;
 pub mod driver;
 pub mod error;
 pub mod header;
+pub mod jetstream;
 pub mod message;
 pub mod proto;
 pub mod subject;

@@ -1,0 +1,460 @@
+//! Consumer configuration, state and the bodies of the `CONSUMER.*` calls
+//! (`server/consumer.go`, `server/jetstream_api.go`).
+//!
+//! Defaults follow what a pull consumer shared by many workers needs, not the
+//! server's zero values: [`AckPolicy::Explicit`] (the server's zero value is
+//! `none`), so `ack_policy` is always sent. Other optional fields are left out
+//! while they hold their default so older servers accept the config.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::stream::ClusterInfo;
+use super::{is_default, null_as_default, serde_nanos};
+
+/// A consumer's configuration, as sent to `CONSUMER.CREATE` and returned in
+/// [`ConsumerInfo`]. With `durable_name` the consumer outlives its clients;
+/// with only `name` it is ephemeral and goes after `inactive_threshold`
+/// (server default 5 s) without clients. Reading one requires `deliver_policy`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ConsumerConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durable_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Where delivery starts; `deliver_policy` plus `opt_start_*` on the wire.
+    #[serde(flatten)]
+    pub deliver_policy: DeliverPolicy,
+    #[serde(default)]
+    pub ack_policy: AckPolicy,
+    /// Redeliver if not acked within this; 0 lets the server pick (30 s).
+    #[serde(default, skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
+    pub ack_wait: Duration,
+    /// 0 or -1: unlimited.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub max_deliver: i64,
+    /// Redelivery delays; the first replaces `ack_wait`, the last repeats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "serde_nanos::vec")]
+    pub backoff: Vec<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter_subject: Option<String>,
+    /// Several filters (server 2.10); excludes `filter_subject`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub filter_subjects: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub replay_policy: ReplayPolicy,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub rate_limit_bps: u64,
+    /// Percentage of acks to sample into metrics, e.g. `"50%"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_freq: Option<String>,
+    /// Pull requests the server queues; 0 lets it pick (512).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub max_waiting: i64,
+    /// Delivered but unacked messages before delivery pauses; 0 lets the server pick (1000).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub max_ack_pending: i64,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub headers_only: bool,
+    /// Largest `batch` a pull request may ask for.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub max_batch: i64,
+    /// Longest `expires` a pull request may ask for.
+    #[serde(default, skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
+    pub max_expires: Duration,
+    /// Largest `max_bytes` a pull request may ask for.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub max_bytes: i64,
+    /// Push consumers only: where messages go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deliver_subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deliver_group: Option<String>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub flow_control: bool,
+    #[serde(default, skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
+    pub idle_heartbeat: Duration,
+    /// Delete the consumer after this long without clients.
+    #[serde(default, skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
+    pub inactive_threshold: Duration,
+    /// 0 inherits the stream's.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub num_replicas: usize,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub mem_storage: bool,
+    #[serde(default, skip_serializing_if = "HashMap::is_empty", deserialize_with = "null_as_default")]
+    pub metadata: HashMap<String, String>,
+    /// Deliver nothing until this RFC 3339 time (server 2.11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_until: Option<String>,
+    /// Priority group names; the server accepts exactly one (2.11).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub priority_groups: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub priority_policy: PriorityPolicy,
+    /// How long a pinned client keeps its pin without pulling.
+    #[serde(default, skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
+    pub priority_timeout: Duration,
+}
+
+/// Where a new consumer starts in the stream.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "deliver_policy", rename_all = "snake_case")]
+pub enum DeliverPolicy {
+    #[default]
+    #[serde(alias = "undefined")]
+    All,
+    /// The last message of the stream.
+    Last,
+    /// Only messages stored after the consumer was created.
+    New,
+    ByStartSequence {
+        #[serde(rename = "opt_start_seq")]
+        start_sequence: u64,
+    },
+    /// First message at or after this RFC 3339 time.
+    ByStartTime {
+        #[serde(rename = "opt_start_time")]
+        start_time: String,
+    },
+    /// The last message of each subject, then new ones.
+    LastPerSubject,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPolicy {
+    None,
+    /// Acking a sequence acks everything below it, for every client of the
+    /// consumer: unsafe when workers share one.
+    All,
+    /// Every message is acked on its own.
+    #[default]
+    Explicit,
+    /// Acks come from flow-control replies (server-internal sourcing, 2.15).
+    FlowControl,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayPolicy {
+    #[default]
+    Instant,
+    /// At the pace the messages were stored.
+    Original,
+}
+
+/// How pull requests in a priority group are served (ADR-42).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriorityPolicy {
+    #[default]
+    None,
+    /// Serve requests with `min_pending` / `min_ack_pending` only past those thresholds.
+    Overflow,
+    /// One client at a time, identified by `Nats-Pin-Id`.
+    PinnedClient,
+    /// Lowest `priority` value first.
+    Prioritized,
+}
+
+/// `CONSUMER.INFO` and `CONSUMER.CREATE` reply.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerInfo {
+    pub stream_name: String,
+    pub name: String,
+    pub created: String,
+    pub config: ConsumerConfig,
+    /// Last message delivered.
+    pub delivered: SequenceInfo,
+    /// Everything at or below is acked.
+    pub ack_floor: SequenceInfo,
+    pub num_ack_pending: u64,
+    pub num_redelivered: u64,
+    /// Pull requests waiting.
+    pub num_waiting: u64,
+    /// Messages left to deliver.
+    pub num_pending: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterInfo>,
+    #[serde(skip_serializing_if = "is_default")]
+    pub push_bound: bool,
+    #[serde(skip_serializing_if = "is_default")]
+    pub paused: bool,
+    #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
+    pub pause_remaining: Duration,
+    /// When the server gathered this info.
+    #[serde(rename = "ts", skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub priority_groups: Vec<PriorityGroupState>,
+}
+
+/// A consumer sequence and the stream sequence it maps to.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SequenceInfo {
+    pub consumer_seq: u64,
+    pub stream_seq: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_active: Option<String>,
+}
+
+/// Who holds the pin of a priority group.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PriorityGroupState {
+    pub group: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned_client_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned_ts: Option<String>,
+}
+
+/// `CONSUMER.CREATE` body.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CreateConsumerRequest {
+    pub stream_name: String,
+    pub config: ConsumerConfig,
+    #[serde(default)]
+    pub action: ConsumerAction,
+}
+
+/// Whether `CONSUMER.CREATE` may create, update, or both (server 2.10;
+/// older servers ignore it and create-or-update).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum ConsumerAction {
+    #[default]
+    #[serde(rename = "")]
+    CreateOrUpdate,
+    /// Fail with `CONSUMER_EXISTS` if it exists with another config.
+    #[serde(rename = "create")]
+    Create,
+    /// Fail with `CONSUMER_DOES_NOT_EXIST` if it does not exist.
+    #[serde(rename = "update")]
+    Update,
+}
+
+/// `CONSUMER.NAMES` / `CONSUMER.LIST` body.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerNamesRequest {
+    #[serde(skip_serializing_if = "is_default")]
+    pub offset: usize,
+}
+
+/// One page of consumer names.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerNamesResponse {
+    pub total: usize,
+    pub offset: usize,
+    pub limit: usize,
+    #[serde(deserialize_with = "null_as_default")]
+    pub consumers: Vec<String>,
+}
+
+/// One page of `CONSUMER.LIST`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerListResponse {
+    pub total: usize,
+    pub offset: usize,
+    pub limit: usize,
+    #[serde(deserialize_with = "null_as_default")]
+    pub consumers: Vec<ConsumerInfo>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub missing: Vec<String>,
+    #[serde(skip_serializing_if = "HashMap::is_empty", deserialize_with = "null_as_default")]
+    pub offline: HashMap<String, String>,
+}
+
+/// `CONSUMER.PAUSE` body; `None` (or a past time) resumes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerPauseRequest {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_until: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerPauseResponse {
+    pub paused: bool,
+    pub pause_until: String,
+    #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
+    pub pause_remaining: Duration,
+}
+
+/// `CONSUMER.UNPIN` body: drop the pinned client of `group`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerUnpinRequest {
+    pub group: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jetstream::api::parse_response;
+    use serde_json::json;
+
+    #[test]
+    fn durable_pull_config_sends_ack_policy_and_nanos() {
+        let cfg = ConsumerConfig {
+            durable_name: Some("workers".into()),
+            ack_wait: Duration::from_secs(30),
+            max_ack_pending: 10_000,
+            ..Default::default()
+        };
+        assert_eq!(
+            serde_json::to_value(&cfg).unwrap(),
+            json!({"durable_name": "workers", "deliver_policy": "all", "ack_policy": "explicit", "ack_wait": 30_000_000_000i64, "max_ack_pending": 10000})
+        );
+    }
+
+    #[test]
+    fn deliver_policy_is_flattened() {
+        let cases = [
+            (DeliverPolicy::All, json!({"deliver_policy": "all"})),
+            (DeliverPolicy::Last, json!({"deliver_policy": "last"})),
+            (DeliverPolicy::New, json!({"deliver_policy": "new"})),
+            (DeliverPolicy::LastPerSubject, json!({"deliver_policy": "last_per_subject"})),
+            (
+                DeliverPolicy::ByStartSequence { start_sequence: 42 },
+                json!({"deliver_policy": "by_start_sequence", "opt_start_seq": 42}),
+            ),
+            (
+                DeliverPolicy::ByStartTime { start_time: "2026-09-01T00:00:00Z".into() },
+                json!({"deliver_policy": "by_start_time", "opt_start_time": "2026-09-01T00:00:00Z"}),
+            ),
+        ];
+        for (policy, mut expected) in cases {
+            let cfg = ConsumerConfig { deliver_policy: policy, ack_policy: AckPolicy::None, ..Default::default() };
+            expected["ack_policy"] = json!("none");
+            let value = serde_json::to_value(&cfg).unwrap();
+            assert_eq!(value, expected);
+            assert_eq!(serde_json::from_value::<ConsumerConfig>(value).unwrap(), cfg);
+        }
+        let old: ConsumerConfig = serde_json::from_str(r#"{"deliver_policy":"undefined","ack_policy":"all"}"#).unwrap();
+        assert_eq!((old.deliver_policy, old.ack_policy), (DeliverPolicy::All, AckPolicy::All));
+    }
+
+    #[test]
+    fn every_optional_field_round_trips() {
+        let cfg = ConsumerConfig {
+            name: Some("c".into()),
+            description: Some("d".into()),
+            backoff: vec![Duration::from_secs(1), Duration::from_secs(5)],
+            max_deliver: 3,
+            filter_subjects: vec!["a.*".into(), "b.>".into()],
+            replay_policy: ReplayPolicy::Original,
+            max_waiting: 64,
+            max_batch: 100,
+            max_expires: Duration::from_secs(60),
+            max_bytes: 1 << 20,
+            inactive_threshold: Duration::from_secs(300),
+            num_replicas: 3,
+            mem_storage: true,
+            headers_only: true,
+            metadata: HashMap::from([("team".into(), "x".into())]),
+            pause_until: Some("2030-01-01T00:00:00Z".into()),
+            priority_groups: vec!["jobs".into()],
+            priority_policy: PriorityPolicy::PinnedClient,
+            priority_timeout: Duration::from_secs(120),
+            ..Default::default()
+        };
+        let value = serde_json::to_value(&cfg).unwrap();
+        assert_eq!(value["backoff"], json!([1_000_000_000i64, 5_000_000_000i64]));
+        assert_eq!(value["priority_policy"], json!("pinned_client"));
+        assert_eq!(value["replay_policy"], json!("original"));
+        assert_eq!(value["priority_timeout"], json!(120_000_000_000i64));
+        assert_eq!(serde_json::from_value::<ConsumerConfig>(value).unwrap(), cfg);
+    }
+
+    #[test]
+    fn create_request_actions() {
+        let req = CreateConsumerRequest {
+            stream_name: "S".into(),
+            config: ConsumerConfig { name: Some("c".into()), ..Default::default() },
+            action: ConsumerAction::Create,
+        };
+        assert_eq!(
+            serde_json::to_value(&req).unwrap(),
+            json!({"stream_name": "S", "config": {"name": "c", "deliver_policy": "all", "ack_policy": "explicit"}, "action": "create"})
+        );
+        let req = CreateConsumerRequest { action: ConsumerAction::CreateOrUpdate, ..req };
+        assert_eq!(serde_json::to_value(&req).unwrap()["action"], json!(""));
+        let req = CreateConsumerRequest { action: ConsumerAction::Update, ..req };
+        assert_eq!(serde_json::to_value(&req).unwrap()["action"], json!("update"));
+    }
+
+    // Shaped like nats-server 2.15's reply to CONSUMER.INFO.
+    const CONSUMER_INFO: &str = r#"{
+        "type": "io.nats.jetstream.api.v1.consumer_info_response",
+        "stream_name": "ORDERS", "name": "workers",
+        "created": "2026-09-01T10:11:12.5Z",
+        "config": {
+            "durable_name": "workers", "name": "workers", "deliver_policy": "by_start_sequence",
+            "opt_start_seq": 10, "ack_policy": "explicit", "ack_wait": 30000000000,
+            "max_deliver": -1, "backoff": [1000000000, 2000000000], "filter_subject": "orders.new",
+            "replay_policy": "instant", "max_waiting": 512, "max_ack_pending": 1000,
+            "num_replicas": 0, "priority_groups": ["jobs"], "priority_policy": "overflow",
+            "metadata": {"_nats.level": "1"}
+        },
+        "delivered": {"consumer_seq": 5, "stream_seq": 14, "last_active": "2026-09-01T10:11:13Z"},
+        "ack_floor": {"consumer_seq": 3, "stream_seq": 12},
+        "num_ack_pending": 2, "num_redelivered": 1, "num_waiting": 4, "num_pending": 100,
+        "cluster": {"leader": "n1"},
+        "paused": true, "pause_remaining": 5000000000,
+        "ts": "2026-09-01T10:12:00Z",
+        "priority_groups": [{"group": "jobs", "pinned_client_id": "pin1", "pinned_ts": "2026-09-01T10:11:14Z"}]
+    }"#;
+
+    #[test]
+    fn consumer_info_from_server_json() {
+        let info: ConsumerInfo = parse_response(CONSUMER_INFO.as_bytes()).unwrap();
+        assert_eq!((info.stream_name.as_str(), info.name.as_str()), ("ORDERS", "workers"));
+        assert_eq!(info.config.deliver_policy, DeliverPolicy::ByStartSequence { start_sequence: 10 });
+        assert_eq!(info.config.ack_policy, AckPolicy::Explicit);
+        assert_eq!(info.config.max_deliver, -1);
+        assert_eq!(info.config.backoff, [Duration::from_secs(1), Duration::from_secs(2)]);
+        assert_eq!(info.config.priority_policy, PriorityPolicy::Overflow);
+        assert_eq!(info.delivered.stream_seq, 14);
+        assert_eq!(info.delivered.last_active.as_deref(), Some("2026-09-01T10:11:13Z"));
+        assert_eq!(info.ack_floor, SequenceInfo { consumer_seq: 3, stream_seq: 12, last_active: None });
+        assert_eq!((info.num_ack_pending, info.num_redelivered, info.num_waiting, info.num_pending), (2, 1, 4, 100));
+        assert_eq!(info.cluster.unwrap().leader.as_deref(), Some("n1"));
+        assert!(info.paused);
+        assert_eq!(info.pause_remaining, Duration::from_secs(5));
+        assert_eq!(info.priority_groups[0].pinned_client_id.as_deref(), Some("pin1"));
+    }
+
+    #[test]
+    fn names_list_and_pause() {
+        let names: ConsumerNamesResponse =
+            parse_response(br#"{"total":1,"offset":0,"limit":1024,"consumers":["c"]}"#).unwrap();
+        assert_eq!(names.consumers, ["c"]);
+        let empty: ConsumerListResponse =
+            parse_response(br#"{"total":0,"offset":0,"limit":256,"consumers":null}"#).unwrap();
+        assert!(empty.consumers.is_empty());
+        assert_eq!(serde_json::to_string(&ConsumerNamesRequest { offset: 256 }).unwrap(), r#"{"offset":256}"#);
+
+        let pause = ConsumerPauseRequest { pause_until: Some("2030-01-01T00:00:00Z".into()) };
+        assert_eq!(serde_json::to_string(&pause).unwrap(), r#"{"pause_until":"2030-01-01T00:00:00Z"}"#);
+        assert_eq!(serde_json::to_string(&ConsumerPauseRequest::default()).unwrap(), "{}");
+        let resp: ConsumerPauseResponse = parse_response(
+            br#"{"type":"x","paused":true,"pause_until":"2030-01-01T00:00:00Z","pause_remaining":60000000000}"#,
+        )
+        .unwrap();
+        assert!(resp.paused);
+        assert_eq!(resp.pause_remaining, Duration::from_secs(60));
+        let unpin = ConsumerUnpinRequest { group: "jobs".into() };
+        assert_eq!(serde_json::to_string(&unpin).unwrap(), r#"{"group":"jobs"}"#);
+    }
+}

@@ -1,0 +1,210 @@
+//! The JetStream API error envelope and the reply parser every API call uses.
+//!
+//! The server answers every `$JS.API` request with JSON that is either the
+//! response or `{"error":{"code":404,"err_code":10059,"description":"…"}}`;
+//! [`parse_response`] turns the second form into [`Error::JetStream`] so
+//! callers match on [`ErrorCode`] instead of parsing text.
+
+use std::fmt;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// The server's fine-grained error number (`err_code`), stable across
+/// releases unlike the description text (`server/jetstream_errors_generated.go`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub u64);
+
+impl ErrorCode {
+    pub const ACCOUNT_RESOURCES_EXCEEDED: ErrorCode = ErrorCode(10002);
+    pub const BAD_REQUEST: ErrorCode = ErrorCode(10003);
+    pub const CLUSTER_NOT_AVAILABLE: ErrorCode = ErrorCode(10008);
+    pub const CONSUMER_NAME_EXISTS: ErrorCode = ErrorCode(10013);
+    pub const CONSUMER_NOT_FOUND: ErrorCode = ErrorCode(10014);
+    pub const INSUFFICIENT_RESOURCES: ErrorCode = ErrorCode(10023);
+    pub const INVALID_JSON: ErrorCode = ErrorCode(10025);
+    pub const MAXIMUM_CONSUMERS_LIMIT: ErrorCode = ErrorCode(10026);
+    pub const MAXIMUM_STREAMS_LIMIT: ErrorCode = ErrorCode(10027);
+    pub const NO_MESSAGE_FOUND: ErrorCode = ErrorCode(10037);
+    pub const JETSTREAM_NOT_ENABLED_FOR_ACCOUNT: ErrorCode = ErrorCode(10039);
+    pub const SEQUENCE_NOT_FOUND: ErrorCode = ErrorCode(10043);
+    pub const STREAM_INVALID_CONFIG: ErrorCode = ErrorCode(10052);
+    pub const STREAM_MESSAGE_EXCEEDS_MAXIMUM: ErrorCode = ErrorCode(10054);
+    /// The stream name in the subject differs from the one in the body.
+    pub const STREAM_MISMATCH: ErrorCode = ErrorCode(10056);
+    pub const STREAM_NAME_EXISTS: ErrorCode = ErrorCode(10058);
+    pub const STREAM_NOT_FOUND: ErrorCode = ErrorCode(10059);
+    /// `Nats-Expected-Stream` did not match the stream the message went to.
+    pub const STREAM_NOT_MATCH: ErrorCode = ErrorCode(10060);
+    pub const STREAM_SUBJECT_OVERLAP: ErrorCode = ErrorCode(10065);
+    pub const STREAM_WRONG_LAST_MSG_ID: ErrorCode = ErrorCode(10070);
+    pub const STREAM_WRONG_LAST_SEQUENCE: ErrorCode = ErrorCode(10071);
+    pub const JETSTREAM_NOT_ENABLED: ErrorCode = ErrorCode(10076);
+    pub const STREAM_SEALED: ErrorCode = ErrorCode(10109);
+    pub const STREAM_MAX_BYTES_REQUIRED: ErrorCode = ErrorCode(10113);
+    pub const STREAM_OFFLINE: ErrorCode = ErrorCode(10118);
+    pub const CONSUMER_OFFLINE: ErrorCode = ErrorCode(10119);
+    pub const CONSUMER_CREATE_FILTER_SUBJECT_MISMATCH: ErrorCode = ErrorCode(10131);
+    pub const CONSUMER_MULTIPLE_FILTERS_NOT_ALLOWED: ErrorCode = ErrorCode(10137);
+    /// `action: create` found a consumer with a different config.
+    pub const CONSUMER_EXISTS: ErrorCode = ErrorCode(10148);
+    /// `action: update` found no consumer.
+    pub const CONSUMER_DOES_NOT_EXIST: ErrorCode = ErrorCode(10149);
+    pub const STREAM_DUPLICATE_MESSAGE_CONFLICT: ErrorCode = ErrorCode(10158);
+    pub const CONSUMER_INVALID_PRIORITY_GROUP: ErrorCode = ErrorCode(10160);
+    /// Wrong last sequence on a replicated stream (the text carries no number).
+    pub const STREAM_WRONG_LAST_SEQUENCE_CONSTANT: ErrorCode = ErrorCode(10164);
+    pub const MESSAGE_TTL_INVALID: ErrorCode = ErrorCode(10165);
+    pub const MESSAGE_TTL_DISABLED: ErrorCode = ErrorCode(10166);
+    pub const STREAM_TOO_MANY_REQUESTS: ErrorCode = ErrorCode(10167);
+    pub const MESSAGE_INCR_DISABLED: ErrorCode = ErrorCode(10168);
+    pub const ATOMIC_PUBLISH_DISABLED: ErrorCode = ErrorCode(10174);
+    pub const ATOMIC_PUBLISH_INCOMPLETE_BATCH: ErrorCode = ErrorCode(10176);
+    pub const REQUIRED_API_LEVEL: ErrorCode = ErrorCode(10185);
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// An error returned by the JetStream API.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JetStreamError {
+    /// HTTP-like status: 400, 404, 503…
+    pub code: u16,
+    pub err_code: ErrorCode,
+    pub description: String,
+}
+
+impl JetStreamError {
+    /// Whether the server's optimistic-concurrency check refused a publish
+    /// (`Nats-Expected-Last-*`); R1 and R>1 streams report it differently.
+    pub fn is_wrong_last_sequence(&self) -> bool {
+        matches!(self.err_code, ErrorCode::STREAM_WRONG_LAST_SEQUENCE | ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)
+    }
+}
+
+impl fmt::Display for JetStreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {}, err_code {})", self.description, self.code, self.err_code)
+    }
+}
+
+impl From<JetStreamError> for Error {
+    fn from(e: JetStreamError) -> Self {
+        Error::JetStream(e)
+    }
+}
+
+/// Looks only at the top-level `error` key; every other key is skipped.
+#[derive(Deserialize)]
+struct ErrorProbe {
+    error: Option<JetStreamError>,
+}
+
+/// Parses a JetStream API reply: the typed response, [`Error::JetStream`] when
+/// the server sent an error, or [`Error::Protocol`] for JSON that fits neither.
+pub fn parse_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    // Most replies carry no error: skip the probe unless the key can be there.
+    if memchr::memmem::find(payload, b"\"error\"").is_some() {
+        if let Ok(ErrorProbe { error: Some(e) }) = serde_json::from_slice(payload) {
+            return Err(Error::JetStream(e));
+        }
+    }
+    serde_json::from_slice(payload).map_err(|e| Error::Protocol(format!("bad JetStream API response: {e}")))
+}
+
+/// Parses a reply that carries nothing but success or an error.
+pub fn parse_empty_response(payload: &[u8]) -> Result<(), Error> {
+    parse_response::<IgnoredAny>(payload).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jetstream::api::PubAck;
+
+    #[test]
+    fn error_envelope_becomes_jetstream_error() {
+        let body = br#"{"type":"io.nats.jetstream.api.v1.stream_info_response","error":{"code":404,"err_code":10059,"description":"stream not found"}}"#;
+        let err = parse_response::<PubAck>(body).unwrap_err();
+        let expected =
+            JetStreamError { code: 404, err_code: ErrorCode::STREAM_NOT_FOUND, description: "stream not found".into() };
+        assert_eq!(err, Error::JetStream(expected.clone()));
+        assert_eq!(err.to_string(), "JetStream API error: stream not found (code 404, err_code 10059)");
+        assert_eq!(parse_empty_response(body), Err(Error::JetStream(expected)));
+    }
+
+    #[test]
+    fn codes_of_common_errors() {
+        let cases: &[(&[u8], u16, ErrorCode)] = &[
+            (
+                br#"{"error":{"code":404,"err_code":10014,"description":"consumer not found"}}"#,
+                404,
+                ErrorCode::CONSUMER_NOT_FOUND,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10148,"description":"consumer already exists"}}"#,
+                400,
+                ErrorCode::CONSUMER_EXISTS,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10013,"description":"consumer name already in use"}}"#,
+                400,
+                ErrorCode::CONSUMER_NAME_EXISTS,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 7"}}"#,
+                400,
+                ErrorCode::STREAM_WRONG_LAST_SEQUENCE,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10070,"description":"wrong last msg ID: a"}}"#,
+                400,
+                ErrorCode::STREAM_WRONG_LAST_MSG_ID,
+            ),
+            (
+                br#"{"error":{"code":404,"err_code":10037,"description":"no message found"}}"#,
+                404,
+                ErrorCode::NO_MESSAGE_FOUND,
+            ),
+            (
+                br#"{"error":{"code":503,"err_code":10076,"description":"JetStream not enabled"}}"#,
+                503,
+                ErrorCode::JETSTREAM_NOT_ENABLED,
+            ),
+        ];
+        for (body, code, err_code) in cases {
+            match parse_response::<PubAck>(body) {
+                Err(Error::JetStream(e)) => {
+                    assert_eq!((e.code, e.err_code), (*code, *err_code));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let e = JetStreamError { code: 400, err_code: ErrorCode(10164), description: "wrong last sequence".into() };
+        assert!(e.is_wrong_last_sequence());
+    }
+
+    #[test]
+    fn nested_error_keys_are_not_api_errors() {
+        // A stream source's own error is data, not a failed call.
+        let body = br#"{"stream":"S","seq":3,"val":"\"error\"","x":{"error":{"code":500}}}"#;
+        let ack: PubAck = parse_response(body).unwrap();
+        assert_eq!(ack.seq, 3);
+        assert_eq!(parse_response::<PubAck>(br#"{"error":null,"stream":"S","seq":1}"#).unwrap().seq, 1);
+    }
+
+    #[test]
+    fn bad_json_is_a_protocol_error() {
+        assert!(matches!(parse_response::<PubAck>(b"not json"), Err(Error::Protocol(_))));
+        assert!(matches!(parse_response::<PubAck>(b""), Err(Error::Protocol(_))));
+        assert!(matches!(parse_response::<PubAck>(br#"{"error":"#), Err(Error::Protocol(_))));
+    }
+}
