@@ -2,7 +2,7 @@
 //! tokio and, compiled to WebAssembly, in browsers and Node.js.
 
 pub mod addr;
-#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+#[cfg(has_runtime)]
 mod client;
 pub mod conn;
 pub mod driver;
@@ -16,7 +16,7 @@ pub mod time;
 pub mod transport;
 
 pub use addr::ServerAddr;
-#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+#[cfg(has_runtime)]
 pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, Subscriber, connect};
 pub use conn::{State, Statistics};
 pub use error::{Error, Result};

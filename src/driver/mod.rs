@@ -3,10 +3,11 @@
 mod runtime;
 pub use runtime::*;
 
+#[cfg(has_runtime)]
 pub(crate) mod queue;
-#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+#[cfg(has_runtime)]
 pub(crate) mod shared;
-#[cfg(any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")))]
+#[cfg(has_runtime)]
 pub(crate) mod task;
 
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]

@@ -3,3 +3,8 @@
 pub mod ack;
 pub mod api;
 pub mod pull;
+
+#[cfg(has_runtime)]
+mod context;
+#[cfg(has_runtime)]
+pub use context::{Context, new, with_domain, with_prefix};

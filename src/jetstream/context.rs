@@ -1,0 +1,89 @@
+//! The JetStream context: a client plus the API prefix (or domain) and the
+//! timeout of API calls. Every management call goes through
+//! [`Context::request`]: JSON out, typed reply or typed API error back.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::api::{self, AccountInfo};
+use crate::client::Client;
+use crate::error::Error;
+
+/// Entry point to JetStream, shaped like async-nats's `jetstream::Context`.
+#[derive(Debug, Clone)]
+pub struct Context {
+    client: Client,
+    prefix: String,
+    timeout: Duration,
+}
+
+/// A context on the default API prefix (`$JS.API`).
+pub fn new(client: Client) -> Context {
+    Context::new(client)
+}
+
+/// A context for a JetStream domain (`$JS.<domain>.API`).
+pub fn with_domain(client: Client, domain: &str) -> Context {
+    Context::new(client).with_api_prefix(api::api_prefix(None, Some(domain)))
+}
+
+/// A context on a custom API prefix (an imported JetStream account).
+pub fn with_prefix(client: Client, prefix: &str) -> Context {
+    Context::new(client).with_api_prefix(api::api_prefix(Some(prefix), None))
+}
+
+impl Context {
+    pub fn new(client: Client) -> Self {
+        Context { client, prefix: api::api_prefix(None, None), timeout: Duration::from_secs(5) }
+    }
+
+    fn with_api_prefix(mut self, prefix: String) -> Self {
+        self.prefix = prefix;
+        self
+    }
+
+    /// Timeout of API calls and of publish acknowledgements (default 5 s).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The API prefix, e.g. `$JS.API`.
+    pub fn api_prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Sends `body` as JSON to the full API `subject` and parses the reply.
+    /// No responders means JetStream is not enabled for this account.
+    pub async fn request<T: DeserializeOwned>(&self, subject: &str, body: &impl Serialize) -> Result<T, Error> {
+        let payload = serde_json::to_vec(body).map_err(|e| Error::InvalidArgument(format!("cannot encode request: {e}")))?;
+        self.request_raw(subject, &payload).await
+    }
+
+    /// Like [`request`](Self::request) with an already-encoded body (may be empty).
+    pub async fn request_raw<T: DeserializeOwned>(&self, subject: &str, payload: &[u8]) -> Result<T, Error> {
+        let reply = self.client.request_message(subject, None, payload, Some(self.timeout)).await?;
+        api::parse_response(&reply.payload)
+    }
+
+    /// Account limits and usage.
+    pub async fn query_account(&self) -> Result<AccountInfo, Error> {
+        self.request_raw(&api::account_info(&self.prefix), b"").await
+    }
+}
+
+impl Client {
+    /// A JetStream context on this connection (default API prefix).
+    pub fn jetstream(&self) -> Context {
+        Context::new(self.clone())
+    }
+}
