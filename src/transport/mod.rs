@@ -41,7 +41,7 @@ pub(crate) fn io_error(e: std::io::Error) -> crate::Error {
 }
 
 /// Turns a transport's I/O error into natsjet's error.
-#[cfg(not(all(feature = "native", not(target_arch = "wasm32"))))]
+#[cfg(all(has_runtime, target_arch = "wasm32"))]
 pub(crate) fn io_error(e: std::io::Error) -> crate::Error {
     e.into()
 }
