@@ -418,25 +418,31 @@ impl Client {
         payload: &[u8],
         timeout: Option<Duration>,
     ) -> Result<Message, Error> {
+        self.send_request(subject, headers, payload, timeout)?.await
+    }
+
+    /// Publishes a request now and returns a future of its answer, so many
+    /// requests can be in flight on the one muxed inbox (JetStream publish and
+    /// confirmed acks pipeline this way). Dropping the future forgets the request.
+    pub fn send_request(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        timeout: Option<Duration>,
+    ) -> Result<ResponseFuture, Error> {
         let (tx, rx) = oneshot::channel();
-        let id = {
-            let mut inner = self.inner.shared.lock();
-            let id = inner.conn.request(subject, headers, payload)?;
-            inner.requests.insert(id, tx);
-            inner.wake_driver();
-            id
-        };
-        let answer = with_timeout(timeout, rx).await;
-        match answer {
-            Some(Ok(result)) => result,
-            Some(Err(_)) => Err(Error::Closed),
-            None => {
-                let mut inner = self.inner.shared.lock();
-                inner.conn.cancel_request(id);
-                inner.requests.remove(&id);
-                Err(Error::Timeout)
-            }
-        }
+        let mut inner = self.inner.shared.lock();
+        let id = inner.conn.request(subject, headers, payload)?;
+        inner.requests.insert(id, tx);
+        inner.wake_driver();
+        Ok(ResponseFuture {
+            answer: rx,
+            id,
+            client: self.clone(),
+            deadline: timeout.map(DefaultRuntime::sleep),
+            done: false,
+        })
     }
 
     /// Returns once the server has processed everything sent before this call
@@ -505,18 +511,49 @@ impl Client {
     }
 }
 
-/// Waits for `future`, or gives `None` after `timeout`.
-async fn with_timeout<F: Future + Unpin>(timeout: Option<Duration>, future: F) -> Option<F::Output> {
-    let Some(timeout) = timeout else { return Some(future.await) };
-    let mut sleep = DefaultRuntime::sleep(timeout);
-    let mut future = future;
-    poll_fn(|cx| {
-        if let Poll::Ready(v) = Pin::new(&mut future).poll(cx) {
-            return Poll::Ready(Some(v));
+/// The answer to a request sent with [`Client::send_request`].
+#[must_use = "a request is forgotten when its future is dropped"]
+pub struct ResponseFuture {
+    answer: oneshot::Receiver<Result<Message, Error>>,
+    id: conn::RequestId,
+    client: Client,
+    deadline: Option<crate::driver::BoxFuture<()>>,
+    done: bool,
+}
+
+impl ResponseFuture {
+    fn forget(&mut self) {
+        self.done = true;
+        let mut inner = self.client.inner.shared.lock();
+        inner.conn.cancel_request(self.id);
+        inner.requests.remove(&self.id);
+    }
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<Message, Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Poll::Ready(answer) = Pin::new(&mut self.answer).poll(cx) {
+            self.done = true;
+            return Poll::Ready(answer.unwrap_or(Err(Error::Closed)));
         }
-        sleep.as_mut().poll(cx).map(|_| None)
-    })
-    .await
+        if let Some(deadline) = self.deadline.as_mut() {
+            if deadline.as_mut().poll(cx).is_ready() {
+                self.forget();
+                return Poll::Ready(Err(Error::Timeout));
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for ResponseFuture {
+    fn drop(&mut self) {
+        if !self.done {
+            self.forget();
+        }
+    }
 }
 
 /// Messages of one subscription, as a `Stream`. Dropping it unsubscribes.

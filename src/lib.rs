@@ -17,7 +17,7 @@ pub mod transport;
 
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
-pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, Subscriber, connect};
+pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, ResponseFuture, Subscriber, connect};
 pub use conn::{State, Statistics};
 pub use error::{Error, Result};
 pub use header::{HeaderMap, StatusCode};

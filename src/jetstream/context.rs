@@ -65,7 +65,8 @@ impl Context {
     /// Sends `body` as JSON to the full API `subject` and parses the reply.
     /// No responders means JetStream is not enabled for this account.
     pub async fn request<T: DeserializeOwned>(&self, subject: &str, body: &impl Serialize) -> Result<T, Error> {
-        let payload = serde_json::to_vec(body).map_err(|e| Error::InvalidArgument(format!("cannot encode request: {e}")))?;
+        let payload =
+            serde_json::to_vec(body).map_err(|e| Error::InvalidArgument(format!("cannot encode request: {e}")))?;
         self.request_raw(subject, &payload).await
     }
 

@@ -5,6 +5,8 @@ pub mod api;
 pub mod pull;
 
 #[cfg(has_runtime)]
+pub mod consumer;
+#[cfg(has_runtime)]
 mod context;
 #[cfg(has_runtime)]
 pub use context::{Context, new, with_domain, with_prefix};
