@@ -505,6 +505,16 @@ impl Client {
         self.inner.shared.lock().conn.state()
     }
 
+    /// The state shared with the driver (for JetStream readers).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.inner.shared
+    }
+
+    /// The driver's clock.
+    pub(crate) fn now(&self) -> crate::time::Instant {
+        (self.inner.now)()
+    }
+
     /// A unique subject under the client's inbox prefix.
     pub fn new_inbox(&self) -> String {
         self.inner.shared.lock().conn.new_inbox()

@@ -26,6 +26,12 @@ pub enum Error {
     Server(ServerError),
     /// The JetStream API answered a request with an error.
     JetStream(crate::jetstream::api::JetStreamError),
+    /// A status that ended a pull consumer or fetch (e.g. 409 Consumer Deleted,
+    /// 400 Bad Request, 412 Required Api Level).
+    ConsumerStatus { code: u16, description: String },
+    /// The message already had a final ack (ack, nak, term); a message is
+    /// acknowledged once, never re-sent.
+    AlreadyAcknowledged,
     /// A request was published to a subject nobody listens on (status 503).
     NoResponders,
     /// An operation did not complete in time.
@@ -132,6 +138,8 @@ impl fmt::Display for Error {
             Error::Protocol(what) => write!(f, "protocol error: {what}"),
             Error::Server(e) => write!(f, "server error: {}", e.message),
             Error::JetStream(e) => write!(f, "JetStream API error: {e}"),
+            Error::ConsumerStatus { code, description } => write!(f, "consumer status {code}: {description}"),
+            Error::AlreadyAcknowledged => f.write_str("message already acknowledged"),
             Error::NoResponders => f.write_str("no responders"),
             Error::Timeout => f.write_str("timed out"),
             Error::Closed => f.write_str("connection closed"),

@@ -53,6 +53,15 @@ impl<T> Queue<T> {
         lock(&self.state).closed
     }
 
+    /// The next item if one is waiting.
+    pub(crate) fn try_pop(&self) -> Option<T> {
+        lock(&self.state).items.pop_front()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        lock(&self.state).items.is_empty()
+    }
+
     /// Next item, `None` once closed and empty.
     pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let mut state = lock(&self.state);

@@ -12,7 +12,9 @@ use futures_channel::oneshot;
 use super::queue::{self, Queue};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
+use crate::jetstream::reader::slot::{self, PullSlot};
 use crate::message::Message;
+use crate::time::{Instant, soonest};
 
 /// A user callback for connection events. `Send + Sync` natively; JS
 /// callbacks in wasm are neither.
@@ -52,6 +54,9 @@ pub(crate) struct Subscription {
 pub(crate) struct Inner {
     pub conn: Connection,
     pub subs: HashMap<Sid, Subscription>,
+    /// JetStream pull readers, ticked here so their heartbeats and refills
+    /// never wait on the user.
+    pub pulls: HashMap<Sid, PullSlot>,
     pub requests: HashMap<RequestId, oneshot::Sender<Result<Message, Error>>>,
     pub flushes: HashMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
@@ -82,6 +87,7 @@ impl Shared {
         let inner = Inner {
             conn,
             subs: HashMap::new(),
+            pulls: HashMap::new(),
             requests: HashMap::new(),
             flushes: HashMap::new(),
             first_connect: Some(tx),
@@ -121,10 +127,16 @@ impl Inner {
     }
 
     /// Routes everything the connection has to report to its waiters.
-    pub fn dispatch_events(&mut self) {
+    pub fn dispatch_events(&mut self, now: Instant) {
         while let Some(event) = self.conn.poll_event() {
             match event {
-                Event::Message { sid, message } => self.deliver(sid, message),
+                Event::Message { sid, message } => match self.pulls.get_mut(&sid) {
+                    Some(pull) => {
+                        pull.handle_message(now, message);
+                        self.drive_pull(sid);
+                    }
+                    None => self.deliver(sid, message),
+                },
                 Event::SubscriptionEnded { sid } => {
                     if let Some(sub) = self.subs.remove(&sid) {
                         sub.queue.close();
@@ -140,13 +152,46 @@ impl Inner {
                         let _ = tx.send(result);
                     }
                 }
-                Event::Connection(event) => self.on_connection_event(event),
+                Event::Connection(event) => self.on_connection_event(now, event),
             }
         }
         if self.conn.state() != State::Connected || self.conn.pending_bytes() < HIGH_WATER {
             for w in self.space_waiters.drain(..) {
                 w.wake();
             }
+        }
+    }
+
+    /// Publishes what a pull reader asks for; retires it when it is done.
+    pub fn drive_pull(&mut self, sid: Sid) {
+        let Some(pull) = self.pulls.get_mut(&sid) else { return };
+        if pull.drive(&mut self.conn) {
+            self.pulls.remove(&sid);
+            slot::retire(&mut self.conn, sid);
+        }
+    }
+
+    /// The soonest deadline of the connection and of every pull reader.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()))
+    }
+
+    /// Fires what is due at `now`, in the connection and in pull readers.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.conn.poll_timeout().is_some_and(|at| at <= now) {
+            self.conn.handle_timeout(now);
+        }
+        let due: Vec<Sid> = self
+            .pulls
+            .iter()
+            .filter(|(_, p)| p.poll_timeout().is_some_and(|at| at <= now))
+            .map(|(sid, _)| *sid)
+            .collect();
+        for sid in due {
+            if let Some(pull) = self.pulls.get_mut(&sid) {
+                pull.machine_mut().handle_timeout(now);
+            }
+            self.drive_pull(sid);
         }
     }
 
@@ -165,7 +210,12 @@ impl Inner {
         }
     }
 
-    fn on_connection_event(&mut self, event: ConnectionEvent) {
+    fn on_connection_event(&mut self, now: Instant, event: ConnectionEvent) {
+        match &event {
+            ConnectionEvent::Disconnected { .. } => self.pulls_each(|p| p.machine_mut().handle_disconnected(now)),
+            ConnectionEvent::Reconnected { .. } => self.pulls_each(|p| p.machine_mut().handle_reconnected(now)),
+            _ => {}
+        }
         let user_event = match event {
             ConnectionEvent::Connected { .. } => {
                 if let Some(tx) = self.first_connect.take() {
@@ -188,10 +238,23 @@ impl Inner {
         self.notify(user_event);
     }
 
+    fn pulls_each(&mut self, mut f: impl FnMut(&mut PullSlot)) {
+        let sids: Vec<Sid> = self.pulls.keys().copied().collect();
+        for sid in sids {
+            if let Some(pull) = self.pulls.get_mut(&sid) {
+                f(pull);
+            }
+            self.drive_pull(sid);
+        }
+    }
+
     /// Ends every waiter: the connection is gone for good.
     fn fail_all(&mut self, error: Error) {
         for (_, sub) in self.subs.drain() {
             sub.queue.close();
+        }
+        for (_, pull) in self.pulls.drain() {
+            pull.close();
         }
         for (_, tx) in self.requests.drain() {
             let _ = tx.send(Err(error.clone()));

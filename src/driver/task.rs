@@ -163,7 +163,7 @@ impl<R: Runtime> Driver<R> {
                 Poll::Ready(Ok(_)) => {
                     progress = true;
                     inner.conn.handle_input(now, &mut self.read_buf);
-                    inner.dispatch_events();
+                    inner.dispatch_events(now);
                 }
                 Poll::Ready(Err(e)) => {
                     failure = Some(Some(transport::io_error(e)));
@@ -189,14 +189,14 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn poll_timer(&mut self, cx: &mut Context<'_>, inner: &mut Inner) -> bool {
-        let Some(deadline) = inner.conn.poll_timeout() else {
+        let Some(deadline) = inner.poll_timeout() else {
             self.timer = None;
             return false;
         };
         let now = R::now();
         if deadline <= now {
             self.timer = None;
-            inner.conn.handle_timeout(now);
+            inner.handle_timeout(now);
             return true;
         }
         match &mut self.timer {
@@ -206,7 +206,7 @@ impl<R: Runtime> Driver<R> {
         let (_, sleep) = self.timer.as_mut().expect("timer was just set");
         if sleep.as_mut().poll(cx).is_ready() {
             self.timer = None;
-            inner.conn.handle_timeout(R::now());
+            inner.handle_timeout(R::now());
             return true;
         }
         false
@@ -255,7 +255,7 @@ impl<R: Runtime> Future for Driver<R> {
             this.start_actions(&mut inner);
             let mut progress = this.poll_link(cx, &mut inner);
             progress |= this.poll_timer(cx, &mut inner);
-            inner.dispatch_events();
+            inner.dispatch_events(R::now());
             let finished = inner.conn.state() == State::Closed && matches!(this.link, Link::Idle);
             let callbacks = std::mem::take(&mut inner.callback_queue);
             if !callbacks.is_empty() {

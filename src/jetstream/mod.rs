@@ -5,7 +5,19 @@ pub mod api;
 pub mod pull;
 
 #[cfg(has_runtime)]
+mod commit;
+#[cfg(has_runtime)]
 pub mod consumer;
+#[cfg(has_runtime)]
+mod message;
+#[cfg(has_runtime)]
+pub(crate) mod reader;
+#[cfg(has_runtime)]
+pub use consumer::{Consumer, PullConsumer};
+#[cfg(has_runtime)]
+pub use message::Message;
+#[cfg(has_runtime)]
+pub use reader::{Batch, FetchBuilder, Messages, StreamBuilder};
 #[cfg(has_runtime)]
 mod context;
 #[cfg(has_runtime)]

@@ -21,6 +21,8 @@ use crate::time::Instant;
 pub struct AckBatch {
     entries: Vec<(AckToken, AckKind)>,
     index: HashMap<AckToken, usize>,
+    /// The consumers' ack policy, for [`plan`](Self::plan) (default explicit).
+    policy: AckPolicy,
 }
 
 /// One publish of a plan: `body` to `subject`, sent as a request so the server confirms it.
@@ -36,6 +38,16 @@ pub struct PlannedAck {
 impl AckBatch {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A batch for consumers with `policy`: AckAll sends only the highest
+    /// sequence per consumer, AckNone sends nothing.
+    pub fn with_policy(policy: AckPolicy) -> Self {
+        AckBatch { policy, ..Self::default() }
+    }
+
+    pub fn policy(&self) -> AckPolicy {
+        self.policy
     }
 
     /// Adds `+ACK` for `token`.

@@ -51,6 +51,10 @@ pub struct PullConsumer {
     priority: Option<PriorityOptions>,
     pin_id: Option<String>,
     pending: Pending,
+    /// Delivered to the caller's buffer and not yet taken by the user; counts
+    /// against the refill threshold so a slow reader never makes the client
+    /// pull without bound. `None` when the caller does not buffer.
+    buffered: Option<Pending>,
     /// What the newest pull added to pending, released if the server refuses it.
     last_pull: Option<(u64, u64)>,
     connected: bool,
@@ -124,6 +128,7 @@ impl PullConsumer {
             priority,
             pin_id,
             pending: Pending::default(),
+            buffered: None,
             last_pull: None,
             connected: true,
             phase: Phase::Running,
@@ -233,6 +238,28 @@ impl PullConsumer {
         self.arm_heartbeat();
     }
 
+    /// From now on, user messages count as buffered until the caller reports
+    /// them taken with [`handle_taken`](Self::handle_taken); buffered
+    /// messages count against the refill threshold like pending ones.
+    pub fn track_buffered(&mut self) {
+        self.buffered.get_or_insert_with(Pending::default);
+    }
+
+    /// The user took `msgs` messages (`bytes` in all) from the caller's buffer.
+    pub fn handle_taken(&mut self, now: Instant, msgs: u64, bytes: u64) {
+        let now = self.advance(now);
+        if let Some(buffered) = self.buffered.as_mut() {
+            buffered.sub(msgs, bytes);
+            self.refill(now);
+            self.arm_heartbeat();
+        }
+    }
+
+    /// Messages (and bytes) buffered and not yet taken.
+    pub fn buffered(&self) -> (u64, u64) {
+        self.buffered.map(|b| (b.msgs, b.bytes)).unwrap_or_default()
+    }
+
     /// Stops pulling. A fetch ends at once; a consume drains: it counts what
     /// its pulls still deliver and raises [`ConsumerEvent::Drained`] when
     /// they have all ended.
@@ -279,6 +306,9 @@ impl PullConsumer {
 
     fn on_user_message(&mut self, now: Instant, message: &Message) {
         self.pending.sub(1, message.length as u64);
+        if let Some(buffered) = self.buffered.as_mut() {
+            buffered.add(1, message.length as u64);
+        }
         self.retry_delay = RETRY_MIN;
         let pin = message.headers.as_ref().and_then(|h| h.get(PIN_ID_HEADER));
         if let Some(id) = pin.filter(|id| self.pin_id.as_deref() != Some(*id)) {
@@ -402,12 +432,14 @@ impl PullConsumer {
         if !self.connected || self.phase != Phase::Running || self.timers.get(Timer::Retry).is_some() {
             return;
         }
+        let mut held = self.pending;
+        if let Some(buffered) = self.buffered {
+            held.add(buffered.msgs, buffered.bytes);
+        }
         let (batch, max_bytes) = match (plan.threshold_messages, plan.threshold_bytes) {
-            (Some(threshold), _) if self.pending.msgs <= threshold => {
-                (plan.max_messages.saturating_sub(self.pending.msgs), 0)
-            }
-            (_, Some(threshold)) if self.pending.bytes <= threshold => {
-                (plan.max_messages, plan.max_bytes.saturating_sub(self.pending.bytes))
+            (Some(threshold), _) if held.msgs <= threshold => (plan.max_messages.saturating_sub(held.msgs), 0),
+            (_, Some(threshold)) if held.bytes <= threshold => {
+                (plan.max_messages, plan.max_bytes.saturating_sub(held.bytes))
             }
             _ => return,
         };

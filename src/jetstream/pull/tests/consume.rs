@@ -135,3 +135,25 @@ fn refuses_bad_options() {
         assert!(PullConsumer::consume(t(0), options.clone()).is_err(), "{options:?}");
     }
 }
+
+#[test]
+fn a_slow_reader_holds_back_refills_until_it_takes_messages() {
+    let mut c = consume(by_messages(10));
+    c.track_buffered();
+    let _ = pulls(&mut c);
+    for i in 0..10 {
+        c.handle_message(t(i), &user(10));
+    }
+    assert!(pulls(&mut c).is_empty(), "ten delivered but none taken: nothing more is pulled");
+    assert_eq!(c.buffered(), (10, 100));
+    // With no pull outstanding the server sends no heartbeats, and none is missed.
+    c.handle_timeout(t(120_000));
+    assert!(events(&mut c).iter().all(|e| !matches!(e, HeartbeatsMissed { .. })));
+    assert!(pulls(&mut c).is_empty());
+    c.handle_taken(t(120_001), 4, 40);
+    assert!(pulls(&mut c).is_empty(), "6 held, above the threshold of 5");
+    c.handle_taken(t(120_002), 1, 10);
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!(pull.batch, 5, "asks for what fills the buffer");
+    assert_eq!(c.buffered(), (5, 50));
+}

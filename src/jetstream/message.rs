@@ -1,0 +1,135 @@
+//! A message delivered by a JetStream consumer, with its acks.
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::ack::{AckKind, AckToken, MessageMetadata};
+use crate::client::Client;
+use crate::error::Error;
+
+/// A JetStream message: the core [`Message`](crate::Message) (through
+/// `Deref`) plus metadata from its ack subject and the ack operations.
+/// Each message takes at most one final ack (ack, nak, term): a second one is
+/// [`Error::AlreadyAcknowledged`], never a resend.
+pub struct Message {
+    pub message: crate::Message,
+    client: Client,
+    ack_timeout: Duration,
+    acked: AtomicBool,
+}
+
+impl fmt::Debug for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("jetstream::Message")
+            .field("message", &self.message)
+            .field("acked", &self.acked.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl Deref for Message {
+    type Target = crate::Message;
+    fn deref(&self) -> &crate::Message {
+        &self.message
+    }
+}
+
+impl Message {
+    pub(crate) fn new(message: crate::Message, client: Client, ack_timeout: Duration) -> Self {
+        Message { message, client, ack_timeout, acked: AtomicBool::new(false) }
+    }
+
+    /// Stream, consumer, sequences, delivery count, timestamp and pending,
+    /// from the ack subject (v1 and v2 forms).
+    pub fn info(&self) -> Result<MessageMetadata, Error> {
+        MessageMetadata::parse(self.reply_subject()?)
+    }
+
+    /// A small serializable handle to ack this message later, from any
+    /// connection (e.g. after a checkpoint): see `AckBatch`.
+    pub fn ack_token(&self) -> Result<AckToken, Error> {
+        AckToken::new(self.reply_subject()?)
+    }
+
+    /// Acknowledges: the server will not redeliver it.
+    pub async fn ack(&self) -> Result<(), Error> {
+        self.ack_with(AckKind::Ack).await
+    }
+
+    /// Asks for redelivery now.
+    pub async fn nak(&self) -> Result<(), Error> {
+        self.ack_with(AckKind::Nak(None)).await
+    }
+
+    /// Asks for redelivery after `delay`.
+    pub async fn nak_with_delay(&self, delay: Duration) -> Result<(), Error> {
+        self.ack_with(AckKind::Nak(Some(delay))).await
+    }
+
+    /// Work in progress: resets the server's ack timer (repeatable).
+    pub async fn in_progress(&self) -> Result<(), Error> {
+        self.ack_with(AckKind::Progress).await
+    }
+
+    /// Never redeliver this message.
+    pub async fn term(&self) -> Result<(), Error> {
+        self.ack_with(AckKind::Term(None)).await
+    }
+
+    /// Never redeliver; the reason shows in the server's advisory.
+    pub async fn term_with_reason(&self, reason: impl Into<String>) -> Result<(), Error> {
+        self.ack_with(AckKind::Term(Some(reason.into()))).await
+    }
+
+    /// Sends `kind` without waiting for the server.
+    pub async fn ack_with(&self, kind: AckKind) -> Result<(), Error> {
+        let subject = self.claim(&kind)?;
+        self.client.publish(subject, kind.body()).await
+    }
+
+    /// Acknowledges and waits until the server confirms it applied the ack.
+    /// A timeout is ambiguous, not a failure: the server does not answer
+    /// acks for a consumer it no longer has, or for a sequence a fresh leader
+    /// has not delivered yet; sending the ack again is safe.
+    pub async fn double_ack(&self) -> Result<(), Error> {
+        self.double_ack_with(AckKind::Ack).await
+    }
+
+    /// The async-nats name of [`double_ack`](Self::double_ack).
+    pub async fn ack_sync(&self) -> Result<(), Error> {
+        self.double_ack().await
+    }
+
+    /// Sends `kind` as a request and waits for the server's confirmation.
+    pub async fn double_ack_with(&self, kind: AckKind) -> Result<(), Error> {
+        let subject = self.claim(&kind)?;
+        let reply = self.client.send_request(subject, None, &kind.body(), Some(self.ack_timeout))?.await?;
+        match reply.status {
+            None => Ok(()),
+            Some(code) => {
+                Err(Error::ConsumerStatus { code: code.0, description: reply.description.clone().unwrap_or_default() })
+            }
+        }
+    }
+
+    /// Marks a final ack as taken, refusing a second one.
+    pub(crate) fn claim(&self, kind: &AckKind) -> Result<&str, Error> {
+        let subject = self.reply_subject()?;
+        if kind.is_final() && self.acked.swap(true, Ordering::AcqRel) {
+            return Err(Error::AlreadyAcknowledged);
+        }
+        if !kind.is_final() && self.acked.load(Ordering::Acquire) {
+            return Err(Error::AlreadyAcknowledged);
+        }
+        Ok(subject)
+    }
+
+    fn reply_subject(&self) -> Result<&str, Error> {
+        self.message
+            .reply
+            .as_deref()
+            .ok_or_else(|| Error::InvalidArgument("message has no ack subject (not from a JetStream consumer)".into()))
+    }
+}

@@ -1,0 +1,293 @@
+//! Reading from a pull consumer: `fetch` (one bounded batch), `next` (one
+//! message) and `messages` (continuous consume, ADR-37). The protocol work —
+//! pulls, pending accounting, heartbeats, statuses, re-pulls after a
+//! reconnect — happens in the connection's driver task ([`slot`]); the
+//! streams here only hand messages to the user and report what was taken.
+
+pub(crate) mod slot;
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_core::Stream;
+
+use super::api;
+use super::consumer::Consumer;
+use super::message::Message;
+use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
+use crate::client::Client;
+use crate::conn::Sid;
+use crate::driver::queue::Queue;
+use crate::error::Error;
+use slot::{EVENT_CAPACITY, Item, PullSlot};
+
+/// Room for messages between the driver and the reader. The pull machine
+/// bounds what is buffered (it counts untaken messages against its refill
+/// threshold), so this only has to be larger than any one batch.
+const ITEM_CAPACITY: usize = 1 << 24;
+
+impl Consumer {
+    /// Continuous reading with the default options (100 messages per pull,
+    /// 30 s expiry, heartbeats every 15 s). Never ends by itself: it re-pulls
+    /// after reconnects, leader changes and missed heartbeats; only a
+    /// terminal status (consumer deleted…) ends it, with an error.
+    pub async fn messages(&self) -> Result<Messages, Error> {
+        self.stream().messages().await
+    }
+
+    /// Continuous reading with options.
+    pub fn stream(&self) -> StreamBuilder<'_> {
+        StreamBuilder { consumer: self, options: ConsumeOptions::default() }
+    }
+
+    /// One batch: up to `max_messages` (default 100), waiting up to `expires`
+    /// (default 30 s) for them; `no_wait` returns what is there now.
+    pub fn fetch(&self) -> FetchBuilder<'_> {
+        FetchBuilder { consumer: self, options: FetchOptions::default() }
+    }
+
+    /// The async-nats name of [`fetch`](Self::fetch).
+    pub fn batch(&self) -> FetchBuilder<'_> {
+        self.fetch()
+    }
+
+    /// The next message, waiting up to `expires`; `None` if none came.
+    pub async fn next(&self, expires: Duration) -> Result<Option<Message>, Error> {
+        use futures_util::StreamExt;
+        let mut batch = self.fetch().max_messages(1).expires(expires).messages().await?;
+        batch.next().await.transpose()
+    }
+
+    fn start(&self, machine: PullConsumer, report_every: Option<u64>) -> Result<Messages, Error> {
+        let context = &self.context;
+        let client = context.client().clone();
+        let next_subject = api::consumer_next(context.api_prefix(), self.stream_name(), self.name())?;
+        let inbox = client.new_inbox();
+        let items = Queue::new(ITEM_CAPACITY);
+        let events = Queue::new(EVENT_CAPACITY);
+        let sid = {
+            let mut inner = client.shared().lock();
+            let sid = inner.conn.subscribe(&inbox, None)?;
+            inner.pulls.insert(sid, PullSlot::new(machine, next_subject, inbox, items.clone(), events.clone()));
+            inner.drive_pull(sid);
+            inner.wake_driver();
+            sid
+        };
+        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report_every, taken: (0, 0) })
+    }
+}
+
+/// Options of a continuous reader, shaped like async-nats's `stream()` builder.
+pub struct StreamBuilder<'a> {
+    consumer: &'a Consumer,
+    options: ConsumeOptions,
+}
+
+impl StreamBuilder<'_> {
+    /// Messages per pull (default 100); refills at half.
+    pub fn max_messages_per_batch(mut self, n: u64) -> Self {
+        self.options.max_messages = Some(n);
+        self
+    }
+
+    /// Bytes per pull instead of a message count.
+    pub fn max_bytes_per_batch(mut self, bytes: u64) -> Self {
+        self.options.max_bytes = Some(bytes);
+        self
+    }
+
+    /// Refill when pending plus untaken messages fall to this.
+    pub fn threshold_messages(mut self, n: u64) -> Self {
+        self.options.threshold_messages = Some(n);
+        self
+    }
+
+    pub fn threshold_bytes(mut self, bytes: u64) -> Self {
+        self.options.threshold_bytes = Some(bytes);
+        self
+    }
+
+    /// How long each pull waits on the server (default 30 s).
+    pub fn expires(mut self, expires: Duration) -> Self {
+        self.options.expires = Some(expires);
+        self
+    }
+
+    /// Idle heartbeat the server sends while a pull waits (default min(expires/2, 30 s)).
+    pub fn heartbeat(mut self, heartbeat: Duration) -> Self {
+        self.options.idle_heartbeat = Some(heartbeat);
+        self
+    }
+
+    /// Priority group settings (overflow, pinned client…).
+    pub fn priority(mut self, priority: PriorityOptions) -> Self {
+        self.options.priority = Some(priority);
+        self
+    }
+
+    /// Keep waiting (with backoff) after a terminal status such as
+    /// "consumer deleted", in case the consumer comes back.
+    pub fn keep_waiting(mut self) -> Self {
+        self.options.keep_waiting = true;
+        self
+    }
+
+    pub async fn messages(self) -> Result<Messages, Error> {
+        let mut machine = PullConsumer::consume(self.consumer.context.client().now(), self.options.clone())?;
+        machine.track_buffered();
+        let report_every = match self.options.max_bytes {
+            Some(_) => 16,
+            None => (self.options.max_messages.unwrap_or(super::pull::DEFAULT_MAX_MESSAGES) / 4).max(1),
+        };
+        self.consumer.start(machine, Some(report_every))
+    }
+}
+
+/// Options of one batch.
+pub struct FetchBuilder<'a> {
+    consumer: &'a Consumer,
+    options: FetchOptions,
+}
+
+impl FetchBuilder<'_> {
+    pub fn max_messages(mut self, n: u64) -> Self {
+        self.options.max_messages = n;
+        self
+    }
+
+    /// Stop at this many bytes (messages then count up to 1,000,000).
+    pub fn max_bytes(mut self, bytes: u64) -> Self {
+        self.options.max_bytes = Some(bytes);
+        if self.options.max_messages == super::pull::DEFAULT_MAX_MESSAGES {
+            self.options.max_messages = super::pull::BYTES_MODE_BATCH;
+        }
+        self
+    }
+
+    pub fn expires(mut self, expires: Duration) -> Self {
+        self.options.expires = expires;
+        self
+    }
+
+    /// Return at once with what is available.
+    pub fn no_wait(mut self) -> Self {
+        self.options.no_wait = true;
+        self
+    }
+
+    pub fn heartbeat(mut self, heartbeat: Duration) -> Self {
+        self.options.idle_heartbeat = Some(heartbeat);
+        self
+    }
+
+    pub fn priority(mut self, priority: PriorityOptions) -> Self {
+        self.options.priority = Some(priority);
+        self
+    }
+
+    pub async fn messages(self) -> Result<Messages, Error> {
+        let machine = PullConsumer::fetch(self.consumer.context.client().now(), self.options)?;
+        self.consumer.start(machine, None)
+    }
+}
+
+/// Messages of a pull consumer, as a `Stream` of `Result<Message, Error>`.
+/// Ends after a fetch's batch, after [`stop`](Self::stop), or with the error
+/// of a terminal status. Dropping it naks what was received but not read,
+/// so those messages are redelivered at once instead of after ack_wait.
+pub struct Messages {
+    sid: Sid,
+    client: Client,
+    items: Arc<Queue<Item>>,
+    events: Arc<Queue<ConsumerEvent>>,
+    ack_timeout: Duration,
+    /// For a consume: tell the driver what was taken every this many messages.
+    report_every: Option<u64>,
+    taken: (u64, u64),
+}
+
+/// The async-nats name for a fetched batch.
+pub type Batch = Messages;
+
+impl Messages {
+    /// The next consumer event (heartbeats missed, warnings, resets, pin
+    /// changes), if any is waiting. Events never end the stream by themselves.
+    pub fn try_next_event(&self) -> Option<ConsumerEvent> {
+        self.events.try_pop()
+    }
+
+    /// Stops pulling. Messages already received can still be read; the
+    /// stream then ends. Messages the server sends after this are
+    /// redelivered once their ack_wait passes.
+    pub fn stop(&mut self) {
+        let mut inner = self.client.shared().lock();
+        if let Some(pull) = inner.pulls.remove(&self.sid) {
+            pull.close();
+            slot::retire(&mut inner.conn, self.sid);
+            inner.wake_driver();
+        }
+    }
+
+    /// Stops pulling, then waits until the server has every ack sent so far.
+    pub async fn drain(&mut self) -> Result<(), Error> {
+        self.stop();
+        self.client.flush().await
+    }
+
+    fn report_taken(&mut self) {
+        let (msgs, bytes) = std::mem::take(&mut self.taken);
+        let now = self.client.now();
+        let mut inner = self.client.shared().lock();
+        if let Some(pull) = inner.pulls.get_mut(&self.sid) {
+            pull.machine_mut().handle_taken(now, msgs, bytes);
+            inner.drive_pull(self.sid);
+            inner.wake_driver();
+        }
+    }
+}
+
+impl Stream for Messages {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let item = match self.items.poll_pop(cx) {
+            Poll::Ready(Some(item)) => item,
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => return Poll::Pending,
+        };
+        let message = match item {
+            Ok(message) => message,
+            Err(e) => return Poll::Ready(Some(Err(e))),
+        };
+        if let Some(every) = self.report_every {
+            self.taken.0 += 1;
+            self.taken.1 += message.length as u64;
+            if self.taken.0 >= every || self.items.is_empty() {
+                self.report_taken();
+            }
+        }
+        Poll::Ready(Some(Ok(Message::new(message, self.client.clone(), self.ack_timeout))))
+    }
+}
+
+impl Drop for Messages {
+    fn drop(&mut self) {
+        let mut inner = self.client.shared().lock();
+        if let Some(pull) = inner.pulls.remove(&self.sid) {
+            pull.close();
+            slot::retire(&mut inner.conn, self.sid);
+        }
+        // Received but never read: hand them back now.
+        let nak = super::ack::AckKind::Nak(None).body();
+        while let Some(item) = self.items.try_pop() {
+            if let Ok(message) = item {
+                if let Some(reply) = message.reply.as_deref() {
+                    let _ = inner.conn.publish(reply, None, None, &nak);
+                }
+            }
+        }
+        inner.wake_driver();
+    }
+}
