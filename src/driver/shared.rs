@@ -12,6 +12,7 @@ use futures_channel::oneshot;
 use super::queue::{self, Queue};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
+use crate::jetstream::ack::{AckKind, AckLedger};
 use crate::jetstream::reader::slot::{self, PullSlot};
 use crate::message::Message;
 use crate::time::{Instant, soonest};
@@ -57,6 +58,9 @@ pub(crate) struct Inner {
     /// JetStream pull readers, ticked here so their heartbeats and refills
     /// never wait on the user.
     pub pulls: HashMap<Sid, PullSlot>,
+    /// Checkpoint ledgers, whose `+WPI`s go out from the driver's clock.
+    ledgers: HashMap<u64, AckLedger>,
+    next_ledger: u64,
     pub requests: HashMap<RequestId, oneshot::Sender<Result<Message, Error>>>,
     pub flushes: HashMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
@@ -88,6 +92,8 @@ impl Shared {
             conn,
             subs: HashMap::new(),
             pulls: HashMap::new(),
+            ledgers: HashMap::new(),
+            next_ledger: 0,
             requests: HashMap::new(),
             flushes: HashMap::new(),
             first_connect: Some(tx),
@@ -171,9 +177,36 @@ impl Inner {
         }
     }
 
-    /// The soonest deadline of the connection and of every pull reader.
+    pub fn add_ledger(&mut self, ledger: AckLedger) -> u64 {
+        self.next_ledger += 1;
+        self.ledgers.insert(self.next_ledger, ledger);
+        self.next_ledger
+    }
+
+    pub fn ledger_mut(&mut self, id: u64) -> Option<&mut AckLedger> {
+        self.ledgers.get_mut(&id)
+    }
+
+    pub fn remove_ledger(&mut self, id: u64) {
+        self.ledgers.remove(&id);
+    }
+
+    /// Publishes the `+WPI`s the ledgers have due.
+    fn send_progress(&mut self) {
+        let body = AckKind::Progress.body();
+        for ledger in self.ledgers.values_mut() {
+            while let Some(tokens) = ledger.poll_progress() {
+                for token in tokens {
+                    let _ = self.conn.publish(token.subject(), None, None, &body);
+                }
+            }
+        }
+    }
+
+    /// The soonest deadline of the connection, pull readers and ledgers.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()))
+        let at = self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()));
+        self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()))
     }
 
     /// Fires what is due at `now`, in the connection and in pull readers.
@@ -193,6 +226,12 @@ impl Inner {
             }
             self.drive_pull(sid);
         }
+        for ledger in self.ledgers.values_mut() {
+            if ledger.poll_timeout().is_some_and(|at| at <= now) {
+                ledger.handle_timeout(now);
+            }
+        }
+        self.send_progress();
     }
 
     fn deliver(&mut self, sid: Sid, message: Message) {
@@ -212,8 +251,15 @@ impl Inner {
 
     fn on_connection_event(&mut self, now: Instant, event: ConnectionEvent) {
         match &event {
-            ConnectionEvent::Disconnected { .. } => self.pulls_each(|p| p.machine_mut().handle_disconnected(now)),
-            ConnectionEvent::Reconnected { .. } => self.pulls_each(|p| p.machine_mut().handle_reconnected(now)),
+            ConnectionEvent::Disconnected { .. } => {
+                self.pulls_each(|p| p.machine_mut().handle_disconnected(now));
+                self.ledgers.values_mut().for_each(|l| l.handle_disconnected(now));
+            }
+            ConnectionEvent::Reconnected { .. } => {
+                self.pulls_each(|p| p.machine_mut().handle_reconnected(now));
+                self.ledgers.values_mut().for_each(|l| l.handle_reconnected(now));
+                self.send_progress();
+            }
             _ => {}
         }
         let user_event = match event {

@@ -5,7 +5,11 @@ pub mod api;
 pub mod pull;
 
 #[cfg(has_runtime)]
+mod checkpoint;
+#[cfg(has_runtime)]
 mod commit;
+#[cfg(has_runtime)]
+pub use checkpoint::{CheckpointLedger, LedgerOptions};
 #[cfg(has_runtime)]
 pub mod consumer;
 #[cfg(has_runtime)]
