@@ -26,3 +26,15 @@ pub use reader::{Batch, FetchBuilder, Messages, StreamBuilder};
 mod context;
 #[cfg(has_runtime)]
 pub use context::{Context, new, with_domain, with_prefix};
+#[cfg(has_runtime)]
+mod consumers;
+#[cfg(has_runtime)]
+mod paging;
+#[cfg(has_runtime)]
+mod purge;
+#[cfg(has_runtime)]
+mod raw_message;
+#[cfg(has_runtime)]
+pub mod stream;
+#[cfg(has_runtime)]
+mod streams;

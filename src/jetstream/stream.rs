@@ -1,0 +1,216 @@
+//! A handle on one stream: its info, reading and removing single messages,
+//! purging, and managing its consumers. Shaped like async-nats's
+//! `jetstream::stream::Stream`.
+
+use std::time::SystemTime;
+
+use futures_core::Stream as AsyncStream;
+
+use super::api::{self, ConsumerConfig, ConsumerInfo, ConsumerNamesRequest, ConsumerPauseRequest};
+use super::api::{ConsumerPauseResponse, DeleteResponse, ErrorCode, MsgDeleteRequest, MsgGetRequest};
+use super::api::{MsgGetResponse, StreamInfo, timestamp};
+use super::consumer::Consumer;
+use super::context::Context;
+use super::paging::pages;
+pub use super::purge::Purge;
+pub use super::raw_message::RawMessage;
+use crate::error::Error;
+use crate::subject::validate_subject;
+
+/// A stream, with the info the server returned when it was looked up.
+#[derive(Debug, Clone)]
+pub struct Stream {
+    pub(crate) context: Context,
+    pub(crate) info: StreamInfo,
+}
+
+impl Stream {
+    /// A handle from the info the server returned.
+    pub fn new(context: Context, info: StreamInfo) -> Self {
+        Stream { context, info }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.info.config.name
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// The info as of the last call that returned it (no round trip).
+    pub fn cached_info(&self) -> &StreamInfo {
+        &self.info
+    }
+
+    /// Fresh info from the server.
+    pub async fn info(&mut self) -> Result<&StreamInfo, Error> {
+        let subject = api::stream_info(self.context.api_prefix(), self.name())?;
+        self.info = self.context.request_raw(&subject, b"").await?;
+        Ok(&self.info)
+    }
+
+    /// Removes messages: all of them, or those that the builder's options select.
+    pub fn purge(&self) -> Purge {
+        Purge::new(self.context.clone(), self.name().to_string())
+    }
+
+    /// The message at `sequence`, from the stream leader.
+    /// [`ErrorCode::NO_MESSAGE_FOUND`] if there is none.
+    pub async fn get_raw_message(&self, sequence: u64) -> Result<RawMessage, Error> {
+        self.get_message(MsgGetRequest { seq: Some(sequence), ..Default::default() }).await
+    }
+
+    /// The newest message on `subject` (wildcards allowed).
+    pub async fn get_last_raw_message_by_subject(&self, subject: impl AsRef<str>) -> Result<RawMessage, Error> {
+        let subject = subject.as_ref();
+        validate_subject(subject)?;
+        self.get_message(MsgGetRequest { last_by_subj: Some(subject.to_string()), ..Default::default() }).await
+    }
+
+    /// The first message on `subject` at or after `sequence`.
+    pub async fn get_next_raw_message_by_subject(
+        &self,
+        subject: impl AsRef<str>,
+        sequence: u64,
+    ) -> Result<RawMessage, Error> {
+        let subject = subject.as_ref();
+        validate_subject(subject)?;
+        let request =
+            MsgGetRequest { seq: Some(sequence), next_by_subj: Some(subject.to_string()), ..Default::default() };
+        self.get_message(request).await
+    }
+
+    async fn get_message(&self, request: MsgGetRequest) -> Result<RawMessage, Error> {
+        let subject = api::stream_msg_get(self.context.api_prefix(), self.name())?;
+        let response: MsgGetResponse = self.context.request(&subject, &request).await?;
+        response.message.try_into()
+    }
+
+    /// The message at `sequence`, from any replica (needs `allow_direct`;
+    /// without it nobody answers: [`Error::NoResponders`]). No
+    /// read-after-write guarantee.
+    pub async fn direct_get(&self, sequence: u64) -> Result<RawMessage, Error> {
+        let subject = api::direct_get(self.context.api_prefix(), self.name())?;
+        let body = MsgGetRequest { seq: Some(sequence), ..Default::default() };
+        let payload = serde_json::to_vec(&body).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        self.direct_request(&subject, &payload).await
+    }
+
+    /// The newest message on `subject`, from any replica (needs `allow_direct`).
+    pub async fn direct_get_last_for_subject(&self, subject: impl AsRef<str>) -> Result<RawMessage, Error> {
+        let subject = api::direct_get_last(self.context.api_prefix(), self.name(), subject.as_ref())?;
+        self.direct_request(&subject, b"").await
+    }
+
+    async fn direct_request(&self, subject: &str, payload: &[u8]) -> Result<RawMessage, Error> {
+        let timeout = Some(self.context.timeout());
+        let reply = self.context.client().request_message(subject, None, payload, timeout).await?;
+        RawMessage::from_direct_reply(reply)
+    }
+
+    /// Marks the message at `sequence` deleted, leaving its bytes on disk
+    /// until they are compacted away. Whether the server reported success.
+    pub async fn delete_message(&self, sequence: u64) -> Result<bool, Error> {
+        self.remove_message(MsgDeleteRequest { seq: sequence, no_erase: true }).await
+    }
+
+    /// Deletes the message at `sequence` and overwrites its bytes on disk.
+    pub async fn erase_message(&self, sequence: u64) -> Result<bool, Error> {
+        self.remove_message(MsgDeleteRequest { seq: sequence, no_erase: false }).await
+    }
+
+    async fn remove_message(&self, request: MsgDeleteRequest) -> Result<bool, Error> {
+        let subject = api::stream_msg_delete(self.context.api_prefix(), self.name())?;
+        let response: DeleteResponse = self.context.request(&subject, &request).await?;
+        Ok(response.success)
+    }
+
+    /// Creates the consumer, or updates it if one with that name exists.
+    pub async fn create_consumer(&self, config: ConsumerConfig) -> Result<Consumer, Error> {
+        self.context.create_consumer_on_stream(config, self.name()).await
+    }
+
+    /// Creates the consumer; [`ErrorCode::CONSUMER_EXISTS`] if one with that
+    /// name exists with another config.
+    pub async fn create_consumer_strict(&self, config: ConsumerConfig) -> Result<Consumer, Error> {
+        self.context.create_consumer_strict_on_stream(config, self.name()).await
+    }
+
+    /// Updates an existing consumer; [`ErrorCode::CONSUMER_DOES_NOT_EXIST`] if there is none.
+    pub async fn update_consumer(&self, config: ConsumerConfig) -> Result<Consumer, Error> {
+        self.context.update_consumer_on_stream(config, self.name()).await
+    }
+
+    pub async fn get_consumer(&self, name: impl AsRef<str>) -> Result<Consumer, Error> {
+        self.context.get_consumer_from_stream(name, self.name()).await
+    }
+
+    /// The durable consumer `name`: the existing one whatever its config,
+    /// else one created from `config` (named `name` if it names nothing).
+    /// Never updates a consumer, so workers starting together with different
+    /// configs all get the one that was created first.
+    pub async fn get_or_create_consumer(
+        &self,
+        name: impl AsRef<str>,
+        mut config: ConsumerConfig,
+    ) -> Result<Consumer, Error> {
+        let name = name.as_ref();
+        match config.name.as_deref().or(config.durable_name.as_deref()) {
+            None => config.durable_name = Some(name.to_string()),
+            Some(named) if named == name => {}
+            Some(named) => {
+                return Err(Error::InvalidArgument(format!("consumer {name:?} requested with a config for {named:?}")));
+            }
+        }
+        match self.get_consumer(name).await {
+            Err(Error::JetStream(e)) if e.err_code == ErrorCode::CONSUMER_NOT_FOUND => {}
+            found => return found,
+        }
+        match self.create_consumer_strict(config).await {
+            Err(Error::JetStream(e)) if e.err_code == ErrorCode::CONSUMER_EXISTS => self.get_consumer(name).await,
+            created => created,
+        }
+    }
+
+    /// A consumer's info; [`ErrorCode::CONSUMER_NOT_FOUND`] if there is none.
+    pub async fn consumer_info(&self, name: impl AsRef<str>) -> Result<ConsumerInfo, Error> {
+        self.context.consumer_info_from_stream(name, self.name()).await
+    }
+
+    /// Deletes a consumer; whether the server reported success.
+    pub async fn delete_consumer(&self, name: impl AsRef<str>) -> Result<bool, Error> {
+        self.context.delete_consumer_from_stream(name, self.name()).await
+    }
+
+    /// Stops delivery until `until` (server 2.11+); acks are still taken.
+    pub async fn pause_consumer(
+        &self,
+        name: impl AsRef<str>,
+        until: SystemTime,
+    ) -> Result<ConsumerPauseResponse, Error> {
+        self.request_pause(name.as_ref(), Some(timestamp::format_rfc3339(until))).await
+    }
+
+    /// Resumes delivery of a paused consumer (server 2.11+).
+    pub async fn resume_consumer(&self, name: impl AsRef<str>) -> Result<ConsumerPauseResponse, Error> {
+        self.request_pause(name.as_ref(), None).await
+    }
+
+    async fn request_pause(&self, name: &str, pause_until: Option<String>) -> Result<ConsumerPauseResponse, Error> {
+        let subject = api::consumer_pause(self.context.api_prefix(), self.name(), name)?;
+        self.context.request(&subject, &ConsumerPauseRequest { pause_until }).await
+    }
+
+    /// Names of the stream's consumers, a page at a time.
+    pub fn consumer_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+        let subject = api::consumer_names(self.context.api_prefix(), self.name());
+        pages::<api::ConsumerNamesResponse, _, _>(&self.context, subject, |offset| ConsumerNamesRequest { offset })
+    }
+
+    /// Info of the stream's consumers, a page at a time.
+    pub fn consumers(&self) -> impl AsyncStream<Item = Result<ConsumerInfo, Error>> + Unpin {
+        let subject = api::consumer_list(self.context.api_prefix(), self.name());
+        pages::<api::ConsumerListResponse, _, _>(&self.context, subject, |offset| ConsumerNamesRequest { offset })
+    }
+}

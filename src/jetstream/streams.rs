@@ -1,0 +1,109 @@
+//! Stream management on [`Context`]: create, update, look up, delete, list.
+//! Shaped like async-nats's context; every call returns typed API errors
+//! ([`Error::JetStream`] with an [`ErrorCode`]).
+
+use std::borrow::Borrow;
+
+use futures_core::Stream as AsyncStream;
+
+use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, StreamInfo};
+use super::api::{StreamListResponse, StreamNamesRequest, StreamNamesResponse};
+use super::context::Context;
+use super::paging::pages;
+use super::stream::Stream;
+use crate::error::Error;
+use crate::subject::validate_subject;
+
+impl Context {
+    /// Creates a stream. Creating one that exists with the same config
+    /// returns it; with another config fails with
+    /// [`ErrorCode::STREAM_NAME_EXISTS`].
+    pub async fn create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, Error> {
+        let config = config.borrow();
+        let subject = api::stream_create(self.api_prefix(), &config.name)?;
+        let info = self.request(&subject, config).await?;
+        Ok(Stream::new(self.clone(), info))
+    }
+
+    /// Changes an existing stream's config; [`ErrorCode::STREAM_NOT_FOUND`]
+    /// if there is none.
+    pub async fn update_stream(&self, config: impl Borrow<StreamConfig>) -> Result<StreamInfo, Error> {
+        let config = config.borrow();
+        let subject = api::stream_update(self.api_prefix(), &config.name)?;
+        self.request(&subject, config).await
+    }
+
+    /// A handle on an existing stream; [`ErrorCode::STREAM_NOT_FOUND`] if there is none.
+    pub async fn get_stream(&self, name: impl AsRef<str>) -> Result<Stream, Error> {
+        let subject = api::stream_info(self.api_prefix(), name.as_ref())?;
+        let info = self.request_raw(&subject, b"").await?;
+        Ok(Stream::new(self.clone(), info))
+    }
+
+    /// The stream named in `config`: the existing one whatever its config,
+    /// else one created from `config`. Safe to call from many clients at
+    /// once: one that loses the race to create looks the winner's stream up.
+    pub async fn get_or_create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, Error> {
+        let config = config.borrow();
+        match self.get_stream(&config.name).await {
+            Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NOT_FOUND => {}
+            found => return found,
+        }
+        match self.create_stream(config).await {
+            Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NAME_EXISTS => {
+                self.get_stream(&config.name).await
+            }
+            created => created,
+        }
+    }
+
+    /// Deletes a stream and its consumers; whether the server reported success.
+    pub async fn delete_stream(&self, name: impl AsRef<str>) -> Result<bool, Error> {
+        let subject = api::stream_delete(self.api_prefix(), name.as_ref())?;
+        let response: DeleteResponse = self.request_raw(&subject, b"").await?;
+        Ok(response.success)
+    }
+
+    /// The name of the stream that stores `subject`;
+    /// [`ErrorCode::STREAM_NOT_FOUND`] if none does.
+    pub async fn stream_by_subject(&self, subject: impl AsRef<str>) -> Result<String, Error> {
+        let subject = subject.as_ref();
+        validate_subject(subject)?;
+        let request = StreamNamesRequest { offset: 0, subject: Some(subject.to_string()) };
+        let page: StreamNamesResponse = self.request(&api::stream_names(self.api_prefix()), &request).await?;
+        page.streams.into_iter().next().ok_or_else(|| {
+            Error::JetStream(JetStreamError {
+                code: 404,
+                err_code: ErrorCode::STREAM_NOT_FOUND,
+                description: format!("no stream stores subject {subject:?}"),
+            })
+        })
+    }
+
+    /// Names of all streams, a page at a time.
+    pub fn stream_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+        self.stream_names_filtered(None)
+    }
+
+    /// Names of the streams whose subjects overlap `subject` (wildcards allowed).
+    pub fn stream_names_for_subject(
+        &self,
+        subject: impl Into<String>,
+    ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+        self.stream_names_filtered(Some(subject.into()))
+    }
+
+    fn stream_names_filtered(&self, filter: Option<String>) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+        let subject = filter.as_deref().map_or(Ok(()), validate_subject).map(|()| api::stream_names(self.api_prefix()));
+        pages::<StreamNamesResponse, _, _>(self, subject, move |offset| StreamNamesRequest {
+            offset,
+            subject: filter.clone(),
+        })
+    }
+
+    /// Info of all streams, a page at a time.
+    pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, Error>> + Unpin {
+        let subject = Ok(api::stream_list(self.api_prefix()));
+        pages::<StreamListResponse, _, _>(self, subject, |offset| StreamNamesRequest { offset, subject: None })
+    }
+}

@@ -1,0 +1,386 @@
+//! Stream and consumer management against a real server: every call, its
+//! typed errors, listing across pages, and names refused before a request.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, SystemTime};
+
+use common::NatsServer;
+use futures_util::{StreamExt, TryStreamExt};
+use natsjet::jetstream::api::{ConsumerConfig, ErrorCode, JetStreamError, PubAck, StreamConfig};
+use natsjet::jetstream::{self, Context};
+use natsjet::{Client, Error, HeaderMap};
+
+async fn connect(server: &NatsServer) -> (Client, Context) {
+    let client = natsjet::connect(server.client_url()).await.expect("connect");
+    let js = jetstream::new(client.clone());
+    (client, js)
+}
+
+fn stream_config(name: &str, subjects: &[&str]) -> StreamConfig {
+    StreamConfig { name: name.into(), subjects: subjects.iter().map(|s| s.to_string()).collect(), ..Default::default() }
+}
+
+fn durable(name: &str) -> ConsumerConfig {
+    ConsumerConfig { durable_name: Some(name.into()), ..Default::default() }
+}
+
+/// The API error of `result`, or a panic naming what came instead.
+fn api_error<T: std::fmt::Debug>(result: Result<T, Error>) -> JetStreamError {
+    match result {
+        Err(Error::JetStream(e)) => e,
+        other => panic!("expected a JetStream API error, got {other:?}"),
+    }
+}
+
+/// Publishes as requests and checks each PubAck: a plain publish, even
+/// flushed, may not be stored yet when the next API call arrives.
+async fn publish_all(client: &Client, messages: &[(&str, &str)]) {
+    for (subject, payload) in messages {
+        check_stored(client.request(*subject, *payload).await);
+    }
+}
+
+fn check_stored(reply: Result<natsjet::Message, Error>) {
+    let ack: PubAck = jetstream::api::parse_response(&reply.unwrap().payload).unwrap();
+    assert!(ack.seq > 0);
+}
+
+/// Runs `call(0..5)` in five tasks at once; the distinct answers.
+async fn race_five<F, Fut>(call: F) -> BTreeSet<Option<String>>
+where
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = Option<String>> + Send + 'static,
+{
+    let tasks: Vec<_> = (0..5).map(|i| tokio::spawn(call(i))).collect();
+    let mut answers = BTreeSet::new();
+    for task in tasks {
+        answers.insert(task.await.unwrap());
+    }
+    answers
+}
+
+#[tokio::test]
+async fn stream_create_update_info_delete() {
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+
+    let mut stream = js.create_stream(stream_config("ORDERS", &["orders.>"])).await.unwrap();
+    assert_eq!(stream.name(), "ORDERS");
+    assert_eq!(stream.cached_info().config.subjects, ["orders.>"]);
+    assert_eq!(stream.cached_info().state.messages, 0);
+
+    // Creating again with the same config is not an error; another config is.
+    js.create_stream(stream_config("ORDERS", &["orders.>"])).await.unwrap();
+    let e = api_error(js.create_stream(stream_config("ORDERS", &["other.>"])).await);
+    assert_eq!(e.err_code, ErrorCode::STREAM_NAME_EXISTS);
+
+    publish_all(&client, &[("orders.1", "a"), ("orders.2", "b")]).await;
+    assert_eq!(stream.info().await.unwrap().state.messages, 2);
+
+    let mut changed = stream_config("ORDERS", &["orders.>"]);
+    changed.description = Some("all orders".into());
+    let info = js.update_stream(&changed).await.unwrap();
+    assert_eq!(info.config.description.as_deref(), Some("all orders"));
+    let fetched = js.get_stream("ORDERS").await.unwrap();
+    assert_eq!(fetched.cached_info().config.description.as_deref(), Some("all orders"));
+    assert_eq!(fetched.cached_info().state.messages, 2);
+
+    let e = api_error(js.update_stream(stream_config("MISSING", &["missing"])).await);
+    assert_eq!(e.err_code, ErrorCode::STREAM_NOT_FOUND);
+
+    assert!(js.delete_stream("ORDERS").await.unwrap());
+    let e = api_error(js.get_stream("ORDERS").await);
+    assert_eq!((e.code, e.err_code, e.description.as_str()), (404, ErrorCode::STREAM_NOT_FOUND, "stream not found"));
+    assert_eq!(api_error(js.delete_stream("ORDERS").await).err_code, ErrorCode::STREAM_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn get_or_create_stream_from_many_tasks() {
+    let server = NatsServer::start_jetstream();
+    let (_client, js) = connect(&server).await;
+
+    // Configs differ, so creators that lose the race get "name already in use".
+    let descriptions = race_five(|i| {
+        let js = js.clone();
+        let config = StreamConfig { description: Some(format!("by {i}")), ..stream_config("SHARED", &["shared.>"]) };
+        async move { js.get_or_create_stream(config).await.unwrap().cached_info().config.description.clone() }
+    })
+    .await;
+    assert_eq!(descriptions.len(), 1, "every task got the one stream: {descriptions:?}");
+    let names: Vec<String> = js.stream_names().try_collect().await.unwrap();
+    assert_eq!(names, ["SHARED"]);
+
+    // An existing stream is returned as it is, whatever config is passed.
+    let existing = js.get_or_create_stream(stream_config("SHARED", &["elsewhere"])).await.unwrap();
+    assert_eq!(existing.cached_info().config.subjects, ["shared.>"]);
+}
+
+#[tokio::test]
+async fn stream_listing_and_lookup_by_subject() {
+    let server = NatsServer::start_jetstream();
+    let (_client, js) = connect(&server).await;
+
+    let mut expected = BTreeSet::new();
+    for i in 0..30 {
+        let name = format!("S{i}");
+        js.create_stream(stream_config(&name, &[&format!("s{i}.>")])).await.unwrap();
+        expected.insert(name);
+    }
+    let names: BTreeSet<String> = js.stream_names().try_collect().await.unwrap();
+    assert_eq!(names, expected);
+    let infos: Vec<_> = js.streams().try_collect().await.unwrap();
+    assert_eq!(infos.iter().map(|i| i.config.name.clone()).collect::<BTreeSet<_>>(), expected);
+
+    let matching: Vec<String> = js.stream_names_for_subject("s7.x").try_collect().await.unwrap();
+    assert_eq!(matching, ["S7"]);
+    let none: Vec<String> = js.stream_names_for_subject("nothing.here").try_collect().await.unwrap();
+    assert!(none.is_empty());
+    assert_eq!(js.stream_by_subject("s12.a.b").await.unwrap(), "S12");
+    let e = api_error(js.stream_by_subject("nothing.here").await);
+    assert_eq!((e.code, e.err_code), (404, ErrorCode::STREAM_NOT_FOUND));
+
+    // A listing can be read item by item without pinning it.
+    let mut names = js.stream_names();
+    assert!(names.next().await.unwrap().is_ok());
+}
+
+#[tokio::test]
+async fn purge_whole_by_filter_keep_and_sequence() {
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let mut stream = js.create_stream(stream_config("P", &["p.*"])).await.unwrap();
+    // Sequences 1..=10: odd on p.1, even on p.2.
+    for _ in 0..5 {
+        publish_all(&client, &[("p.1", "x"), ("p.2", "y")]).await;
+    }
+
+    let purged = stream.purge().filter("p.1").keep(2).await.unwrap();
+    assert!(purged.success);
+    assert_eq!(purged.purged, 3);
+    assert_eq!(stream.info().await.unwrap().state.messages, 7);
+
+    // Left: p.1 at 7, 9; p.2 at 2, 4, 6, 8, 10. Below 6 that is 2 and 4.
+    assert_eq!(stream.purge().sequence(6).await.unwrap().purged, 2);
+    let state = &stream.info().await.unwrap().state;
+    assert_eq!((state.messages, state.first_seq), (5, 6));
+
+    assert_eq!(stream.purge().keep(1).await.unwrap().purged, 4);
+    let state = &stream.info().await.unwrap().state;
+    assert_eq!((state.messages, state.first_seq, state.last_seq), (1, 10, 10));
+
+    assert_eq!(stream.purge().await.unwrap().purged, 1);
+    assert_eq!(stream.info().await.unwrap().state.messages, 0);
+
+    assert!(matches!(stream.purge().keep(1).sequence(2).await, Err(Error::InvalidArgument(_))));
+    assert!(matches!(stream.purge().filter("bad subject").await, Err(Error::InvalidSubject { .. })));
+}
+
+#[tokio::test]
+async fn get_direct_get_delete_and_erase_messages() {
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let config = StreamConfig { allow_direct: true, ..stream_config("M", &["m.*"]) };
+    let stream = js.create_stream(config).await.unwrap();
+
+    let headers: HeaderMap = [("X-Id", "first")].into_iter().collect();
+    check_stored(client.request_with_headers("m.a", headers.clone(), "one").await);
+    publish_all(&client, &[("m.b", "two"), ("m.a", "three"), ("m.b", "four")]).await;
+
+    let first = stream.get_raw_message(1).await.unwrap();
+    assert_eq!((first.subject.as_str(), first.sequence, &first.payload[..]), ("m.a", 1, &b"one"[..]));
+    assert_eq!(first.headers, Some(headers));
+    assert!(first.timestamp().unwrap() <= SystemTime::now());
+    let second = stream.get_raw_message(2).await.unwrap();
+    assert_eq!(second.headers, None);
+
+    let last_a = stream.get_last_raw_message_by_subject("m.a").await.unwrap();
+    assert_eq!((last_a.sequence, &last_a.payload[..]), (3, &b"three"[..]));
+    assert_eq!(stream.get_next_raw_message_by_subject("m.b", 3).await.unwrap().sequence, 4);
+
+    // Direct get reads the same message, with its metadata headers turned into fields.
+    assert_eq!(stream.direct_get(1).await.unwrap(), first);
+    assert_eq!(stream.direct_get(2).await.unwrap(), second);
+    assert_eq!(stream.direct_get_last_for_subject("m.a").await.unwrap(), last_a);
+
+    let missing = api_error(stream.get_raw_message(99).await);
+    assert_eq!((missing.code, missing.err_code), (404, ErrorCode::NO_MESSAGE_FOUND));
+    assert_eq!(api_error(stream.direct_get(99).await), missing);
+    assert_eq!(api_error(stream.direct_get_last_for_subject("m.none").await), missing);
+    assert_eq!(api_error(stream.get_last_raw_message_by_subject("m.none").await).err_code, ErrorCode::NO_MESSAGE_FOUND);
+
+    assert!(stream.delete_message(1).await.unwrap());
+    assert_eq!(api_error(stream.get_raw_message(1).await).err_code, ErrorCode::NO_MESSAGE_FOUND);
+    assert!(stream.erase_message(2).await.unwrap());
+    assert_eq!(api_error(stream.direct_get(2).await), missing);
+    // Deleting it again: the server reports "no message found" (err_code 10057).
+    api_error(stream.delete_message(2).await);
+
+    // Without allow_direct nobody answers direct gets.
+    let plain = js.create_stream(stream_config("PLAIN", &["plain"])).await.unwrap();
+    assert_eq!(plain.direct_get(1).await, Err(Error::NoResponders));
+}
+
+#[tokio::test]
+async fn consumer_lifecycle() {
+    let server = NatsServer::start_jetstream();
+    let (_client, js) = connect(&server).await;
+    let stream = js.create_stream(stream_config("C", &["c.>"])).await.unwrap();
+
+    let mut config = durable("d1");
+    config.description = Some("first".into());
+    let consumer = stream.create_consumer(config.clone()).await.unwrap();
+    assert_eq!((consumer.name(), consumer.stream_name()), ("d1", "C"));
+
+    config.description = Some("second".into());
+    let updated = stream.update_consumer(config.clone()).await.unwrap();
+    assert_eq!(updated.cached_info().config.description.as_deref(), Some("second"));
+    // Create-or-update changes it back.
+    config.description = Some("third".into());
+    stream.create_consumer(config.clone()).await.unwrap();
+    assert_eq!(stream.consumer_info("d1").await.unwrap().config.description.as_deref(), Some("third"));
+
+    // Strict create: the same config is fine, another one is refused.
+    stream.create_consumer_strict(config.clone()).await.unwrap();
+    config.description = Some("fourth".into());
+    assert_eq!(api_error(stream.create_consumer_strict(config).await).err_code, ErrorCode::CONSUMER_EXISTS);
+    assert_eq!(api_error(stream.update_consumer(durable("nope")).await).err_code, ErrorCode::CONSUMER_DOES_NOT_EXIST);
+
+    let got = stream.get_consumer("d1").await.unwrap();
+    assert_eq!(got.cached_info().config.description.as_deref(), Some("third"));
+    let e = api_error(stream.get_consumer("nope").await);
+    assert_eq!((e.code, e.err_code), (404, ErrorCode::CONSUMER_NOT_FOUND));
+
+    // get_or_create: creates under the given name, and never changes an existing one.
+    let created = stream.get_or_create_consumer("d2", ConsumerConfig::default()).await.unwrap();
+    assert_eq!(created.cached_info().config.durable_name.as_deref(), Some("d2"));
+    let other = ConsumerConfig { description: Some("other".into()), ..Default::default() };
+    let existing = stream.get_or_create_consumer("d1", other).await.unwrap();
+    assert_eq!(existing.cached_info().config.description.as_deref(), Some("third"));
+    assert!(matches!(stream.get_or_create_consumer("d3", durable("d4")).await, Err(Error::InvalidArgument(_))));
+
+    // The same calls by stream name on the context.
+    let ctx_made = js.create_consumer_on_stream(durable("d3"), "C").await.unwrap();
+    assert_eq!(ctx_made.name(), "d3");
+    assert_eq!(js.get_consumer_from_stream("d3", "C").await.unwrap().name(), "d3");
+    let strict = js.create_consumer_strict_on_stream(ConsumerConfig { max_deliver: 3, ..durable("d3") }, "C").await;
+    assert_eq!(api_error(strict).err_code, ErrorCode::CONSUMER_EXISTS);
+    let updated = js.update_consumer_on_stream(ConsumerConfig { max_deliver: 3, ..durable("d3") }, "C").await.unwrap();
+    assert_eq!(updated.cached_info().config.max_deliver, 3);
+    assert_eq!(js.consumer_info_from_stream("d3", "C").await.unwrap().config.max_deliver, 3);
+
+    let names: BTreeSet<String> = stream.consumer_names().try_collect().await.unwrap();
+    assert_eq!(names, BTreeSet::from(["d1".to_string(), "d2".into(), "d3".into()]));
+    let infos: Vec<_> = stream.consumers().try_collect().await.unwrap();
+    assert_eq!(infos.len(), 3);
+    assert!(infos.iter().all(|i| i.stream_name == "C"));
+
+    assert!(js.delete_consumer_from_stream("d3", "C").await.unwrap());
+    assert!(stream.delete_consumer("d2").await.unwrap());
+    assert_eq!(api_error(stream.delete_consumer("d2").await).err_code, ErrorCode::CONSUMER_NOT_FOUND);
+    let e = api_error(stream.consumer_info("d2").await);
+    assert_eq!((e.code, e.err_code), (404, ErrorCode::CONSUMER_NOT_FOUND));
+    let names: Vec<String> = stream.consumer_names().try_collect().await.unwrap();
+    assert_eq!(names, ["d1"]);
+    assert_eq!(js.get_stream("C").await.unwrap().cached_info().state.consumer_count, 1);
+}
+
+#[tokio::test]
+async fn get_or_create_consumer_from_many_tasks() {
+    let server = NatsServer::start_jetstream();
+    let (_client, js) = connect(&server).await;
+    let stream = js.create_stream(stream_config("W", &["w.>"])).await.unwrap();
+
+    let descriptions = race_five(|i| {
+        let stream = stream.clone();
+        let config = ConsumerConfig { description: Some(format!("worker {i}")), ..Default::default() };
+        async move {
+            stream.get_or_create_consumer("workers", config).await.unwrap().cached_info().config.description.clone()
+        }
+    })
+    .await;
+    assert_eq!(descriptions.len(), 1, "every worker got the one consumer: {descriptions:?}");
+    let names: Vec<String> = stream.consumer_names().try_collect().await.unwrap();
+    assert_eq!(names, ["workers"]);
+}
+
+#[tokio::test]
+async fn pause_and_resume_consumer() {
+    let server = NatsServer::start_jetstream();
+    let (_client, js) = connect(&server).await;
+    let stream = js.create_stream(stream_config("PAUSE", &["pause"])).await.unwrap();
+    stream.create_consumer(durable("d")).await.unwrap();
+
+    let until = SystemTime::now() + Duration::from_secs(60);
+    let paused = stream.pause_consumer("d", until).await.unwrap();
+    assert!(paused.paused);
+    assert!(paused.pause_remaining > Duration::from_secs(50));
+    let info = stream.consumer_info("d").await.unwrap();
+    assert!(info.paused);
+    let pause_until = info.config.pause_until.as_deref().and_then(jetstream::api::timestamp::parse_rfc3339);
+    assert_eq!(pause_until, Some(until));
+
+    let resumed = stream.resume_consumer("d").await.unwrap();
+    assert!(!resumed.paused);
+    assert!(!stream.consumer_info("d").await.unwrap().paused);
+    assert_eq!(api_error(stream.pause_consumer("nope", until).await).err_code, ErrorCode::CONSUMER_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn invalid_names_are_refused_before_any_request() {
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let stream = js.create_stream(stream_config("OK", &["ok"])).await.unwrap();
+    let sent = client.statistics().out_msgs;
+
+    let invalid = |r: Result<_, Error>| matches!(r, Err(Error::InvalidArgument(_)));
+    assert!(invalid(js.get_stream("a.b").await.map(drop)));
+    assert!(invalid(js.create_stream(stream_config("a b", &[])).await.map(drop)));
+    assert!(invalid(js.get_or_create_stream(stream_config("", &[])).await.map(drop)));
+    assert!(invalid(js.update_stream(stream_config("a*", &[])).await.map(drop)));
+    assert!(invalid(js.delete_stream("a>").await.map(drop)));
+    assert!(invalid(js.create_consumer_on_stream(durable("c"), "a.b").await.map(drop)));
+    assert!(invalid(js.get_consumer_from_stream("c.d", "OK").await.map(drop)));
+    assert!(invalid(js.delete_consumer_from_stream("c", "").await.map(drop)));
+    assert!(invalid(stream.create_consumer(durable("x.y")).await.map(drop)));
+    assert!(invalid(stream.get_or_create_consumer("x y", ConsumerConfig::default()).await.map(drop)));
+    assert!(invalid(stream.consumer_info("*").await.map(drop)));
+    assert!(invalid(stream.pause_consumer("a/b", SystemTime::now()).await.map(drop)));
+    assert!(matches!(js.stream_by_subject("a..b").await, Err(Error::InvalidSubject { .. })));
+    let first = js.stream_names_for_subject("bad subject").next().await;
+    assert!(matches!(first, Some(Err(Error::InvalidSubject { .. }))));
+    assert!(matches!(stream.direct_get_last_for_subject("a b").await, Err(Error::InvalidSubject { .. })));
+    assert!(matches!(stream.get_last_raw_message_by_subject("").await, Err(Error::InvalidSubject { .. })));
+
+    client.flush().await.unwrap();
+    assert_eq!(client.statistics().out_msgs, sent, "nothing was published");
+}
+
+#[tokio::test]
+async fn server_without_jetstream_answers_no_responders() {
+    let server = NatsServer::start();
+    let (_client, js) = connect(&server).await;
+    assert_eq!(js.query_account().await, Err(Error::NoResponders));
+    assert_eq!(js.get_stream("S").await.map(drop), Err(Error::NoResponders));
+    assert_eq!(js.create_stream(stream_config("S", &["s"])).await.map(drop), Err(Error::NoResponders));
+    assert_eq!(js.stream_names().next().await, Some(Err(Error::NoResponders)));
+}
+
+#[tokio::test]
+async fn account_info_counts_streams_and_consumers() {
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let before = js.query_account().await.unwrap();
+    assert_eq!((before.streams, before.consumers), (0, 0));
+
+    let stream = js.create_stream(stream_config("A", &["a"])).await.unwrap();
+    stream.create_consumer(durable("d")).await.unwrap();
+    publish_all(&client, &[("a", "payload")]).await;
+
+    let after = js.query_account().await.unwrap();
+    assert_eq!((after.streams, after.consumers), (1, 1));
+    assert!(after.storage > 0);
+    assert!(after.api.total > before.api.total);
+}
