@@ -75,7 +75,10 @@ async fn main() -> Result<(), natsjet::Error> {
     let secs = started.elapsed().as_secs_f64();
     println!("all {total} orders processed and acked in {secs:.2} s ({:.0} msg/s)", total as f64 / secs);
     let info = js.get_stream(STREAM).await?.consumer_info(DURABLE).await?;
-    println!("consumer: ack floor {} , {} pending acks, {} redelivered", info.ack_floor.stream_seq, info.num_ack_pending, info.num_redelivered);
+    println!(
+        "consumer: ack floor {} , {} pending acks, {} redelivered",
+        info.ack_floor.stream_seq, info.num_ack_pending, info.num_redelivered
+    );
     Ok(())
 }
 

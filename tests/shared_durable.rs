@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 
 use common::NatsServer;
 use futures_util::StreamExt;
+use natsjet::Error;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, ReplayPolicy, StreamConfig};
 use natsjet::jetstream::pull::ConsumerEvent;
 use natsjet::jetstream::{self, CheckpointLedger, Consumer, Context, LedgerOptions};
-use natsjet::Error;
 use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -105,15 +105,11 @@ async fn four_workers_drain_twenty_thousand_without_loss() {
         tasks.push(tokio::spawn(run_worker(consumer, record.clone(), None, true)));
     }
     wait_all_acked(&record, 20_000).await;
-    let r = record.lock().unwrap();
-    assert_eq!(r.acked, (1..=20_000).collect::<HashSet<u64>>(), "every sequence acked");
-    let info = tokio::task::block_in_place(|| {
-        tokio::runtime::Handle::current().block_on(js.get_stream("W").await.unwrap().consumer_info("workers"))
-    })
-    .unwrap();
+    let acked = record.lock().unwrap().acked.clone();
+    assert_eq!(acked, (1..=20_000).collect::<HashSet<u64>>(), "every sequence acked");
+    let info = js.get_stream("W").await.unwrap().consumer_info("workers").await.unwrap();
     assert_eq!(info.num_ack_pending, 0);
     assert_eq!(info.ack_floor.stream_seq, 20_000);
-    drop(r);
     tasks.iter().for_each(|t| t.abort());
 }
 
@@ -235,7 +231,13 @@ async fn max_deliver_and_backoff_are_honoured() {
     let backoff = vec![Duration::from_millis(300), Duration::from_millis(900)];
     let config = ConsumerConfig { max_deliver: 3, backoff: backoff.clone(), ack_wait: backoff[0], ..durable("b") };
     let consumer = js.get_stream("B").await.unwrap().create_consumer(config).await.unwrap();
-    let mut messages = consumer.stream().heartbeat(Duration::from_millis(500)).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let mut messages = consumer
+        .stream()
+        .heartbeat(Duration::from_millis(500))
+        .expires(Duration::from_secs(2))
+        .messages()
+        .await
+        .unwrap();
     let mut at = Vec::new();
     let started = Instant::now();
     while let Ok(Some(m)) = timeout(Duration::from_secs(3), messages.next()).await {

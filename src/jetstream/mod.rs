@@ -1,4 +1,6 @@
-//! JetStream: API types, pull consumers and acks.
+//! JetStream: API types, the sans-IO pull consumer and ack machines, and —
+//! where a runtime exists — the context, management calls, acked publish,
+//! pull readers, acks, `AckBatch` commits and the checkpoint ledger.
 
 pub mod ack;
 pub mod api;
@@ -9,25 +11,13 @@ mod checkpoint;
 #[cfg(has_runtime)]
 mod commit;
 #[cfg(has_runtime)]
-pub use checkpoint::{CheckpointLedger, LedgerOptions};
-#[cfg(has_runtime)]
 pub mod consumer;
 #[cfg(has_runtime)]
-mod message;
-#[cfg(has_runtime)]
-pub(crate) mod reader;
-#[cfg(has_runtime)]
-pub use consumer::{Consumer, PullConsumer};
-#[cfg(has_runtime)]
-pub use message::Message;
-#[cfg(has_runtime)]
-pub use reader::{Batch, FetchBuilder, Messages, StreamBuilder};
+mod consumers;
 #[cfg(has_runtime)]
 mod context;
 #[cfg(has_runtime)]
-pub use context::{Context, new, with_domain, with_prefix};
-#[cfg(has_runtime)]
-mod consumers;
+mod message;
 #[cfg(has_runtime)]
 mod paging;
 #[cfg(has_runtime)]
@@ -35,6 +25,19 @@ mod purge;
 #[cfg(has_runtime)]
 mod raw_message;
 #[cfg(has_runtime)]
+pub(crate) mod reader;
+#[cfg(has_runtime)]
 pub mod stream;
 #[cfg(has_runtime)]
 mod streams;
+
+#[cfg(has_runtime)]
+pub use checkpoint::{CheckpointLedger, LedgerOptions};
+#[cfg(has_runtime)]
+pub use consumer::{Consumer, PullConsumer};
+#[cfg(has_runtime)]
+pub use context::{Context, new, with_domain, with_prefix};
+#[cfg(has_runtime)]
+pub use message::Message;
+#[cfg(has_runtime)]
+pub use reader::{Batch, FetchBuilder, Messages, StreamBuilder};
