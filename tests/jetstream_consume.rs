@@ -9,9 +9,9 @@ use std::time::Duration;
 use common::NatsServer;
 use futures_util::StreamExt;
 use natsjet::Error;
-use natsjet::jetstream::api::{
-    self, AckPolicy, ConsumerConfig, ConsumerInfo, CreateConsumerRequest, StreamConfig, StreamInfo,
-};
+use natsjet::jetstream::ack::{AckBatch, AckKind};
+use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, PriorityPolicy, StreamConfig};
+use natsjet::jetstream::pull::PriorityOptions;
 use natsjet::jetstream::{self, Consumer, Context};
 use tokio::time::timeout;
 
@@ -21,19 +21,15 @@ async fn setup(server: &NatsServer, stream: &str, messages: usize) -> Context {
     let client = natsjet::connect(server.client_url()).await.unwrap();
     let js = jetstream::new(client.clone());
     let config = StreamConfig { name: stream.into(), subjects: vec![format!("{stream}.>")], ..Default::default() };
-    let _: StreamInfo = js.request(&api::stream_create(js.api_prefix(), stream).unwrap(), &config).await.unwrap();
+    js.create_stream(config).await.unwrap();
     for i in 0..messages {
-        client.publish(format!("{stream}.{}", i % 10), format!("{i}")).await.unwrap();
+        client.request(format!("{stream}.{}", i % 10), format!("{i}")).await.unwrap();
     }
-    client.flush().await.unwrap();
     js
 }
 
 async fn durable(js: &Context, stream: &str, config: ConsumerConfig) -> Consumer {
-    let subject = api::consumer_create(js.api_prefix(), stream, &config).unwrap();
-    let request = CreateConsumerRequest { stream_name: stream.into(), config, action: Default::default() };
-    let info: ConsumerInfo = js.request(&subject, &request).await.unwrap();
-    Consumer::new(js.clone(), info)
+    js.create_consumer_on_stream(config, stream).await.unwrap()
 }
 
 fn durable_config(name: &str) -> ConsumerConfig {
@@ -88,4 +84,199 @@ async fn consume_reads_everything_and_keeps_going() {
     m.ack().await.unwrap();
     messages.drain().await.unwrap();
     assert!(timeout(WAIT, messages.next()).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn nak_term_and_progress() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "N", 3).await;
+    let config = ConsumerConfig { ack_wait: Duration::from_secs(1), ..durable_config("n") };
+    let consumer = durable(&js, "N", config).await;
+    let mut messages = consumer.messages().await.unwrap();
+    let first = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    let second = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    let third = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    first.nak().await.unwrap();
+    second.term_with_reason("poison").await.unwrap();
+    assert_eq!(second.nak().await.unwrap_err(), Error::AlreadyAcknowledged);
+    // The nak'd one comes back at once.
+    let again = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    assert_eq!(again.info().unwrap().stream_sequence, first.info().unwrap().stream_sequence);
+    assert_eq!(again.info().unwrap().delivered, 2);
+    again.ack().await.unwrap();
+    // Progress keeps the third alive past its 1 s ack_wait.
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        third.in_progress().await.unwrap();
+    }
+    third.double_ack().await.unwrap();
+    // Neither the terminated nor the acked ones come back.
+    if let Ok(extra) = timeout(Duration::from_millis(1500), messages.next()).await {
+        let extra = extra.unwrap().unwrap();
+        panic!("nothing else is redelivered, got {:?}", extra.info());
+    }
+}
+
+#[tokio::test]
+async fn ack_batch_confirmed_and_plain() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "A", 300).await;
+    let consumer = durable(&js, "A", durable_config("a")).await;
+    let batch = consumer.fetch().max_messages(300).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
+    assert_eq!(got.len(), 300);
+    let mut confirmed = AckBatch::new();
+    let mut plain = AckBatch::new();
+    for (i, m) in got.iter().enumerate() {
+        let m = m.as_ref().unwrap();
+        let target = if i < 200 { &mut confirmed } else { &mut plain };
+        target.add_message(m, AckKind::Ack).unwrap();
+        // The batch owns the ack now.
+        assert_eq!(m.ack().await.unwrap_err(), Error::AlreadyAcknowledged);
+    }
+    // Tokens survive a round trip through a checkpoint (serde).
+    let token = got[0].as_ref().unwrap().ack_token().unwrap();
+    let json = serde_json::to_string(&token).unwrap();
+    assert_eq!(serde_json::from_str::<natsjet::jetstream::ack::AckToken>(&json).unwrap(), token);
+
+    let report = confirmed.commit_confirmed(js.client(), Duration::from_secs(5)).await.unwrap();
+    assert_eq!((report.confirmed.len(), report.unconfirmed.len(), report.refused.len()), (200, 0, 0));
+    plain.commit(js.client()).await.unwrap();
+    let info = js.get_stream("A").await.unwrap().consumer_info("a").await.unwrap();
+    assert_eq!(info.num_ack_pending, 0);
+    assert_eq!(info.ack_floor.stream_seq, 300);
+}
+
+#[tokio::test]
+async fn acks_to_a_deleted_consumer_are_unconfirmed_not_lost_silently() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "D", 5).await;
+    let consumer = durable(&js, "D", durable_config("d")).await;
+    let batch = consumer.fetch().max_messages(5).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
+    let mut acks = AckBatch::new();
+    for m in &got {
+        acks.add_message(m.as_ref().unwrap(), AckKind::Ack).unwrap();
+    }
+    js.get_stream("D").await.unwrap().delete_consumer("d").await.unwrap();
+    let report = acks.commit_confirmed(js.client(), Duration::from_millis(500)).await.unwrap();
+    assert_eq!(report.confirmed.len(), 0);
+    assert_eq!(report.unconfirmed.len() + report.refused.len(), 5, "{report:?}");
+}
+
+#[tokio::test]
+async fn deleting_the_consumer_ends_consume_with_a_typed_error() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "X", 0).await;
+    let consumer = durable(&js, "X", durable_config("x")).await;
+    let mut messages = consumer.messages().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    js.get_stream("X").await.unwrap().delete_consumer("x").await.unwrap();
+    let end = timeout(WAIT, messages.next()).await.expect("ends in time");
+    match end {
+        Some(Err(Error::ConsumerStatus { code: 409, description })) => {
+            assert!(description.contains("Consumer Deleted"), "{description}")
+        }
+        other => panic!("expected 409 Consumer Deleted, got {other:?}"),
+    }
+    assert!(timeout(WAIT, messages.next()).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn keep_waiting_survives_a_deleted_consumer_that_comes_back() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "Y", 0).await;
+    let consumer = durable(&js, "Y", durable_config("y")).await;
+    let mut messages = consumer.stream().keep_waiting().messages().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let stream = js.get_stream("Y").await.unwrap();
+    stream.delete_consumer("y").await.unwrap();
+    let first = timeout(WAIT, messages.next()).await.unwrap().unwrap();
+    assert!(matches!(first, Err(Error::ConsumerStatus { code: 409, .. })), "{first:?}");
+    stream.create_consumer(durable_config("y")).await.unwrap();
+    js.client().request("Y.back", "hello").await.unwrap();
+    let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    assert_eq!(&m.payload[..], b"hello");
+}
+
+#[tokio::test]
+async fn consume_survives_a_server_restart() {
+    let mut server = NatsServer::start_jetstream();
+    let client = natsjet::ConnectOptions::new()
+        .reconnect_delay(Duration::from_millis(100), Duration::from_millis(50))
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    let js = jetstream::new(client.clone());
+    js.create_stream(StreamConfig { name: "Z".into(), subjects: vec!["Z.>".into()], ..Default::default() })
+        .await
+        .unwrap();
+    let consumer = durable(&js, "Z", durable_config("z")).await;
+    let mut messages = consumer.stream().expires(Duration::from_secs(5)).messages().await.unwrap();
+    client.request("Z.1", "before").await.unwrap();
+    let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    m.ack().await.unwrap();
+    server.restart();
+    // The reader re-pulls after the reconnect by itself (no consumer info call).
+    let answer = timeout(WAIT, async {
+        loop {
+            if let Ok(ack) = client.request("Z.2", "after").await {
+                break ack;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .unwrap();
+    assert!(!answer.payload.is_empty());
+    let m = timeout(WAIT, messages.next()).await.expect("no stall after restart").unwrap().unwrap();
+    assert_eq!(&m.payload[..], b"after");
+    m.ack().await.unwrap();
+}
+
+#[tokio::test]
+async fn request_limits_come_back_as_errors_of_the_fetch() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "M", 20).await;
+    let config = ConsumerConfig { max_batch: 5, ..durable_config("m") };
+    let consumer = durable(&js, "M", config).await;
+    let batch = consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).messages().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
+    assert!(
+        matches!(got.last(), Some(Err(Error::ConsumerStatus { code: 409, description })) if description.contains("MaxRequestBatch")),
+        "{got:?}"
+    );
+    // Fetching by bytes: a budget smaller than one message ends the fetch.
+    let batch = consumer.fetch().max_bytes(10).expires(Duration::from_secs(1)).messages().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
+    assert!(got.iter().all(|m| m.is_err()), "{got:?}");
+}
+
+#[tokio::test]
+async fn pinned_priority_group_delivers_to_one_reader() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "G", 0).await;
+    let config = ConsumerConfig {
+        priority_groups: vec!["jobs".into()],
+        priority_policy: PriorityPolicy::PinnedClient,
+        priority_timeout: Duration::from_secs(5),
+        ..durable_config("g")
+    };
+    let consumer = durable(&js, "G", config).await;
+    let group = PriorityOptions { group: "jobs".into(), ..Default::default() };
+    let mut a = consumer.stream().priority(group.clone()).messages().await.unwrap();
+    let mut b = consumer.stream().priority(group).messages().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for i in 0..20 {
+        js.client().request(format!("G.{i}"), "job").await.unwrap();
+    }
+    let (mut got_a, mut got_b) = (0, 0);
+    while got_a + got_b < 20 {
+        tokio::select! {
+            Some(m) = a.next() => { m.unwrap().ack().await.unwrap(); got_a += 1 }
+            Some(m) = b.next() => { m.unwrap().ack().await.unwrap(); got_b += 1 }
+            _ = tokio::time::sleep(WAIT) => panic!("stalled at {got_a} + {got_b}"),
+        }
+    }
+    assert!(got_a == 0 || got_b == 0, "one pinned reader gets everything: {got_a} / {got_b}");
 }
