@@ -10,3 +10,7 @@ pub mod consumer;
 mod context;
 #[cfg(has_runtime)]
 pub use context::{Context, new, with_domain, with_prefix};
+#[cfg(has_runtime)]
+pub mod publish;
+#[cfg(has_runtime)]
+pub use publish::{Publish, PublishAckFuture};
