@@ -36,7 +36,7 @@ async fn fill(url: &str, name: &str, n: usize) {
         .unwrap();
     let mut pending = std::collections::VecDeque::new();
     for _ in 0..n {
-        pending.push_back(js.publish(format!("{name}.x"), PAYLOAD).await.unwrap());
+        pending.push_back(js.publish(format!("{name}.x"), bytes::Bytes::from_static(&PAYLOAD)).await.unwrap());
         if pending.len() >= 256 {
             pending.pop_front().unwrap().await.unwrap();
         }
@@ -110,8 +110,7 @@ async fn async_nats_drain(url: &str, n: usize, workers: usize) -> f64 {
             let js = async_nats::jetstream::new(client.clone());
             let consumer: async_nats::jetstream::consumer::PullConsumer =
                 js.get_stream("DRAIN").await.unwrap().get_consumer("d").await.unwrap();
-            let mut messages =
-                consumer.stream().max_messages_per_batch(BATCH as usize).messages().await.unwrap();
+            let mut messages = consumer.stream().max_messages_per_batch(BATCH as usize).messages().await.unwrap();
             while done.load(Ordering::Relaxed) < n {
                 match tokio::time::timeout(Duration::from_millis(200), messages.next()).await {
                     Ok(Some(Ok(m))) => {
@@ -171,7 +170,11 @@ async fn async_nats_confirmed_acks(url: &str, n: usize) -> f64 {
         .get_stream("ACKS")
         .await
         .unwrap()
-        .create_consumer(pull::Config { durable_name: Some("a".into()), max_ack_pending: 100_000, ..Default::default() })
+        .create_consumer(pull::Config {
+            durable_name: Some("a".into()),
+            max_ack_pending: 100_000,
+            ..Default::default()
+        })
         .await
         .unwrap();
     let mut batch = consumer.fetch().max_messages(n).expires(Duration::from_secs(10)).messages().await.unwrap();

@@ -46,7 +46,7 @@ async fn main() -> Result<(), natsjet::Error> {
     let started = Instant::now();
     let mut acks = std::collections::VecDeque::new();
     for i in 0..total {
-        acks.push_back(js.publish(format!("orders.{}", i % 8), format!("order {i}")).await?);
+        acks.push_back(js.publish(format!("orders.{}", i % 8), format!("order {i}").into()).await?);
         if acks.len() >= 256 {
             acks.pop_front().unwrap().await?;
         }

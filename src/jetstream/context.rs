@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::api::{self, AccountInfo};
+use super::publish::PublishSettings;
 use crate::client::Client;
 use crate::error::Error;
 
@@ -17,6 +18,7 @@ pub struct Context {
     client: Client,
     prefix: String,
     timeout: Duration,
+    pub(super) publish: PublishSettings,
 }
 
 /// A context on the default API prefix (`$JS.API`).
@@ -36,7 +38,12 @@ pub fn with_prefix(client: Client, prefix: &str) -> Context {
 
 impl Context {
     pub fn new(client: Client) -> Self {
-        Context { client, prefix: api::api_prefix(None, None), timeout: Duration::from_secs(5) }
+        Context {
+            client,
+            prefix: api::api_prefix(None, None),
+            timeout: Duration::from_secs(5),
+            publish: PublishSettings::default(),
+        }
     }
 
     fn with_api_prefix(mut self, prefix: String) -> Self {

@@ -21,6 +21,8 @@ mod message;
 #[cfg(has_runtime)]
 mod paging;
 #[cfg(has_runtime)]
+pub mod publish;
+#[cfg(has_runtime)]
 mod purge;
 #[cfg(has_runtime)]
 mod raw_message;
@@ -39,5 +41,7 @@ pub use consumer::{Consumer, PullConsumer};
 pub use context::{Context, new, with_domain, with_prefix};
 #[cfg(has_runtime)]
 pub use message::Message;
+#[cfg(has_runtime)]
+pub use publish::{Publish, PublishAckFuture};
 #[cfg(has_runtime)]
 pub use reader::{Batch, FetchBuilder, Messages, StreamBuilder};

@@ -1,0 +1,101 @@
+//! JetStream publish: each message goes out at once as a request on the
+//! client's muxed inbox (encoded straight into the outgoing buffer), and a
+//! [`PublishAckFuture`] waits for the stream's [`PubAck`](super::api::PubAck).
+//!
+//! Publishes pipeline, bounded by a window: at most `max_ack_inflight` acks
+//! outstanding per context (clones share it), and `publish` waits for room,
+//! so a fast producer neither floods the stream nor grows memory unbounded.
+
+mod ack_future;
+mod message;
+mod window;
+
+pub use ack_future::PublishAckFuture;
+pub use message::{
+    NATS_EXPECTED_LAST_MESSAGE_ID, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
+    NATS_EXPECTED_STREAM, NATS_MESSAGE_ID, NATS_MESSAGE_TTL, Publish,
+};
+
+use bytes::Bytes;
+
+use super::context::Context;
+use crate::error::Error;
+use crate::header::HeaderMap;
+use crate::subject::validate_subject;
+use ack_future::Route;
+use window::AckWindow;
+
+/// Default bound on acks outstanding per context.
+pub const DEFAULT_MAX_ACK_INFLIGHT: usize = 256;
+/// Default re-sends after a 503 (50, 100, 200 ms apart): enough to ride out
+/// a stream that is being created; a leader election can take seconds.
+pub const DEFAULT_PUBLISH_RETRIES: u32 = 3;
+
+/// A context's publish settings.
+#[derive(Debug, Clone)]
+pub(crate) struct PublishSettings {
+    window: AckWindow,
+    retries: u32,
+}
+
+impl Default for PublishSettings {
+    fn default() -> Self {
+        PublishSettings { window: AckWindow::new(DEFAULT_MAX_ACK_INFLIGHT), retries: DEFAULT_PUBLISH_RETRIES }
+    }
+}
+
+impl Context {
+    /// Publishes `payload` to a subject a stream captures. Awaits only room
+    /// in the window; the returned future resolves to the stream's ack.
+    pub async fn publish(&self, subject: impl Into<String>, payload: Bytes) -> Result<PublishAckFuture, Error> {
+        self.send_publish(subject, Publish::build().payload(payload)).await
+    }
+
+    pub async fn publish_with_headers(
+        &self,
+        subject: impl Into<String>,
+        headers: HeaderMap,
+        payload: Bytes,
+    ) -> Result<PublishAckFuture, Error> {
+        self.send_publish(subject, Publish::build().payload(payload).headers(headers)).await
+    }
+
+    /// Publishes a message built with [`Publish`] (message id, expected
+    /// stream or last sequence, TTL).
+    pub async fn send_publish(&self, subject: impl Into<String>, publish: Publish) -> Result<PublishAckFuture, Error> {
+        let subject = subject.into();
+        // Refuse a bad subject before waiting for room.
+        validate_subject(&subject)?;
+        let settings = &self.publish;
+        let permit = settings.window.acquire().await;
+        let route = Route {
+            client: self.client().clone(),
+            subject,
+            timeout: self.timeout(),
+            window: settings.window.clone(),
+            retries: settings.retries,
+        };
+        PublishAckFuture::send(route, publish, permit)
+    }
+
+    /// Bounds the acks outstanding (at least 1). The window is shared with
+    /// this context's clones, so it changes for them too.
+    pub fn set_max_ack_inflight(&self, max: usize) {
+        self.publish.window.set_limit(max);
+    }
+
+    pub fn max_ack_inflight(&self) -> usize {
+        self.publish.window.limit()
+    }
+
+    /// Publishes whose ack has not arrived yet.
+    pub fn acks_in_flight(&self) -> usize {
+        self.publish.window.in_flight()
+    }
+
+    /// How many times a publish answered with 503 is sent again before it
+    /// fails with [`Error::NoResponders`] (default 3).
+    pub fn set_publish_retries(&mut self, retries: u32) {
+        self.publish.retries = retries;
+    }
+}

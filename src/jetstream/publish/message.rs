@@ -1,0 +1,128 @@
+//! [`Publish`]: a message for a JetStream publish plus the headers that let
+//! the stream dedupe it or refuse it (optimistic concurrency), and their
+//! names on the wire (`server/stream.go`, ADR-43 for `Nats-TTL`).
+
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::header::HeaderMap;
+
+/// De-duplication id: a second message with the same id within the stream's
+/// `duplicate_window` is acknowledged as a duplicate and not stored.
+pub const NATS_MESSAGE_ID: &str = "Nats-Msg-Id";
+/// The stream that must capture the subject.
+pub const NATS_EXPECTED_STREAM: &str = "Nats-Expected-Stream";
+/// The stream's last sequence must be this.
+pub const NATS_EXPECTED_LAST_SEQUENCE: &str = "Nats-Expected-Last-Sequence";
+/// The last sequence on this message's subject must be this (0: no message yet).
+pub const NATS_EXPECTED_LAST_SUBJECT_SEQUENCE: &str = "Nats-Expected-Last-Subject-Sequence";
+/// The stream's last message must have had this `Nats-Msg-Id`.
+pub const NATS_EXPECTED_LAST_MESSAGE_ID: &str = "Nats-Expected-Last-Msg-Id";
+/// Per-message time to live; the stream needs `allow_msg_ttl`.
+pub const NATS_MESSAGE_TTL: &str = "Nats-TTL";
+
+/// A message to publish with [`Context::send_publish`](crate::jetstream::Context::send_publish),
+/// built like async-nats's `Publish`: `Publish::build().payload(p).message_id("id")`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Publish {
+    pub(super) payload: Bytes,
+    pub(super) headers: Option<HeaderMap>,
+}
+
+impl Publish {
+    pub fn build() -> Self {
+        Self::default()
+    }
+
+    pub fn payload(mut self, payload: Bytes) -> Self {
+        self.payload = payload;
+        self
+    }
+
+    /// Replaces every header set so far.
+    pub fn headers(mut self, headers: HeaderMap) -> Self {
+        self.headers = Some(headers);
+        self
+    }
+
+    /// Sets one header, replacing its earlier values.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.get_or_insert_with(HeaderMap::new).insert(name, value);
+        self
+    }
+
+    pub fn message_id(self, id: impl Into<String>) -> Self {
+        self.header(NATS_MESSAGE_ID, id)
+    }
+
+    pub fn expected_stream(self, stream: impl Into<String>) -> Self {
+        self.header(NATS_EXPECTED_STREAM, stream)
+    }
+
+    pub fn expected_last_sequence(self, sequence: u64) -> Self {
+        self.header(NATS_EXPECTED_LAST_SEQUENCE, sequence.to_string())
+    }
+
+    pub fn expected_last_subject_sequence(self, sequence: u64) -> Self {
+        self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, sequence.to_string())
+    }
+
+    pub fn expected_last_message_id(self, id: impl Into<String>) -> Self {
+        self.header(NATS_EXPECTED_LAST_MESSAGE_ID, id)
+    }
+
+    /// The message expires `ttl` after it is stored. The server counts whole
+    /// seconds (at least one), so a fractional `ttl` is sent as a Go duration
+    /// and truncated there, never rounded here.
+    pub fn ttl(self, ttl: Duration) -> Self {
+        let value = if ttl.subsec_nanos() == 0 { ttl.as_secs().to_string() } else { format!("{}ns", ttl.as_nanos()) };
+        self.header(NATS_MESSAGE_TTL, value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_sets_the_wire_headers() {
+        let publish = Publish::build()
+            .payload(Bytes::from_static(b"data"))
+            .message_id("m1")
+            .expected_stream("ORDERS")
+            .expected_last_sequence(7)
+            .expected_last_subject_sequence(0)
+            .expected_last_message_id("m0")
+            .ttl(Duration::from_secs(90));
+        let headers = publish.headers.unwrap();
+        let pairs: Vec<_> = headers.iter().collect();
+        assert_eq!(
+            pairs,
+            [
+                ("Nats-Msg-Id", "m1"),
+                ("Nats-Expected-Stream", "ORDERS"),
+                ("Nats-Expected-Last-Sequence", "7"),
+                ("Nats-Expected-Last-Subject-Sequence", "0"),
+                ("Nats-Expected-Last-Msg-Id", "m0"),
+                ("Nats-TTL", "90"),
+            ]
+        );
+        assert_eq!(publish.payload, "data");
+    }
+
+    #[test]
+    fn later_headers_replace_earlier_ones() {
+        let mut base = HeaderMap::new();
+        base.insert("X", "1");
+        let publish = Publish::build().message_id("lost").headers(base).message_id("a").message_id("b");
+        let headers = publish.headers.unwrap();
+        assert_eq!(headers.iter().collect::<Vec<_>>(), [("X", "1"), ("Nats-Msg-Id", "b")]);
+    }
+
+    #[test]
+    fn fractional_ttl_is_a_go_duration() {
+        let publish = Publish::build().ttl(Duration::from_millis(1500));
+        assert_eq!(publish.headers.unwrap().get(NATS_MESSAGE_TTL), Some("1500000000ns"));
+    }
+}
