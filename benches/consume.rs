@@ -191,7 +191,7 @@ async fn async_nats_confirmed_acks(url: &str, n: usize) -> f64 {
 }
 
 fn row(name: &str, unit: &str, ours: f64, theirs: f64) {
-    println!("| {name:<44} | {ours:>10.0} {unit:<6} | {theirs:>10.0} {unit:<6} | {:>6.2}x |", ours / theirs);
+    println!("| {name:<48} | {ours:>10.0} {unit:<6} | {theirs:>10.0} {unit:<6} | {:>6.2}x |", ours / theirs);
 }
 
 fn main() {
@@ -200,8 +200,8 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let drain = scale(200_000);
     let acks = scale(10_000);
-    println!("| {:<44} | {:>17} | {:>17} | {:>7} |", "workload", "natsjet", "async-nats", "ratio");
-    println!("|{:-<46}|{:-<19}|{:-<19}|{:-<9}|", "", "", "", "");
+    println!("| {:<48} | {:>17} | {:>17} | {:>7} |", "workload", "natsjet", "async-nats", "ratio");
+    println!("|{:-<50}|{:-<19}|{:-<19}|{:-<9}|", "", "", "", "");
     for workers in [1, 4] {
         let ours = rt.block_on(natsjet_drain(&url, drain, workers));
         let theirs = rt.block_on(async_nats_drain(&url, drain, workers));

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the demo against a local nats-server that this script starts (and
+# Runs the main demo (4 workers sharing one durable consumer, acking after
+# checkpoints; see examples/durable_workers.rs) against a local nats-server that this script starts (and
 # stops). Installs nats-server first if this machine lacks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,4 +9,4 @@ NATSJET_SKIP_WASM=1 bash scripts/setup.sh
 . scripts/server.sh
 start_nats_server
 echo "nats-server at $NATS_URL"
-cargo run --release --example demo -- "$NATS_URL"
+cargo run --release --example durable_workers -- "$NATS_URL" "${1:-4}" "${2:-50000}"
