@@ -1,5 +1,14 @@
 //! natsjet: a NATS and JetStream client with one sans-IO core that runs on
 //! tokio and, compiled to WebAssembly, in browsers and Node.js.
+//!
+//! Layers, bottom up: [`proto`] (wire codec), [`conn`] (the connection state
+//! machine: bytes, commands and `now` in; bytes, events and the next deadline
+//! out — see its docs for the loop contract), the JetStream machines in
+//! [`jetstream::pull`] and [`jetstream::ack`], then one driver task per
+//! connection ([`driver`]) over a [`transport`], and the API on top
+//! ([`Client`], [`jetstream::Context`]). The core never reads a clock or
+//! spawns; the driver feeds it time from the runtime (tokio natively, JS
+//! timers in wasm). Nothing in the core panics on input from the network.
 
 pub mod addr;
 #[cfg(has_runtime)]
@@ -24,3 +33,8 @@ pub use header::{HeaderMap, StatusCode};
 pub use message::Message;
 pub use proto::ServerInfo;
 pub use transport::TlsOptions;
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
