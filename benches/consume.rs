@@ -10,22 +10,19 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
+use support::{Run, Stopwatch, scale};
 
 const PAYLOAD: [u8; 128] = [b'x'; 128];
 const BATCH: u64 = 500;
-
-fn scale(n: usize) -> usize {
-    let s: f64 = std::env::var("BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
-    ((n as f64) * s).max(1.0) as usize
-}
 
 /// A fresh stream holding `n` messages, stored before this returns.
 async fn fill(url: &str, name: &str, n: usize) {
@@ -55,12 +52,12 @@ fn durable(name: &str) -> ConsumerConfig {
     }
 }
 
-async fn natsjet_drain(url: &str, n: usize, workers: usize) -> f64 {
+async fn natsjet_drain(url: &str, n: usize, workers: usize) -> Run {
     fill(url, "DRAIN", n).await;
     let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
     js.create_consumer_on_stream(durable("d"), "DRAIN").await.unwrap();
     let done = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     let mut tasks = Vec::new();
     for _ in 0..workers {
         let (url, done) = (url.to_string(), done.clone());
@@ -83,10 +80,10 @@ async fn natsjet_drain(url: &str, n: usize, workers: usize) -> f64 {
     for t in tasks {
         t.await.unwrap();
     }
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
-async fn async_nats_drain(url: &str, n: usize, workers: usize) -> f64 {
+async fn async_nats_drain(url: &str, n: usize, workers: usize) -> Run {
     use async_nats::jetstream::consumer::pull;
     fill(url, "DRAIN", n).await;
     let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
@@ -101,7 +98,7 @@ async fn async_nats_drain(url: &str, n: usize, workers: usize) -> f64 {
         .await
         .unwrap();
     let done = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     let mut tasks = Vec::new();
     for _ in 0..workers {
         let (url, done) = (url.to_string(), done.clone());
@@ -126,12 +123,12 @@ async fn async_nats_drain(url: &str, n: usize, workers: usize) -> f64 {
     for t in tasks {
         t.await.unwrap();
     }
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
 /// Acks per second for `n` fetched messages: one confirmed batch, or one
 /// confirmed ack after another.
-async fn natsjet_confirmed_acks(url: &str, n: usize, batched: bool) -> f64 {
+async fn natsjet_confirmed_acks(url: &str, n: usize, batched: bool) -> Run {
     fill(url, "ACKS", n).await;
     let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
     let consumer = js.create_consumer_on_stream(durable("a"), "ACKS").await.unwrap();
@@ -146,7 +143,7 @@ async fn natsjet_confirmed_acks(url: &str, n: usize, batched: bool) -> f64 {
         .collect()
         .await;
     assert_eq!(fetched.len(), n);
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     if batched {
         let mut batch = AckBatch::new();
         for m in &fetched {
@@ -159,10 +156,10 @@ async fn natsjet_confirmed_acks(url: &str, n: usize, batched: bool) -> f64 {
             m.double_ack().await.unwrap();
         }
     }
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
-async fn async_nats_confirmed_acks(url: &str, n: usize) -> f64 {
+async fn async_nats_confirmed_acks(url: &str, n: usize) -> Run {
     use async_nats::jetstream::consumer::pull;
     fill(url, "ACKS", n).await;
     let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
@@ -183,15 +180,11 @@ async fn async_nats_confirmed_acks(url: &str, n: usize) -> f64 {
         fetched.push(m.unwrap());
     }
     assert_eq!(fetched.len(), n);
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     for m in &fetched {
         m.double_ack().await.unwrap();
     }
-    n as f64 / started.elapsed().as_secs_f64()
-}
-
-fn row(name: &str, unit: &str, ours: f64, theirs: f64) {
-    println!("| {name:<48} | {ours:>10.0} {unit:<6} | {theirs:>10.0} {unit:<6} | {:>6.2}x |", ours / theirs);
+    clock.stop(n)
 }
 
 fn main() {
@@ -200,17 +193,19 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let drain = scale(200_000);
     let acks = scale(10_000);
-    println!("| {:<48} | {:>17} | {:>17} | {:>7} |", "workload", "natsjet", "async-nats", "ratio");
-    println!("|{:-<50}|{:-<19}|{:-<19}|{:-<9}|", "", "", "", "");
+    support::header();
     for workers in [1, 4] {
         let ours = rt.block_on(natsjet_drain(&url, drain, workers));
         let theirs = rt.block_on(async_nats_drain(&url, drain, workers));
-        row(&format!("durable drain {drain} x 128 B + ack, {workers} worker(s)"), "msg/s", ours, theirs);
+        support::row(&format!("durable drain {drain} x 128 B + ack, {workers} worker(s)"), ours, theirs);
     }
     let batched = rt.block_on(natsjet_confirmed_acks(&url, acks, true));
     let one_by_one = rt.block_on(natsjet_confirmed_acks(&url, acks, false));
     let theirs = rt.block_on(async_nats_confirmed_acks(&url, acks));
-    row(&format!("confirmed acks {acks}: AckBatch vs async-nats"), "ack/s", batched, theirs);
-    row(&format!("confirmed acks {acks}: natsjet one by one"), "ack/s", one_by_one, theirs);
-    println!("AckBatch confirmed commit vs natsjet per-message ack_sync: {:.1}x", batched / one_by_one);
+    support::row(&format!("confirmed acks {acks}: AckBatch vs double_ack"), batched, theirs);
+    support::row(&format!("confirmed acks {acks}: double_ack each"), one_by_one, theirs);
+    println!(
+        "AckBatch confirmed commit vs natsjet per-message double_ack: {:.1}x",
+        batched.per_second / one_by_one.per_second
+    );
 }

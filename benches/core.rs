@@ -6,62 +6,59 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::StreamExt;
+use support::{Run, Stopwatch, scale};
 
 const PAYLOAD: [u8; 128] = [b'x'; 128];
-
-fn scale(n: usize) -> usize {
-    let s: f64 = std::env::var("BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
-    ((n as f64) * s).max(1.0) as usize
-}
 
 /// Messages per second publishing `n` x 128 B, until the server has processed
 /// all of them (both clients end with a request the server answers after the
 /// publishes, so "done" means the same thing for each).
-async fn natsjet_publish(url: &str, n: usize) -> f64 {
+async fn natsjet_publish(url: &str, n: usize) -> Run {
     let client = natsjet::connect(url).await.unwrap();
     let _echo = natsjet_echo(url, "bench.echo.nj").await;
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     for _ in 0..n {
         client.publish("bench.pub", PAYLOAD).await.unwrap();
     }
     client.request("bench.echo.nj", "").await.unwrap();
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
-async fn async_nats_publish(url: &str, n: usize) -> f64 {
+async fn async_nats_publish(url: &str, n: usize) -> Run {
     let client = async_nats::connect(url).await.unwrap();
     let _echo = async_nats_echo(url, "bench.echo.an").await;
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     for _ in 0..n {
         client.publish("bench.pub", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
     }
     client.request("bench.echo.an", bytes::Bytes::new()).await.unwrap();
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
 /// Sequential request/reply round trips per second.
-async fn natsjet_requests(url: &str, n: usize) -> f64 {
+async fn natsjet_requests(url: &str, n: usize) -> Run {
     let client = natsjet::connect(url).await.unwrap();
     let _echo = natsjet_echo(url, "bench.rr.nj").await;
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     for _ in 0..n {
         client.request("bench.rr.nj", PAYLOAD).await.unwrap();
     }
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
-async fn async_nats_requests(url: &str, n: usize) -> f64 {
+async fn async_nats_requests(url: &str, n: usize) -> Run {
     let client = async_nats::connect(url).await.unwrap();
     let _echo = async_nats_echo(url, "bench.rr.an").await;
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     for _ in 0..n {
         client.request("bench.rr.an", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
     }
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
 /// Each client's own responder on its own connection.
@@ -91,10 +88,6 @@ async fn async_nats_echo(url: &str, subject: &str) -> tokio::task::JoinHandle<()
     })
 }
 
-fn row(name: &str, unit: &str, ours: f64, theirs: f64) {
-    println!("| {name:<36} | {ours:>12.0} {unit:<6} | {theirs:>12.0} {unit:<6} | {:>6.2}x |", ours / theirs);
-}
-
 fn main() {
     let server = common::NatsServer::start();
     let url = server.client_url();
@@ -105,15 +98,13 @@ fn main() {
     rt.block_on(natsjet_publish(&url, publishes / 10));
     rt.block_on(async_nats_publish(&url, publishes / 10));
 
-    println!("| {:<36} | {:>19} | {:>19} | {:>7} |", "workload", "natsjet", "async-nats", "ratio");
-    println!("|{:-<38}|{:-<21}|{:-<21}|{:-<9}|", "", "", "", "");
-    let best = |f: &dyn Fn() -> f64| (0..3).map(|_| f()).fold(0.0, f64::max);
-    let ours = best(&|| rt.block_on(natsjet_publish(&url, publishes)));
-    let theirs = best(&|| rt.block_on(async_nats_publish(&url, publishes)));
-    row(&format!("core publish {publishes} x 128 B"), "msg/s", ours, theirs);
-    let ours = best(&|| rt.block_on(natsjet_requests(&url, requests)));
-    let theirs = best(&|| rt.block_on(async_nats_requests(&url, requests)));
-    row(&format!("request/reply {requests} sequential"), "req/s", ours, theirs);
+    support::header();
+    let ours = support::best(3, || rt.block_on(natsjet_publish(&url, publishes)));
+    let theirs = support::best(3, || rt.block_on(async_nats_publish(&url, publishes)));
+    support::row(&format!("core publish {publishes} x 128 B"), ours, theirs);
+    let ours = support::best(3, || rt.block_on(natsjet_requests(&url, requests)));
+    let theirs = support::best(3, || rt.block_on(async_nats_requests(&url, requests)));
+    support::row(&format!("request/reply {requests} sequential"), ours, theirs);
     drop(rt);
     std::thread::sleep(Duration::from_millis(50));
 }

@@ -7,10 +7,13 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod support;
 
 use std::collections::VecDeque;
 use std::fmt::Debug;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use support::{Run, Stopwatch, scale};
 
 use bytes::Bytes;
 use natsjet::jetstream::api::{self, StreamConfig, StreamInfo};
@@ -19,11 +22,6 @@ const PAYLOAD: [u8; 128] = [b'x'; 128];
 const STREAM: &str = "BENCH";
 const SUBJECT: &str = "bench.js";
 const IN_FLIGHT: usize = 256;
-
-fn scale(n: usize) -> usize {
-    let s: f64 = std::env::var("BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
-    ((n as f64) * s).max(1.0) as usize
-}
 
 /// Deletes the stream of the last run (if any) and creates it again, empty.
 async fn fresh_stream(url: &str) {
@@ -37,7 +35,7 @@ async fn fresh_stream(url: &str) {
 
 /// Messages per second, both clients driven the same way: a queue of ack
 /// futures, the oldest awaited once 256 are outstanding.
-async fn pipelined<P, A, T, E1, E2>(n: usize, mut publish: impl FnMut() -> P) -> f64
+async fn pipelined<P, A, T, E1, E2>(n: usize, mut publish: impl FnMut() -> P) -> Run
 where
     P: Future<Output = Result<A, E1>>,
     A: IntoFuture<Output = Result<T, E2>>,
@@ -45,7 +43,7 @@ where
     E2: Debug,
 {
     let mut pending: VecDeque<A> = VecDeque::with_capacity(IN_FLIGHT);
-    let started = Instant::now();
+    let clock = Stopwatch::start();
     for _ in 0..n {
         if pending.len() == IN_FLIGHT {
             pending.pop_front().unwrap().await.unwrap();
@@ -55,25 +53,21 @@ where
     for ack in pending {
         ack.await.unwrap();
     }
-    n as f64 / started.elapsed().as_secs_f64()
+    clock.stop(n)
 }
 
-async fn natsjet_publish(url: &str, n: usize) -> f64 {
+async fn natsjet_publish(url: &str, n: usize) -> Run {
     fresh_stream(url).await;
     let js = &natsjet::connect(url).await.unwrap().jetstream();
     js.set_max_ack_inflight(IN_FLIGHT);
     pipelined(n, || js.publish(SUBJECT, Bytes::from_static(&PAYLOAD))).await
 }
 
-async fn async_nats_publish(url: &str, n: usize) -> f64 {
+async fn async_nats_publish(url: &str, n: usize) -> Run {
     fresh_stream(url).await;
     let client = async_nats::connect(url).await.unwrap();
     let js = &async_nats::jetstream::context::ContextBuilder::new().max_ack_inflight(IN_FLIGHT).build(client);
     pipelined(n, || js.publish(SUBJECT, Bytes::from_static(&PAYLOAD))).await
-}
-
-fn row(name: &str, unit: &str, ours: f64, theirs: f64) {
-    println!("| {name:<36} | {ours:>12.0} {unit:<6} | {theirs:>12.0} {unit:<6} | {:>6.2}x |", ours / theirs);
 }
 
 fn main() {
@@ -85,12 +79,10 @@ fn main() {
     rt.block_on(natsjet_publish(&url, publishes / 10));
     rt.block_on(async_nats_publish(&url, publishes / 10));
 
-    println!("| {:<36} | {:>19} | {:>19} | {:>7} |", "workload", "natsjet", "async-nats", "ratio");
-    println!("|{:-<38}|{:-<21}|{:-<21}|{:-<9}|", "", "", "", "");
-    let best = |f: &dyn Fn() -> f64| (0..3).map(|_| f()).fold(0.0, f64::max);
-    let ours = best(&|| rt.block_on(natsjet_publish(&url, publishes)));
-    let theirs = best(&|| rt.block_on(async_nats_publish(&url, publishes)));
-    row(&format!("JetStream publish {publishes} x 128 B"), "msg/s", ours, theirs);
+    support::header();
+    let ours = support::best(3, || rt.block_on(natsjet_publish(&url, publishes)));
+    let theirs = support::best(3, || rt.block_on(async_nats_publish(&url, publishes)));
+    support::row(&format!("JetStream publish {publishes} x 128 B, 256 in flight"), ours, theirs);
     drop(rt);
     std::thread::sleep(Duration::from_millis(50));
 }
