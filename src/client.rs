@@ -265,6 +265,8 @@ impl ConnectOptions {
         self.connect_with::<DefaultRuntime>(servers).await
     }
 
+    // In wasm the shared state holds JS callbacks (not Send); there is one thread.
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     pub(crate) async fn connect_with<R: Runtime>(mut self, servers: impl IntoServerAddrs) -> Result<Client, Error> {
         self.config.servers = servers.into_server_addrs()?;
         let retry = self.config.retry_on_initial_connect;

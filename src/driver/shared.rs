@@ -86,6 +86,8 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    // In wasm the event callback is a JS function (not Send); there is one thread.
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     pub fn new(conn: Connection, callback: Option<EventCallback>) -> (Arc<Self>, oneshot::Receiver<Result<(), Error>>) {
         let (tx, rx) = oneshot::channel();
         let inner = Inner {
