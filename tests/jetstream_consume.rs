@@ -280,3 +280,30 @@ async fn pinned_priority_group_delivers_to_one_reader() {
     }
     assert!(got_a == 0 || got_b == 0, "one pinned reader gets everything: {got_a} / {got_b}");
 }
+
+#[tokio::test]
+async fn overflow_priority_group_serves_the_overflow_reader_only_under_backlog() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "O", 0).await;
+    let config = ConsumerConfig {
+        priority_groups: vec!["jobs".into()],
+        priority_policy: PriorityPolicy::Overflow,
+        ..durable_config("o")
+    };
+    let consumer = durable(&js, "O", config).await;
+    let group = PriorityOptions { group: "jobs".into(), ..Default::default() };
+    let overflow = PriorityOptions { group: "jobs".into(), min_pending: Some(100), ..Default::default() };
+    // The overflow reader only gets messages while 100 or more are pending.
+    let mut spare = consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow.clone()).messages().await.unwrap();
+    for i in 0..5 {
+        js.client().request(format!("O.{i}"), "job").await.unwrap();
+    }
+    assert_eq!(timeout(WAIT, (&mut spare).collect::<Vec<_>>()).await.unwrap().len(), 0, "no backlog, no overflow");
+    let main = consumer.fetch().max_messages(5).expires(Duration::from_secs(1)).priority(group).messages().await.unwrap();
+    assert_eq!(timeout(WAIT, main.collect::<Vec<_>>()).await.unwrap().len(), 5);
+    for i in 0..150 {
+        js.client().request(format!("O.{i}"), "job").await.unwrap();
+    }
+    let spare = consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow).messages().await.unwrap();
+    assert_eq!(timeout(WAIT, spare.collect::<Vec<_>>()).await.unwrap().len(), 10, "backlog: overflow served");
+}
