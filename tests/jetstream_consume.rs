@@ -294,16 +294,67 @@ async fn overflow_priority_group_serves_the_overflow_reader_only_under_backlog()
     let group = PriorityOptions { group: "jobs".into(), ..Default::default() };
     let overflow = PriorityOptions { group: "jobs".into(), min_pending: Some(100), ..Default::default() };
     // The overflow reader only gets messages while 100 or more are pending.
-    let mut spare = consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow.clone()).messages().await.unwrap();
+    let mut spare = consumer
+        .fetch()
+        .max_messages(10)
+        .expires(Duration::from_secs(1))
+        .priority(overflow.clone())
+        .messages()
+        .await
+        .unwrap();
     for i in 0..5 {
         js.client().request(format!("O.{i}"), "job").await.unwrap();
     }
     assert_eq!(timeout(WAIT, (&mut spare).collect::<Vec<_>>()).await.unwrap().len(), 0, "no backlog, no overflow");
-    let main = consumer.fetch().max_messages(5).expires(Duration::from_secs(1)).priority(group).messages().await.unwrap();
+    let main =
+        consumer.fetch().max_messages(5).expires(Duration::from_secs(1)).priority(group).messages().await.unwrap();
     assert_eq!(timeout(WAIT, main.collect::<Vec<_>>()).await.unwrap().len(), 5);
     for i in 0..150 {
         js.client().request(format!("O.{i}"), "job").await.unwrap();
     }
-    let spare = consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow).messages().await.unwrap();
+    let spare =
+        consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow).messages().await.unwrap();
     assert_eq!(timeout(WAIT, spare.collect::<Vec<_>>()).await.unwrap().len(), 10, "backlog: overflow served");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consume_continues_through_consumer_leader_changes() {
+    let cluster = common::NatsCluster::start(3);
+    let client = natsjet::connect(cluster.client_urls().join(",")).await.unwrap();
+    let js = jetstream::new(client.clone());
+    let config =
+        StreamConfig { name: "LC".into(), subjects: vec!["LC.>".into()], num_replicas: 3, ..Default::default() };
+    js.create_stream(config).await.unwrap();
+    let consumer =
+        js.create_consumer_on_stream(ConsumerConfig { num_replicas: 3, ..durable_config("lc") }, "LC").await.unwrap();
+    let mut messages = consumer.stream().expires(Duration::from_secs(5)).messages().await.unwrap();
+    let mut seen = 0;
+    for round in 0..3 {
+        for i in 0..20 {
+            client.request(format!("LC.{round}.{i}"), "x").await.unwrap();
+        }
+        for _ in 0..20 {
+            let m = timeout(WAIT, messages.next()).await.expect("no stall after a leader change").unwrap().unwrap();
+            m.ack().await.unwrap();
+            seen += 1;
+        }
+        // Move the consumer's leadership to another node.
+        let stepdown = "$JS.API.CONSUMER.LEADER.STEPDOWN.LC.lc";
+        let reply = client.request(stepdown, "").await.unwrap();
+        assert!(String::from_utf8_lossy(&reply.payload).contains("success"), "{:?}", reply.payload);
+    }
+    assert_eq!(seen, 60);
+    for i in 0..20 {
+        client.request(format!("LC.last.{i}"), "x").await.unwrap();
+    }
+    for _ in 0..20 {
+        timeout(WAIT, messages.next())
+            .await
+            .expect("no stall after the last change")
+            .unwrap()
+            .unwrap()
+            .ack()
+            .await
+            .unwrap();
+    }
 }
