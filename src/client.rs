@@ -18,7 +18,7 @@ use futures_core::Stream;
 use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, Sid, State, Statistics};
 use crate::driver::queue::Queue;
-use crate::driver::shared::{EventCallback, HIGH_WATER, Shared};
+use crate::driver::shared::{Answer, EventCallback, HIGH_WATER, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
 use crate::error::Error;
@@ -436,7 +436,7 @@ impl Client {
         let (tx, rx) = oneshot::channel();
         let mut inner = self.inner.shared.lock();
         let id = inner.conn.request(subject, headers, payload)?;
-        inner.requests.insert(id, tx);
+        inner.requests.insert(id, Answer::One(tx));
         inner.wake_driver();
         Ok(ResponseFuture {
             answer: rx,
@@ -445,6 +445,42 @@ impl Client {
             deadline: timeout.map(DefaultRuntime::sleep),
             done: false,
         })
+    }
+
+    /// Publishes many requests whose answers all land in `answers` (a
+    /// confirmed ack batch), returning their ids in order. Stops at the first
+    /// request that cannot be sent and returns the ids sent so far with it.
+    pub(crate) fn send_request_group<'a>(
+        &self,
+        requests: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+        answers: &Arc<Queue<(conn::RequestId, Result<Message, Error>)>>,
+    ) -> (Vec<conn::RequestId>, Option<Error>) {
+        let mut ids = Vec::new();
+        let mut inner = self.inner.shared.lock();
+        let mut failure = None;
+        for (subject, payload) in requests {
+            match inner.conn.request(subject, None, payload) {
+                Ok(id) => {
+                    inner.requests.insert(id, Answer::Group(answers.clone()));
+                    ids.push(id);
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        inner.wake_driver();
+        (ids, failure)
+    }
+
+    /// Forgets requests whose answers are no longer awaited.
+    pub(crate) fn forget_requests(&self, ids: impl IntoIterator<Item = conn::RequestId>) {
+        let mut inner = self.inner.shared.lock();
+        for id in ids {
+            inner.conn.cancel_request(id);
+            inner.requests.remove(&id);
+        }
     }
 
     /// Returns once the server has processed everything sent before this call

@@ -47,6 +47,28 @@ pub enum ClientEvent {
     },
 }
 
+/// Where the answer to a request goes.
+pub(crate) enum Answer {
+    /// One waiter ([`ResponseFuture`](crate::client::ResponseFuture)).
+    One(oneshot::Sender<Result<Message, Error>>),
+    /// A queue shared by many requests (a confirmed ack batch): one wake for
+    /// many answers instead of a channel per request.
+    Group(Arc<Queue<(RequestId, Result<Message, Error>)>>),
+}
+
+impl Answer {
+    fn send(self, id: RequestId, result: Result<Message, Error>) {
+        match self {
+            Answer::One(tx) => {
+                let _ = tx.send(result);
+            }
+            Answer::Group(queue) => {
+                let _ = queue.push((id, result));
+            }
+        }
+    }
+}
+
 pub(crate) struct Subscription {
     pub queue: Arc<Queue<Message>>,
     pub dropped: u64,
@@ -61,7 +83,7 @@ pub(crate) struct Inner {
     /// Checkpoint ledgers, whose `+WPI`s go out from the driver's clock.
     ledgers: HashMap<u64, AckLedger>,
     next_ledger: u64,
-    pub requests: HashMap<RequestId, oneshot::Sender<Result<Message, Error>>>,
+    pub requests: HashMap<RequestId, Answer>,
     pub flushes: HashMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
@@ -151,8 +173,8 @@ impl Inner {
                     }
                 }
                 Event::Response { id, result } => {
-                    if let Some(tx) = self.requests.remove(&id) {
-                        let _ = tx.send(result);
+                    if let Some(answer) = self.requests.remove(&id) {
+                        answer.send(id, result);
                     }
                 }
                 Event::Flushed { id, result } => {
@@ -304,8 +326,8 @@ impl Inner {
         for (_, pull) in self.pulls.drain() {
             pull.close();
         }
-        for (_, tx) in self.requests.drain() {
-            let _ = tx.send(Err(error.clone()));
+        for (id, answer) in self.requests.drain() {
+            answer.send(id, Err(error.clone()));
         }
         for (_, tx) in self.flushes.drain() {
             let _ = tx.send(Err(error.clone()));

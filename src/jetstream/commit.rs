@@ -4,12 +4,14 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use futures_util::stream::FuturesUnordered;
+use std::future::poll_fn;
+use std::task::Poll;
 
 use super::ack::{AckBatch, AckConfirmations, AckKind, AckReport, AckToken};
 use super::message::Message;
 use crate::client::Client;
+use crate::driver::queue::Queue;
+use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::Error;
 use crate::time::Instant;
 
@@ -36,22 +38,37 @@ impl AckBatch {
     /// server's reason) or unconfirmed (no answer: ambiguous, safe to resend).
     pub async fn commit_confirmed(self, client: &Client, timeout: Duration) -> Result<AckReport, Error> {
         let plan = self.plan(self.policy());
+        let answers = Queue::new(plan.len().max(1));
+        let (ids, failure) =
+            client.send_request_group(plan.iter().map(|ack| (ack.subject.as_str(), &ack.body[..])), &answers);
+        match failure {
+            // Not sent (the client closed, or the reconnect buffer is full):
+            // those acks are reported unconfirmed below.
+            None | Some(Error::Closed | Error::ReconnectBufferFull { .. }) => {}
+            Some(e) => {
+                client.forget_requests(ids);
+                return Err(e);
+            }
+        }
         let mut confirmations = AckConfirmations::new(Instant::ZERO, timeout);
-        let mut answers = FuturesUnordered::new();
-        for (id, ack) in plan.iter().enumerate() {
-            confirmations.sent(id as u64, ack);
-            match client.send_request(&ack.subject, None, &ack.body, Some(timeout)) {
-                Ok(answer) => answers.push(async move { (id as u64, answer.await) }),
-                // Not sent (e.g. the client closed): reported as unconfirmed below.
-                Err(Error::Closed | Error::ReconnectBufferFull { .. }) => break,
-                Err(e) => return Err(e),
-            }
+        for (id, ack) in ids.iter().zip(&plan) {
+            confirmations.sent(id.0, ack);
         }
-        while let Some((id, answer)) = answers.next().await {
+        let mut deadline = DefaultRuntime::sleep(timeout);
+        let mut waiting = ids.len();
+        while waiting > 0 {
+            let answer = poll_fn(|cx| match answers.poll_pop(cx) {
+                Poll::Ready(answer) => Poll::Ready(answer),
+                Poll::Pending => deadline.as_mut().poll(cx).map(|()| None),
+            })
+            .await;
+            let Some((id, answer)) = answer else { break };
+            waiting -= 1;
             if let Ok(reply) = answer {
-                confirmations.handle_reply(id, &reply);
+                confirmations.handle_reply(id.0, &reply);
             }
         }
+        client.forget_requests(ids);
         // Whatever got no answer (timeout, no responders, disconnect) is unconfirmed.
         confirmations.handle_timeout(Instant::ZERO + timeout);
         Ok(confirmations.into_report())
