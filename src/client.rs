@@ -519,7 +519,7 @@ impl Client {
         let (tx, rx) = oneshot::channel();
         {
             let mut inner = self.inner.shared.lock();
-            if inner.conn.state() == State::Closed && inner.subs.is_empty() {
+            if inner.conn.state() == State::Closed {
                 return Ok(());
             }
             inner.closed_waiters.push(tx);

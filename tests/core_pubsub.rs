@@ -305,3 +305,15 @@ async fn slow_consumer_is_reported_and_the_connection_survives() {
     client.publish("slow", "again").await.unwrap();
     assert_eq!(&next(&mut sub).await.payload[..], b"again");
 }
+
+#[tokio::test]
+async fn close_twice_and_close_after_drain_return() {
+    let server = server();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let _sub = client.subscribe("x").await.unwrap();
+    client.close().await.unwrap();
+    timeout(WAIT, client.close()).await.expect("second close returns").unwrap();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    client.drain().await.unwrap();
+    timeout(WAIT, client.close()).await.expect("close after drain returns").unwrap();
+}
