@@ -1,6 +1,7 @@
 //! The wasm transport and runtime, run by wasm-bindgen-test in Node (22+, or
 //! 20 with `--experimental-websocket`). The WebSocket test needs a server
 //! started outside: its `ws://` URL comes from `NATS_WS` at compile time.
+//! `nats://` is tested with Node sockets in `wasm_node_socket.rs`.
 #![cfg(all(target_arch = "wasm32", feature = "wasm"))]
 
 use std::future::poll_fn;
@@ -44,6 +45,14 @@ async fn refused_websocket_is_an_io_error() {
     let addr = ServerAddr::parse("ws://127.0.0.1:1").unwrap();
     let err = Transport::connect(&addr, &TlsOptions::default(), TIMEOUT).await.err().unwrap();
     assert!(matches!(err, Error::Io { .. }), "{err:?}");
+}
+
+/// This test binary never registers a socket factory.
+#[wasm_bindgen_test]
+async fn nats_url_without_a_socket_factory_is_invalid() {
+    let addr = ServerAddr::parse("nats://127.0.0.1:4222").unwrap();
+    let err = Transport::connect(&addr, &TlsOptions::default(), TIMEOUT).await.err().unwrap();
+    assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("needs Node.js sockets")), "{err:?}");
 }
 
 #[wasm_bindgen_test]

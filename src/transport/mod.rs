@@ -1,7 +1,8 @@
 //! Transports move bytes and report close; nothing else. One concrete
 //! [`Transport`] per target, selected at compile time (no `dyn`):
 //! natively TCP, TLS over TCP (rustls) and WebSocket (tokio-tungstenite);
-//! in wasm the WebSocket of the browser or of Node through web-sys.
+//! in wasm the host's WebSocket through web-sys, and for `nats://`/`tls://`
+//! a socket from a JS factory registered with [`set_socket_factory`] (Node).
 //!
 //! The surface the driver relies on, identical on every target:
 //!
@@ -28,9 +29,13 @@ mod tls;
 pub use native::Transport;
 
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+mod node_socket;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+mod wasm;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 mod ws_web;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-pub use ws_web::Transport;
+pub use {node_socket::set_socket_factory, wasm::Transport};
 
 /// Turns a transport's I/O error into natsjet's error; natively a TLS
 /// failure reported after the handshake (e.g. a refused client certificate)

@@ -1,7 +1,8 @@
 //! What the user tells us about TLS: trusted roots, a client certificate,
 //! or (natively) a ready-made rustls configuration. Kept as PEM bytes so the
 //! type exists on every target; it is parsed natively when a connection is
-//! made. In wasm the browser or Node does TLS and these options are ignored.
+//! made. In wasm, `nats://` and `tls://` hand them to the JS socket's TLS
+//! (Node's `node:tls`); `wss://` is the host's and ignores them.
 
 use std::fmt;
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
@@ -25,7 +26,7 @@ pub struct TlsOptions {
 
 /// A client certificate chain and its private key, both PEM.
 #[derive(Clone)]
-#[cfg_attr(not(all(feature = "native", not(target_arch = "wasm32"))), allow(dead_code, reason = "the host does TLS"))]
+#[cfg_attr(not(has_runtime), allow(dead_code, reason = "only transports read it"))]
 pub(crate) struct ClientAuthPem {
     pub(crate) cert_chain: Vec<u8>,
     pub(crate) key: Vec<u8>,

@@ -1,24 +1,21 @@
-//! The wasm transport: the host's `WebSocket` (browsers, Node 22+, or
-//! whatever the user put on `globalThis.WebSocket` in older Node) through
-//! web-sys. JS callbacks push into a queue shared with [`Transport`], which
-//! the driver drains from `poll_read`; TLS is the host's business.
+//! `ws://` and `wss://` in wasm: the host's `WebSocket` (browsers, Node 22+,
+//! or whatever the user put on `globalThis.WebSocket` in older Node) through
+//! web-sys. JS callbacks push into a queue shared with [`WebSocketTransport`],
+//! which the driver drains from `poll_read`; TLS is the host's business.
 
 use std::cell::RefCell;
-use std::future::poll_fn;
 use std::io;
-use std::pin::pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
 use bytes::BytesMut;
-use futures_util::future::{Either, select};
 use js_sys::{ArrayBuffer, Uint8Array};
 use wasm_bindgen::convert::FromWasmAbi;
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
 
-use super::TlsOptions;
+use super::wasm::{js_message, js_to_io};
 use crate::addr::{Scheme, ServerAddr};
 use crate::driver::{BoxFuture, Runtime, WasmRuntime};
 use crate::error::Error;
@@ -29,8 +26,8 @@ const MAX_BUFFERED: u32 = 8 << 20;
 /// "drained" event).
 const DRAIN_RECHECK: Duration = Duration::from_millis(10);
 
-/// One WebSocket to a server. See the [module docs](super) for the contract.
-pub struct Transport {
+/// One WebSocket to a server.
+pub(super) struct WebSocketTransport {
     socket: WebSocket,
     shared: Rc<RefCell<Shared>>,
     tls: bool,
@@ -66,35 +63,41 @@ struct Callbacks {
     _close: Closure<dyn FnMut(CloseEvent)>,
 }
 
-impl Transport {
-    /// Opens a WebSocket to a `ws://` or `wss://` address; resolves on the
-    /// socket's `open` event. Fails with [`Error::Timeout`] after `timeout`.
-    pub async fn connect(addr: &ServerAddr, _tls: &TlsOptions, timeout: Duration) -> Result<Transport, Error> {
-        if !addr.scheme.is_websocket() {
-            return Err(Error::InvalidArgument(format!("{addr}: only ws:// and wss:// work in wasm")));
-        }
-        let transport = Transport::open(addr)?;
-        let opened = {
-            let opened = pin!(poll_fn(|cx| transport.poll_open(cx)));
-            match select(opened, WasmRuntime::sleep(timeout)).await {
-                Either::Left((result, _)) => result,
-                Either::Right(_) => Err(Error::Timeout),
+impl WebSocketTransport {
+    /// Starts opening a WebSocket to a `ws://` or `wss://` address; see
+    /// [`WebSocketTransport::poll_open`].
+    pub(super) fn open(addr: &ServerAddr) -> Result<Self, Error> {
+        let socket = WebSocket::new(&addr.url_without_credentials())
+            .map_err(|e| Error::InvalidArgument(format!("{addr}: {}", js_message(&e))))?;
+        socket.set_binary_type(BinaryType::Arraybuffer);
+        let shared = Rc::new(RefCell::new(Shared::default()));
+        let callbacks = Callbacks::install(&socket, &shared);
+        Ok(Self { socket, shared, tls: addr.scheme == Scheme::Wss, _callbacks: callbacks, drain_wait: None })
+    }
+
+    /// Ready once the socket's `open` event came, or failed before it.
+    pub(super) fn poll_open(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        let mut shared = self.shared.borrow_mut();
+        let refused = |message: String| Error::Io { kind: io::ErrorKind::ConnectionRefused, message };
+        match &shared.state {
+            State::Open => Poll::Ready(Ok(())),
+            State::Failed => Poll::Ready(Err(refused("websocket error before open".into()))),
+            State::Closed { code, reason } => {
+                Poll::Ready(Err(refused(format!("websocket closed before open: {code} {reason}"))))
             }
-        };
-        opened.map(|()| transport)
+            State::Connecting => {
+                shared.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
     }
 
-    /// TLS is the host's: use `wss://` instead.
-    pub async fn upgrade_tls(self, _addr: &ServerAddr, _tls: &TlsOptions) -> Result<Transport, Error> {
-        Err(Error::Tls("not supported: use a wss:// URL in wasm".into()))
-    }
-
-    pub fn is_tls(&self) -> bool {
+    pub(super) fn is_tls(&self) -> bool {
         self.tls
     }
 
     /// Appends every frame received so far to `buf`; `Ok(0)` once closed.
-    pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
+    pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
         if !shared.inbox.is_empty() {
             let n = shared.inbox.len();
@@ -113,7 +116,7 @@ impl Transport {
 
     /// Sends all of `data` as one binary frame, waiting while the socket
     /// already holds more than [`MAX_BUFFERED`] unsent bytes.
-    pub fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+    pub(super) fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         if !matches!(self.shared.borrow().state, State::Open) {
             return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
         }
@@ -129,38 +132,8 @@ impl Transport {
         Poll::Ready(Ok(data.len()))
     }
 
-    /// The socket sends on its own; there is nothing to push.
-    pub fn poll_flush(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    pub fn poll_close(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(self.socket.close().map_err(js_to_io))
-    }
-
-    fn open(addr: &ServerAddr) -> Result<Transport, Error> {
-        let socket = WebSocket::new(&addr.url_without_credentials())
-            .map_err(|e| Error::InvalidArgument(format!("{addr}: {}", js_message(&e))))?;
-        socket.set_binary_type(BinaryType::Arraybuffer);
-        let shared = Rc::new(RefCell::new(Shared::default()));
-        let callbacks = Callbacks::install(&socket, &shared);
-        Ok(Transport { socket, shared, tls: addr.scheme == Scheme::Wss, _callbacks: callbacks, drain_wait: None })
-    }
-
-    fn poll_open(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        let mut shared = self.shared.borrow_mut();
-        let refused = |message: String| Error::Io { kind: io::ErrorKind::ConnectionRefused, message };
-        match &shared.state {
-            State::Open => Poll::Ready(Ok(())),
-            State::Failed => Poll::Ready(Err(refused("websocket error before open".into()))),
-            State::Closed { code, reason } => {
-                Poll::Ready(Err(refused(format!("websocket closed before open: {code} {reason}"))))
-            }
-            State::Connecting => {
-                shared.waker = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        }
+    pub(super) fn close(&mut self) -> io::Result<()> {
+        self.socket.close().map_err(js_to_io)
     }
 }
 
@@ -214,7 +187,7 @@ fn append(inbox: &mut BytesMut, data: &JsValue) {
     }
 }
 
-impl Drop for Transport {
+impl Drop for WebSocketTransport {
     /// Detaches the callbacks before they are freed, then closes the socket.
     fn drop(&mut self) {
         self.socket.set_onopen(None);
@@ -223,16 +196,4 @@ impl Drop for Transport {
         self.socket.set_onclose(None);
         let _ = self.socket.close();
     }
-}
-
-fn js_message(value: &JsValue) -> String {
-    value
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| value.as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
-}
-
-fn js_to_io(value: JsValue) -> io::Error {
-    io::Error::other(js_message(&value))
 }

@@ -1,0 +1,90 @@
+// Node.js sockets for natsjet's wasm build: `nats://` and `tls://` servers over
+// node:net and node:tls, so Node services can use the standard port without a
+// websocket listener. Only the Node entry loads this file; browsers never do.
+// The contract (`SocketFactory` in the generated .d.ts) is kept by
+// src/transport/node_socket.rs.
+
+import net from 'node:net';
+import tls from 'node:tls';
+
+/** The factory natsjet calls for `nats://` and `tls://` URLs. */
+export const nodeSocketFactory = {
+  connect(host, port, events) {
+    return new NodeSocket(host, port, events);
+  },
+};
+
+/** Registers Node sockets with a loaded natsjet wasm module. */
+export function installNodeSockets(wasmModule) {
+  wasmModule.setSocketFactory(nodeSocketFactory);
+}
+
+class NodeSocket {
+  /** The socket that reads and writes: TCP, then TLS after `upgradeTls`. */
+  #socket;
+  /** Set to null by `close()`: natsjet frees the callbacks right after. */
+  #events;
+  #error = null;
+  /** False while connecting or upgrading: `close()` then destroys at once. */
+  #ready = false;
+  #closed = false;
+  #onData = (chunk) => this.#events?.onData(chunk);
+  #onDrain = () => this.#events?.onDrain();
+  #onError = (error) => {
+    this.#error ??= error;
+  };
+  #onClose = () => {
+    const events = this.#events;
+    this.#events = null;
+    events?.onClose(this.#error);
+  };
+
+  constructor(host, port, events) {
+    this.#events = events;
+    this.#socket = net.connect({ host, port, noDelay: true });
+    this.#socket.once('connect', () => {
+      this.#ready = true;
+      this.#events?.onOpen();
+    });
+    this.#listen(this.#socket);
+  }
+
+  write(data) {
+    return this.#socket.write(data);
+  }
+
+  upgradeTls({ servername, ca, cert, key }) {
+    const plain = this.#socket;
+    // TLS reads the TCP socket from now on; its errors still land in #error.
+    plain.off('data', this.#onData).off('drain', this.#onDrain).off('close', this.#onClose);
+    this.#ready = false;
+    return new Promise((resolve, reject) => {
+      // Node verifies the certificate against `host`; SNI takes DNS names only.
+      const sni = net.isIP(servername) ? undefined : servername;
+      const secure = tls.connect({ socket: plain, host: servername, servername: sni, ca, cert, key });
+      this.#socket = secure;
+      const fail = (error) => reject(error ?? new Error('connection closed during the TLS handshake'));
+      const failOnClose = () => fail(this.#error);
+      secure.on('error', fail).once('close', failOnClose);
+      secure.once('secureConnect', () => {
+        secure.off('error', fail).off('close', failOnClose);
+        this.#listen(secure);
+        this.#ready = true;
+        resolve();
+      });
+    });
+  }
+
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#events = null;
+    const socket = this.#socket;
+    if (this.#ready) socket.end(() => socket.destroy());
+    else socket.destroy();
+  }
+
+  #listen(socket) {
+    socket.on('data', this.#onData).on('drain', this.#onDrain).on('error', this.#onError).on('close', this.#onClose);
+  }
+}

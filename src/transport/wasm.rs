@@ -1,0 +1,116 @@
+//! The wasm [`Transport`]: the host's WebSocket for `ws://` and `wss://`, a
+//! socket from the JS socket factory for `nats://` and `tls://` (Node.js).
+//! Both are chosen per address at connect time and share the connect timeout.
+
+use std::future::poll_fn;
+use std::io;
+use std::pin::pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::BytesMut;
+use futures_util::future::{Either, select};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::TlsOptions;
+use super::node_socket::SocketTransport;
+use super::ws_web::WebSocketTransport;
+use crate::addr::ServerAddr;
+use crate::driver::{Runtime, WasmRuntime};
+use crate::error::Error;
+
+/// One connection to a server. See the [module docs](super) for the contract.
+pub struct Transport {
+    inner: Inner,
+}
+
+enum Inner {
+    WebSocket(WebSocketTransport),
+    Socket(SocketTransport),
+}
+
+impl Transport {
+    /// Opens a WebSocket (`ws://`, `wss://`) or a JS socket (`nats://`,
+    /// `tls://`; TLS comes later from [`Transport::upgrade_tls`]). Fails with
+    /// [`Error::Timeout`] after `timeout`.
+    pub async fn connect(addr: &ServerAddr, _tls: &TlsOptions, timeout: Duration) -> Result<Transport, Error> {
+        let inner = if addr.scheme.is_websocket() {
+            Inner::WebSocket(WebSocketTransport::open(addr)?)
+        } else {
+            Inner::Socket(SocketTransport::open(addr)?)
+        };
+        let transport = Transport { inner };
+        let opened = {
+            let opened = pin!(poll_fn(|cx| transport.poll_open(cx)));
+            match select(opened, WasmRuntime::sleep(timeout)).await {
+                Either::Left((result, _)) => result,
+                Either::Right(_) => Err(Error::Timeout),
+            }
+        };
+        opened.map(|()| transport)
+    }
+
+    /// Wraps a JS socket in TLS, verifying the certificate for `addr.host`.
+    /// WebSocket TLS is the host's: use `wss://` instead.
+    pub async fn upgrade_tls(self, addr: &ServerAddr, tls: &TlsOptions) -> Result<Transport, Error> {
+        match self.inner {
+            Inner::Socket(socket) => Ok(Transport { inner: Inner::Socket(socket.upgrade_tls(addr, tls).await?) }),
+            Inner::WebSocket(_) => Err(Error::Tls("not supported: use a wss:// URL in wasm".into())),
+        }
+    }
+
+    pub fn is_tls(&self) -> bool {
+        match &self.inner {
+            Inner::WebSocket(t) => t.is_tls(),
+            Inner::Socket(t) => t.is_tls(),
+        }
+    }
+
+    /// Appends what was received so far to `buf`; `Ok(0)` once closed.
+    pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
+        match &mut self.inner {
+            Inner::WebSocket(t) => t.poll_read(cx, buf),
+            Inner::Socket(t) => t.poll_read(cx, buf),
+        }
+    }
+
+    /// Takes all of `data`, or waits while the host's send buffer is full.
+    pub fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        match &mut self.inner {
+            Inner::WebSocket(t) => t.poll_write(cx, data),
+            Inner::Socket(t) => t.poll_write(cx, data),
+        }
+    }
+
+    /// The host sends on its own; there is nothing to push.
+    pub fn poll_flush(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    pub fn poll_close(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(match &mut self.inner {
+            Inner::WebSocket(t) => t.close(),
+            Inner::Socket(t) => t.close(),
+        })
+    }
+
+    fn poll_open(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        match &self.inner {
+            Inner::WebSocket(t) => t.poll_open(cx),
+            Inner::Socket(t) => t.poll_open(cx),
+        }
+    }
+}
+
+/// The message of a thrown JS value: an `Error`'s message, a string, or its debug form.
+pub(super) fn js_message(value: &JsValue) -> String {
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
+pub(super) fn js_to_io(value: JsValue) -> io::Error {
+    io::Error::other(js_message(&value))
+}
