@@ -12,9 +12,9 @@ export * from "./index.js";
 let loading: Promise<void> | undefined;
 
 /**
- * Loads the wasm module; `connect` calls it. Pass the module (a URL,
- * `Response`, bytes or `WebAssembly.Module`) where the default location
- * does not resolve.
+ * Loads the wasm module, once; `connect` calls it. Call it first with the
+ * module (a URL, `Response`, bytes or `WebAssembly.Module`) where the default
+ * location does not resolve.
  */
 export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
   loading ??= loadWasm(module === undefined ? undefined : { module_or_path: module }).then(

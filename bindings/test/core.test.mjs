@@ -105,6 +105,39 @@ test("request and reply, with headers both ways", async () => {
   await nc.close();
 });
 
+test("status messages carry their code and description in the headers", async () => {
+  const nc = await conn();
+  const inbox = nc.newInbox();
+  const sub = nc.subscribe(inbox);
+  nc.publish("nobody.listens", "x", { reply: inbox });
+  const msg = await nextMsg(sub);
+  assert.equal(msg.subject, inbox);
+  assert.equal(msg.headers.code, 503);
+  assert.equal(msg.headers.hasError, true);
+  assert.equal(msg.headers.status, "503");
+  assert.equal(msg.data.length, 0);
+  await nc.close();
+});
+
+test("noEcho keeps a connection's own messages from it; inboxPrefix names its inboxes", async () => {
+  const nc = await conn({ noEcho: true, inboxPrefix: "_MY_INBOX" });
+  const other = await conn();
+  const own = nc.subscribe("echo.test");
+  const theirs = other.subscribe("echo.test");
+  other.subscribe("svc.inbox", { callback: (_, m) => m.respond(m.reply) });
+  await nc.flush();
+  await other.flush();
+  nc.publish("echo.test", "mine");
+  await nc.flush(); // "mine" reaches `theirs` first
+  other.publish("echo.test", "theirs");
+  assert.equal((await nextMsg(own)).string(), "theirs");
+  assert.equal((await nextMsg(theirs)).string(), "mine");
+  assert.ok(nc.newInbox().startsWith("_MY_INBOX."));
+  assert.match((await nc.request("svc.inbox")).string(), /^_MY_INBOX\./);
+  await nc.close();
+  await other.close();
+});
+
 test("no responders rejects with NO_RESPONDERS and status 503", async () => {
   const nc = await conn();
   await assert.rejects(nc.request("nobody.home", "x"), (e) => {

@@ -55,3 +55,15 @@ test("waitOnFirstConnect resolves at once and connects when the server comes up"
   await nc.flush();
   await nc.close();
 });
+
+test("lame duck mode brings an ldm status", async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const nc = await connect({ servers: server.wsUrl });
+  const status = watch(nc);
+  await nc.flush();
+  server.child.kill("SIGUSR2");
+  await waitFor(() => status.types.includes("ldm"), 10_000);
+  await nc.close();
+  await status.done;
+});
