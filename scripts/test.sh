@@ -5,7 +5,8 @@
 #   2. cargo test --doc                doctests (natively only)
 #   3. cargo test --benches --no-run   benches must compile (they are run by hand)
 #   4. scripts/wasm-smoke.sh           when it exists (wasm build + tests)
-#   5. npm test                        in every folder whose package.json has a test script
+#   5. scripts/build-pkg.sh            builds the npm package in pkg/ that the JS tests use
+#   6. npm test                        in every folder whose package.json has a test script
 # Every stage runs even if an earlier one failed; exits non-zero if any failed.
 #
 #   scripts/test.sh [--browser]     (--browser is passed to setup.sh)
@@ -52,6 +53,10 @@ if [[ -f scripts/wasm-smoke.sh ]]; then
     run_stage "wasm-smoke" bash scripts/wasm-smoke.sh
 else
     banner "wasm-smoke: scripts/wasm-smoke.sh not present, skipped"
+fi
+
+if [[ -f scripts/build-pkg.sh ]]; then
+    run_stage "build-pkg" bash scripts/build-pkg.sh
 fi
 
 while IFS= read -r pkg; do

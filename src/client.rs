@@ -18,7 +18,7 @@ use futures_core::Stream;
 use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, Sid, State, Statistics};
 use crate::driver::queue::Queue;
-use crate::driver::shared::{Answer, EventCallback, HIGH_WATER, Shared};
+use crate::driver::shared::{Answer, EventCallback, HIGH_WATER, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
 use crate::error::Error;
@@ -175,6 +175,12 @@ impl ConnectOptions {
 
     pub fn ping_interval(mut self, interval: Duration) -> Self {
         self.config.ping_interval = interval;
+        self
+    }
+
+    /// Unanswered keep-alive PINGs after which the connection counts as stale.
+    pub fn max_pings_outstanding(mut self, max: u32) -> Self {
+        self.config.max_pings_outstanding = max;
         self
     }
 
@@ -370,13 +376,37 @@ impl Client {
                 inner.wake_driver();
                 return Poll::Pending;
             }
-            let result = inner.conn.publish(subject, reply, headers, payload);
-            if result.is_ok() {
-                inner.wake_driver();
-            }
-            Poll::Ready(result)
+            Poll::Ready(Self::publish_locked(&mut inner, subject, reply, headers, payload))
         })
         .await
+    }
+
+    /// Publishes without waiting for buffer space, for callers that cannot
+    /// wait (JavaScript's synchronous `publish`): the outgoing buffer may
+    /// grow past its high water mark until the driver writes it out. The
+    /// buffer for publishes made while reconnecting stays bounded.
+    pub fn publish_nowait(
+        &self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
+        Self::publish_locked(&mut self.inner.shared.lock(), subject, reply, headers, payload)
+    }
+
+    fn publish_locked(
+        inner: &mut Inner,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
+        let result = inner.conn.publish(subject, reply, headers, payload);
+        if result.is_ok() {
+            inner.wake_driver();
+        }
+        result
     }
 
     pub async fn subscribe(&self, subject: impl AsRef<str>) -> Result<Subscriber, Error> {

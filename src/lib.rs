@@ -23,6 +23,8 @@ pub mod proto;
 pub mod subject;
 pub mod time;
 pub mod transport;
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+mod wasm;
 
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]

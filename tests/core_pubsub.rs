@@ -33,6 +33,7 @@ macro_rules! over_both_transports {
 
 over_both_transports!(
     publish_subscribe_in_order,
+    publish_nowait_does_not_wait_for_buffer_space,
     headers_round_trip,
     queue_groups_share_messages,
     request_reply_and_no_responders,
@@ -47,6 +48,22 @@ over_both_transports!(
     drain_delivers_what_was_received,
     large_payloads_survive,
 );
+
+/// More than the high water mark in one go, without an await in between.
+async fn publish_nowait_does_not_wait_for_buffer_space(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("nowait").await.unwrap();
+    client.flush().await.unwrap();
+    let payload = vec![7u8; 64 * 1024];
+    for i in 0..100u32 {
+        client.publish_nowait("nowait", None, None, &[&i.to_be_bytes()[..], &payload].concat()).unwrap();
+    }
+    let err = client.publish_nowait("bad subject", None, None, b"x").unwrap_err();
+    assert!(matches!(err, Error::InvalidSubject { .. }), "{err:?}");
+    for i in 0..100u32 {
+        assert_eq!(next(&mut sub).await.payload[..4], i.to_be_bytes());
+    }
+}
 
 async fn publish_subscribe_in_order(url: &str) {
     let client = natsjet::connect(url).await.unwrap();

@@ -1,0 +1,98 @@
+/**
+ * `NatsConnection`, shaped like nats.js's: the raw wasm connection with
+ * nats.js argument shapes, messages, headers, statuses and errors.
+ */
+import type { RawConnection, ServerInfo } from "./raw.js";
+import type { NatsError } from "./errors.js";
+import { toRaw, type MsgHdrs } from "./headers.js";
+import { encode, unpack, type Msg, type Payload, type PublishOptions, type Publisher } from "./msg.js";
+import type { Status, StatusHub } from "./status.js";
+import { Subscription, type SubscriptionOptions } from "./subscription.js";
+
+export type { ServerInfo };
+
+export interface RequestOptions {
+  /** Milliseconds to wait for the answer (default 1000, as nats.js). */
+  timeout?: number;
+  headers?: MsgHdrs;
+}
+
+/** Counters since `connect`. */
+export interface Stats {
+  inMsgs: number;
+  outMsgs: number;
+  inBytes: number;
+  outBytes: number;
+  reconnects: number;
+}
+
+export class NatsConnection implements Publisher {
+  readonly #raw: RawConnection;
+  readonly #hub: StatusHub;
+
+  /** Made by `connect`. */
+  constructor(raw: RawConnection, hub: StatusHub) {
+    this.#raw = raw;
+    this.#hub = hub;
+  }
+
+  /** The INFO of the server this connection is (or was last) connected to. */
+  get info(): ServerInfo {
+    return this.#raw.info();
+  }
+
+  /** Publishes at once; throws (e.g. `INVALID_SUBJECT`, `PAYLOAD_TOO_LARGE`) before sending anything. */
+  publish(subject: string, data?: Payload, opts?: PublishOptions): void {
+    this.#raw.publish(subject, encode(data), opts?.reply, opts?.headers && toRaw(opts.headers));
+  }
+
+  subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
+    return new Subscription(this.#raw.subscribe(subject, opts.queue), subject, this, opts);
+  }
+
+  /** The first answer to a request; rejects with `NO_RESPONDERS` or `TIMEOUT`. */
+  async request(subject: string, data?: Payload, opts: RequestOptions = {}): Promise<Msg> {
+    const headers = opts.headers && toRaw(opts.headers);
+    const batch = await this.#raw.request(subject, encode(data), headers, opts.timeout ?? 1000);
+    return unpack(batch, 0, this)[0]!;
+  }
+
+  /** Resolves once the server has processed everything sent before. */
+  flush(): Promise<void> {
+    return this.#raw.flush();
+  }
+
+  /** Unsubscribes everything, delivers what already arrived, flushes, then closes. */
+  drain(): Promise<void> {
+    return this.#raw.drain();
+  }
+
+  /** Sends what was accepted, then closes. */
+  close(): Promise<void> {
+    return this.#raw.close();
+  }
+
+  /** Resolves when the connection is closed, with the error that closed it, if any. */
+  closed(): Promise<void | NatsError> {
+    return this.#hub.closed;
+  }
+
+  isClosed(): boolean {
+    return this.#raw.isClosed();
+  }
+
+  /** Connection events from now until it closes. */
+  status(): AsyncIterable<Status> {
+    return this.#hub.iterate();
+  }
+
+  stats(): Stats {
+    const [inMsgs = 0, outMsgs = 0, inBytes = 0, outBytes = 0, reconnects = 0] = this.#raw.stats();
+    return { inMsgs, outMsgs, inBytes, outBytes, reconnects };
+  }
+
+  /** A unique subject under the inbox prefix, for replies. */
+  newInbox(): string {
+    return this.#raw.newInbox();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * natsjet's JavaScript API, shared by the browser (`web.ts`) and Node.js
+ * (`node.ts`) entries, which add `connect` over their own wasm build.
+ * Shaped like nats.js v3; every module here only adapts shapes around the
+ * raw wasm exports.
+ */
+import type { ConnectionOptions, connect as rawConnect } from "./raw.js";
+import { NatsConnection } from "./connection.js";
+import { StatusHub } from "./status.js";
+
+export type { ConnectionOptions };
+export { credsAuthenticator, nkeyAuthenticator, type Authenticator } from "./auth.js";
+export { NatsConnection, type RequestOptions, type ServerInfo, type Stats } from "./connection.js";
+export { NatsError, type ErrorCode, type NatsErrorDetails } from "./errors.js";
+export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.js";
+export type { Msg, Payload, PublishOptions } from "./msg.js";
+export type { Status, StatusType } from "./status.js";
+export { Subscription, type SubscriptionOptions } from "./subscription.js";
+
+/** @internal Connects through one wasm build's raw `connect`. */
+export async function connectWith(
+  raw: typeof rawConnect,
+  options: ConnectionOptions = {},
+): Promise<NatsConnection> {
+  const hub = new StatusHub();
+  return new NatsConnection(await raw(options, hub), hub);
+}

@@ -1,0 +1,111 @@
+/**
+ * A subscription shaped like nats.js's: an `AsyncIterable<Msg>`, or a
+ * `callback`. Messages cross from wasm in batches (`nextBatch`), read one
+ * batch at a time.
+ */
+import type { RawSubscription } from "./raw.js";
+import { NatsError } from "./errors.js";
+import { unpack, type Msg, type Publisher } from "./msg.js";
+
+export interface SubscriptionOptions {
+  /** Join this queue group: each message goes to one member. */
+  queue?: string;
+  /** Unsubscribe after this many messages. */
+  max?: number;
+  /** Receive messages here instead of iterating. */
+  callback?: (err: NatsError | null, msg: Msg) => void;
+}
+
+/** Messages taken from wasm per crossing, at most. */
+const BATCH = 1024;
+
+export class Subscription implements AsyncIterable<Msg> {
+  readonly #raw: RawSubscription;
+  readonly #subject: string;
+  readonly #sid: number;
+  readonly #publisher: Publisher;
+  readonly #callback: SubscriptionOptions["callback"];
+  /** The last batch read; the next read waits for it (one read at a time). */
+  #reading: Promise<Msg[] | null> = Promise.resolve([]);
+  #processed = 0;
+  #done = false;
+  #resolveClosed!: () => void;
+  /** Resolves once the subscription ended and its messages were read. */
+  readonly closed: Promise<void> = new Promise((resolve) => (this.#resolveClosed = resolve));
+
+  constructor(raw: RawSubscription, subject: string, publisher: Publisher, opts: SubscriptionOptions) {
+    this.#raw = raw;
+    this.#subject = subject;
+    this.#sid = raw.sid;
+    this.#publisher = publisher;
+    this.#callback = opts.callback;
+    if (opts.max !== undefined) raw.unsubscribe(opts.max);
+    if (this.#callback) void this.#pump(this.#callback);
+  }
+
+  getSubject(): string {
+    return this.#subject;
+  }
+
+  /** The subscription id used on the wire. */
+  getID(): number {
+    return this.#sid;
+  }
+
+  /** Messages handed to the iterator or callback so far. */
+  getProcessed(): number {
+    return this.#processed;
+  }
+
+  isClosed(): boolean {
+    return this.#done;
+  }
+
+  /** Stops now, or after `max` messages in total. Messages already received are still delivered. */
+  unsubscribe(max?: number): void {
+    if (!this.#done) this.#raw.unsubscribe(max);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Msg> {
+    if (this.#callback) throw new NatsError("a subscription with a callback cannot be iterated", "INVALID_ARGUMENT");
+    for (let batch = await this.#next(); batch; batch = await this.#next()) {
+      for (const msg of batch) {
+        this.#processed++;
+        yield msg;
+      }
+    }
+  }
+
+  async #pump(callback: NonNullable<SubscriptionOptions["callback"]>): Promise<void> {
+    for (let batch = await this.#next(); batch; batch = await this.#next()) {
+      for (const msg of batch) {
+        this.#processed++;
+        try {
+          callback(null, msg);
+        } catch (e) {
+          // Like an event listener: report it to the host, keep delivering.
+          queueMicrotask(() => {
+            throw e;
+          });
+        }
+      }
+    }
+  }
+
+  /** The next batch, `null` once ended; reads are chained so only one is pending in wasm. */
+  #next(): Promise<Msg[] | null> {
+    const read = () => this.#read();
+    this.#reading = this.#reading.then(read, read);
+    return this.#reading;
+  }
+
+  async #read(): Promise<Msg[] | null> {
+    if (this.#done) return null;
+    const batch = await this.#raw.nextBatch(BATCH);
+    if (batch) return unpack(batch, this.#sid, this.#publisher);
+    this.#done = true;
+    this.#raw.free();
+    this.#resolveClosed();
+    return null;
+  }
+}

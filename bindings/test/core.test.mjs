@@ -1,0 +1,276 @@
+// Core NATS through the built package (Node entry) against a real server.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Match, NatsError, connect, headers } from "natsjet";
+import { nextMsg, startServer, waitFor } from "./harness.mjs";
+
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(() => server.close());
+
+const conn = (opts = {}) => connect({ servers: server.wsUrl, ...opts });
+
+test("connects over ws:// and shows the server's info", async () => {
+  const nc = await conn({ name: "info" });
+  assert.equal(typeof nc.info.server_id, "string");
+  assert.equal(nc.info.headers, true);
+  assert.ok(nc.info.max_payload > 0);
+  assert.equal(nc.isClosed(), false);
+  await nc.close();
+});
+
+test("publishes and receives strings, bytes, replies and headers", async () => {
+  const nc = await conn();
+  const sub = nc.subscribe("pubsub.>");
+  await nc.flush();
+  const h = headers();
+  h.append("Trace-Id", "42");
+  h.append("Trace-Id", "43");
+  h.set("x-other", "v");
+  nc.publish("pubsub.a", "hello", { headers: h });
+  nc.publish("pubsub.b", new Uint8Array([1, 2, 3]), { reply: "answer.here" });
+  nc.publish("pubsub.c");
+  const got = [];
+  for await (const msg of sub) {
+    got.push(msg);
+    if (got.length === 3) break;
+  }
+  const [a, b, c] = got;
+  assert.equal(a.subject, "pubsub.a");
+  assert.equal(a.string(), "hello");
+  assert.equal(a.reply, undefined);
+  assert.equal(a.sid, sub.getID());
+  assert.deepEqual(a.headers.values("Trace-Id"), ["42", "43"]);
+  assert.equal(a.headers.get("X-OTHER", Match.IgnoreCase), "v");
+  assert.equal(a.headers.get("X-OTHER"), "");
+  assert.deepEqual(a.headers.keys(), ["Trace-Id", "x-other"]);
+  assert.deepEqual([...b.data], [1, 2, 3]);
+  assert.equal(b.reply, "answer.here");
+  assert.equal(b.headers, undefined);
+  assert.equal(c.data.length, 0);
+  assert.equal(sub.getSubject(), "pubsub.>");
+  assert.equal(sub.getProcessed(), 3);
+  await nc.close();
+});
+
+test("many messages arrive complete and in order across batches", async () => {
+  const nc = await conn();
+  const count = 20_000;
+  const sub = nc.subscribe("bulk", { max: count });
+  await nc.flush();
+  for (let i = 0; i < count; i++) nc.publish("bulk", JSON.stringify({ i }));
+  let expected = 0;
+  for await (const msg of sub) {
+    assert.equal(msg.json().i, expected++);
+  }
+  assert.equal(expected, count);
+  await sub.closed;
+  assert.equal(sub.isClosed(), true);
+  const stats = nc.stats();
+  assert.ok(stats.outMsgs >= count && stats.inMsgs >= count, JSON.stringify(stats));
+  await nc.close();
+});
+
+test("queue group members share the messages", async () => {
+  const nc = await conn();
+  const counts = [0, 0];
+  nc.subscribe("work", { queue: "workers", callback: () => counts[0]++ });
+  nc.subscribe("work", { queue: "workers", callback: () => counts[1]++ });
+  await nc.flush();
+  for (let i = 0; i < 200; i++) nc.publish("work", `${i}`);
+  await waitFor(() => counts[0] + counts[1] === 200);
+  assert.ok(counts[0] > 0 && counts[1] > 0, `both members got some: ${counts}`);
+  await nc.close();
+});
+
+test("request and reply, with headers both ways", async () => {
+  const nc = await conn();
+  nc.subscribe("svc.echo", {
+    callback: (err, msg) => {
+      assert.equal(err, null);
+      const h = headers();
+      h.set("Echo", msg.headers?.get("In") ?? "none");
+      assert.equal(msg.respond(msg.data, { headers: h }), true);
+    },
+  });
+  await nc.flush();
+  const h = headers();
+  h.set("In", "yes");
+  const answer = await nc.request("svc.echo", "ping", { headers: h, timeout: 2000 });
+  assert.equal(answer.string(), "ping");
+  assert.equal(answer.headers.get("Echo"), "yes");
+  assert.equal((await nc.request("svc.echo")).headers.get("Echo"), "none");
+  await nc.close();
+});
+
+test("status messages carry their code and description in the headers", async () => {
+  const nc = await conn();
+  const inbox = nc.newInbox();
+  const sub = nc.subscribe(inbox);
+  nc.publish("nobody.listens", "x", { reply: inbox });
+  const msg = await nextMsg(sub);
+  assert.equal(msg.subject, inbox);
+  assert.equal(msg.headers.code, 503);
+  assert.equal(msg.headers.hasError, true);
+  assert.equal(msg.headers.status, "503");
+  assert.equal(msg.data.length, 0);
+  await nc.close();
+});
+
+test("noEcho keeps a connection's own messages from it; inboxPrefix names its inboxes", async () => {
+  const nc = await conn({ noEcho: true, inboxPrefix: "_MY_INBOX" });
+  const other = await conn();
+  const own = nc.subscribe("echo.test");
+  const theirs = other.subscribe("echo.test");
+  other.subscribe("svc.inbox", { callback: (_, m) => m.respond(m.reply) });
+  await nc.flush();
+  await other.flush();
+  nc.publish("echo.test", "mine");
+  await nc.flush(); // "mine" reaches `theirs` first
+  other.publish("echo.test", "theirs");
+  assert.equal((await nextMsg(own)).string(), "theirs");
+  assert.equal((await nextMsg(theirs)).string(), "mine");
+  assert.ok(nc.newInbox().startsWith("_MY_INBOX."));
+  assert.match((await nc.request("svc.inbox")).string(), /^_MY_INBOX\./);
+  await nc.close();
+  await other.close();
+});
+
+test("no responders rejects with NO_RESPONDERS and status 503", async () => {
+  const nc = await conn();
+  await assert.rejects(nc.request("nobody.home", "x"), (e) => {
+    assert.ok(e instanceof NatsError && e instanceof Error, `${e}`);
+    assert.equal(e.name, "NatsError");
+    assert.equal(e.code, "NO_RESPONDERS");
+    assert.equal(e.status, 503);
+    return true;
+  });
+  await nc.close();
+});
+
+test("a request nobody answers in time rejects with TIMEOUT", async () => {
+  const nc = await conn();
+  nc.subscribe("svc.silent");
+  await nc.flush();
+  const start = Date.now();
+  await assert.rejects(nc.request("svc.silent", "", { timeout: 200 }), { code: "TIMEOUT" });
+  assert.ok(Date.now() - start >= 190);
+  await nc.close();
+});
+
+test("bad subjects, payloads and headers are refused before sending", async () => {
+  const nc = await conn();
+  const sent = nc.stats().outMsgs;
+  assert.throws(() => nc.publish("bad subject", "x"), (e) => e instanceof NatsError && e.code === "INVALID_SUBJECT");
+  assert.throws(() => nc.publish("a..b"), { code: "INVALID_SUBJECT" });
+  assert.throws(() => nc.publish("ok", "x", { reply: "bad reply" }), { code: "INVALID_SUBJECT" });
+  assert.throws(() => nc.subscribe("a.>.b"), { code: "INVALID_SUBJECT" });
+  assert.throws(() => nc.subscribe("ok", { queue: "bad queue" }), { code: "INVALID_SUBJECT" });
+  await assert.rejects(nc.request("", "x"), { code: "INVALID_SUBJECT" });
+  assert.throws(() => nc.publish("ok", 42), { code: "INVALID_ARGUMENT" });
+  const h = headers();
+  h.set("Bad", "line\r\nPUB x 1");
+  assert.throws(() => nc.publish("ok", "x", { headers: h }), NatsError);
+  const big = new Uint8Array(nc.info.max_payload + 1);
+  assert.throws(() => nc.publish("ok", big), { code: "PAYLOAD_TOO_LARGE" });
+  await nc.flush();
+  assert.equal(nc.stats().outMsgs, sent);
+  await nc.close();
+});
+
+test("unsubscribe(max) ends a subscription after max messages in total", async () => {
+  const nc = await conn();
+  const sub = nc.subscribe("limited");
+  sub.unsubscribe(3);
+  await nc.flush();
+  for (let i = 0; i < 10; i++) nc.publish("limited", `${i}`);
+  const got = [];
+  for await (const msg of sub) got.push(msg.string());
+  assert.deepEqual(got, ["0", "1", "2"]);
+  await sub.closed;
+  sub.unsubscribe(); // after the end: a no-op
+  await nc.close();
+});
+
+test("unsubscribe() ends iteration", async () => {
+  const nc = await conn();
+  const sub = nc.subscribe("stop.me");
+  await nc.flush();
+  nc.publish("stop.me", "one");
+  assert.equal((await nextMsg(sub)).string(), "one");
+  sub.unsubscribe();
+  for await (const msg of sub) assert.fail(`no message after unsubscribe: ${msg.string()}`);
+  assert.equal(sub.isClosed(), true);
+  await nc.close();
+});
+
+test("flush resolves after the server processed earlier messages", async () => {
+  const nc = await conn();
+  const other = await conn();
+  const seen = [];
+  other.subscribe("flushed", { callback: (_, m) => seen.push(m.string()) });
+  await other.flush();
+  nc.publish("flushed", "a");
+  await nc.flush();
+  await other.flush();
+  await waitFor(() => seen.length === 1);
+  await nc.close();
+  await other.close();
+});
+
+test("drain delivers what arrived, ends subscriptions and closes", async () => {
+  const nc = await conn();
+  const sub = nc.subscribe("drain.me");
+  await nc.flush();
+  for (let i = 0; i < 50; i++) nc.publish("drain.me", `${i}`);
+  await nc.flush();
+  await nc.drain();
+  const got = [];
+  for await (const msg of sub) got.push(msg.string());
+  assert.equal(got.length, 50);
+  assert.equal(nc.isClosed(), true);
+  assert.equal(await nc.closed(), undefined);
+});
+
+test("close resolves closed() and later calls fail with CLOSED", async () => {
+  const nc = await conn();
+  const closed = nc.closed();
+  await nc.close();
+  assert.equal(await closed, undefined);
+  assert.equal(nc.isClosed(), true);
+  assert.throws(() => nc.publish("late", "x"), { code: "CLOSED" });
+  assert.throws(() => nc.subscribe("late"), { code: "CLOSED" });
+  await assert.rejects(nc.flush(), { code: "CLOSED" });
+  await assert.rejects(nc.request("late"), { code: "CLOSED" });
+  await nc.close(); // twice is fine
+});
+
+test("a subscriber that does not keep up gets a slowConsumer status", async () => {
+  const nc = await conn();
+  const events = [];
+  const watching = (async () => {
+    for await (const s of nc.status()) events.push(s);
+  })();
+  const sub = nc.subscribe("flood");
+  await nc.flush();
+  const payload = new Uint8Array(8);
+  for (let i = 0; i < 70_000; i++) nc.publish("flood", payload);
+  await nc.flush();
+  await waitFor(() => events.some((s) => s.type === "slowConsumer"), 10_000);
+  const slow = events.find((s) => s.type === "slowConsumer");
+  assert.equal(slow.sid, sub.getID());
+  assert.ok(slow.dropped >= 1);
+  await nc.close();
+  await watching;
+  assert.equal(events.at(-1).type, "close");
+});
+
+test("connect rejects bad options and unreachable servers with codes", async () => {
+  await assert.rejects(connect({ servers: 42 }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: server.wsUrl, pingInterval: "soon" }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: server.wsUrl, maxPingOut: 1.5 }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: "nope://x" }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: "ws://127.0.0.1:1", timeout: 1000 }), (e) => e instanceof NatsError);
+});

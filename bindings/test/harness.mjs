@@ -1,0 +1,133 @@
+// Test harness: throw-away nats-server processes on free 127.0.0.1 ports
+// (websocket listener on), killed when the test process exits; plus small
+// helpers. The shell twin is scripts/server.sh, the Rust one tests/common.
+import { spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const running = new Set();
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/** Starts a server; `config` is appended to its config file (auth blocks…). */
+export async function startServer(config = "") {
+  const server = new NatsServer(mkdtempSync(join(tmpdir(), "natsjet-js-")), config);
+  await server.start();
+  return server;
+}
+
+class NatsServer {
+  constructor(dir, extra) {
+    this.dir = dir;
+    this.extra = extra;
+    this.ports = { client: -1, websocket: -1 };
+  }
+
+  /** Starts on the ports of the last run (random ones the first time). */
+  async start() {
+    const conf = join(this.dir, "server.conf");
+    writeFileSync(
+      conf,
+      `listen: "127.0.0.1:${this.ports.client}"\n` +
+        `ports_file_dir: "${this.dir}"\n` +
+        `websocket { listen: "127.0.0.1:${this.ports.websocket}", no_tls: true }\n` +
+        `${this.extra}\n`,
+    );
+    const log = openSync(join(this.dir, "server.log"), "a");
+    const child = spawn(process.env.NATS_SERVER_BIN ?? "nats-server", ["-c", conf], { stdio: ["ignore", log, log] });
+    running.add(child);
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once("exit", resolve));
+    const portsFile = join(this.dir, `nats-server_${child.pid}.ports`);
+    for (let i = 0; i < 200; i++) {
+      try {
+        const ports = JSON.parse(readFileSync(portsFile, "utf8"));
+        if (ports.websocket?.length) {
+          this.url = ports.nats[0];
+          this.wsUrl = ports.websocket[0];
+          this.ports = { client: Number(new URL(this.url).port), websocket: Number(new URL(this.wsUrl).port) };
+          return;
+        }
+      } catch {
+        // not written yet
+      }
+      if (child.exitCode !== null) break;
+      await sleep(50);
+    }
+    throw new Error(`nats-server did not start:\n${readFileSync(join(this.dir, "server.log"), "utf8").slice(-2000)}`);
+  }
+
+  async stop() {
+    if (!this.child) return;
+    this.child.kill("SIGKILL");
+    await this.exited;
+    running.delete(this.child);
+    this.child = undefined;
+    for (const f of readdirSync(this.dir)) if (f.endsWith(".ports")) unlinkSync(join(this.dir, f));
+  }
+
+  async restart() {
+    await this.stop();
+    await this.start();
+  }
+
+  async close() {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Resolves once `check()` is true; rejects after `ms`. */
+export async function waitFor(check, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met in ${ms} ms: ${check}`);
+    await sleep(10);
+  }
+}
+
+/** The next message of a subscription (iterating it once). */
+export async function nextMsg(sub) {
+  for await (const msg of sub) return msg;
+  throw new Error("subscription ended");
+}
+
+/** A fresh user nkey: `seed` (SU…) for the client, `publicKey` (U…) for the server. */
+export function nkeyPair() {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const raw = (key, part) => Buffer.from(key.export({ format: "jwk" })[part], "base64url");
+  const user = 20 << 3;
+  const seedPrefix = 18 << 3;
+  return {
+    seed: nkeyEncode([seedPrefix | (user >> 5), (user & 31) << 3], raw(privateKey, "d")),
+    publicKey: nkeyEncode([user], raw(publicKey, "x")),
+  };
+}
+
+function nkeyEncode(prefix, key) {
+  const body = Buffer.concat([Buffer.from(prefix), key]);
+  let crc = 0;
+  for (const byte of body) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  const bytes = Buffer.concat([body, Buffer.from([crc & 0xff, crc >> 8])]);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
+  return out;
+}

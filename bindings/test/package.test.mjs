@@ -1,0 +1,45 @@
+// The package as published: its exports resolve per environment, the web
+// entry imports nothing from Node, and the web build works given a WebSocket.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, test } from "node:test";
+import WebSocket from "ws";
+import { startServer } from "./harness.mjs";
+
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(() => server.close());
+
+const pkg = new URL("../../pkg/", import.meta.url);
+
+test("Node resolves the package to the node entry", () => {
+  assert.equal(import.meta.resolve("natsjet"), new URL("node.js", pkg).href);
+});
+
+test("the web entry and its imports use no node: module or bare specifier", () => {
+  const seen = new Set();
+  const visit = (url) => {
+    if (seen.has(url.href)) return;
+    seen.add(url.href);
+    const source = readFileSync(url, "utf8");
+    for (const [, spec] of source.matchAll(/(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']/g)) {
+      assert.ok(spec.startsWith("./") || spec.startsWith("../"), `${url.pathname} imports ${spec}`);
+      visit(new URL(spec, url));
+    }
+  };
+  visit(new URL("web.js", pkg));
+  assert.ok(seen.has(new URL("web/natsjet.js", pkg).href));
+});
+
+test("the web build connects once given the wasm and a WebSocket", async () => {
+  globalThis.WebSocket ??= WebSocket;
+  const web = await import(new URL("web.js", pkg));
+  await web.init(readFileSync(new URL("web/natsjet_bg.wasm", pkg)));
+  const nc = await web.connect({ servers: server.wsUrl });
+  nc.subscribe("web.echo", { callback: (_, m) => m.respond(m.data) });
+  assert.equal((await nc.request("web.echo", "hi")).string(), "hi");
+  await assert.rejects(nc.request("web.nobody"), (e) => e instanceof web.NatsError && e.code === "NO_RESPONDERS");
+  await nc.close();
+});

@@ -1,0 +1,34 @@
+/**
+ * The browser (and bundler) entry: the `web` wasm build, loaded on first
+ * `connect` from `natsjet_bg.wasm` next to its glue (`import.meta.url`).
+ * Imports nothing from Node.
+ */
+import loadWasm, { connect as rawConnect, setErrorClass, type InitInput } from "./web/natsjet.js";
+import { NatsError } from "./errors.js";
+import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
+
+export * from "./index.js";
+
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads the wasm module, once; `connect` calls it. Call it first with the
+ * module (a URL, `Response`, bytes or `WebAssembly.Module`) where the default
+ * location does not resolve.
+ */
+export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
+  loading ??= loadWasm(module === undefined ? undefined : { module_or_path: module }).then(
+    () => setErrorClass(NatsError),
+    (e: unknown) => {
+      loading = undefined;
+      throw e;
+    },
+  );
+  return loading;
+}
+
+/** Connects to a NATS server over WebSocket (`ws://`, `wss://`). */
+export async function connect(options?: ConnectionOptions): Promise<NatsConnection> {
+  await init();
+  return connectWith(rawConnect, options);
+}

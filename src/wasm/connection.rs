@@ -1,0 +1,127 @@
+//! `connect` and `RawConnection`: the [`Client`] as JS calls it.
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+use super::batch::{header_map, pack};
+use super::options::{ConnectionOptions, millis, parse};
+use super::status::{StatusSink, forward};
+use super::subscription::RawSubscription;
+use super::{at_once, promise};
+use crate::Client;
+use crate::conn::State;
+use crate::error::Error;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_CONNECTION: &str = r#"
+/** The server's INFO, with the server's (snake_case) names, as nats.js has it. */
+export interface ServerInfo {
+  server_id: string; server_name: string; version: string; go: string;
+  host: string; port: number; headers: boolean; max_payload: number; proto: number;
+  client_id: number; auth_required: boolean; tls_required: boolean; tls_verify: boolean;
+  tls_available: boolean; connect_urls: string[]; ws_connect_urls: string[]; ldm: boolean;
+  jetstream: boolean; nonce: string | null; cluster: string | null; domain: string | null;
+  client_ip: string | null;
+}
+/** Counters since `connect`: [inMsgs, outMsgs, inBytes, outBytes, reconnects]. */
+export type RawStats = Float64Array;
+"#;
+
+/// Connects; `sink` receives every connection event from then on.
+#[wasm_bindgen]
+pub async fn connect(options: Option<ConnectionOptions>, sink: StatusSink) -> Result<RawConnection, JsValue> {
+    let (servers, options) = parse(options)?;
+    let client = options.event_callback(forward(sink)).connect(servers).await?;
+    Ok(RawConnection { client })
+}
+
+/// One connection. Freeing it (or its garbage collection) drops this handle;
+/// the connection closes once subscriptions are gone too.
+#[wasm_bindgen]
+pub struct RawConnection {
+    client: Client,
+}
+
+#[wasm_bindgen]
+impl RawConnection {
+    /// Publishes at once; never waits (nats.js's `publish` is synchronous).
+    /// `headers` as `[name, value, name, value…]`.
+    pub fn publish(
+        &self,
+        subject: &str,
+        payload: &[u8],
+        reply: Option<String>,
+        headers: Option<Vec<String>>,
+    ) -> Result<(), JsValue> {
+        let headers = headers.map(header_map).transpose()?;
+        Ok(self.client.publish_nowait(subject, reply.as_deref(), headers.as_ref(), payload)?)
+    }
+
+    pub fn subscribe(&self, subject: &str, queue: Option<String>) -> Result<RawSubscription, JsValue> {
+        let subscriber = match queue {
+            Some(queue) => at_once(self.client.queue_subscribe(subject, queue))?,
+            None => at_once(self.client.subscribe(subject))?,
+        };
+        Ok(RawSubscription::new(subscriber))
+    }
+
+    /// Sends a request now; the promise gets the first answer (a batch of one).
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawBatch>")]
+    pub fn request(
+        &self,
+        subject: &str,
+        payload: &[u8],
+        headers: Option<Vec<String>>,
+        timeout_ms: f64,
+    ) -> Result<Promise, JsValue> {
+        let headers = headers.map(header_map).transpose()?;
+        let timeout = millis(timeout_ms.into(), "timeout")?;
+        let answer = self.client.send_request(subject, headers.as_ref(), payload, timeout)?;
+        Ok(promise(async move { answer.await.map(|m| pack(&[m])) }))
+    }
+
+    /// Resolves once the server has processed everything sent before.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn flush(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move { client.flush().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    /// Unsubscribes everything, delivers what already arrived, flushes, closes.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn drain(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move { client.drain().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move { client.close().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    #[wasm_bindgen(js_name = isClosed)]
+    pub fn is_closed(&self) -> bool {
+        self.client.connection_state() == State::Closed
+    }
+
+    /// The INFO of the server this connection is (or was last) connected to.
+    #[wasm_bindgen(unchecked_return_type = "ServerInfo")]
+    pub fn info(&self) -> Result<JsValue, JsValue> {
+        let json = serde_json::to_string(&self.client.server_info())
+            .map_err(|e| Error::Protocol(format!("server info: {e}")))?;
+        js_sys::JSON::parse(&json)
+    }
+
+    #[wasm_bindgen(unchecked_return_type = "RawStats")]
+    pub fn stats(&self) -> Vec<f64> {
+        let s = self.client.statistics();
+        [s.in_msgs, s.out_msgs, s.in_bytes, s.out_bytes, s.reconnects].map(|n| n as f64).to_vec()
+    }
+
+    /// A unique subject under the inbox prefix.
+    #[wasm_bindgen(js_name = newInbox)]
+    pub fn new_inbox(&self) -> String {
+        self.client.new_inbox()
+    }
+}

@@ -1,0 +1,47 @@
+//! The Rust half of the JavaScript API: wasm-bindgen exports, compiled only
+//! for wasm32 with the `wasm` feature. Thin by rule: convert JS values, call
+//! the Rust API ([`Client`](crate::Client), [`Subscriber`](crate::Subscriber)),
+//! convert the result back. The TypeScript layer in `bindings/` turns these
+//! raw exports into nats.js shapes; it must not add behaviour either.
+//!
+//! One file per exported object or conversion; each declares the TypeScript
+//! types of its boundary values in a `typescript_custom_section`, so the
+//! generated `.d.ts` is exact and the TS layer compiles against it:
+//! - [`connection`]: `connect` and `RawConnection` (publish, subscribe,
+//!   request, flush, drain, close, info, stats);
+//! - [`subscription`]: `RawSubscription` (`nextBatch`, `unsubscribe`);
+//! - [`batch`]: messages packed for one boundary crossing (`RawBatch`), and
+//!   headers from JS;
+//! - [`options`]: nats.js connection options to [`ConnectOptions`](crate::ConnectOptions);
+//! - [`status`]: connection events to the TS layer's `StatusSink`;
+//! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`.
+//!
+//! JetStream belongs in a `jetstream` module beside these, reusing `batch`,
+//! `error` and [`promise`].
+
+mod batch;
+mod connection;
+mod error;
+mod options;
+mod status;
+mod subscription;
+
+use std::future::Future;
+
+use futures_util::FutureExt;
+use js_sys::Promise;
+use wasm_bindgen::JsValue;
+
+use crate::error::Error;
+
+/// A JS promise of a Rust API future; errors reject it as `NatsError`s.
+fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {
+    wasm_bindgen_futures::future_to_promise(async move { future.await.map(Into::into).map_err(JsValue::from) })
+}
+
+/// Runs a Rust API future that completes on its first poll (subscribe and
+/// unsubscribe only lock the connection and queue protocol; they are async
+/// for async-nats's shape), so JS gets nats.js's synchronous calls.
+fn at_once<T>(future: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+    future.now_or_never().unwrap_or_else(|| Err(Error::InvalidArgument("the call would have to wait".into())))
+}

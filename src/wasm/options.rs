@@ -1,0 +1,227 @@
+//! nats.js connection options (same names, durations in milliseconds) to
+//! [`ConnectOptions`]. Every field is read through a typed getter and
+//! checked; a wrong type is an `INVALID_ARGUMENT` error, never a guess.
+
+use std::time::Duration;
+
+use wasm_bindgen::prelude::*;
+
+use crate::ConnectOptions;
+use crate::conn::Config;
+use crate::error::Error;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_OPTIONS: &str = r#"
+/**
+ * Options of `connect`, named as in nats.js. Durations are in milliseconds;
+ * defaults are natsjet's (shown), which differ from nats.js's where noted.
+ */
+export interface ConnectionOptions {
+  /** Server URLs: `ws://` and `wss://` (default `"127.0.0.1:4222"`, as nats.js). */
+  servers?: string | string[];
+  /** Client name, shown by the server's monitoring. */
+  name?: string;
+  token?: string;
+  user?: string;
+  pass?: string;
+  /** Signs the server's nonce: from `nkeyAuthenticator` or `credsAuthenticator`. */
+  authenticator?: Authenticator;
+  /** Don't receive messages this connection publishes. */
+  noEcho?: boolean;
+  /** `false`: close instead of reconnecting when the connection is lost. */
+  reconnect?: boolean;
+  /** Attempts per server before it is dropped; `-1` (the default) = forever (nats.js: 10). */
+  maxReconnectAttempts?: number;
+  /** Wait between attempts on one server (2000). */
+  reconnectTimeWait?: number;
+  /** Random extra wait, up to this, added to each reconnect wait (100). */
+  reconnectJitter?: number;
+  /** Keep-alive PING interval (120000). */
+  pingInterval?: number;
+  /** Unanswered PINGs after which the connection is stale (2). */
+  maxPingOut?: number;
+  /** From opening a transport to the end of the handshake (5000; nats.js: 20000). */
+  timeout?: number;
+  /** Try servers in the given order instead of shuffling them. */
+  noRandomize?: boolean;
+  /** Ignore servers the cluster announces. */
+  ignoreClusterUpdates?: boolean;
+  /** Prefix of reply subjects (`"_INBOX"`). */
+  inboxPrefix?: string;
+  /** Keep retrying when the first connect fails; `connect` then resolves at once. */
+  waitOnFirstConnect?: boolean;
+}
+/** Credentials that sign the server's nonce. */
+export interface Authenticator {
+  /** An nkey seed (`SU…`). */
+  readonly nkeySeed?: string;
+  /** The contents of a `.creds` file (user JWT and seed). */
+  readonly creds?: string;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "ConnectionOptions")]
+    pub type ConnectionOptions;
+    #[wasm_bindgen(method, getter)]
+    fn servers(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn name(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn token(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn user(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn pass(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn authenticator(this: &ConnectionOptions) -> Option<Authenticator>;
+    #[wasm_bindgen(method, getter = noEcho)]
+    fn no_echo(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn reconnect(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = maxReconnectAttempts)]
+    fn max_reconnect_attempts(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = reconnectTimeWait)]
+    fn reconnect_time_wait(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = reconnectJitter)]
+    fn reconnect_jitter(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = pingInterval)]
+    fn ping_interval(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = maxPingOut)]
+    fn max_ping_out(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn timeout(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = noRandomize)]
+    fn no_randomize(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = ignoreClusterUpdates)]
+    fn ignore_cluster_updates(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = inboxPrefix)]
+    fn inbox_prefix(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = waitOnFirstConnect)]
+    fn wait_on_first_connect(this: &ConnectionOptions) -> JsValue;
+
+    #[wasm_bindgen(typescript_type = "Authenticator")]
+    pub type Authenticator;
+    #[wasm_bindgen(method, getter = nkeySeed)]
+    fn nkey_seed(this: &Authenticator) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn creds(this: &Authenticator) -> JsValue;
+}
+
+/// nats.js's default server.
+const DEFAULT_SERVER: &str = "127.0.0.1:4222";
+
+/// The servers to connect to and the options to connect with.
+pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, ConnectOptions), Error> {
+    let mut opts = ConnectOptions::new();
+    let Some(o) = options else { return Ok((vec![DEFAULT_SERVER.into()], opts)) };
+    let servers = servers(o.servers())?;
+    if let Some(name) = text(o.name(), "name")? {
+        opts = opts.name(name);
+    }
+    if let Some(token) = text(o.token(), "token")? {
+        opts = opts.token(token);
+    }
+    if let Some(user) = text(o.user(), "user")? {
+        opts = opts.user_and_password(user, text(o.pass(), "pass")?.unwrap_or_default());
+    }
+    if let Some(auth) = o.authenticator() {
+        if let Some(seed) = text(auth.nkey_seed(), "authenticator.nkeySeed")? {
+            opts = opts.nkey(seed);
+        }
+        if let Some(creds) = text(auth.creds(), "authenticator.creds")? {
+            opts = opts.credentials(&creds)?;
+        }
+    }
+    if flag(o.no_echo(), "noEcho")? == Some(true) {
+        opts = opts.no_echo();
+    }
+    if let Some(max) = number(o.max_reconnect_attempts(), "maxReconnectAttempts")? {
+        opts = opts.max_reconnects(if max < 0.0 { None } else { Some(whole(max, "maxReconnectAttempts")?) });
+    }
+    if flag(o.reconnect(), "reconnect")? == Some(false) {
+        opts = opts.max_reconnects(Some(0));
+    }
+    let wait = millis(o.reconnect_time_wait(), "reconnectTimeWait")?;
+    let jitter = millis(o.reconnect_jitter(), "reconnectJitter")?;
+    if wait.is_some() || jitter.is_some() {
+        let defaults = Config::default();
+        opts =
+            opts.reconnect_delay(wait.unwrap_or(defaults.reconnect_delay), jitter.unwrap_or(defaults.reconnect_jitter));
+    }
+    if let Some(interval) = millis(o.ping_interval(), "pingInterval")? {
+        opts = opts.ping_interval(interval);
+    }
+    if let Some(max) = number(o.max_ping_out(), "maxPingOut")? {
+        opts = opts.max_pings_outstanding(whole(max, "maxPingOut")?);
+    }
+    if let Some(timeout) = millis(o.timeout(), "timeout")? {
+        opts = opts.connection_timeout(timeout);
+    }
+    if flag(o.no_randomize(), "noRandomize")? == Some(true) {
+        opts = opts.dont_randomize();
+    }
+    if flag(o.ignore_cluster_updates(), "ignoreClusterUpdates")? == Some(true) {
+        opts = opts.ignore_discovered_servers();
+    }
+    if let Some(prefix) = text(o.inbox_prefix(), "inboxPrefix")? {
+        opts = opts.custom_inbox_prefix(prefix);
+    }
+    if flag(o.wait_on_first_connect(), "waitOnFirstConnect")? == Some(true) {
+        opts = opts.retry_on_initial_connect();
+    }
+    Ok((servers, opts))
+}
+
+/// A duration in milliseconds (request timeouts share this reading).
+pub(crate) fn millis(value: JsValue, what: &str) -> Result<Option<Duration>, Error> {
+    number(value, what)?
+        .map(|ms| Duration::try_from_secs_f64(ms / 1000.0).map_err(|_| invalid(what, "a duration in ms (>= 0)")))
+        .transpose()
+}
+
+/// `servers`: one URL or several.
+fn servers(value: JsValue) -> Result<Vec<String>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(vec![DEFAULT_SERVER.into()]);
+    }
+    if let Some(url) = value.as_string() {
+        return Ok(vec![url]);
+    }
+    let Some(list) = value.dyn_ref::<js_sys::Array>() else { return Err(invalid("servers", "a string or an array")) };
+    list.iter().map(|url| url.as_string().ok_or_else(|| invalid("servers", "an array of strings"))).collect()
+}
+
+fn text(value: JsValue, what: &str) -> Result<Option<String>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.as_string().map(Some).ok_or_else(|| invalid(what, "a string"))
+}
+
+fn flag(value: JsValue, what: &str) -> Result<Option<bool>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.as_bool().map(Some).ok_or_else(|| invalid(what, "a boolean"))
+}
+
+fn number(value: JsValue, what: &str) -> Result<Option<f64>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.as_f64().filter(|n| !n.is_nan()).map(Some).ok_or_else(|| invalid(what, "a number"))
+}
+
+/// A non-negative integer that fits `T`.
+pub(crate) fn whole<T: TryFrom<u64>>(n: f64, what: &str) -> Result<T, Error> {
+    if n < 0.0 || n.fract() != 0.0 || n > u64::MAX as f64 {
+        return Err(invalid(what, "a whole number >= 0"));
+    }
+    T::try_from(n as u64).map_err(|_| invalid(what, "a smaller number"))
+}
+
+fn invalid(what: &str, expected: &str) -> Error {
+    Error::InvalidArgument(format!("{what}: expected {expected}"))
+}

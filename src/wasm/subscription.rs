@@ -1,0 +1,80 @@
+//! `RawSubscription`: a [`Subscriber`] read in batches.
+
+use std::cell::RefCell;
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use futures_util::StreamExt;
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+use super::batch::{MAX_BATCH_BYTES, pack, packed_len};
+use super::options::whole;
+use super::{at_once, promise};
+use crate::Subscriber;
+use crate::message::Message;
+
+/// One subscription. Freeing it (or its garbage collection) unsubscribes.
+#[wasm_bindgen]
+pub struct RawSubscription {
+    /// Shared with pending `nextBatch` promises, borrowed only while polled.
+    subscriber: Rc<RefCell<Subscriber>>,
+}
+
+impl RawSubscription {
+    pub(crate) fn new(subscriber: Subscriber) -> Self {
+        RawSubscription { subscriber: Rc::new(RefCell::new(subscriber)) }
+    }
+}
+
+#[wasm_bindgen]
+impl RawSubscription {
+    /// Up to `max` messages (and about 1 MiB): those already
+    /// received, or else the first to arrive. `null` once the subscription
+    /// ended and everything was read. One call at a time: a second pending
+    /// call would take the first one's wake-up.
+    #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawBatch | null>")]
+    pub fn next_batch(&self, max: u32) -> Promise {
+        let subscriber = self.subscriber.clone();
+        let max = max.max(1) as usize;
+        promise(async move {
+            let messages = poll_fn(|cx| poll_ready(&mut subscriber.borrow_mut(), cx, max)).await;
+            Ok(if messages.is_empty() { JsValue::NULL } else { pack(&messages).into() })
+        })
+    }
+
+    /// Stops now, or (`max`) after that many messages in total.
+    pub fn unsubscribe(&self, max: Option<f64>) -> Result<(), JsValue> {
+        let mut subscriber = self.subscriber.borrow_mut();
+        match max {
+            Some(max) => at_once(subscriber.unsubscribe_after(whole(max, "max")?))?,
+            None => at_once(subscriber.unsubscribe())?,
+        }
+        Ok(())
+    }
+
+    /// The subscription id used on the wire.
+    #[wasm_bindgen(getter)]
+    pub fn sid(&self) -> f64 {
+        self.subscriber.borrow().sid() as f64
+    }
+}
+
+/// The messages ready now (at least one), or none when the stream ended.
+fn poll_ready(subscriber: &mut Subscriber, cx: &mut Context<'_>, max: usize) -> Poll<Vec<Message>> {
+    let mut messages = Vec::new();
+    let mut bytes = 0;
+    while messages.len() < max && bytes < MAX_BATCH_BYTES {
+        match subscriber.poll_next_unpin(cx) {
+            Poll::Ready(Some(message)) => {
+                bytes += packed_len(&message);
+                messages.push(message);
+            }
+            Poll::Ready(None) => return Poll::Ready(messages),
+            Poll::Pending if messages.is_empty() => return Poll::Pending,
+            Poll::Pending => break,
+        }
+    }
+    Poll::Ready(messages)
+}
