@@ -1,0 +1,337 @@
+//! The user-facing client, shaped like async-nats: [`connect`],
+//! [`ConnectOptions`], [`Client`] and [`Subscriber`].
+//!
+//! A `Client` is a cheap handle; every clone talks to the same driver task.
+//! Commands lock the shared sans-IO connection, encode straight into its
+//! outgoing buffer and wake the driver; nothing hops through a channel.
+
+mod options;
+mod response;
+mod subscriber;
+
+use std::fmt;
+use std::future::{Future, poll_fn};
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use futures_channel::oneshot;
+
+use crate::conn::{self, Sid, State, Statistics};
+use crate::driver::queue::Queue;
+use crate::driver::shared::{Answer, HIGH_WATER, Inner, Shared};
+use crate::driver::task::Driver;
+use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
+use crate::error::Error;
+use crate::header::HeaderMap;
+use crate::message::Message;
+use crate::proto::ServerInfo;
+
+pub use crate::driver::shared::ClientEvent as Event;
+pub use options::{ConnectOptions, IntoServerAddrs};
+pub use response::ResponseFuture;
+pub use subscriber::Subscriber;
+
+/// Connects to `servers` with default options.
+pub async fn connect(servers: impl IntoServerAddrs) -> Result<Client, Error> {
+    ConnectOptions::new().connect(servers).await
+}
+
+pub(super) struct ClientRef {
+    pub(super) shared: Arc<Shared>,
+    pub(super) now: fn() -> crate::time::Instant,
+    pub(super) request_timeout: Option<Duration>,
+    pub(super) subscription_capacity: usize,
+}
+
+impl Drop for ClientRef {
+    /// The last handle is gone: write what was accepted, then close.
+    fn drop(&mut self) {
+        let mut inner = self.shared.lock();
+        inner.conn.close((self.now)());
+        inner.wake_driver();
+    }
+}
+
+/// A connection to NATS. Clones share it; the connection closes (after
+/// writing everything already accepted) when the last clone and the last
+/// [`Subscriber`] are dropped.
+#[derive(Clone)]
+pub struct Client {
+    pub(super) inner: Arc<ClientRef>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client").field("state", &self.connection_state()).finish()
+    }
+}
+
+impl Client {
+    /// Publishes `payload` to `subject`.
+    pub async fn publish(&self, subject: impl AsRef<str>, payload: impl AsRef<[u8]>) -> Result<(), Error> {
+        self.publish_message(subject.as_ref(), None, None, payload.as_ref()).await
+    }
+
+    pub async fn publish_with_headers(
+        &self,
+        subject: impl AsRef<str>,
+        headers: HeaderMap,
+        payload: impl AsRef<[u8]>,
+    ) -> Result<(), Error> {
+        self.publish_message(subject.as_ref(), None, Some(&headers), payload.as_ref()).await
+    }
+
+    pub async fn publish_with_reply(
+        &self,
+        subject: impl AsRef<str>,
+        reply: impl AsRef<str>,
+        payload: impl AsRef<[u8]>,
+    ) -> Result<(), Error> {
+        self.publish_message(subject.as_ref(), Some(reply.as_ref()), None, payload.as_ref()).await
+    }
+
+    pub async fn publish_with_reply_and_headers(
+        &self,
+        subject: impl AsRef<str>,
+        reply: impl AsRef<str>,
+        headers: HeaderMap,
+        payload: impl AsRef<[u8]>,
+    ) -> Result<(), Error> {
+        self.publish_message(subject.as_ref(), Some(reply.as_ref()), Some(&headers), payload.as_ref()).await
+    }
+
+    /// Publishes, first waiting while the outgoing buffer is over its high
+    /// water mark (backpressure instead of unbounded memory).
+    pub async fn publish_message(
+        &self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
+        poll_fn(|cx| {
+            let mut inner = self.inner.shared.lock();
+            if inner.conn.state() == State::Connected && inner.conn.pending_bytes() >= HIGH_WATER {
+                inner.space_waiters.push(cx.waker().clone());
+                inner.wake_driver();
+                return Poll::Pending;
+            }
+            Poll::Ready(Self::publish_locked(&mut inner, subject, reply, headers, payload))
+        })
+        .await
+    }
+
+    /// Publishes without waiting for buffer space, for callers that cannot
+    /// wait (JavaScript's synchronous `publish`): the outgoing buffer may
+    /// grow past its high water mark until the driver writes it out. The
+    /// buffer for publishes made while reconnecting stays bounded.
+    pub fn publish_nowait(
+        &self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
+        Self::publish_locked(&mut self.inner.shared.lock(), subject, reply, headers, payload)
+    }
+
+    fn publish_locked(
+        inner: &mut Inner,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
+        let result = inner.conn.publish(subject, reply, headers, payload);
+        if result.is_ok() {
+            inner.wake_driver();
+        }
+        result
+    }
+
+    pub async fn subscribe(&self, subject: impl AsRef<str>) -> Result<Subscriber, Error> {
+        self.subscribe_inner(subject.as_ref(), None)
+    }
+
+    /// Subscribes as a member of `queue`: each message goes to one member.
+    pub async fn queue_subscribe(&self, subject: impl AsRef<str>, queue: impl AsRef<str>) -> Result<Subscriber, Error> {
+        self.subscribe_inner(subject.as_ref(), Some(queue.as_ref()))
+    }
+
+    fn subscribe_inner(&self, subject: &str, queue: Option<&str>) -> Result<Subscriber, Error> {
+        let mut inner = self.inner.shared.lock();
+        let sid = inner.conn.subscribe(subject, queue)?;
+        let messages = Queue::new(self.inner.subscription_capacity);
+        inner.subs.insert(sid, crate::driver::shared::Subscription { queue: messages.clone(), dropped: 0 });
+        inner.wake_driver();
+        Ok(Subscriber { sid, messages, client: self.clone(), unsubscribed: false })
+    }
+
+    /// Sends a request and waits for the first answer, up to the default
+    /// request timeout.
+    pub async fn request(&self, subject: impl AsRef<str>, payload: impl AsRef<[u8]>) -> Result<Message, Error> {
+        self.request_message(subject.as_ref(), None, payload.as_ref(), self.inner.request_timeout).await
+    }
+
+    pub async fn request_with_headers(
+        &self,
+        subject: impl AsRef<str>,
+        headers: HeaderMap,
+        payload: impl AsRef<[u8]>,
+    ) -> Result<Message, Error> {
+        self.request_message(subject.as_ref(), Some(&headers), payload.as_ref(), self.inner.request_timeout).await
+    }
+
+    /// A request with its own timeout (`None` waits forever).
+    pub async fn request_message(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        timeout: Option<Duration>,
+    ) -> Result<Message, Error> {
+        self.send_request(subject, headers, payload, timeout)?.await
+    }
+
+    /// Publishes a request now and returns a future of its answer, so many
+    /// requests can be in flight on the one muxed inbox (JetStream publish and
+    /// confirmed acks pipeline this way). Dropping the future forgets the request.
+    pub fn send_request(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        timeout: Option<Duration>,
+    ) -> Result<ResponseFuture, Error> {
+        let (tx, rx) = oneshot::channel();
+        let mut inner = self.inner.shared.lock();
+        let id = inner.conn.request(subject, headers, payload)?;
+        inner.requests.insert(id, Answer::One(tx));
+        inner.wake_driver();
+        Ok(ResponseFuture {
+            answer: rx,
+            id,
+            client: self.clone(),
+            deadline: timeout.map(DefaultRuntime::sleep),
+            done: false,
+        })
+    }
+
+    /// Publishes many requests whose answers all land in `answers` (a
+    /// confirmed ack batch), returning their ids in order. Stops at the first
+    /// request that cannot be sent and returns the ids sent so far with it.
+    pub(crate) fn send_request_group<'a>(
+        &self,
+        requests: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+        answers: &Arc<Queue<(conn::RequestId, Result<Message, Error>)>>,
+    ) -> (Vec<conn::RequestId>, Option<Error>) {
+        let mut ids = Vec::new();
+        let mut inner = self.inner.shared.lock();
+        let mut failure = None;
+        for (subject, payload) in requests {
+            match inner.conn.request(subject, None, payload) {
+                Ok(id) => {
+                    inner.requests.insert(id, Answer::Group(answers.clone()));
+                    ids.push(id);
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        inner.wake_driver();
+        (ids, failure)
+    }
+
+    /// Forgets requests whose answers are no longer awaited.
+    pub(crate) fn forget_requests(&self, ids: impl IntoIterator<Item = conn::RequestId>) {
+        let mut inner = self.inner.shared.lock();
+        for id in ids {
+            inner.conn.cancel_request(id);
+            inner.requests.remove(&id);
+        }
+    }
+
+    /// Returns once the server has processed everything sent before this call
+    /// (a PING/PONG round trip, not just an emptied socket buffer).
+    pub async fn flush(&self) -> Result<(), Error> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut inner = self.inner.shared.lock();
+            let id = inner.conn.flush()?;
+            inner.flushes.insert(id, tx);
+            inner.wake_driver();
+        }
+        rx.await.unwrap_or(Err(Error::Closed))
+    }
+
+    /// Unsubscribes everything, lets subscribers finish what they already
+    /// received, flushes, then closes.
+    pub async fn drain(&self) -> Result<(), Error> {
+        {
+            let mut inner = self.inner.shared.lock();
+            let sids: Vec<Sid> = inner.subs.keys().copied().collect();
+            for sid in sids {
+                inner.conn.unsubscribe(sid, None)?;
+                if let Some(sub) = inner.subs.remove(&sid) {
+                    sub.queue.close();
+                }
+            }
+            inner.wake_driver();
+        }
+        self.flush().await?;
+        self.close().await
+    }
+
+    /// Writes what was accepted, closes, and waits until the connection is closed.
+    pub async fn close(&self) -> Result<(), Error> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut inner = self.inner.shared.lock();
+            if inner.conn.state() == State::Closed {
+                return Ok(());
+            }
+            inner.closed_waiters.push(tx);
+            inner.conn.close((self.inner.now)());
+            inner.wake_driver();
+        }
+        let _ = rx.await;
+        Ok(())
+    }
+
+    /// The INFO of the server this client is (or was last) connected to.
+    pub fn server_info(&self) -> ServerInfo {
+        self.inner.shared.lock().conn.server_info().cloned().unwrap_or_default()
+    }
+
+    pub fn statistics(&self) -> Statistics {
+        self.inner.shared.lock().conn.statistics()
+    }
+
+    pub fn connection_state(&self) -> State {
+        self.inner.shared.lock().conn.state()
+    }
+
+    /// The state shared with the driver (for JetStream readers).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.inner.shared
+    }
+
+    /// The driver's clock.
+    pub(crate) fn now(&self) -> crate::time::Instant {
+        (self.inner.now)()
+    }
+
+    /// A unique subject under the client's inbox prefix.
+    pub fn new_inbox(&self) -> String {
+        self.inner.shared.lock().conn.new_inbox()
+    }
+}
+
+// Keep the driver future spawnable on every runtime.
+const _: fn() = || {
+    fn assert_spawnable<F: Future<Output = ()> + MaybeSend + 'static>() {}
+    assert_spawnable::<Driver<DefaultRuntime>>();
+};
