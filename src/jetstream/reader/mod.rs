@@ -60,7 +60,7 @@ impl Consumer {
         batch.next().await.transpose()
     }
 
-    fn start(&self, machine: PullConsumer, report_every: Option<u64>) -> Result<Messages, Error> {
+    fn start(&self, machine: PullConsumer, report: Option<Report>) -> Result<Messages, Error> {
         let context = &self.context;
         let client = context.client().clone();
         let next_subject = api::consumer_next(context.api_prefix(), self.stream_name(), self.name())?;
@@ -75,7 +75,7 @@ impl Consumer {
             inner.wake_driver();
             sid
         };
-        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report_every, taken: (0, 0) })
+        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0) })
     }
 }
 
@@ -137,11 +137,14 @@ impl StreamBuilder<'_> {
     pub async fn messages(self) -> Result<Messages, Error> {
         let mut machine = PullConsumer::consume(self.consumer.context.client().now(), self.options.clone())?;
         machine.track_buffered();
-        let report_every = match self.options.max_bytes {
-            Some(_) => 16,
-            None => (self.options.max_messages.unwrap_or(super::pull::DEFAULT_MAX_MESSAGES) / 4).max(1),
+        let report = match self.options.max_bytes {
+            Some(max) => Report::Bytes(self.options.threshold_bytes.unwrap_or(max / 2) / 2),
+            None => {
+                let max = self.options.max_messages.unwrap_or(super::pull::DEFAULT_MAX_MESSAGES);
+                Report::Messages((max / 4).min(self.options.threshold_messages.unwrap_or(max / 2)).max(1))
+            }
         };
-        self.consumer.start(machine, Some(report_every))
+        self.consumer.start(machine, Some(report))
     }
 }
 
@@ -203,9 +206,30 @@ pub struct Messages {
     items: Arc<Queue<Item>>,
     events: Arc<Queue<ConsumerEvent>>,
     ack_timeout: Duration,
-    /// For a consume: tell the driver what was taken every this many messages.
-    report_every: Option<u64>,
+    /// For a consume: when to tell the driver what the user took.
+    report: Option<Report>,
     taken: (u64, u64),
+}
+
+/// When a consume reader reports taken messages to the driver (a lock and a
+/// wake each time, so not per message). Whatever is left unreported stays
+/// below the refill threshold, so reporting late never stalls the refill.
+#[derive(Debug, Clone, Copy)]
+enum Report {
+    /// Every this many messages (at most the message threshold).
+    Messages(u64),
+    /// Every this many bytes, or when the buffer runs empty (one message can
+    /// be larger than the byte threshold).
+    Bytes(u64),
+}
+
+impl Report {
+    fn is_due(self, (msgs, bytes): (u64, u64), items: &Queue<Item>) -> bool {
+        match self {
+            Report::Messages(every) => msgs >= every,
+            Report::Bytes(every) => bytes >= every || items.is_empty(),
+        }
+    }
 }
 
 /// The async-nats name for a fetched batch.
@@ -261,10 +285,10 @@ impl Stream for Messages {
             Ok(message) => message,
             Err(e) => return Poll::Ready(Some(Err(e))),
         };
-        if let Some(every) = self.report_every {
+        if let Some(report) = self.report {
             self.taken.0 += 1;
             self.taken.1 += message.length as u64;
-            if self.taken.0 >= every || self.items.is_empty() {
+            if report.is_due(self.taken, &self.items) {
                 self.report_taken();
             }
         }
