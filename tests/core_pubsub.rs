@@ -334,3 +334,22 @@ async fn close_twice_and_close_after_drain_return() {
     client.drain().await.unwrap();
     timeout(WAIT, client.close()).await.expect("close after drain returns").unwrap();
 }
+
+#[tokio::test]
+async fn drain_keeps_messages_already_in_flight() {
+    let server = server();
+    for _ in 0..5 {
+        let publisher = natsjet::connect(server.client_url()).await.unwrap();
+        let client = natsjet::connect(server.client_url()).await.unwrap();
+        let mut sub = client.subscribe("inflight").await.unwrap();
+        client.flush().await.unwrap();
+        for i in 0..100u32 {
+            publisher.publish("inflight", i.to_be_bytes()).await.unwrap();
+        }
+        publisher.flush().await.unwrap();
+        // Drain at once: whatever the server sent before our UNSUB must arrive.
+        client.drain().await.unwrap();
+        let got: Vec<_> = timeout(WAIT, (&mut sub).collect::<Vec<_>>()).await.unwrap();
+        assert_eq!(got.len(), 100);
+    }
+}

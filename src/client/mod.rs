@@ -270,18 +270,25 @@ impl Client {
     /// Unsubscribes everything, lets subscribers finish what they already
     /// received, flushes, then closes.
     pub async fn drain(&self) -> Result<(), Error> {
-        {
+        let sids: Vec<Sid> = {
             let mut inner = self.inner.shared.lock();
             let sids: Vec<Sid> = inner.subs.keys().copied().collect();
+            for sid in &sids {
+                inner.conn.drain_subscription(*sid)?;
+            }
+            inner.wake_driver();
+            sids
+        };
+        // The PONG comes after the server processed the UNSUBs, so every
+        // message it sent for them has arrived by then.
+        self.flush().await?;
+        {
+            let mut inner = self.inner.shared.lock();
             for sid in sids {
                 inner.conn.unsubscribe(sid, None)?;
-                if let Some(sub) = inner.subs.remove(&sid) {
-                    sub.queue.close();
-                }
             }
             inner.wake_driver();
         }
-        self.flush().await?;
         self.close().await
     }
 

@@ -420,7 +420,10 @@ impl Connection {
         if self.requests.mux_sid() == Some(sid.0) {
             return Err(Error::InvalidArgument("the request inbox cannot be unsubscribed".into()));
         }
+        let draining = self.subs.is_draining(sid.0);
         let ended = match max {
+            // A draining subscription's UNSUB is already on its way.
+            None if draining => return Ok(self.end_subscription(sid)),
             None => self.subs.remove(sid.0),
             Some(max) => match self.subs.limit(sid.0, max) {
                 Limit::Unknown => false,
@@ -440,6 +443,23 @@ impl Connection {
             self.events.push_back(Event::SubscriptionEnded { sid });
         }
         Ok(())
+    }
+
+    /// Sends UNSUB for `sid` but keeps delivering what the server sent
+    /// before it processed the UNSUB; after a flush, [`unsubscribe`](Self::unsubscribe)
+    /// ends it. This is how a drain loses nothing already in flight.
+    pub fn drain_subscription(&mut self, sid: Sid) -> Result<(), Error> {
+        self.check_open()?;
+        if self.subs.drain(sid.0) && self.sends_subs() {
+            proto::encode_unsub(&mut self.out, sid.0, None);
+        }
+        Ok(())
+    }
+
+    fn end_subscription(&mut self, sid: Sid) {
+        if self.subs.remove(sid.0) {
+            self.events.push_back(Event::SubscriptionEnded { sid });
+        }
     }
 
     /// Publishes with a reply on the muxed inbox; the first answer comes back

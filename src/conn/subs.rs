@@ -16,6 +16,9 @@ struct Sub {
     /// `delivered` when SUB was last written: the server counts its UNSUB
     /// limit from there.
     delivered_at_sub: u64,
+    /// UNSUB was sent for a drain: messages already on the way are still
+    /// delivered, but a new connection does not subscribe again.
+    draining: bool,
 }
 
 /// What `unsubscribe(sid, Some(max))` has to tell the server.
@@ -44,6 +47,7 @@ impl Subscriptions {
             max: None,
             delivered: 0,
             delivered_at_sub: 0,
+            draining: false,
         };
         self.subs.insert(self.last_sid, sub);
         self.last_sid
@@ -51,6 +55,21 @@ impl Subscriptions {
 
     pub(super) fn remove(&mut self, sid: u64) -> bool {
         self.subs.remove(&sid).is_some()
+    }
+
+    /// Marks `sid` as draining; false if unknown or already draining.
+    pub(super) fn drain(&mut self, sid: u64) -> bool {
+        match self.subs.get_mut(&sid) {
+            Some(sub) if !sub.draining => {
+                sub.draining = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(super) fn is_draining(&self, sid: u64) -> bool {
+        self.subs.get(&sid).is_some_and(|sub| sub.draining)
     }
 
     pub(super) fn limit(&mut self, sid: u64, max: u64) -> Limit {
@@ -78,7 +97,7 @@ impl Subscriptions {
     /// Writes SUB for every subscription (plus UNSUB with what remains of a
     /// limit), for a fresh server connection.
     pub(super) fn resubscribe(&mut self, out: &mut BytesMut) {
-        for (sid, sub) in &mut self.subs {
+        for (sid, sub) in self.subs.iter_mut().filter(|(_, sub)| !sub.draining) {
             encode_sub(out, &sub.subject, sub.queue.as_deref(), *sid);
             sub.delivered_at_sub = sub.delivered;
             if let Some(max) = sub.max {

@@ -145,3 +145,31 @@ fn subscribing_during_the_handshake_is_not_lost() {
     let sid = s.conn.subscribe("late", None).unwrap();
     assert_eq!(s.take_ops(), [ClientOp::sub("late", sid.0)]);
 }
+
+#[test]
+fn a_draining_subscription_still_delivers_in_flight_messages() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let sid = s.conn.subscribe("a", None).unwrap();
+    s.take_ops();
+    s.conn.drain_subscription(sid).unwrap();
+    s.conn.drain_subscription(sid).unwrap();
+    assert_eq!(s.take_ops(), [ClientOp::unsub(sid.0, None)], "one UNSUB, however often drained");
+    // Sent by the server before it processed the UNSUB: still delivered.
+    s.send(&msg("a", sid.0, None, "in flight"));
+    assert_eq!(messages(&s.take_events()), [(sid, "in flight".into())]);
+    // Ending it writes nothing more.
+    s.conn.unsubscribe(sid, None).unwrap();
+    assert!(s.take_ops().is_empty());
+    assert_eq!(ended(&s.take_events()), [sid]);
+}
+
+#[test]
+fn a_draining_subscription_is_not_renewed_after_a_reconnect() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let sid = s.conn.subscribe("a", None).unwrap();
+    let kept = s.conn.subscribe("b", None).unwrap();
+    s.conn.drain_subscription(sid).unwrap();
+    let ops = s.reconnect();
+    assert!(ops.contains(&ClientOp::sub("b", kept.0)), "{ops:?}");
+    assert!(!ops.contains(&ClientOp::sub("a", sid.0)), "{ops:?}");
+}
