@@ -11,7 +11,8 @@
 #   3. wasm-bindgen CLI        cargo install wasm-bindgen-cli --version <Cargo.lock's wasm-bindgen>
 #   4. Chromium + chromedriver apt-get install chromium chromium-driver
 #                              (only with --browser, NATSJET_BROWSER=1, or when
-#                              webdriver.json exists; skipped if /usr/bin/chromium exists)
+#                              webdriver.json exists, as scripts/test.sh and so CI
+#                              always ask; skipped if both are already installed)
 #   5. npm ci                  in every folder with a package-lock.json
 #
 # Environment: NATSJET_SKIP_WASM=1 skips steps 2-3; NATSJET_BROWSER=1 forces step 4.

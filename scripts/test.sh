@@ -9,10 +9,14 @@
 #   6. npm test                        in every folder whose package.json has a test script
 # Every stage runs even if an earlier one failed; exits non-zero if any failed.
 #
-#   scripts/test.sh [--browser]     (--browser is passed to setup.sh)
+#   scripts/test.sh
+#
+# The JS tests drive a real Chromium, so setup.sh always runs with --browser
+# here (it installs chromium + chromedriver when missing). In CI (CI set) a
+# missing Chromium fails the browser tests; elsewhere they are skipped.
 #
 # Environment: NATSJET_STAGE_TIMEOUT (seconds per stage, default 2400),
-# plus what setup.sh reads (NATSJET_SKIP_WASM, NATSJET_BROWSER).
+# plus what setup.sh reads (NATSJET_SKIP_WASM).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -38,7 +42,7 @@ run_stage() {
 }
 
 banner "setup"
-bash scripts/setup.sh "$@"
+bash scripts/setup.sh --browser "$@"
 # setup.sh may have installed tools into folders not yet on PATH.
 source scripts/env.sh
 echo "nats-server: $(command -v "${NATS_SERVER_BIN:-nats-server}") ($("${NATS_SERVER_BIN:-nats-server}" --version))"

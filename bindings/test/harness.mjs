@@ -13,9 +13,13 @@ process.on("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
 
-/** Starts a server; `config` is appended to its config file (auth blocks…). */
+/**
+ * Starts a server; `config` is appended to its config file (auth blocks…).
+ * It may be a function of the server's temp dir, e.g. for a JetStream store_dir.
+ */
 export async function startServer(config = "") {
-  const server = new NatsServer(mkdtempSync(join(tmpdir(), "natsjet-js-")), config);
+  const dir = mkdtempSync(join(tmpdir(), "natsjet-js-"));
+  const server = new NatsServer(dir, typeof config === "function" ? config(dir) : config);
   await server.start();
   return server;
 }
@@ -79,6 +83,16 @@ class NatsServer {
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** `startServer` config: JetStream on, stored in the server's temp dir. */
+export const withJetStream = (dir) => `jetstream { store_dir: "${dir}/js" }`;
+
+/** `skip` reason for tests of the JetStream JS API while the package has none (no `jetstream` export). */
+export async function skipWithoutJetStream() {
+  const natsjet = await import("natsjet");
+  const missing = "the natsjet package has no JetStream JS API yet (no `jetstream` export)";
+  return typeof natsjet.jetstream !== "function" && missing;
 }
 
 /** Resolves once `check()` is true; rejects after `ms`. */

@@ -1,0 +1,23 @@
+// What each sample consumer of the packed package does, given the module
+// (Node entry, esbuild bundle or web.js) and a server URL.
+export async function run({ connect, headers, NatsError }, servers) {
+  const nc = await connect({ servers, name: "sample-app" });
+  nc.subscribe("sample.echo", { callback: (_err, m) => m.respond(m.data) });
+  const sub = nc.subscribe("sample.greet");
+  await nc.flush();
+  const h = headers();
+  h.set("Trace-Id", "42");
+  nc.publish("sample.greet", "hello", { headers: h });
+  let greeting;
+  for await (const m of sub) {
+    greeting = `${m.string()} ${m.headers?.get("Trace-Id")}`;
+    break;
+  }
+  const answer = (await nc.request("sample.echo", "ping")).string();
+  const noResponders = await nc.request("sample.nobody").then(
+    () => "answered",
+    (e) => e instanceof NatsError && e.code,
+  );
+  await nc.drain();
+  return { greeting, answer, noResponders };
+}
