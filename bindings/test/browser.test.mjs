@@ -137,7 +137,6 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
 
   test(
     "drain also delivers messages still on the way when it starts",
-    { todo: "Client::drain (src/client.rs) ends subscriptions locally before its flush, dropping them" },
     async () => {
       const count = await page.evaluate(async (servers) => {
         const [sender, receiver] = await Promise.all([natsjet.connect({ servers }), natsjet.connect({ servers })]);
