@@ -104,5 +104,5 @@ echo "wasm smoke test against $NATS_WS, $NATS_URL and $NATS_TLS_URL (TLS)"
 node_args=""
 node --experimental-websocket -e 0 2>/dev/null && node_args="--experimental-websocket"
 NODE_ARGS="$node_args" \
-  cargo test --target wasm32-unknown-unknown --no-default-features --features wasm \
+  cargo test --target wasm32-unknown-unknown --no-default-features --features wasm,nkeys \
   --test wasm_smoke --test wasm_transport --test wasm_node_socket

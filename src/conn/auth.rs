@@ -2,10 +2,10 @@
 //! the options, or from the server URL, which wins as in nats.go), an nkey
 //! that signs the server's nonce, or a user JWT with its seed from a
 //! `.creds` file. Secrets never appear in `Debug` output or error messages.
-
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use nkeys::KeyPair;
+//!
+//! Nkey signing (and with it the nkeys crate, a quarter of the wasm) is the
+//! default-on cargo feature `nkeys`; without it a seed or `.creds` is a
+//! [`Error::Credentials`] naming the feature.
 
 use crate::addr::ServerAddr;
 use crate::error::Error;
@@ -37,7 +37,7 @@ impl Auth {
             .ok_or_else(|| Error::Credentials("no NATS USER JWT block".into()))?;
         let seed = armored_block(contents, "USER NKEY SEED")
             .ok_or_else(|| Error::Credentials("no USER NKEY SEED block".into()))?;
-        key_pair(&seed)?;
+        nkey::check_seed(&seed)?;
         Ok(Auth { jwt: Some(jwt), nkey_seed: Some(seed), ..Auth::default() })
     }
 
@@ -64,14 +64,11 @@ impl Auth {
         }
         match (&self.nkey_seed, &self.jwt) {
             (Some(seed), jwt) => {
-                let key = key_pair(seed)?;
-                let sig = key
-                    .sign(nonce.unwrap_or_default().as_bytes())
-                    .map_err(|_| Error::Credentials("could not sign the server nonce".into()))?;
-                connect.sig = Some(URL_SAFE_NO_PAD.encode(sig));
+                let (sig, public_key) = nkey::sign(seed, nonce.unwrap_or_default().as_bytes())?;
+                connect.sig = Some(sig);
                 match jwt {
                     Some(jwt) => connect.jwt = Some(jwt.clone()),
-                    None => connect.nkey = Some(key.public_key()),
+                    None => connect.nkey = Some(public_key),
                 }
             }
             (None, Some(_)) => return Err(Error::Credentials("a user JWT needs its nkey seed".into())),
@@ -81,9 +78,47 @@ impl Auth {
     }
 }
 
-/// The seed's key pair; the error never echoes the seed.
-fn key_pair(seed: &str) -> Result<KeyPair, Error> {
-    KeyPair::from_seed(seed).map_err(|_| Error::Credentials("invalid nkey seed".into()))
+#[cfg(feature = "nkeys")]
+mod nkey {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use nkeys::KeyPair;
+
+    use crate::error::Error;
+
+    /// The seed's key pair; the error never echoes the seed.
+    fn key_pair(seed: &str) -> Result<KeyPair, Error> {
+        KeyPair::from_seed(seed).map_err(|_| Error::Credentials("invalid nkey seed".into()))
+    }
+
+    pub(super) fn check_seed(seed: &str) -> Result<(), Error> {
+        key_pair(seed).map(drop)
+    }
+
+    /// The signature of `nonce` (URL-safe base64, as CONNECT wants it) and
+    /// the seed's public key.
+    pub(super) fn sign(seed: &str, nonce: &[u8]) -> Result<(String, String), Error> {
+        let key = key_pair(seed)?;
+        let sig = key.sign(nonce).map_err(|_| Error::Credentials("could not sign the server nonce".into()))?;
+        Ok((URL_SAFE_NO_PAD.encode(sig), key.public_key()))
+    }
+}
+
+#[cfg(not(feature = "nkeys"))]
+mod nkey {
+    use crate::error::Error;
+
+    fn missing() -> Error {
+        Error::Credentials("nkey and .creds authentication need natsjet's cargo feature `nkeys`".into())
+    }
+
+    pub(super) fn check_seed(_: &str) -> Result<(), Error> {
+        Err(missing())
+    }
+
+    pub(super) fn sign(_: &str, _: &[u8]) -> Result<(String, String), Error> {
+        Err(missing())
+    }
 }
 
 /// The text between `---…BEGIN <label>…---` and the next `---` line.

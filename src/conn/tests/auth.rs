@@ -1,7 +1,10 @@
 //! Credentials in CONNECT, `.creds` files, and what happens when they fail.
 
+#[cfg(feature = "nkeys")]
 use base64::Engine;
+#[cfg(feature = "nkeys")]
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+#[cfg(feature = "nkeys")]
 use nkeys::KeyPair;
 
 use super::*;
@@ -29,11 +32,13 @@ fn nonce_info() -> String {
     info_with(&format!(r#""auth_required":true,"nonce":"{NONCE}""#))
 }
 
+#[cfg(feature = "nkeys")]
 fn assert_signed(json: &serde_json::Value, key: &KeyPair) {
     let sig = URL_SAFE_NO_PAD.decode(json["sig"].as_str().unwrap()).unwrap();
     key.verify(NONCE.as_bytes(), &sig).expect("signature of the nonce");
 }
 
+#[cfg(feature = "nkeys")]
 fn creds(jwt: &str, seed: &str, dashes: &str) -> String {
     format!(
         "-----BEGIN NATS USER JWT-----\n{jwt}\n{dashes}END NATS USER JWT{dashes}\n\n\
@@ -68,6 +73,7 @@ fn url_credentials_win_and_a_lone_url_user_is_a_token() {
 }
 
 #[test]
+#[cfg(feature = "nkeys")]
 fn nkey_signs_the_server_nonce() {
     let key = KeyPair::new_user();
     let auth = Auth { nkey_seed: Some(key.seed().unwrap()), ..Auth::default() };
@@ -78,6 +84,7 @@ fn nkey_signs_the_server_nonce() {
 }
 
 #[test]
+#[cfg(feature = "nkeys")]
 fn creds_file_gives_jwt_and_signature() {
     let key = KeyPair::new_user();
     let jwt = "eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln";
@@ -92,6 +99,7 @@ fn creds_file_gives_jwt_and_signature() {
 }
 
 #[test]
+#[cfg(feature = "nkeys")]
 fn bad_creds_files_are_credentials_errors_that_hide_the_seed() {
     let key = KeyPair::new_user();
     let seed = key.seed().unwrap();
@@ -105,6 +113,7 @@ fn bad_creds_files_are_credentials_errors_that_hide_the_seed() {
 }
 
 #[test]
+#[cfg(feature = "nkeys")]
 fn secrets_stay_out_of_debug_output() {
     let seed = KeyPair::new_user().seed().unwrap();
     let auth = Auth {
@@ -119,6 +128,17 @@ fn secrets_stay_out_of_debug_output() {
     for secret in ["t0k3n", "passw0rd", seed.as_str(), "jwt-body", "urlpass"] {
         assert!(!shown.contains(secret), "{secret} leaked: {shown}");
     }
+}
+
+#[test]
+#[cfg(not(feature = "nkeys"))]
+fn without_the_nkeys_feature_a_seed_is_a_credentials_error_naming_it() {
+    let err = Auth::from_credentials(
+        "-----BEGIN NATS USER JWT-----\nabc\n------END NATS USER JWT------\n\
+         -----BEGIN USER NKEY SEED-----\nSUAB\n------END USER NKEY SEED------\n",
+    )
+    .unwrap_err();
+    assert!(matches!(&err, Error::Credentials(what) if what.contains("`nkeys`")), "{err}");
 }
 
 #[test]

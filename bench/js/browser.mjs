@@ -1,0 +1,169 @@
+// Browser benchmark: the same workloads as node.mjs (bench/js/workloads.mjs)
+// inside headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core, no browser download): natsjet's web build (pkg/web.js,
+// loaded as a native ES module with its wasm) against nats.js v3 bundled with
+// esbuild, both over the websocket port of one nats-server started here.
+// Pages come from a small static server on 127.0.0.1; streams and consumers
+// are set up from Node.
+//
+//   npm run bench:browser                       # from the repository root
+//   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
+//
+// "main thread/op" is the page's main-thread busy time (Chromium's
+// TaskDuration metric) per message, connect and close included.
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { extname } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import { chromium } from "playwright-core";
+import { WORKLOADS } from "./workloads.mjs";
+import { benchServer, best, header, row, scale } from "./common.mjs";
+
+const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
+const here = new URL("./", import.meta.url);
+const pkg = new URL("../../pkg/", import.meta.url);
+const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
+
+if (!existsSync(executablePath)) {
+  console.log(`no Chromium at ${executablePath} (set CHROMIUM): browser benchmark skipped`);
+  process.exit(0);
+}
+
+/** nats.js as a browser app would ship it: one minified ES module. */
+async function natsJsBundle() {
+  const out = await esbuild.build({
+    stdin: {
+      contents: `export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream";`,
+      resolveDir: fileURLToPath(here),
+      loader: "js",
+    },
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    write: false,
+    logLevel: "error",
+  });
+  return out.outputFiles[0].contents;
+}
+
+const page = `<!doctype html>
+<title>natsjet vs nats.js</title>
+<script type="module">
+  import * as natsjet from "/pkg/web.js";
+  import * as natsjs from "/natsjs.js";
+  import { corePublish, jetStreamPublish, durableDrain } from "/workloads.mjs";
+  const clients = {
+    natsjet: {
+      connect: (url) => natsjet.connect({ servers: url }),
+      jetstream: typeof natsjet.jetstream === "function" ? natsjet.jetstream : undefined,
+    },
+    "nats.js": { connect: (url) => natsjs.wsconnect({ servers: url }), jetstream: natsjs.jetstream },
+  };
+  const clock = () => [performance.now(), NaN];
+  window.hasJetStream = (client) => clients[client].jetstream !== undefined;
+  window.bench = async ({ client, workload, n, url, durable }) => {
+    const c = clients[client];
+    const nc = await c.connect(url);
+    try {
+      if (workload === "core") return await corePublish(nc, n, clock);
+      const js = await c.jetstream(nc);
+      if (workload === "jspub") return await jetStreamPublish(js, n, clock);
+      return await durableDrain(nc, js, "DRAIN", durable, n, clock);
+    } finally {
+      await nc.close();
+    }
+  };
+  window.benchReady = true;
+</script>`;
+
+function staticServer(natsJs) {
+  const http = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    const send = (type, body) => res.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
+    if (path === "/") return send(types[".html"], page);
+    if (path === "/favicon.ico") return res.writeHead(204).end();
+    if (path === "/natsjs.js") return send(types[".js"], natsJs);
+    if (path === "/workloads.mjs") return send(types[".js"], readFileSync(new URL("workloads.mjs", here)));
+    if (path.startsWith("/pkg/") && !path.includes("..")) {
+      const file = new URL(`.${path.slice(4)}`, pkg);
+      if (existsSync(file)) return send(types[extname(path)] ?? "application/octet-stream", readFileSync(file));
+    }
+    res.writeHead(404).end();
+  });
+  return new Promise((resolve) => http.listen(0, "127.0.0.1", () => resolve(http)));
+}
+
+const server = await benchServer();
+const http = await staticServer(await natsJsBundle());
+const browser = await chromium.launch({
+  executablePath,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+  ],
+});
+try {
+  const tab = await browser.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(String(e)));
+  tab.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await tab.goto(`http://127.0.0.1:${http.address().port}/`);
+  await tab.waitForFunction(() => window.benchReady === true, null, { timeout: 30_000 }).catch((e) => {
+    throw new Error(`page did not load: ${errors.join("; ") || e}`);
+  });
+  const cdp = await tab.context().newCDPSession(tab);
+  await cdp.send("Performance.enable");
+  const busy = async () => (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value;
+  const hasJetStream = await tab.evaluate(() => window.hasJetStream("natsjet"));
+
+  console.log(
+    `natsjet web build vs nats.js (esbuild bundle) in ${browser.version()} (headless); ` +
+      `BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, best of ${runs}`,
+  );
+  if (!hasJetStream) console.log("natsjet: JetStream API not in this build (JetStream rows show n/a)");
+
+  let durables = 0;
+  async function measure(client, workload, n) {
+    if (workload !== "core" && client === "natsjet" && !hasJetStream) return "n/a";
+    if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
+    const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
+    if (workload === "drain") await server.durable("DRAIN", durable);
+    const before = await busy();
+    const run = await tab.evaluate((args) => window.bench(args), { client, workload, n, url: server.wsUrl, durable });
+    run.cpuMs = ((await busy()) - before) * 1000;
+    if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
+    return run;
+  }
+
+  await server.filledStream("DRAIN", "bench.drain", scale(WORKLOADS.find((w) => w.id === "drain").count));
+  const results = [];
+  for (const w of WORKLOADS) {
+    const n = scale(w.count);
+    for (const client of ["natsjet", "nats.js"]) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
+    const got = {};
+    for (const client of ["natsjet", "nats.js"]) {
+      const tries = [];
+      for (let i = 0; i < runs; i++) tries.push(await measure(client, w.id, n));
+      got[client] = best(tries);
+    }
+    results.push([`${w.title(n)} (ws://)`, got.natsjet, got["nats.js"]]);
+  }
+  if (errors.length) console.log(`page errors: ${errors.join("; ")}`);
+  console.log();
+  header("natsjet", "nats.js", true, "main thread/op");
+  for (const r of results) row(...r);
+} finally {
+  await browser.close();
+  http.close();
+  await server.close();
+}

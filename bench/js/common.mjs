@@ -1,0 +1,107 @@
+// Node-side pieces shared by node.mjs and browser.mjs: the server, stream
+// and consumer set-up (done with nats.js's JetStream manager over TCP, the
+// same for both clients), scaling and the printed table (the format of
+// benches/support/mod.rs).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect as tcpConnect } from "@nats-io/transport-node";
+import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
+import { startServer } from "../../bindings/test/harness.mjs";
+import { CHUNK, PAYLOAD } from "./workloads.mjs";
+
+/** `n` times `BENCH_SCALE` (default 1), at least 1. */
+export function scale(n) {
+  const s = Number(process.env.BENCH_SCALE ?? 1);
+  return Math.max(1, Math.floor(n * (Number.isFinite(s) ? s : 1)));
+}
+
+/** Wall and process CPU milliseconds. */
+export function nodeClock() {
+  const { user, system } = process.cpuUsage();
+  return [performance.now(), (user + system) / 1000];
+}
+
+/**
+ * One nats-server with JetStream and a websocket listener on random ports
+ * (bindings/test/harness.mjs), its store in a temp dir, plus a nats.js
+ * connection over TCP for the set-up. `close()` stops and removes it all.
+ */
+export async function benchServer() {
+  const store = mkdtempSync(join(tmpdir(), "natsjet-bench-js-"));
+  const server = await startServer(`jetstream { store_dir: "${store}", max_memory_store: 1GB }\nmax_payload: 1MB`);
+  const setup = await tcpConnect({ servers: server.url });
+  const jsm = await jetstreamManager(setup);
+  return {
+    url: server.url,
+    wsUrl: server.wsUrl,
+    setup,
+    jsm,
+    /** A new, empty file-storage stream `name` on `subjects`. */
+    async freshStream(name, subjects) {
+      await jsm.streams.delete(name).catch(() => {});
+      await jsm.streams.add({ name, subjects, storage: "file" });
+    },
+    /** A fresh stream holding `n` x 128 B on `subject`, all stored before this returns. */
+    async filledStream(name, subject, n) {
+      await this.freshStream(name, [subject]);
+      for (let sent = 0; sent < n; ) {
+        const chunk = Math.min(CHUNK, n - sent);
+        for (let i = 0; i < chunk; i++) setup.publish(subject, PAYLOAD);
+        sent += chunk;
+        await setup.flush();
+        // Let the stream take what was sent before sending more.
+        while ((await jsm.streams.info(name)).state.messages < sent) await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+    /** A durable pull consumer with explicit acks (as in benches/consume.rs). */
+    async durable(stream, name) {
+      await jsm.consumers.delete(stream, name).catch(() => {});
+      await jsm.consumers.add(stream, { durable_name: name, ack_policy: AckPolicy.Explicit, max_ack_pending: 100_000 });
+    },
+    async close() {
+      await setup.close().catch(() => {});
+      await server.close();
+      rmSync(store, { recursive: true, force: true });
+    },
+  };
+}
+
+const WIDTH = 58;
+/** Column widths of the last header printed. */
+let widths = [WIDTH, 13, 13, 6, 15, 15];
+
+/** Prints the table head: the two clients, and the name of the CPU columns (none when false). */
+export function header(ours = "natsjet", theirs = "nats.js", cpu = true, cpuName = "CPU/op") {
+  const cells = [
+    "workload".padEnd(WIDTH),
+    `${ours} /s`.padStart(13),
+    `${theirs} /s`.padStart(13),
+    "ratio".padStart(6),
+  ];
+  if (cpu) cells.push(`${ours} ${cpuName}`.padStart(15), `${theirs} ${cpuName}`.padStart(15));
+  widths = cells.map((c) => c.length);
+  console.log(`| ${cells.join(" | ")} |`);
+  console.log(`|${cells.map((c) => "-".repeat(c.length + 2)).join("|")}|`);
+}
+
+/** One row; a run is `{ n, wallMs, cpuMs }`, or a string shown instead of figures. */
+export function row(name, ours, theirs, cpu = true) {
+  const rate = (r) => (typeof r === "string" ? r : (r.n / (r.wallMs / 1000)).toFixed(0));
+  const perOp = (r) => (typeof r === "string" || !Number.isFinite(r.cpuMs) ? "-" : `${((r.cpuMs * 1000) / r.n).toFixed(2)} µs`);
+  const ratio =
+    typeof ours === "string" || typeof theirs === "string"
+      ? "-"
+      : `${((ours.n / ours.wallMs) / (theirs.n / theirs.wallMs)).toFixed(2)}x`;
+  const cells = [name.padEnd(widths[0]), rate(ours), rate(theirs), ratio];
+  if (cpu) cells.push(perOp(ours), perOp(theirs));
+  for (let i = 1; i < cells.length; i++) cells[i] = cells[i].padStart(widths[i]);
+  console.log(`| ${cells.join(" | ")} |`);
+}
+
+/** The best (fastest) of runs. */
+export function best(runs) {
+  const done = runs.filter((r) => typeof r !== "string");
+  if (done.length === 0) return runs[0];
+  return done.reduce((a, b) => (b.n / b.wallMs > a.n / a.wallMs ? b : a));
+}

@@ -1,0 +1,129 @@
+// Node.js benchmark: natsjet's npm package (pkg/, built by
+// scripts/build-pkg.sh) side by side with nats.js v3 in one process, against
+// one nats-server started here, over its websocket port (both clients on the
+// same `ws` WebSocket) and over nats:// (natsjet through its Node socket
+// shim, nats.js through @nats-io/transport-node).
+//
+//   npm run bench:node                    # from the repository root
+//   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3
+//
+// Workloads (bench/js/workloads.mjs, the same loop for both clients): core
+// publish 1M x 128 B then flush; JetStream publish 100k x 128 B with <= 256
+// acks in flight; durable pull drain of 200k x 128 B with an ack per message.
+// CPU/op is this process's CPU (user + system) per message: the client's
+// cost, the server runs in its own process.
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import * as natsjet from "natsjet"; // first: its Node entry installs a WebSocket for Node 20
+import WebSocket from "ws";
+import { wsconnect } from "@nats-io/nats-core";
+import { connect as natsJsTcpConnect } from "@nats-io/transport-node";
+import { jetstream as natsJsJetstream } from "@nats-io/jetstream";
+import { WORKLOADS, corePublish, durableDrain, jetStreamPublish } from "./workloads.mjs";
+import { benchServer, best, header, nodeClock, row, scale } from "./common.mjs";
+
+globalThis.WebSocket ??= WebSocket;
+
+const require = createRequire(import.meta.url);
+const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
+const versions = {
+  natsjet: require("natsjet/package.json").version,
+  natsJs: require(join(dirname(require.resolve("@nats-io/nats-core")), "../package.json")).version,
+};
+
+/** natsjet's JetStream API, when this build of the package has it. */
+const natsjetJetstream = typeof natsjet.jetstream === "function" ? natsjet.jetstream : undefined;
+
+const clients = {
+  natsjet: {
+    connect: (url) => natsjet.connect({ servers: url }),
+    jetstream: natsjetJetstream,
+  },
+  "nats.js": {
+    connect: (url) => (url.startsWith("ws") ? wsconnect({ servers: url }) : natsJsTcpConnect({ servers: url })),
+    jetstream: natsJsJetstream,
+  },
+};
+
+/**
+ * Whether natsjet connects to nats:// here. The package's Node entry may not
+ * register its Node socket shim yet; then it is registered from the sources
+ * (bindings/node/socket.mjs) on the package's own wasm module, when present.
+ */
+async function natsjetTcp(url) {
+  const attempt = async () => {
+    const nc = await natsjet.connect({ servers: url });
+    await nc.close();
+  };
+  try {
+    await attempt();
+    return "package";
+  } catch (first) {
+    try {
+      const raw = require(join(dirname(require.resolve("natsjet/package.json")), "node/natsjet.js"));
+      if (typeof raw.setSocketFactory !== "function") throw first;
+      const { installNodeSockets } = await import("../../bindings/node/socket.mjs");
+      installNodeSockets(raw);
+      await attempt();
+      return "bindings/node/socket.mjs";
+    } catch (e) {
+      return `unavailable (${e?.message ?? e})`;
+    }
+  }
+}
+
+async function measure(server, client, transport, workload, n) {
+  const c = clients[client];
+  const url = transport === "ws" ? server.wsUrl : server.url;
+  if (workload !== "core" && !c.jetstream) return "n/a";
+  if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
+  const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;
+  if (workload === "drain") await server.durable("DRAIN", durable);
+  const nc = await c.connect(url);
+  try {
+    if (workload === "core") return await corePublish(nc, n, nodeClock);
+    const js = await c.jetstream(nc);
+    if (workload === "jspub") return await jetStreamPublish(js, n, nodeClock);
+    return await durableDrain(nc, js, "DRAIN", durable, n, nodeClock);
+  } finally {
+    await nc.close();
+    if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
+  }
+}
+measure.count = 0;
+
+const server = await benchServer();
+try {
+  const tcp = await natsjetTcp(server.url);
+  const transports = tcp.startsWith("unavailable") ? ["ws"] : ["ws", "nats"];
+  console.log(
+    `natsjet ${versions.natsjet} (wasm, Node ${process.versions.node}) vs nats.js ${versions.natsJs}, ` +
+      `nats-server ${server.setup.info?.version}; BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, best of ${runs}`,
+  );
+  console.log(`natsjet over nats://: ${tcp}`);
+  if (!natsjetJetstream) console.log("natsjet: JetStream API not in this build (JetStream rows show n/a)");
+
+  const drainCount = scale(WORKLOADS.find((w) => w.id === "drain").count);
+  await server.filledStream("DRAIN", "bench.drain", drainCount);
+
+  const results = [];
+  for (const w of WORKLOADS) {
+    const n = scale(w.count);
+    // Warm-up: both clients once at a tenth of the count (JIT, server caches).
+    for (const client of Object.keys(clients)) await measure(server, client, "ws", w.id, Math.max(1, Math.floor(n / 10)));
+    for (const transport of transports) {
+      const got = {};
+      for (const client of Object.keys(clients)) {
+        const tries = [];
+        for (let i = 0; i < runs; i++) tries.push(await measure(server, client, transport, w.id, n));
+        got[client] = best(tries);
+      }
+      results.push([`${w.title(n)} (${transport === "ws" ? "ws://" : "nats://"})`, got.natsjet, got["nats.js"]]);
+    }
+  }
+  console.log();
+  header();
+  for (const r of results) row(...r);
+} finally {
+  await server.close();
+}

@@ -1,0 +1,79 @@
+// Bundle sizes: the same small app (connect, publish, subscribe, JetStream
+// publish, consume) bundled for browsers with esbuild (minified, ES module)
+// against natsjet's package (pkg/, web build: JS + its wasm) and against
+// nats.js v3 (@nats-io/nats-core + @nats-io/jetstream: JS only). Raw and
+// gzip (level 9) bytes.
+//
+//   npm run bench:size        # from the repository root, after scripts/build-pkg.sh
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
+import * as natsjet from "natsjet";
+
+const here = fileURLToPath(new URL("./", import.meta.url));
+const wasm = readFileSync(new URL("../../pkg/web/natsjet_bg.wasm", import.meta.url));
+const hasJetStream = typeof natsjet.jetstream === "function";
+
+const core = (connect) => `
+  const nc = await ${connect}({ servers: "ws://127.0.0.1:8080" });
+  const sub = nc.subscribe("app.>");
+  nc.publish("app.hello", "hi");
+  for await (const m of sub) { console.log(m.subject, m.string()); break; }
+`;
+const js = `
+  const js = jetstream(nc);
+  const ack = await js.publish("orders.new", "order", { msgID: "1" });
+  console.log(ack.seq);
+  const consumer = await js.consumers.get("ORDERS", "processor");
+  const messages = await consumer.consume({ max_messages: 100 });
+  for await (const m of messages) { console.log(m.subject); m.ack(); break; }
+`;
+const apps = {
+  natsjet: hasJetStream
+    ? `import { connect, jetstream } from "natsjet";${core("connect")}${js}await nc.drain();`
+    : `import { connect } from "natsjet";${core("connect")}await nc.drain();`,
+  "nats.js": `import { wsconnect } from "@nats-io/nats-core";
+    import { jetstream } from "@nats-io/jetstream";${core("wsconnect")}${js}await nc.drain();`,
+  "nats.js core only": `import { wsconnect } from "@nats-io/nats-core";${core("wsconnect")}await nc.drain();`,
+};
+
+async function bundle(source) {
+  const out = await esbuild.build({
+    stdin: { contents: source, resolveDir: here, loader: "js" },
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    write: false,
+    logLevel: "error",
+  });
+  return out.outputFiles[0].contents;
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);
+const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
+const line = (cells) => console.log(`| ${cells.join(" | ")} |`);
+
+console.log(
+  hasJetStream
+    ? "app: connect, subscribe, publish, JetStream publish (msgID), consume + ack; esbuild --bundle --minify, browser ESM"
+    : "app: connect, subscribe, publish; natsjet: JetStream API not in this build, so its app is core only (nats.js's has JetStream)",
+);
+console.log();
+line(["bundle".padEnd(30), "JS min".padStart(9), "JS gzip".padStart(9), "wasm".padStart(9), "wasm gzip".padStart(9), "total gzip".padStart(10)]);
+line(["-".repeat(30), ..."-".repeat(5).split("").map((_, i) => "-".repeat(i === 4 ? 10 : 9))].map((c) => c));
+for (const [name, source] of Object.entries(apps)) {
+  const code = await bundle(source);
+  const w = name === "natsjet" ? wasm : undefined;
+  const total = gz(code) + (w ? gz(w) : 0);
+  line([
+    name.padEnd(30),
+    kb(code.length),
+    kb(gz(code)),
+    w ? kb(w.length) : "-".padStart(9),
+    w ? kb(gz(w)) : "-".padStart(9),
+    kb(total).padStart(10),
+  ]);
+}

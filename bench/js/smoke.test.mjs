@@ -1,0 +1,33 @@
+// Keeps the benchmark code from rotting: each benchmark once at a tiny scale
+// (BENCH_SCALE=0.001, a few seconds in all), checking only that it runs and
+// prints its table. Figures are not checked: benchmarks are never timed tests.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { test } from "node:test";
+import { promisify } from "node:util";
+
+const run = (script) =>
+  promisify(execFile)(process.execPath, [new URL(script, import.meta.url).pathname], {
+    env: { ...process.env, BENCH_SCALE: "0.001", BENCH_RUNS: "1" },
+    timeout: 60_000,
+  });
+
+test("node.mjs runs every workload against both clients", async () => {
+  const { stdout } = await run("node.mjs");
+  for (const workload of ["core publish 1000", "JetStream publish 100", "durable drain 200"]) {
+    assert.match(stdout, new RegExp(`\\| ${workload} .*\\(ws://\\) .*\\d+ \\|`), stdout);
+  }
+});
+
+test("browser.mjs runs in Chromium", { skip: !existsSync(process.env.CHROMIUM ?? "/usr/bin/chromium") }, async () => {
+  const { stdout } = await run("browser.mjs");
+  assert.match(stdout, /\| core publish 1000 x 128 B \+ flush \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);
+  assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
+});
+
+test("size.mjs bundles both apps", async () => {
+  const { stdout } = await run("size.mjs");
+  assert.match(stdout, /\| natsjet +\| +[\d.]+ KB \|/, stdout);
+  assert.match(stdout, /\| nats\.js +\| +[\d.]+ KB \|/, stdout);
+});

@@ -1,0 +1,87 @@
+// The benchmark workloads, written once against the API natsjet and nats.js
+// share (nats.js v3 shapes), so both clients run the very same loop. Plain
+// ES module without imports: Node imports it, and the browser page loads it
+// as it is. Each workload gets an open connection (`nc`) or JetStream
+// context (`js`) and a `clock()` returning `[wallMs, cpuMs]` (cpuMs is NaN
+// where the process CPU cannot be read, i.e. in the browser), and returns
+// `{ n, wallMs, cpuMs }` for the measured part only (no connect, no set-up).
+
+export const PAYLOAD = new Uint8Array(128).fill(0x78);
+
+/** Publishes taken between two flushes; at most two such chunks are in flight. */
+export const CHUNK = 8192;
+/** JetStream publish acks outstanding, at most (as in the Rust benchmarks). */
+export const IN_FLIGHT = 256;
+/** Messages per pull request when consuming (as in the Rust benchmarks). */
+export const PULL_BATCH = 500;
+
+function elapsed(start, end, n) {
+  return { n, wallMs: end[0] - start[0], cpuMs: end[1] - start[1] };
+}
+
+/**
+ * Core publish of `n` x 128 B, ending when the server has processed all of
+ * them. A flush is started after every CHUNK publishes and the previous one
+ * is awaited, so the loop yields to the event loop (both clients write from
+ * it) and neither client buffers the whole run in memory.
+ */
+export async function corePublish(nc, n, clock, subject = "bench.core") {
+  const start = clock();
+  let previous = Promise.resolve();
+  for (let i = 1; i <= n; i++) {
+    nc.publish(subject, PAYLOAD);
+    if (i % CHUNK === 0) {
+      await previous;
+      previous = nc.flush();
+    }
+  }
+  await previous;
+  await nc.flush();
+  return elapsed(start, clock(), n);
+}
+
+/**
+ * JetStream publish of `n` x 128 B with at most IN_FLIGHT acks outstanding:
+ * a ring of ack promises, the oldest awaited before the next publish once
+ * the ring is full. Ends when every ack is in.
+ */
+export async function jetStreamPublish(js, n, clock, subject = "bench.pub") {
+  const ring = new Array(IN_FLIGHT);
+  const ignore = () => {};
+  const start = clock();
+  for (let i = 0; i < n; i++) {
+    const slot = i % IN_FLIGHT;
+    if (i >= IN_FLIGHT) await ring[slot];
+    const ack = js.publish(subject, PAYLOAD);
+    ack.catch(ignore); // rejections surface when awaited, not as unhandled ones
+    ring[slot] = ack;
+  }
+  for (let i = Math.max(0, n - IN_FLIGHT); i < n; i++) await ring[i % IN_FLIGHT];
+  return elapsed(start, clock(), n);
+}
+
+/**
+ * Drains `n` messages from the durable pull consumer `durable` on `stream`
+ * with `consume()` (one worker), acking each, and ends when the server has
+ * the acks (a flush after the last one).
+ */
+export async function durableDrain(nc, js, stream, durable, n, clock) {
+  const start = clock();
+  const consumer = await js.consumers.get(stream, durable);
+  const messages = await consumer.consume({ max_messages: PULL_BATCH });
+  let count = 0;
+  for await (const m of messages) {
+    const acked = m.ack();
+    if (acked?.catch) acked.catch(() => {});
+    if (++count === n) break;
+  }
+  await nc.flush();
+  return elapsed(start, clock(), count);
+}
+
+/** The workload table: name and default count, scaled by the runner. */
+export const WORKLOADS = [
+  { id: "core", count: 1_000_000, title: (n) => `core publish ${n} x 128 B + flush` },
+  { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
+  { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker` },
+];
