@@ -36,6 +36,11 @@ export class NatsConnection implements Publisher {
     this.#hub = hub;
   }
 
+  /** @internal The wasm connection, for the JetStream API. */
+  get raw(): RawConnection {
+    return this.#raw;
+  }
+
   /** The INFO of the server this connection is (or was last) connected to. */
   get info(): ServerInfo {
     return this.#raw.info();

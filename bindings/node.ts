@@ -1,10 +1,13 @@
 /**
  * The Node.js entry: the `nodejs` wasm build (CommonJS glue that loads the
  * wasm synchronously). Node 20 has no global `WebSocket`, which the wasm
- * transport uses, so this installs one made from `ws` when it is missing.
+ * transport uses, so this installs one made from `ws` when it is missing;
+ * and it registers Node sockets (`node:net`/`node:tls`) for `nats://` and
+ * `tls://` servers.
  */
 import WebSocket from "ws";
-import { connect as rawConnect, setErrorClass } from "./node/natsjet.js";
+import * as wasm from "./node/natsjet.js";
+import { installNodeSockets } from "./node/socket.mjs";
 import { NatsError } from "./errors.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
 
@@ -24,9 +27,10 @@ class NodeWebSocket extends WebSocket {
 }
 
 (globalThis as { WebSocket?: unknown }).WebSocket ??= NodeWebSocket;
-setErrorClass(NatsError);
+wasm.setErrorClass(NatsError);
+installNodeSockets(wasm);
 
-/** Connects to a NATS server over WebSocket (`ws://`, `wss://`). */
+/** Connects to a NATS server: `nats://` and `tls://` over TCP, `ws://` and `wss://` over WebSocket. */
 export function connect(options?: ConnectionOptions): Promise<NatsConnection> {
-  return connectWith(rawConnect, options);
+  return connectWith(wasm.connect, options);
 }

@@ -5,7 +5,8 @@
 #                    features wasm + nkeys, so nkey and .creds auth work)
 #   2. wasm-bindgen  pkg/web (ES module, fetches the wasm via import.meta.url)
 #                    pkg/node (CommonJS glue, marked so by pkg/node/package.json)
-#   3. tsc           bindings/*.ts -> pkg/*.js + .d.ts (web.js and node.js entries)
+#   3. tsc           bindings/*.ts, bindings/jetstream/*.ts -> pkg/ (.js + .d.ts;
+#                    web.js and node.js entries), plus the Node socket shim
 # and prints the gzip sizes. Environment: CARGO_TARGET_DIR (default target/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,17 +16,18 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 cargo build --target wasm32-unknown-unknown --no-default-features --features wasm,nkeys --profile release-wasm
 wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 
-rm -rf pkg/web pkg/node pkg/*.js pkg/*.d.ts
+rm -rf pkg/web pkg/node pkg/jetstream pkg/*.js pkg/*.d.ts
 for target in web nodejs; do
     out="pkg/${target%js}"
     wasm-bindgen --target "$target" --out-dir "$out" --remove-name-section --remove-producers-section "$wasm"
     rm -f "$out/natsjet_bg.wasm.d.ts"
 done
 echo '{ "type": "commonjs" }' > pkg/node/package.json
+cp bindings/node/socket.mjs pkg/node/socket.mjs
 
 [[ -x node_modules/.bin/tsc ]] || npm ci --no-audit --no-fund
 node_modules/.bin/tsc -p bindings/tsconfig.json
 
 gz() { gzip -9 -c "$@" | wc -c; }
 echo "natsjet_bg.wasm: $(wc -c < pkg/web/natsjet_bg.wasm) bytes, $(gz pkg/web/natsjet_bg.wasm) gzip"
-echo "web glue + wrapper (js): $(cat pkg/web/natsjet.js pkg/*.js | wc -c) bytes, $(cat pkg/web/natsjet.js pkg/*.js | gz) gzip"
+echo "web glue + wrapper (js): $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js | wc -c) bytes, $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js | gz) gzip"

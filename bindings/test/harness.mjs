@@ -1,6 +1,7 @@
 // Test harness: throw-away nats-server processes on free 127.0.0.1 ports
-// (websocket listener on), killed when the test process exits; plus small
-// helpers. The shell twin is scripts/server.sh, the Rust one tests/common.
+// (websocket listener on; JetStream on request, stored in the server's temp
+// dir), killed when the test process exits; plus small helpers. The shell
+// twin is scripts/server.sh, the Rust one tests/common.
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
@@ -20,6 +21,14 @@ process.on("exit", () => {
 export async function startServer(config = "") {
   const dir = mkdtempSync(join(tmpdir(), "natsjet-js-"));
   const server = new NatsServer(dir, typeof config === "function" ? config(dir) : config);
+  await server.start();
+  return server;
+}
+
+/** Starts a server with JetStream, storing in its temp dir. */
+export async function startJetStreamServer(config = "") {
+  const dir = mkdtempSync(join(tmpdir(), "natsjet-js-"));
+  const server = new NatsServer(dir, `jetstream { store_dir: "${join(dir, "js")}" }\n${config}`);
   await server.start();
   return server;
 }

@@ -1,20 +1,39 @@
 // Type-checked (tsc --noEmit --strict, no DOM lib) by types.test.mjs, never run:
 // what a TypeScript user of the package writes must compile, and misuse must not.
 import {
+  AckBatch,
+  AckPolicy,
   connect,
   credsAuthenticator,
+  DeliverPolicy,
   headers,
+  jetstream,
+  jetstreamManager,
   Match,
   NatsError,
   nkeyAuthenticator,
+  StorageType,
+  type AckReport,
   type ConnectionOptions,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  type ConsumerMessages,
+  type ConsumerStatus,
+  type DeliveryInfo,
   type ErrorCode,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
   type Msg,
   type MsgHdrs,
   type NatsConnection,
+  type PubAck,
   type ServerInfo,
   type Stats,
   type Status,
+  type StoredMsg,
+  type StreamConfig,
+  type StreamInfo,
   type Subscription,
 } from "natsjet";
 
@@ -75,6 +94,8 @@ export async function example(): Promise<void> {
   const closedWith: void | NatsError = await nc.closed();
   void closedWith;
 
+  await jetStreamExample(nc);
+
   // @ts-expect-error: payloads are strings or bytes
   nc.publish("x", 42);
   // @ts-expect-error: options use nats.js names
@@ -82,4 +103,56 @@ export async function example(): Promise<void> {
   // @ts-expect-error: codes are a closed set
   const wrong: ErrorCode = "NOPE";
   void wrong;
+}
+
+async function jetStreamExample(nc: NatsConnection): Promise<void> {
+  const jsm: JetStreamManager = await jetstreamManager(nc, { domain: "hub", timeout: 2000 });
+  const cfg: StreamConfig = { name: "ORDERS", subjects: ["orders.>"], storage: StorageType.File, max_age: 3600e9 };
+  const si: StreamInfo = await jsm.streams.add(cfg);
+  await jsm.streams.update("ORDERS", { ...si.config, max_msgs: 10 });
+  for await (const info of jsm.streams.list()) void [info.state.messages, info.config.subjects];
+  for await (const name of jsm.streams.names("orders.*")) void name.length;
+  await jsm.streams.purge("ORDERS", { filter: "orders.old", keep: 1 });
+  const stored: StoredMsg = await jsm.streams.getMessage("ORDERS", { last_by_subj: "orders.new" });
+  void [stored.seq, stored.header.get("Nats-Msg-Id"), stored.time.getTime()];
+  const consumer: ConsumerConfig = { durable_name: "workers", ack_policy: AckPolicy.Explicit, ack_wait: 30e9 };
+  const ci: ConsumerInfo = await jsm.consumers.add("ORDERS", { ...consumer, deliver_policy: DeliverPolicy.New });
+  await jsm.consumers.pause("ORDERS", ci.name, new Date(Date.now() + 1000));
+
+  const js: JetStreamClient = jetstream(nc);
+  const ack: PubAck = await js.publish("orders.new", "x", { msgID: "1", expect: { lastSequence: 0 }, ttl: "1h" });
+  void [ack.seq, ack.duplicate, ack.domain];
+  const c = await js.consumers.get("ORDERS", "workers");
+  const messages: ConsumerMessages = await c.consume({ max_messages: 100, idle_heartbeat: 5000 });
+  for await (const s of messages.status()) {
+    const status: ConsumerStatus = s;
+    if (status.type === "heartbeats_missed") void status.count;
+    if (status.type === "terminal") void [status.code, status.description];
+  }
+  const batch: AckBatch = js.ackBatch();
+  for await (const m of messages) {
+    const msg: JsMsg = m;
+    const info: DeliveryInfo = msg.info;
+    const nanos: bigint = info.timestampNanos;
+    void [nanos, info.time.getTime(), msg.seq, msg.redelivered, msg.json<{ id: number }>().id];
+    batch.add(msg, "nak", { delay: 1000 });
+    batch.add(msg.ackToken());
+  }
+  await batch.commit();
+  const report: AckReport = await new AckBatch(js).commit({ confirm: true, timeout: 1000 });
+  void [report.confirmed, report.refused[0]?.[1]];
+  const one: JsMsg | null = await c.next({ expires: 1000 });
+  one?.ack();
+  const confirmed: boolean = (await one?.ackAck()) ?? false;
+  void confirmed;
+  for await (const m of await c.fetch({ max_messages: 10, expires: 1000 })) m.term("bad");
+  await messages.close();
+
+  // @ts-expect-error: durations in configs are nanosecond numbers
+  await jsm.streams.add({ name: "X", max_age: "1h" });
+  // @ts-expect-error: ack kinds are a closed set
+  batch.add("token", "ok");
+  // @ts-expect-error: a confirmed commit reports, a plain one does not
+  const nothing: AckReport = await batch.commit();
+  void nothing;
 }

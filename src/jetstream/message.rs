@@ -89,6 +89,14 @@ impl Message {
         self.client.publish(subject, kind.body()).await
     }
 
+    /// Sends `kind` at once, without waiting for room in the outgoing buffer,
+    /// for callers that cannot wait (JavaScript's synchronous `ack()`), as
+    /// [`Client::publish_nowait`] does for publishes.
+    pub fn ack_nowait(&self, kind: AckKind) -> Result<(), Error> {
+        let subject = self.claim(&kind)?;
+        self.client.publish_nowait(subject, None, None, &kind.body())
+    }
+
     /// Acknowledges and waits until the server confirms it applied the ack.
     /// A timeout is ambiguous, not a failure: the server does not answer
     /// acks for a consumer it no longer has, or for a sequence a fresh leader

@@ -62,12 +62,12 @@ struct Pager<P: Page, F> {
 /// Items of every page of the listing at `subject`; `body(offset)` is the
 /// request for the page starting at `offset`. Ends after an error. Boxed so
 /// that it is `Unpin`: callers can use `.next()` without pinning, as with
-/// async-nats.
+/// async-nats. It owns a clone of `context`, so it outlives the borrow.
 pub(crate) fn pages<P, F, B>(
     context: &Context,
     subject: Result<String, Error>,
     body: F,
-) -> impl Stream<Item = Result<P::Item, Error>> + Unpin
+) -> impl Stream<Item = Result<P::Item, Error>> + Unpin + use<P, F, B>
 where
     P: Page,
     F: Fn(usize) -> B,

@@ -203,13 +203,13 @@ impl Stream {
     }
 
     /// Names of the stream's consumers, a page at a time.
-    pub fn consumer_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+    pub fn consumer_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
         let subject = api::consumer_names(self.context.api_prefix(), self.name());
         pages::<api::ConsumerNamesResponse, _, _>(&self.context, subject, |offset| ConsumerNamesRequest { offset })
     }
 
     /// Info of the stream's consumers, a page at a time.
-    pub fn consumers(&self) -> impl AsyncStream<Item = Result<ConsumerInfo, Error>> + Unpin {
+    pub fn consumers(&self) -> impl AsyncStream<Item = Result<ConsumerInfo, Error>> + Unpin + use<> {
         let subject = api::consumer_list(self.context.api_prefix(), self.name());
         pages::<api::ConsumerListResponse, _, _>(&self.context, subject, |offset| ConsumerNamesRequest { offset })
     }

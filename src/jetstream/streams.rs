@@ -81,19 +81,22 @@ impl Context {
     }
 
     /// Names of all streams, a page at a time.
-    pub fn stream_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+    pub fn stream_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
         self.stream_names_filtered(None)
     }
 
     /// Names of the streams whose subjects overlap `subject` (wildcards allowed).
-    pub fn stream_names_for_subject(
+    pub fn stream_names_for_subject<S: Into<String>>(
         &self,
-        subject: impl Into<String>,
-    ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+        subject: S,
+    ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<S> {
         self.stream_names_filtered(Some(subject.into()))
     }
 
-    fn stream_names_filtered(&self, filter: Option<String>) -> impl AsyncStream<Item = Result<String, Error>> + Unpin {
+    fn stream_names_filtered(
+        &self,
+        filter: Option<String>,
+    ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
         let subject = filter.as_deref().map_or(Ok(()), validate_subject).map(|()| api::stream_names(self.api_prefix()));
         pages::<StreamNamesResponse, _, _>(self, subject, move |offset| StreamNamesRequest {
             offset,
@@ -102,7 +105,7 @@ impl Context {
     }
 
     /// Info of all streams, a page at a time.
-    pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, Error>> + Unpin {
+    pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, Error>> + Unpin + use<> {
         let subject = Ok(api::stream_list(self.api_prefix()));
         pages::<StreamListResponse, _, _>(self, subject, |offset| StreamNamesRequest { offset, subject: None })
     }

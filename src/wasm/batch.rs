@@ -3,6 +3,11 @@
 //! is what makes receiving fast: one copy of all subjects, replies and
 //! payloads into one `Uint8Array`, whose slices become the messages' `data`.
 
+use std::borrow::Borrow;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
+use futures_util::StreamExt;
 use js_sys::{Array, Uint8Array, Uint32Array};
 use wasm_bindgen::prelude::*;
 
@@ -24,19 +29,47 @@ export type RawHeaders = [status: number, description: string, ...entries: strin
 "#;
 
 /// A batch stops growing past this many bytes (it always holds one message).
-pub(crate) const MAX_BATCH_BYTES: usize = 1 << 20;
+const MAX_BATCH_BYTES: usize = 1 << 20;
 
 /// The bytes a message adds to a batch.
 pub(crate) fn packed_len(m: &Message) -> usize {
     m.subject.len() + m.reply.as_ref().map_or(0, String::len) + m.payload.len()
 }
 
-/// A `RawBatch` of `messages`.
-pub(crate) fn pack(messages: &[Message]) -> Array {
-    let mut bytes = Vec::with_capacity(messages.iter().map(packed_len).sum());
+/// Items ready now (at least one), up to `max` and about [`MAX_BATCH_BYTES`];
+/// none once the stream ended. `size` gives an item's bytes, or `None` for
+/// an item that must end the batch (an error).
+pub(crate) fn poll_batch<S: Stream + Unpin>(
+    stream: &mut S,
+    cx: &mut Context<'_>,
+    max: usize,
+    size: impl Fn(&S::Item) -> Option<usize>,
+) -> Poll<Vec<S::Item>> {
+    let mut items = Vec::new();
+    let mut bytes = 0;
+    while items.len() < max && bytes < MAX_BATCH_BYTES {
+        match stream.poll_next_unpin(cx) {
+            Poll::Ready(Some(item)) => {
+                let last = size(&item).map(|n| bytes += n).is_none();
+                items.push(item);
+                if last {
+                    break;
+                }
+            }
+            Poll::Ready(None) => break,
+            Poll::Pending if items.is_empty() => return Poll::Pending,
+            Poll::Pending => break,
+        }
+    }
+    Poll::Ready(items)
+}
+
+/// A `RawBatch` of `messages` (messages or references to them).
+pub(crate) fn pack<M: Borrow<Message>>(messages: &[M]) -> Array {
+    let mut bytes = Vec::with_capacity(messages.iter().map(|m| packed_len(m.borrow())).sum());
     let mut ends = Vec::with_capacity(messages.len() * 3);
     let mut headers: Option<Array> = None;
-    for (i, m) in messages.iter().enumerate() {
+    for (i, m) in messages.iter().map(Borrow::borrow).enumerate() {
         for part in [m.subject.as_bytes(), m.reply.as_deref().unwrap_or_default().as_bytes(), &m.payload] {
             bytes.extend_from_slice(part);
             ends.push(bytes.len() as u32);

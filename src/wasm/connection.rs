@@ -7,10 +7,9 @@ use super::batch::{header_map, pack};
 use super::options::{ConnectionOptions, millis, parse};
 use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
-use super::{at_once, promise};
+use super::{at_once, promise, to_js_object};
 use crate::Client;
 use crate::conn::State;
-use crate::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CONNECTION: &str = r#"
@@ -40,6 +39,13 @@ pub async fn connect(options: Option<ConnectionOptions>, sink: StatusSink) -> Re
 #[wasm_bindgen]
 pub struct RawConnection {
     client: Client,
+}
+
+impl RawConnection {
+    /// The connection's client, for the JetStream exports.
+    pub(super) fn client(&self) -> &Client {
+        &self.client
+    }
 }
 
 #[wasm_bindgen]
@@ -108,9 +114,7 @@ impl RawConnection {
     /// The INFO of the server this connection is (or was last) connected to.
     #[wasm_bindgen(unchecked_return_type = "ServerInfo")]
     pub fn info(&self) -> Result<JsValue, JsValue> {
-        let json = serde_json::to_string(&self.client.server_info())
-            .map_err(|e| Error::Protocol(format!("server info: {e}")))?;
-        js_sys::JSON::parse(&json)
+        Ok(to_js_object(&self.client.server_info())?)
     }
 
     #[wasm_bindgen(unchecked_return_type = "RawStats")]

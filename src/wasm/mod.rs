@@ -14,14 +14,14 @@
 //!   headers from JS;
 //! - [`options`]: nats.js connection options to [`ConnectOptions`](crate::ConnectOptions);
 //! - [`status`]: connection events to the TS layer's `StatusSink`;
-//! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`.
-//!
-//! JetStream belongs in a `jetstream` module beside these, reusing `batch`,
-//! `error` and [`promise`].
+//! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`;
+//! - [`jetstream`]: the JetStream context, management calls, publish, pull
+//!   consumers, acks and `AckBatch`.
 
 mod batch;
 mod connection;
 mod error;
+mod jetstream;
 mod options;
 mod status;
 mod subscription;
@@ -30,6 +30,7 @@ use std::future::Future;
 
 use futures_util::FutureExt;
 use js_sys::Promise;
+use serde::Serialize;
 use wasm_bindgen::JsValue;
 
 use crate::error::Error;
@@ -44,4 +45,18 @@ fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 's
 /// for async-nats's shape), so JS gets nats.js's synchronous calls.
 fn at_once<T>(future: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
     future.now_or_never().unwrap_or_else(|| Err(Error::InvalidArgument("the call would have to wait".into())))
+}
+
+/// `value` as a plain JS object with its serde (the server's JSON) names.
+fn to_js_object(value: &impl Serialize) -> Result<JsValue, Error> {
+    parse_json(&to_json(value)?)
+}
+
+fn to_json(value: &impl Serialize) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(|e| Error::Protocol(format!("cannot encode for JS: {e}")))
+}
+
+/// `JSON.parse` of JSON that natsjet made.
+fn parse_json(json: &str) -> Result<JsValue, Error> {
+    js_sys::JSON::parse(json).map_err(|_| Error::Protocol("JSON.parse refused natsjet's JSON".into()))
 }

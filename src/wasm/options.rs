@@ -17,7 +17,7 @@ const TS_OPTIONS: &str = r#"
  * defaults are natsjet's (shown), which differ from nats.js's where noted.
  */
 export interface ConnectionOptions {
-  /** Server URLs: `ws://` and `wss://` (default `"127.0.0.1:4222"`, as nats.js). */
+  /** Server URLs: `ws://` and `wss://`; in Node also `nats://` and `tls://` (default `"127.0.0.1:4222"`, as nats.js). */
   servers?: string | string[];
   /** Client name, shown by the server's monitoring. */
   name?: string;
@@ -193,21 +193,21 @@ fn servers(value: JsValue) -> Result<Vec<String>, Error> {
     list.iter().map(|url| url.as_string().ok_or_else(|| invalid("servers", "an array of strings"))).collect()
 }
 
-fn text(value: JsValue, what: &str) -> Result<Option<String>, Error> {
+pub(crate) fn text(value: JsValue, what: &str) -> Result<Option<String>, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
     value.as_string().map(Some).ok_or_else(|| invalid(what, "a string"))
 }
 
-fn flag(value: JsValue, what: &str) -> Result<Option<bool>, Error> {
+pub(crate) fn flag(value: JsValue, what: &str) -> Result<Option<bool>, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
     value.as_bool().map(Some).ok_or_else(|| invalid(what, "a boolean"))
 }
 
-fn number(value: JsValue, what: &str) -> Result<Option<f64>, Error> {
+pub(crate) fn number(value: JsValue, what: &str) -> Result<Option<f64>, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }

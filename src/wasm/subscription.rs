@@ -3,13 +3,11 @@
 use std::cell::RefCell;
 use std::future::poll_fn;
 use std::rc::Rc;
-use std::task::{Context, Poll};
 
-use futures_util::StreamExt;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::batch::{MAX_BATCH_BYTES, pack, packed_len};
+use super::batch::{pack, packed_len, poll_batch};
 use super::options::whole;
 use super::{at_once, promise};
 use crate::Subscriber;
@@ -39,7 +37,8 @@ impl RawSubscription {
         let subscriber = self.subscriber.clone();
         let max = max.max(1) as usize;
         promise(async move {
-            let messages = poll_fn(|cx| poll_ready(&mut subscriber.borrow_mut(), cx, max)).await;
+            let size = |m: &Message| Some(packed_len(m));
+            let messages = poll_fn(|cx| poll_batch(&mut *subscriber.borrow_mut(), cx, max, size)).await;
             Ok(if messages.is_empty() { JsValue::NULL } else { pack(&messages).into() })
         })
     }
@@ -59,22 +58,4 @@ impl RawSubscription {
     pub fn sid(&self) -> f64 {
         self.subscriber.borrow().sid() as f64
     }
-}
-
-/// The messages ready now (at least one), or none when the stream ended.
-fn poll_ready(subscriber: &mut Subscriber, cx: &mut Context<'_>, max: usize) -> Poll<Vec<Message>> {
-    let mut messages = Vec::new();
-    let mut bytes = 0;
-    while messages.len() < max && bytes < MAX_BATCH_BYTES {
-        match subscriber.poll_next_unpin(cx) {
-            Poll::Ready(Some(message)) => {
-                bytes += packed_len(&message);
-                messages.push(message);
-            }
-            Poll::Ready(None) => return Poll::Ready(messages),
-            Poll::Pending if messages.is_empty() => return Poll::Pending,
-            Poll::Pending => break,
-        }
-    }
-    Poll::Ready(messages)
 }

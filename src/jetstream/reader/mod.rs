@@ -242,6 +242,13 @@ impl Messages {
         self.events.try_pop()
     }
 
+    /// Waits for the next consumer event, for watching events as they come
+    /// (the JS `status()` iterator) rather than between messages. `None` once
+    /// the reader ended and every event was read.
+    pub fn poll_next_event(&self, cx: &mut Context<'_>) -> Poll<Option<ConsumerEvent>> {
+        self.events.poll_pop(cx)
+    }
+
     /// Stops pulling. Messages already received can still be read; the
     /// stream then ends. Messages the server sends after this are
     /// redelivered once their ack_wait passes.
@@ -254,10 +261,12 @@ impl Messages {
         }
     }
 
-    /// Stops pulling, then waits until the server has every ack sent so far.
-    pub async fn drain(&mut self) -> Result<(), Error> {
+    /// Stops pulling now, then waits until the server has every ack sent so
+    /// far. The wait does not borrow the reader, which can go on being read.
+    pub fn drain(&mut self) -> impl Future<Output = Result<(), Error>> + 'static {
         self.stop();
-        self.client.flush().await
+        let client = self.client.clone();
+        async move { client.flush().await }
     }
 
     fn report_taken(&mut self) {

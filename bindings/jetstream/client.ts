@@ -1,0 +1,124 @@
+/**
+ * `jetstream()` and `jetstreamManager()`, shaped like nats.js v3's
+ * `@nats-io/jetstream`: a JetStream context on a `NatsConnection` in wasm,
+ * and the client (publish, consumers, `AckBatch`) and manager over it.
+ */
+import type { RawJetStream } from "../raw.js";
+import type { NatsConnection } from "../connection.js";
+import { toRaw, type MsgHdrs } from "../headers.js";
+import { encode, type Payload } from "../msg.js";
+import { AckBatch } from "./ack_batch.js";
+import { Consumers } from "./consumer.js";
+import { JetStreamManager } from "./manager.js";
+
+export interface JetStreamOptions {
+  /** API prefix of an imported JetStream account (default `$JS.API`). */
+  apiPrefix?: string;
+  /** A JetStream domain: the prefix becomes `$JS.<domain>.API` (it wins over `apiPrefix`). */
+  domain?: string;
+  /** Milliseconds to wait for API answers, publish acks and confirmed acks (5000; nats.js: the connection timeout). */
+  timeout?: number;
+}
+
+export interface JetStreamManagerOptions extends JetStreamOptions {
+  /** `false`: skip the account info call that checks JetStream is enabled. */
+  checkAPI?: boolean;
+}
+
+export interface JetStreamPublishOptions {
+  /** De-duplication id: a repeat within the stream's `duplicate_window` is acked as `duplicate` and not stored. */
+  msgID?: string;
+  /** Milliseconds to wait for the ack (the JetStream timeout). */
+  timeout?: number;
+  headers?: MsgHdrs;
+  /** What the stream must look like for the message to be stored; a mismatch rejects with `JETSTREAM`. */
+  expect?: {
+    /** The `Nats-Msg-Id` of the stream's last message (`errCode` 10070 otherwise). */
+    lastMsgID?: string;
+    /** The stream that must capture the subject. */
+    streamName?: string;
+    /** The stream's last sequence (`errCode` 10071 otherwise). */
+    lastSequence?: number;
+    /** The last sequence on this subject; 0: no message on it yet. */
+    lastSubjectSequence?: number;
+  };
+  /** Per-message TTL as a Go duration (`"90s"`, `"1h"`) or `"never"`; the stream needs `allow_msg_ttl`. */
+  ttl?: string;
+}
+
+/** The stream's acknowledgement of a publish. */
+export interface PubAck {
+  stream: string;
+  /** The message's sequence, or the original one's for a duplicate. */
+  seq: number;
+  duplicate: boolean;
+  domain?: string;
+}
+
+export class JetStreamClient {
+  /** @internal */
+  readonly raw: RawJetStream;
+  readonly consumers: Consumers;
+  readonly #nc: NatsConnection;
+  readonly #opts: JetStreamOptions;
+
+  /** Made by `jetstream()`. */
+  constructor(nc: NatsConnection, opts: JetStreamOptions) {
+    this.raw = nc.raw.jetstream(opts.apiPrefix, opts.domain, opts.timeout);
+    this.consumers = new Consumers(this.raw, nc);
+    this.#nc = nc;
+    this.#opts = opts;
+  }
+
+  /** The API prefix in use, e.g. `$JS.API`. */
+  get apiPrefix(): string {
+    return this.raw.apiPrefix;
+  }
+
+  /**
+   * Publishes to a subject a stream captures; resolves with the stream's
+   * ack. Publishes pipeline: up to 256 acks are awaited at once and the rest
+   * go out as acks come back, in the order they were made. Rejects with
+   * `JETSTREAM` when the stream refuses the message, `NO_RESPONDERS` when no
+   * stream captures the subject, `TIMEOUT` without an ack.
+   */
+  async publish(subject: string, data?: Payload, opts?: JetStreamPublishOptions): Promise<PubAck> {
+    const raw = opts && { ...opts, headers: opts.headers && toRaw(opts.headers) };
+    const [stream, seq, duplicate, domain] = await this.raw.publish(subject, encode(data), raw);
+    return domain === undefined ? { stream, seq, duplicate } : { stream, seq, duplicate, domain };
+  }
+
+  /** natsjet: an empty `AckBatch` on this connection. */
+  ackBatch(): AckBatch {
+    return new AckBatch(this);
+  }
+
+  /** A `JetStreamManager` with the same options. */
+  jetstreamManager(checkAPI?: boolean): Promise<JetStreamManager> {
+    return jetstreamManager(this.#nc, { ...this.#opts, checkAPI });
+  }
+
+  getOptions(): JetStreamOptions {
+    return { ...this.#opts };
+  }
+}
+
+/** A JetStream client on `nc`. */
+export function jetstream(nc: NatsConnection, opts: JetStreamOptions = {}): JetStreamClient {
+  return new JetStreamClient(nc, opts);
+}
+
+/**
+ * A JetStream manager on `nc`. Unless `checkAPI` is `false`, asks for the
+ * account info first, so it rejects when JetStream is not available.
+ */
+export async function jetstreamManager(
+  nc: NatsConnection,
+  opts: JetStreamManagerOptions = {},
+): Promise<JetStreamManager> {
+  const { checkAPI, ...jsOpts } = opts;
+  const raw = nc.raw.jetstream(jsOpts.apiPrefix, jsOpts.domain, jsOpts.timeout);
+  const jsm = new JetStreamManager(raw, nc, jsOpts, () => jetstream(nc, jsOpts));
+  if (checkAPI !== false) await jsm.getAccountInfo();
+  return jsm;
+}

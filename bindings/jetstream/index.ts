@@ -1,0 +1,49 @@
+/** natsjet's JetStream API, shaped like nats.js v3's `@nats-io/jetstream`. */
+export type {
+  AccountInfo,
+  AccountLimits,
+  ApiError,
+  ClusterInfo,
+  ConsumerConfig,
+  ConsumerInfo,
+  ConsumerPauseResponse,
+  ExternalStream,
+  Nanos,
+  PersistMode,
+  Placement,
+  PriorityPolicy,
+  PullPriority,
+  PurgeResponse,
+  Republish,
+  SequenceInfo,
+  StreamConfig,
+  StreamInfo,
+  StreamSource,
+  StreamSourceInfo,
+  StreamState,
+  SubjectTransform,
+} from "../raw.js";
+export { AckBatch, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
+export {
+  JetStreamClient,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManagerOptions,
+  type JetStreamOptions,
+  type JetStreamPublishOptions,
+  type PubAck,
+} from "./client.js";
+export { Consumer, Consumers, type ConsumeOptions, type FetchOptions, type NextOptions } from "./consumer.js";
+export { ConsumerMessages, type ConsumerStatus, type FetchEnd } from "./consumer_messages.js";
+export {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  ReplayPolicy,
+  RetentionPolicy,
+  StorageType,
+  StoreCompression,
+} from "./enums.js";
+export type { AckKind, DeliveryInfo, JsMsg } from "./jsmsg.js";
+export { Lister } from "./lister.js";
+export { ConsumerAPI, JetStreamManager, StreamAPI, type MsgRequest, type PurgeOpts, type StoredMsg } from "./manager.js";

@@ -1,0 +1,436 @@
+// JetStream through the built package (Node entry) against a real
+// nats-server with JetStream, once over ws:// and once over nats:// (the
+// Node socket shim).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { AckBatch, AckPolicy, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
+import { startJetStreamServer, startServer } from "./harness.mjs";
+
+let server;
+before(async () => {
+  server = await startJetStreamServer();
+});
+after(() => server.close());
+
+/** Asserts `promise` rejects with a NatsError of `code` and the given details. */
+async function rejectsWith(promise, code, details = {}) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof NatsError, `a NatsError: ${e}`);
+    assert.equal(e.code, code, e.message);
+    for (const [key, value] of Object.entries(details)) assert.equal(e[key], value, `${key} of ${e.message}`);
+    return true;
+  });
+}
+
+/**
+ * Resolves once the consumer's info satisfies `check`: the server applies
+ * acks after it has received them, so a flush does not mean they count yet.
+ */
+async function consumerInfoSoon(consumerInfo, check) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const info = await consumerInfo();
+    if (check(info) || Date.now() > deadline) return info;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Publishes `count` messages `{ i }` to `subject`, pipelined; their acks in order. */
+function publishMany(js, subject, count) {
+  return Promise.all(Array.from({ length: count }, (_, i) => js.publish(subject, JSON.stringify({ i }))));
+}
+
+for (const transport of ["ws", "nats"]) {
+  describe(`over ${transport}://`, () => {
+    const conn = () => connect({ servers: transport === "ws" ? server.wsUrl : server.url });
+    /** A fresh stream `name` capturing `name.>`, with a manager and a client on one connection. */
+    async function setup(name, cfg = {}) {
+      const nc = await conn();
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name, subjects: [`${name}.>`], ...cfg });
+      return { nc, jsm, js: jetstream(nc), name };
+    }
+    const S = (name) => `${transport.toUpperCase()}_${name}`;
+
+    test("streams: add, info, update, list, names, purge, get and delete messages, delete", async () => {
+      const { nc, jsm, js, name } = await setup(S("MANAGE"), { max_age: 3600e9 });
+      const info = await jsm.streams.info(name);
+      assert.deepEqual(info.config.subjects, [`${name}.>`]);
+      assert.equal(info.config.max_age, 3600e9, "durations are nanoseconds");
+      assert.equal(info.state.messages, 0);
+
+      const updated = await jsm.streams.update(name, { ...info.config, max_msgs: 100, description: "updated" });
+      assert.equal(updated.config.max_msgs, 100);
+      assert.equal(updated.config.description, "updated");
+
+      const listed = [];
+      for await (const si of jsm.streams.list()) listed.push(si.config.name);
+      assert.ok(listed.includes(name), listed.join());
+      const names = [];
+      for await (const n of jsm.streams.names(`${name}.x`)) names.push(n);
+      assert.deepEqual(names, [name]);
+      assert.deepEqual(await jsm.streams.names("nothing.here").next(), []);
+
+      const h = headers();
+      h.set("Trace", "t1");
+      for (const s of ["a", "b", "a", "b"]) await js.publish(`${name}.${s}`, s, { headers: h });
+      const first = await jsm.streams.getMessage(name, { seq: 1 });
+      assert.equal(first.subject, `${name}.a`);
+      assert.equal(first.string(), "a");
+      assert.equal(first.seq, 1);
+      assert.equal(first.header.get("Trace"), "t1");
+      assert.ok(first.time instanceof Date && first.time.getTime() > 0);
+      assert.equal((await jsm.streams.getMessage(name, { last_by_subj: `${name}.a` })).seq, 3);
+      assert.equal((await jsm.streams.getMessage(name, { next_by_subj: `${name}.b`, seq: 3 })).seq, 4);
+      assert.equal(await jsm.streams.deleteMessage(name, 2), true);
+      await rejectsWith(jsm.streams.getMessage(name, { seq: 2 }), "JETSTREAM", { errCode: 10037 });
+
+      assert.deepEqual(await jsm.streams.purge(name, { filter: `${name}.a`, keep: 1 }), { success: true, purged: 1 });
+      assert.equal((await jsm.streams.info(name)).state.messages, 2);
+      assert.deepEqual(await jsm.streams.purge(name), { success: true, purged: 2 });
+      assert.equal(await jsm.streams.delete(name), true);
+      await nc.close();
+    });
+
+    test("API errors are NatsErrors with the server's status and errCode", async () => {
+      const nc = await conn();
+      const jsm = await jetstreamManager(nc);
+      await rejectsWith(jsm.streams.info("NO_SUCH_STREAM"), "JETSTREAM", {
+        status: 404,
+        errCode: 10059,
+        description: "stream not found",
+      });
+      await rejectsWith(jsm.consumers.info("NO_SUCH_STREAM", "c"), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(jsm.streams.add({ name: "bad.name" }), "INVALID_ARGUMENT");
+      await rejectsWith(jsm.streams.purge("X", { seq: 1, keep: 1 }), "INVALID_ARGUMENT");
+      await nc.close();
+    });
+
+    test("consumers: add, info, update, list, pause, resume, delete", async () => {
+      const { nc, jsm, name } = await setup(S("CONSUMERS"));
+      const ci = await jsm.consumers.add(name, { durable_name: "d1", ack_policy: AckPolicy.Explicit, ack_wait: 10e9 });
+      assert.equal(ci.name, "d1");
+      assert.equal(ci.config.deliver_policy, "all");
+      assert.equal(ci.config.ack_wait, 10e9);
+      await jsm.consumers.add(name, { name: "e1", filter_subject: `${name}.e`, inactive_threshold: 60e9 });
+      await rejectsWith(jsm.consumers.add(name, { durable_name: "d1", ack_wait: 20e9 }), "JETSTREAM", {
+        errCode: 10148,
+      });
+
+      const updated = await jsm.consumers.update(name, "d1", { ...ci.config, max_ack_pending: 50 });
+      assert.equal(updated.config.max_ack_pending, 50);
+      assert.equal((await jsm.consumers.info(name, "d1")).config.max_ack_pending, 50);
+      await rejectsWith(jsm.consumers.update(name, "nope", { durable_name: "nope" }), "JETSTREAM", {
+        errCode: 10149,
+      });
+
+      const listed = [];
+      for await (const c of jsm.consumers.list(name)) listed.push(c.name);
+      assert.deepEqual(listed.sort(), ["d1", "e1"]);
+
+      const paused = await jsm.consumers.pause(name, "d1", new Date(Date.now() + 60_000));
+      assert.equal(paused.paused, true);
+      assert.equal((await jsm.consumers.info(name, "d1")).paused, true);
+      assert.equal((await jsm.consumers.resume(name, "d1")).paused, false);
+
+      assert.equal(await jsm.consumers.delete(name, "e1"), true);
+      await rejectsWith(jsm.consumers.info(name, "e1"), "JETSTREAM", { status: 404, errCode: 10014 });
+      await nc.close();
+    });
+
+    test("publish: msgID de-duplicates, expectations refuse, TTL header goes out", async () => {
+      const { nc, jsm, js, name } = await setup(S("PUBLISH"), { allow_msg_ttl: true });
+      const first = await js.publish(`${name}.a`, "one", { msgID: "m1" });
+      assert.deepEqual(first, { stream: name, seq: 1, duplicate: false });
+      assert.deepEqual(await js.publish(`${name}.a`, "one again", { msgID: "m1" }), {
+        stream: name,
+        seq: 1,
+        duplicate: true,
+      });
+      await rejectsWith(js.publish(`${name}.a`, "x", { expect: { lastSequence: 7 } }), "JETSTREAM", {
+        errCode: 10071,
+      });
+      await rejectsWith(js.publish(`${name}.a`, "x", { expect: { lastMsgID: "other" } }), "JETSTREAM", {
+        errCode: 10070,
+      });
+      const ok = await js.publish(`${name}.b`, "two", {
+        expect: { lastSequence: 1, lastMsgID: "m1", streamName: name, lastSubjectSequence: 0 },
+        ttl: "1h",
+      });
+      assert.equal(ok.seq, 2);
+      assert.equal((await jsm.streams.getMessage(name, { seq: 2 })).header.get("Nats-TTL"), "1h");
+      await rejectsWith(js.publish("nobody.captures.this", "x"), "NO_RESPONDERS");
+      await rejectsWith(js.publish("bad subject", "x"), "INVALID_SUBJECT");
+      await nc.close();
+    });
+
+    test("5000 pipelined publishes are all acked, in order", async () => {
+      const { nc, jsm, js, name } = await setup(S("PIPELINE"));
+      const acks = await publishMany(js, `${name}.x`, 5000);
+      assert.deepEqual(
+        acks.map((a) => a.seq),
+        Array.from({ length: 5000 }, (_, i) => i + 1),
+      );
+      assert.equal((await jsm.streams.info(name)).state.messages, 5000);
+      const last = await jsm.streams.getMessage(name, { seq: 5000 });
+      assert.deepEqual(last.json(), { i: 4999 });
+      await nc.close();
+    });
+
+    test("fetch reads one batch; next reads one message or null", async () => {
+      const { nc, jsm, js, name } = await setup(S("FETCH"));
+      await jsm.consumers.add(name, { durable_name: "f" });
+      await publishMany(js, `${name}.x`, 10);
+      const c = await js.consumers.get(name, "f");
+      const batch = await c.fetch({ max_messages: 4, expires: 2000 });
+      const got = [];
+      for await (const m of batch) {
+        got.push(m.json().i);
+        assert.equal(m.info.stream, name);
+        assert.equal(m.info.consumer, "f");
+        assert.equal(m.info.pending, 10 - m.seq);
+        assert.equal(typeof m.info.timestampNanos, "bigint");
+        m.ack();
+      }
+      assert.deepEqual(got, [0, 1, 2, 3]);
+      assert.equal(batch.getProcessed(), 4);
+      assert.equal(await batch.closed(), undefined);
+
+      const m = await c.next({ expires: 2000 });
+      assert.equal(m.seq, 5);
+      assert.equal(m.redelivered, false);
+      assert.equal(m.info.deliverySequence, 5);
+      m.ack();
+      const rest = [];
+      for await (const msg of await c.fetch({ max_messages: 100, expires: 1000 })) {
+        rest.push(msg.seq);
+        msg.ack();
+      }
+      assert.deepEqual(rest, [6, 7, 8, 9, 10]);
+      const empty = [];
+      for await (const msg of await c.fetch({ max_messages: 10, no_wait: true })) empty.push(msg);
+      assert.equal(empty.length, 0);
+      assert.equal(await c.next({ expires: 500 }), null);
+      const info = await c.info();
+      assert.equal(info.delivered.stream_seq, 10);
+      assert.equal((await c.info(true)).delivered.stream_seq, 10);
+      await nc.close();
+    });
+
+    test("consume reads 5000 messages with acks", { timeout: 60_000 }, async () => {
+      const { nc, jsm, js, name } = await setup(S("CONSUME"));
+      await jsm.consumers.add(name, { durable_name: "c" });
+      await publishMany(js, `${name}.x`, 5000);
+      const c = await js.consumers.get(name, "c");
+      const messages = await c.consume({ max_messages: 500 });
+      let expected = 0;
+      for await (const m of messages) {
+        assert.equal(m.json().i, expected++);
+        m.ack();
+        if (expected === 5000) break;
+      }
+      assert.equal(messages.getProcessed(), 5000);
+      await messages.close();
+      const info = await consumerInfoSoon(() => c.info(), (i) => i.ack_floor.stream_seq === 5000);
+      assert.equal(info.ack_floor.stream_seq, 5000);
+      assert.equal(info.num_ack_pending, 0);
+      await nc.close();
+    });
+
+    test("nak redelivers, term does not, working and ackAck are accepted", async () => {
+      const { nc, jsm, js, name } = await setup(S("ACKS"));
+      await jsm.consumers.add(name, { durable_name: "a", ack_wait: 30e9 });
+      await publishMany(js, `${name}.x`, 3);
+      const c = await js.consumers.get(name, "a");
+      const [one, two, three] = await collect(await c.fetch({ max_messages: 3, expires: 2000 }));
+      one.nak();
+      two.working();
+      two.working();
+      two.term("poison");
+      assert.equal(await three.ackAck(), true);
+      const again = await c.next({ expires: 2000 });
+      assert.equal(again.seq, 1);
+      assert.equal(again.redelivered, true);
+      assert.equal(again.info.redeliveryCount, 2);
+      again.nak(200);
+      const later = await c.next({ expires: 3000 });
+      assert.equal(later.seq, 1);
+      assert.equal(later.info.redeliveryCount, 3);
+      later.ack();
+      assert.equal(await c.next({ expires: 500 }), null, "term and ack end redelivery");
+      await nc.close();
+    });
+
+    test("a second final ack throws ALREADY_ACKNOWLEDGED", async () => {
+      const { nc, jsm, js, name } = await setup(S("DOUBLE"));
+      await jsm.consumers.add(name, { durable_name: "d" });
+      await publishMany(js, `${name}.x`, 2);
+      const c = await js.consumers.get(name, "d");
+      const [m, n] = await collect(await c.fetch({ max_messages: 2, expires: 2000 }));
+      m.ack();
+      assert.throws(() => m.ack(), (e) => e instanceof NatsError && e.code === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => m.nak(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => m.working(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      await rejectsWith(m.ackAck(), "ALREADY_ACKNOWLEDGED");
+      n.term();
+      assert.throws(() => n.ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      await nc.close();
+    });
+
+    test("AckBatch commits acks of messages and tokens, with and without confirmation", async () => {
+      const { nc, jsm, js, name } = await setup(S("BATCH"));
+      await jsm.consumers.add(name, { durable_name: "b" });
+      await publishMany(js, `${name}.x`, 10);
+      const c = await js.consumers.get(name, "b");
+      const msgs = await collect(await c.fetch({ max_messages: 10, expires: 2000 }));
+
+      const batch = js.ackBatch();
+      for (const m of msgs.slice(0, 5)) batch.add(m);
+      assert.equal(batch.length, 5);
+      assert.throws(() => batch.add(msgs[0]), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => msgs[1].ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED", "the batch owns the ack");
+      assert.throws(() => batch.add(msgs[5], "bogus"), (e) => e.code === "INVALID_ARGUMENT");
+      assert.equal(await batch.commit(), undefined);
+      assert.equal(batch.length, 0);
+      const committed = await consumerInfoSoon(() => c.info(), (i) => i.ack_floor.stream_seq === 5);
+      assert.equal(committed.ack_floor.stream_seq, 5);
+
+      // Tokens are plain strings: they can be stored and acked from another connection.
+      const tokens = msgs.slice(5).map((m) => m.ackToken());
+      const other = await conn();
+      const confirmed = new AckBatch(jetstream(other));
+      for (const t of tokens.slice(0, 4)) confirmed.add(t);
+      confirmed.add(tokens[4], "term", { reason: "done with it" });
+      assert.throws(() => confirmed.add(tokens[0]), (e) => e.code === "INVALID_ARGUMENT");
+      const report = await confirmed.commit({ confirm: true, timeout: 5000 });
+      assert.deepEqual(report, { confirmed: tokens, unconfirmed: [], refused: [] });
+      const info = await c.info();
+      assert.equal(info.ack_floor.stream_seq, 10);
+      assert.equal(info.num_ack_pending, 0);
+      await other.close();
+      await nc.close();
+    });
+
+    test("shared durable: 3 connections, 3000 messages, each acked once, none lost", { timeout: 60_000 }, async () => {
+      const { nc, jsm, js, name } = await setup(S("SHARED"));
+      await jsm.consumers.add(name, { durable_name: "workers", ack_wait: 30e9, max_ack_pending: 10_000 });
+      const total = 3000;
+      await publishMany(js, `${name}.work`, total);
+      const seen = new Map();
+      const perWorker = [0, 0, 0];
+      const workers = await Promise.all(
+        perWorker.map(async () => {
+          const wc = await conn();
+          const messages = await (await jetstream(wc).consumers.get(name, "workers")).consume({ max_messages: 50 });
+          return { wc, messages };
+        }),
+      );
+      await Promise.all(
+        workers.map(async ({ messages }, w) => {
+          for await (const m of messages) {
+            seen.set(m.seq, (seen.get(m.seq) ?? 0) + 1);
+            perWorker[w]++;
+            m.ack();
+            if (seen.size === total) for (const other of workers) other.messages.stop();
+          }
+        }),
+      );
+      assert.equal(seen.size, total);
+      assert.ok([...seen.values()].every((n) => n === 1), "no message delivered twice");
+      assert.equal(Math.min(...seen.keys()), 1);
+      assert.equal(Math.max(...seen.keys()), total);
+      assert.ok(perWorker.every((n) => n > 0), `every worker got messages: ${perWorker}`);
+      for (const { wc, messages } of workers) {
+        await messages.close();
+        await wc.close();
+      }
+      const info = await consumerInfoSoon(
+        () => jsm.consumers.info(name, "workers"),
+        (i) => i.ack_floor.stream_seq === total,
+      );
+      assert.equal(info.num_ack_pending, 0);
+      assert.equal(info.num_pending, 0);
+      assert.equal(info.ack_floor.stream_seq, total);
+      await nc.close();
+    });
+
+    test("deleting the consumer ends consume with CONSUMER_STATUS 409", async () => {
+      const { nc, jsm, js, name } = await setup(S("DELETED"));
+      await jsm.consumers.add(name, { durable_name: "gone" });
+      await publishMany(js, `${name}.x`, 3);
+      const messages = await (await js.consumers.get(name, "gone")).consume({ expires: 2000 });
+      const events = [];
+      const watching = (async () => {
+        for await (const s of messages.status()) events.push(s);
+      })();
+      let read = 0;
+      await assert.rejects(
+        (async () => {
+          for await (const m of messages) {
+            m.ack();
+            if (++read === 3) await jsm.consumers.delete(name, "gone");
+          }
+        })(),
+        (e) => e instanceof NatsError && e.code === "CONSUMER_STATUS" && e.status === 409,
+      );
+      assert.equal(read, 3);
+      const closedWith = await messages.closed();
+      assert.equal(closedWith.code, "CONSUMER_STATUS");
+      await watching;
+      assert.ok(
+        events.some((s) => s.type === "terminal" && s.code === 409),
+        JSON.stringify(events),
+      );
+      await nc.close();
+    });
+
+    test("consume outlives expiring pulls and ends when the loop breaks", { timeout: 30_000 }, async () => {
+      const { nc, jsm, js, name } = await setup(S("HEARTBEAT"));
+      await jsm.consumers.add(name, { durable_name: "hb" });
+      const c = await js.consumers.get(name, "hb");
+      const messages = await c.consume({ expires: 2000, idle_heartbeat: 1000 });
+      const events = [];
+      const watching = (async () => {
+        for await (const s of messages.status()) events.push(s);
+      })();
+      // Pulls expire and are renewed; the stream stays quiet but alive.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await js.publish(`${name}.x`, "late");
+      for await (const m of messages) {
+        assert.equal(m.string(), "late");
+        m.ack();
+        break;
+      }
+      assert.equal(await messages.closed(), undefined);
+      await watching;
+      assert.ok(!events.some((s) => s.type === "terminal" || s.type === "heartbeats_missed"), JSON.stringify(events));
+      await nc.close();
+    });
+  });
+}
+
+async function collect(messages) {
+  const all = [];
+  for await (const m of messages) all.push(m);
+  return all;
+}
+
+test("a JetStream manager rejects when the server has no JetStream", async () => {
+  const plain = await startServer();
+  const nc = await connect({ servers: plain.wsUrl });
+  await rejectsWith(jetstreamManager(nc), "NO_RESPONDERS");
+  await jetstreamManager(nc, { checkAPI: false });
+  await nc.close();
+  await plain.close();
+});
+
+test("JetStream options: domain and prefix name the API subjects", async () => {
+  const nc = await connect({ servers: server.wsUrl });
+  assert.equal(jetstream(nc).apiPrefix, "$JS.API");
+  assert.equal(jetstream(nc, { domain: "hub" }).apiPrefix, "$JS.hub.API");
+  assert.equal(jetstream(nc, { apiPrefix: "imported.API." }).apiPrefix, "imported.API");
+  const jsm = await jetstreamManager(nc, { timeout: 2000 });
+  assert.deepEqual(jsm.getOptions(), { timeout: 2000 });
+  assert.equal(jsm.jetstream().apiPrefix, "$JS.API");
+  await nc.close();
+});

@@ -1,0 +1,213 @@
+//! `RawConsumer`: a pull consumer handle (nats.js's `Consumer`) and the
+//! options of its `fetch` and `consume`, read like the connection options:
+//! typed getters, nats.js names, durations in milliseconds.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+use super::deliveries::delivered;
+use super::messages::RawConsumerMessages;
+use super::whole_number;
+use crate::error::Error;
+use crate::jetstream::Consumer;
+use crate::jetstream::pull::{DEFAULT_EXPIRES, PriorityOptions};
+use crate::wasm::options::{flag, millis, text};
+use crate::wasm::{at_once, promise, to_js_object};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_PULL: &str = r#"
+/** Priority group fields of every pull (ADR-42, server 2.11+). */
+export interface PullPriority {
+  /** The consumer's priority group; required by priority consumers. */
+  group?: string;
+  /** Overflow policy: only get messages while the consumer has at least this many pending. */
+  min_pending?: number;
+  /** Overflow policy: only get messages while at least this many acks are pending. */
+  min_ack_pending?: number;
+  /** Prioritized policy: 0 (served first) to 9. */
+  priority?: number;
+}
+/** Options of `fetch`, as nats.js's; durations in milliseconds. */
+export interface FetchOptions extends PullPriority {
+  /** Messages to fetch (100). */
+  max_messages?: number;
+  /** Stop at this many bytes; messages then count up to 1,000,000 unless `max_messages` is given. */
+  max_bytes?: number;
+  /** How long the server waits for messages (30000); the batch ends then. */
+  expires?: number;
+  /** Server heartbeat while the pull waits (default: on only when `expires` > 30 s, at half of it). */
+  idle_heartbeat?: number;
+  /** natsjet: return at once with what is there. */
+  no_wait?: boolean;
+}
+/** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
+export interface ConsumeOptions extends PullPriority {
+  /** Messages kept requested ahead (100). */
+  max_messages?: number;
+  /** Bytes kept requested ahead, instead of a message count. */
+  max_bytes?: number;
+  /** Pull more when pending messages fall to this (half of `max_messages`; nats.js: 75 %). */
+  threshold_messages?: number;
+  /** Pull more when pending bytes fall to this (half of `max_bytes`). */
+  threshold_bytes?: number;
+  /** Lifetime of each pull on the server (30000, at least 1000). */
+  expires?: number;
+  /** Server heartbeat (half of `expires`, at most 30000, at least 500); two missed ones re-pull. */
+  idle_heartbeat?: number;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `FetchOptions` or `ConsumeOptions`; each reader reads its own fields.
+    #[wasm_bindgen(typescript_type = "FetchOptions | ConsumeOptions")]
+    pub type PullOptions;
+    #[wasm_bindgen(method, getter)]
+    fn max_messages(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn max_bytes(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn threshold_messages(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn threshold_bytes(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn expires(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn idle_heartbeat(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn no_wait(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn group(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn min_pending(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn min_ack_pending(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn priority(this: &PullOptions) -> JsValue;
+}
+
+/// A pull consumer; its info is refreshed by `info()`.
+#[wasm_bindgen]
+pub struct RawConsumer {
+    consumer: Rc<RefCell<Consumer>>,
+}
+
+impl RawConsumer {
+    pub(super) fn new(consumer: Consumer) -> Self {
+        RawConsumer { consumer: Rc::new(RefCell::new(consumer)) }
+    }
+}
+
+#[wasm_bindgen]
+impl RawConsumer {
+    /// Fresh info from the server, or (`cached`) the info as of the last call.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ConsumerInfo>")]
+    pub fn info(&self, cached: bool) -> Promise {
+        let consumer = self.consumer.clone();
+        promise(async move {
+            if !cached {
+                let mut fresh = consumer.borrow().clone();
+                fresh.info().await?;
+                *consumer.borrow_mut() = fresh;
+            }
+            to_js_object(consumer.borrow().cached_info())
+        })
+    }
+
+    /// Deletes this consumer on the server.
+    #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
+    pub fn delete(&self) -> Promise {
+        let consumer = self.consumer.borrow().clone();
+        promise(
+            async move { consumer.context().delete_consumer_from_stream(consumer.name(), consumer.stream_name()).await },
+        )
+    }
+
+    /// One batch, ending after `max_messages` or `expires`.
+    pub fn fetch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FetchOptions | undefined")] options: Option<PullOptions>,
+    ) -> Result<RawConsumerMessages, JsValue> {
+        let consumer = self.consumer.borrow();
+        let mut fetch = consumer.fetch();
+        if let Some(o) = options {
+            // Bytes first: they raise an untouched message count to 1,000,000.
+            if let Some(n) = whole_number(o.max_bytes(), "max_bytes")? {
+                fetch = fetch.max_bytes(n);
+            }
+            if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
+                fetch = fetch.max_messages(n);
+            }
+            if let Some(expires) = millis(o.expires(), "expires")? {
+                fetch = fetch.expires(expires);
+            }
+            if let Some(heartbeat) = millis(o.idle_heartbeat(), "idle_heartbeat")? {
+                fetch = fetch.heartbeat(heartbeat);
+            }
+            if flag(o.no_wait(), "no_wait")? == Some(true) {
+                fetch = fetch.no_wait();
+            }
+            if let Some(priority) = priority(&o)? {
+                fetch = fetch.priority(priority);
+            }
+        }
+        Ok(RawConsumerMessages::new(at_once(fetch.messages())?))
+    }
+
+    /// Continuous reading: keeps pulls outstanding, re-pulls after
+    /// reconnects and missed heartbeats, ends on a terminal status.
+    pub fn consume(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ConsumeOptions | undefined")] options: Option<PullOptions>,
+    ) -> Result<RawConsumerMessages, JsValue> {
+        let consumer = self.consumer.borrow();
+        let mut stream = consumer.stream();
+        if let Some(o) = options {
+            if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
+                stream = stream.max_messages_per_batch(n);
+            }
+            if let Some(n) = whole_number(o.max_bytes(), "max_bytes")? {
+                stream = stream.max_bytes_per_batch(n);
+            }
+            if let Some(n) = whole_number(o.threshold_messages(), "threshold_messages")? {
+                stream = stream.threshold_messages(n);
+            }
+            if let Some(n) = whole_number(o.threshold_bytes(), "threshold_bytes")? {
+                stream = stream.threshold_bytes(n);
+            }
+            if let Some(expires) = millis(o.expires(), "expires")? {
+                stream = stream.expires(expires);
+            }
+            if let Some(heartbeat) = millis(o.idle_heartbeat(), "idle_heartbeat")? {
+                stream = stream.heartbeat(heartbeat);
+            }
+            if let Some(priority) = priority(&o)? {
+                stream = stream.priority(priority);
+            }
+        }
+        Ok(RawConsumerMessages::new(at_once(stream.messages())?))
+    }
+
+    /// The next message, waiting up to `expires` ms (30000); `null` if none came.
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawDelivered | null>")]
+    pub fn next(&self, expires: Option<f64>) -> Result<Promise, JsValue> {
+        let expires = millis(expires.into(), "expires")?.unwrap_or(DEFAULT_EXPIRES);
+        let consumer = self.consumer.borrow().clone();
+        Ok(promise(async move { Ok(delivered(consumer.next(expires).await?.into_iter().collect())) }))
+    }
+}
+
+/// The priority group fields, when a group is named.
+fn priority(o: &PullOptions) -> Result<Option<PriorityOptions>, Error> {
+    let Some(group) = text(o.group(), "group")? else { return Ok(None) };
+    Ok(Some(PriorityOptions {
+        group,
+        min_pending: whole_number(o.min_pending(), "min_pending")?,
+        min_ack_pending: whole_number(o.min_ack_pending(), "min_ack_pending")?,
+        priority: whole_number(o.priority(), "priority")?,
+        pin_id: None,
+    }))
+}

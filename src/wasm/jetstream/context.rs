@@ -1,0 +1,177 @@
+//! `RawJetStream`: a JetStream [`Context`] on one connection (made by
+//! `RawConnection.jetstream`, so the TS layer needs no build-specific
+//! class), with acked publish, consumer handles and ack batches. Management
+//! calls are in [`super::stream_api`] and [`super::consumer_api`].
+
+use bytes::Bytes;
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+
+use super::ack_batch::RawAckBatch;
+use super::consumer::RawConsumer;
+use super::whole_number;
+use crate::error::Error;
+use crate::jetstream::publish::NATS_MESSAGE_TTL;
+use crate::jetstream::{self, Context, Publish};
+use crate::wasm::batch::header_map;
+use crate::wasm::connection::RawConnection;
+use crate::wasm::options::{millis, text};
+use crate::wasm::promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_PUBLISH: &str = r#"
+/** nats.js's publish options as `RawJetStream.publish` reads them: headers flattened. */
+export interface RawPublishOptions {
+  headers?: string[];
+  msgID?: string;
+  expect?: PublishExpectations;
+  /** `Nats-TTL`: a Go duration (`"90s"`, `"1h"`) or `"never"`; the stream needs `allow_msg_ttl`. */
+  ttl?: string;
+  /** Milliseconds to wait for the stream's ack (default: the JetStream timeout). */
+  timeout?: number;
+}
+/** What the stream must look like for the message to be stored, as nats.js's `expect`. */
+export interface PublishExpectations {
+  /** The stream that must capture the subject. */
+  streamName?: string;
+  /** The stream's last sequence. */
+  lastSequence?: number;
+  /** The `Nats-Msg-Id` of the stream's last message. */
+  lastMsgID?: string;
+  /** The last sequence on this message's subject (0: none yet). */
+  lastSubjectSequence?: number;
+}
+/** A stream's ack: `[stream, seq, duplicate, domain]`. */
+export type RawPubAck = [stream: string, seq: number, duplicate: boolean, domain: string | undefined];
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "RawPublishOptions")]
+    pub type RawPublishOptions;
+    #[wasm_bindgen(method, getter)]
+    fn headers(this: &RawPublishOptions) -> Option<Vec<String>>;
+    #[wasm_bindgen(method, getter = msgID)]
+    fn msg_id(this: &RawPublishOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn expect(this: &RawPublishOptions) -> Option<PublishExpectations>;
+    #[wasm_bindgen(method, getter)]
+    fn ttl(this: &RawPublishOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn timeout(this: &RawPublishOptions) -> JsValue;
+
+    #[wasm_bindgen(typescript_type = "PublishExpectations")]
+    pub type PublishExpectations;
+    #[wasm_bindgen(method, getter = streamName)]
+    fn stream_name(this: &PublishExpectations) -> JsValue;
+    #[wasm_bindgen(method, getter = lastSequence)]
+    fn last_sequence(this: &PublishExpectations) -> JsValue;
+    #[wasm_bindgen(method, getter = lastMsgID)]
+    fn last_msg_id(this: &PublishExpectations) -> JsValue;
+    #[wasm_bindgen(method, getter = lastSubjectSequence)]
+    fn last_subject_sequence(this: &PublishExpectations) -> JsValue;
+}
+
+/// A JetStream context; its publishes share one window of acks in flight.
+#[wasm_bindgen]
+pub struct RawJetStream {
+    pub(super) context: Context,
+}
+
+#[wasm_bindgen]
+impl RawConnection {
+    /// A JetStream context on this connection: `$JS.<domain>.API` with a
+    /// domain (which wins, as in nats.js), else `apiPrefix`, else `$JS.API`.
+    /// `timeout` (ms) bounds API calls and publish acks (default 5000).
+    pub fn jetstream(
+        &self,
+        api_prefix: Option<String>,
+        domain: Option<String>,
+        timeout: Option<f64>,
+    ) -> Result<RawJetStream, JsValue> {
+        let client = self.client().clone();
+        let mut context = match (domain, api_prefix) {
+            (Some(domain), _) => jetstream::with_domain(client, &domain),
+            (None, Some(prefix)) => jetstream::with_prefix(client, &prefix),
+            (None, None) => jetstream::new(client),
+        };
+        if let Some(timeout) = millis(timeout.into(), "timeout")? {
+            context.set_timeout(timeout);
+        }
+        Ok(RawJetStream { context })
+    }
+}
+
+#[wasm_bindgen]
+impl RawJetStream {
+    /// The API prefix in use, e.g. `$JS.API`.
+    #[wasm_bindgen(getter = apiPrefix)]
+    pub fn api_prefix(&self) -> String {
+        self.context.api_prefix().to_string()
+    }
+
+    /// Publishes as soon as the window has room (256 acks in flight); the
+    /// promise gets the stream's ack. Publishes made in turn go out in turn.
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawPubAck>")]
+    pub fn publish(
+        &self,
+        subject: String,
+        payload: Vec<u8>,
+        options: Option<RawPublishOptions>,
+    ) -> Result<Promise, JsValue> {
+        let mut context = self.context.clone();
+        let mut publish = Publish::build().payload(Bytes::from(payload));
+        if let Some(o) = options {
+            if let Some(timeout) = millis(o.timeout(), "timeout")? {
+                context.set_timeout(timeout);
+            }
+            publish = with_options(publish, &o)?;
+        }
+        Ok(promise(async move {
+            let ack = context.send_publish(subject, publish).await?.await?;
+            let domain = ack.domain.map_or(JsValue::UNDEFINED, JsValue::from);
+            Ok(Array::of4(&ack.stream.into(), &(ack.seq as f64).into(), &ack.duplicate.into(), &domain))
+        }))
+    }
+
+    /// A handle on an existing consumer (one `CONSUMER.INFO` call).
+    #[wasm_bindgen(js_name = getConsumer, unchecked_return_type = "Promise<RawConsumer>")]
+    pub fn get_consumer(&self, stream: String, name: String) -> Promise {
+        let context = self.context.clone();
+        promise(async move { context.get_consumer_from_stream(name, stream).await.map(RawConsumer::new) })
+    }
+
+    /// An empty `AckBatch`, committed on this connection with the JetStream timeout.
+    #[wasm_bindgen(js_name = ackBatch)]
+    pub fn ack_batch(&self) -> RawAckBatch {
+        RawAckBatch::new(self.context.client().clone(), self.context.timeout())
+    }
+}
+
+/// `publish` with the headers and expectations of `o` (`headers` first:
+/// it replaces what is set before it).
+fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, Error> {
+    if let Some(headers) = o.headers() {
+        publish = publish.headers(header_map(headers)?);
+    }
+    if let Some(id) = text(o.msg_id(), "msgID")? {
+        publish = publish.message_id(id);
+    }
+    if let Some(ttl) = text(o.ttl(), "ttl")? {
+        publish = publish.header(NATS_MESSAGE_TTL, ttl);
+    }
+    let Some(e) = o.expect() else { return Ok(publish) };
+    if let Some(stream) = text(e.stream_name(), "expect.streamName")? {
+        publish = publish.expected_stream(stream);
+    }
+    if let Some(seq) = whole_number(e.last_sequence(), "expect.lastSequence")? {
+        publish = publish.expected_last_sequence(seq);
+    }
+    if let Some(id) = text(e.last_msg_id(), "expect.lastMsgID")? {
+        publish = publish.expected_last_message_id(id);
+    }
+    if let Some(seq) = whole_number(e.last_subject_sequence(), "expect.lastSubjectSequence")? {
+        publish = publish.expected_last_subject_sequence(seq);
+    }
+    Ok(publish)
+}

@@ -1,0 +1,106 @@
+//! `RawDeliveries`: the JetStream messages of one batch, kept in Rust for
+//! their acks and metadata while JS reads their bytes from the packed
+//! `RawBatch` beside it. One object per batch, not per message, keeps the
+//! crossing cheap; acks are synchronous and promise-free, except the
+//! confirmed one.
+
+use std::rc::Rc;
+
+use bytes::Bytes;
+use js_sys::{Array, BigInt, Promise};
+use wasm_bindgen::prelude::*;
+
+use crate::error::Error;
+use crate::jetstream::Message;
+use crate::jetstream::ack::AckKind;
+use crate::wasm::batch::pack;
+use crate::wasm::options::millis;
+use crate::wasm::promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_DELIVERIES: &str = r#"
+/** A batch of JetStream messages: their bytes, and their acks and metadata. */
+export type RawDelivered = [messages: RawBatch, deliveries: RawDeliveries];
+/** Ack kinds: 0 `+ACK`, 1 `-NAK`, 2 `+WPI` (working), 3 `+TERM`. */
+export type RawAckKind = 0 | 1 | 2 | 3;
+/** From the ack subject: stream, consumer, domain, delivery count, stream and consumer sequences, timestamp (ns), pending. */
+export type RawDeliveryInfo = [stream: string, consumer: string, domain: string | undefined, delivered: number,
+  streamSequence: number, consumerSequence: number, timestampNanos: bigint, pending: number];
+"#;
+
+#[wasm_bindgen]
+pub struct RawDeliveries {
+    /// Payloads removed: JS holds them.
+    messages: Rc<[Message]>,
+}
+
+/// `[RawBatch, RawDeliveries]` of `messages`, `null` for none.
+pub(super) fn delivered(mut messages: Vec<Message>) -> JsValue {
+    if messages.is_empty() {
+        return JsValue::NULL;
+    }
+    let batch = pack(&messages.iter().map(|m| &m.message).collect::<Vec<_>>());
+    for m in &mut messages {
+        m.message.payload = Bytes::new();
+    }
+    Array::of2(&batch, &RawDeliveries { messages: messages.into() }.into()).into()
+}
+
+/// An ack kind from JS, with the nak delay (ms) or term reason that goes with it.
+pub(super) fn ack_kind(kind: u32, delay: Option<f64>, reason: Option<String>) -> Result<AckKind, Error> {
+    Ok(match kind {
+        0 => AckKind::Ack,
+        1 => AckKind::Nak(millis(delay.into(), "nak delay")?),
+        2 => AckKind::Progress,
+        3 => AckKind::Term(reason),
+        _ => return Err(Error::InvalidArgument(format!("ack kind {kind}: expected 0 to 3"))),
+    })
+}
+
+impl RawDeliveries {
+    pub(super) fn get(&self, i: u32) -> Result<&Message, Error> {
+        self.messages.get(i as usize).ok_or_else(|| Error::InvalidArgument(format!("no message {i} in this batch")))
+    }
+}
+
+#[wasm_bindgen]
+impl RawDeliveries {
+    /// Sends ack `kind` for message `i` at once, without waiting for the
+    /// server. A second final ack throws `ALREADY_ACKNOWLEDGED`.
+    pub fn ack(&self, i: u32, kind: u32, delay: Option<f64>, reason: Option<String>) -> Result<(), JsValue> {
+        Ok(self.get(i)?.ack_nowait(ack_kind(kind, delay, reason)?)?)
+    }
+
+    /// Acks message `i` as a request: resolves `true` once the server
+    /// applied it. A timeout is ambiguous, not proof of failure.
+    #[wasm_bindgen(js_name = ackAck, unchecked_return_type = "Promise<boolean>")]
+    pub fn ack_ack(&self, i: u32) -> Result<Promise, JsValue> {
+        self.get(i)?;
+        let messages = self.messages.clone();
+        Ok(promise(async move { messages[i as usize].double_ack().await.map(|()| true) }))
+    }
+
+    /// Message `i`'s delivery metadata, from its ack subject.
+    #[wasm_bindgen(unchecked_return_type = "RawDeliveryInfo")]
+    pub fn info(&self, i: u32) -> Result<Array, JsValue> {
+        let m = self.get(i)?.info()?;
+        let domain = m.domain.map_or(JsValue::UNDEFINED, JsValue::from);
+        let info: [JsValue; 8] = [
+            m.stream.into(),
+            m.consumer.into(),
+            domain,
+            (m.delivered as f64).into(),
+            (m.stream_sequence as f64).into(),
+            (m.consumer_sequence as f64).into(),
+            BigInt::from(m.timestamp_nanos).into(),
+            (m.pending as f64).into(),
+        ];
+        Ok(info.iter().collect())
+    }
+
+    /// Message `i`'s ack token (its ack subject), to ack later from any connection.
+    #[wasm_bindgen(js_name = ackToken)]
+    pub fn ack_token(&self, i: u32) -> Result<String, JsValue> {
+        Ok(self.get(i)?.ack_token()?.into())
+    }
+}

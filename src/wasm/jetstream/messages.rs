@@ -1,0 +1,115 @@
+//! `RawConsumerMessages`: a pull reader ([`Messages`]: `fetch` or
+//! `consume`) read in batches like a core subscription, and its consumer
+//! events for nats.js's `status()`.
+
+use std::cell::RefCell;
+use std::future::poll_fn;
+use std::rc::Rc;
+
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+
+use super::batches::Batches;
+use super::deliveries::delivered;
+use crate::jetstream::Messages;
+use crate::jetstream::pull::{ConsumerEvent, FetchEnd, PullStatus, ResetReason};
+use crate::wasm::batch::packed_len;
+use crate::wasm::promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_EVENTS: &str = r#"
+/** A consumer event: its type, then a count or status code, then a text (description, reason, pin id). */
+export type RawConsumerEvent = [type: string, value: number | undefined, text: string | undefined];
+"#;
+
+/// A reader. Freeing it (or its garbage collection) stops it and naks the
+/// messages it received that were never handed to JS.
+#[wasm_bindgen]
+pub struct RawConsumerMessages {
+    /// Shared with pending promises, borrowed only while polled.
+    reader: Rc<RefCell<Batches<Messages>>>,
+}
+
+impl RawConsumerMessages {
+    pub(super) fn new(messages: Messages) -> Self {
+        RawConsumerMessages { reader: Rc::new(RefCell::new(Batches::new(messages))) }
+    }
+}
+
+#[wasm_bindgen]
+impl RawConsumerMessages {
+    /// Up to `max` messages: those received, or else the first to arrive;
+    /// `null` once the reader ended. Rejects with the error that ended it
+    /// (a terminal status such as 409 consumer deleted). One call at a time.
+    #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawDelivered | null>")]
+    pub fn next_batch(&self, max: u32) -> Promise {
+        let reader = self.reader.clone();
+        let max = max.max(1) as usize;
+        promise(async move {
+            let size = |m: &crate::jetstream::Message| packed_len(&m.message);
+            let messages = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await?;
+            Ok(delivered(messages))
+        })
+    }
+
+    /// The next consumer event; `null` once the reader ended. One call at a time.
+    #[wasm_bindgen(js_name = nextEvent, unchecked_return_type = "Promise<RawConsumerEvent | null>")]
+    pub fn next_event(&self) -> Promise {
+        let reader = self.reader.clone();
+        promise(async move {
+            let event = poll_fn(|cx| reader.borrow().stream.get_ref().poll_next_event(cx)).await;
+            Ok(event.map_or(JsValue::NULL, |e| event_to_js(e).into()))
+        })
+    }
+
+    /// Stops pulling; what was received can still be read, then it ends.
+    pub fn stop(&self) {
+        self.reader.borrow_mut().stream.get_mut().stop();
+    }
+
+    /// Stops pulling, then resolves once the server has every ack sent so far.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn drain(&self) -> Promise {
+        let flushed = self.reader.borrow_mut().stream.get_mut().drain();
+        promise(async move { flushed.await.map(|()| JsValue::UNDEFINED) })
+    }
+}
+
+fn event_to_js(event: ConsumerEvent) -> Array {
+    let status = |kind, s: PullStatus| (kind, Some(s.code.0 as f64), Some(s.description));
+    let (kind, value, text) = match event {
+        ConsumerEvent::HeartbeatsMissed { count } => ("heartbeats_missed", Some(count as f64), None),
+        ConsumerEvent::Warning(s) => status("warning", s),
+        ConsumerEvent::Terminal(s) => status("terminal", s),
+        ConsumerEvent::Reset(reason) => ("reset", None, Some(reset_reason(reason).into())),
+        ConsumerEvent::Pinned { id } => ("pinned", None, Some(id)),
+        ConsumerEvent::PinIdMismatch => ("pin_id_mismatch", None, None),
+        ConsumerEvent::FetchDone(FetchEnd::Status(s)) => status("fetch_done", s),
+        ConsumerEvent::FetchDone(end) => ("fetch_done", None, Some(fetch_end(&end).into())),
+        ConsumerEvent::Drained => ("drained", None, None),
+    };
+    let value = value.map_or(JsValue::UNDEFINED, JsValue::from);
+    let text = text.map_or(JsValue::UNDEFINED, JsValue::from);
+    Array::of3(&JsValue::from(kind), &value, &text)
+}
+
+fn reset_reason(reason: ResetReason) -> &'static str {
+    match reason {
+        ResetReason::LeadershipChange => "leadership_change",
+        ResetReason::Reconnected => "reconnected",
+        ResetReason::PullsExpired => "pulls_expired",
+    }
+}
+
+fn fetch_end(end: &FetchEnd) -> &'static str {
+    match end {
+        FetchEnd::BatchComplete => "batch_complete",
+        FetchEnd::MaxBytesReached => "max_bytes_reached",
+        FetchEnd::NoMessages => "no_messages",
+        FetchEnd::Expired => "expired",
+        FetchEnd::TimedOut => "timed_out",
+        FetchEnd::HeartbeatsMissed => "heartbeats_missed",
+        FetchEnd::Status(_) => "status",
+        FetchEnd::Stopped => "stopped",
+    }
+}
