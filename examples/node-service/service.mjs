@@ -6,7 +6,7 @@
 //
 // Usage: node service.mjs [ws://127.0.0.1:8080] [workers] [messages]
 import { setTimeout as sleep } from "node:timers/promises";
-import { AckBatch, connect, jetstream, jetstreamManager } from "natsjet";
+import { connect, jetstream, jetstreamManager } from "natsjet";
 
 const STREAM = "ORDERS";
 const DURABLE = "order-processors";
@@ -61,14 +61,15 @@ console.log(`all ${total} orders processed and acked`);
 /** One worker: its own connection and reader on the shared durable consumer. */
 async function startWorker(id) {
   const wc = await connect({ servers, name: `worker-${id}` });
-  const messages = await (await jetstream(wc).consumers.get(STREAM, DURABLE)).consume({ max_messages: BATCH });
-  let batch = new AckBatch();
+  const js = jetstream(wc);
+  const messages = await (await js.consumers.get(STREAM, DURABLE)).consume({ max_messages: BATCH });
+  let batch = js.ackBatch();
   let held = 0;
   let processed = 0;
   const checkpoint = async () => {
     if (held === 0) return;
     const [full, count] = [batch, held];
-    [batch, held] = [new AckBatch(), 0];
+    [batch, held] = [js.ackBatch(), 0];
     // The checkpoint is durable: ack everything it covers, confirmed by the server.
     await full.commit({ confirm: true });
     acked += count;
