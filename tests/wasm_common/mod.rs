@@ -1,5 +1,6 @@
 //! What the wasm tests check on every transport: publish, subscribe,
-//! receive in order (including a burst that fills the send buffer), request.
+//! receive in order (including a burst of small messages, coalesced into
+//! few frames, and one that fills the send buffer), request.
 
 use futures_util::StreamExt;
 use natsjet::Client;
@@ -15,6 +16,14 @@ pub async fn round_trip(client: &Client, prefix: &str) {
         let msg = sub.next().await.expect("message");
         assert_eq!(msg.subject, format!("{prefix}.{i}"));
         assert_eq!(&msg.payload[..], format!("hello {i}").as_bytes());
+    }
+    // Many small writes in one JS task leave coalesced: complete and in order.
+    for i in 0..5000 {
+        client.publish(format!("{prefix}.seq"), i.to_string()).await.unwrap();
+    }
+    for i in 0..5000 {
+        let msg = sub.next().await.expect("burst message");
+        assert_eq!((msg.subject.as_str(), &msg.payload[..]), (&*format!("{prefix}.seq"), i.to_string().as_bytes()));
     }
     // 4 MiB in one go: more than any host's send buffer holds.
     let big = vec![7u8; 64 * 1024];
