@@ -16,7 +16,7 @@ import { createServer } from "node:http";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { WORKLOADS } from "./workloads.mjs";
 import { benchServer, best, header, row, scale } from "./common.mjs";
 
@@ -99,19 +99,7 @@ function staticServer(natsJs) {
 
 const server = await benchServer();
 const http = await staticServer(await natsJsBundle());
-const browser = await chromium.launch({
-  executablePath,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-dev-shm-usage",
-  ],
-});
+const browser = await launchChromium();
 try {
   const tab = await browser.newPage();
   const errors = [];
