@@ -14,8 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname } from "node:path";
-import { fileURLToPath } from "node:url";
-import * as esbuild from "esbuild";
+import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { WORKLOADS } from "./workloads.mjs";
 import { benchServer, best, header, row, scale } from "./common.mjs";
@@ -32,22 +31,8 @@ if (!existsSync(executablePath)) {
 }
 
 /** nats.js as a browser app would ship it: one minified ES module. */
-async function natsJsBundle() {
-  const out = await esbuild.build({
-    stdin: {
-      contents: `export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream";`,
-      resolveDir: fileURLToPath(here),
-      loader: "js",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    minify: true,
-    write: false,
-    logLevel: "error",
-  });
-  return out.outputFiles[0].contents;
+function natsJsBundle() {
+  return bundle(`export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream";`);
 }
 
 const page = `<!doctype html>

@@ -6,12 +6,10 @@
 //
 //   npm run bench:size        # from the repository root, after scripts/build-pkg.sh
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import * as esbuild from "esbuild";
+import { bundle } from "./bundle.mjs";
 import * as natsjet from "natsjet";
 
-const here = fileURLToPath(new URL("./", import.meta.url));
 const wasm = readFileSync(new URL("../../pkg/web/natsjet_bg.wasm", import.meta.url));
 const hasJetStream = typeof natsjet.jetstream === "function";
 
@@ -37,20 +35,6 @@ const apps = {
     import { jetstream } from "@nats-io/jetstream";${core("wsconnect")}${js}await nc.drain();`,
   "nats.js core only": `import { wsconnect } from "@nats-io/nats-core";${core("wsconnect")}await nc.drain();`,
 };
-
-async function bundle(source) {
-  const out = await esbuild.build({
-    stdin: { contents: source, resolveDir: here, loader: "js" },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    minify: true,
-    write: false,
-    logLevel: "error",
-  });
-  return out.outputFiles[0].contents;
-}
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;

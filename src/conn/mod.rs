@@ -423,7 +423,10 @@ impl Connection {
         let draining = self.subs.is_draining(sid.0);
         let ended = match max {
             // A draining subscription's UNSUB is already on its way.
-            None if draining => return Ok(self.end_subscription(sid)),
+            None if draining => {
+                self.end_subscription(sid);
+                return Ok(());
+            }
             None => self.subs.remove(sid.0),
             Some(max) => match self.subs.limit(sid.0, max) {
                 Limit::Unknown => false,

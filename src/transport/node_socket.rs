@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::TlsOptions;
-use super::wasm::{js_message, js_to_io};
+use super::wasm::{js_message, js_to_io, take_received};
 use crate::addr::ServerAddr;
 use crate::error::Error;
 
@@ -194,10 +194,7 @@ impl SocketTransport {
     /// the socket's error after a failure.
     pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
-        if !shared.inbox.is_empty() {
-            let n = shared.inbox.len();
-            buf.extend_from_slice(&shared.inbox);
-            shared.inbox.clear();
+        if let Some(n) = take_received(&mut shared.inbox, buf) {
             return Poll::Ready(Ok(n));
         }
         match &shared.state {

@@ -103,6 +103,18 @@ impl Transport {
 }
 
 /// The message of a thrown JS value: an `Error`'s message, a string, or its debug form.
+/// Moves what a JS callback queued in `inbox` to the driver's `buf`, giving
+/// the byte count, or `None` when nothing is waiting.
+pub(super) fn take_received(inbox: &mut BytesMut, buf: &mut BytesMut) -> Option<usize> {
+    if inbox.is_empty() {
+        return None;
+    }
+    let n = inbox.len();
+    buf.extend_from_slice(inbox);
+    inbox.clear();
+    Some(n)
+}
+
 pub(super) fn js_message(value: &JsValue) -> String {
     value
         .dyn_ref::<js_sys::Error>()

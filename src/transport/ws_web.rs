@@ -16,7 +16,7 @@ use wasm_bindgen::convert::FromWasmAbi;
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
 
-use super::wasm::{js_message, js_to_io};
+use super::wasm::{js_message, js_to_io, take_received};
 use crate::addr::{Scheme, ServerAddr};
 use crate::driver::{BoxFuture, Runtime, WasmRuntime};
 use crate::error::Error;
@@ -110,10 +110,7 @@ impl WebSocketTransport {
     /// Appends every frame received so far to `buf`; `Ok(0)` once closed.
     pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
-        if !shared.inbox.is_empty() {
-            let n = shared.inbox.len();
-            buf.extend_from_slice(&shared.inbox);
-            shared.inbox.clear();
+        if let Some(n) = take_received(&mut shared.inbox, buf) {
             return Poll::Ready(Ok(n));
         }
         match shared.state {
