@@ -7,9 +7,18 @@
 import type { ConnectionOptions, connect as rawConnect } from "./raw.js";
 import { NatsConnection } from "./connection.js";
 import { StatusHub } from "./status.js";
+import { prepare } from "./auth.js";
 
 export type { ConnectionOptions };
-export { credsAuthenticator, nkeyAuthenticator, type Authenticator } from "./auth.js";
+export {
+  credsAuthenticator,
+  jwtAuthenticator,
+  nkeyAuthenticator,
+  tokenAuthenticator,
+  usernamePasswordAuthenticator,
+  type Auth,
+  type Authenticator,
+} from "./auth.js";
 export { NatsConnection, type RequestOptions, type ServerInfo, type Stats } from "./connection.js";
 export { NatsError, type ErrorCode, type NatsErrorDetails } from "./errors.js";
 export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.js";
@@ -23,6 +32,7 @@ export async function connectWith(
   raw: typeof rawConnect,
   options: ConnectionOptions = {},
 ): Promise<NatsConnection> {
+  await prepare(options.authenticator);
   const hub = new StatusHub();
   return new NatsConnection(await raw(options, hub), hub);
 }

@@ -9,6 +9,7 @@ import WebSocket from "ws";
 import * as wasm from "./node/natsjet.js";
 import { installNodeSockets } from "./node/socket.mjs";
 import { NatsError } from "./errors.js";
+import { wasmAuth } from "./auth.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
 
 export * from "./index.js";
@@ -28,6 +29,7 @@ class NodeWebSocket extends WebSocket {
 
 (globalThis as { WebSocket?: unknown }).WebSocket ??= NodeWebSocket;
 wasm.setErrorClass(NatsError);
+wasmAuth.credsParts = wasm.credsParts;
 installNodeSockets(wasm);
 
 /** Connects to a NATS server: `nats://` and `tls://` over TCP, `ws://` and `wss://` over WebSocket. */

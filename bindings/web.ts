@@ -3,7 +3,8 @@
  * `connect` from `natsjet_bg.wasm` next to its glue (`import.meta.url`).
  * Imports nothing from Node.
  */
-import loadWasm, { connect as rawConnect, setErrorClass, type InitInput } from "./web/natsjet.js";
+import loadWasm, { connect as rawConnect, credsParts, setErrorClass, type InitInput } from "./web/natsjet.js";
+import { wasmAuth } from "./auth.js";
 import { NatsError } from "./errors.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
 
@@ -18,7 +19,10 @@ let loading: Promise<void> | undefined;
  */
 export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
   loading ??= loadWasm(module === undefined ? undefined : { module_or_path: module }).then(
-    () => setErrorClass(NatsError),
+    () => {
+      setErrorClass(NatsError);
+      wasmAuth.credsParts = credsParts;
+    },
     (e: unknown) => {
       loading = undefined;
       throw e;

@@ -2,7 +2,8 @@
 # Builds the npm package in pkg/ from a clean checkout, offline once
 # scripts/setup.sh has run (wasm32 target, wasm-bindgen CLI, npm ci):
 #   1. cargo build   the wasm (release-wasm profile: opt-level z, lto, panic abort;
-#                    features wasm + nkeys, so nkey and .creds auth work)
+#                    feature wasm only: nkey and .creds signing happen in JS,
+#                    through @nats-io/nkeys, loaded only by apps that sign)
 #   2. wasm-bindgen  pkg/web (ES module, fetches the wasm via import.meta.url)
 #                    pkg/node (CommonJS glue, marked so by pkg/node/package.json)
 #   3. tsc           bindings/*.ts, bindings/jetstream/*.ts -> pkg/ (.js + .d.ts;
@@ -13,7 +14,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
 
 target_dir="${CARGO_TARGET_DIR:-target}"
-cargo build --target wasm32-unknown-unknown --no-default-features --features wasm,nkeys --profile release-wasm
+cargo build --target wasm32-unknown-unknown --no-default-features --features wasm --profile release-wasm
 wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 
 rm -rf pkg/web pkg/node pkg/jetstream pkg/*.js pkg/*.d.ts

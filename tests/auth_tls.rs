@@ -63,6 +63,37 @@ async fn nkey() {
 }
 
 #[tokio::test]
+async fn auth_callback_signs_the_nonce_with_a_key_held_by_the_app() {
+    let server = NatsServer::builder().auth(Auth::NKey).start();
+    let key = std::sync::Arc::new(nkeys::KeyPair::from_seed(&server.nkey_seed()).unwrap());
+    let signer = key.clone();
+    let options = ConnectOptions::new().auth_callback(move |nonce| {
+        assert!(!nonce.is_empty(), "an nkey server sends a nonce");
+        Ok(natsjet::CallbackAuth {
+            nkey: Some(signer.public_key()),
+            signature: Some(signer.sign(nonce).unwrap()),
+            ..Default::default()
+        })
+    });
+    round_trip(&options.connect(server.client_url()).await.unwrap()).await;
+
+    let refused = ConnectOptions::new().auth_callback(|_| Err(Error::Credentials("vault unavailable".into())));
+    assert!(matches!(
+        refused.connect(server.client_url()).await,
+        Err(Error::Credentials(what)) if what == "vault unavailable"
+    ));
+    let wrong_key = nkeys::KeyPair::new_user();
+    let forged = ConnectOptions::new().auth_callback(move |nonce| {
+        Ok(natsjet::CallbackAuth {
+            nkey: Some(key.public_key()),
+            signature: Some(wrong_key.sign(nonce).unwrap()),
+            ..Default::default()
+        })
+    });
+    assert_authorization_violation(forged.connect(server.client_url()).await);
+}
+
+#[tokio::test]
 async fn credentials_file() {
     let server = NatsServer::builder().auth(Auth::Creds).start();
     let options = ConnectOptions::new().credentials_file(server.creds_path()).await.unwrap();

@@ -3,11 +3,11 @@
 // dir), killed when the test process exits; plus small helpers. The shell
 // twin is scripts/server.sh, the Rust one tests/common.
 import { spawn } from "node:child_process";
-import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createUser } from "@nats-io/nkeys";
 
 const running = new Set();
 process.on("exit", () => {
@@ -121,36 +121,6 @@ export async function nextMsg(sub) {
 
 /** A fresh user nkey: `seed` (SU…) for the client, `publicKey` (U…) for the server. */
 export function nkeyPair() {
-  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  const raw = (key, part) => Buffer.from(key.export({ format: "jwk" })[part], "base64url");
-  const user = 20 << 3;
-  const seedPrefix = 18 << 3;
-  return {
-    seed: nkeyEncode([seedPrefix | (user >> 5), (user & 31) << 3], raw(privateKey, "d")),
-    publicKey: nkeyEncode([user], raw(publicKey, "x")),
-  };
-}
-
-function nkeyEncode(prefix, key) {
-  const body = Buffer.concat([Buffer.from(prefix), key]);
-  let crc = 0;
-  for (const byte of body) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  const bytes = Buffer.concat([body, Buffer.from([crc & 0xff, crc >> 8])]);
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let out = "";
-  let bits = 0;
-  let value = 0;
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
-  return out;
+  const user = createUser();
+  return { seed: new TextDecoder().decode(user.getSeed()), publicKey: user.getPublicKey() };
 }

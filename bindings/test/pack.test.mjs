@@ -6,7 +6,7 @@
 // metadata, so a fresh machine fetches that once.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { copyFileSync, cpSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -14,14 +14,16 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import * as esbuild from "esbuild";
 import { launchChromium, newPage, serve, skipBrowser } from "./chromium.mjs";
-import { startServer } from "./harness.mjs";
+import { nkeyPair, startServer } from "./harness.mjs";
 
 const run = promisify(execFile);
 const expected = { greeting: "hello 42", answer: "ping", noResponders: "NO_RESPONDERS" };
 
-let server, dir, app;
+const nkey = nkeyPair();
+let server, signedServer, dir, app;
 before(async () => {
   server = await startServer();
+  signedServer = await startServer(`authorization { users: [{ nkey: "${nkey.publicKey}" }] }`);
   dir = mkdtempSync(join(tmpdir(), "natsjet-pack-"));
   app = join(dir, "app");
   cpSync(fileURLToPath(new URL("sample-app/", import.meta.url)), app, { recursive: true });
@@ -33,10 +35,11 @@ before(async () => {
 });
 after(async () => {
   await server?.close();
+  await signedServer?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const node = (url) => run(process.execPath, ["node.mjs", url], { cwd: app, timeout: 30_000 });
+const node = (...args) => run(process.execPath, ["node.mjs", ...args], { cwd: app, timeout: 30_000 });
 
 test("Node: the installed package resolves to its node entry and works over ws://", async () => {
   const { stdout } = await node(server.wsUrl);
@@ -51,6 +54,11 @@ test("Node: the installed package works over nats://", async (t) => {
   assert.deepEqual(JSON.parse(got.stdout), { entry: "node.js", ...expected });
 });
 
+test("Node: nkeyAuthenticator signs with @nats-io/nkeys, installed with the package", async () => {
+  const { stdout } = await node(signedServer.url, nkey.seed);
+  assert.deepEqual(JSON.parse(stdout), { entry: "node.js", signIn: "signed in" });
+});
+
 describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
   let http, browser, page;
   before(async () => {
@@ -63,25 +71,40 @@ describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
     await http?.close();
   });
 
-  const result = async (file) => {
-    await page.goto(`${http.url}/${file}?servers=${encodeURIComponent(server.wsUrl)}`);
+  const result = async (file, query = `servers=${encodeURIComponent(server.wsUrl)}`) => {
+    await page.goto(`${http.url}/${file}?${query}`);
     return page.evaluate(() => window.result);
   };
 
-  test("an esbuild bundle of the installed package (browser condition, no Node modules)", async (t) => {
+  /** Bundles `entry` into dist/ as an app would, returning the JS. */
+  const bundle = async (entry, out) => {
     await esbuild.build({
-      entryPoints: [join(app, "entry.mjs")],
+      entryPoints: [join(app, entry)],
       bundle: true,
       format: "esm",
       platform: "browser", // fails on any Node built-in the web entry would pull in
       minify: true,
-      outfile: join(app, "dist/app.js"),
+      outfile: join(app, "dist", out),
       logLevel: "error",
     });
     // esbuild keeps `new URL("natsjet_bg.wasm", import.meta.url)` as is: the wasm goes next to the bundle.
     copyFileSync(join(app, "node_modules/natsjet/web/natsjet_bg.wasm"), join(app, "dist/natsjet_bg.wasm"));
+    return readFileSync(join(app, "dist", out), "utf8");
+  };
+  // A string in tweetnacl, which @nats-io/nkeys signs with.
+  const hasNacl = (js) => js.includes("bad secret key size");
+
+  test("an esbuild bundle of the installed package (browser condition, no Node modules)", async (t) => {
+    const js = await bundle("entry.mjs", "app.js");
     t.diagnostic(`bundle: ${statSync(join(app, "dist/app.js")).size} bytes of JS`);
+    assert.ok(!hasNacl(js), "an app that does not sign leaves the nkeys code out");
     assert.deepEqual(await result("bundle.html"), expected);
+  });
+
+  test("a bundle that uses nkeyAuthenticator signs in the browser", async () => {
+    assert.ok(hasNacl(await bundle("signed.mjs", "signed.js")));
+    const query = `servers=${encodeURIComponent(signedServer.wsUrl)}&seed=${nkey.seed}`;
+    assert.equal(await result("signed.html", query), "signed in");
   });
 
   test("a plain <script type=module> page importing node_modules/natsjet/web.js", async () => {

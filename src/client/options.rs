@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::addr::ServerAddr;
-use crate::conn::{self, Auth};
+use crate::conn::{self, Auth, AuthCallback, AuthFn};
 use crate::driver::shared::{EventCallback, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, Runtime};
@@ -130,6 +130,14 @@ impl ConnectOptions {
         self.config.auth.jwt = creds.jwt;
         self.config.auth.nkey_seed = creds.nkey_seed;
         Ok(self)
+    }
+
+    /// Answers the server's nonce with `callback` on every (re)connect, e.g.
+    /// to sign it with a key kept elsewhere; what it returns wins over the
+    /// other credentials. An error from it closes the connection.
+    pub fn auth_callback(mut self, callback: impl AuthFn) -> Self {
+        self.config.auth.callback = Some(AuthCallback(Arc::new(callback)));
+        self
     }
 
     /// Reads a `.creds` file (native only; in wasm pass the contents to

@@ -64,7 +64,7 @@ mod subs;
 mod tests;
 mod timers;
 
-pub use auth::Auth;
+pub use auth::{Auth, AuthCallback, AuthFn, CallbackAuth, credentials_parts};
 use pings::{PingKind, Pings};
 use requests::Requests;
 use rng::Rng;

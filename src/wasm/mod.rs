@@ -13,11 +13,13 @@
 //! - [`batch`]: messages packed for one boundary crossing (`RawBatch`), and
 //!   headers from JS;
 //! - [`options`]: nats.js connection options to [`ConnectOptions`](crate::ConnectOptions);
+//! - [`auth`]: nats.js authenticator functions as the connection's auth callback;
 //! - [`status`]: connection events to the TS layer's `StatusSink`;
 //! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`;
 //! - [`jetstream`]: the JetStream context, management calls, publish, pull
 //!   consumers, acks and `AckBatch`.
 
+mod auth;
 mod batch;
 mod connection;
 mod error;

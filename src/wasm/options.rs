@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
 
+use super::auth;
 use crate::ConnectOptions;
 use crate::conn::Config;
 use crate::error::Error;
@@ -24,7 +25,7 @@ export interface ConnectionOptions {
   token?: string;
   user?: string;
   pass?: string;
-  /** Signs the server's nonce: from `nkeyAuthenticator` or `credsAuthenticator`. */
+  /** Answers the server's nonce: `nkeyAuthenticator`, `credsAuthenticator`, `jwtAuthenticator`, or your own function. */
   authenticator?: Authenticator;
   /** Don't receive messages this connection publishes. */
   noEcho?: boolean;
@@ -51,13 +52,6 @@ export interface ConnectionOptions {
   /** Keep retrying when the first connect fails; `connect` then resolves at once. */
   waitOnFirstConnect?: boolean;
 }
-/** Credentials that sign the server's nonce. */
-export interface Authenticator {
-  /** An nkey seed (`SU…`). */
-  readonly nkeySeed?: string;
-  /** The contents of a `.creds` file (user JWT and seed). */
-  readonly creds?: string;
-}
 "#;
 
 #[wasm_bindgen]
@@ -75,7 +69,7 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     fn pass(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
-    fn authenticator(this: &ConnectionOptions) -> Option<Authenticator>;
+    fn authenticator(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = noEcho)]
     fn no_echo(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
@@ -100,13 +94,6 @@ extern "C" {
     fn inbox_prefix(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = waitOnFirstConnect)]
     fn wait_on_first_connect(this: &ConnectionOptions) -> JsValue;
-
-    #[wasm_bindgen(typescript_type = "Authenticator")]
-    pub type Authenticator;
-    #[wasm_bindgen(method, getter = nkeySeed)]
-    fn nkey_seed(this: &Authenticator) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn creds(this: &Authenticator) -> JsValue;
 }
 
 /// nats.js's default server.
@@ -126,13 +113,8 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     if let Some(user) = text(o.user(), "user")? {
         opts = opts.user_and_password(user, text(o.pass(), "pass")?.unwrap_or_default());
     }
-    if let Some(auth) = o.authenticator() {
-        if let Some(seed) = text(auth.nkey_seed(), "authenticator.nkeySeed")? {
-            opts = opts.nkey(seed);
-        }
-        if let Some(creds) = text(auth.creds(), "authenticator.creds")? {
-            opts = opts.credentials(&creds)?;
-        }
+    if let Some(callback) = auth::callback(o.authenticator())? {
+        opts = opts.auth_callback(callback);
     }
     if flag(o.no_echo(), "noEcho")? == Some(true) {
         opts = opts.no_echo();

@@ -1,5 +1,5 @@
 // Bundled by esbuild (platform browser) into dist/app.js for bundle.html.
-import * as natsjet from "natsjet";
+import { connect, headers, NatsError } from "natsjet";
 import { run } from "./scenario.mjs";
 
-window.result = run(natsjet, new URLSearchParams(location.search).get("servers"));
+window.result = run({ connect, headers, NatsError }, new URLSearchParams(location.search).get("servers"));

@@ -21,3 +21,11 @@ export async function run({ connect, headers, NatsError }, servers) {
   await nc.drain();
   return { greeting, answer, noResponders };
 }
+
+/** Connects to a server that knows the seed's public nkey, and says whether the server let it in. */
+export async function signIn({ connect, nkeyAuthenticator }, servers, seed) {
+  const nc = await connect({ servers, authenticator: nkeyAuthenticator(seed) });
+  await nc.flush();
+  await nc.close();
+  return "signed in";
+}

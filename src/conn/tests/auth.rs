@@ -8,7 +8,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use nkeys::KeyPair;
 
 use super::*;
-use crate::conn::Auth;
+use crate::conn::{Auth, CallbackAuth};
 use crate::error::{ServerError, ServerErrorKind};
 
 const NONCE: &str = "nonce-from-the-server";
@@ -139,6 +139,61 @@ fn without_the_nkeys_feature_a_seed_is_a_credentials_error_naming_it() {
     )
     .unwrap_err();
     assert!(matches!(&err, Error::Credentials(what) if what.contains("`nkeys`")), "{err}");
+}
+
+fn callback_auth(callback: impl crate::conn::AuthFn) -> Config {
+    with_auth(Auth {
+        token: Some("static".into()),
+        user: Some("kept".into()),
+        callback: Some(crate::conn::AuthCallback(std::sync::Arc::new(callback))),
+        ..Auth::default()
+    })
+}
+
+#[test]
+fn callback_answers_the_nonce_and_wins_over_static_credentials() {
+    let cfg = callback_auth(|nonce| {
+        assert_eq!(nonce, NONCE.as_bytes());
+        Ok(CallbackAuth {
+            jwt: Some("the-jwt".into()),
+            nkey: Some("UPUBLIC".into()),
+            signature: Some(vec![0xfb, 0xff]),
+            token: Some("from-callback".into()),
+            ..CallbackAuth::default()
+        })
+    });
+    let json = connect_json(cfg, &nonce_info());
+    assert_eq!((&json["jwt"], &json["nkey"]), (&"the-jwt".into(), &"UPUBLIC".into()));
+    assert_eq!(json["sig"], "-_8", "base64url without padding");
+    assert_eq!(json["auth_token"], "from-callback");
+    assert_eq!(json["user"], "kept", "fields it leaves unset keep the options' values");
+}
+
+#[test]
+fn callback_gets_an_empty_nonce_when_the_server_sent_none() {
+    let json = connect_json(
+        callback_auth(|nonce| Ok(CallbackAuth { user: Some(format!("{}", nonce.len())), ..CallbackAuth::default() })),
+        INFO,
+    );
+    assert_eq!(json["user"], "0");
+}
+
+#[test]
+fn callback_error_closes_for_good() {
+    let mut cfg = callback_auth(|_| Err(Error::Credentials("no key".into())));
+    cfg.retry_on_initial_connect = true;
+    let mut s = FakeServer::new(cfg);
+    s.expect_connect();
+    s.open();
+    s.send(&nonce_info());
+    s.expect_close();
+    assert!(s.take_ops().is_empty(), "no CONNECT");
+    s.lose(None);
+    let events = s.take_conn_events();
+    assert!(
+        matches!(events.as_slice(), [ConnectionEvent::Closed { error: Some(Error::Credentials(what)) }] if what == "no key"),
+        "{events:?}"
+    );
 }
 
 #[test]
