@@ -29,6 +29,7 @@ mod status;
 mod subscription;
 
 use std::future::Future;
+use std::pin::Pin;
 
 use futures_util::FutureExt;
 use js_sys::Promise;
@@ -38,8 +39,11 @@ use wasm_bindgen::JsValue;
 use crate::error::Error;
 
 /// A JS promise of a Rust API future; errors reject it as `NatsError`s.
+/// Boxed, so the promise machinery is compiled once, not once per export.
 fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {
-    wasm_bindgen_futures::future_to_promise(async move { future.await.map(Into::into).map_err(JsValue::from) })
+    let future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> =
+        Box::pin(async move { future.await.map(Into::into).map_err(JsValue::from) });
+    wasm_bindgen_futures::future_to_promise(future)
 }
 
 /// Runs a Rust API future that completes on its first poll (subscribe and
