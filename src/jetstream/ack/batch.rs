@@ -1,7 +1,7 @@
 //! `AckBatch`, sans-IO: collect acks, plan what to publish, then sort the
 //! server's answers into confirmed, unconfirmed and refused.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -103,14 +103,21 @@ impl AckBatch {
             AckPolicy::None => Vec::new(),
             AckPolicy::All => {
                 let mut plan = Vec::new();
-                let mut floors: BTreeMap<(&str, &str), Vec<&AckToken>> = BTreeMap::new();
+                // The `+ACK`s of each consumer, in the order consumers first
+                // appear; a batch spans few of them, so a list will do.
+                let mut floors: Vec<((&str, &str), Vec<&AckToken>)> = Vec::new();
                 for (token, kind) in &self.entries {
-                    match kind {
-                        AckKind::Ack => floors.entry((token.stream(), token.consumer())).or_default().push(token),
-                        _ => plan.push(single(token, kind)),
+                    if !matches!(kind, AckKind::Ack) {
+                        plan.push(single(token, kind));
+                        continue;
+                    }
+                    let consumer = (token.stream(), token.consumer());
+                    match floors.iter_mut().find(|(c, _)| *c == consumer) {
+                        Some((_, tokens)) => tokens.push(token),
+                        None => floors.push((consumer, vec![token])),
                     }
                 }
-                for tokens in floors.into_values() {
+                for (_, tokens) in floors {
                     if let Some(top) = tokens.iter().max_by_key(|t| t.stream_sequence()) {
                         plan.push(PlannedAck {
                             tokens: tokens.iter().map(|t| (*t).clone()).collect(),
