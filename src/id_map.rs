@@ -76,6 +76,10 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
         self.entries.iter_mut().map(|(k, v)| (&*k, v))
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// Every entry, in id order; the map is empty after.
     pub fn drain(&mut self) -> impl Iterator<Item = (K, V)> {
         self.entries.drain(..)
@@ -105,6 +109,6 @@ mod tests {
         assert_eq!(map.values().sum::<i32>(), 169);
         assert_eq!(map.iter().map(|(k, _)| k).sum::<i32>(), 16);
         assert_eq!(map.drain().count(), 4);
-        assert_eq!(map.keys().count(), 0);
+        assert!(map.is_empty());
     }
 }

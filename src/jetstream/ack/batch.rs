@@ -10,6 +10,7 @@ use super::kind::AckKind;
 use super::token::AckToken;
 use crate::error::Error;
 use crate::header::StatusCode;
+use crate::id_map::IdMap;
 use crate::jetstream::api::AckPolicy;
 use crate::message::Message;
 use crate::time::Instant;
@@ -148,7 +149,8 @@ pub struct AckReport {
 /// Waits for the answers to acks sent as requests.
 #[derive(Debug)]
 pub struct AckConfirmations {
-    waiting: HashMap<u64, Vec<AckToken>>,
+    /// The tokens each request settles, by request id.
+    waiting: IdMap<u64, Vec<AckToken>>,
     deadline: Instant,
     report: AckReport,
 }
@@ -156,7 +158,7 @@ pub struct AckConfirmations {
 impl AckConfirmations {
     /// Answers are awaited until `now + timeout`.
     pub fn new(now: Instant, timeout: Duration) -> Self {
-        AckConfirmations { waiting: HashMap::new(), deadline: now + timeout, report: AckReport::default() }
+        AckConfirmations { waiting: IdMap::default(), deadline: now + timeout, report: AckReport::default() }
     }
 
     /// `ack` was published as the request with the caller's id `id`.
@@ -187,15 +189,13 @@ impl AckConfirmations {
     /// After the deadline, what is still unanswered is unconfirmed.
     pub fn handle_timeout(&mut self, now: Instant) {
         if now >= self.deadline {
-            let mut late: Vec<_> = self.waiting.drain().collect();
-            late.sort_by_key(|(id, _)| *id);
-            self.report.unconfirmed.extend(late.into_iter().flat_map(|(_, tokens)| tokens));
+            self.report.unconfirmed.extend(self.waiting.drain().flat_map(|(_, tokens)| tokens));
         }
     }
 
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        (!self.waiting.is_empty()).then_some(self.deadline)
+        (!self.is_done()).then_some(self.deadline)
     }
 
     /// Whether every request has its answer or timed out.
