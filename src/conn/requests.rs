@@ -1,4 +1,4 @@
-//! Requests over one muxed inbox subscription `<prefix>.<nuid>.*`: each
+//! Requests over one muxed inbox subscription `<prefix>.<token>.*`: each
 //! request gets its own last token, so one SUB serves every request and the
 //! first reply settles it.
 
