@@ -113,7 +113,7 @@ struct ErrorProbe {
 /// replies kept as JSON text are checked without parsing the rest.
 pub fn check_response(payload: &[u8]) -> Result<(), Error> {
     // Most replies carry no error: skip the probe unless the key can be there.
-    if memchr::memmem::find(payload, b"\"error\"").is_some() {
+    if memchr::memchr_iter(b'"', payload).any(|at| payload[at..].starts_with(b"\"error\"")) {
         if let Ok(ErrorProbe { error: Some(e) }) = serde_json::from_slice(payload) {
             return Err(Error::JetStream(e));
         }
