@@ -16,9 +16,9 @@ import type {
   StreamInfo,
 } from "../raw.js";
 import { NatsError } from "../errors.js";
-import { headers, type MsgHdrs } from "../headers.js";
-import { unpack, type Publisher } from "../msg.js";
-import { request, requestText } from "./api.js";
+import { fromRaw, headers, type MsgHdrs } from "../headers.js";
+import type { Publisher } from "../msg.js";
+import { request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
 import { Consumers, type Consumer } from "./consumer.js";
 import { Lister } from "./lister.js";
@@ -48,6 +48,21 @@ export interface StoredMsg {
   timestamp: string;
   string(): string;
   json<T = unknown>(): T;
+}
+
+/** The message of a `STREAM.MSG.GET` reply: payload and raw `NATS/1.0` header block in base64. */
+interface ApiStoredMsg {
+  subject: string;
+  seq: number;
+  hdrs?: string;
+  data?: string;
+  time: string;
+}
+
+const decoder = new TextDecoder();
+
+function fromBase64(text = ""): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 /** nats.js's `js.streams`: stream handles. */
@@ -120,18 +135,17 @@ export class StreamAPI implements Streams {
 
   /** A stored message; rejects with `JETSTREAM` (`errCode` 10037) when there is none. */
   async getMessage(name: string, query: MsgRequest): Promise<StoredMsg> {
-    const reply = await requestText(this.#raw, "STREAM.MSG.GET", name, "", query);
-    const [batch, seq, timestamp] = this.#raw.storedMessage(reply);
-    const msg = unpack(batch, 0, this.#publisher)[0]!;
+    const { message: m } = await request<{ message: ApiStoredMsg }>(this.#raw, "STREAM.MSG.GET", name, "", query);
+    const data = fromBase64(m.data);
     return {
-      subject: msg.subject,
-      seq,
-      header: msg.headers ?? headers(),
-      data: msg.data,
-      time: new Date(timestamp),
-      timestamp,
-      string: () => msg.string(),
-      json: <T>() => msg.json<T>(),
+      subject: m.subject,
+      seq: m.seq,
+      header: m.hdrs ? fromRaw(this.#raw.parseHeaders(fromBase64(m.hdrs))) : headers(),
+      data,
+      time: new Date(m.time),
+      timestamp: m.time,
+      string: () => decoder.decode(data),
+      json: <T>() => JSON.parse(decoder.decode(data)) as T,
     };
   }
 

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use bytes::Bytes;
 
-use super::api::{self, ErrorCode, JetStreamError, MsgGetResponse, StoredMessage, timestamp};
+use super::api::{ErrorCode, JetStreamError, StoredMessage, timestamp};
 use crate::error::Error;
 use crate::header::{HeaderMap, StatusCode};
 use crate::message::Message;
@@ -59,13 +59,6 @@ impl RawMessage {
             headers.remove(name);
         }
         Ok(RawMessage { subject, sequence, headers: non_empty(headers), payload: reply.payload, time })
-    }
-}
-
-impl RawMessage {
-    /// The message of a `STREAM.MSG.GET` reply given as JSON text.
-    pub fn from_msg_get_json(json: &[u8]) -> Result<Self, Error> {
-        api::parse_response::<MsgGetResponse>(json)?.message.try_into()
     }
 }
 

@@ -11,10 +11,9 @@ use super::context::RawJetStream;
 use super::lister::RawLister;
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest};
-use crate::jetstream::stream::RawMessage;
 use crate::jetstream::{Consumer, Context};
-use crate::message::Message;
-use crate::wasm::batch::pack;
+use crate::proto;
+use crate::wasm::batch::raw_headers;
 use crate::wasm::jetstream::consumer::RawConsumer;
 use crate::wasm::promise;
 
@@ -28,8 +27,6 @@ export type ApiCall =
   | "CONSUMER.CREATE" | "CONSUMER.INFO" | "CONSUMER.DELETE" | "CONSUMER.PAUSE";
 /** A paged listing; the consumer ones name a stream. */
 export type ApiListing = "STREAM.NAMES" | "STREAM.LIST" | "CONSUMER.NAMES" | "CONSUMER.LIST";
-/** A message read back from a stream: `[message, seq, time]` (`time`: RFC 3339). */
-export type RawStoredMsg = [message: RawBatch, seq: number, time: string];
 "#;
 
 #[wasm_bindgen]
@@ -79,20 +76,12 @@ impl RawJetStream {
         Ok(RawConsumer::new(Consumer::new(self.context.clone(), info)))
     }
 
-    /// The message of a `STREAM.MSG.GET` reply, its body and headers decoded.
-    #[wasm_bindgen(js_name = storedMessage, unchecked_return_type = "RawStoredMsg")]
-    pub fn stored_message(&self, reply: &str) -> Result<Array, JsValue> {
-        let m = RawMessage::from_msg_get_json(reply.as_bytes())?;
-        let message = Message {
-            subject: m.subject,
-            reply: None,
-            payload: m.payload,
-            headers: m.headers,
-            status: None,
-            description: None,
-            length: 0,
-        };
-        Ok(Array::of3(&pack(&[message]), &(m.sequence as f64).into(), &m.time.into()))
+    /// The headers of a stored message, from the raw `NATS/1.0` block of a
+    /// `STREAM.MSG.GET` reply (its `hdrs`, base64-decoded in TS).
+    #[wasm_bindgen(js_name = parseHeaders, unchecked_return_type = "RawHeaders")]
+    pub fn parse_headers(&self, block: &[u8]) -> Result<Array, JsValue> {
+        let (status, description, headers) = proto::parse_headers(block)?;
+        Ok(raw_headers(status, description.as_deref(), Some(&headers)))
     }
 }
 

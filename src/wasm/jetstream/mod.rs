@@ -9,7 +9,8 @@
 //! and the server decides what it accepts. No config or info type is
 //! (de)serialised here (each one would cost kilobytes of wasm); Rust only
 //! validates the names that go into a subject, reads the few fields the
-//! core needs (a consumer's names), and turns error replies into `NatsError`s.
+//! core needs (a consumer's names), turns error replies into `NatsError`s,
+//! and parses the header blocks of stored messages (TS decodes the base64).
 //! Messages cross in batches, like core subscriptions.
 //! - [`context`]: `RawJetStream` (a context), acked publish, ack batches;
 //! - [`api`]: every management call and listing on `RawJetStream`, and
