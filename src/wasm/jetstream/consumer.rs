@@ -2,6 +2,8 @@
 //! options of its `fetch` and `consume`, read like the connection options:
 //! typed getters, nats.js names, durations in milliseconds.
 
+use std::rc::Rc;
+
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
@@ -87,15 +89,15 @@ extern "C" {
 }
 
 /// A pull consumer: what it reads needs only its names (its info stays in
-/// TS, as the server's JSON).
+/// TS, as the server's JSON). Shared with `next`'s future, not cloned.
 #[wasm_bindgen]
 pub struct RawConsumer {
-    consumer: Consumer,
+    consumer: Rc<Consumer>,
 }
 
 impl RawConsumer {
     pub(super) fn new(consumer: Consumer) -> Self {
-        RawConsumer { consumer }
+        RawConsumer { consumer: Rc::new(consumer) }
     }
 }
 
