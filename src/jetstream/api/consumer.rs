@@ -288,10 +288,11 @@ struct CreateRequestCore {
 }
 
 impl ConsumerInfo {
-    /// The names and the [`ConfigCore`] fields of a `CONSUMER.INFO` or
-    /// `CONSUMER.CREATE` reply; every other field keeps its default. Enough
-    /// for a [`Consumer`](crate::jetstream::Consumer) handle, whose readers
-    /// and ledger read nothing else.
+    /// The names of a `CONSUMER.INFO` or `CONSUMER.CREATE` reply, and of
+    /// its config the names, filters, ack policy, ack wait and max ack
+    /// pending; every other field keeps its default. Enough for a
+    /// [`Consumer`](crate::jetstream::Consumer) handle, whose readers and
+    /// ledger read nothing else.
     pub fn from_json_core(json: &[u8]) -> Result<ConsumerInfo, Error> {
         let InfoCore { stream_name, name, config } = parse_checked(json)?;
         Ok(ConsumerInfo { stream_name, name, config: config.into(), ..Default::default() })

@@ -1,12 +1,14 @@
 //! The JetStream API calls of nats.js's `JetStreamManager` on
 //! `RawJetStream`: a handful of exports for every call. Requests and replies
 //! stay JSON text, parsed in TS; here a call is named as in its subject
-//! (`STREAM.INFO`), its names are validated into the subject, and the
-//! prefix, timeout and error replies are applied, all by the Rust API.
+//! (`STREAM.INFO`), and the Rust API validates its names into the subject
+//! ([`api`]'s builders) and applies the prefix, timeout and error replies
+//! ([`Context::request_json`], [`Context::list_json`]).
 
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
+use super::consumer::RawConsumer;
 use super::context::RawJetStream;
 use super::lister::RawLister;
 use crate::error::Error;
@@ -14,7 +16,6 @@ use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest};
 use crate::jetstream::{Consumer, Context};
 use crate::proto;
 use crate::wasm::batch::raw_headers;
-use crate::wasm::jetstream::consumer::RawConsumer;
 use crate::wasm::promise;
 
 #[wasm_bindgen(typescript_custom_section)]

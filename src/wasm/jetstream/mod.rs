@@ -16,7 +16,7 @@
 //! - [`api`]: every management call and listing on `RawJetStream`, and
 //!   consumer handles from their info;
 //! - [`lister`]: `RawLister`, the `*.LIST` and `*.NAMES` pages;
-//! - [`consumer`]: `RawConsumer` (info, fetch, next, consume) and pull options;
+//! - [`consumer`]: `RawConsumer` (fetch, next, consume) and pull options;
 //! - [`messages`]: `RawConsumerMessages`, a pull reader, and its events;
 //! - [`deliveries`]: `RawDeliveries`, a batch's messages for acks and metadata;
 //! - [`ack_batch`]: `RawAckBatch`, acks committed together;
