@@ -14,6 +14,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
 
 target_dir="${CARGO_TARGET_DIR:-target}"
+# Panic locations name the source files of dependencies: drop the machine's
+# registry path from them (smaller, and no local paths in the package).
+for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+    export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$registry="
+done
 cargo build --target wasm32-unknown-unknown --no-default-features --features wasm --profile release-wasm
 wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 

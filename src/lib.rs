@@ -17,6 +17,7 @@ pub mod conn;
 pub mod driver;
 pub mod error;
 pub mod header;
+mod id_map;
 pub mod jetstream;
 pub mod message;
 pub mod proto;

@@ -9,7 +9,7 @@ import { toRaw, type MsgHdrs } from "../headers.js";
 import { encode, type Payload } from "../msg.js";
 import { AckBatch } from "./ack_batch.js";
 import { Consumers } from "./consumer.js";
-import { JetStreamManager } from "./manager.js";
+import { JetStreamManager, StreamAPI, type Streams } from "./manager.js";
 
 export interface JetStreamOptions {
   /** API prefix of an imported JetStream account (default `$JS.API`). */
@@ -59,6 +59,7 @@ export class JetStreamClient {
   /** @internal */
   readonly raw: RawJetStream;
   readonly consumers: Consumers;
+  readonly streams: Streams;
   readonly #nc: NatsConnection;
   readonly #opts: JetStreamOptions;
 
@@ -66,6 +67,8 @@ export class JetStreamClient {
   constructor(nc: NatsConnection, opts: JetStreamOptions) {
     this.raw = nc.raw.jetstream(opts.apiPrefix, opts.domain, opts.timeout);
     this.consumers = new Consumers(this.raw, nc);
+    const streams = new StreamAPI(this.raw, nc);
+    this.streams = { get: (name) => streams.get(name) };
     this.#nc = nc;
     this.#opts = opts;
   }

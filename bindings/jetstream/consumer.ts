@@ -4,6 +4,7 @@
  */
 import type { ConsumeOptions, ConsumerInfo, FetchOptions, RawConsumer, RawJetStream } from "../raw.js";
 import type { Publisher } from "../msg.js";
+import { parseReply, request, requestText } from "./api.js";
 import { ConsumerMessages } from "./consumer_messages.js";
 import { unpackDelivered, type JsMsg } from "./jsmsg.js";
 
@@ -16,22 +17,30 @@ export interface NextOptions {
 
 export class Consumer {
   readonly #raw: RawConsumer;
+  readonly #js: RawJetStream;
   readonly #publisher: Publisher;
+  #info: ConsumerInfo;
 
   /** Made by `js.consumers.get`. */
-  constructor(raw: RawConsumer, publisher: Publisher) {
+  constructor(raw: RawConsumer, js: RawJetStream, info: ConsumerInfo, publisher: Publisher) {
     this.#raw = raw;
+    this.#js = js;
+    this.#info = info;
     this.#publisher = publisher;
   }
 
   /** Fresh info from the server, or (`cached`) the info as of the last call. */
-  info(cached = false): Promise<ConsumerInfo> {
-    return this.#raw.info(cached);
+  async info(cached = false): Promise<ConsumerInfo> {
+    if (!cached) {
+      this.#info = await request(this.#js, "CONSUMER.INFO", this.#info.stream_name, this.#info.name);
+    }
+    return this.#info;
   }
 
   /** Deletes the consumer on the server. */
-  delete(): Promise<boolean> {
-    return this.#raw.delete();
+  async delete(): Promise<boolean> {
+    const { stream_name, name } = this.#info;
+    return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", stream_name, name)).success;
   }
 
   /** One batch: iterating ends after `max_messages` (100), `max_bytes` or `expires` (30 s). */
@@ -69,6 +78,7 @@ export class Consumers {
 
   /** The pull consumer `name` of `stream`; rejects (`JETSTREAM`, 10014) if it does not exist. */
   async get(stream: string, name: string): Promise<Consumer> {
-    return new Consumer(await this.#raw.getConsumer(stream, name), this.#publisher);
+    const info = await requestText(this.#raw, "CONSUMER.INFO", stream, name);
+    return new Consumer(this.#raw.consumer(info), this.#raw, parseReply(info), this.#publisher);
   }
 }

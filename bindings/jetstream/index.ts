@@ -16,6 +16,7 @@ export type {
   PurgeResponse,
   Republish,
   SequenceInfo,
+  StreamAlternate,
   StreamConfig,
   StreamInfo,
   StreamSource,
@@ -46,4 +47,13 @@ export {
 } from "./enums.js";
 export type { AckKind, DeliveryInfo, JsMsg } from "./jsmsg.js";
 export { Lister } from "./lister.js";
-export { ConsumerAPI, JetStreamManager, StreamAPI, type MsgRequest, type PurgeOpts, type StoredMsg } from "./manager.js";
+export {
+  ConsumerAPI,
+  JetStreamManager,
+  Stream,
+  StreamAPI,
+  type MsgRequest,
+  type PurgeOpts,
+  type StoredMsg,
+  type Streams,
+} from "./manager.js";

@@ -11,7 +11,8 @@ export class Lister<T> implements AsyncIterable<T> {
 
   /** The next items; empty once every page was read. */
   async next(): Promise<T[]> {
-    return ((await this.#raw.next()) ?? []) as T[];
+    const items = await this.#raw.next();
+    return items === null ? [] : (JSON.parse(items) as T[]);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {

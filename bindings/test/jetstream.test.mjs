@@ -120,8 +120,9 @@ for (const transport of ["ws", "nats"]) {
       const updated = await jsm.consumers.update(name, "d1", { ...ci.config, max_ack_pending: 50 });
       assert.equal(updated.config.max_ack_pending, 50);
       assert.equal((await jsm.consumers.info(name, "d1")).config.max_ack_pending, 50);
+      // As nats.js, update reads the consumer's info first.
       await rejectsWith(jsm.consumers.update(name, "nope", { durable_name: "nope" }), "JETSTREAM", {
-        errCode: 10149,
+        errCode: 10014,
       });
 
       const listed = [];
@@ -135,6 +136,59 @@ for (const transport of ["ws", "nats"]) {
 
       assert.equal(await jsm.consumers.delete(name, "e1"), true);
       await rejectsWith(jsm.consumers.info(name, "e1"), "JETSTREAM", { status: 404, errCode: 10014 });
+      await nc.close();
+    });
+
+    test("updates merge a partial config into the current one, as nats.js", async () => {
+      const { nc, jsm, name } = await setup(S("MERGE"), { max_age: 3600e9, description: "kept" });
+      const si = await jsm.streams.update(name, { max_msgs: 100 });
+      assert.equal(si.config.max_msgs, 100);
+      assert.equal(si.config.max_age, 3600e9);
+      assert.equal(si.config.description, "kept");
+      assert.deepEqual(si.config.subjects, [`${name}.>`]);
+      await rejectsWith(jsm.streams.update("NO_SUCH_STREAM", { max_msgs: 1 }), "JETSTREAM", { errCode: 10059 });
+
+      await jsm.consumers.add(name, { durable_name: "d", ack_wait: 10e9, filter_subject: `${name}.a` });
+      const ci = await jsm.consumers.update(name, "d", { max_ack_pending: 50, description: "merged" });
+      assert.equal(ci.config.max_ack_pending, 50);
+      assert.equal(ci.config.description, "merged");
+      assert.equal(ci.config.ack_wait, 10e9);
+      assert.equal(ci.config.filter_subject, `${name}.a`);
+      assert.equal(ci.config.ack_policy, "explicit");
+      await nc.close();
+    });
+
+    test("streams: find, list by subject, get a Stream; js.streams.get", async () => {
+      const { nc, jsm, js, name } = await setup(S("FIND"));
+      assert.equal(await jsm.streams.find(`${name}.a.b`), name);
+      await rejectsWith(jsm.streams.find("nobody.stores.this"), "JETSTREAM", { status: 404, errCode: 10059 });
+      await rejectsWith(jsm.streams.find("bad subject"), "INVALID_SUBJECT");
+
+      const listed = [];
+      for await (const si of jsm.streams.list(`${name}.x`)) listed.push(si.config.name);
+      assert.deepEqual(listed, [name]);
+      assert.deepEqual(await jsm.streams.list("nobody.stores.this").next(), []);
+
+      const stream = await jsm.streams.get(name);
+      await js.publish(`${name}.a`, "one");
+      await jsm.consumers.add(name, { durable_name: "c" });
+      assert.equal(stream.name, name);
+      assert.equal((await stream.info(true)).state.messages, 0, "cached: as of get");
+      assert.equal((await stream.info()).state.messages, 1);
+      assert.equal((await stream.info(true)).state.messages, 1);
+      assert.deepEqual(await stream.alternates(), []);
+      assert.equal(await stream.best(), stream);
+      assert.equal((await stream.getMessage({ seq: 1 })).string(), "one");
+      const consumer = await stream.getConsumer("c");
+      assert.equal((await consumer.info(true)).name, "c");
+      assert.equal((await consumer.next({ expires: 2000 })).string(), "one");
+      assert.equal(await stream.deleteMessage(1, false), true);
+      assert.equal((await (await js.streams.get(name)).info(true)).state.messages, 0);
+      await rejectsWith(js.streams.get("NO_SUCH_STREAM"), "JETSTREAM", { errCode: 10059 });
+
+      assert.equal(await consumer.delete(), true);
+      await rejectsWith(consumer.info(), "JETSTREAM", { errCode: 10014 });
+      await rejectsWith(js.consumers.get(name, "c"), "JETSTREAM", { errCode: 10014 });
       await nc.close();
     });
 

@@ -32,6 +32,7 @@ import {
   type Stats,
   type Status,
   type StoredMsg,
+  type Stream,
   type StreamConfig,
   type StreamInfo,
   type Subscription,
@@ -110,7 +111,15 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   const cfg: StreamConfig = { name: "ORDERS", subjects: ["orders.>"], storage: StorageType.File, max_age: 3600e9 };
   const si: StreamInfo = await jsm.streams.add(cfg);
   await jsm.streams.update("ORDERS", { ...si.config, max_msgs: 10 });
+  await jsm.streams.update("ORDERS", { max_msgs: 10 });
   for await (const info of jsm.streams.list()) void [info.state.messages, info.config.subjects];
+  for await (const info of jsm.streams.list("orders.*")) void info.config.name;
+  const found: string = await jsm.streams.find("orders.new");
+  const stream: Stream = await jsm.streams.get(found);
+  const cached: StreamInfo = await stream.info(true);
+  void [stream.name, cached.alternates?.[0]?.cluster, (await stream.best()).name];
+  await (await stream.getConsumer("workers")).info();
+  await (await jetstream(nc).streams.get("ORDERS")).deleteMessage(1, false);
   for await (const name of jsm.streams.names("orders.*")) void name.length;
   await jsm.streams.purge("ORDERS", { filter: "orders.old", keep: 1 });
   const stored: StoredMsg = await jsm.streams.getMessage("ORDERS", { last_by_subj: "orders.new" });
@@ -118,6 +127,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   const consumer: ConsumerConfig = { durable_name: "workers", ack_policy: AckPolicy.Explicit, ack_wait: 30e9 };
   const ci: ConsumerInfo = await jsm.consumers.add("ORDERS", { ...consumer, deliver_policy: DeliverPolicy.New });
   await jsm.consumers.pause("ORDERS", ci.name, new Date(Date.now() + 1000));
+  await jsm.consumers.update("ORDERS", ci.name, { max_ack_pending: 10 });
 
   const js: JetStreamClient = jetstream(nc);
   const ack: PubAck = await js.publish("orders.new", "x", { msgID: "1", expect: { lastSequence: 0 }, ttl: "1h" });
@@ -150,6 +160,8 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
 
   // @ts-expect-error: durations in configs are nanosecond numbers
   await jsm.streams.add({ name: "X", max_age: "1h" });
+  // @ts-expect-error: a new stream needs its name
+  await jsm.streams.add({ subjects: ["x"] });
   // @ts-expect-error: ack kinds are a closed set
   batch.add("token", "ok");
   // @ts-expect-error: a confirmed commit reports, a plain one does not

@@ -346,9 +346,9 @@ impl Connection {
             _ => DEFAULT_MAX_PAYLOAD,
         }
     }
-    /// A new unique inbox subject (`<prefix>.<nuid>`).
+    /// A new unique inbox subject (`<prefix>.<22 random base62 characters>`).
     pub fn new_inbox(&mut self) -> String {
-        format!("{}.{}", self.config.inbox_prefix, nuid::next())
+        format!("{}.{}", self.config.inbox_prefix, self.rng.token())
     }
 
     // ---- transport inputs (see lifecycle.rs and inbound.rs)

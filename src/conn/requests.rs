@@ -1,19 +1,19 @@
-//! Requests over one muxed inbox subscription `<prefix>.<nuid>.*`: each
+//! Requests over one muxed inbox subscription `<prefix>.<token>.*`: each
 //! request gets its own last token, so one SUB serves every request and the
 //! first reply settles it.
-
-use std::collections::BTreeSet;
 
 use super::RequestId;
 use crate::error::Error;
 use crate::header::StatusCode;
+use crate::id_map::IdMap;
 use crate::message::Message;
 
 #[derive(Default)]
 pub(super) struct Requests {
     /// The muxed subscription's sid and the reply prefix (ends with '.').
     mux: Option<(u64, String)>,
-    pending: BTreeSet<u64>,
+    /// Ids of the requests waiting for an answer.
+    pending: IdMap<u64, ()>,
     last_id: u64,
 }
 
@@ -34,7 +34,7 @@ impl Requests {
     }
 
     pub(super) fn track(&mut self, id: RequestId) {
-        self.pending.insert(id.0);
+        self.pending.insert(id.0, ());
     }
 
     pub(super) fn cancel(&mut self, id: RequestId) {
@@ -46,9 +46,7 @@ impl Requests {
     pub(super) fn route(&mut self, message: Message) -> Option<(RequestId, Result<Message, Error>)> {
         let (_, prefix) = self.mux.as_ref()?;
         let token: u64 = message.subject.strip_prefix(prefix.as_str())?.parse().ok()?;
-        if !self.pending.remove(&token) {
-            return None;
-        }
+        self.pending.remove(&token)?;
         let no_responders = message.status == Some(StatusCode::NO_RESPONDERS) && message.payload.is_empty();
         let result = if no_responders { Err(Error::NoResponders) } else { Ok(message) };
         Some((RequestId(token), result))
@@ -56,6 +54,6 @@ impl Requests {
 
     /// Every pending request, oldest first, forgotten.
     pub(super) fn take_pending(&mut self) -> Vec<RequestId> {
-        std::mem::take(&mut self.pending).into_iter().map(RequestId).collect()
+        self.pending.drain().map(|(id, ())| RequestId(id)).collect()
     }
 }

@@ -1,6 +1,6 @@
-//! A tiny seeded PRNG (splitmix64) for shuffling servers and reconnect
-//! jitter. The driver passes the seed, so the core reads no OS randomness and
-//! tests see the same sequence every run. Not for secrets.
+//! A tiny seeded PRNG (splitmix64) for shuffling servers, reconnect jitter
+//! and inbox names. The driver passes the seed, so the core reads no OS
+//! randomness and tests see the same sequence every run. Not for secrets.
 
 use std::time::Duration;
 
@@ -33,11 +33,43 @@ impl Rng {
         Duration::from_nanos(self.up_to(nanos))
     }
 
+    /// 22 base62 characters, as unique as the seed: the token of an inbox
+    /// name (the size of a NUID).
+    pub(super) fn token(&mut self) -> String {
+        const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        let mut token = String::with_capacity(22);
+        for _ in 0..2 {
+            // 62^11 > 2^64: eleven digits hold a draw.
+            let mut n = self.next_u64();
+            for _ in 0..11 {
+                token.push(char::from(DIGITS[(n % 62) as usize]));
+                n /= 62;
+            }
+        }
+        token
+    }
+
     /// Fisher–Yates.
     pub(super) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.up_to(i as u64) as usize;
             items.swap(i, j);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_nuid_sized_and_follow_the_seed() {
+        let (mut a, mut b) = (Rng::new(7), Rng::new(7));
+        let first = a.token();
+        assert_eq!(first.len(), 22);
+        assert!(first.bytes().all(|c| c.is_ascii_alphanumeric()), "{first}");
+        assert_ne!(a.token(), first);
+        assert_eq!(b.token(), first, "same seed, same tokens");
+        assert_ne!(Rng::new(8).token(), first);
     }
 }

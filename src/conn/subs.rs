@@ -1,10 +1,9 @@
 //! The subscription table: what to resubscribe after a reconnect and how
 //! many messages each subscription may still receive.
 
-use std::collections::BTreeMap;
-
 use bytes::BytesMut;
 
+use crate::id_map::IdMap;
 use crate::proto::{encode_sub, encode_unsub};
 
 struct Sub {
@@ -34,7 +33,7 @@ pub(super) enum Limit {
 /// Subscriptions by sid, kept in sid order so resubscription is deterministic.
 #[derive(Default)]
 pub(super) struct Subscriptions {
-    subs: BTreeMap<u64, Sub>,
+    subs: IdMap<u64, Sub>,
     last_sid: u64,
 }
 

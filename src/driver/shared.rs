@@ -3,7 +3,6 @@
 //! Every user command locks it, calls the connection, and wakes the driver;
 //! the driver locks it to feed input and drain output. Nothing here blocks.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
@@ -12,6 +11,7 @@ use futures_channel::oneshot;
 use super::queue::{self, Queue};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
+use crate::id_map::IdMap;
 use crate::jetstream::ack::{AckKind, AckLedger};
 use crate::jetstream::reader::slot::{self, PullSlot};
 use crate::message::Message;
@@ -76,15 +76,15 @@ pub(crate) struct Subscription {
 
 pub(crate) struct Inner {
     pub conn: Connection,
-    pub subs: HashMap<Sid, Subscription>,
+    pub subs: IdMap<Sid, Subscription>,
     /// JetStream pull readers, ticked here so their heartbeats and refills
     /// never wait on the user.
-    pub pulls: HashMap<Sid, PullSlot>,
+    pub pulls: IdMap<Sid, PullSlot>,
     /// Checkpoint ledgers, whose `+WPI`s go out from the driver's clock.
-    ledgers: HashMap<u64, AckLedger>,
+    ledgers: IdMap<u64, AckLedger>,
     next_ledger: u64,
-    pub requests: HashMap<RequestId, Answer>,
-    pub flushes: HashMap<FlushId, oneshot::Sender<Result<(), Error>>>,
+    pub requests: IdMap<RequestId, Answer>,
+    pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
     /// Resolve when the connection is closed for good.
@@ -114,12 +114,12 @@ impl Shared {
         let (tx, rx) = oneshot::channel();
         let inner = Inner {
             conn,
-            subs: HashMap::new(),
-            pulls: HashMap::new(),
-            ledgers: HashMap::new(),
+            subs: IdMap::default(),
+            pulls: IdMap::default(),
+            ledgers: IdMap::default(),
             next_ledger: 0,
-            requests: HashMap::new(),
-            flushes: HashMap::new(),
+            requests: IdMap::default(),
+            flushes: IdMap::default(),
             first_connect: Some(tx),
             closed_waiters: Vec::new(),
             space_waiters: Vec::new(),

@@ -1,9 +1,11 @@
 //! The JetStream context: a client plus the API prefix (or domain) and the
 //! timeout of API calls. Every management call goes through
-//! [`Context::request`]: JSON out, typed reply or typed API error back.
+//! [`Context::request_json`]: JSON out, the reply's JSON or a typed API error
+//! back; the typed calls parse that reply, the JS API hands it over as text.
 
 use std::time::Duration;
 
+use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -70,7 +72,6 @@ impl Context {
     }
 
     /// Sends `body` as JSON to the full API `subject` and parses the reply.
-    /// No responders means JetStream is not enabled for this account.
     pub async fn request<T: DeserializeOwned>(&self, subject: &str, body: &impl Serialize) -> Result<T, Error> {
         let payload =
             serde_json::to_vec(body).map_err(|e| Error::InvalidArgument(format!("cannot encode request: {e}")))?;
@@ -79,8 +80,18 @@ impl Context {
 
     /// Like [`request`](Self::request) with an already-encoded body (may be empty).
     pub async fn request_raw<T: DeserializeOwned>(&self, subject: &str, payload: &[u8]) -> Result<T, Error> {
+        api::parse_checked(&self.request_json(subject, payload).await?)
+    }
+
+    /// Sends `payload` (JSON, may be empty) to the full API `subject` and
+    /// returns the reply's JSON unparsed, or the server's error envelope as
+    /// [`Error::JetStream`]. No responders means JetStream is not enabled
+    /// for this account. Not generic: callers that keep replies as text
+    /// (the JS API) compile no deserializer for them.
+    pub async fn request_json(&self, subject: &str, payload: &[u8]) -> Result<Bytes, Error> {
         let reply = self.client.request_message(subject, None, payload, Some(self.timeout)).await?;
-        api::parse_response(&reply.payload)
+        api::check_response(&reply.payload)?;
+        Ok(reply.payload)
     }
 
     /// Account limits and usage.

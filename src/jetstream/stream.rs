@@ -5,13 +5,15 @@
 use std::time::SystemTime;
 
 use futures_core::Stream as AsyncStream;
+use futures_util::future::Either;
+use serde::de::DeserializeOwned;
 
-use super::api::{self, ConsumerConfig, ConsumerInfo, ConsumerNamesRequest, ConsumerPauseRequest};
+use super::api::{self, ConsumerConfig, ConsumerInfo, ConsumerPauseRequest};
 use super::api::{ConsumerPauseResponse, DeleteResponse, ErrorCode, MsgDeleteRequest, MsgGetRequest};
 use super::api::{MsgGetResponse, StreamInfo, timestamp};
 use super::consumer::Consumer;
 use super::context::Context;
-use super::paging::pages;
+use super::paging::typed;
 pub use super::purge::Purge;
 pub use super::raw_message::RawMessage;
 use crate::error::Error;
@@ -204,13 +206,24 @@ impl Stream {
 
     /// Names of the stream's consumers, a page at a time.
     pub fn consumer_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
-        let subject = api::consumer_names(self.context.api_prefix(), self.name());
-        pages::<api::ConsumerNamesResponse, _, _>(&self.context, subject, |offset| ConsumerNamesRequest { offset })
+        self.consumer_pages(api::consumer_names)
     }
 
     /// Info of the stream's consumers, a page at a time.
     pub fn consumers(&self) -> impl AsyncStream<Item = Result<ConsumerInfo, Error>> + Unpin + use<> {
-        let subject = api::consumer_list(self.context.api_prefix(), self.name());
-        pages::<api::ConsumerListResponse, _, _>(&self.context, subject, |offset| ConsumerNamesRequest { offset })
+        self.consumer_pages(api::consumer_list)
+    }
+
+    /// A consumer listing, its items parsed as `T`; an invalid stream name
+    /// is the first item.
+    fn consumer_pages<T: DeserializeOwned>(
+        &self,
+        subject: fn(&str, &str) -> Result<String, Error>,
+    ) -> impl AsyncStream<Item = Result<T, Error>> + Unpin + use<T> {
+        let items = match subject(self.context.api_prefix(), self.name()) {
+            Ok(subject) => Either::Left(self.context.list_json(subject, None)),
+            Err(e) => Either::Right(futures_util::stream::iter([Err(e)])),
+        };
+        typed(items)
     }
 }

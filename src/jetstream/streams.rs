@@ -7,9 +7,9 @@ use std::borrow::Borrow;
 use futures_core::Stream as AsyncStream;
 
 use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, StreamInfo};
-use super::api::{StreamListResponse, StreamNamesRequest, StreamNamesResponse};
+use super::api::{StreamNamesRequest, StreamNamesResponse};
 use super::context::Context;
-use super::paging::pages;
+use super::paging::typed;
 use super::stream::Stream;
 use crate::error::Error;
 use crate::subject::validate_subject;
@@ -97,16 +97,11 @@ impl Context {
         &self,
         filter: Option<String>,
     ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
-        let subject = filter.as_deref().map_or(Ok(()), validate_subject).map(|()| api::stream_names(self.api_prefix()));
-        pages::<StreamNamesResponse, _, _>(self, subject, move |offset| StreamNamesRequest {
-            offset,
-            subject: filter.clone(),
-        })
+        typed(self.list_json(api::stream_names(self.api_prefix()), filter))
     }
 
     /// Info of all streams, a page at a time.
     pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, Error>> + Unpin + use<> {
-        let subject = Ok(api::stream_list(self.api_prefix()));
-        pages::<StreamListResponse, _, _>(self, subject, |offset| StreamNamesRequest { offset, subject: None })
+        typed(self.list_json(api::stream_list(self.api_prefix()), None))
     }
 }

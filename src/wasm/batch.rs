@@ -12,7 +12,7 @@ use js_sys::{Array, Uint8Array, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
-use crate::header::HeaderMap;
+use crate::header::{HeaderMap, StatusCode};
 use crate::message::Message;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -76,16 +76,17 @@ pub(crate) fn pack<M: Borrow<Message>>(messages: &[M]) -> Array {
         }
         if m.headers.is_some() || m.status.is_some() {
             let all = headers.get_or_insert_with(|| Array::new_with_length(messages.len() as u32));
-            all.set(i as u32, raw_headers(m).into());
+            all.set(i as u32, raw_headers(m.status, m.description.as_deref(), m.headers.as_ref()).into());
         }
     }
     let headers = headers.map_or(JsValue::UNDEFINED, JsValue::from);
     Array::of3(&Uint8Array::from(&bytes[..]), &Uint32Array::from(&ends[..]), &headers)
 }
 
-fn raw_headers(m: &Message) -> Array {
-    let raw = Array::of2(&m.status.map_or(0, |s| s.0).into(), &m.description.as_deref().unwrap_or_default().into());
-    for (name, value) in m.headers.iter().flat_map(HeaderMap::iter) {
+/// `RawHeaders`: the status line, then every header.
+pub(crate) fn raw_headers(status: Option<StatusCode>, description: Option<&str>, headers: Option<&HeaderMap>) -> Array {
+    let raw = Array::of2(&status.map_or(0, |s| s.0).into(), &description.unwrap_or_default().into());
+    for (name, value) in headers.into_iter().flat_map(HeaderMap::iter) {
         raw.push(&name.into());
         raw.push(&value.into());
     }

@@ -27,11 +27,11 @@ export type RawStats = Float64Array;
 "#;
 
 /// Connects; `sink` receives every connection event from then on.
-#[wasm_bindgen]
-pub async fn connect(options: Option<ConnectionOptions>, sink: StatusSink) -> Result<RawConnection, JsValue> {
+#[wasm_bindgen(unchecked_return_type = "Promise<RawConnection>")]
+pub fn connect(options: Option<ConnectionOptions>, sink: StatusSink) -> Result<Promise, JsValue> {
     let (servers, options) = parse(options)?;
-    let client = options.event_callback(forward(sink)).connect(servers).await?;
-    Ok(RawConnection { client })
+    let connecting = options.event_callback(forward(sink)).connect(servers);
+    Ok(promise(async move { connecting.await.map(|client| RawConnection { client }) }))
 }
 
 /// One connection. Freeing it (or its garbage collection) drops this handle;

@@ -29,9 +29,9 @@ mod status;
 mod subscription;
 
 use std::future::Future;
-use std::pin::Pin;
 
 use futures_util::FutureExt;
+use futures_util::future::LocalBoxFuture;
 use js_sys::Promise;
 use serde::Serialize;
 use wasm_bindgen::JsValue;
@@ -39,11 +39,14 @@ use wasm_bindgen::JsValue;
 use crate::error::Error;
 
 /// A JS promise of a Rust API future; errors reject it as `NatsError`s.
-/// Boxed, so the promise machinery is compiled once, not once per export.
 fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {
-    let future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> =
-        Box::pin(async move { future.await.map(Into::into).map_err(JsValue::from) });
-    wasm_bindgen_futures::future_to_promise(future)
+    boxed_promise(Box::pin(async move { future.await.map(Into::into) }))
+}
+
+/// The one `future_to_promise` of every export: instantiated per future
+/// type, it would cost a kilobyte or two of wasm each.
+fn boxed_promise(future: LocalBoxFuture<'static, Result<JsValue, Error>>) -> Promise {
+    wasm_bindgen_futures::future_to_promise(async move { future.await.map_err(JsValue::from) })
 }
 
 /// Runs a Rust API future that completes on its first poll (subscribe and

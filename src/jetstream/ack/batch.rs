@@ -1,7 +1,7 @@
 //! `AckBatch`, sans-IO: collect acks, plan what to publish, then sort the
 //! server's answers into confirmed, unconfirmed and refused.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -10,6 +10,7 @@ use super::kind::AckKind;
 use super::token::AckToken;
 use crate::error::Error;
 use crate::header::StatusCode;
+use crate::id_map::IdMap;
 use crate::jetstream::api::AckPolicy;
 use crate::message::Message;
 use crate::time::Instant;
@@ -103,14 +104,21 @@ impl AckBatch {
             AckPolicy::None => Vec::new(),
             AckPolicy::All => {
                 let mut plan = Vec::new();
-                let mut floors: BTreeMap<(&str, &str), Vec<&AckToken>> = BTreeMap::new();
+                // The `+ACK`s of each consumer, in the order consumers first
+                // appear; a batch spans few of them, so a list will do.
+                let mut floors: Vec<((&str, &str), Vec<&AckToken>)> = Vec::new();
                 for (token, kind) in &self.entries {
-                    match kind {
-                        AckKind::Ack => floors.entry((token.stream(), token.consumer())).or_default().push(token),
-                        _ => plan.push(single(token, kind)),
+                    if !matches!(kind, AckKind::Ack) {
+                        plan.push(single(token, kind));
+                        continue;
+                    }
+                    let consumer = (token.stream(), token.consumer());
+                    match floors.iter_mut().find(|(c, _)| *c == consumer) {
+                        Some((_, tokens)) => tokens.push(token),
+                        None => floors.push((consumer, vec![token])),
                     }
                 }
-                for tokens in floors.into_values() {
+                for (_, tokens) in floors {
                     if let Some(top) = tokens.iter().max_by_key(|t| t.stream_sequence()) {
                         plan.push(PlannedAck {
                             tokens: tokens.iter().map(|t| (*t).clone()).collect(),
@@ -141,7 +149,8 @@ pub struct AckReport {
 /// Waits for the answers to acks sent as requests.
 #[derive(Debug)]
 pub struct AckConfirmations {
-    waiting: HashMap<u64, Vec<AckToken>>,
+    /// The tokens each request settles, by request id.
+    waiting: IdMap<u64, Vec<AckToken>>,
     deadline: Instant,
     report: AckReport,
 }
@@ -149,7 +158,7 @@ pub struct AckConfirmations {
 impl AckConfirmations {
     /// Answers are awaited until `now + timeout`.
     pub fn new(now: Instant, timeout: Duration) -> Self {
-        AckConfirmations { waiting: HashMap::new(), deadline: now + timeout, report: AckReport::default() }
+        AckConfirmations { waiting: IdMap::default(), deadline: now + timeout, report: AckReport::default() }
     }
 
     /// `ack` was published as the request with the caller's id `id`.
@@ -180,15 +189,13 @@ impl AckConfirmations {
     /// After the deadline, what is still unanswered is unconfirmed.
     pub fn handle_timeout(&mut self, now: Instant) {
         if now >= self.deadline {
-            let mut late: Vec<_> = self.waiting.drain().collect();
-            late.sort_by_key(|(id, _)| *id);
-            self.report.unconfirmed.extend(late.into_iter().flat_map(|(_, tokens)| tokens));
+            self.report.unconfirmed.extend(self.waiting.drain().flat_map(|(_, tokens)| tokens));
         }
     }
 
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        (!self.waiting.is_empty()).then_some(self.deadline)
+        (!self.is_done()).then_some(self.deadline)
     }
 
     /// Whether every request has its answer or timed out.

@@ -12,7 +12,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::stream::ClusterInfo;
-use super::{is_default, null_as_default, serde_nanos};
+use super::{is_default, null_as_default, parse_checked, serde_nanos};
+use crate::error::Error;
 
 /// A consumer's configuration, as sent to `CONSUMER.CREATE` and returned in
 /// [`ConsumerInfo`]. With `durable_name` the consumer outlives its clients;
@@ -240,6 +241,75 @@ pub enum ConsumerAction {
     Update,
 }
 
+/// The fields of a consumer's config that natsjet reads itself: the names
+/// and filter that pick the create subject, and what the ack ledger checks.
+/// For callers that keep the rest as JSON text (the JS API), so a config or
+/// info read through it costs one small parser.
+#[derive(Deserialize)]
+struct ConfigCore {
+    name: Option<String>,
+    durable_name: Option<String>,
+    filter_subject: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    filter_subjects: Vec<String>,
+    #[serde(default)]
+    ack_policy: AckPolicy,
+    #[serde(default, with = "serde_nanos")]
+    ack_wait: Duration,
+    #[serde(default)]
+    max_ack_pending: i64,
+}
+
+impl From<ConfigCore> for ConsumerConfig {
+    fn from(c: ConfigCore) -> Self {
+        ConsumerConfig {
+            name: c.name,
+            durable_name: c.durable_name,
+            filter_subject: c.filter_subject,
+            filter_subjects: c.filter_subjects,
+            ack_policy: c.ack_policy,
+            ack_wait: c.ack_wait,
+            max_ack_pending: c.max_ack_pending,
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct InfoCore {
+    stream_name: String,
+    name: String,
+    config: ConfigCore,
+}
+
+#[derive(Deserialize)]
+struct CreateRequestCore {
+    config: ConfigCore,
+}
+
+impl ConsumerInfo {
+    /// The names of a `CONSUMER.INFO` or `CONSUMER.CREATE` reply, and of
+    /// its config the names, filters, ack policy, ack wait and max ack
+    /// pending; every other field keeps its default. Enough for a
+    /// [`Consumer`](crate::jetstream::Consumer) handle, whose readers and
+    /// ledger read nothing else.
+    pub fn from_json_core(json: &[u8]) -> Result<ConsumerInfo, Error> {
+        let InfoCore { stream_name, name, config } = parse_checked(json)?;
+        Ok(ConsumerInfo { stream_name, name, config: config.into(), ..Default::default() })
+    }
+}
+
+impl CreateConsumerRequest {
+    /// The config of a `CONSUMER.CREATE` body with only the fields that
+    /// pick the subject ([`consumer_create`](super::consumer_create)) and
+    /// the ledger's; every other field keeps its default.
+    pub fn config_from_json_core(json: &[u8]) -> Result<ConsumerConfig, Error> {
+        let request: CreateRequestCore = serde_json::from_slice(json)
+            .map_err(|e| Error::InvalidArgument(format!("consumer create request: {e}")))?;
+        Ok(request.config.into())
+    }
+}
+
 /// `CONSUMER.NAMES` / `CONSUMER.LIST` body.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -301,7 +371,7 @@ pub struct ConsumerUnpinRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::parse_response;
+    use crate::jetstream::api::{consumer_create, parse_response};
     use serde_json::json;
 
     #[test]
@@ -433,6 +503,30 @@ mod tests {
         assert!(info.paused);
         assert_eq!(info.pause_remaining, Duration::from_secs(5));
         assert_eq!(info.priority_groups[0].pinned_client_id.as_deref(), Some("pin1"));
+    }
+
+    #[test]
+    fn core_fields_of_json_text() {
+        let info = ConsumerInfo::from_json_core(CONSUMER_INFO.as_bytes()).unwrap();
+        assert_eq!((info.stream_name.as_str(), info.name.as_str()), ("ORDERS", "workers"));
+        let c = &info.config;
+        assert_eq!((c.ack_policy, c.ack_wait, c.max_ack_pending), (AckPolicy::Explicit, Duration::from_secs(30), 1000));
+        assert_eq!(c.filter_subject.as_deref(), Some("orders.new"));
+        // The rest is left at its default, unread.
+        assert_eq!((c.max_deliver, &c.deliver_policy, info.num_pending), (0, &DeliverPolicy::All, 0));
+        assert!(matches!(ConsumerInfo::from_json_core(br#"{"name":"x"}"#), Err(Error::Protocol(_))));
+
+        let body = br#"{"stream_name":"S","action":"create","config":{"durable_name":"d","filter_subject":"a.b","ack_wait":5}}"#;
+        let config = CreateConsumerRequest::config_from_json_core(body).unwrap();
+        assert_eq!(consumer_create("$JS.API", "S", &config).unwrap(), "$JS.API.CONSUMER.CREATE.S.d.a.b");
+        let body = br#"{"config":{"name":"n","filter_subject":"a","filter_subjects":null}}"#;
+        let config = CreateConsumerRequest::config_from_json_core(body).unwrap();
+        assert_eq!(consumer_create("$JS.API", "S", &config).unwrap(), "$JS.API.CONSUMER.CREATE.S.n.a");
+        let body = br#"{"config":{"name":"n","filter_subject":"a","filter_subjects":["b"]}}"#;
+        let config = CreateConsumerRequest::config_from_json_core(body).unwrap();
+        assert_eq!(consumer_create("$JS.API", "S", &config).unwrap(), "$JS.API.CONSUMER.CREATE.S.n");
+        let bad = CreateConsumerRequest::config_from_json_core(b"{}");
+        assert!(matches!(bad, Err(Error::InvalidArgument(_))));
     }
 
     #[test]

@@ -108,15 +108,28 @@ struct ErrorProbe {
     error: Option<JetStreamError>,
 }
 
-/// Parses a JetStream API reply: the typed response, [`Error::JetStream`] when
-/// the server sent an error, or [`Error::Protocol`] for JSON that fits neither.
-pub fn parse_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+/// [`Error::JetStream`] when a JetStream API reply is the server's error
+/// envelope. One small parser for every call, whatever its reply type, so
+/// replies kept as JSON text are checked without parsing the rest.
+pub fn check_response(payload: &[u8]) -> Result<(), Error> {
     // Most replies carry no error: skip the probe unless the key can be there.
-    if memchr::memmem::find(payload, b"\"error\"").is_some() {
+    if memchr::memchr_iter(b'"', payload).any(|at| payload[at..].starts_with(b"\"error\"")) {
         if let Ok(ErrorProbe { error: Some(e) }) = serde_json::from_slice(payload) {
             return Err(Error::JetStream(e));
         }
     }
+    Ok(())
+}
+
+/// Parses a JetStream API reply: the typed response, [`Error::JetStream`] when
+/// the server sent an error, or [`Error::Protocol`] for JSON that fits neither.
+pub fn parse_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    check_response(payload)?;
+    parse_checked(payload)
+}
+
+/// Parses a reply [`check_response`] has passed.
+pub(crate) fn parse_checked<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
     serde_json::from_slice(payload).map_err(|e| Error::Protocol(format!("bad JetStream API response: {e}")))
 }
 
@@ -199,6 +212,15 @@ mod tests {
         let ack: PubAck = parse_response(body).unwrap();
         assert_eq!(ack.seq, 3);
         assert_eq!(parse_response::<PubAck>(br#"{"error":null,"stream":"S","seq":1}"#).unwrap().seq, 1);
+    }
+
+    #[test]
+    fn replies_kept_as_text_are_checked_alone() {
+        assert_eq!(check_response(br#"{"type":"x","config":{"name":"S"},"state":{}}"#), Ok(()));
+        assert_eq!(check_response(br#"{"error":null}"#), Ok(()));
+        assert_eq!(check_response(b"not json"), Ok(()), "only an error envelope is an error here");
+        let err = check_response(br#"{"type":"x","error":{"code":503,"err_code":10039,"description":"nope"}}"#);
+        assert!(matches!(err, Err(Error::JetStream(e)) if e.err_code == ErrorCode::JETSTREAM_NOT_ENABLED_FOR_ACCOUNT));
     }
 
     #[test]

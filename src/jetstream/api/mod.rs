@@ -20,7 +20,8 @@ pub use consumer::{
     ConsumerNamesResponse, ConsumerPauseRequest, ConsumerPauseResponse, ConsumerUnpinRequest, CreateConsumerRequest,
     DeliverPolicy, PriorityGroupState, PriorityPolicy, ReplayPolicy, SequenceInfo,
 };
-pub use error::{ErrorCode, JetStreamError, parse_empty_response, parse_response};
+pub(crate) use error::parse_checked;
+pub use error::{ErrorCode, JetStreamError, check_response, parse_empty_response, parse_response};
 pub use publish::PubAck;
 pub use stream::{
     ClusterInfo, Compression, ConsumerLimits, DeleteResponse, DiscardPolicy, ExternalStream, LostStreamData,
@@ -39,7 +40,7 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
 }
 
 /// Go encodes an empty slice or map as `null`; read that as empty.
-fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(crate) fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Default + Deserialize<'de>,

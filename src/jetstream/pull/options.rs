@@ -190,7 +190,8 @@ fn default_heartbeat(expires: Duration) -> Duration {
 /// The server refuses a heartbeat above half of `expires` (400 Bad Request).
 fn check_heartbeat(hb: Duration, expires: Duration, min: Duration) -> Result<Duration, Error> {
     if hb.is_zero() || hb < min || hb > MAX_IDLE_HEARTBEAT {
-        return Err(invalid(&format!("idle_heartbeat must be above zero, at least {min:?} and at most 30s")));
+        let min = min.as_millis() as u64;
+        return Err(invalid(&format!("idle_heartbeat must be above zero, at least {min} ms and at most 30 s")));
     }
     if hb > expires / 2 {
         return Err(invalid("idle_heartbeat must be at most half of expires"));

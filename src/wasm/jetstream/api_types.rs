@@ -1,7 +1,8 @@
-//! The TypeScript types of the JetStream API's JSON, as the Rust serde types
-//! in [`crate::jetstream::api`] read and write it: the server's names and
-//! units (durations in nanoseconds, times as RFC 3339 strings). Fields the
-//! Rust types leave out while they hold their default are optional.
+//! The TypeScript types of the JetStream API's JSON, which crosses the wasm
+//! boundary as text: the server's names and units (durations in
+//! nanoseconds, times as RFC 3339 strings), as in nats.js and as the Rust
+//! serde types in [`crate::jetstream::api`] describe them. Fields the server
+//! may leave out are optional.
 
 use wasm_bindgen::prelude::*;
 
@@ -95,10 +96,12 @@ export interface StreamInfo {
   mirror?: StreamSourceInfo;
   sources?: StreamSourceInfo[];
   /** Mirrors that can answer for this stream. */
-  alternates?: { name: string; domain?: string; cluster: string }[];
+  alternates?: StreamAlternate[];
   /** When the server gathered this info. */
   ts?: string;
 }
+/** A stream (this one or a mirror) that can answer reads, closest first. */
+export interface StreamAlternate { name: string; domain?: string; cluster: string }
 /** What a stream holds. Times are `0001-01-01T00:00:00Z` while it is empty. */
 export interface StreamState {
   messages: number;

@@ -2,7 +2,6 @@
 //! options of its `fetch` and `consume`, read like the connection options:
 //! typed getters, nats.js names, durations in milliseconds.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Promise;
@@ -15,7 +14,7 @@ use crate::error::Error;
 use crate::jetstream::Consumer;
 use crate::jetstream::pull::{DEFAULT_EXPIRES, PriorityOptions};
 use crate::wasm::options::{flag, millis, text};
-use crate::wasm::{at_once, promise, to_js_object};
+use crate::wasm::{at_once, promise};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_PULL: &str = r#"
@@ -89,50 +88,27 @@ extern "C" {
     fn priority(this: &PullOptions) -> JsValue;
 }
 
-/// A pull consumer; its info is refreshed by `info()`.
+/// A pull consumer: what it reads needs only its names (its info stays in
+/// TS, as the server's JSON). Shared with `next`'s future, not cloned.
 #[wasm_bindgen]
 pub struct RawConsumer {
-    consumer: Rc<RefCell<Consumer>>,
+    consumer: Rc<Consumer>,
 }
 
 impl RawConsumer {
     pub(super) fn new(consumer: Consumer) -> Self {
-        RawConsumer { consumer: Rc::new(RefCell::new(consumer)) }
+        RawConsumer { consumer: Rc::new(consumer) }
     }
 }
 
 #[wasm_bindgen]
 impl RawConsumer {
-    /// Fresh info from the server, or (`cached`) the info as of the last call.
-    #[wasm_bindgen(unchecked_return_type = "Promise<ConsumerInfo>")]
-    pub fn info(&self, cached: bool) -> Promise {
-        let consumer = self.consumer.clone();
-        promise(async move {
-            if !cached {
-                let mut fresh = consumer.borrow().clone();
-                fresh.info().await?;
-                *consumer.borrow_mut() = fresh;
-            }
-            to_js_object(consumer.borrow().cached_info())
-        })
-    }
-
-    /// Deletes this consumer on the server.
-    #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
-    pub fn delete(&self) -> Promise {
-        let consumer = self.consumer.borrow().clone();
-        promise(
-            async move { consumer.context().delete_consumer_from_stream(consumer.name(), consumer.stream_name()).await },
-        )
-    }
-
     /// One batch, ending after `max_messages` or `expires`.
     pub fn fetch(
         &self,
         #[wasm_bindgen(unchecked_param_type = "FetchOptions | undefined")] options: Option<PullOptions>,
     ) -> Result<RawConsumerMessages, JsValue> {
-        let consumer = self.consumer.borrow();
-        let mut fetch = consumer.fetch();
+        let mut fetch = self.consumer.fetch();
         if let Some(o) = options {
             // Bytes first: they raise an untouched message count to 1,000,000.
             if let Some(n) = whole_number(o.max_bytes(), "max_bytes")? {
@@ -163,8 +139,7 @@ impl RawConsumer {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ConsumeOptions | undefined")] options: Option<PullOptions>,
     ) -> Result<RawConsumerMessages, JsValue> {
-        let consumer = self.consumer.borrow();
-        let mut stream = consumer.stream();
+        let mut stream = self.consumer.stream();
         if let Some(o) = options {
             if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
                 stream = stream.max_messages_per_batch(n);
@@ -195,7 +170,7 @@ impl RawConsumer {
     #[wasm_bindgen(unchecked_return_type = "Promise<RawDelivered | null>")]
     pub fn next(&self, expires: Option<f64>) -> Result<Promise, JsValue> {
         let expires = millis(expires.into(), "expires")?.unwrap_or(DEFAULT_EXPIRES);
-        let consumer = self.consumer.borrow().clone();
+        let consumer = self.consumer.clone();
         Ok(promise(async move { Ok(delivered(consumer.next(expires).await?.into_iter().collect())) }))
     }
 }

@@ -1,14 +1,13 @@
 //! `RawJetStream`: a JetStream [`Context`] on one connection (made by
 //! `RawConnection.jetstream`, so the TS layer needs no build-specific
-//! class), with acked publish, consumer handles and ack batches. Management
-//! calls are in [`super::stream_api`] and [`super::consumer_api`].
+//! class), with acked publish and ack batches. API calls, listings and
+//! consumer handles are in [`super::api`].
 
 use bytes::Bytes;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::ack_batch::RawAckBatch;
-use super::consumer::RawConsumer;
 use super::whole_number;
 use crate::error::Error;
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
@@ -132,13 +131,6 @@ impl RawJetStream {
             let domain = ack.domain.map_or(JsValue::UNDEFINED, JsValue::from);
             Ok(Array::of4(&ack.stream.into(), &(ack.seq as f64).into(), &ack.duplicate.into(), &domain))
         }))
-    }
-
-    /// A handle on an existing consumer (one `CONSUMER.INFO` call).
-    #[wasm_bindgen(js_name = getConsumer, unchecked_return_type = "Promise<RawConsumer>")]
-    pub fn get_consumer(&self, stream: String, name: String) -> Promise {
-        let context = self.context.clone();
-        promise(async move { context.get_consumer_from_stream(name, stream).await.map(RawConsumer::new) })
     }
 
     /// An empty `AckBatch`, committed on this connection with the JetStream timeout.

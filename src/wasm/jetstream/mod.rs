@@ -3,14 +3,20 @@
 //! `wasm`: each export converts its arguments, calls the Rust JetStream API
 //! ([`crate::jetstream`]) and converts the answer back.
 //!
-//! Configs and infos cross as the server's JSON (`JSON.stringify` in TS,
-//! serde here, `JSON.parse` back): their field names and nanosecond
-//! durations are the server's, as in nats.js, and the serde types decide
-//! what is accepted. Messages cross in batches, like core subscriptions.
-//! - [`context`]: `RawJetStream` (a context), acked publish, consumer handles;
-//! - [`stream_api`] and [`consumer_api`]: management calls on `RawJetStream`;
+//! API requests and replies cross as JSON text, untouched: TS makes them
+//! with `JSON.stringify` and reads the server's replies with `JSON.parse`,
+//! so field names and nanosecond durations are the server's, as in nats.js,
+//! and the server decides what it accepts. No config or info type is
+//! (de)serialised here (each one would cost kilobytes of wasm); Rust only
+//! validates the names that go into a subject, reads the few fields the
+//! core needs (a consumer's names), turns error replies into `NatsError`s,
+//! and parses the header blocks of stored messages (TS decodes the base64).
+//! Messages cross in batches, like core subscriptions.
+//! - [`context`]: `RawJetStream` (a context), acked publish, ack batches;
+//! - [`api`]: every management call and listing on `RawJetStream`, and
+//!   consumer handles from their info;
 //! - [`lister`]: `RawLister`, the `*.LIST` and `*.NAMES` pages;
-//! - [`consumer`]: `RawConsumer` (info, fetch, next, consume) and pull options;
+//! - [`consumer`]: `RawConsumer` (fetch, next, consume) and pull options;
 //! - [`messages`]: `RawConsumerMessages`, a pull reader, and its events;
 //! - [`deliveries`]: `RawDeliveries`, a batch's messages for acks and metadata;
 //! - [`ack_batch`]: `RawAckBatch`, acks committed together;
@@ -18,27 +24,19 @@
 //! - [`batches`]: results read in batches, an error after the items before it.
 
 mod ack_batch;
+mod api;
 mod api_types;
 mod batches;
 mod consumer;
-mod consumer_api;
 mod context;
 mod deliveries;
 mod lister;
 mod messages;
-mod stream_api;
 
-use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
 use crate::error::Error;
 use crate::wasm::options::{number, whole};
-
-/// A `T` from the JSON the TS layer made with `JSON.stringify`. Read as
-/// bytes, like the server's replies, so both share one deserializer per type.
-fn from_json<T: DeserializeOwned>(json: &str, what: &str) -> Result<T, Error> {
-    serde_json::from_slice(json.as_bytes()).map_err(|e| Error::InvalidArgument(format!("{what}: {e}")))
-}
 
 /// An optional whole number (a sequence, a count) that fits `T`.
 fn whole_number<T: TryFrom<u64>>(value: JsValue, what: &str) -> Result<Option<T>, Error> {

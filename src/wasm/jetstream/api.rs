@@ -1,0 +1,114 @@
+//! The JetStream API calls of nats.js's `JetStreamManager` on
+//! `RawJetStream`: a handful of exports for every call. Requests and replies
+//! stay JSON text, parsed in TS; here a call is named as in its subject
+//! (`STREAM.INFO`), and the Rust API validates its names into the subject
+//! ([`api`]'s builders) and applies the prefix, timeout and error replies
+//! ([`Context::request_json`], [`Context::list_json`]).
+
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+
+use super::consumer::RawConsumer;
+use super::context::RawJetStream;
+use super::lister::RawLister;
+use crate::error::Error;
+use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest};
+use crate::jetstream::{Consumer, Context};
+use crate::proto;
+use crate::wasm::batch::raw_headers;
+use crate::wasm::promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_API: &str = r#"
+/** A JetStream API call, named as in its subject; `RawJetStream.request` adds the names. */
+export type ApiCall =
+  | "INFO"
+  | "STREAM.CREATE" | "STREAM.UPDATE" | "STREAM.INFO" | "STREAM.DELETE" | "STREAM.PURGE"
+  | "STREAM.MSG.GET" | "STREAM.MSG.DELETE"
+  | "CONSUMER.CREATE" | "CONSUMER.INFO" | "CONSUMER.DELETE" | "CONSUMER.PAUSE";
+/** A paged listing; the consumer ones name a stream. */
+export type ApiListing = "STREAM.NAMES" | "STREAM.LIST" | "CONSUMER.NAMES" | "CONSUMER.LIST";
+"#;
+
+#[wasm_bindgen]
+impl RawJetStream {
+    /// Sends `body` (JSON, or `""`) to the API call `call` of stream
+    /// `stream` and consumer `consumer` (`""` where the call takes none);
+    /// resolves to the reply's JSON. The server's error replies reject as
+    /// `JETSTREAM` errors, invalid names as `INVALID_ARGUMENT`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<string>")]
+    pub fn request(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApiCall")] call: &str,
+        stream: &str,
+        consumer: &str,
+        body: String,
+    ) -> Result<Promise, JsValue> {
+        let subject = subject(&self.context, call, stream, consumer, &body)?;
+        let context = self.context.clone();
+        Ok(promise(async move {
+            let reply = context.request_json(&subject, body.as_bytes()).await?;
+            String::from_utf8(reply.into()).map_err(|_| Error::Protocol("JetStream API reply is not UTF-8".into()))
+        }))
+    }
+
+    /// The items of a listing, fetched a page at a time as they are read;
+    /// `subject` keeps the streams that store it.
+    pub fn list(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApiListing")] listing: &str,
+        stream: &str,
+        subject: Option<String>,
+    ) -> Result<RawLister, JsValue> {
+        let prefix = self.context.api_prefix();
+        let call = match listing {
+            "STREAM.NAMES" => api::stream_names(prefix),
+            "STREAM.LIST" => api::stream_list(prefix),
+            "CONSUMER.NAMES" => api::consumer_names(prefix, stream)?,
+            "CONSUMER.LIST" => api::consumer_list(prefix, stream)?,
+            _ => return Err(unknown(listing).into()),
+        };
+        Ok(RawLister::new(self.context.list_json(call, subject)))
+    }
+
+    /// A pull consumer handle from its info (a `CONSUMER.INFO` reply).
+    pub fn consumer(&self, info: &str) -> Result<RawConsumer, JsValue> {
+        let info = ConsumerInfo::from_json_core(info.as_bytes())?;
+        Ok(RawConsumer::new(Consumer::new(self.context.clone(), info)))
+    }
+
+    /// The headers of a stored message, from the raw `NATS/1.0` block of a
+    /// `STREAM.MSG.GET` reply (its `hdrs`, base64-decoded in TS).
+    #[wasm_bindgen(js_name = parseHeaders, unchecked_return_type = "RawHeaders")]
+    pub fn parse_headers(&self, block: &[u8]) -> Result<Array, JsValue> {
+        let (status, description, headers) = proto::parse_headers(block)?;
+        Ok(raw_headers(status, description.as_deref(), Some(&headers)))
+    }
+}
+
+/// The full subject of `call`; a consumer is created under the name and
+/// filter its config in `body` gives.
+fn subject(context: &Context, call: &str, stream: &str, consumer: &str, body: &str) -> Result<String, Error> {
+    let prefix = context.api_prefix();
+    match call {
+        "INFO" => Ok(api::account_info(prefix)),
+        "STREAM.CREATE" => api::stream_create(prefix, stream),
+        "STREAM.UPDATE" => api::stream_update(prefix, stream),
+        "STREAM.INFO" => api::stream_info(prefix, stream),
+        "STREAM.DELETE" => api::stream_delete(prefix, stream),
+        "STREAM.PURGE" => api::stream_purge(prefix, stream),
+        "STREAM.MSG.GET" => api::stream_msg_get(prefix, stream),
+        "STREAM.MSG.DELETE" => api::stream_msg_delete(prefix, stream),
+        "CONSUMER.CREATE" => {
+            api::consumer_create(prefix, stream, &CreateConsumerRequest::config_from_json_core(body.as_bytes())?)
+        }
+        "CONSUMER.INFO" => api::consumer_info(prefix, stream, consumer),
+        "CONSUMER.DELETE" => api::consumer_delete(prefix, stream, consumer),
+        "CONSUMER.PAUSE" => api::consumer_pause(prefix, stream, consumer),
+        _ => Err(unknown(call)),
+    }
+}
+
+fn unknown(call: &str) -> Error {
+    Error::InvalidArgument(format!("no JetStream API call {call:?}"))
+}
