@@ -33,6 +33,9 @@ export interface PurgeOpts {
   keep?: number;
 }
 
+/** The server's `err_code` for "no message found". */
+const NO_MESSAGE = 10037;
+
 /** The message `getMessage` reads: at `seq`, the last on a subject, or the first on a subject from `seq`. */
 export type MsgRequest = { seq: number } | { last_by_subj: string } | { next_by_subj: string; seq?: number };
 
@@ -133,9 +136,15 @@ export class StreamAPI implements Streams {
     return new Stream(this, new Consumers(this.#raw, this.#publisher), await this.info(name));
   }
 
-  /** A stored message; rejects with `JETSTREAM` (`errCode` 10037) when there is none. */
-  async getMessage(name: string, query: MsgRequest): Promise<StoredMsg> {
-    const { message: m } = await request<{ message: ApiStoredMsg }>(this.#raw, "STREAM.MSG.GET", name, "", query);
+  /** A stored message, or `null` when there is none (as nats.js v3). */
+  async getMessage(name: string, query: MsgRequest): Promise<StoredMsg | null> {
+    const reply = request<{ message: ApiStoredMsg }>(this.#raw, "STREAM.MSG.GET", name, "", query).catch((e: unknown) => {
+      if (e instanceof NatsError && e.errCode === NO_MESSAGE) return null;
+      throw e;
+    });
+    const found = await reply;
+    if (!found) return null;
+    const m = found.message;
     const data = fromBase64(m.data);
     return {
       subject: m.subject,
@@ -193,7 +202,7 @@ export class Stream {
     return this.#consumers.get(this.name, name);
   }
 
-  getMessage(query: MsgRequest): Promise<StoredMsg> {
+  getMessage(query: MsgRequest): Promise<StoredMsg | null> {
     return this.#api.getMessage(this.name, query);
   }
 

@@ -122,8 +122,8 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   await (await jetstream(nc).streams.get("ORDERS")).deleteMessage(1, false);
   for await (const name of jsm.streams.names("orders.*")) void name.length;
   await jsm.streams.purge("ORDERS", { filter: "orders.old", keep: 1 });
-  const stored: StoredMsg = await jsm.streams.getMessage("ORDERS", { last_by_subj: "orders.new" });
-  void [stored.seq, stored.header.get("Nats-Msg-Id"), stored.time.getTime()];
+  const stored: StoredMsg | null = await jsm.streams.getMessage("ORDERS", { last_by_subj: "orders.new" });
+  if (stored) void [stored.seq, stored.header.get("Nats-Msg-Id"), stored.time.getTime()];
   const consumer: ConsumerConfig = { durable_name: "workers", ack_policy: AckPolicy.Explicit, ack_wait: 30e9 };
   const ci: ConsumerInfo = await jsm.consumers.add("ORDERS", { ...consumer, deliver_policy: DeliverPolicy.New });
   await jsm.consumers.pause("ORDERS", ci.name, new Date(Date.now() + 1000));
