@@ -65,7 +65,7 @@ export class JetStreamClient {
   /** Made by `jetstream()`. */
   constructor(nc: NatsConnection, opts: JetStreamOptions) {
     this.raw = nc.raw.jetstream(opts.apiPrefix, opts.domain, opts.timeout);
-    this.consumers = new Consumers(this.raw, nc);
+    this.consumers = new Consumers(this.raw);
     this.#nc = nc;
     this.#opts = opts;
   }

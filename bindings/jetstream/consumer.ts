@@ -2,12 +2,21 @@
  * Pull consumers shaped like nats.js's `Consumer` (`js.consumers.get`):
  * `fetch` one batch, `next` one message, `consume` continuously.
  */
-import type { ConsumeOptions, ConsumerInfo, FetchOptions, RawConsumer, RawJetStream } from "../raw.js";
-import type { Publisher } from "../msg.js";
-import { ConsumerMessages } from "./consumer_messages.js";
-import { unpackDelivered, type JsMsg } from "./jsmsg.js";
+import type { ConsumeOptions as RawConsumeOptions, ConsumerInfo, FetchOptions, RawConsumer, RawJetStream } from "../raw.js";
+import { ConsumerMessages, type ConsumerCallbackFn } from "./consumer_messages.js";
+import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
-export type { ConsumeOptions, FetchOptions };
+export type { FetchOptions };
+
+/** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
+export interface ConsumeOptions extends RawConsumeOptions {
+  /**
+   * Messages go to this function, in order, instead of to an iterator (which
+   * then cannot be used). It cannot be async; a throw stops the messages,
+   * and `closed()` resolves with what was thrown.
+   */
+  callback?: ConsumerCallbackFn;
+}
 
 export interface NextOptions {
   /** Milliseconds to wait for a message (30000). */
@@ -16,12 +25,10 @@ export interface NextOptions {
 
 export class Consumer {
   readonly #raw: RawConsumer;
-  readonly #publisher: Publisher;
 
   /** Made by `js.consumers.get`. */
-  constructor(raw: RawConsumer, publisher: Publisher) {
+  constructor(raw: RawConsumer) {
     this.#raw = raw;
-    this.#publisher = publisher;
   }
 
   /** Fresh info from the server, or (`cached`) the info as of the last call. */
@@ -36,13 +43,13 @@ export class Consumer {
 
   /** One batch: iterating ends after `max_messages` (100), `max_bytes` or `expires` (30 s). */
   async fetch(opts?: FetchOptions): Promise<ConsumerMessages> {
-    return new ConsumerMessages(this.#raw.fetch(opts), this.#publisher);
+    return new ConsumerMessages(this.#raw.fetch(opts));
   }
 
   /** The next message, or `null` if none came within `expires`. */
   async next(opts: NextOptions = {}): Promise<JsMsg | null> {
     const delivered = await this.#raw.next(opts.expires);
-    return delivered && unpackDelivered(delivered, this.#publisher)[0]!;
+    return delivered && new DeliveredBatch(delivered).msg(0);
   }
 
   /**
@@ -50,25 +57,25 @@ export class Consumer {
    * watched and reconnects re-pulled in the connection's task (a slow loop
    * never causes a missed heartbeat). It ends only when stopped, or with a
    * `CONSUMER_STATUS` error on a terminal status (consumer deleted…).
+   * With `callback`, each message goes to it instead of to the iterator.
    */
   async consume(opts?: ConsumeOptions): Promise<ConsumerMessages> {
-    return new ConsumerMessages(this.#raw.consume(opts), this.#publisher);
+    const callback = opts?.callback;
+    return new ConsumerMessages(this.#raw.consume(opts), callback);
   }
 }
 
 /** nats.js's `js.consumers`. */
 export class Consumers {
   readonly #raw: RawJetStream;
-  readonly #publisher: Publisher;
 
   /** Made by `jetstream()`. */
-  constructor(raw: RawJetStream, publisher: Publisher) {
+  constructor(raw: RawJetStream) {
     this.#raw = raw;
-    this.#publisher = publisher;
   }
 
   /** The pull consumer `name` of `stream`; rejects (`JETSTREAM`, 10014) if it does not exist. */
   async get(stream: string, name: string): Promise<Consumer> {
-    return new Consumer(await this.#raw.getConsumer(stream, name), this.#publisher);
+    return new Consumer(await this.#raw.getConsumer(stream, name));
   }
 }
