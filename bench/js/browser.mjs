@@ -8,6 +8,7 @@
 //
 //   npm run bench:browser                       # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
+//   BENCH_WORKLOADS=drain node bench/js/browser.mjs  # some workloads only (core, jspub, drain)
 //
 // "main thread/op" is the page's main-thread busy time (Chromium's
 // TaskDuration metric) per message, connect and close included.
@@ -17,7 +18,7 @@ import { extname } from "node:path";
 import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { WORKLOADS } from "./workloads.mjs";
-import { benchServer, best, header, row, scale } from "./common.mjs";
+import { benchServer, best, header, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
@@ -112,7 +113,9 @@ try {
     const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
     if (workload === "drain") await server.durable("DRAIN", durable);
     const before = await busy();
+    const serverBefore = server.cpuMs();
     const run = await tab.evaluate((args) => window.bench(args), { client, workload, n, url: server.wsUrl, durable });
+    run.serverMs = server.cpuMs() - serverBefore;
     run.cpuMs = ((await busy()) - before) * 1000;
     if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
     return run;
@@ -120,7 +123,7 @@ try {
 
   await server.filledStream("DRAIN", "bench.drain", scale(WORKLOADS.find((w) => w.id === "drain").count));
   const results = [];
-  for (const w of WORKLOADS) {
+  for (const w of selectedWorkloads()) {
     const n = scale(w.count);
     for (const client of ["natsjet", "nats.js"]) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
     const got = {};
@@ -135,6 +138,7 @@ try {
   console.log();
   header("natsjet", "nats.js", true, "main thread/op");
   for (const r of results) row(...r);
+  serverTable(results);
 } finally {
   await browser.close();
   http.close();
