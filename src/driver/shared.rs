@@ -4,6 +4,7 @@
 //! the driver locks it to feed input and drain output. Nothing here blocks.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
@@ -76,15 +77,15 @@ pub(crate) struct Subscription {
 
 pub(crate) struct Inner {
     pub conn: Connection,
-    pub subs: HashMap<Sid, Subscription>,
+    pub subs: IdMap<Sid, Subscription>,
     /// JetStream pull readers, ticked here so their heartbeats and refills
     /// never wait on the user.
-    pub pulls: HashMap<Sid, PullSlot>,
+    pub pulls: IdMap<Sid, PullSlot>,
     /// Checkpoint ledgers, whose `+WPI`s go out from the driver's clock.
-    ledgers: HashMap<u64, AckLedger>,
+    ledgers: IdMap<u64, AckLedger>,
     next_ledger: u64,
-    pub requests: HashMap<RequestId, Answer>,
-    pub flushes: HashMap<FlushId, oneshot::Sender<Result<(), Error>>>,
+    pub requests: IdMap<RequestId, Answer>,
+    pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
     /// Resolve when the connection is closed for good.
@@ -103,6 +104,32 @@ pub(crate) struct Inner {
     pub callback_queue: Vec<ClientEvent>,
 }
 
+/// A map keyed by the client's own counters (sids, request and flush ids),
+/// looked up for every message: no attacker picks these keys, so a hash of
+/// one multiply replaces SipHash.
+pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// Hashes a counter by one multiply (Fibonacci hashing), which spreads its
+/// low bits into the high ones the table's control bytes use.
+#[derive(Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = self.0.rotate_left(8) ^ n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
 /// Buffered bytes above which publishers wait for the writer.
 pub(crate) const HIGH_WATER: usize = 4 * 1024 * 1024;
 
@@ -117,12 +144,12 @@ impl Shared {
         let (tx, rx) = oneshot::channel();
         let inner = Inner {
             conn,
-            subs: HashMap::new(),
-            pulls: HashMap::new(),
-            ledgers: HashMap::new(),
+            subs: IdMap::default(),
+            pulls: IdMap::default(),
+            ledgers: IdMap::default(),
             next_ledger: 0,
-            requests: HashMap::new(),
-            flushes: HashMap::new(),
+            requests: IdMap::default(),
+            flushes: IdMap::default(),
             first_connect: Some(tx),
             closed_waiters: Vec::new(),
             space_waiters: Vec::new(),
