@@ -250,8 +250,8 @@ struct EndOfTask {
 thread_local! {
     /// Callbacks waiting for the end of the current task, run in order.
     static AFTER_TASK: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
-    /// Schedules `run_after_task`: `process.nextTick` (Node: after the
-    /// microtasks of the current callback, before any I/O), or a
+    /// Schedules `run_after_task`: `process.nextTick` (Node, Deno, Bun: after
+    /// the microtasks of the current callback, before any I/O), or a
     /// `MessageChannel` message (browsers, workers: the next task, without
     /// timer clamping), or else `setTimeout(0)`.
     static END_OF_TASK: EndOfTask = end_of_task();
@@ -259,9 +259,16 @@ thread_local! {
 
 fn end_of_task() -> EndOfTask {
     let run = Closure::<dyn FnMut(JsValue)>::new(|_: JsValue| run_after_task()).into_js_value();
-    let next_tick = js_sys::Reflect::get(&js_sys::global(), &"process".into())
-        .ok()
-        .filter(JsValue::is_object)
+    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &key.into()).ok().filter(JsValue::is_object);
+    // Node's own `process` (also Deno's and Bun's), not a bundler's browser
+    // stand-in, whose `nextTick` may be a timer or a microtask.
+    let process = get(&js_sys::global(), "process");
+    let node = process
+        .as_ref()
+        .and_then(|p| get(p, "versions"))
+        .is_some_and(|v| js_sys::Reflect::get(&v, &"node".into()).is_ok_and(|node| node.is_string()));
+    let next_tick = process
+        .filter(|_| node)
         .and_then(|process| js_sys::Reflect::get(&process, &"nextTick".into()).ok())
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
     if let Some(next_tick) = next_tick {
