@@ -193,11 +193,15 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let drain = scale(200_000);
     let acks = scale(10_000);
+    support::watch_server(Some(server.pid()));
     support::header();
+    let mut drains = Vec::new();
     for workers in [1, 4] {
         let ours = rt.block_on(natsjet_drain(&url, drain, workers));
         let theirs = rt.block_on(async_nats_drain(&url, drain, workers));
-        support::row(&format!("durable drain {drain} x 128 B + ack, {workers} worker(s)"), ours, theirs);
+        let name = format!("durable drain {drain} x 128 B + ack, {workers} worker(s)");
+        support::row(&name, ours, theirs);
+        drains.push((name, ours, theirs));
     }
     let batched = rt.block_on(natsjet_confirmed_acks(&url, acks, true));
     let one_by_one = rt.block_on(natsjet_confirmed_acks(&url, acks, false));
@@ -208,4 +212,5 @@ fn main() {
         "AckBatch confirmed commit vs natsjet per-message double_ack: {:.1}x",
         batched.per_second / one_by_one.per_second
     );
+    support::server_table(&drains);
 }

@@ -81,6 +81,8 @@ async fn upgrades_to_tls_when_the_server_requires_it() {
     assert!(t.is_tls());
     let hello = b"CONNECT {\"verbose\":false,\"protocol\":1,\"tls_required\":true}\r\nPING\r\n";
     assert_eq!(poll_fn(|cx| t.poll_write(cx, hello)).await.unwrap(), hello.len());
+    // Writes may be held back until the end of the JS task: a flush sends them.
+    poll_fn(|cx| t.poll_flush(cx)).await.unwrap();
     read_until(&mut t, "PONG\r\n").await;
 }
 

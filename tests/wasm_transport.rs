@@ -35,6 +35,8 @@ async fn websocket_speaks_nats() {
     assert!(read_until(&mut t, "\r\n").await.starts_with("INFO {"));
     let hello = b"CONNECT {\"verbose\":false,\"protocol\":1,\"headers\":true}\r\nPING\r\n";
     assert_eq!(poll_fn(|cx| t.poll_write(cx, hello)).await.unwrap(), hello.len());
+    // Writes may be held back until the end of the JS task: a flush sends them.
+    poll_fn(|cx| t.poll_flush(cx)).await.unwrap();
     read_until(&mut t, "PONG\r\n").await;
     let err = t.upgrade_tls(&addr, &TlsOptions::default()).await.err().unwrap();
     assert!(matches!(err, Error::Tls(_)), "{err:?}");

@@ -8,6 +8,13 @@
 //
 //   npm run bench:browser                       # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
+//   BENCH_WORKLOADS=drain node bench/js/browser.mjs  # some workloads only (core, jspub, drain)
+//   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
+//
+// Playwright (the default) enables DevTools' Network domain on its pages, so
+// every WebSocket frame also costs a DevTools event in the page and in the
+// browser process; BENCH_BROWSER=cdp drives the page without it, as a page
+// runs for its users.
 //
 // "main thread/op" is the page's main-thread busy time (Chromium's
 // TaskDuration metric) per message, connect and close included.
@@ -16,8 +23,9 @@ import { createServer } from "node:http";
 import { extname } from "node:path";
 import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
+import { openPage } from "./cdp.mjs";
 import { WORKLOADS } from "./workloads.mjs";
-import { benchServer, best, header, row, scale } from "./common.mjs";
+import { benchServer, best, header, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
@@ -35,7 +43,7 @@ function natsJsBundle() {
   return bundle(`export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream";`);
 }
 
-const page = `<!doctype html>
+const pageHtml = `<!doctype html>
 <title>natsjet vs nats.js</title>
 <script type="module">
   import * as natsjet from "/pkg/web.js";
@@ -69,7 +77,7 @@ function staticServer(natsJs) {
   const http = createServer((req, res) => {
     const path = new URL(req.url, "http://x").pathname;
     const send = (type, body) => res.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
-    if (path === "/") return send(types[".html"], page);
+    if (path === "/") return send(types[".html"], pageHtml);
     if (path === "/favicon.ico") return res.writeHead(204).end();
     if (path === "/natsjs.js") return send(types[".js"], natsJs);
     if (path === "/workloads.mjs") return send(types[".js"], readFileSync(new URL("workloads.mjs", here)));
@@ -82,25 +90,70 @@ function staticServer(natsJs) {
   return new Promise((resolve) => http.listen(0, "127.0.0.1", () => resolve(http)));
 }
 
+/**
+ * The bench page in headless Chromium, through Playwright or (BENCH_BROWSER=cdp)
+ * plain DevTools protocol: `call(name, args)` awaits `window[name](args)`,
+ * `busy()` is the main thread's busy seconds so far.
+ */
+async function benchPage(url) {
+  if (process.env.BENCH_BROWSER === "cdp") {
+    const page = await openPage(executablePath, url);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!(await page.evaluate("window.benchReady === true"))) {
+        if (Date.now() > deadline) throw new Error("page did not load");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await page.send("Performance.enable");
+    } catch (e) {
+      await page.close();
+      throw e;
+    }
+    return {
+      driver: "plain DevTools protocol",
+      version: page.version,
+      errors: [],
+      call: (name, args) => page.evaluate(`window.${name}(${JSON.stringify(args)})`),
+      busy: async () => (await page.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value,
+      close: () => page.close(),
+    };
+  }
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.newPage();
+    const errors = [];
+    tab.on("pageerror", (e) => errors.push(String(e)));
+    tab.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    await tab.goto(url);
+    await tab.waitForFunction(() => window.benchReady === true, null, { timeout: 30_000 }).catch((e) => {
+      throw new Error(`page did not load: ${errors.join("; ") || e}`);
+    });
+    const cdp = await tab.context().newCDPSession(tab);
+    await cdp.send("Performance.enable");
+    return {
+      driver: "playwright-core",
+      version: browser.version(),
+      errors,
+      call: (name, args) => tab.evaluate(`window.${name}(${JSON.stringify(args)})`),
+      busy: async () => (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value,
+      close: () => browser.close(),
+    };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
 const server = await benchServer();
 const http = await staticServer(await natsJsBundle());
-const browser = await launchChromium();
+let page;
 try {
-  const tab = await browser.newPage();
-  const errors = [];
-  tab.on("pageerror", (e) => errors.push(String(e)));
-  tab.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  await tab.goto(`http://127.0.0.1:${http.address().port}/`);
-  await tab.waitForFunction(() => window.benchReady === true, null, { timeout: 30_000 }).catch((e) => {
-    throw new Error(`page did not load: ${errors.join("; ") || e}`);
-  });
-  const cdp = await tab.context().newCDPSession(tab);
-  await cdp.send("Performance.enable");
-  const busy = async () => (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value;
-  const hasJetStream = await tab.evaluate(() => window.hasJetStream("natsjet"));
+  page = await benchPage(`http://127.0.0.1:${http.address().port}/`);
+  const { busy, errors } = page;
+  const hasJetStream = await page.call("hasJetStream", "natsjet");
 
   console.log(
-    `natsjet web build vs nats.js (esbuild bundle) in ${browser.version()} (headless); ` +
+    `natsjet web build vs nats.js (esbuild bundle) in ${page.version} (headless, ${page.driver}); ` +
       `BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, best of ${runs}`,
   );
   if (!hasJetStream) console.log("natsjet: JetStream API not in this build (JetStream rows show n/a)");
@@ -112,7 +165,9 @@ try {
     const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
     if (workload === "drain") await server.durable("DRAIN", durable);
     const before = await busy();
-    const run = await tab.evaluate((args) => window.bench(args), { client, workload, n, url: server.wsUrl, durable });
+    const serverBefore = server.cpuMs();
+    const run = await page.call("bench", { client, workload, n, url: server.wsUrl, durable });
+    run.serverMs = server.cpuMs() - serverBefore;
     run.cpuMs = ((await busy()) - before) * 1000;
     if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
     return run;
@@ -120,7 +175,7 @@ try {
 
   await server.filledStream("DRAIN", "bench.drain", scale(WORKLOADS.find((w) => w.id === "drain").count));
   const results = [];
-  for (const w of WORKLOADS) {
+  for (const w of selectedWorkloads()) {
     const n = scale(w.count);
     for (const client of ["natsjet", "nats.js"]) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
     const got = {};
@@ -135,8 +190,9 @@ try {
   console.log();
   header("natsjet", "nats.js", true, "main thread/op");
   for (const r of results) row(...r);
+  serverTable(results);
 } finally {
-  await browser.close();
+  await page?.close();
   http.close();
   await server.close();
 }

@@ -2,18 +2,27 @@
 // and consumer set-up (done with nats.js's JetStream manager over TCP, the
 // same for both clients), scaling and the printed table (the format of
 // benches/support/mod.rs).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tcpConnect } from "@nats-io/transport-node";
 import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
 import { startServer } from "../../bindings/test/harness.mjs";
-import { CHUNK, PAYLOAD } from "./workloads.mjs";
+import { CHUNK, PAYLOAD, WORKLOADS } from "./workloads.mjs";
 
 /** `n` times `BENCH_SCALE` (default 1), at least 1. */
 export function scale(n) {
   const s = Number(process.env.BENCH_SCALE ?? 1);
   return Math.max(1, Math.floor(n * (Number.isFinite(s) ? s : 1)));
+}
+
+/** The workloads to run: all, or those named in `BENCH_WORKLOADS` (e.g. `drain` or `core,jspub`). */
+export function selectedWorkloads() {
+  const only = process.env.BENCH_WORKLOADS?.split(",").map((id) => id.trim()).filter(Boolean);
+  if (!only?.length) return WORKLOADS;
+  const unknown = only.filter((id) => !WORKLOADS.some((w) => w.id === id));
+  if (unknown.length) throw new Error(`BENCH_WORKLOADS: unknown ${unknown.join(", ")} (known: ${WORKLOADS.map((w) => w.id)})`);
+  return WORKLOADS.filter((w) => only.includes(w.id));
 }
 
 /** Wall and process CPU milliseconds. */
@@ -37,6 +46,19 @@ export async function benchServer() {
     wsUrl: server.wsUrl,
     setup,
     jsm,
+    /**
+     * The server process's CPU time so far in milliseconds (Linux: from
+     * /proc, 10 ms resolution; NaN elsewhere): whether the server is the
+     * bottleneck shows as it nearing one core.
+     */
+    cpuMs() {
+      try {
+        const fields = readFileSync(`/proc/${server.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+        return (Number(fields[11]) + Number(fields[12])) * 10;
+      } catch {
+        return NaN;
+      }
+    },
     /** A new, empty file-storage stream `name` on `subjects`. */
     async freshStream(name, subjects) {
       await jsm.streams.delete(name).catch(() => {});
@@ -97,6 +119,24 @@ export function row(name, ours, theirs, cpu = true) {
   if (cpu) cells.push(perOp(ours), perOp(theirs));
   for (let i = 1; i < cells.length; i++) cells[i] = cells[i].padStart(widths[i]);
   console.log(`| ${cells.join(" | ")} |`);
+}
+
+/**
+ * The server's side of the rows: its CPU per message and its share of one
+ * core over each run (`serverMs`, set by the runners), natsjet then nats.js.
+ */
+export function serverTable(results) {
+  const cell = (r) =>
+    typeof r === "string" || !Number.isFinite(r.serverMs)
+      ? "-"
+      : `${((r.serverMs * 1000) / r.n).toFixed(2)} µs, ${((100 * r.serverMs) / r.wallMs).toFixed(0)}%`;
+  const cells = ["workload (nats-server CPU/op, % of a core)".padEnd(WIDTH), "natsjet".padStart(16), "nats.js".padStart(16)];
+  console.log();
+  console.log(`| ${cells.join(" | ")} |`);
+  console.log(`|${cells.map((c) => "-".repeat(c.length + 2)).join("|")}|`);
+  for (const [name, ours, theirs] of results) {
+    console.log(`| ${name.padEnd(WIDTH)} | ${cell(ours).padStart(16)} | ${cell(theirs).padStart(16)} |`);
+  }
 }
 
 /** The best (fastest) of runs. */

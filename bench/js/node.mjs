@@ -6,6 +6,7 @@
 //
 //   npm run bench:node                    # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3
+//   BENCH_WORKLOADS=drain node bench/js/node.mjs  # some workloads only (core, jspub, drain)
 //
 // Workloads (bench/js/workloads.mjs, the same loop for both clients): core
 // publish 1M x 128 B then flush; JetStream publish 100k x 128 B with <= 256
@@ -20,7 +21,7 @@ import { wsconnect } from "@nats-io/nats-core";
 import { connect as natsJsTcpConnect } from "@nats-io/transport-node";
 import { jetstream as natsJsJetstream } from "@nats-io/jetstream";
 import { WORKLOADS, corePublish, durableDrain, jetStreamPublish } from "./workloads.mjs";
-import { benchServer, best, header, nodeClock, row, scale } from "./common.mjs";
+import { benchServer, best, header, nodeClock, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 globalThis.WebSocket ??= WebSocket;
 
@@ -80,11 +81,22 @@ async function measure(server, client, transport, workload, n) {
   const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;
   if (workload === "drain") await server.durable("DRAIN", durable);
   const nc = await c.connect(url);
-  try {
-    if (workload === "core") return await corePublish(nc, n, nodeClock);
+  // The server's CPU over the same span as the client's.
+  let serverStart = NaN;
+  const clock = () => {
+    serverStart = Number.isNaN(serverStart) ? server.cpuMs() : serverStart;
+    return nodeClock();
+  };
+  const run = async () => {
+    if (workload === "core") return await corePublish(nc, n, clock);
     const js = await c.jetstream(nc);
-    if (workload === "jspub") return await jetStreamPublish(js, n, nodeClock);
-    return await durableDrain(nc, js, "DRAIN", durable, n, nodeClock);
+    if (workload === "jspub") return await jetStreamPublish(js, n, clock);
+    return await durableDrain(nc, js, "DRAIN", durable, n, clock);
+  };
+  try {
+    const result = await run();
+    result.serverMs = server.cpuMs() - serverStart;
+    return result;
   } finally {
     await nc.close();
     if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
@@ -107,7 +119,7 @@ try {
   await server.filledStream("DRAIN", "bench.drain", drainCount);
 
   const results = [];
-  for (const w of WORKLOADS) {
+  for (const w of selectedWorkloads()) {
     const n = scale(w.count);
     // Warm-up: both clients once at a tenth of the count (JIT, server caches).
     for (const client of Object.keys(clients)) await measure(server, client, "ws", w.id, Math.max(1, Math.floor(n / 10)));
@@ -124,6 +136,7 @@ try {
   console.log();
   header();
   for (const r of results) row(...r);
+  serverTable(results);
 } finally {
   await server.close();
 }

@@ -7,9 +7,9 @@ import { existsSync } from "node:fs";
 import { test } from "node:test";
 import { promisify } from "node:util";
 
-const run = (script) =>
+const run = (script, env = {}) =>
   promisify(execFile)(process.execPath, [new URL(script, import.meta.url).pathname], {
-    env: { ...process.env, BENCH_SCALE: "0.001", BENCH_RUNS: "1" },
+    env: { ...process.env, BENCH_SCALE: "0.001", BENCH_RUNS: "1", ...env },
     timeout: 60_000,
   });
 
@@ -24,6 +24,13 @@ test("browser.mjs runs in Chromium", { skip: !existsSync(process.env.CHROMIUM ??
   const { stdout } = await run("browser.mjs");
   assert.match(stdout, /\| core publish 1000 x 128 B \+ flush \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);
   assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
+});
+
+test("browser.mjs runs over plain DevTools protocol", { skip: !existsSync(process.env.CHROMIUM ?? "/usr/bin/chromium") }, async () => {
+  const { stdout } = await run("browser.mjs", { BENCH_BROWSER: "cdp", BENCH_WORKLOADS: "drain" });
+  assert.match(stdout, /plain DevTools protocol/, stdout);
+  assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
+  assert.doesNotMatch(stdout, /core publish/, stdout);
 });
 
 test("size.mjs bundles both apps", async () => {

@@ -6,6 +6,7 @@
 //! client's cost; the server's is in its own process. On a small machine the
 //! server's share decides throughput, so the table shows both.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// `n` times `BENCH_SCALE` (default 1).
@@ -25,28 +26,59 @@ fn cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Throughput and client CPU of one run of `count` operations.
+/// The nats-server process whose CPU time runs also record (0: none).
+static SERVER_PID: AtomicU32 = AtomicU32::new(0);
+
+/// Makes every [`Run`] also record the CPU time of process `pid` (the server).
+pub fn watch_server(pid: Option<u32>) {
+    SERVER_PID.store(pid.unwrap_or(0), Ordering::Relaxed);
+}
+
+/// CPU time of the watched server so far: Linux only (/proc, 10 ms ticks).
+fn server_cpu_time() -> Option<Duration> {
+    let pid = SERVER_PID.load(Ordering::Relaxed);
+    if pid == 0 {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split(' ').collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Throughput and client CPU of one run of `count` operations, and the
+/// watched server's CPU per operation and share of one core (NaN: unknown).
 #[derive(Debug, Clone, Copy)]
 pub struct Run {
     pub per_second: f64,
     pub cpu_us_per_op: f64,
+    pub server_us_per_op: f64,
+    pub server_share: f64,
 }
 
 /// Wall and CPU clocks started together; `stop` turns them into a [`Run`].
 pub struct Stopwatch {
     cpu: Duration,
+    server: Option<Duration>,
     wall: Instant,
 }
 
 impl Stopwatch {
     pub fn start() -> Self {
-        Stopwatch { cpu: cpu_time(), wall: Instant::now() }
+        Stopwatch { cpu: cpu_time(), server: server_cpu_time(), wall: Instant::now() }
     }
 
     /// The run of `count` operations since `start`.
     pub fn stop(self, count: usize) -> Run {
         let (cpu, wall) = (cpu_time() - self.cpu, self.wall.elapsed());
-        Run { per_second: count as f64 / wall.as_secs_f64(), cpu_us_per_op: cpu.as_secs_f64() * 1e6 / count as f64 }
+        let server = server_cpu_time().zip(self.server).map(|(end, start)| end.saturating_sub(start));
+        let server_secs = server.map_or(f64::NAN, |d| d.as_secs_f64());
+        Run {
+            per_second: count as f64 / wall.as_secs_f64(),
+            cpu_us_per_op: cpu.as_secs_f64() * 1e6 / count as f64,
+            server_us_per_op: server_secs * 1e6 / count as f64,
+            server_share: server_secs / wall.as_secs_f64(),
+        }
     }
 }
 
@@ -72,4 +104,16 @@ pub fn row(name: &str, ours: Run, theirs: Run) {
         ours.cpu_us_per_op,
         theirs.cpu_us_per_op
     );
+}
+
+/// The server's side of some rows: its CPU per operation and its share of
+/// one core during each client's run (a server near one core is the bound).
+pub fn server_table(rows: &[(String, Run, Run)]) {
+    println!();
+    println!("| {:<50} | {:>22} | {:>22} |", "workload (nats-server CPU/op, % of a core)", "natsjet", "async-nats");
+    println!("|{:-<52}|{:-<24}|{:-<24}|", "", "", "");
+    let cell = |r: &Run| format!("{:.2} µs, {:.0}%", r.server_us_per_op, r.server_share * 100.0);
+    for (name, ours, theirs) in rows {
+        println!("| {name:<50} | {:>22} | {:>22} |", cell(ours), cell(theirs));
+    }
 }

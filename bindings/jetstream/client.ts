@@ -66,8 +66,8 @@ export class JetStreamClient {
   /** Made by `jetstream()`. */
   constructor(nc: NatsConnection, opts: JetStreamOptions) {
     this.raw = nc.raw.jetstream(opts.apiPrefix, opts.domain, opts.timeout);
-    this.consumers = new Consumers(this.raw, nc);
-    const streams = new StreamAPI(this.raw, nc);
+    this.consumers = new Consumers(this.raw);
+    const streams = new StreamAPI(this.raw);
     this.streams = { get: (name) => streams.get(name) };
     this.#nc = nc;
     this.#opts = opts;
@@ -121,7 +121,7 @@ export async function jetstreamManager(
 ): Promise<JetStreamManager> {
   const { checkAPI, ...jsOpts } = opts;
   const raw = nc.raw.jetstream(jsOpts.apiPrefix, jsOpts.domain, jsOpts.timeout);
-  const jsm = new JetStreamManager(raw, nc, jsOpts, () => jetstream(nc, jsOpts));
+  const jsm = new JetStreamManager(raw, jsOpts, () => jetstream(nc, jsOpts));
   if (checkAPI !== false) await jsm.getAccountInfo();
   return jsm;
 }

@@ -2,13 +2,22 @@
  * Pull consumers shaped like nats.js's `Consumer` (`js.consumers.get`):
  * `fetch` one batch, `next` one message, `consume` continuously.
  */
-import type { ConsumeOptions, ConsumerInfo, FetchOptions, RawConsumer, RawJetStream } from "../raw.js";
-import type { Publisher } from "../msg.js";
+import type { ConsumeOptions as RawConsumeOptions, ConsumerInfo, FetchOptions, RawConsumer, RawJetStream } from "../raw.js";
 import { parseReply, request, requestText } from "./api.js";
-import { ConsumerMessages } from "./consumer_messages.js";
-import { unpackDelivered, type JsMsg } from "./jsmsg.js";
+import { ConsumerMessages, type ConsumerCallbackFn } from "./consumer_messages.js";
+import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
-export type { ConsumeOptions, FetchOptions };
+export type { FetchOptions };
+
+/** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
+export interface ConsumeOptions extends RawConsumeOptions {
+  /**
+   * Messages go to this function, in order, instead of to an iterator (which
+   * then cannot be used). It cannot be async; a throw stops the messages,
+   * and `closed()` resolves with what was thrown.
+   */
+  callback?: ConsumerCallbackFn;
+}
 
 export interface NextOptions {
   /** Milliseconds to wait for a message (30000). */
@@ -18,15 +27,13 @@ export interface NextOptions {
 export class Consumer {
   readonly #raw: RawConsumer;
   readonly #js: RawJetStream;
-  readonly #publisher: Publisher;
   #info: ConsumerInfo;
 
   /** Made by `js.consumers.get`. */
-  constructor(raw: RawConsumer, js: RawJetStream, info: ConsumerInfo, publisher: Publisher) {
+  constructor(raw: RawConsumer, js: RawJetStream, info: ConsumerInfo) {
     this.#raw = raw;
     this.#js = js;
     this.#info = info;
-    this.#publisher = publisher;
   }
 
   /** Fresh info from the server, or (`cached`) the info as of the last call. */
@@ -45,13 +52,13 @@ export class Consumer {
 
   /** One batch: iterating ends after `max_messages` (100), `max_bytes` or `expires` (30 s). */
   async fetch(opts?: FetchOptions): Promise<ConsumerMessages> {
-    return new ConsumerMessages(this.#raw.fetch(opts), this.#publisher);
+    return new ConsumerMessages(this.#raw.fetch(opts));
   }
 
   /** The next message, or `null` if none came within `expires`. */
   async next(opts: NextOptions = {}): Promise<JsMsg | null> {
     const delivered = await this.#raw.next(opts.expires);
-    return delivered && unpackDelivered(delivered, this.#publisher)[0]!;
+    return delivered && new DeliveredBatch(delivered).msg(0);
   }
 
   /**
@@ -59,26 +66,26 @@ export class Consumer {
    * watched and reconnects re-pulled in the connection's task (a slow loop
    * never causes a missed heartbeat). It ends only when stopped, or with a
    * `CONSUMER_STATUS` error on a terminal status (consumer deleted…).
+   * With `callback`, each message goes to it instead of to the iterator.
    */
   async consume(opts?: ConsumeOptions): Promise<ConsumerMessages> {
-    return new ConsumerMessages(this.#raw.consume(opts), this.#publisher);
+    const callback = opts?.callback;
+    return new ConsumerMessages(this.#raw.consume(opts), callback);
   }
 }
 
 /** nats.js's `js.consumers`. */
 export class Consumers {
   readonly #raw: RawJetStream;
-  readonly #publisher: Publisher;
 
   /** Made by `jetstream()`. */
-  constructor(raw: RawJetStream, publisher: Publisher) {
+  constructor(raw: RawJetStream) {
     this.#raw = raw;
-    this.#publisher = publisher;
   }
 
   /** The pull consumer `name` of `stream`; rejects (`JETSTREAM`, 10014) if it does not exist. */
   async get(stream: string, name: string): Promise<Consumer> {
     const info = await requestText(this.#raw, "CONSUMER.INFO", stream, name);
-    return new Consumer(this.#raw.consumer(info), this.#raw, parseReply(info), this.#publisher);
+    return new Consumer(this.#raw.consumer(info), this.#raw, parseReply(info));
   }
 }

@@ -1,13 +1,13 @@
 /**
  * `ConsumerMessages`, shaped like nats.js's: the messages of a `fetch` or
- * `consume` as an `AsyncIterable<JsMsg>`, read from wasm a batch at a time,
- * and its consumer events as `status()`. The pulling, heartbeats and
- * re-pulls run in Rust, in the connection's task, whatever the reader's pace.
+ * `consume` as an `AsyncIterable<JsMsg>` (or, for `consume({ callback })`,
+ * handed to a callback), read from wasm a batch at a time, and its consumer
+ * events as `status()`. The pulling, heartbeats and re-pulls run in Rust, in
+ * the connection's task, whatever the reader's pace.
  */
 import type { RawConsumerEvent, RawConsumerMessages } from "../raw.js";
 import { NatsError } from "../errors.js";
-import type { Publisher } from "../msg.js";
-import { unpackDelivered, type JsMsg } from "./jsmsg.js";
+import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
 /** Why a fetch ended (`fetch_done`). */
 export type FetchEnd =
@@ -42,24 +42,36 @@ export type ConsumerStatus =
 /** Messages taken from wasm per crossing, at most. */
 const BATCH = 1024;
 
+/** Called with each message, in order (nats.js's `ConsumerCallbackFn`); a throw stops the messages with its error. */
+export type ConsumerCallbackFn = (msg: JsMsg) => void;
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
 export class ConsumerMessages implements AsyncIterable<JsMsg> {
   readonly #raw: RawConsumerMessages;
-  readonly #publisher: Publisher;
-  /** The last batch read; the next read waits for it (one read at a time). */
-  #reading: Promise<JsMsg[] | null> = Promise.resolve([]);
+  readonly #callback?: ConsumerCallbackFn;
+  /** The batch being handed out, and the index of its next message. */
+  #batch: DeliveredBatch | null = null;
+  #index = 0;
+  /** The read from wasm under way: one at a time. */
+  #reading: Promise<void> | null = null;
   #processed = 0;
   #done = false;
   #watched = false;
-  #resolveClosed!: (error: NatsError | undefined) => void;
-  readonly #closed: Promise<NatsError | undefined> = new Promise((resolve) => (this.#resolveClosed = resolve));
+  #resolveClosed!: (error: Error | undefined) => void;
+  readonly #closed: Promise<Error | undefined> = new Promise((resolve) => (this.#resolveClosed = resolve));
 
-  /** Made by `Consumer.fetch` and `Consumer.consume`. */
-  constructor(raw: RawConsumerMessages, publisher: Publisher) {
+  /** Made by `Consumer.fetch` and `Consumer.consume`; with `callback`, messages go to it instead of an iterator. */
+  constructor(raw: RawConsumerMessages, callback?: ConsumerCallbackFn) {
     this.#raw = raw;
-    this.#publisher = publisher;
+    if (callback !== undefined) {
+      if (typeof callback !== "function") throw new NatsError("callback: expected a function", "INVALID_ARGUMENT");
+      this.#callback = callback;
+      void this.#deliver(callback);
+    }
   }
 
-  /** Messages handed to the iterator so far. */
+  /** Messages handed to the iterator (or the callback) so far. */
   getProcessed(): number {
     return this.#processed;
   }
@@ -80,8 +92,11 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
     if (!this.#done) await this.#raw.drain();
   }
 
-  /** Resolves when the iteration ended: with the error that ended it, if any. */
-  closed(): Promise<void | NatsError> {
+  /**
+   * Resolves when the messages ended: with the error that ended them, if
+   * any (a `NatsError`, or what the callback threw).
+   */
+  closed(): Promise<void | Error> {
     return this.#closed;
   }
 
@@ -96,42 +111,94 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
     }
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
-    try {
-      for (let batch = await this.#next(); batch; batch = await this.#next()) {
-        for (const msg of batch) {
+  [Symbol.asyncIterator](): AsyncIterator<JsMsg> {
+    if (this.#callback) throw new NatsError("messages go to the callback: they cannot be iterated", "INVALID_ARGUMENT");
+    // A plain iterator, not an async generator: a message already read from
+    // wasm costs one resolved promise, not a generator's round of them.
+    return {
+      next: () => {
+        const batch = this.#batch;
+        if (batch !== null && this.#index < batch.length) {
           this.#processed++;
-          yield msg;
+          return Promise.resolve({ done: false, value: batch.msg(this.#index++) });
         }
-      }
-    } finally {
-      // Left early (break, return, throw): nothing more will be read.
-      this.stop();
-      this.#end(undefined);
-    }
+        return this.#nextSlow();
+      },
+      return: () => {
+        // Left early (break, return, throw): nothing more will be read.
+        this.#leave();
+        return Promise.resolve(DONE);
+      },
+    };
   }
 
-  /** The next batch, `null` once ended; reads are chained so only one is pending in wasm. */
-  #next(): Promise<JsMsg[] | null> {
-    const read = () => this.#read();
-    this.#reading = this.#reading.then(read, read);
-    return this.#reading;
-  }
-
-  async #read(): Promise<JsMsg[] | null> {
-    if (this.#done) return null;
+  /** The next message once a batch came from wasm, `DONE` once ended. */
+  async #nextSlow(): Promise<IteratorResult<JsMsg>> {
     try {
-      const delivered = await this.#raw.nextBatch(BATCH);
-      if (delivered) return unpackDelivered(delivered, this.#publisher);
-      this.#end(undefined);
-      return null;
+      for (;;) {
+        const batch = this.#batch;
+        if (batch !== null && this.#index < batch.length) {
+          this.#processed++;
+          return { done: false, value: batch.msg(this.#index++) };
+        }
+        if (this.#done) return DONE;
+        await this.#read();
+      }
     } catch (e) {
-      this.#end(e as NatsError);
+      this.#leave();
       throw e;
     }
   }
 
-  #end(error: NatsError | undefined): void {
+  /** Messages to `callback` as they come, a batch per read from wasm. */
+  async #deliver(callback: ConsumerCallbackFn): Promise<void> {
+    try {
+      while (!this.#done) {
+        await this.#read();
+        const batch = this.#batch;
+        while (batch !== null && this.#index < batch.length) {
+          this.#processed++;
+          callback(batch.msg(this.#index++));
+        }
+      }
+    } catch (e) {
+      // The callback threw, or a terminal status ended the messages.
+      this.stop();
+      this.#end(e instanceof Error ? e : new Error(String(e)));
+      this.#batch = null;
+    }
+  }
+
+  /** Reads the next batch from wasm into `#batch`; ends the messages when there is none. */
+  #read(): Promise<void> {
+    return (this.#reading ??= this.#readBatch().finally(() => (this.#reading = null)));
+  }
+
+  async #readBatch(): Promise<void> {
+    try {
+      const delivered = await this.#raw.nextBatch(BATCH);
+      if (delivered) {
+        this.#batch = new DeliveredBatch(delivered);
+        this.#index = 0;
+      } else {
+        this.#batch = null;
+        this.#end(undefined);
+      }
+    } catch (e) {
+      this.#batch = null;
+      this.#end(e as Error);
+      throw e;
+    }
+  }
+
+  /** The iterator is done with the messages. */
+  #leave(): void {
+    this.stop();
+    this.#end(undefined);
+    this.#batch = null;
+  }
+
+  #end(error: Error | undefined): void {
     if (this.#done) return;
     this.#done = true;
     this.#resolveClosed(error);

@@ -35,7 +35,12 @@ export {
   type PubAck,
 } from "./client.js";
 export { Consumer, Consumers, type ConsumeOptions, type FetchOptions, type NextOptions } from "./consumer.js";
-export { ConsumerMessages, type ConsumerStatus, type FetchEnd } from "./consumer_messages.js";
+export {
+  ConsumerMessages,
+  type ConsumerCallbackFn,
+  type ConsumerStatus,
+  type FetchEnd,
+} from "./consumer_messages.js";
 export {
   AckPolicy,
   DeliverPolicy,

@@ -1,13 +1,13 @@
 /**
  * `JsMsg`, shaped like nats.js's: a message delivered by a consumer, with
- * its delivery info and acks. Its bytes come from the packed batch; its
- * acks and metadata from the batch's `RawDeliveries` in wasm, which keeps
- * each message's one-final-ack rule (a second one throws `ALREADY_ACKNOWLEDGED`).
+ * its delivery info and acks. Its bytes come from the packed batch and are
+ * decoded only when read (subject, headers); its acks and metadata come
+ * from the batch's `RawDeliveries` in wasm, by index, which keeps each
+ * message's one-final-ack rule (a second one throws `ALREADY_ACKNOWLEDGED`).
  */
-import type { RawAckBatch, RawDelivered, RawDeliveries } from "../raw.js";
+import type { RawAckBatch, RawBatch, RawDelivered, RawDeliveries } from "../raw.js";
 import { NatsError } from "../errors.js";
-import type { MsgHdrs } from "../headers.js";
-import { unpack, type Msg, type Publisher } from "../msg.js";
+import { fromRaw, type MsgHdrs } from "../headers.js";
 
 /** Where and when a message was delivered, from its ack subject (nats.js's names). */
 export interface DeliveryInfo {
@@ -71,28 +71,71 @@ export function ackKind(kind: AckKind): number {
   return code;
 }
 
+const decoder = new TextDecoder();
+
+/**
+ * The messages of one delivered batch: `bytes` holds each message's
+ * subject, reply and payload in turn, `ends` the end of each (see `RawBatch`).
+ */
+export class DeliveredBatch {
+  readonly bytes: Uint8Array;
+  readonly ends: Uint32Array;
+  readonly headers: RawBatch[2];
+  readonly deliveries: RawDeliveries;
+  /** Messages in the batch. */
+  readonly length: number;
+
+  constructor([[bytes, ends, headers], deliveries]: RawDelivered) {
+    this.bytes = bytes;
+    this.ends = ends;
+    this.headers = headers;
+    this.deliveries = deliveries;
+    this.length = ends.length / 3;
+  }
+
+  /** Message `i`. */
+  msg(i: number): NatsJsMsg {
+    return new NatsJsMsg(this, i);
+  }
+}
+
 export class NatsJsMsg implements JsMsg {
-  readonly #msg: Msg;
-  readonly #deliveries: RawDeliveries;
+  readonly #batch: DeliveredBatch;
   readonly #index: number;
+  #subject?: string;
+  #data?: Uint8Array;
+  #headers?: MsgHdrs | null;
   #info?: DeliveryInfo;
 
-  constructor(msg: Msg, deliveries: RawDeliveries, index: number) {
-    this.#msg = msg;
-    this.#deliveries = deliveries;
+  constructor(batch: DeliveredBatch, index: number) {
+    this.#batch = batch;
     this.#index = index;
   }
 
   get subject(): string {
-    return this.#msg.subject;
+    if (this.#subject === undefined) {
+      const { bytes, ends } = this.#batch;
+      const i = this.#index;
+      this.#subject = decoder.decode(bytes.subarray(i === 0 ? 0 : ends[3 * i - 1]!, ends[3 * i]!));
+    }
+    return this.#subject;
   }
 
   get data(): Uint8Array {
-    return this.#msg.data;
+    if (this.#data === undefined) {
+      const { bytes, ends } = this.#batch;
+      const i = this.#index;
+      this.#data = bytes.subarray(ends[3 * i + 1]!, ends[3 * i + 2]!);
+    }
+    return this.#data;
   }
 
   get headers(): MsgHdrs | undefined {
-    return this.#msg.headers;
+    if (this.#headers === undefined) {
+      const raw = this.#batch.headers?.[this.#index];
+      this.#headers = raw ? fromRaw(raw) : null;
+    }
+    return this.#headers ?? undefined;
   }
 
   get seq(): number {
@@ -104,44 +147,44 @@ export class NatsJsMsg implements JsMsg {
   }
 
   get info(): DeliveryInfo {
-    return (this.#info ??= deliveryInfo(this.#deliveries, this.#index));
+    return (this.#info ??= deliveryInfo(this.#batch.deliveries, this.#index));
   }
 
   string(): string {
-    return this.#msg.string();
+    return decoder.decode(this.data);
   }
 
   json<T = unknown>(): T {
-    return this.#msg.json<T>();
+    return JSON.parse(this.string()) as T;
   }
 
   ack(): void {
-    this.#deliveries.ack(this.#index, KINDS.ack);
+    this.#batch.deliveries.ack(this.#index, KINDS.ack);
   }
 
   nak(millis?: number): void {
-    this.#deliveries.ack(this.#index, KINDS.nak, millis);
+    this.#batch.deliveries.ack(this.#index, KINDS.nak, millis);
   }
 
   working(): void {
-    this.#deliveries.ack(this.#index, KINDS.working);
+    this.#batch.deliveries.ack(this.#index, KINDS.working);
   }
 
   term(reason?: string): void {
-    this.#deliveries.ack(this.#index, KINDS.term, undefined, reason);
+    this.#batch.deliveries.ack(this.#index, KINDS.term, undefined, reason);
   }
 
   ackAck(): Promise<boolean> {
-    return this.#deliveries.ackAck(this.#index);
+    return this.#batch.deliveries.ackAck(this.#index);
   }
 
   ackToken(): string {
-    return this.#deliveries.ackToken(this.#index);
+    return this.#batch.deliveries.ackToken(this.#index);
   }
 
   /** @internal Hands this message's final ack to `batch`. */
   addTo(batch: RawAckBatch, kind: number, delay?: number, reason?: string): void {
-    batch.addMessage(this.#deliveries, this.#index, kind, delay, reason);
+    batch.addMessage(this.#batch.deliveries, this.#index, kind, delay, reason);
   }
 }
 
@@ -162,9 +205,4 @@ function deliveryInfo(deliveries: RawDeliveries, index: number): DeliveryInfo {
       return new Date(Number(timestampNanos / 1_000_000n));
     },
   };
-}
-
-/** The messages of a delivered batch. */
-export function unpackDelivered([batch, deliveries]: RawDelivered, publisher: Publisher): JsMsg[] {
-  return unpack(batch, 0, publisher).map((msg, i) => new NatsJsMsg(msg, deliveries, i));
 }

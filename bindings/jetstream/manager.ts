@@ -17,7 +17,6 @@ import type {
 } from "../raw.js";
 import { NatsError } from "../errors.js";
 import { fromRaw, headers, type MsgHdrs } from "../headers.js";
-import type { Publisher } from "../msg.js";
 import { request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
 import { Consumers, type Consumer } from "./consumer.js";
@@ -76,12 +75,10 @@ export interface Streams {
 
 export class StreamAPI implements Streams {
   readonly #raw: RawJetStream;
-  readonly #publisher: Publisher;
 
   /** Made by `jetstreamManager()`, and by `jetstream()` for `js.streams`. */
-  constructor(raw: RawJetStream, publisher: Publisher) {
+  constructor(raw: RawJetStream) {
     this.#raw = raw;
-    this.#publisher = publisher;
   }
 
   /** Rejects with `JETSTREAM` (`errCode` 10059) when there is no such stream. */
@@ -133,7 +130,7 @@ export class StreamAPI implements Streams {
 
   /** A handle on stream `name`, with its info; rejects with `JETSTREAM` (`errCode` 10059) when there is none. */
   async get(name: string): Promise<Stream> {
-    return new Stream(this, new Consumers(this.#raw, this.#publisher), await this.info(name));
+    return new Stream(this, new Consumers(this.#raw), await this.info(name));
   }
 
   /** A stored message, or `null` when there is none (as nats.js v3). */
@@ -275,11 +272,11 @@ export class JetStreamManager {
   readonly #client: () => JetStreamClient;
 
   /** Made by `jetstreamManager()`. */
-  constructor(raw: RawJetStream, publisher: Publisher, opts: JetStreamOptions, client: () => JetStreamClient) {
+  constructor(raw: RawJetStream, opts: JetStreamOptions, client: () => JetStreamClient) {
     this.#raw = raw;
     this.#opts = opts;
     this.#client = client;
-    this.streams = new StreamAPI(raw, publisher);
+    this.streams = new StreamAPI(raw);
     this.consumers = new ConsumerAPI(raw);
   }
 

@@ -28,8 +28,6 @@ class NodeSocket {
   /** False while connecting or upgrading: `close()` then destroys at once. */
   #ready = false;
   #closed = false;
-  /** The socket corked until the next tick, if any. */
-  #corked = null;
   #onData = (chunk) => this.#events?.onData(chunk);
   #onDrain = () => this.#events?.onDrain();
   #onError = (error) => {
@@ -52,18 +50,9 @@ class NodeSocket {
   }
 
   write(data) {
-    // Writes made in one tick leave together: corked until the next tick
-    // (one syscall, or one TLS record, instead of one per message).
-    const socket = this.#socket;
-    if (this.#corked !== socket) {
-      this.#corked = socket;
-      socket.cork();
-      process.nextTick(() => {
-        if (this.#corked === socket) this.#corked = null;
-        socket.uncork();
-      });
-    }
-    return socket.write(data);
+    // natsjet already gathers the writes of one tick into one (one syscall,
+    // or one TLS record, instead of one per message).
+    return this.#socket.write(data);
   }
 
   upgradeTls({ servername, ca, cert, key }) {

@@ -292,6 +292,51 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("consume({ callback }) hands messages to the callback; a throw ends them with its error", async () => {
+      const { nc, jsm, js, name } = await setup(S("CALLBACK"));
+      await jsm.consumers.add(name, { durable_name: "cb" });
+      await publishMany(js, `${name}.x`, 1000);
+      const c = await js.consumers.get(name, "cb");
+      let expected = 0;
+      let resolveAll;
+      const all = new Promise((resolve) => (resolveAll = resolve));
+      const messages = await c.consume({
+        max_messages: 100,
+        callback: (m) => {
+          assert.equal(m.subject, `${name}.x`);
+          assert.equal(m.json().i, expected++);
+          assert.equal(m.seq, expected);
+          m.ack();
+          if (expected === 1000) resolveAll();
+        },
+      });
+      assert.throws(() => messages[Symbol.asyncIterator](), (e) => e.code === "INVALID_ARGUMENT", "no iterator");
+      // A failed assertion in the callback ends the messages with it.
+      await Promise.race([all, messages.closed().then((e) => assert.fail(e ?? "ended early"))]);
+      assert.equal(messages.getProcessed(), 1000);
+      await messages.close();
+      assert.equal(await messages.closed(), undefined, "stopped, not failed");
+      const info = await consumerInfoSoon(() => c.info(), (i) => i.ack_floor.stream_seq === 1000);
+      assert.equal(info.num_ack_pending, 0);
+
+      // A throw stops the messages: closed() resolves with it, no message follows.
+      await publishMany(js, `${name}.x`, 10);
+      const boom = new Error("boom");
+      const seen = [];
+      const failing = await c.consume({
+        callback: (m) => {
+          seen.push(m.seq);
+          if (seen.length === 3) throw boom;
+          m.ack();
+        },
+      });
+      assert.equal(await failing.closed(), boom);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(seen, [1001, 1002, 1003]);
+      assert.equal(failing.getProcessed(), 3);
+      await nc.close();
+    });
+
     test("nak redelivers, term does not, working and ackAck are accepted", async () => {
       const { nc, jsm, js, name } = await setup(S("ACKS"));
       await jsm.consumers.add(name, { durable_name: "a", ack_wait: 30e9 });

@@ -145,7 +145,7 @@ impl Client {
     ) -> Result<(), Error> {
         let result = inner.conn.publish(subject, reply, headers, payload);
         if result.is_ok() {
-            inner.wake_driver();
+            inner.wake_writer();
         }
         result
     }
@@ -208,7 +208,7 @@ impl Client {
         let mut inner = self.inner.shared.lock();
         let id = inner.conn.request(subject, headers, payload)?;
         inner.requests.insert(id, Answer::One(tx));
-        inner.wake_driver();
+        inner.wake_writer();
         Ok(ResponseFuture {
             answer: rx,
             id,
@@ -241,7 +241,7 @@ impl Client {
                 }
             }
         }
-        inner.wake_driver();
+        inner.wake_writer();
         (ids, failure)
     }
 

@@ -71,8 +71,9 @@ struct Sleep {
 
 impl Sleep {
     fn new(duration: Duration) -> Self {
+        // Whole milliseconds, rounded up: never fire before the deadline.
         // Timers longer than i32::MAX ms fire at once in JS; clamp instead.
-        let millis = duration.as_millis().min(i32::MAX as u128) as i32;
+        let millis = duration.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as i32;
         let mut handle = JsValue::UNDEFINED;
         let promise = Promise::new(&mut |resolve, _reject| handle = set_timeout(&resolve, millis));
         Sleep { handle, fired: JsFuture::from(promise), done: false }

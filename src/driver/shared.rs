@@ -95,6 +95,9 @@ pub(crate) struct Inner {
     /// Set once the driver has been woken and has not run since: saves a
     /// wake per publish on the hot path.
     wake_pending: bool,
+    /// The transport holds writes back and will wake the driver to flush
+    /// them (wasm: at the end of the JS task), so new output needs no wake.
+    pub writes_held: bool,
     pub callback: Option<EventCallback>,
     /// Events for the callback, delivered by the driver outside the lock.
     pub callback_queue: Vec<ClientEvent>,
@@ -125,6 +128,7 @@ impl Shared {
             space_waiters: Vec::new(),
             driver_waker: None,
             wake_pending: false,
+            writes_held: false,
             callback,
             callback_queue: Vec::new(),
         };
@@ -144,6 +148,16 @@ impl Inner {
                 self.wake_pending = true;
                 w.wake_by_ref();
             }
+        }
+    }
+
+    /// Wakes the driver for output only (publishes, acks, requests): not
+    /// while the transport holds writes back, since they would wait for its
+    /// flush anyway and the transport wakes the driver for that. In wasm
+    /// this saves a driver poll per ack and per publish made in a loop.
+    pub fn wake_writer(&mut self) {
+        if !self.writes_held {
+            self.wake_driver();
         }
     }
 

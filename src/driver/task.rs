@@ -100,8 +100,7 @@ impl<R: Runtime> Driver<R> {
     }
 
     /// Polls the transport once; returns whether progress was made.
-    fn poll_link(&mut self, cx: &mut Context<'_>, inner: &mut Inner) -> bool {
-        let now = R::now();
+    fn poll_link(&mut self, cx: &mut Context<'_>, inner: &mut Inner, now: Instant) -> bool {
         match &mut self.link {
             Link::Idle => false,
             Link::Opening { future, tls_upgrade } => match future.as_mut().poll(cx) {
@@ -188,28 +187,34 @@ impl<R: Runtime> Driver<R> {
         progress
     }
 
-    fn poll_timer(&mut self, cx: &mut Context<'_>, inner: &mut Inner) -> bool {
+    /// Fires the soonest deadline once it is due. The armed sleep is kept
+    /// while the deadline only moves later (the pull consumer's heartbeat
+    /// deadline moves on every message): when it fires early the deadline is
+    /// checked again and a new sleep armed, so a busy connection re-arms
+    /// about once per deadline instead of once per poll.
+    fn poll_timer(&mut self, cx: &mut Context<'_>, inner: &mut Inner, mut now: Instant) -> bool {
         let Some(deadline) = inner.poll_timeout() else {
             self.timer = None;
             return false;
         };
-        let now = R::now();
-        if deadline <= now {
+        loop {
+            if deadline <= now {
+                self.timer = None;
+                inner.handle_timeout(now);
+                return true;
+            }
+            match &mut self.timer {
+                Some((at, _)) if *at <= deadline => {}
+                _ => self.timer = Some((deadline, R::sleep(deadline.saturating_duration_since(now)))),
+            }
+            let (_, sleep) = self.timer.as_mut().expect("timer was just set");
+            if sleep.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            // Fired: for this deadline, or early for one that moved later.
             self.timer = None;
-            inner.handle_timeout(now);
-            return true;
+            now = R::now();
         }
-        match &mut self.timer {
-            Some((at, _)) if *at == deadline => {}
-            _ => self.timer = Some((deadline, R::sleep(deadline.saturating_duration_since(now)))),
-        }
-        let (_, sleep) = self.timer.as_mut().expect("timer was just set");
-        if sleep.as_mut().poll(cx).is_ready() {
-            self.timer = None;
-            inner.handle_timeout(R::now());
-            return true;
-        }
-        false
     }
 }
 
@@ -253,9 +258,11 @@ impl<R: Runtime> Future for Driver<R> {
         let mut budget = 64;
         loop {
             this.start_actions(&mut inner);
-            let mut progress = this.poll_link(cx, &mut inner);
-            progress |= this.poll_timer(cx, &mut inner);
-            inner.dispatch_events(R::now());
+            // One clock reading per round: a JS clock call is not free.
+            let now = R::now();
+            let mut progress = this.poll_link(cx, &mut inner, now);
+            progress |= this.poll_timer(cx, &mut inner, now);
+            inner.dispatch_events(now);
             let finished = inner.conn.state() == State::Closed && matches!(this.link, Link::Idle);
             let callbacks = std::mem::take(&mut inner.callback_queue);
             if !callbacks.is_empty() {
@@ -272,10 +279,12 @@ impl<R: Runtime> Future for Driver<R> {
                 return Poll::Ready(());
             }
             if !progress {
+                inner.writes_held = matches!(&this.link, Link::Open(t) if t.holds_writes());
                 return Poll::Pending;
             }
             budget -= 1;
             if budget == 0 {
+                inner.writes_held = false;
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }

@@ -13,7 +13,13 @@
 //! Transport::poll_read(&mut self, cx, &mut BytesMut) -> Poll<io::Result<usize>>  Ok(0) = closed
 //! Transport::poll_write(&mut self, cx, &[u8]) -> Poll<io::Result<usize>>
 //! Transport::poll_flush / poll_close(&mut self, cx) -> Poll<io::Result<()>>
+//! Transport::holds_writes(&self) -> bool
 //! ```
+//!
+//! As with `AsyncWrite`, written bytes may wait for `poll_flush`. The wasm
+//! transports hold back what is written in one JS task and send it together
+//! when the task ends, waking the flusher then; `holds_writes` says so, and
+//! the driver then hands them new bytes without being woken for each.
 //!
 //! The transport never parses NATS protocol: the INFO that decides whether
 //! to call `upgrade_tls` is read by the driver through `poll_read`.

@@ -121,6 +121,11 @@ impl Transport {
         }
     }
 
+    /// Writes are never held back here: each one is handed on when made.
+    pub fn holds_writes(&self) -> bool {
+        false
+    }
+
     /// Closes the write side: TLS close_notify, WebSocket close frame, TCP FIN.
     pub fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.inner {

@@ -2,12 +2,13 @@
 //! JS registers at run time with `setSocketFactory` (in Node,
 //! `bindings/node/socket.mjs` over `node:net`/`node:tls`), so the browser
 //! build never names a Node module. Like the WebSocket transport, JS
-//! callbacks fill a queue shared with [`SocketTransport`] and wake the driver.
+//! callbacks fill a queue shared with [`SocketTransport`] and wake the
+//! driver, and writes made in one JS task leave together ([`HeldWrites`]).
 
 use std::cell::RefCell;
 use std::io;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Waker, ready};
 
 use bytes::BytesMut;
 use js_sys::{Array, Function, Object, Promise, Uint8Array};
@@ -15,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::TlsOptions;
-use super::wasm::{js_message, js_to_io, take_received};
+use super::wasm::{HeldWrites, js_message, js_to_io, take_received};
 use crate::addr::ServerAddr;
 use crate::error::Error;
 
@@ -114,6 +115,7 @@ pub(super) struct SocketTransport {
     tls: bool,
     /// Kept alive while the socket may call them; `close()` silences the socket first.
     _callbacks: Callbacks,
+    held: HeldWrites,
 }
 
 #[derive(Default)]
@@ -155,7 +157,7 @@ impl SocketTransport {
         let socket = factory
             .connect(&addr.host, addr.port, &events)
             .map_err(|e| Error::Io { kind: io::ErrorKind::Other, message: format!("{addr}: {}", js_message(&e)) })?;
-        Ok(Self { socket, shared, tls: false, _callbacks: callbacks })
+        Ok(Self { socket, shared, tls: false, _callbacks: callbacks, held: HeldWrites::default() })
     }
 
     /// Ready once `onOpen` came, or failed with [`Error::Io`] when the socket
@@ -207,9 +209,32 @@ impl SocketTransport {
         }
     }
 
-    /// Hands all of `data` to the socket, or waits for `onDrain` while the
-    /// socket's send buffer is full.
+    /// Takes all of `data` (held back until the end of this JS task), or
+    /// waits for `onDrain` while the socket's send buffer is full.
     pub(super) fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        ready!(self.poll_room(cx))?;
+        if data.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        let (socket, shared) = (&self.socket, &self.shared);
+        self.held.write(cx, data, |bytes| send(socket, shared, bytes))?;
+        Poll::Ready(Ok(data.len()))
+    }
+
+    /// Hands what this JS task held back to the socket, once the task is over.
+    pub(super) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.poll_room(cx))?;
+        let (socket, shared) = (&self.socket, &self.shared);
+        self.held.poll_flush(cx, |bytes| send(socket, shared, bytes))
+    }
+
+    /// Whether writes wait for the end of this JS task.
+    pub(super) fn holds_writes(&self) -> bool {
+        self.held.holding()
+    }
+
+    /// Ready to write while open and the socket's send buffer has room.
+    fn poll_room(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let mut shared = self.shared.borrow_mut();
         if !matches!(shared.state, State::Open) {
             return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
@@ -218,18 +243,27 @@ impl SocketTransport {
             shared.waker = Some(cx.waker().clone());
             return Poll::Pending;
         }
-        if data.is_empty() {
-            return Poll::Ready(Ok(0));
-        }
-        // A copy: a view into wasm memory could change before Node sends it.
-        let accepted_more = self.socket.write(&Uint8Array::from(data)).map_err(js_to_io)?;
-        shared.draining = !accepted_more;
-        Poll::Ready(Ok(data.len()))
+        Poll::Ready(Ok(()))
     }
 
     pub(super) fn close(&mut self) -> io::Result<()> {
+        // What this task held back goes first; the socket ends after it.
+        let held = self.held.take();
+        if !held.is_empty() {
+            send(&self.socket, &self.shared, &held)?;
+        }
         self.socket.close().map_err(js_to_io)
     }
+}
+
+/// Hands `bytes` to the socket; a full send buffer stops further writes until `onDrain`.
+fn send(socket: &JsSocket, shared: &RefCell<Shared>, bytes: &[u8]) -> io::Result<()> {
+    // A copy: a view into wasm memory could change before Node sends it.
+    let accepted_more = socket.write(&Uint8Array::from(bytes)).map_err(js_to_io)?;
+    if !accepted_more {
+        shared.borrow_mut().draining = true;
+    }
+    Ok(())
 }
 
 impl Drop for SocketTransport {

@@ -2,8 +2,12 @@
 //! JS. Crossing once per batch instead of once per field of every message
 //! is what makes receiving fast: one copy of all subjects, replies and
 //! payloads into one `Uint8Array`, whose slices become the messages' `data`.
+//! Batches are copied into large JS arrays shared by consecutive batches
+//! ([`Arena`]): allocating a typed array costs browsers microseconds, far
+//! more than copying a batch.
 
 use std::borrow::Borrow;
+use std::cell::RefCell;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
@@ -66,11 +70,22 @@ pub(crate) fn poll_batch<S: Stream + Unpin>(
 
 /// A `RawBatch` of `messages` (messages or references to them).
 pub(crate) fn pack<M: Borrow<Message>>(messages: &[M]) -> Array {
+    pack_parts(messages, true)
+}
+
+/// A `RawBatch` of `messages` whose replies are left out (empty): JetStream
+/// deliveries, whose ack subjects stay in wasm.
+pub(crate) fn pack_without_replies<M: Borrow<Message>>(messages: &[M]) -> Array {
+    pack_parts(messages, false)
+}
+
+fn pack_parts<M: Borrow<Message>>(messages: &[M], replies: bool) -> Array {
     let mut bytes = Vec::with_capacity(messages.iter().map(|m| packed_len(m.borrow())).sum());
     let mut ends = Vec::with_capacity(messages.len() * 3);
     let mut headers: Option<Array> = None;
     for (i, m) in messages.iter().map(Borrow::borrow).enumerate() {
-        for part in [m.subject.as_bytes(), m.reply.as_deref().unwrap_or_default().as_bytes(), &m.payload] {
+        let reply = if replies { m.reply.as_deref().unwrap_or_default() } else { "" };
+        for part in [m.subject.as_bytes(), reply.as_bytes(), &m.payload] {
             bytes.extend_from_slice(part);
             ends.push(bytes.len() as u32);
         }
@@ -80,7 +95,97 @@ pub(crate) fn pack<M: Borrow<Message>>(messages: &[M]) -> Array {
         }
     }
     let headers = headers.map_or(JsValue::UNDEFINED, JsValue::from);
-    Array::of3(&Uint8Array::from(&bytes[..]), &Uint32Array::from(&ends[..]), &headers)
+    let (bytes, ends) = ARENA.with(|arena| {
+        let mut arena = arena.borrow_mut();
+        (arena.bytes.copy(&bytes), arena.ends.copy(&ends))
+    });
+    Array::of3(&bytes, &ends, &headers)
+}
+
+/// Bytes (or offsets) of every array allocated in JS for batches.
+const ARENA_LEN: u32 = 128 * 1024;
+
+thread_local! {
+    static ARENA: RefCell<Arenas> = const { RefCell::new(Arenas { bytes: Arena::new(), ends: Arena::new() }) };
+}
+
+struct Arenas {
+    bytes: Arena<Uint8Array>,
+    ends: Arena<Uint32Array>,
+}
+
+/// A typed array in JS that batches are copied into one after the other,
+/// each batch a view of its own part. Parts are never reused: a message's
+/// `data` stays valid, and the array lives while any view of it does.
+struct Arena<A> {
+    array: Option<A>,
+    used: u32,
+}
+
+/// What [`Arena`] needs of a JS typed array of `T`.
+trait TypedArray<T>: Sized {
+    fn with_length(len: u32) -> Self;
+    fn from_slice(data: &[T]) -> Self;
+    /// The view of `begin..end`.
+    fn part(&self, begin: u32, end: u32) -> Self;
+    fn fill_from(&self, data: &[T]);
+}
+
+impl TypedArray<u8> for Uint8Array {
+    fn with_length(len: u32) -> Self {
+        Uint8Array::new_with_length(len)
+    }
+    fn from_slice(data: &[u8]) -> Self {
+        Uint8Array::from(data)
+    }
+    fn part(&self, begin: u32, end: u32) -> Self {
+        self.subarray(begin, end)
+    }
+    fn fill_from(&self, data: &[u8]) {
+        self.copy_from(data);
+    }
+}
+
+impl TypedArray<u32> for Uint32Array {
+    fn with_length(len: u32) -> Self {
+        Uint32Array::new_with_length(len)
+    }
+    fn from_slice(data: &[u32]) -> Self {
+        Uint32Array::from(data)
+    }
+    fn part(&self, begin: u32, end: u32) -> Self {
+        self.subarray(begin, end)
+    }
+    fn fill_from(&self, data: &[u32]) {
+        self.copy_from(data);
+    }
+}
+
+impl<A> Arena<A> {
+    const fn new() -> Self {
+        Arena { array: None, used: 0 }
+    }
+
+    /// A JS array holding a copy of `data`: a part of the current arena
+    /// array, or of a new one; data too large to share gets its own.
+    fn copy<T>(&mut self, data: &[T]) -> A
+    where
+        A: TypedArray<T>,
+    {
+        let len = data.len() as u32;
+        if len > ARENA_LEN / 4 {
+            return A::from_slice(data);
+        }
+        if self.array.is_none() || self.used + len > ARENA_LEN {
+            self.array = Some(A::with_length(ARENA_LEN));
+            self.used = 0;
+        }
+        let array = self.array.as_ref().expect("arena array was just made");
+        let part = array.part(self.used, self.used + len);
+        part.fill_from(data);
+        self.used += len;
+        part
+    }
 }
 
 /// `RawHeaders`: the status line, then every header.

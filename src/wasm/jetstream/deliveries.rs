@@ -13,13 +13,13 @@ use wasm_bindgen::prelude::*;
 use crate::error::Error;
 use crate::jetstream::Message;
 use crate::jetstream::ack::AckKind;
-use crate::wasm::batch::pack;
+use crate::wasm::batch::pack_without_replies;
 use crate::wasm::options::millis;
 use crate::wasm::promise;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_DELIVERIES: &str = r#"
-/** A batch of JetStream messages: their bytes, and their acks and metadata. */
+/** A batch of JetStream messages: their bytes (replies left out: acks go by index), and their acks and metadata. */
 export type RawDelivered = [messages: RawBatch, deliveries: RawDeliveries];
 /** Ack kinds: 0 `+ACK`, 1 `-NAK`, 2 `+WPI` (working), 3 `+TERM`. */
 export type RawAckKind = 0 | 1 | 2 | 3;
@@ -39,7 +39,7 @@ pub(super) fn delivered(mut messages: Vec<Message>) -> JsValue {
     if messages.is_empty() {
         return JsValue::NULL;
     }
-    let batch = pack(&messages.iter().map(|m| &m.message).collect::<Vec<_>>());
+    let batch = pack_without_replies(&messages.iter().map(|m| &m.message).collect::<Vec<_>>());
     for m in &mut messages {
         m.message.payload = Bytes::new();
     }
