@@ -2,14 +2,13 @@
 //! sleeps and `performance.now()` for the clock. Only globals that browsers,
 //! workers and Node all have are used; `std::time` would panic here.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use js_sys::Promise;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::{BoxFuture, MaybeSend, Runtime};
 use crate::time::Instant;
@@ -62,11 +61,21 @@ impl Runtime for WasmRuntime {
 }
 
 /// A `setTimeout` as a future. Dropping it early clears the timer, so
-/// abandoned sleeps neither pile up nor keep Node's event loop alive.
+/// abandoned sleeps neither pile up nor keep Node's event loop alive. Not a
+/// `JsFuture` of a promise: that one frees its callbacks only when the
+/// promise settles, so every cleared timer (each answered request's
+/// timeout) would leak them.
 struct Sleep {
     handle: JsValue,
-    fired: JsFuture,
-    done: bool,
+    state: Rc<SleepState>,
+    /// The timer's callback; dropped (and freed in JS) with the sleep.
+    _fire: Closure<dyn FnMut()>,
+}
+
+#[derive(Default)]
+struct SleepState {
+    fired: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
 }
 
 impl Sleep {
@@ -74,30 +83,38 @@ impl Sleep {
         // Whole milliseconds, rounded up: never fire before the deadline.
         // Timers longer than i32::MAX ms fire at once in JS; clamp instead.
         let millis = duration.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as i32;
-        let mut handle = JsValue::UNDEFINED;
-        let promise = Promise::new(&mut |resolve, _reject| handle = set_timeout(&resolve, millis));
-        Sleep { handle, fired: JsFuture::from(promise), done: false }
+        let state = Rc::new(SleepState::default());
+        let fired = state.clone();
+        let fire = Closure::<dyn FnMut()>::new(move || {
+            fired.fired.set(true);
+            if let Some(waker) = fired.waker.borrow_mut().take() {
+                waker.wake();
+            }
+        });
+        let handle = set_timeout(fire.as_ref().unchecked_ref(), millis);
+        Sleep { handle, state, _fire: fire }
     }
 }
 
 impl Future for Sleep {
     type Output = ();
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = &mut *self;
-        if this.done {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.state.fired.get() {
             return Poll::Ready(());
         }
-        // The promise only resolves (with `undefined`), never rejects.
-        let _ = std::task::ready!(Pin::new(&mut this.fired).poll(cx));
-        this.done = true;
-        Poll::Ready(())
+        let mut waker = self.state.waker.borrow_mut();
+        match &*waker {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => *waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 }
 
 impl Drop for Sleep {
     fn drop(&mut self) {
-        if !self.done {
+        if !self.state.fired.get() {
             clear_timeout(&self.handle);
         }
     }
