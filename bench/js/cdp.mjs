@@ -10,19 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { CHROMIUM_ARGS } from "../../bindings/test/chromium.mjs";
 
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-  "--disable-dev-shm-usage",
-  "--remote-debugging-port=0",
-];
+const ARGS = ["--headless", ...CHROMIUM_ARGS, "--remote-debugging-port=0"];
 
 /**
  * Chromium at `executablePath` showing `url`, with the page's

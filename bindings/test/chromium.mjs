@@ -16,22 +16,22 @@ const missing = `no Chromium at ${executablePath} (scripts/setup.sh --browser in
  */
 export const skipBrowser = !existsSync(executablePath) && !process.env.CI && missing;
 
+/** Chromium's flags for a quiet headless run in a container (also used by bench/js/cdp.mjs). */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+  "--disable-dev-shm-usage",
+];
+
 /** One headless Chromium; callers share it across a file's tests. */
 export function launchChromium() {
   if (!existsSync(executablePath)) throw new Error(`${missing}; CI must install it`);
-  return chromium.launch({
-    executablePath,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-      "--disable-dev-shm-usage",
-    ],
-  });
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
 
 /** A page whose uncaught exceptions show in the test log. */

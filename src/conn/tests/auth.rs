@@ -180,25 +180,13 @@ fn callback_gets_an_empty_nonce_when_the_server_sent_none() {
 
 #[test]
 fn callback_error_closes_for_good() {
-    let mut cfg = callback_auth(|_| Err(Error::Credentials("no key".into())));
-    cfg.retry_on_initial_connect = true;
-    let mut s = FakeServer::new(cfg);
-    s.expect_connect();
-    s.open();
-    s.send(&nonce_info());
-    s.expect_close();
-    assert!(s.take_ops().is_empty(), "no CONNECT");
-    s.lose(None);
-    let events = s.take_conn_events();
-    assert!(
-        matches!(events.as_slice(), [ConnectionEvent::Closed { error: Some(Error::Credentials(what)) }] if what == "no key"),
-        "{events:?}"
-    );
+    let error = closes_for_good(callback_auth(|_| Err(Error::Credentials("no key".into()))));
+    assert!(matches!(&error, Error::Credentials(what) if what == "no key"), "{error:?}");
 }
 
-#[test]
-fn bad_seed_at_handshake_closes_for_good() {
-    let mut cfg = with_auth(Auth { nkey_seed: Some("SUNOTASEED".into()), ..Auth::default() });
+/// Connects with `cfg` to a server sending a nonce: the credentials fail,
+/// so no CONNECT is written and the connection closes without retrying. The error it closed with.
+fn closes_for_good(mut cfg: Config) -> Error {
     cfg.retry_on_initial_connect = true;
     let mut s = FakeServer::new(cfg);
     s.expect_connect();
@@ -208,12 +196,16 @@ fn bad_seed_at_handshake_closes_for_good() {
     assert!(s.take_ops().is_empty(), "no CONNECT without valid credentials");
     s.lose(None);
     let events = s.take_conn_events();
-    assert!(
-        matches!(events.as_slice(), [ConnectionEvent::Closed { error: Some(Error::Credentials(_)) }]),
-        "{events:?}"
-    );
+    let [ConnectionEvent::Closed { error: Some(error) }] = events.as_slice() else { panic!("{events:?}") };
     assert!(s.take_actions().is_empty(), "no retry");
     assert_eq!(s.conn.publish("a", None, None, b""), Err(Error::Closed));
+    error.clone()
+}
+
+#[test]
+fn bad_seed_at_handshake_closes_for_good() {
+    let error = closes_for_good(with_auth(Auth { nkey_seed: Some("SUNOTASEED".into()), ..Auth::default() }));
+    assert!(matches!(error, Error::Credentials(_)), "{error:?}");
 }
 
 #[test]
