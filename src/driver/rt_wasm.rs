@@ -56,7 +56,8 @@ impl Runtime for WasmRuntime {
             last.set(ms);
             ms
         });
-        Instant::from_offset(Duration::from_secs_f64(ms / 1000.0))
+        // Not `from_secs_f64`: its panic path and float formatting cost the wasm; `as` saturates.
+        Instant::from_offset(Duration::from_nanos((ms * 1e6) as u64))
     }
 }
 

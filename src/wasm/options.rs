@@ -156,10 +156,17 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     Ok((servers, opts))
 }
 
-/// A duration in milliseconds (request timeouts share this reading).
+/// A duration in milliseconds (request timeouts share this reading); beyond
+/// `u64::MAX` nanoseconds (584 years) it saturates.
 pub(crate) fn millis(value: JsValue, what: &str) -> Result<Option<Duration>, Error> {
     number(value, what)?
-        .map(|ms| Duration::try_from_secs_f64(ms / 1000.0).map_err(|_| invalid(what, "a duration in ms (>= 0)")))
+        .map(|ms| {
+            if ms >= 0.0 && ms.is_finite() {
+                Ok(Duration::from_nanos((ms * 1e6) as u64))
+            } else {
+                Err(invalid(what, "a duration in ms (>= 0)"))
+            }
+        })
         .transpose()
 }
 
