@@ -329,13 +329,16 @@ pub(super) fn take_received(inbox: &mut BytesMut, buf: &mut BytesMut) -> Option<
     Some(n)
 }
 
-/// The message of a thrown JS value: an `Error`'s message, a string, or its debug form.
+/// The message of a thrown JS value: an `Error`'s message, a string, its
+/// JSON, or its type. (Not its `Debug` form, whose JS helper the glue would carry.)
 pub(super) fn js_message(value: &JsValue) -> String {
     value
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
         .or_else(|| value.as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
+        .or_else(|| js_sys::JSON::stringify(value).ok()?.as_string())
+        .or_else(|| value.js_typeof().as_string())
+        .unwrap_or_default()
 }
 
 pub(super) fn js_to_io(value: JsValue) -> io::Error {
