@@ -23,15 +23,13 @@ extern "C" {
     type Performance;
     #[wasm_bindgen(method)]
     fn now(this: &Performance) -> f64;
+
+    /// `globalThis.performance`, looked up once; absent in exotic hosts.
+    #[wasm_bindgen(thread_local_v2, js_name = performance)]
+    static PERFORMANCE: Option<Performance>;
 }
 
 thread_local! {
-    /// `globalThis.performance`, looked up once; absent in exotic hosts.
-    static PERFORMANCE: Option<Performance> =
-        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
-            .ok()
-            .filter(JsValue::is_object)
-            .map(JsCast::unchecked_into);
     /// The last reading, so the clock never runs backwards (`Date.now` can).
     static LAST_MS: Cell<f64> = const { Cell::new(0.0) };
 }

@@ -238,6 +238,10 @@ fn schedule_task_end(state: Weak<RefCell<Held>>) {
 extern "C" {
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &js_sys::Function, millis: i32) -> JsValue;
+
+    /// `globalThis.process`, in Node, Deno and Bun.
+    #[wasm_bindgen(thread_local_v2, js_name = process)]
+    static PROCESS: Option<js_sys::Object>;
 }
 
 /// How the end of the current task is caught on this host.
@@ -262,7 +266,7 @@ fn end_of_task() -> EndOfTask {
     let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &key.into()).ok().filter(JsValue::is_object);
     // Node's own `process` (also Deno's and Bun's), not a bundler's browser
     // stand-in, whose `nextTick` may be a timer or a microtask.
-    let process = get(&js_sys::global(), "process");
+    let process = PROCESS.with(|p| p.clone().map(JsValue::from)).filter(JsValue::is_object);
     let node = process
         .as_ref()
         .and_then(|p| get(p, "versions"))
