@@ -19,6 +19,7 @@ pub mod error;
 pub mod header;
 mod id_map;
 pub mod jetstream;
+mod json;
 pub mod message;
 pub mod proto;
 pub mod subject;

@@ -9,10 +9,12 @@ export class Lister<T> implements AsyncIterable<T> {
     this.#raw = raw;
   }
 
-  /** The next items; empty once every page was read. */
+  /** The next page's items; empty once every page was read. */
   async next(): Promise<T[]> {
-    const items = await this.#raw.next();
-    return items === null ? [] : (JSON.parse(items) as T[]);
+    const page = await this.#raw.next();
+    if (page === null) return [];
+    const { streams, consumers } = JSON.parse(page) as { streams?: T[] | null; consumers?: T[] | null };
+    return streams ?? consumers ?? [];
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {

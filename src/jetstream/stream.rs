@@ -221,7 +221,7 @@ impl Stream {
         subject: fn(&str, &str) -> Result<String, Error>,
     ) -> impl AsyncStream<Item = Result<T, Error>> + Unpin + use<T> {
         let items = match subject(self.context.api_prefix(), self.name()) {
-            Ok(subject) => Either::Left(self.context.list_json(subject, None)),
+            Ok(subject) => Either::Left(self.context.list_pages(subject, None)),
             Err(e) => Either::Right(futures_util::stream::iter([Err(e)])),
         };
         typed(items)

@@ -97,11 +97,11 @@ impl Context {
         &self,
         filter: Option<String>,
     ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
-        typed(self.list_json(api::stream_names(self.api_prefix()), filter))
+        typed(self.list_pages(api::stream_names(self.api_prefix()), filter))
     }
 
     /// Info of all streams, a page at a time.
     pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, Error>> + Unpin + use<> {
-        typed(self.list_json(api::stream_list(self.api_prefix()), None))
+        typed(self.list_pages(api::stream_list(self.api_prefix()), None))
     }
 }

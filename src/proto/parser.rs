@@ -249,8 +249,7 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 fn info(json: &[u8]) -> Result<ServerInfo, Error> {
-    serde_json::from_slice(json.trim_ascii())
-        .map_err(|e| Error::Protocol(format!("bad INFO: {}", truncated(&e.to_string()))))
+    crate::json::from_slice(json.trim_ascii()).map_err(|e| Error::Protocol(format!("bad INFO: {}", truncated(&e))))
 }
 
 /// `-ERR 'Authorization Violation'` gives `Authorization Violation`.

@@ -246,6 +246,7 @@ pub enum ConsumerAction {
 /// For callers that keep the rest as JSON text (the JS API), so a config or
 /// info read through it costs one small parser.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 struct ConfigCore {
     name: Option<String>,
     durable_name: Option<String>,
@@ -276,6 +277,7 @@ impl From<ConfigCore> for ConsumerConfig {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 struct InfoCore {
     stream_name: String,
     name: String,
@@ -283,6 +285,7 @@ struct InfoCore {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 struct CreateRequestCore {
     config: ConfigCore,
 }
@@ -304,7 +307,7 @@ impl CreateConsumerRequest {
     /// pick the subject ([`consumer_create`](super::consumer_create)) and
     /// the ledger's; every other field keeps its default.
     pub fn config_from_json_core(json: &[u8]) -> Result<ConsumerConfig, Error> {
-        let request: CreateRequestCore = serde_json::from_slice(json)
+        let request: CreateRequestCore = crate::json::from_slice(json)
             .map_err(|e| Error::InvalidArgument(format!("consumer create request: {e}")))?;
         Ok(request.config.into())
     }
@@ -527,6 +530,21 @@ mod tests {
         assert_eq!(consumer_create("$JS.API", "S", &config).unwrap(), "$JS.API.CONSUMER.CREATE.S.n");
         let bad = CreateConsumerRequest::config_from_json_core(b"{}");
         assert!(matches!(bad, Err(Error::InvalidArgument(_))));
+    }
+
+    #[test]
+    fn core_fields_read_alike_in_wasm() {
+        crate::json::assert_same::<InfoCore>(CONSUMER_INFO.as_bytes());
+        crate::json::assert_same::<InfoCore>(br#"{"name":"x"}"#);
+        crate::json::assert_same::<InfoCore>(br#"{"stream_name":"S","name":"n","config":{"ack_policy":"sometimes"}}"#);
+        for body in [
+            &br#"{"stream_name":"S","action":"create","config":{"durable_name":"d","filter_subject":"a.b","ack_wait":5}}"#[..],
+            br#"{"config":{"name":"n","filter_subject":"a","filter_subjects":null,"ack_policy":"all","ack_wait":-1}}"#,
+            br#"{"config":{"name":"n","filter_subjects":["b","c"],"ack_policy":"none","max_ack_pending":-1,"metadata":{"k":"v"}}}"#,
+            b"{}",
+        ] {
+            crate::json::assert_same::<CreateRequestCore>(body);
+        }
     }
 
     #[test]

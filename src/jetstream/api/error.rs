@@ -11,6 +11,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::json;
 
 /// The server's fine-grained error number (`err_code`), stable across
 /// releases unlike the description text (`server/jetstream_errors_generated.go`).
@@ -104,6 +105,7 @@ impl From<JetStreamError> for Error {
 
 /// Looks only at the top-level `error` key; every other key is skipped.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 struct ErrorProbe {
     error: Option<JetStreamError>,
 }
@@ -114,7 +116,7 @@ struct ErrorProbe {
 pub fn check_response(payload: &[u8]) -> Result<(), Error> {
     // Most replies carry no error: skip the probe unless the key can be there.
     if memchr::memchr_iter(b'"', payload).any(|at| payload[at..].starts_with(b"\"error\"")) {
-        if let Ok(ErrorProbe { error: Some(e) }) = serde_json::from_slice(payload) {
+        if let Ok(ErrorProbe { error: Some(e) }) = json::from_slice(payload) {
             return Err(Error::JetStream(e));
         }
     }
@@ -130,7 +132,7 @@ pub fn parse_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
 
 /// Parses a reply [`check_response`] has passed.
 pub(crate) fn parse_checked<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
-    serde_json::from_slice(payload).map_err(|e| Error::Protocol(format!("bad JetStream API response: {e}")))
+    json::from_slice(payload).map_err(|e| Error::Protocol(format!("bad JetStream API response: {e}")))
 }
 
 /// Parses a reply that carries nothing but success or an error.
@@ -152,6 +154,21 @@ mod tests {
         assert_eq!(err, Error::JetStream(expected.clone()));
         assert_eq!(err.to_string(), "JetStream API error: stream not found (code 404, err_code 10059)");
         assert_eq!(parse_empty_response(body), Err(Error::JetStream(expected)));
+    }
+
+    #[test]
+    fn error_envelopes_read_alike_in_wasm() {
+        for json in [
+            &br#"{"type":"t","error":{"code":404,"err_code":10059,"description":"stream not found"}}"#[..],
+            br#"{"error":{"code":400,"description":"bad \"subject\" \u003e"},"config":{"a":[1,{"b":2}]}}"#,
+            br#"{"error":null,"total":1}"#,
+            br#"{"errors":1}"#,
+            br#"{"stream":"S","seq":1}"#,
+            br#"{"error":"string"}"#,
+        ] {
+            crate::json::assert_same::<ErrorProbe>(json);
+        }
+        crate::json::assert_same::<IgnoredAny>(br#"{"success":true,"x":[{"y":null}]}"#);
     }
 
     #[test]

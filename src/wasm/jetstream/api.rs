@@ -3,8 +3,9 @@
 //! stay JSON text, parsed in TS; here a call is named as in its subject
 //! (`STREAM.INFO`), and the Rust API validates its names into the subject
 //! ([`api`]'s builders) and applies the prefix, timeout and error replies
-//! ([`Context::request_json`], [`Context::list_json`]).
+//! ([`Context::request_json`], [`Context::list_pages`]).
 
+use bytes::Bytes;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
@@ -46,10 +47,7 @@ impl RawJetStream {
     ) -> Result<Promise, JsValue> {
         let subject = subject(&self.context, call, stream, consumer, &body)?;
         let context = self.context.clone();
-        Ok(promise(async move {
-            let reply = context.request_json(&subject, body.as_bytes()).await?;
-            String::from_utf8(reply.into()).map_err(|_| Error::Protocol("JetStream API reply is not UTF-8".into()))
-        }))
+        Ok(promise(async move { reply_text(context.request_json(&subject, body.as_bytes()).await?) }))
     }
 
     /// The items of a listing, fetched a page at a time as they are read;
@@ -68,7 +66,7 @@ impl RawJetStream {
             "CONSUMER.LIST" => api::consumer_list(prefix, stream)?,
             _ => return Err(unknown(listing).into()),
         };
-        Ok(RawLister::new(self.context.list_json(call, subject)))
+        Ok(RawLister::new(self.context.list_pages(call, subject)))
     }
 
     /// A pull consumer handle from its info (a `CONSUMER.INFO` reply).
@@ -107,6 +105,11 @@ fn subject(context: &Context, call: &str, stream: &str, consumer: &str, body: &s
         "CONSUMER.PAUSE" => api::consumer_pause(prefix, stream, consumer),
         _ => Err(unknown(call)),
     }
+}
+
+/// A JetStream API reply as text for JS.
+pub(super) fn reply_text(reply: Bytes) -> Result<String, Error> {
+    String::from_utf8(reply.into()).map_err(|_| Error::Protocol("JetStream API reply is not UTF-8".into()))
 }
 
 fn unknown(call: &str) -> Error {

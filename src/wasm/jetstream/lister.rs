@@ -1,51 +1,46 @@
-//! `RawLister`: the items of a `*.LIST` or `*.NAMES` call, whose pages the
-//! Rust API asks for as they are read, handed over a batch at a time as one
-//! JSON array (parsed in TS).
+//! `RawLister`: the pages of a `*.LIST` or `*.NAMES` call, which the Rust
+//! API asks for as they are read, each handed over as the server's JSON
+//! (parsed in TS, which takes its `streams` or `consumers`).
 
 use std::cell::RefCell;
-use std::future::poll_fn;
 use std::rc::Rc;
 
+use bytes::Bytes;
 use futures_core::Stream;
+use futures_util::StreamExt;
 use js_sys::Promise;
-use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 
-use super::batches::Batches;
+use super::api::reply_text;
 use crate::error::Error;
 use crate::wasm::promise;
 
-/// Items per crossing, at most (a page holds up to 256 infos or 1024 names).
-const MAX_ITEMS: usize = 1024;
-
-type Items = Box<dyn Stream<Item = Result<Box<RawValue>, Error>> + Unpin>;
+type Pages = Box<dyn Stream<Item = Result<Bytes, Error>> + Unpin>;
 
 #[wasm_bindgen]
 pub struct RawLister {
-    items: Rc<RefCell<Batches<Items>>>,
+    pages: Rc<RefCell<Pages>>,
 }
 
 impl RawLister {
-    pub(super) fn new(items: impl Stream<Item = Result<Box<RawValue>, Error>> + Unpin + 'static) -> Self {
-        let items: Items = Box::new(items);
-        RawLister { items: Rc::new(RefCell::new(Batches::new(items))) }
+    pub(super) fn new(pages: impl Stream<Item = Result<Bytes, Error>> + Unpin + 'static) -> Self {
+        let pages: Pages = Box::new(pages);
+        RawLister { pages: Rc::new(RefCell::new(pages)) }
     }
 }
 
 #[wasm_bindgen]
 impl RawLister {
-    /// The items of the page read last, or of the next page, as a JSON
-    /// array; `null` once every page was read. One call at a time.
+    /// The next page, as the server's JSON; `null` once every page was read.
+    /// One call at a time.
     #[wasm_bindgen(unchecked_return_type = "Promise<string | null>")]
     pub fn next(&self) -> Promise {
-        let items = self.items.clone();
+        let pages = self.pages.clone();
         promise(async move {
-            let batch = poll_fn(|cx| items.borrow_mut().poll_next(cx, MAX_ITEMS, |item| item.get().len())).await?;
-            if batch.is_empty() {
+            let Some(page) = std::future::poll_fn(|cx| pages.borrow_mut().poll_next_unpin(cx)).await else {
                 return Ok(JsValue::NULL);
-            }
-            let items: Vec<&str> = batch.iter().map(|item| item.get()).collect();
-            Ok(format!("[{}]", items.join(",")).into())
+            };
+            reply_text(page?).map(JsValue::from)
         })
     }
 }
