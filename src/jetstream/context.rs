@@ -73,9 +73,7 @@ impl Context {
 
     /// Sends `body` as JSON to the full API `subject` and parses the reply.
     pub async fn request<T: DeserializeOwned>(&self, subject: &str, body: &impl Serialize) -> Result<T, Error> {
-        let payload =
-            serde_json::to_vec(body).map_err(|e| Error::InvalidArgument(format!("cannot encode request: {e}")))?;
-        self.request_raw(subject, &payload).await
+        self.request_raw(subject, &encode_request(body)?).await
     }
 
     /// Like [`request`](Self::request) with an already-encoded body (may be empty).
@@ -98,6 +96,11 @@ impl Context {
     pub async fn query_account(&self) -> Result<AccountInfo, Error> {
         self.request_raw(&api::account_info(&self.prefix), b"").await
     }
+}
+
+/// `body` as the JSON of an API request.
+pub(crate) fn encode_request(body: &impl Serialize) -> Result<Vec<u8>, Error> {
+    serde_json::to_vec(body).map_err(|e| Error::InvalidArgument(format!("cannot encode request: {e}")))
 }
 
 impl Client {

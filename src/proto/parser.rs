@@ -249,7 +249,8 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 fn info(json: &[u8]) -> Result<ServerInfo, Error> {
-    crate::json::from_slice(json.trim_ascii()).map_err(|e| Error::Protocol(format!("bad INFO: {}", truncated(&e))))
+    crate::plain_json::from_slice(json.trim_ascii())
+        .map_err(|e| Error::Protocol(format!("bad INFO: {}", truncated(&e))))
 }
 
 /// `-ERR 'Authorization Violation'` gives `Authorization Violation`.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::stream::ClusterInfo;
-use super::{is_default, null_as_default, parse_checked, serde_nanos};
+use super::{is_default, null_as_default, parse_checked_plain, serde_nanos};
 use crate::error::Error;
 
 /// A consumer's configuration, as sent to `CONSUMER.CREATE` and returned in
@@ -297,7 +297,7 @@ impl ConsumerInfo {
     /// [`Consumer`](crate::jetstream::Consumer) handle, whose readers and
     /// ledger read nothing else.
     pub fn from_json_core(json: &[u8]) -> Result<ConsumerInfo, Error> {
-        let InfoCore { stream_name, name, config } = parse_checked(json)?;
+        let InfoCore { stream_name, name, config } = parse_checked_plain(json)?;
         Ok(ConsumerInfo { stream_name, name, config: config.into(), ..Default::default() })
     }
 }
@@ -307,7 +307,7 @@ impl CreateConsumerRequest {
     /// pick the subject ([`consumer_create`](super::consumer_create)) and
     /// the ledger's; every other field keeps its default.
     pub fn config_from_json_core(json: &[u8]) -> Result<ConsumerConfig, Error> {
-        let request: CreateRequestCore = crate::json::from_slice(json)
+        let request: CreateRequestCore = crate::plain_json::from_slice(json)
             .map_err(|e| Error::InvalidArgument(format!("consumer create request: {e}")))?;
         Ok(request.config.into())
     }
@@ -534,16 +534,18 @@ mod tests {
 
     #[test]
     fn core_fields_read_alike_in_wasm() {
-        crate::json::assert_same::<InfoCore>(CONSUMER_INFO.as_bytes());
-        crate::json::assert_same::<InfoCore>(br#"{"name":"x"}"#);
-        crate::json::assert_same::<InfoCore>(br#"{"stream_name":"S","name":"n","config":{"ack_policy":"sometimes"}}"#);
+        crate::plain_json::assert_same::<InfoCore>(CONSUMER_INFO.as_bytes());
+        crate::plain_json::assert_same::<InfoCore>(br#"{"name":"x"}"#);
+        crate::plain_json::assert_same::<InfoCore>(
+            br#"{"stream_name":"S","name":"n","config":{"ack_policy":"sometimes"}}"#,
+        );
         for body in [
             &br#"{"stream_name":"S","action":"create","config":{"durable_name":"d","filter_subject":"a.b","ack_wait":5}}"#[..],
             br#"{"config":{"name":"n","filter_subject":"a","filter_subjects":null,"ack_policy":"all","ack_wait":-1}}"#,
             br#"{"config":{"name":"n","filter_subjects":["b","c"],"ack_policy":"none","max_ack_pending":-1,"metadata":{"k":"v"}}}"#,
             b"{}",
         ] {
-            crate::json::assert_same::<CreateRequestCore>(body);
+            crate::plain_json::assert_same::<CreateRequestCore>(body);
         }
     }
 

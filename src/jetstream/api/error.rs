@@ -11,7 +11,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::json;
+use crate::plain_json;
 
 /// The server's fine-grained error number (`err_code`), stable across
 /// releases unlike the description text (`server/jetstream_errors_generated.go`).
@@ -116,7 +116,7 @@ struct ErrorProbe {
 pub fn check_response(payload: &[u8]) -> Result<(), Error> {
     // Most replies carry no error: skip the probe unless the key can be there.
     if memchr::memchr_iter(b'"', payload).any(|at| payload[at..].starts_with(b"\"error\"")) {
-        if let Ok(ErrorProbe { error: Some(e) }) = json::from_slice(payload) {
+        if let Ok(ErrorProbe { error: Some(e) }) = plain_json::from_slice(payload) {
             return Err(Error::JetStream(e));
         }
     }
@@ -130,14 +130,29 @@ pub fn parse_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
     parse_checked(payload)
 }
 
+/// [`parse_response`] for a plain type (see [`plain_json`]): publish acks.
+pub(crate) fn parse_plain_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    check_response(payload)?;
+    parse_checked_plain(payload)
+}
+
 /// Parses a reply [`check_response`] has passed.
 pub(crate) fn parse_checked<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
-    json::from_slice(payload).map_err(|e| Error::Protocol(format!("bad JetStream API response: {e}")))
+    serde_json::from_slice(payload).map_err(|e| bad_response(&e))
+}
+
+/// [`parse_checked`] for a plain type (see [`plain_json`]).
+pub(crate) fn parse_checked_plain<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    plain_json::from_slice(payload).map_err(|e| bad_response(&e))
+}
+
+fn bad_response(e: &dyn fmt::Display) -> Error {
+    Error::Protocol(format!("bad JetStream API response: {e}"))
 }
 
 /// Parses a reply that carries nothing but success or an error.
 pub fn parse_empty_response(payload: &[u8]) -> Result<(), Error> {
-    parse_response::<IgnoredAny>(payload).map(drop)
+    parse_plain_response::<IgnoredAny>(payload).map(drop)
 }
 
 #[cfg(test)]
@@ -166,9 +181,9 @@ mod tests {
             br#"{"stream":"S","seq":1}"#,
             br#"{"error":"string"}"#,
         ] {
-            crate::json::assert_same::<ErrorProbe>(json);
+            crate::plain_json::assert_same::<ErrorProbe>(json);
         }
-        crate::json::assert_same::<IgnoredAny>(br#"{"success":true,"x":[{"y":null}]}"#);
+        crate::plain_json::assert_same::<IgnoredAny>(br#"{"success":true,"x":[{"y":null}]}"#);
     }
 
     #[test]

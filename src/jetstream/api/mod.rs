@@ -20,8 +20,8 @@ pub use consumer::{
     ConsumerNamesResponse, ConsumerPauseRequest, ConsumerPauseResponse, ConsumerUnpinRequest, CreateConsumerRequest,
     DeliverPolicy, PriorityGroupState, PriorityPolicy, ReplayPolicy, SequenceInfo,
 };
-pub(crate) use error::parse_checked;
 pub use error::{ErrorCode, JetStreamError, check_response, parse_empty_response, parse_response};
+pub(crate) use error::{parse_checked, parse_checked_plain, parse_plain_response};
 pub use publish::PubAck;
 pub use stream::{
     ClusterInfo, Compression, ConsumerLimits, DeleteResponse, DiscardPolicy, ExternalStream, LostStreamData,

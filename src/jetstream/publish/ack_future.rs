@@ -25,7 +25,7 @@ use crate::client::{Client, ResponseFuture};
 use crate::driver::queue::lock;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::Error;
-use crate::jetstream::api::{PubAck, parse_response};
+use crate::jetstream::api::{PubAck, parse_plain_response};
 use crate::message::Message;
 
 /// Wait before the first re-send after a 503; doubles each time.
@@ -188,7 +188,7 @@ impl Future for PublishAckFuture {
                 }
                 answer => {
                     this.step = Step::Done;
-                    return Poll::Ready(answer.and_then(|reply| parse_response(&reply.payload)));
+                    return Poll::Ready(answer.and_then(|reply| parse_plain_response(&reply.payload)));
                 }
             }
         }

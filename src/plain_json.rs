@@ -1,18 +1,23 @@
-//! JSON from the server (INFO, JetStream API replies) into serde types.
-//! Natively serde_json. In wasm serde-json-core: serde_json's errors
-//! describe every kind of unexpected value, which links the whole float
-//! printer and `Debug` escaping into the npm package's wasm; with the rest
-//! of its parser that was an eighth of it (56 KB, 24 KB gzip).
-//! serde-json-core's errors are plain codes. Writing JSON is serde_json
-//! everywhere: that costs no such thing.
+//! Plain JSON from the server (INFO, publish acks, JetStream API errors,
+//! listing pages, the core of consumer infos) into serde types. Natively
+//! serde_json. In wasm serde-json-core: serde_json's errors describe every
+//! kind of unexpected value, which links the whole float printer and
+//! `Debug` escaping into the npm package's wasm; with the rest of its
+//! parser that was an eighth of it (56 KB, 24 KB gzip). serde-json-core's
+//! errors are plain codes. Writing JSON is serde_json everywhere: that costs
+//! no such thing.
 //!
-//! The two agree on what the server sends ([`assert_same`] checks the types
-//! wasm reads); serde-json-core refuses escaped surrogate pairs
-//! (`\ud83d\ude00`), which Go's encoder never writes (it sends UTF-8).
+//! Plain means structs, options, sequences, maps, numbers, strings and
+//! unit enums: serde-json-core cannot read `flatten`, untagged enums or
+//! `RawValue` (it has no `deserialize_any`), so the full API types go
+//! through serde_json on every target. The two parsers agree on what the
+//! server sends ([`assert_same`] checks the types read here); serde-json-core
+//! refuses escaped surrogate pairs (`\ud83d\ude00`), which Go's encoder
+//! never writes (it sends UTF-8).
 
 use serde::de::DeserializeOwned;
 
-/// `json` as a `T`, or what was wrong with it (briefly in wasm).
+/// `json` as a plain `T`, or what was wrong with it (briefly in wasm).
 pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> {
     #[cfg(not(target_arch = "wasm32"))]
     return serde_json::from_slice(json).map_err(|e| e.to_string());
