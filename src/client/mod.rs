@@ -272,7 +272,7 @@ impl Client {
     pub async fn drain(&self) -> Result<(), Error> {
         let sids: Vec<Sid> = {
             let mut inner = self.inner.shared.lock();
-            let sids: Vec<Sid> = inner.subs.keys().collect();
+            let sids: Vec<Sid> = inner.subs.keys().copied().collect();
             for sid in &sids {
                 inner.conn.drain_subscription(*sid)?;
             }

@@ -84,8 +84,6 @@ pub struct RequestId(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FlushId(pub u64);
 
-crate::id_map::impl_id!(Sid, RequestId, FlushId);
-
 /// Settings of a connection. Durations follow the defaults of nats.go / nats.js.
 #[derive(Debug, Clone)]
 pub struct Config {

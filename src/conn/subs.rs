@@ -97,10 +97,10 @@ impl Subscriptions {
     /// limit), for a fresh server connection.
     pub(super) fn resubscribe(&mut self, out: &mut BytesMut) {
         for (sid, sub) in self.subs.iter_mut().filter(|(_, sub)| !sub.draining) {
-            encode_sub(out, &sub.subject, sub.queue.as_deref(), sid);
+            encode_sub(out, &sub.subject, sub.queue.as_deref(), *sid);
             sub.delivered_at_sub = sub.delivered;
             if let Some(max) = sub.max {
-                encode_unsub(out, sid, Some(max - sub.delivered));
+                encode_unsub(out, *sid, Some(max - sub.delivered));
             }
         }
     }

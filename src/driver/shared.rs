@@ -256,7 +256,7 @@ impl Inner {
             .pulls
             .iter()
             .filter(|(_, p)| p.poll_timeout().is_some_and(|at| at <= now))
-            .map(|(sid, _)| sid)
+            .map(|(sid, _)| *sid)
             .collect();
         for sid in due {
             if let Some(pull) = self.pulls.get_mut(&sid) {
@@ -323,7 +323,7 @@ impl Inner {
     }
 
     fn pulls_each(&mut self, mut f: impl FnMut(&mut PullSlot)) {
-        let sids: Vec<Sid> = self.pulls.keys().collect();
+        let sids: Vec<Sid> = self.pulls.keys().copied().collect();
         for sid in sids {
             if let Some(pull) = self.pulls.get_mut(&sid) {
                 f(pull);
