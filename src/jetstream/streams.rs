@@ -10,7 +10,7 @@ use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, 
 use super::api::{StreamNamesRequest, StreamNamesResponse};
 use super::context::Context;
 use super::paging::typed;
-use super::stream::Stream;
+use super::stream::{RawMessage, Stream};
 use crate::error::Error;
 use crate::subject::validate_subject;
 
@@ -78,6 +78,26 @@ impl Context {
                 description: format!("no stream stores subject {subject:?}"),
             })
         })
+    }
+
+    /// A direct get (ADR-31) from any replica of `stream`: `payload` is a
+    /// [`MsgGetRequest`](api::MsgGetRequest) as JSON; with
+    /// `last_for_subject`, the newest message on that subject (empty
+    /// payload). Needs `allow_direct` on the stream: without it nobody
+    /// answers ([`Error::NoResponders`]). No read-after-write guarantee; no
+    /// such message is [`ErrorCode::NO_MESSAGE_FOUND`].
+    pub async fn direct_get_from_stream(
+        &self,
+        stream: &str,
+        last_for_subject: Option<&str>,
+        payload: &[u8],
+    ) -> Result<RawMessage, Error> {
+        let subject = match last_for_subject {
+            Some(subject) => api::direct_get_last(self.api_prefix(), stream, subject)?,
+            None => api::direct_get(self.api_prefix(), stream)?,
+        };
+        let reply = self.client().request_message(&subject, None, payload, Some(self.timeout())).await?;
+        RawMessage::from_direct_reply(reply)
     }
 
     /// Names of all streams, a page at a time.
