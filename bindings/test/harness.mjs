@@ -2,12 +2,14 @@
 // (websocket listener on; JetStream on request, stored in the server's temp
 // dir), killed when the test process exits; plus small helpers. The shell
 // twin is scripts/server.sh, the Rust one tests/common.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createUser } from "@nats-io/nkeys";
+import { NatsError } from "natsjet";
 
 const running = new Set();
 process.on("exit", () => {
@@ -123,4 +125,14 @@ export async function nextMsg(sub) {
 export function nkeyPair() {
   const user = createUser();
   return { seed: new TextDecoder().decode(user.getSeed()), publicKey: user.getPublicKey() };
+}
+
+/** Asserts `promise` rejects with a NatsError of `code` and the given details (`status`, `errCode`…). */
+export async function rejectsWith(promise, code, details = {}) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof NatsError, `a NatsError: ${e}`);
+    assert.equal(e.code, code, e.message);
+    for (const [key, value] of Object.entries(details)) assert.equal(e[key], value, `${key} of ${e.message}`);
+    return true;
+  });
 }

@@ -84,7 +84,8 @@ impl RawAckBatch {
     }
 }
 
-fn report(report: AckReport) -> Array {
+/// `[confirmed, unconfirmed, refused]` of a confirmed commit, tokens as strings.
+pub(super) fn report(report: AckReport) -> Array {
     let tokens = |tokens: Vec<AckToken>| tokens.into_iter().map(|t| JsValue::from(String::from(t))).collect::<Array>();
     let refused = report.refused.into_iter().map(|(t, why)| Array::of2(&String::from(t).into(), &why.into()));
     Array::of3(&tokens(report.confirmed), &tokens(report.unconfirmed), &refused.collect::<Array>())

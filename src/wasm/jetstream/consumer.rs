@@ -99,6 +99,10 @@ impl RawConsumer {
     pub(super) fn new(consumer: Consumer) -> Self {
         RawConsumer { consumer: Rc::new(consumer) }
     }
+
+    pub(super) fn consumer(&self) -> &Consumer {
+        &self.consumer
+    }
 }
 
 #[wasm_bindgen]

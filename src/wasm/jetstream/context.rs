@@ -28,6 +28,8 @@ export interface RawPublishOptions {
   ttl?: string;
   /** Milliseconds to wait for the stream's ack (default: the JetStream timeout). */
   timeout?: number;
+  /** Re-sends while no stream answers (503), 50, 100, 200… ms apart (3). */
+  retries?: number;
 }
 /** What the stream must look like for the message to be stored, as nats.js's `expect`. */
 export interface PublishExpectations {
@@ -58,6 +60,8 @@ extern "C" {
     fn ttl(this: &RawPublishOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn timeout(this: &RawPublishOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn retries(this: &RawPublishOptions) -> JsValue;
 
     #[wasm_bindgen(typescript_type = "PublishExpectations")]
     pub type PublishExpectations;
@@ -81,12 +85,14 @@ pub struct RawJetStream {
 impl RawConnection {
     /// A JetStream context on this connection: `$JS.<domain>.API` with a
     /// domain (which wins, as in nats.js), else `apiPrefix`, else `$JS.API`.
-    /// `timeout` (ms) bounds API calls and publish acks (default 5000).
+    /// `timeout` (ms) bounds API calls and publish acks (default 5000);
+    /// `max_ack_inflight` bounds the publishes awaiting their ack (256).
     pub fn jetstream(
         &self,
         api_prefix: Option<String>,
         domain: Option<String>,
         timeout: Option<f64>,
+        max_ack_inflight: Option<f64>,
     ) -> Result<RawJetStream, JsValue> {
         let client = self.client().clone();
         let mut context = match (domain, api_prefix) {
@@ -96,6 +102,9 @@ impl RawConnection {
         };
         if let Some(timeout) = millis(timeout.into(), "timeout")? {
             context.set_timeout(timeout);
+        }
+        if let Some(max) = whole_number::<usize>(max_ack_inflight.into(), "maxAckInflight")? {
+            context.set_max_ack_inflight(max);
         }
         Ok(RawJetStream { context })
     }
@@ -123,6 +132,9 @@ impl RawJetStream {
         if let Some(o) = options {
             if let Some(timeout) = millis(o.timeout(), "timeout")? {
                 context.set_timeout(timeout);
+            }
+            if let Some(retries) = whole_number(o.retries(), "retries")? {
+                context.set_publish_retries(retries);
             }
             publish = with_options(publish, &o)?;
         }
