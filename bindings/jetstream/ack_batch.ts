@@ -37,12 +37,23 @@ export interface CommitOptions {
   timeout?: number;
 }
 
+/** Options of an `AckBatch`. */
+export interface AckBatchOptions {
+  /**
+   * The ack policy of the consumers whose messages the batch acks
+   * (`explicit`): with `all`, only each consumer's highest `+ACK` is sent
+   * (it acks everything below it, whichever worker got it: unsafe for
+   * consumers shared by workers); with `none`, nothing is sent.
+   */
+  policy?: "explicit" | "all" | "none";
+}
+
 export class AckBatch {
   readonly #raw: RawAckBatch;
 
   /** An empty batch, committed on the connection of `js`. */
-  constructor(js: JetStreamClient) {
-    this.#raw = js.raw.ackBatch();
+  constructor(js: JetStreamClient, opts: AckBatchOptions = {}) {
+    this.#raw = js.raw.ackBatch(opts.policy);
   }
 
   /** Acks gathered. */

@@ -7,7 +7,7 @@ import type { RawJetStream } from "../raw.js";
 import type { NatsConnection } from "../connection.js";
 import { toRaw, type MsgHdrs } from "../headers.js";
 import { encode, type Payload } from "../msg.js";
-import { AckBatch } from "./ack_batch.js";
+import { AckBatch, type AckBatchOptions } from "./ack_batch.js";
 import { Consumers } from "./consumer.js";
 import { JetStreamManager, StreamAPI, type Streams } from "./manager.js";
 
@@ -96,8 +96,8 @@ export class JetStreamClient {
   }
 
   /** natsjet: an empty `AckBatch` on this connection. */
-  ackBatch(): AckBatch {
-    return new AckBatch(this);
+  ackBatch(opts?: AckBatchOptions): AckBatch {
+    return new AckBatch(this, opts);
   }
 
   /** A `JetStreamManager` with the same options. */

@@ -26,7 +26,7 @@ export type {
   StreamState,
   SubjectTransform,
 } from "../raw.js";
-export { AckBatch, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
+export { AckBatch, type AckBatchOptions, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
 export {
   JetStreamClient,
   jetstream,

@@ -1,7 +1,8 @@
 // JetStream calls that mirror the Rust API, through the built package against a
 // real nats-server, over ws:// and nats://: consumer unpin, reset, addOrUpdate
 // and names; stream info with details; direct gets; publish retries and the
-// window of acks in flight; the checkpoint ledger.
+// window of acks in flight; consume that keeps waiting; AckBatch policies; the
+// checkpoint ledger.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { CheckpointLedger, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
@@ -161,6 +162,42 @@ for (const transport of ["ws", "nats"]) {
       assert.ok(Date.now() - started < 1000, "no retry");
       await rejectsWith(js.publish(`${name}.x`, "x", { retries: -1 }), "INVALID_ARGUMENT");
       assert.throws(() => jetstream(nc, { maxAckInflight: 1.5 }), (e) => e instanceof NatsError);
+      await nc.close();
+    });
+
+    test("consume({ keep_waiting }) outlives a deleted consumer and reads from its successor", async () => {
+      const { nc, jsm, js, name } = await setup(S("KEEP"));
+      await jsm.consumers.add(name, { durable_name: "d" });
+      const consumer = await js.consumers.get(name, "d");
+      const messages = await consumer.consume({ keep_waiting: true, expires: 1000 });
+      const statuses = [];
+      void (async () => {
+        for await (const s of messages.status()) statuses.push(s.type);
+      })();
+      await jsm.consumers.delete(name, "d");
+      await sleep(300);
+      await jsm.consumers.add(name, { durable_name: "d" });
+      await js.publish(`${name}.x`, "back");
+      for await (const m of messages) {
+        assert.equal(m.string(), "back");
+        m.ack();
+        break;
+      }
+      assert.ok(statuses.length > 0, "the deletion was reported");
+      await nc.close();
+    });
+
+    test("AckBatch({ policy: 'all' }) acks a consumer's messages with its highest +ACK", async () => {
+      const { nc, jsm, js, name } = await setup(S("ACKALL"));
+      for (let i = 0; i < 5; i++) await js.publish(`${name}.x`, `${i}`);
+      await jsm.consumers.add(name, { durable_name: "d", ack_policy: "all" });
+      const consumer = await js.consumers.get(name, "d");
+      const batch = js.ackBatch({ policy: "all" });
+      for await (const m of await consumer.fetch({ max_messages: 5, expires: 2000 })) batch.add(m);
+      const report = await batch.commit({ confirm: true });
+      assert.equal(report.confirmed.length, 5, "one +ACK settles all five");
+      assert.equal((await jsm.consumers.info(name, "d")).ack_floor.stream_seq, 5);
+      assert.throws(() => js.ackBatch({ policy: "some" }), (e) => e.code === "INVALID_ARGUMENT");
       await nc.close();
     });
 

@@ -51,6 +51,9 @@ export async function example(): Promise<void> {
     authenticator: nkeyAuthenticator(new TextEncoder().encode("SUA…")),
     reconnectTimeWait: 250,
     maxReconnectAttempts: -1,
+    reconnectBufferSize: 1 << 20,
+    tls: { ca: "-----BEGIN CERTIFICATE-----", cert: "…", key: "…" },
+    subscriptionCapacity: 1000,
   };
   const nc: NatsConnection = await connect(options);
   const alsoCreds: ConnectionOptions = { authenticator: credsAuthenticator("-----BEGIN NATS USER JWT-----") };
@@ -156,13 +159,14 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   });
   void [ack.seq, ack.duplicate, ack.domain];
   const c = await js.consumers.get("ORDERS", "workers");
-  const messages: ConsumerMessages = await c.consume({ max_messages: 100, idle_heartbeat: 5000 });
+  const messages: ConsumerMessages = await c.consume({ max_messages: 100, idle_heartbeat: 5000, keep_waiting: true });
   for await (const s of messages.status()) {
     const status: ConsumerStatus = s;
     if (status.type === "heartbeats_missed") void status.count;
     if (status.type === "terminal") void [status.code, status.description];
   }
   const batch: AckBatch = js.ackBatch();
+  void new AckBatch(js, { policy: "all" });
   for await (const m of messages) {
     const msg: JsMsg = m;
     const info: DeliveryInfo = msg.info;
@@ -197,6 +201,8 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   await jsm.streams.add({ subjects: ["x"] });
   // @ts-expect-error: ack kinds are a closed set
   batch.add("token", "ok");
+  // @ts-expect-error: ack policies are a closed set
+  js.ackBatch({ policy: "some" });
   // @ts-expect-error: the ledger needs the checkpoint interval
   new CheckpointLedger(c, { workers: 1, batch: 1 });
   // @ts-expect-error: a warning's code is a closed set

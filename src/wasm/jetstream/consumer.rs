@@ -56,6 +56,12 @@ export interface ConsumeOptions extends PullPriority {
   expires?: number;
   /** Server heartbeat (half of `expires`, at most 30000, at least 500); two missed ones re-pull. */
   idle_heartbeat?: number;
+  /**
+   * natsjet: after a terminal status (the consumer or its stream deleted…)
+   * keep pulling, with backoff, until the consumer is back, instead of
+   * ending (as nats.js does unless `abort_on_missing_resource`).
+   */
+  keep_waiting?: boolean;
 }
 "#;
 
@@ -78,6 +84,8 @@ extern "C" {
     fn idle_heartbeat(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn no_wait(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn keep_waiting(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn group(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
@@ -165,6 +173,9 @@ impl RawConsumer {
             }
             if let Some(priority) = priority(&o)? {
                 stream = stream.priority(priority);
+            }
+            if flag(o.keep_waiting(), "keep_waiting")? == Some(true) {
+                stream = stream.keep_waiting();
             }
         }
         Ok(RawConsumerMessages::new(at_once(stream.messages())?))

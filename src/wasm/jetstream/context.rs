@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::ack_batch::RawAckBatch;
 use super::whole_number;
 use crate::error::Error;
+use crate::jetstream::api::AckPolicy;
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::jetstream::{self, Context, Publish};
 use crate::wasm::batch::header_map;
@@ -145,10 +146,22 @@ impl RawJetStream {
         }))
     }
 
-    /// An empty `AckBatch`, committed on this connection with the JetStream timeout.
+    /// An empty `AckBatch`, committed on this connection with the
+    /// JetStream timeout, planned for consumers with ack policy `policy`
+    /// (default `explicit`; `all`: one `+ACK` per consumer at its highest
+    /// sequence; `none`: nothing is sent).
     #[wasm_bindgen(js_name = ackBatch)]
-    pub fn ack_batch(&self) -> RawAckBatch {
-        RawAckBatch::new(self.context.client().clone(), self.context.timeout())
+    pub fn ack_batch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "\"explicit\" | \"all\" | \"none\" | undefined")] policy: Option<String>,
+    ) -> Result<RawAckBatch, JsValue> {
+        let policy = match policy.as_deref() {
+            None | Some("explicit") => AckPolicy::Explicit,
+            Some("all") => AckPolicy::All,
+            Some("none") => AckPolicy::None,
+            Some(other) => return Err(Error::InvalidArgument(format!("ack policy {other:?}")).into()),
+        };
+        Ok(RawAckBatch::new(self.context.client().clone(), self.context.timeout(), policy))
     }
 }
 
