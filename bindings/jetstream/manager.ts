@@ -119,6 +119,15 @@ export class StreamAPI implements Streams {
     return request(this.#raw, "STREAM.CREATE", cfg.name, "", cfg);
   }
 
+  /**
+   * natsjet: the stream `cfg` names, whatever its config, else one created
+   * from `cfg`. Safe from many clients at once: one that loses the race to
+   * create looks the winner's stream up.
+   */
+  getOrCreate(cfg: StreamConfig): Promise<StreamInfo> {
+    return request(this.#raw, "STREAM.GET_OR_CREATE", cfg.name, "", cfg);
+  }
+
   /** Changes the fields of stream `name`'s config that `cfg` sets, as nats.js: reads the config, merges, updates. */
   async update(name: string, cfg: Partial<StreamConfig> = {}): Promise<StreamInfo> {
     const { config } = await this.info(name);
@@ -277,6 +286,18 @@ export class ConsumerAPI {
    */
   add(stream: string, cfg: ConsumerConfig): Promise<ConsumerInfo> {
     return this.#create(stream, { ack_policy: "explicit", ...cfg }, "create");
+  }
+
+  /**
+   * natsjet: the durable consumer `name`, whatever its config, else one
+   * created from `cfg` (named `name` when it names nothing; `ack_policy`
+   * defaults to `explicit`). Never updates a consumer, so workers starting
+   * together with different configs all get the one created first.
+   */
+  getOrCreate(stream: string, name: string, cfg: Partial<ConsumerConfig> = {}): Promise<ConsumerInfo> {
+    const config = cfg.name === undefined && cfg.durable_name === undefined ? { ...cfg, durable_name: name } : cfg;
+    const body = { stream_name: stream, config: { ack_policy: "explicit", ...config }, action: "create" };
+    return request(this.#raw, "CONSUMER.GET_OR_CREATE", stream, name, body);
   }
 
   /** Creates the consumer, or updates the one with that name (nats.js's `addOrUpdate`: action `""`); `ack_policy` defaults to `explicit`. */

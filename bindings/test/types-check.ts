@@ -138,6 +138,8 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   await jsm.consumers.pause("ORDERS", ci.name, new Date(Date.now() + 1000));
   await jsm.consumers.update("ORDERS", ci.name, { max_ack_pending: 10 });
   await jsm.consumers.addOrUpdate("ORDERS", { durable_name: "workers", description: "shared" });
+  const shared: ConsumerInfo = await jsm.consumers.getOrCreate("ORDERS", "workers", { ack_wait: 30e9 });
+  void [shared.name, (await jsm.streams.getOrCreate(cfg)).config.name];
   for await (const name of jsm.consumers.names("ORDERS")) void name.length;
   const unpinned: void = await jsm.consumers.unpin("ORDERS", ci.name, "group");
   void unpinned;

@@ -54,6 +54,33 @@ impl Context {
         Ok(Consumer::new(self.clone(), info))
     }
 
+    /// The consumer `name` of `stream`: the existing one whatever its
+    /// config, else the one `create` (a `CONSUMER.CREATE` body as JSON,
+    /// whose config names `name`) makes; its info as JSON. Never updates a
+    /// consumer; one that loses the race to create looks the winner's up.
+    /// See [`Stream::get_or_create_consumer`](super::stream::Stream::get_or_create_consumer).
+    pub async fn get_or_create_consumer_json(&self, stream: &str, name: &str, create: &[u8]) -> Result<Bytes, Error> {
+        let config = CreateConsumerRequest::config_from_json_core(create)?;
+        match config.name.as_deref().or(config.durable_name.as_deref()) {
+            Some(named) if named == name => {}
+            named => {
+                let named = named.unwrap_or_default();
+                return Err(Error::InvalidArgument(format!("consumer {name:?} requested with a config for {named:?}")));
+            }
+        }
+        let info = api::consumer_info(self.api_prefix(), stream, name)?;
+        match self.request_json(&info, b"").await {
+            Err(Error::JetStream(e)) if e.err_code == api::ErrorCode::CONSUMER_NOT_FOUND => {}
+            found => return found,
+        }
+        match self.request_json(&api::consumer_create(self.api_prefix(), stream, &config)?, create).await {
+            Err(Error::JetStream(e)) if e.err_code == api::ErrorCode::CONSUMER_EXISTS => {
+                self.request_json(&info, b"").await
+            }
+            created => created,
+        }
+    }
+
     /// A consumer's info; [`api::ErrorCode::CONSUMER_NOT_FOUND`] if there is none.
     pub async fn consumer_info_from_stream(
         &self,

@@ -8,9 +8,11 @@ use futures_core::Stream as AsyncStream;
 use futures_util::future::Either;
 use serde::de::DeserializeOwned;
 
+#[cfg(doc)]
+use super::api::ErrorCode;
 use super::api::timestamp;
 use super::api::{self, ConsumerConfig, ConsumerInfo, ConsumerPauseRequest, ConsumerPauseResponse};
-use super::api::{ConsumerResetResponse, DeleteResponse, ErrorCode};
+use super::api::{ConsumerAction, ConsumerResetResponse, CreateConsumerRequest, DeleteResponse};
 use super::api::{MsgDeleteRequest, MsgGetRequest, MsgGetResponse, StreamInfo, StreamInfoRequest, StreamState};
 use super::consumer::Consumer;
 use super::context::Context;
@@ -187,21 +189,14 @@ impl Stream {
         mut config: ConsumerConfig,
     ) -> Result<Consumer, Error> {
         let name = name.as_ref();
-        match config.name.as_deref().or(config.durable_name.as_deref()) {
-            None => config.durable_name = Some(name.to_string()),
-            Some(named) if named == name => {}
-            Some(named) => {
-                return Err(Error::InvalidArgument(format!("consumer {name:?} requested with a config for {named:?}")));
-            }
+        if config.name.is_none() && config.durable_name.is_none() {
+            config.durable_name = Some(name.to_string());
         }
-        match self.get_consumer(name).await {
-            Err(Error::JetStream(e)) if e.err_code == ErrorCode::CONSUMER_NOT_FOUND => {}
-            found => return found,
-        }
-        match self.create_consumer_strict(config).await {
-            Err(Error::JetStream(e)) if e.err_code == ErrorCode::CONSUMER_EXISTS => self.get_consumer(name).await,
-            created => created,
-        }
+        let request =
+            CreateConsumerRequest { stream_name: self.name().to_string(), config, action: ConsumerAction::Create };
+        let body = serde_json::to_vec(&request).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let info = self.context.get_or_create_consumer_json(self.name(), name, &body).await?;
+        Ok(Consumer::new(self.context.clone(), api::parse_checked(&info)?))
     }
 
     /// A consumer's info; [`ErrorCode::CONSUMER_NOT_FOUND`] if there is none.

@@ -4,6 +4,7 @@
 
 use std::borrow::Borrow;
 
+use bytes::Bytes;
 use futures_core::Stream as AsyncStream;
 
 use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, StreamInfo};
@@ -45,13 +46,22 @@ impl Context {
     /// once: one that loses the race to create looks the winner's stream up.
     pub async fn get_or_create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, Error> {
         let config = config.borrow();
-        match self.get_stream(&config.name).await {
+        let body = serde_json::to_vec(config).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let info = self.get_or_create_stream_json(&config.name, &body).await?;
+        Ok(Stream::new(self.clone(), api::parse_checked(&info)?))
+    }
+
+    /// [`get_or_create_stream`](Self::get_or_create_stream) with the
+    /// stream's config as JSON; its info as JSON.
+    pub async fn get_or_create_stream_json(&self, name: &str, config: &[u8]) -> Result<Bytes, Error> {
+        let info = api::stream_info(self.api_prefix(), name)?;
+        match self.request_json(&info, b"").await {
             Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NOT_FOUND => {}
             found => return found,
         }
-        match self.create_stream(config).await {
+        match self.request_json(&api::stream_create(self.api_prefix(), name)?, config).await {
             Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NAME_EXISTS => {
-                self.get_stream(&config.name).await
+                self.request_json(&info, b"").await
             }
             created => created,
         }

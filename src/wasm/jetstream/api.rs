@@ -3,10 +3,11 @@
 //! stay JSON text, parsed in TS; here a call is named as in its subject
 //! (`STREAM.INFO`), and the Rust API validates its names into the subject
 //! ([`api`]'s builders) and applies the prefix, timeout and error replies
-//! ([`Context::request_json`], [`Context::list_json`]). Three calls take
+//! ([`Context::request_json`], [`Context::list_json`]). Some calls take
 //! the Rust API's own path: a consumer reset (which tells a missing
-//! consumer from the server's silence), stream info with details (every
-//! page of subject counts) and direct gets (a message, not JSON).
+//! consumer from the server's silence), get-or-create (a look-up, then a
+//! create that may lose a race), stream info with details (every page of
+//! subject counts) and direct gets (a message, not JSON).
 
 use bytes::Bytes;
 use js_sys::{Array, Promise, Uint8Array};
@@ -30,7 +31,9 @@ export type ApiCall =
   | "STREAM.CREATE" | "STREAM.UPDATE" | "STREAM.INFO" | "STREAM.DELETE" | "STREAM.PURGE"
   | "STREAM.MSG.GET" | "STREAM.MSG.DELETE"
   | "CONSUMER.CREATE" | "CONSUMER.INFO" | "CONSUMER.DELETE" | "CONSUMER.PAUSE" | "CONSUMER.UNPIN"
-  | "CONSUMER.RESET";
+  | "CONSUMER.RESET"
+  /** natsjet: the existing stream or consumer whatever its config, else one created from the body. */
+  | "STREAM.GET_OR_CREATE" | "CONSUMER.GET_OR_CREATE";
 /** A direct get's message: subject, stream sequence, RFC 3339 time, headers (none: `undefined`), payload. */
 export type RawStoredMsg = [subject: string, seq: number, time: string, headers: RawHeaders | undefined, data: Uint8Array];
 /** A paged listing; the consumer ones name a stream. */
@@ -52,17 +55,23 @@ impl RawJetStream {
         body: String,
     ) -> Result<Promise, JsValue> {
         let context = self.context.clone();
-        // A reset goes through the Rust API's call, which tells a missing
-        // consumer from the server's silence; one future type for both.
-        let reset = (call == "CONSUMER.RESET").then(|| [stream.to_string(), consumer.to_string()]);
-        let subject = match reset {
+        // Composed calls go through the Rust API's own; one future type for all.
+        let composed = match call {
+            "CONSUMER.RESET" | "STREAM.GET_OR_CREATE" | "CONSUMER.GET_OR_CREATE" => Some(call.to_string()),
+            _ => None,
+        };
+        let subject = match composed {
             Some(_) => String::new(),
             None => subject(&self.context, call, stream, consumer, &body)?,
         };
+        let (stream, consumer) = (stream.to_string(), consumer.to_string());
         Ok(promise(async move {
-            text(match reset {
-                Some([stream, consumer]) => context.reset_consumer_json(&stream, &consumer, body.as_bytes()).await?,
-                None => context.request_json(&subject, body.as_bytes()).await?,
+            let body = body.as_bytes();
+            text(match composed.as_deref() {
+                None => context.request_json(&subject, body).await?,
+                Some("CONSUMER.RESET") => context.reset_consumer_json(&stream, &consumer, body).await?,
+                Some("STREAM.GET_OR_CREATE") => context.get_or_create_stream_json(&stream, body).await?,
+                Some(_) => context.get_or_create_consumer_json(&stream, &consumer, body).await?,
             })
         }))
     }

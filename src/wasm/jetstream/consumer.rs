@@ -59,7 +59,8 @@ export interface ConsumeOptions extends PullPriority {
   /**
    * natsjet: after a terminal status (the consumer or its stream deleted…)
    * keep pulling, with backoff, until the consumer is back, instead of
-   * ending (as nats.js does unless `abort_on_missing_resource`).
+   * ending (as nats.js does unless `abort_on_missing_resource`); the status
+   * is reported by `status()` only.
    */
   keep_waiting?: boolean;
 }
@@ -142,7 +143,7 @@ impl RawConsumer {
                 fetch = fetch.priority(priority);
             }
         }
-        Ok(RawConsumerMessages::new(at_once(fetch.messages())?))
+        Ok(RawConsumerMessages::new(at_once(fetch.messages())?, false))
     }
 
     /// Continuous reading: keeps pulls outstanding, re-pulls after
@@ -152,6 +153,7 @@ impl RawConsumer {
         #[wasm_bindgen(unchecked_param_type = "ConsumeOptions | undefined")] options: Option<PullOptions>,
     ) -> Result<RawConsumerMessages, JsValue> {
         let mut stream = self.consumer.stream();
+        let mut keep_waiting = false;
         if let Some(o) = options {
             if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
                 stream = stream.max_messages_per_batch(n);
@@ -176,9 +178,10 @@ impl RawConsumer {
             }
             if flag(o.keep_waiting(), "keep_waiting")? == Some(true) {
                 stream = stream.keep_waiting();
+                keep_waiting = true;
             }
         }
-        Ok(RawConsumerMessages::new(at_once(stream.messages())?))
+        Ok(RawConsumerMessages::new(at_once(stream.messages())?, keep_waiting))
     }
 
     /// The next message, waiting up to `expires` ms (30000); `null` if none came.
