@@ -4,12 +4,12 @@
  * Shaped like nats.js v3; every module here only adapts shapes around the
  * raw wasm exports.
  */
-import type { ConnectionOptions, connect as rawConnect } from "./raw.js";
+import type { ConnectionOptions, TlsOptions, connect as rawConnect } from "./raw.js";
 import { NatsConnection } from "./connection.js";
 import { StatusHub } from "./status.js";
 import { prepare } from "./auth.js";
 
-export type { ConnectionOptions };
+export type { ConnectionOptions, TlsOptions };
 export {
   credsAuthenticator,
   jwtAuthenticator,

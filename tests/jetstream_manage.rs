@@ -204,11 +204,15 @@ async fn get_direct_get_delete_and_erase_messages() {
     assert_eq!(stream.direct_get(1).await.unwrap(), first);
     assert_eq!(stream.direct_get(2).await.unwrap(), second);
     assert_eq!(stream.direct_get_last_for_subject("m.a").await.unwrap(), last_a);
+    assert_eq!(stream.direct_get_next_for_subject("m.b", Some(3)).await.unwrap().sequence, 4);
+    assert_eq!(stream.direct_get_next_for_subject("m.*", None).await.unwrap(), first);
+    assert_eq!(js.direct_get_from_stream("M", Some("m.b"), b"").await.unwrap().sequence, 4);
 
     let missing = api_error(stream.get_raw_message(99).await);
     assert_eq!((missing.code, missing.err_code), (404, ErrorCode::NO_MESSAGE_FOUND));
     assert_eq!(api_error(stream.direct_get(99).await), missing);
     assert_eq!(api_error(stream.direct_get_last_for_subject("m.none").await), missing);
+    assert_eq!(api_error(stream.direct_get_next_for_subject("m.a", Some(4)).await), missing);
     assert_eq!(api_error(stream.get_last_raw_message_by_subject("m.none").await).err_code, ErrorCode::NO_MESSAGE_FOUND);
 
     assert!(stream.delete_message(1).await.unwrap());
@@ -383,4 +387,110 @@ async fn account_info_counts_streams_and_consumers() {
     assert_eq!((after.streams, after.consumers), (1, 1));
     assert!(after.storage > 0);
     assert!(after.api.total > before.api.total);
+}
+
+/// The stream sequences of one `no_wait` fetch of up to `n` messages, acked or not.
+async fn fetch_seqs(consumer: &jetstream::Consumer, n: u64, ack: bool) -> Vec<u64> {
+    let batch = consumer.fetch().max_messages(n).no_wait().messages().await.unwrap();
+    let messages: Vec<_> = batch.try_collect().await.unwrap();
+    let mut seqs = Vec::new();
+    for m in messages {
+        seqs.push(m.info().unwrap().stream_sequence);
+        if ack {
+            m.double_ack().await.unwrap();
+        }
+    }
+    seqs
+}
+
+#[tokio::test]
+async fn reset_consumer_to_the_ack_floor_and_to_a_sequence() {
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let stream = js.create_stream(stream_config("RESET", &["reset.>"])).await.unwrap();
+    publish_all(&client, &[("reset.a", "1"), ("reset.b", "2"), ("reset.a", "3"), ("reset.b", "4"), ("reset.a", "5")])
+        .await;
+    let mut consumer = stream.create_consumer(durable("d")).await.unwrap();
+    assert_eq!(fetch_seqs(&consumer, 2, true).await, [1, 2]);
+    assert_eq!(fetch_seqs(&consumer, 2, false).await, [3, 4]);
+
+    // Back to the ack floor: 3 and 4 are pending no more and come again, first.
+    let reset = stream.reset_consumer("d", None).await.unwrap();
+    assert_eq!((reset.reset_seq, reset.info.name.as_str(), reset.info.num_ack_pending), (3, "d", 0));
+    assert_eq!(fetch_seqs(&consumer, 1, true).await, [3]);
+
+    // To a sequence, from the consumer handle, which keeps the reply's info.
+    let reset = consumer.reset(Some(5)).await.unwrap();
+    assert_eq!(reset.reset_seq, 5);
+    assert_eq!(consumer.cached_info().num_pending, 1);
+    assert_eq!(fetch_seqs(&consumer, 10, true).await, [5]);
+    let reset = js.reset_consumer_from_stream("d", "RESET", Some(2)).await.unwrap();
+    assert_eq!(reset.reset_seq, 2);
+
+    // Refused for a deliver policy without a start, and nobody answers for a missing consumer.
+    let new_only = ConsumerConfig { deliver_policy: jetstream::api::DeliverPolicy::New, ..durable("new") };
+    stream.create_consumer(new_only).await.unwrap();
+    let e = api_error(stream.reset_consumer("new", Some(1)).await);
+    assert!(e.description.contains("not allowed"), "{e:?}");
+    assert_eq!(api_error(stream.reset_consumer("nope", None).await).err_code, ErrorCode::CONSUMER_NOT_FOUND);
+    assert!(matches!(stream.reset_consumer("a.b", None).await, Err(Error::InvalidArgument(_))));
+}
+
+#[tokio::test]
+async fn unpin_a_pinned_priority_group() {
+    use jetstream::api::PriorityPolicy;
+    use jetstream::pull::PriorityOptions;
+
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let stream = js.create_stream(stream_config("PIN", &["pin"])).await.unwrap();
+    publish_all(&client, &[("pin", "1"), ("pin", "2")]).await;
+    let config = ConsumerConfig {
+        priority_groups: vec!["g".into()],
+        priority_policy: PriorityPolicy::PinnedClient,
+        ..durable("d")
+    };
+    let consumer = stream.create_consumer(config).await.unwrap();
+    let priority = PriorityOptions { group: "g".into(), ..Default::default() };
+    let batch = consumer.fetch().max_messages(1).priority(priority).messages().await.unwrap();
+    let got: Vec<_> = batch.try_collect().await.unwrap();
+    assert_eq!(got.len(), 1);
+    let pinned = |info: &jetstream::api::ConsumerInfo| info.priority_groups[0].pinned_client_id.is_some();
+    assert!(pinned(&stream.consumer_info("d").await.unwrap()), "the fetch pinned the group");
+
+    stream.unpin_consumer("d", "g").await.unwrap();
+    assert!(!pinned(&stream.consumer_info("d").await.unwrap()));
+    consumer.unpin("g").await.unwrap();
+    js.unpin_consumer_from_stream("d", "PIN", "g").await.unwrap();
+    assert!(api_error(stream.unpin_consumer("d", "other").await).description.contains("group"));
+    assert_eq!(api_error(stream.unpin_consumer("nope", "g").await).err_code, ErrorCode::CONSUMER_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn stream_info_with_subject_counts_and_deleted_sequences() {
+    use jetstream::api::StreamInfoRequest;
+
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let mut stream = js.create_stream(stream_config("DETAIL", &["d.>"])).await.unwrap();
+    publish_all(&client, &[("d.a.1", "x"), ("d.a.2", "x"), ("d.a.1", "x"), ("d.b.1", "x"), ("d.a.3", "x")]).await;
+    assert!(stream.delete_message(2).await.unwrap());
+
+    let plain = stream.info().await.unwrap();
+    assert_eq!((plain.state.subjects.as_ref(), plain.state.deleted.len()), (None, 0));
+    let request =
+        StreamInfoRequest { subjects_filter: Some("d.a.*".into()), deleted_details: true, ..Default::default() };
+    let info = stream.info_with(request).await.unwrap();
+    let subjects: BTreeSet<(String, u64)> = info.state.subjects.clone().unwrap().into_iter().collect();
+    assert_eq!(subjects, BTreeSet::from([("d.a.1".to_string(), 2), ("d.a.3".into(), 1)]));
+    assert_eq!(info.state.deleted, [2]);
+
+    let all = StreamInfoRequest { subjects_filter: Some(">".into()), ..Default::default() };
+    assert_eq!(stream.info_with(all).await.unwrap().state.subjects.as_ref().map(|s| s.len()), Some(3));
+    let none = StreamInfoRequest { subjects_filter: Some("x.>".into()), ..Default::default() };
+    assert_eq!(stream.info_with(none).await.unwrap().state.subjects, None);
+    let pages = js.stream_info_json("DETAIL", &StreamInfoRequest::default()).await.unwrap();
+    assert_eq!(pages.len(), 1);
+    let bad = StreamInfoRequest { subjects_filter: Some("a..b".into()), ..Default::default() };
+    assert!(matches!(stream.info_with(bad).await, Err(Error::InvalidSubject { .. })));
 }

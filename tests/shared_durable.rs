@@ -291,6 +291,25 @@ async fn hold_for_a_long_checkpoint(with_ledger: bool) -> (u64, u64) {
 }
 
 #[tokio::test]
+async fn a_message_the_ledger_refuses_keeps_its_ack() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    stream_with(&js, "R", 2).await;
+    let consumer = js.get_stream("R").await.unwrap().create_consumer(durable("r")).await.unwrap();
+    let options = LedgerOptions { workers: 1, batch: 2, checkpoint_interval: Duration::from_secs(1) };
+    let ledger = CheckpointLedger::new(&consumer, options).unwrap();
+    let mut messages = consumer.fetch().max_messages(2).messages().await.unwrap();
+    let first = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    let second = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    ledger.track(&first, 1).unwrap();
+    assert_eq!(first.ack().await, Err(Error::AlreadyAcknowledged), "the ledger owns its ack");
+    assert_eq!(ledger.commit(1).await.unwrap().confirmed.len(), 1);
+    assert!(matches!(ledger.track(&second, 1), Err(Error::InvalidArgument(_))), "epoch 1 is committed");
+    second.double_ack().await.unwrap();
+    assert_eq!(consumer.clone().info().await.unwrap().num_ack_pending, 0);
+}
+
+#[tokio::test]
 async fn the_ledger_keeps_messages_alive_through_a_long_checkpoint() {
     let (redelivered, acked) = hold_for_a_long_checkpoint(true).await;
     assert_eq!((redelivered, acked), (0, 50), "no redelivery with the ledger");

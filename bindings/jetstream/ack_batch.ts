@@ -3,7 +3,7 @@
  * (e.g. until a checkpoint is durable) and sent together: in one flush, or
  * confirmed by the server and sorted into confirmed, unconfirmed and refused.
  */
-import type { RawAckBatch } from "../raw.js";
+import type { RawAckBatch, RawAckReport } from "../raw.js";
 import { NatsError } from "../errors.js";
 import type { JetStreamClient } from "./client.js";
 import { NatsJsMsg, ackKind, type AckKind, type JsMsg } from "./jsmsg.js";
@@ -16,6 +16,11 @@ export interface AckReport {
   unconfirmed: string[];
   /** The server answered with an error: the token and the reason. */
   refused: [token: string, reason: string][];
+}
+
+/** @internal The report of a confirmed commit, from wasm's arrays. */
+export function ackReport([confirmed, unconfirmed, refused]: RawAckReport): AckReport {
+  return { confirmed, unconfirmed, refused };
 }
 
 export interface AckOptions {
@@ -32,12 +37,23 @@ export interface CommitOptions {
   timeout?: number;
 }
 
+/** Options of an `AckBatch`. */
+export interface AckBatchOptions {
+  /**
+   * The ack policy of the consumers whose messages the batch acks
+   * (`explicit`): with `all`, only each consumer's highest `+ACK` is sent
+   * (it acks everything below it, whichever worker got it: unsafe for
+   * consumers shared by workers); with `none`, nothing is sent.
+   */
+  policy?: "explicit" | "all" | "none";
+}
+
 export class AckBatch {
   readonly #raw: RawAckBatch;
 
   /** An empty batch, committed on the connection of `js`. */
-  constructor(js: JetStreamClient) {
-    this.#raw = js.raw.ackBatch();
+  constructor(js: JetStreamClient, opts: AckBatchOptions = {}) {
+    this.#raw = js.raw.ackBatch(opts.policy);
   }
 
   /** Acks gathered. */
@@ -66,7 +82,6 @@ export class AckBatch {
   commit(opts: CommitOptions & { confirm: true }): Promise<AckReport>;
   async commit(opts: CommitOptions = {}): Promise<void | AckReport> {
     if (!opts.confirm) return this.#raw.commit();
-    const [confirmed, unconfirmed, refused] = await this.#raw.commitConfirmed(opts.timeout);
-    return { confirmed, unconfirmed, refused };
+    return ackReport(await this.#raw.commitConfirmed(opts.timeout));
   }
 }

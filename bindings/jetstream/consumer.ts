@@ -36,6 +36,11 @@ export class Consumer {
     this.#info = info;
   }
 
+  /** @internal The wasm consumer, for `CheckpointLedger`. */
+  get raw(): RawConsumer {
+    return this.#raw;
+  }
+
   /** Fresh info from the server, or (`cached`) the info as of the last call. */
   async info(cached = false): Promise<ConsumerInfo> {
     if (!cached) {

@@ -7,6 +7,7 @@ export type {
   ConsumerConfig,
   ConsumerInfo,
   ConsumerPauseResponse,
+  ConsumerResetResponse,
   ExternalStream,
   Nanos,
   PersistMode,
@@ -19,12 +20,13 @@ export type {
   StreamAlternate,
   StreamConfig,
   StreamInfo,
+  StreamInfoRequestOptions,
   StreamSource,
   StreamSourceInfo,
   StreamState,
   SubjectTransform,
 } from "../raw.js";
-export { AckBatch, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
+export { AckBatch, type AckBatchOptions, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
 export {
   JetStreamClient,
   jetstream,
@@ -51,12 +53,15 @@ export {
   StoreCompression,
 } from "./enums.js";
 export type { AckKind, DeliveryInfo, JsMsg } from "./jsmsg.js";
+export { CheckpointLedger, type LedgerEvent, type LedgerOptions, type LedgerWarning } from "./ledger.js";
 export { Lister } from "./lister.js";
 export {
   ConsumerAPI,
+  DirectStreamAPI,
   JetStreamManager,
   Stream,
   StreamAPI,
+  type DirectMsgRequest,
   type MsgRequest,
   type PurgeOpts,
   type StoredMsg,

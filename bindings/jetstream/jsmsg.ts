@@ -5,7 +5,7 @@
  * from the batch's `RawDeliveries` in wasm, by index, which keeps each
  * message's one-final-ack rule (a second one throws `ALREADY_ACKNOWLEDGED`).
  */
-import type { RawAckBatch, RawBatch, RawDelivered, RawDeliveries } from "../raw.js";
+import type { RawAckBatch, RawBatch, RawCheckpointLedger, RawDelivered, RawDeliveries } from "../raw.js";
 import { NatsError } from "../errors.js";
 import { fromRaw, type MsgHdrs } from "../headers.js";
 
@@ -185,6 +185,11 @@ export class NatsJsMsg implements JsMsg {
   /** @internal Hands this message's final ack to `batch`. */
   addTo(batch: RawAckBatch, kind: number, delay?: number, reason?: string): void {
     batch.addMessage(this.#batch.deliveries, this.#index, kind, delay, reason);
+  }
+
+  /** @internal Hands this message's ack to `ledger` until `epoch` commits. */
+  trackIn(ledger: RawCheckpointLedger, epoch: number): void {
+    ledger.track(this.#batch.deliveries, this.#index, epoch);
   }
 }
 

@@ -9,15 +9,17 @@ import type {
   ConsumerConfig,
   ConsumerInfo,
   ConsumerPauseResponse,
+  ConsumerResetResponse,
   PurgeResponse,
   RawJetStream,
   StreamAlternate,
   StreamConfig,
   StreamInfo,
+  StreamInfoRequestOptions,
 } from "../raw.js";
 import { NatsError } from "../errors.js";
 import { fromRaw, headers, type MsgHdrs } from "../headers.js";
-import { request } from "./api.js";
+import { parseReply, request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
 import { Consumers, type Consumer } from "./consumer.js";
 import { Lister } from "./lister.js";
@@ -37,6 +39,9 @@ const NO_MESSAGE = 10037;
 
 /** The message `getMessage` reads: at `seq`, the last on a subject, or the first on a subject from `seq`. */
 export type MsgRequest = { seq: number } | { last_by_subj: string } | { next_by_subj: string; seq?: number };
+
+/** The message `direct.getMessage` reads: also the first at or after `start_time` (on `next_by_subj`, if given). */
+export type DirectMsgRequest = MsgRequest | { start_time: Date | string; next_by_subj?: string };
 
 /** A message read back from a stream, as nats.js's `StoredMsg`. */
 export interface StoredMsg {
@@ -67,6 +72,19 @@ function fromBase64(text = ""): Uint8Array {
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
+function storedMsg(subject: string, seq: number, header: MsgHdrs, data: Uint8Array, time: string): StoredMsg {
+  return {
+    subject,
+    seq,
+    header,
+    data,
+    time: new Date(time),
+    timestamp: time,
+    string: () => decoder.decode(data),
+    json: <T>() => JSON.parse(decoder.decode(data)) as T,
+  };
+}
+
 /** nats.js's `js.streams`: stream handles. */
 export interface Streams {
   /** The stream `name`; rejects with `JETSTREAM` (`errCode` 10059) when there is none. */
@@ -81,14 +99,33 @@ export class StreamAPI implements Streams {
     this.#raw = raw;
   }
 
-  /** Rejects with `JETSTREAM` (`errCode` 10059) when there is no such stream. */
-  info(name: string): Promise<StreamInfo> {
-    return request(this.#raw, "STREAM.INFO", name);
+  /**
+   * The stream's info; `opts` adds the message count of each subject
+   * matching `subjects_filter` (every page of them, merged into
+   * `state.subjects`) and, with `deleted_details`, the deleted sequences
+   * (`state.deleted`). Rejects with `JETSTREAM` (`errCode` 10059) when
+   * there is no such stream.
+   */
+  async info(name: string, opts?: StreamInfoRequestOptions): Promise<StreamInfo> {
+    if (!opts) return request(this.#raw, "STREAM.INFO", name);
+    const pages = await this.#raw.streamInfo(name, opts.subjects_filter, opts.deleted_details);
+    const [info, ...more] = pages.map((page) => parseReply<StreamInfo>(page));
+    for (const page of more) Object.assign((info!.state.subjects ??= {}), page.state.subjects);
+    return info!;
   }
 
   /** Creates a stream; an existing one with the same config is returned, with another it is an error (10058). */
   add(cfg: StreamConfig): Promise<StreamInfo> {
     return request(this.#raw, "STREAM.CREATE", cfg.name, "", cfg);
+  }
+
+  /**
+   * natsjet: the stream `cfg` names, whatever its config, else one created
+   * from `cfg`. Safe from many clients at once: one that loses the race to
+   * create looks the winner's stream up.
+   */
+  getOrCreate(cfg: StreamConfig): Promise<StreamInfo> {
+    return request(this.#raw, "STREAM.GET_OR_CREATE", cfg.name, "", cfg);
   }
 
   /** Changes the fields of stream `name`'s config that `cfg` sets, as nats.js: reads the config, merges, updates. */
@@ -130,7 +167,7 @@ export class StreamAPI implements Streams {
 
   /** A handle on stream `name`, with its info; rejects with `JETSTREAM` (`errCode` 10059) when there is none. */
   async get(name: string): Promise<Stream> {
-    return new Stream(this, new Consumers(this.#raw), await this.info(name));
+    return new Stream(this, new Consumers(this.#raw), new ConsumerAPI(this.#raw), await this.info(name));
   }
 
   /** A stored message, or `null` when there is none (as nats.js v3). */
@@ -142,17 +179,8 @@ export class StreamAPI implements Streams {
     const found = await reply;
     if (!found) return null;
     const m = found.message;
-    const data = fromBase64(m.data);
-    return {
-      subject: m.subject,
-      seq: m.seq,
-      header: m.hdrs ? fromRaw(this.#raw.parseHeaders(fromBase64(m.hdrs))) : headers(),
-      data,
-      time: new Date(m.time),
-      timestamp: m.time,
-      string: () => decoder.decode(data),
-      json: <T>() => JSON.parse(decoder.decode(data)) as T,
-    };
+    const header = m.hdrs ? fromRaw(this.#raw.parseHeaders(fromBase64(m.hdrs))) : headers();
+    return storedMsg(m.subject, m.seq, header, fromBase64(m.data), m.time);
   }
 
   /** Deletes the message at `seq`; `erase` (default) also overwrites its bytes. */
@@ -167,19 +195,21 @@ export class Stream {
   readonly name: string;
   readonly #api: StreamAPI;
   readonly #consumers: Consumers;
+  readonly #consumerApi: ConsumerAPI;
   #info: StreamInfo;
 
   /** Made by `streams.get`. */
-  constructor(api: StreamAPI, consumers: Consumers, info: StreamInfo) {
+  constructor(api: StreamAPI, consumers: Consumers, consumerApi: ConsumerAPI, info: StreamInfo) {
     this.name = info.config.name;
     this.#api = api;
     this.#consumers = consumers;
+    this.#consumerApi = consumerApi;
     this.#info = info;
   }
 
-  /** Fresh info from the server, or (`cached`) the info as of the last call. */
-  async info(cached = false): Promise<StreamInfo> {
-    if (!cached) this.#info = await this.#api.info(this.name);
+  /** Fresh info from the server (with the details `opts` asks for, see `streams.info`), or (`cached`) the info as of the last call. */
+  async info(cached = false, opts?: StreamInfoRequestOptions): Promise<StreamInfo> {
+    if (!cached) this.#info = await this.#api.info(this.name, opts);
     return this.#info;
   }
 
@@ -206,6 +236,34 @@ export class Stream {
   deleteMessage(seq: number, erase?: boolean): Promise<boolean> {
     return this.#api.deleteMessage(this.name, seq, erase);
   }
+
+  /** Resets consumer `name`'s delivery state; see `consumers.reset`. */
+  resetConsumer(name: string, seq?: number): Promise<ConsumerResetResponse> {
+    return this.#consumerApi.reset(this.name, name, seq);
+  }
+}
+
+/** nats.js's `jsm.direct`: messages read from any replica of a stream with `allow_direct`. */
+export class DirectStreamAPI {
+  readonly #raw: RawJetStream;
+
+  /** Made by `jetstreamManager()`. */
+  constructor(raw: RawJetStream) {
+    this.#raw = raw;
+  }
+
+  /**
+   * The message `query` selects, or `null` when there is none. Without
+   * `allow_direct` on the stream nobody answers: rejects with
+   * `NO_RESPONDERS`. No read-after-write guarantee: a replica may lag.
+   */
+  async getMessage(stream: string, query: DirectMsgRequest): Promise<StoredMsg | null> {
+    const last = "last_by_subj" in query ? query.last_by_subj : undefined;
+    const found = await this.#raw.directGet(stream, last, last === undefined ? JSON.stringify(query) : "");
+    if (!found) return null;
+    const [subject, seq, time, raw, data] = found;
+    return storedMsg(subject, seq, raw ? fromRaw(raw) : headers(), data, time);
+  }
 }
 
 export class ConsumerAPI {
@@ -231,6 +289,23 @@ export class ConsumerAPI {
   }
 
   /**
+   * natsjet: the durable consumer `name`, whatever its config, else one
+   * created from `cfg` (named `name` when it names nothing; `ack_policy`
+   * defaults to `explicit`). Never updates a consumer, so workers starting
+   * together with different configs all get the one created first.
+   */
+  getOrCreate(stream: string, name: string, cfg: Partial<ConsumerConfig> = {}): Promise<ConsumerInfo> {
+    const config = cfg.name === undefined && cfg.durable_name === undefined ? { ...cfg, durable_name: name } : cfg;
+    const body = { stream_name: stream, config: { ack_policy: "explicit", ...config }, action: "create" };
+    return request(this.#raw, "CONSUMER.GET_OR_CREATE", stream, name, body);
+  }
+
+  /** Creates the consumer, or updates the one with that name (nats.js's `addOrUpdate`: action `""`); `ack_policy` defaults to `explicit`. */
+  addOrUpdate(stream: string, cfg: ConsumerConfig): Promise<ConsumerInfo> {
+    return this.#create(stream, { ack_policy: "explicit", ...cfg }, "");
+  }
+
+  /**
    * Changes the fields of consumer `name`'s config that `cfg` sets, as
    * nats.js: reads the config (10014 if there is no such consumer), merges,
    * updates (action `update`).
@@ -249,6 +324,11 @@ export class ConsumerAPI {
     return new Lister(this.#raw.list("CONSUMER.LIST", stream));
   }
 
+  /** natsjet: names of every consumer of `stream`. */
+  names(stream: string): Lister<string> {
+    return new Lister(this.#raw.list("CONSUMER.NAMES", stream));
+  }
+
   /** Stops delivery until `until` (server 2.11+); acks are still taken. */
   pause(stream: string, name: string, until: Date): Promise<ConsumerPauseResponse> {
     return request(this.#raw, "CONSUMER.PAUSE", stream, name, { pause_until: until.toISOString() });
@@ -258,8 +338,26 @@ export class ConsumerAPI {
     return request(this.#raw, "CONSUMER.PAUSE", stream, name, {});
   }
 
+  /** Unpins the client pinned to priority group `group` (server 2.11+); the group's next pull gets the pin. */
+  async unpin(stream: string, name: string, group: string): Promise<void> {
+    await request(this.#raw, "CONSUMER.UNPIN", stream, name, { group });
+  }
+
+  /**
+   * Resets the consumer's delivery state (ADR-60, server 2.14+): pending
+   * and redelivered messages are dropped and delivery restarts after the
+   * ack floor, or with `seq` at stream sequence `seq` or later. Only for
+   * deliver policies `all`, `by_start_sequence` and `by_start_time` (not
+   * below their start). A missing consumer rejects with `JETSTREAM`
+   * (`errCode` 10014) after the timeout (the server does not answer for
+   * it). Readers of the consumer are not told: stop and restart them.
+   */
+  reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResponse> {
+    return request(this.#raw, "CONSUMER.RESET", stream, name, seq === undefined ? undefined : { seq });
+  }
+
   /** `CONSUMER.CREATE`; Rust takes the subject's name and filter from `config`. */
-  #create(stream: string, config: Partial<ConsumerConfig>, action: "create" | "update"): Promise<ConsumerInfo> {
+  #create(stream: string, config: Partial<ConsumerConfig>, action: "create" | "update" | ""): Promise<ConsumerInfo> {
     return request(this.#raw, "CONSUMER.CREATE", stream, "", { stream_name: stream, config, action });
   }
 }
@@ -267,6 +365,7 @@ export class ConsumerAPI {
 export class JetStreamManager {
   readonly streams: StreamAPI;
   readonly consumers: ConsumerAPI;
+  readonly direct: DirectStreamAPI;
   readonly #raw: RawJetStream;
   readonly #opts: JetStreamOptions;
   readonly #client: () => JetStreamClient;
@@ -278,6 +377,7 @@ export class JetStreamManager {
     this.#client = client;
     this.streams = new StreamAPI(raw);
     this.consumers = new ConsumerAPI(raw);
+    this.direct = new DirectStreamAPI(raw);
   }
 
   /** The account's JetStream usage and limits (nats.js: `JetStreamAccountStats`). */

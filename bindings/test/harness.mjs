@@ -2,12 +2,14 @@
 // (websocket listener on; JetStream on request, stored in the server's temp
 // dir), killed when the test process exits; plus small helpers. The shell
 // twin is scripts/server.sh, the Rust one tests/common.
-import { spawn } from "node:child_process";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createUser } from "@nats-io/nkeys";
+import { NatsError } from "natsjet";
 
 const running = new Set();
 process.on("exit", () => {
@@ -123,4 +125,42 @@ export async function nextMsg(sub) {
 export function nkeyPair() {
   const user = createUser();
   return { seed: new TextDecoder().decode(user.getSeed()), publicKey: user.getPublicKey() };
+}
+
+/** Asserts `promise` rejects with a NatsError of `code` and the given details (`status`, `errCode`…). */
+export async function rejectsWith(promise, code, details = {}) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof NatsError, `a NatsError: ${e}`);
+    assert.equal(e.code, code, e.message);
+    for (const [key, value] of Object.entries(details)) assert.equal(e[key], value, `${key} of ${e.message}`);
+    return true;
+  });
+}
+
+/**
+ * A throw-away CA, a server certificate for 127.0.0.1 and a client
+ * certificate, made with `openssl` in `dir`: their paths and PEM text.
+ */
+export function testCertificates(dir) {
+  const file = (name) => join(dir, name);
+  const openssl = (...args) => execFileSync("openssl", args, { stdio: "pipe" });
+  const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  const subject = ["-days", "1", "-subj", "/CN=natsjet test CA"];
+  openssl("req", "-x509", ...key, "-keyout", file("ca.key"), "-out", file("ca.pem"), ...subject);
+  for (const [name, ext] of [
+    ["server", "subjectAltName=IP:127.0.0.1"],
+    ["client", "extendedKeyUsage=clientAuth"],
+  ]) {
+    openssl("req", ...key, "-keyout", file(`${name}.key`), "-out", file(`${name}.csr`), "-subj", `/CN=${name}`);
+    writeFileSync(file(`${name}.ext`), `${ext}\n`);
+    const ca = ["-CA", file("ca.pem"), "-CAkey", file("ca.key"), "-CAcreateserial", "-days", "1"];
+    openssl("x509", "-req", "-in", file(`${name}.csr`), ...ca, "-out", file(`${name}.pem`), "-extfile", file(`${name}.ext`));
+  }
+  const pem = (name) => readFileSync(file(name), "utf8");
+  return {
+    files: { ca: file("ca.pem"), cert: file("server.pem"), key: file("server.key") },
+    ca: pem("ca.pem"),
+    clientCert: pem("client.pem"),
+    clientKey: pem("client.key"),
+  };
 }

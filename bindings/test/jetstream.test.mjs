@@ -4,23 +4,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { AckBatch, AckPolicy, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
-import { startJetStreamServer, startServer } from "./harness.mjs";
+import { rejectsWith, startJetStreamServer, startServer } from "./harness.mjs";
 
 let server;
 before(async () => {
   server = await startJetStreamServer();
 });
 after(() => server.close());
-
-/** Asserts `promise` rejects with a NatsError of `code` and the given details. */
-async function rejectsWith(promise, code, details = {}) {
-  await assert.rejects(promise, (e) => {
-    assert.ok(e instanceof NatsError, `a NatsError: ${e}`);
-    assert.equal(e.code, code, e.message);
-    for (const [key, value] of Object.entries(details)) assert.equal(e[key], value, `${key} of ${e.message}`);
-    return true;
-  });
-}
 
 /**
  * Resolves once the consumer's info satisfies `check`: the server applies

@@ -67,3 +67,38 @@ test("lame duck mode brings an ldm status", async (t) => {
   await nc.close();
   await status.done;
 });
+
+test("reconnectBufferSize bounds the publishes kept while disconnected", async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const nc = await connect({ servers: server.wsUrl, reconnectBufferSize: 1024, reconnectTimeWait: 100 });
+  const status = watch(nc);
+  const sub = nc.subscribe("kept");
+  await nc.flush();
+  await server.stop();
+  await waitFor(() => status.types.includes("disconnect"), 10_000);
+  nc.publish("kept", "fits");
+  assert.throws(() => nc.publish("kept", new Uint8Array(2048)), { code: "RECONNECT_BUFFER_FULL" });
+  await server.start();
+  assert.equal((await nextMsg(sub)).string(), "fits", "what fit is sent on reconnect");
+  await nc.close();
+  await assert.rejects(connect({ servers: server.wsUrl, reconnectBufferSize: -1 }), { code: "INVALID_ARGUMENT" });
+});
+
+test("subscriptionCapacity bounds the messages a subscription keeps waiting", async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const nc = await connect({ servers: server.wsUrl, subscriptionCapacity: 10 });
+  const events = [];
+  const watching = (async () => {
+    for await (const s of nc.status()) events.push(s);
+  })();
+  const sub = nc.subscribe("flood");
+  await nc.flush();
+  for (let i = 0; i < 100; i++) nc.publish("flood", `${i}`);
+  await nc.flush();
+  await waitFor(() => events.some((s) => s.type === "slowConsumer"), 10_000);
+  assert.equal(events.find((s) => s.type === "slowConsumer").sid, sub.getID());
+  await nc.close();
+  await watching;
+});

@@ -3,6 +3,7 @@
 import {
   AckBatch,
   AckPolicy,
+  CheckpointLedger,
   connect,
   credsAuthenticator,
   DeliverPolicy,
@@ -18,12 +19,16 @@ import {
   type ConsumerConfig,
   type ConsumerInfo,
   type ConsumerMessages,
+  type ConsumerResetResponse,
   type ConsumerStatus,
   type DeliveryInfo,
+  type DirectMsgRequest,
   type ErrorCode,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type LedgerEvent,
+  type LedgerWarning,
   type Msg,
   type MsgHdrs,
   type NatsConnection,
@@ -35,6 +40,7 @@ import {
   type Stream,
   type StreamConfig,
   type StreamInfo,
+  type StreamInfoRequestOptions,
   type Subscription,
 } from "natsjet";
 
@@ -45,6 +51,9 @@ export async function example(): Promise<void> {
     authenticator: nkeyAuthenticator(new TextEncoder().encode("SUA…")),
     reconnectTimeWait: 250,
     maxReconnectAttempts: -1,
+    reconnectBufferSize: 1 << 20,
+    tls: { ca: "-----BEGIN CERTIFICATE-----", cert: "…", key: "…" },
+    subscriptionCapacity: 1000,
   };
   const nc: NatsConnection = await connect(options);
   const alsoCreds: ConnectionOptions = { authenticator: credsAuthenticator("-----BEGIN NATS USER JWT-----") };
@@ -128,18 +137,38 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   const ci: ConsumerInfo = await jsm.consumers.add("ORDERS", { ...consumer, deliver_policy: DeliverPolicy.New });
   await jsm.consumers.pause("ORDERS", ci.name, new Date(Date.now() + 1000));
   await jsm.consumers.update("ORDERS", ci.name, { max_ack_pending: 10 });
+  await jsm.consumers.addOrUpdate("ORDERS", { durable_name: "workers", description: "shared" });
+  const shared: ConsumerInfo = await jsm.consumers.getOrCreate("ORDERS", "workers", { ack_wait: 30e9 });
+  void [shared.name, (await jsm.streams.getOrCreate(cfg)).config.name];
+  for await (const name of jsm.consumers.names("ORDERS")) void name.length;
+  const unpinned: void = await jsm.consumers.unpin("ORDERS", ci.name, "group");
+  void unpinned;
+  const reset: ConsumerResetResponse = await jsm.consumers.reset("ORDERS", ci.name, 10);
+  void [reset.reset_seq, reset.num_pending, (await stream.resetConsumer(ci.name)).reset_seq];
+  const details: StreamInfoRequestOptions = { subjects_filter: "orders.>", deleted_details: true };
+  const counts = (await jsm.streams.info("ORDERS", details)).state.subjects ?? {};
+  void [counts["orders.new"], (await stream.info(false, { deleted_details: true })).state.deleted?.[0]];
+  const query: DirectMsgRequest = { next_by_subj: "orders.*", seq: 10 };
+  const direct: StoredMsg | null = await jsm.direct.getMessage("ORDERS", query);
+  void [direct?.subject, (await jsm.direct.getMessage("ORDERS", { start_time: new Date() }))?.seq];
 
-  const js: JetStreamClient = jetstream(nc);
-  const ack: PubAck = await js.publish("orders.new", "x", { msgID: "1", expect: { lastSequence: 0 }, ttl: "1h" });
+  const js: JetStreamClient = jetstream(nc, { maxAckInflight: 64 });
+  const ack: PubAck = await js.publish("orders.new", "x", {
+    msgID: "1",
+    expect: { lastSequence: 0 },
+    ttl: "1h",
+    retries: 0,
+  });
   void [ack.seq, ack.duplicate, ack.domain];
   const c = await js.consumers.get("ORDERS", "workers");
-  const messages: ConsumerMessages = await c.consume({ max_messages: 100, idle_heartbeat: 5000 });
+  const messages: ConsumerMessages = await c.consume({ max_messages: 100, idle_heartbeat: 5000, keep_waiting: true });
   for await (const s of messages.status()) {
     const status: ConsumerStatus = s;
     if (status.type === "heartbeats_missed") void status.count;
     if (status.type === "terminal") void [status.code, status.description];
   }
   const batch: AckBatch = js.ackBatch();
+  void new AckBatch(js, { policy: "all" });
   for await (const m of messages) {
     const msg: JsMsg = m;
     const info: DeliveryInfo = msg.info;
@@ -158,12 +187,28 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   for await (const m of await c.fetch({ max_messages: 10, expires: 1000 })) m.term("bad");
   await messages.close();
 
+  const ledger = new CheckpointLedger(c, { workers: 4, batch: 100, checkpointInterval: 5000 });
+  const warnings: LedgerWarning[] = ledger.warnings();
+  if (warnings[0]?.code === "ACK_WAIT_SHORTER_THAN_CHECKPOINT") void warnings[0].message;
+  for await (const m of await c.fetch({ max_messages: 10 })) ledger.track(m, 1);
+  const event: LedgerEvent | null = ledger.tryNextEvent();
+  void [event?.token, ledger.length, ledger.isEmpty()];
+  const committed: AckReport = await ledger.commit(1);
+  void committed.confirmed;
+  ledger.close();
+
   // @ts-expect-error: durations in configs are nanosecond numbers
   await jsm.streams.add({ name: "X", max_age: "1h" });
   // @ts-expect-error: a new stream needs its name
   await jsm.streams.add({ subjects: ["x"] });
   // @ts-expect-error: ack kinds are a closed set
   batch.add("token", "ok");
+  // @ts-expect-error: ack policies are a closed set
+  js.ackBatch({ policy: "some" });
+  // @ts-expect-error: the ledger needs the checkpoint interval
+  new CheckpointLedger(c, { workers: 1, batch: 1 });
+  // @ts-expect-error: a warning's code is a closed set
+  if (warnings[0]?.code === "SLOW") void 0;
   // @ts-expect-error: a confirmed commit reports, a plain one does not
   const nothing: AckReport = await batch.commit();
   void nothing;

@@ -59,15 +59,23 @@ impl CheckpointLedger {
     }
 
     /// Holds `message` until `epoch` commits. The ledger now owns its ack:
-    /// acking the message directly is refused.
+    /// acking the message directly is refused. When the ledger refuses it
+    /// (an epoch already committed, a closed connection), the message keeps
+    /// its ack.
     pub fn track(&self, message: &Message, epoch: u64) -> Result<(), Error> {
         let token = message.claim_token(&AckKind::Ack)?;
         let now = self.client.now();
         let mut inner = self.client.shared().lock();
-        let ledger = inner.ledger_mut(self.id).ok_or(Error::Closed)?;
-        ledger.track(now, token, epoch)?;
-        inner.wake_driver();
-        Ok(())
+        let tracked = match inner.ledger_mut(self.id) {
+            Some(ledger) => ledger.track(now, token, epoch),
+            None => Err(Error::Closed),
+        };
+        if tracked.is_err() {
+            message.release_claim();
+        } else {
+            inner.wake_driver();
+        }
+        tracked
     }
 
     /// Acks every message of epochs up to `epoch`, pipelined and confirmed.

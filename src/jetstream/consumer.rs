@@ -1,7 +1,7 @@
 //! A handle on one pull consumer of a stream. Management calls return it;
 //! reading (`fetch`, `next`, `messages`) lives in `pull_api`.
 
-use super::api::{self, ConsumerInfo};
+use super::api::{self, ConsumerInfo, ConsumerResetResponse};
 use super::context::Context;
 use crate::error::Error;
 
@@ -32,6 +32,20 @@ impl Consumer {
         let subject = api::consumer_info(self.context.api_prefix(), &self.info.stream_name, &self.info.name)?;
         self.info = self.context.request_raw(&subject, b"").await?;
         Ok(&self.info)
+    }
+
+    /// Unpins the client pinned to priority group `group` (server 2.11+).
+    pub async fn unpin(&self, group: impl Into<String>) -> Result<(), Error> {
+        self.context.unpin_consumer_from_stream(self.name(), self.stream_name(), group).await
+    }
+
+    /// Resets the delivery state, to the ack floor (`None`) or to stream
+    /// sequence `seq` (server 2.14+), and keeps the reply's info; see
+    /// [`Context::reset_consumer_from_stream`].
+    pub async fn reset(&mut self, seq: Option<u64>) -> Result<ConsumerResetResponse, Error> {
+        let reply = self.context.reset_consumer_from_stream(self.name(), self.stream_name(), seq).await?;
+        self.info = reply.info.clone();
+        Ok(reply)
     }
 
     pub fn name(&self) -> &str {

@@ -1,9 +1,12 @@
 //! Consumer management by stream name on [`Context`], as async-nats names it
 //! (`create_consumer_on_stream`, `get_consumer_from_stream`…). The
 //! [`Stream`](super::stream::Stream) handle offers the same calls and more
-//! (listing, pause) without the stream argument.
+//! (listing, pause, unpin, reset) without the stream argument.
 
-use super::api::{self, ConsumerAction, ConsumerConfig, ConsumerInfo, CreateConsumerRequest, DeleteResponse};
+use bytes::Bytes;
+
+use super::api::{self, ConsumerAction, ConsumerConfig, ConsumerInfo, ConsumerResetRequest, ConsumerResetResponse};
+use super::api::{ConsumerUnpinRequest, CreateConsumerRequest, DeleteResponse};
 use super::consumer::Consumer;
 use super::context::Context;
 use crate::error::Error;
@@ -51,6 +54,33 @@ impl Context {
         Ok(Consumer::new(self.clone(), info))
     }
 
+    /// The consumer `name` of `stream`: the existing one whatever its
+    /// config, else the one `create` (a `CONSUMER.CREATE` body as JSON,
+    /// whose config names `name`) makes; its info as JSON. Never updates a
+    /// consumer; one that loses the race to create looks the winner's up.
+    /// See [`Stream::get_or_create_consumer`](super::stream::Stream::get_or_create_consumer).
+    pub async fn get_or_create_consumer_json(&self, stream: &str, name: &str, create: &[u8]) -> Result<Bytes, Error> {
+        let config = CreateConsumerRequest::config_from_json_core(create)?;
+        match config.name.as_deref().or(config.durable_name.as_deref()) {
+            Some(named) if named == name => {}
+            named => {
+                let named = named.unwrap_or_default();
+                return Err(Error::InvalidArgument(format!("consumer {name:?} requested with a config for {named:?}")));
+            }
+        }
+        let info = api::consumer_info(self.api_prefix(), stream, name)?;
+        match self.request_json(&info, b"").await {
+            Err(Error::JetStream(e)) if e.err_code == api::ErrorCode::CONSUMER_NOT_FOUND => {}
+            found => return found,
+        }
+        match self.request_json(&api::consumer_create(self.api_prefix(), stream, &config)?, create).await {
+            Err(Error::JetStream(e)) if e.err_code == api::ErrorCode::CONSUMER_EXISTS => {
+                self.request_json(&info, b"").await
+            }
+            created => created,
+        }
+    }
+
     /// A consumer's info; [`api::ErrorCode::CONSUMER_NOT_FOUND`] if there is none.
     pub async fn consumer_info_from_stream(
         &self,
@@ -80,5 +110,53 @@ impl Context {
         let subject = api::consumer_delete(self.api_prefix(), stream.as_ref(), consumer.as_ref())?;
         let response: DeleteResponse = self.request_raw(&subject, b"").await?;
         Ok(response.success)
+    }
+
+    /// Unpins the client pinned to priority group `group` of a consumer
+    /// (server 2.11+): the next pull of the group gets the pin.
+    pub async fn unpin_consumer_from_stream(
+        &self,
+        consumer: impl AsRef<str>,
+        stream: impl AsRef<str>,
+        group: impl Into<String>,
+    ) -> Result<(), Error> {
+        let subject = api::consumer_unpin(self.api_prefix(), stream.as_ref(), consumer.as_ref())?;
+        let body = serde_json::to_vec(&ConsumerUnpinRequest { group: group.into() })
+            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        api::parse_empty_response(&self.request_json(&subject, &body).await?)
+    }
+
+    /// Resets a consumer's delivery state (ADR-60, server 2.14+): pending
+    /// and redelivery state are dropped; with `None` delivery restarts after
+    /// the ack floor, with `Some(seq)` at stream sequence `seq` or later.
+    /// Only for deliver policies `all`, `by_start_sequence` and
+    /// `by_start_time` (not below their start); others are refused. Readers
+    /// of the consumer are not told: stop and restart them.
+    pub async fn reset_consumer_from_stream(
+        &self,
+        consumer: impl AsRef<str>,
+        stream: impl AsRef<str>,
+        seq: Option<u64>,
+    ) -> Result<ConsumerResetResponse, Error> {
+        let body =
+            serde_json::to_vec(&ConsumerResetRequest { seq }).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        api::parse_checked(&self.reset_consumer_json(stream.as_ref(), consumer.as_ref(), &body).await?)
+    }
+
+    /// [`reset_consumer_from_stream`](Self::reset_consumer_from_stream)
+    /// with the body as JSON, the reply as JSON. The server answers on the
+    /// consumer's own subject, so nobody answers for a consumer it does not
+    /// have (or before 2.14): that silence is told apart by a
+    /// `CONSUMER.INFO`, which gives [`api::ErrorCode::CONSUMER_NOT_FOUND`]
+    /// when the consumer is missing.
+    pub async fn reset_consumer_json(&self, stream: &str, consumer: &str, body: &[u8]) -> Result<Bytes, Error> {
+        let subject = api::consumer_reset(self.api_prefix(), stream, consumer)?;
+        match self.request_json(&subject, body).await {
+            Err(e @ (Error::Timeout | Error::NoResponders)) => {
+                self.request_json(&api::consumer_info(self.api_prefix(), stream, consumer)?, b"").await?;
+                Err(e)
+            }
+            reply => reply,
+        }
     }
 }

@@ -134,6 +134,12 @@ impl Message {
         Ok(subject)
     }
 
+    /// Gives back a final ack taken by [`claim`](Self::claim) that was not
+    /// sent after all.
+    pub(crate) fn release_claim(&self) {
+        self.acked.store(false, Ordering::Release);
+    }
+
     fn reply_subject(&self) -> Result<&str, Error> {
         self.message
             .reply

@@ -31,6 +31,8 @@ pub(crate) mod reader;
 #[cfg(has_runtime)]
 pub mod stream;
 #[cfg(has_runtime)]
+mod stream_info;
+#[cfg(has_runtime)]
 mod streams;
 
 #[cfg(has_runtime)]

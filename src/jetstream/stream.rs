@@ -8,9 +8,12 @@ use futures_core::Stream as AsyncStream;
 use futures_util::future::Either;
 use serde::de::DeserializeOwned;
 
-use super::api::{self, ConsumerConfig, ConsumerInfo, ConsumerPauseRequest};
-use super::api::{ConsumerPauseResponse, DeleteResponse, ErrorCode, MsgDeleteRequest, MsgGetRequest};
-use super::api::{MsgGetResponse, StreamInfo, timestamp};
+#[cfg(doc)]
+use super::api::ErrorCode;
+use super::api::timestamp;
+use super::api::{self, ConsumerConfig, ConsumerInfo, ConsumerPauseRequest, ConsumerPauseResponse};
+use super::api::{ConsumerAction, ConsumerResetResponse, CreateConsumerRequest, DeleteResponse};
+use super::api::{MsgDeleteRequest, MsgGetRequest, MsgGetResponse, StreamInfo, StreamInfoRequest, StreamState};
 use super::consumer::Consumer;
 use super::context::Context;
 use super::paging::typed;
@@ -52,6 +55,23 @@ impl Stream {
         Ok(&self.info)
     }
 
+    /// Fresh info from the server with the details `request` asks for:
+    /// message counts per subject (every page, merged into
+    /// `state.subjects`) and deleted sequences (`state.deleted`).
+    pub async fn info_with(&mut self, request: StreamInfoRequest) -> Result<&StreamInfo, Error> {
+        let mut info: Option<StreamInfo> = None;
+        for page in self.context.stream_info_json(self.name(), &request).await? {
+            let page: StreamInfo = api::parse_checked(&page)?;
+            match (&mut info, page.state.subjects) {
+                (Some(info), Some(subjects)) => info.state.subjects.get_or_insert_default().extend(subjects),
+                (Some(_), None) => {}
+                (None, subjects) => info = Some(StreamInfo { state: StreamState { subjects, ..page.state }, ..page }),
+            }
+        }
+        self.info = info.ok_or_else(|| Error::Protocol("no STREAM.INFO reply".into()))?;
+        Ok(&self.info)
+    }
+
     /// Removes messages: all of them, or those that the builder's options select.
     pub fn purge(&self) -> Purge {
         Purge::new(self.context.clone(), self.name().to_string())
@@ -90,25 +110,36 @@ impl Stream {
     }
 
     /// The message at `sequence`, from any replica (needs `allow_direct`;
-    /// without it nobody answers: [`Error::NoResponders`]). No
-    /// read-after-write guarantee.
+    /// see [`Context::direct_get_from_stream`]).
     pub async fn direct_get(&self, sequence: u64) -> Result<RawMessage, Error> {
-        let subject = api::direct_get(self.context.api_prefix(), self.name())?;
-        let body = MsgGetRequest { seq: Some(sequence), ..Default::default() };
-        let payload = serde_json::to_vec(&body).map_err(|e| Error::InvalidArgument(e.to_string()))?;
-        self.direct_request(&subject, &payload).await
+        self.direct_get_body(MsgGetRequest { seq: Some(sequence), ..Default::default() }).await
+    }
+
+    /// The first message on `subject` (wildcards allowed) at or after
+    /// `sequence` (from the start without one), from any replica.
+    pub async fn direct_get_next_for_subject(
+        &self,
+        subject: impl AsRef<str>,
+        sequence: Option<u64>,
+    ) -> Result<RawMessage, Error> {
+        let subject = subject.as_ref();
+        validate_subject(subject)?;
+        self.direct_get_body(MsgGetRequest {
+            seq: sequence,
+            next_by_subj: Some(subject.to_string()),
+            ..Default::default()
+        })
+        .await
     }
 
     /// The newest message on `subject`, from any replica (needs `allow_direct`).
     pub async fn direct_get_last_for_subject(&self, subject: impl AsRef<str>) -> Result<RawMessage, Error> {
-        let subject = api::direct_get_last(self.context.api_prefix(), self.name(), subject.as_ref())?;
-        self.direct_request(&subject, b"").await
+        self.context.direct_get_from_stream(self.name(), Some(subject.as_ref()), b"").await
     }
 
-    async fn direct_request(&self, subject: &str, payload: &[u8]) -> Result<RawMessage, Error> {
-        let timeout = Some(self.context.timeout());
-        let reply = self.context.client().request_message(subject, None, payload, timeout).await?;
-        RawMessage::from_direct_reply(reply)
+    async fn direct_get_body(&self, body: MsgGetRequest) -> Result<RawMessage, Error> {
+        let payload = serde_json::to_vec(&body).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        self.context.direct_get_from_stream(self.name(), None, &payload).await
     }
 
     /// Marks the message at `sequence` deleted, leaving its bytes on disk
@@ -158,21 +189,14 @@ impl Stream {
         mut config: ConsumerConfig,
     ) -> Result<Consumer, Error> {
         let name = name.as_ref();
-        match config.name.as_deref().or(config.durable_name.as_deref()) {
-            None => config.durable_name = Some(name.to_string()),
-            Some(named) if named == name => {}
-            Some(named) => {
-                return Err(Error::InvalidArgument(format!("consumer {name:?} requested with a config for {named:?}")));
-            }
+        if config.name.is_none() && config.durable_name.is_none() {
+            config.durable_name = Some(name.to_string());
         }
-        match self.get_consumer(name).await {
-            Err(Error::JetStream(e)) if e.err_code == ErrorCode::CONSUMER_NOT_FOUND => {}
-            found => return found,
-        }
-        match self.create_consumer_strict(config).await {
-            Err(Error::JetStream(e)) if e.err_code == ErrorCode::CONSUMER_EXISTS => self.get_consumer(name).await,
-            created => created,
-        }
+        let request =
+            CreateConsumerRequest { stream_name: self.name().to_string(), config, action: ConsumerAction::Create };
+        let body = serde_json::to_vec(&request).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let info = self.context.get_or_create_consumer_json(self.name(), name, &body).await?;
+        Ok(Consumer::new(self.context.clone(), api::parse_checked(&info)?))
     }
 
     /// A consumer's info; [`ErrorCode::CONSUMER_NOT_FOUND`] if there is none.
@@ -202,6 +226,22 @@ impl Stream {
     async fn request_pause(&self, name: &str, pause_until: Option<String>) -> Result<ConsumerPauseResponse, Error> {
         let subject = api::consumer_pause(self.context.api_prefix(), self.name(), name)?;
         self.context.request(&subject, &ConsumerPauseRequest { pause_until }).await
+    }
+
+    /// Unpins the client pinned to priority group `group` of consumer
+    /// `name` (server 2.11+): the next pull of the group gets the pin.
+    pub async fn unpin_consumer(&self, name: impl AsRef<str>, group: impl Into<String>) -> Result<(), Error> {
+        self.context.unpin_consumer_from_stream(name, self.name(), group).await
+    }
+
+    /// Resets consumer `name`'s delivery state (server 2.14+); see
+    /// [`Context::reset_consumer_from_stream`].
+    pub async fn reset_consumer(
+        &self,
+        name: impl AsRef<str>,
+        seq: Option<u64>,
+    ) -> Result<ConsumerResetResponse, Error> {
+        self.context.reset_consumer_from_stream(name, self.name(), seq).await
     }
 
     /// Names of the stream's consumers, a page at a time.

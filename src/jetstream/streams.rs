@@ -4,13 +4,14 @@
 
 use std::borrow::Borrow;
 
+use bytes::Bytes;
 use futures_core::Stream as AsyncStream;
 
 use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, StreamInfo};
 use super::api::{StreamNamesRequest, StreamNamesResponse};
 use super::context::Context;
 use super::paging::typed;
-use super::stream::Stream;
+use super::stream::{RawMessage, Stream};
 use crate::error::Error;
 use crate::subject::validate_subject;
 
@@ -45,13 +46,22 @@ impl Context {
     /// once: one that loses the race to create looks the winner's stream up.
     pub async fn get_or_create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, Error> {
         let config = config.borrow();
-        match self.get_stream(&config.name).await {
+        let body = serde_json::to_vec(config).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let info = self.get_or_create_stream_json(&config.name, &body).await?;
+        Ok(Stream::new(self.clone(), api::parse_checked(&info)?))
+    }
+
+    /// [`get_or_create_stream`](Self::get_or_create_stream) with the
+    /// stream's config as JSON; its info as JSON.
+    pub async fn get_or_create_stream_json(&self, name: &str, config: &[u8]) -> Result<Bytes, Error> {
+        let info = api::stream_info(self.api_prefix(), name)?;
+        match self.request_json(&info, b"").await {
             Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NOT_FOUND => {}
             found => return found,
         }
-        match self.create_stream(config).await {
+        match self.request_json(&api::stream_create(self.api_prefix(), name)?, config).await {
             Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NAME_EXISTS => {
-                self.get_stream(&config.name).await
+                self.request_json(&info, b"").await
             }
             created => created,
         }
@@ -78,6 +88,26 @@ impl Context {
                 description: format!("no stream stores subject {subject:?}"),
             })
         })
+    }
+
+    /// A direct get (ADR-31) from any replica of `stream`: `payload` is a
+    /// [`MsgGetRequest`](api::MsgGetRequest) as JSON; with
+    /// `last_for_subject`, the newest message on that subject (empty
+    /// payload). Needs `allow_direct` on the stream: without it nobody
+    /// answers ([`Error::NoResponders`]). No read-after-write guarantee; no
+    /// such message is [`ErrorCode::NO_MESSAGE_FOUND`].
+    pub async fn direct_get_from_stream(
+        &self,
+        stream: &str,
+        last_for_subject: Option<&str>,
+        payload: &[u8],
+    ) -> Result<RawMessage, Error> {
+        let subject = match last_for_subject {
+            Some(subject) => api::direct_get_last(self.api_prefix(), stream, subject)?,
+            None => api::direct_get(self.api_prefix(), stream)?,
+        };
+        let reply = self.client().request_message(&subject, None, payload, Some(self.timeout())).await?;
+        RawMessage::from_direct_reply(reply)
     }
 
     /// Names of all streams, a page at a time.

@@ -17,7 +17,7 @@
 //! - [`status`]: connection events to the TS layer's `StatusSink`;
 //! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`;
 //! - [`jetstream`]: the JetStream context, management calls, publish, pull
-//!   consumers, acks and `AckBatch`.
+//!   consumers, acks, `AckBatch` and the checkpoint ledger.
 
 mod auth;
 mod batch;

@@ -4,12 +4,14 @@
 
 use std::time::Duration;
 
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::auth;
 use crate::ConnectOptions;
 use crate::conn::Config;
 use crate::error::Error;
+use crate::transport::TlsOptions;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_OPTIONS: &str = r#"
@@ -51,6 +53,27 @@ export interface ConnectionOptions {
   inboxPrefix?: string;
   /** Keep retrying when the first connect fails; `connect` then resolves at once. */
   waitOnFirstConnect?: boolean;
+  /**
+   * TLS for `nats://` and `tls://` servers in Node, as nats.js's `tls` with
+   * PEM text: an object (even `{}`) requires TLS; `ca` replaces the host's
+   * trusted roots; `cert` and `key` go to servers that verify clients.
+   * `caFile`, `certFile` and `keyFile` are not read: pass the files'
+   * contents. Browsers and `wss://` use the WebSocket's own TLS.
+   */
+  tls?: TlsOptions | null;
+  /** natsjet: bytes of publishes kept while reconnecting (8 MiB); past that, publishing throws `RECONNECT_BUFFER_FULL`. */
+  reconnectBufferSize?: number;
+  /** natsjet: messages a subscription may have waiting (65536); past that, new ones are dropped and a `slowConsumer` status is reported. */
+  subscriptionCapacity?: number;
+}
+/** TLS settings of `connect` (Node), PEM text. */
+export interface TlsOptions {
+  /** CA certificates to trust instead of the host's roots. */
+  ca?: string | string[];
+  /** A client certificate chain, leaf first (with `key`). */
+  cert?: string;
+  /** The client certificate's private key (with `cert`). */
+  key?: string;
 }
 "#;
 
@@ -94,6 +117,21 @@ extern "C" {
     fn inbox_prefix(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = waitOnFirstConnect)]
     fn wait_on_first_connect(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn tls(this: &ConnectionOptions) -> Option<JsTlsOptions>;
+    #[wasm_bindgen(method, getter = reconnectBufferSize)]
+    fn reconnect_buffer_size(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = subscriptionCapacity)]
+    fn subscription_capacity(this: &ConnectionOptions) -> JsValue;
+
+    #[wasm_bindgen(typescript_type = "TlsOptions")]
+    pub type JsTlsOptions;
+    #[wasm_bindgen(method, getter)]
+    fn ca(this: &JsTlsOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn cert(this: &JsTlsOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn key(this: &JsTlsOptions) -> JsValue;
 }
 
 /// nats.js's default server.
@@ -153,7 +191,33 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     if flag(o.wait_on_first_connect(), "waitOnFirstConnect")? == Some(true) {
         opts = opts.retry_on_initial_connect();
     }
+    if let Some(tls) = o.tls() {
+        opts = opts.tls(tls_options(&tls)?).require_tls(true);
+    }
+    if let Some(bytes) = number(o.reconnect_buffer_size(), "reconnectBufferSize")? {
+        opts = opts.reconnect_buffer_size(whole(bytes, "reconnectBufferSize")?);
+    }
+    if let Some(capacity) = number(o.subscription_capacity(), "subscriptionCapacity")? {
+        opts = opts.subscription_capacity(whole(capacity, "subscriptionCapacity")?);
+    }
     Ok((servers, opts))
+}
+
+/// nats.js's `tls` option: trusted roots and a client certificate, PEM text.
+fn tls_options(tls: &JsTlsOptions) -> Result<TlsOptions, Error> {
+    let mut options = TlsOptions::new();
+    let ca = tls.ca();
+    let roots = if Array::is_array(&ca) { Array::from(&ca).to_vec() } else { vec![ca] };
+    for pem in roots {
+        if let Some(pem) = text(pem, "tls.ca")? {
+            options = options.add_root_certificates_pem(pem);
+        }
+    }
+    match (text(tls.cert(), "tls.cert")?, text(tls.key(), "tls.key")?) {
+        (Some(cert), Some(key)) => Ok(options.client_auth_pem(cert, key)),
+        (None, None) => Ok(options),
+        _ => Err(Error::InvalidArgument("tls: `cert` and `key` go together".into())),
+    }
 }
 
 /// A duration in milliseconds (request timeouts share this reading); beyond

@@ -50,12 +50,15 @@ impl fmt::Display for LedgerWarning {
                  unacked until their checkpoint commits, so the server stops delivering once \
                  {max_ack_pending} are outstanding and workers stall"
             ),
+            // Whole milliseconds: formatting a Duration would bring float formatting into the wasm.
             LedgerWarning::AckWaitShorterThanCheckpoint { ack_wait, checkpoint_interval } => write!(
                 f,
-                "ack_wait {ack_wait:?} is shorter than the checkpoint interval {checkpoint_interval:?}: \
+                "ack_wait {}ms is shorter than the checkpoint interval {}ms: \
                  the ack ledger keeps each message alive with +WPI every half ack_wait; without it \
                  (or while disconnected) the server redelivers messages still awaiting their \
-                 checkpoint, a redelivery storm"
+                 checkpoint, a redelivery storm",
+                ack_wait.as_millis() as u64,
+                checkpoint_interval.as_millis() as u64,
             ),
         }
     }

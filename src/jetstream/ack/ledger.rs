@@ -13,7 +13,7 @@
 //! receipt time is a little later than the server's start, by the network
 //! delay, which the half-`ack_wait` margin absorbs.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
 use super::token::AckToken;
@@ -32,7 +32,7 @@ pub enum LedgerEvent {
 /// Deliveries waiting for their checkpoint, per consumer, kept alive with `+WPI`.
 #[derive(Debug, Default)]
 pub struct AckLedger {
-    consumers: BTreeMap<(String, String), Queue>,
+    consumers: Consumers,
     tracked: HashSet<String>,
     /// Epochs at or below this were committed; tracking into them is refused.
     committed: Option<u64>,
@@ -41,6 +41,27 @@ pub struct AckLedger {
     /// Progress handed to the caller, with the reset time it replaced.
     outbox: Vec<Sent>,
     events: VecDeque<LedgerEvent>,
+}
+
+/// The queues by stream and consumer name, in name order. A ledger serves
+/// one consumer or a few, so a sorted list will do (and keeps a B-tree out
+/// of the wasm).
+#[derive(Debug, Default)]
+struct Consumers(Vec<((String, String), Queue)>);
+
+impl Consumers {
+    fn get_mut(&mut self, key: &(String, String)) -> Option<&mut Queue> {
+        let at = self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+        Some(&mut self.0[at].1)
+    }
+
+    fn queues(&self) -> impl Iterator<Item = &Queue> {
+        self.0.iter().map(|(_, queue)| queue)
+    }
+
+    fn queues_mut(&mut self) -> impl Iterator<Item = &mut Queue> {
+        self.0.iter_mut().map(|(_, queue)| queue)
+    }
 }
 
 /// One consumer's deliveries, oldest timer first: tracking and `+WPI` both
@@ -86,14 +107,14 @@ impl AckLedger {
     /// The consumer's `ack_wait` (from its info); needed before tracking its messages.
     pub fn set_ack_wait(&mut self, stream: &str, consumer: &str, ack_wait: Duration) -> Result<(), Error> {
         if ack_wait < Duration::from_millis(2) {
-            return Err(Error::InvalidArgument(format!("ack_wait of {ack_wait:?} is too short to keep alive")));
+            let ms = ack_wait.as_millis() as u64; // Not a Duration's Debug: no float formatting in the wasm.
+            return Err(Error::InvalidArgument(format!("ack_wait of {ms}ms is too short to keep alive")));
         }
         let key = (stream.to_string(), consumer.to_string());
-        self.consumers.entry(key).and_modify(|q| q.ack_wait = ack_wait).or_insert(Queue {
-            ack_wait,
-            items: VecDeque::new(),
-            reported: 0,
-        });
+        match self.consumers.0.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(at) => self.consumers.0[at].1.ack_wait = ack_wait,
+            Err(at) => self.consumers.0.insert(at, (key, Queue { ack_wait, items: VecDeque::new(), reported: 0 })),
+        }
         Ok(())
     }
 
@@ -123,7 +144,7 @@ impl AckLedger {
     pub fn commit(&mut self, epoch: u64) -> Vec<AckToken> {
         self.committed = self.committed.max(Some(epoch));
         let mut done = Vec::new();
-        for queue in self.consumers.values_mut() {
+        for queue in self.consumers.queues_mut() {
             let first = done.len();
             let mut kept = VecDeque::with_capacity(queue.items.len());
             let mut reported = 0;
@@ -138,7 +159,7 @@ impl AckLedger {
             queue.items = kept;
             queue.reported = reported;
             // Consumers come in name order; within one, by consumer sequence.
-            done[first..].sort_by_key(|item| item.token.metadata().consumer_sequence);
+            done[first..].sort_unstable_by_key(|item| item.token.metadata().consumer_sequence);
         }
         for item in &done {
             self.tracked.remove(item.token.subject());
@@ -216,7 +237,7 @@ impl AckLedger {
                 q.items.get(q.reported).map(|t| q.deadline(t))
             }
         };
-        self.consumers.values().filter_map(next).min()
+        self.consumers.queues().filter_map(next).min()
     }
 
     fn advance(&mut self, now: Instant) -> Instant {
@@ -228,7 +249,7 @@ impl AckLedger {
     /// its `+WPI`. Ones past their deadline are reported, unless that was done
     /// while disconnected.
     fn send_due(&mut self, now: Instant) {
-        for (key, queue) in &mut self.consumers {
+        for (key, queue) in &mut self.consumers.0 {
             let reported = std::mem::take(&mut queue.reported);
             // Bounded: each item moves at most once per call.
             for i in 0..queue.items.len() {
@@ -252,7 +273,7 @@ impl AckLedger {
     }
 
     fn report_missed(&mut self, now: Instant) {
-        for queue in self.consumers.values_mut() {
+        for queue in self.consumers.queues_mut() {
             while let Some(item) = queue.items.get(queue.reported) {
                 if queue.deadline(item) > now {
                     break;

@@ -371,6 +371,26 @@ pub struct ConsumerUnpinRequest {
     pub group: String,
 }
 
+/// `CONSUMER.RESET` body (ADR-60, server 2.14+): `None` (or 0) goes back to
+/// the ack floor, `Some(n)` makes the next delivery's stream sequence at
+/// least `n`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerResetRequest {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+}
+
+/// `CONSUMER.RESET` reply: the consumer's info after the reset and the
+/// stream sequence it now restarts from.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsumerResetResponse {
+    #[serde(flatten)]
+    pub info: ConsumerInfo,
+    pub reset_seq: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -570,5 +590,14 @@ mod tests {
         assert_eq!(resp.pause_remaining, Duration::from_secs(60));
         let unpin = ConsumerUnpinRequest { group: "jobs".into() };
         assert_eq!(serde_json::to_string(&unpin).unwrap(), r#"{"group":"jobs"}"#);
+        assert_eq!(serde_json::to_string(&ConsumerResetRequest::default()).unwrap(), "{}");
+        assert_eq!(serde_json::to_string(&ConsumerResetRequest { seq: Some(7) }).unwrap(), r#"{"seq":7}"#);
+        let reset: ConsumerResetResponse = parse_response(
+            br#"{"type":"io.nats.jetstream.api.v1.consumer_reset_response","stream_name":"S","name":"c",
+                "config":{"deliver_policy":"all","ack_policy":"explicit","replay_policy":"instant"},
+                "num_pending":3,"reset_seq":5}"#,
+        )
+        .unwrap();
+        assert_eq!((reset.info.name.as_str(), reset.info.num_pending, reset.reset_seq), ("c", 3, 5));
     }
 }

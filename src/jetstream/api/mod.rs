@@ -17,8 +17,9 @@ pub mod timestamp;
 pub use account::{AccountInfo, AccountLimits, ApiStats, Tier};
 pub use consumer::{
     AckPolicy, ConsumerAction, ConsumerConfig, ConsumerInfo, ConsumerListResponse, ConsumerNamesRequest,
-    ConsumerNamesResponse, ConsumerPauseRequest, ConsumerPauseResponse, ConsumerUnpinRequest, CreateConsumerRequest,
-    DeliverPolicy, PriorityGroupState, PriorityPolicy, ReplayPolicy, SequenceInfo,
+    ConsumerNamesResponse, ConsumerPauseRequest, ConsumerPauseResponse, ConsumerResetRequest, ConsumerResetResponse,
+    ConsumerUnpinRequest, CreateConsumerRequest, DeliverPolicy, PriorityGroupState, PriorityPolicy, ReplayPolicy,
+    SequenceInfo,
 };
 pub use error::{ErrorCode, JetStreamError, check_response, parse_empty_response, parse_response};
 pub(crate) use error::{parse_checked, parse_checked_plain, parse_plain_response};
@@ -27,8 +28,8 @@ pub use stream::{
     ClusterInfo, Compression, ConsumerLimits, DeleteResponse, DiscardPolicy, ExternalStream, LostStreamData,
     MsgDeleteRequest, MsgGetRequest, MsgGetResponse, PeerInfo, PersistMode, Placement, PurgeRequest, PurgeResponse,
     Republish, RetentionPolicy, StorageType, StoredMessage, StreamAlternate, StreamConfig, StreamConsumerSource,
-    StreamInfo, StreamListResponse, StreamNamesRequest, StreamNamesResponse, StreamSource, StreamSourceInfo,
-    StreamState, SubjectTransform,
+    StreamInfo, StreamInfoRequest, StreamListResponse, StreamNamesRequest, StreamNamesResponse, StreamSource,
+    StreamSourceInfo, StreamState, SubjectTransform,
 };
 pub use subjects::*;
 

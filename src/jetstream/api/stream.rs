@@ -394,6 +394,25 @@ pub struct DeleteResponse {
     pub success: bool,
 }
 
+/// `STREAM.INFO` body: details to add to the info. The subject counts come
+/// a page at a time (the server sends at most 100 000 per reply):
+/// [`Stream::info_with`](crate::jetstream::stream::Stream::info_with) asks
+/// for every page and merges them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StreamInfoRequest {
+    /// Fill `state.deleted` with the sequences of deleted messages.
+    #[serde(skip_serializing_if = "is_default")]
+    pub deleted_details: bool,
+    /// Fill `state.subjects` with the message count of each subject matching
+    /// this filter (wildcards allowed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subjects_filter: Option<String>,
+    /// Subjects to skip: the paging position.
+    #[serde(skip_serializing_if = "is_default")]
+    pub offset: usize,
+}
+
 /// `STREAM.NAMES` (and `STREAM.LIST`) body.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]

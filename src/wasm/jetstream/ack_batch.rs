@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::deliveries::{RawDeliveries, ack_kind};
 use crate::Client;
 use crate::jetstream::ack::{AckBatch, AckReport, AckToken};
+use crate::jetstream::api::AckPolicy;
 use crate::wasm::options::millis;
 use crate::wasm::promise;
 
@@ -28,8 +29,16 @@ pub struct RawAckBatch {
 }
 
 impl RawAckBatch {
-    pub(super) fn new(client: Client, timeout: Duration) -> Self {
-        RawAckBatch { batch: AckBatch::new(), client, timeout }
+    pub(super) fn new(client: Client, timeout: Duration, policy: AckPolicy) -> Self {
+        RawAckBatch { batch: AckBatch::with_policy(policy), client, timeout }
+    }
+}
+
+impl RawAckBatch {
+    /// The acks gathered, leaving an empty batch with the same policy.
+    fn take(&mut self) -> AckBatch {
+        let policy = self.batch.policy();
+        mem::replace(&mut self.batch, AckBatch::with_policy(policy))
     }
 }
 
@@ -70,7 +79,7 @@ impl RawAckBatch {
     /// processed them (one flush). The batch is empty again.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn commit(&mut self) -> Promise {
-        let (batch, client) = (mem::take(&mut self.batch), self.client.clone());
+        let (batch, client) = (self.take(), self.client.clone());
         promise(async move { batch.commit(&client).await.map(|()| JsValue::UNDEFINED) })
     }
 
@@ -79,12 +88,13 @@ impl RawAckBatch {
     #[wasm_bindgen(js_name = commitConfirmed, unchecked_return_type = "Promise<RawAckReport>")]
     pub fn commit_confirmed(&mut self, timeout: Option<f64>) -> Result<Promise, JsValue> {
         let timeout = millis(timeout.into(), "timeout")?.unwrap_or(self.timeout);
-        let (batch, client) = (mem::take(&mut self.batch), self.client.clone());
+        let (batch, client) = (self.take(), self.client.clone());
         Ok(promise(async move { batch.commit_confirmed(&client, timeout).await.map(report) }))
     }
 }
 
-fn report(report: AckReport) -> Array {
+/// `[confirmed, unconfirmed, refused]` of a confirmed commit, tokens as strings.
+pub(super) fn report(report: AckReport) -> Array {
     let tokens = |tokens: Vec<AckToken>| tokens.into_iter().map(|t| JsValue::from(String::from(t))).collect::<Array>();
     let refused = report.refused.into_iter().map(|(t, why)| Array::of2(&String::from(t).into(), &why.into()));
     Array::of3(&tokens(report.confirmed), &tokens(report.unconfirmed), &refused.collect::<Array>())

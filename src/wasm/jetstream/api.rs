@@ -3,17 +3,21 @@
 //! stay JSON text, parsed in TS; here a call is named as in its subject
 //! (`STREAM.INFO`), and the Rust API validates its names into the subject
 //! ([`api`]'s builders) and applies the prefix, timeout and error replies
-//! ([`Context::request_json`], [`Context::list_pages`]).
+//! ([`Context::request_json`], [`Context::list_pages`]). Some calls take
+//! the Rust API's own path: a consumer reset (which tells a missing
+//! consumer from the server's silence), get-or-create (a look-up, then a
+//! create that may lose a race), stream info with details (every page of
+//! subject counts) and direct gets (a message, not JSON).
 
 use bytes::Bytes;
-use js_sys::{Array, Promise};
+use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::consumer::RawConsumer;
 use super::context::RawJetStream;
 use super::lister::RawLister;
 use crate::error::Error;
-use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest};
+use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest, ErrorCode, StreamInfoRequest};
 use crate::jetstream::{Consumer, Context};
 use crate::proto;
 use crate::wasm::batch::raw_headers;
@@ -26,7 +30,12 @@ export type ApiCall =
   | "INFO"
   | "STREAM.CREATE" | "STREAM.UPDATE" | "STREAM.INFO" | "STREAM.DELETE" | "STREAM.PURGE"
   | "STREAM.MSG.GET" | "STREAM.MSG.DELETE"
-  | "CONSUMER.CREATE" | "CONSUMER.INFO" | "CONSUMER.DELETE" | "CONSUMER.PAUSE";
+  | "CONSUMER.CREATE" | "CONSUMER.INFO" | "CONSUMER.DELETE" | "CONSUMER.PAUSE" | "CONSUMER.UNPIN"
+  | "CONSUMER.RESET"
+  /** natsjet: the existing stream or consumer whatever its config, else one created from the body. */
+  | "STREAM.GET_OR_CREATE" | "CONSUMER.GET_OR_CREATE";
+/** A direct get's message: subject, stream sequence, RFC 3339 time, headers (none: `undefined`), payload. */
+export type RawStoredMsg = [subject: string, seq: number, time: string, headers: RawHeaders | undefined, data: Uint8Array];
 /** A paged listing; the consumer ones name a stream. */
 export type ApiListing = "STREAM.NAMES" | "STREAM.LIST" | "CONSUMER.NAMES" | "CONSUMER.LIST";
 "#;
@@ -45,9 +54,63 @@ impl RawJetStream {
         consumer: &str,
         body: String,
     ) -> Result<Promise, JsValue> {
-        let subject = subject(&self.context, call, stream, consumer, &body)?;
         let context = self.context.clone();
-        Ok(promise(async move { reply_text(context.request_json(&subject, body.as_bytes()).await?) }))
+        // Composed calls go through the Rust API's own; one future type for all.
+        let composed = match call {
+            "CONSUMER.RESET" | "STREAM.GET_OR_CREATE" | "CONSUMER.GET_OR_CREATE" => Some(call.to_string()),
+            _ => None,
+        };
+        let subject = match composed {
+            Some(_) => String::new(),
+            None => subject(&self.context, call, stream, consumer, &body)?,
+        };
+        let (stream, consumer) = (stream.to_string(), consumer.to_string());
+        Ok(promise(async move {
+            let body = body.as_bytes();
+            reply_text(match composed.as_deref() {
+                None => context.request_json(&subject, body).await?,
+                Some("CONSUMER.RESET") => context.reset_consumer_json(&stream, &consumer, body).await?,
+                Some("STREAM.GET_OR_CREATE") => context.get_or_create_stream_json(&stream, body).await?,
+                Some(_) => context.get_or_create_consumer_json(&stream, &consumer, body).await?,
+            })
+        }))
+    }
+
+    /// `STREAM.INFO` with details: message counts per subject matching
+    /// `subjectsFilter`, deleted sequences with `deletedDetails`; resolves
+    /// to the reply's JSON, one per page of subjects.
+    #[wasm_bindgen(js_name = streamInfo, unchecked_return_type = "Promise<string[]>")]
+    pub fn stream_info(
+        &self,
+        stream: String,
+        subjects_filter: Option<String>,
+        deleted_details: Option<bool>,
+    ) -> Promise {
+        let request = StreamInfoRequest { subjects_filter, deleted_details: deleted_details == Some(true), offset: 0 };
+        let context = self.context.clone();
+        promise(async move {
+            let pages = context.stream_info_json(&stream, &request).await?;
+            pages.into_iter().map(|page| reply_text(page).map(JsValue::from)).collect::<Result<Array, Error>>()
+        })
+    }
+
+    /// A direct get from any replica of `stream` (needs `allow_direct`):
+    /// `body` is the request's JSON, or with `lastBySubject` the newest
+    /// message on that subject. `null` when there is no such message.
+    #[wasm_bindgen(js_name = directGet, unchecked_return_type = "Promise<RawStoredMsg | null>")]
+    pub fn direct_get(&self, stream: String, last_by_subject: Option<String>, body: String) -> Promise {
+        let context = self.context.clone();
+        promise(async move {
+            let m = match context.direct_get_from_stream(&stream, last_by_subject.as_deref(), body.as_bytes()).await {
+                Err(Error::JetStream(e)) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => return Ok(JsValue::NULL),
+                found => found?,
+            };
+            let headers = m.headers.as_ref().map_or(JsValue::UNDEFINED, |h| raw_headers(None, None, Some(h)).into());
+            let data = Uint8Array::from(&m.payload[..]);
+            let fields: [JsValue; 5] =
+                [m.subject.into(), (m.sequence as f64).into(), m.time.into(), headers, data.into()];
+            Ok(fields.iter().collect::<Array>().into())
+        })
     }
 
     /// The items of a listing, fetched a page at a time as they are read;
@@ -103,6 +166,7 @@ fn subject(context: &Context, call: &str, stream: &str, consumer: &str, body: &s
         "CONSUMER.INFO" => api::consumer_info(prefix, stream, consumer),
         "CONSUMER.DELETE" => api::consumer_delete(prefix, stream, consumer),
         "CONSUMER.PAUSE" => api::consumer_pause(prefix, stream, consumer),
+        "CONSUMER.UNPIN" => api::consumer_unpin(prefix, stream, consumer),
         _ => Err(unknown(call)),
     }
 }

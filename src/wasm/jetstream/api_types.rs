@@ -206,6 +206,15 @@ export interface ConsumerInfo {
 }
 export interface SequenceInfo { consumer_seq: number; stream_seq: number; last_active?: string }
 export interface ConsumerPauseResponse { paused: boolean; pause_until: string; pause_remaining?: Nanos }
+/** A `CONSUMER.RESET` reply (server 2.14+): the consumer's info after the reset, and the stream sequence delivery restarts from. */
+export type ConsumerResetResponse = ConsumerInfo & { reset_seq: number };
+/** Details `streams.info` adds to the info, as nats.js's `StreamInfoRequestOptions`. */
+export interface StreamInfoRequestOptions {
+  /** Fill `state.deleted` with the sequences of deleted messages. */
+  deleted_details?: boolean;
+  /** Fill `state.subjects` with the message count of each subject matching this filter (wildcards allowed); every page is read. */
+  subjects_filter?: string;
+}
 
 /** The account's JetStream usage and limits (nats.js: `JetStreamAccountStats`). */
 export interface AccountInfo {

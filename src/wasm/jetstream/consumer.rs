@@ -56,6 +56,13 @@ export interface ConsumeOptions extends PullPriority {
   expires?: number;
   /** Server heartbeat (half of `expires`, at most 30000, at least 500); two missed ones re-pull. */
   idle_heartbeat?: number;
+  /**
+   * natsjet: after a terminal status (the consumer or its stream deleted…)
+   * keep pulling, with backoff, until the consumer is back, instead of
+   * ending (as nats.js does unless `abort_on_missing_resource`); the status
+   * is reported by `status()` only.
+   */
+  keep_waiting?: boolean;
 }
 "#;
 
@@ -79,6 +86,8 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     fn no_wait(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
+    fn keep_waiting(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
     fn group(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn min_pending(this: &PullOptions) -> JsValue;
@@ -98,6 +107,10 @@ pub struct RawConsumer {
 impl RawConsumer {
     pub(super) fn new(consumer: Consumer) -> Self {
         RawConsumer { consumer: Rc::new(consumer) }
+    }
+
+    pub(super) fn consumer(&self) -> &Consumer {
+        &self.consumer
     }
 }
 
@@ -130,7 +143,7 @@ impl RawConsumer {
                 fetch = fetch.priority(priority);
             }
         }
-        Ok(RawConsumerMessages::new(at_once(fetch.messages())?))
+        Ok(RawConsumerMessages::new(at_once(fetch.messages())?, false))
     }
 
     /// Continuous reading: keeps pulls outstanding, re-pulls after
@@ -140,6 +153,7 @@ impl RawConsumer {
         #[wasm_bindgen(unchecked_param_type = "ConsumeOptions | undefined")] options: Option<PullOptions>,
     ) -> Result<RawConsumerMessages, JsValue> {
         let mut stream = self.consumer.stream();
+        let mut keep_waiting = false;
         if let Some(o) = options {
             if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
                 stream = stream.max_messages_per_batch(n);
@@ -162,8 +176,12 @@ impl RawConsumer {
             if let Some(priority) = priority(&o)? {
                 stream = stream.priority(priority);
             }
+            if flag(o.keep_waiting(), "keep_waiting")? == Some(true) {
+                stream = stream.keep_waiting();
+                keep_waiting = true;
+            }
         }
-        Ok(RawConsumerMessages::new(at_once(stream.messages())?))
+        Ok(RawConsumerMessages::new(at_once(stream.messages())?, keep_waiting))
     }
 
     /// The next message, waiting up to `expires` ms (30000); `null` if none came.

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::ack_batch::RawAckBatch;
 use super::whole_number;
 use crate::error::Error;
+use crate::jetstream::api::AckPolicy;
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::jetstream::{self, Context, Publish};
 use crate::wasm::batch::header_map;
@@ -28,6 +29,8 @@ export interface RawPublishOptions {
   ttl?: string;
   /** Milliseconds to wait for the stream's ack (default: the JetStream timeout). */
   timeout?: number;
+  /** Re-sends while no stream answers (503), 50, 100, 200… ms apart (3). */
+  retries?: number;
 }
 /** What the stream must look like for the message to be stored, as nats.js's `expect`. */
 export interface PublishExpectations {
@@ -58,6 +61,8 @@ extern "C" {
     fn ttl(this: &RawPublishOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn timeout(this: &RawPublishOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn retries(this: &RawPublishOptions) -> JsValue;
 
     #[wasm_bindgen(typescript_type = "PublishExpectations")]
     pub type PublishExpectations;
@@ -81,12 +86,14 @@ pub struct RawJetStream {
 impl RawConnection {
     /// A JetStream context on this connection: `$JS.<domain>.API` with a
     /// domain (which wins, as in nats.js), else `apiPrefix`, else `$JS.API`.
-    /// `timeout` (ms) bounds API calls and publish acks (default 5000).
+    /// `timeout` (ms) bounds API calls and publish acks (default 5000);
+    /// `max_ack_inflight` bounds the publishes awaiting their ack (256).
     pub fn jetstream(
         &self,
         api_prefix: Option<String>,
         domain: Option<String>,
         timeout: Option<f64>,
+        max_ack_inflight: Option<f64>,
     ) -> Result<RawJetStream, JsValue> {
         let client = self.client().clone();
         let mut context = match (domain, api_prefix) {
@@ -96,6 +103,9 @@ impl RawConnection {
         };
         if let Some(timeout) = millis(timeout.into(), "timeout")? {
             context.set_timeout(timeout);
+        }
+        if let Some(max) = whole_number::<usize>(max_ack_inflight.into(), "maxAckInflight")? {
+            context.set_max_ack_inflight(max);
         }
         Ok(RawJetStream { context })
     }
@@ -124,6 +134,9 @@ impl RawJetStream {
             if let Some(timeout) = millis(o.timeout(), "timeout")? {
                 context.set_timeout(timeout);
             }
+            if let Some(retries) = whole_number(o.retries(), "retries")? {
+                context.set_publish_retries(retries);
+            }
             publish = with_options(publish, &o)?;
         }
         Ok(promise(async move {
@@ -133,10 +146,22 @@ impl RawJetStream {
         }))
     }
 
-    /// An empty `AckBatch`, committed on this connection with the JetStream timeout.
+    /// An empty `AckBatch`, committed on this connection with the
+    /// JetStream timeout, planned for consumers with ack policy `policy`
+    /// (default `explicit`; `all`: one `+ACK` per consumer at its highest
+    /// sequence; `none`: nothing is sent).
     #[wasm_bindgen(js_name = ackBatch)]
-    pub fn ack_batch(&self) -> RawAckBatch {
-        RawAckBatch::new(self.context.client().clone(), self.context.timeout())
+    pub fn ack_batch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "\"explicit\" | \"all\" | \"none\" | undefined")] policy: Option<String>,
+    ) -> Result<RawAckBatch, JsValue> {
+        let policy = match policy.as_deref() {
+            None | Some("explicit") => AckPolicy::Explicit,
+            Some("all") => AckPolicy::All,
+            Some("none") => AckPolicy::None,
+            Some(other) => return Err(Error::InvalidArgument(format!("ack policy {other:?}")).into()),
+        };
+        Ok(RawAckBatch::new(self.context.client().clone(), self.context.timeout(), policy))
     }
 }
 

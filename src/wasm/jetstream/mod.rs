@@ -13,13 +13,14 @@
 //! and parses the header blocks of stored messages (TS decodes the base64).
 //! Messages cross in batches, like core subscriptions.
 //! - [`context`]: `RawJetStream` (a context), acked publish, ack batches;
-//! - [`api`]: every management call and listing on `RawJetStream`, and
-//!   consumer handles from their info;
+//! - [`api`]: every management call and listing on `RawJetStream`, direct
+//!   gets, and consumer handles from their info;
 //! - [`lister`]: `RawLister`, the `*.LIST` and `*.NAMES` pages;
 //! - [`consumer`]: `RawConsumer` (fetch, next, consume) and pull options;
 //! - [`messages`]: `RawConsumerMessages`, a pull reader, and its events;
 //! - [`deliveries`]: `RawDeliveries`, a batch's messages for acks and metadata;
 //! - [`ack_batch`]: `RawAckBatch`, acks committed together;
+//! - [`ledger`]: `RawCheckpointLedger`, messages held until their checkpoint commits;
 //! - [`api_types`]: the TypeScript types of the API's JSON;
 //! - [`batches`]: results read in batches, an error after the items before it.
 
@@ -30,6 +31,7 @@ mod batches;
 mod consumer;
 mod context;
 mod deliveries;
+mod ledger;
 mod lister;
 mod messages;
 

@@ -138,3 +138,22 @@ fn refuses_what_it_cannot_keep() {
     assert!(l.track(t(0), token("S", "C", 1, 1), 2).is_err(), "already tracked");
     assert!(l.set_ack_wait("S", "C", Duration::from_millis(1)).is_err());
 }
+
+#[test]
+fn commits_consumers_in_name_order_each_by_consumer_sequence() {
+    let mut l = ledger();
+    l.set_ack_wait("S", "A", ACK_WAIT).unwrap();
+    l.set_ack_wait("R", "Z", Duration::from_secs(10)).unwrap();
+    l.set_ack_wait("S", "A", ACK_WAIT).unwrap(); // again: no second queue
+    for tok in [token("S", "C", 5, 2), token("S", "A", 9, 3), token("R", "Z", 1, 7), token("S", "A", 8, 1)] {
+        l.track(t(0), tok, 1).unwrap();
+    }
+    assert_eq!(l.poll_timeout(), Some(t(5_000)), "the shortest ack_wait sets the first +WPI");
+    let order: Vec<_> = l
+        .commit(1)
+        .iter()
+        .map(|tok| format!("{}/{}/{}", tok.stream(), tok.consumer(), tok.stream_sequence()))
+        .collect();
+    assert_eq!(order, ["R/Z/1", "S/A/8", "S/A/9", "S/C/5"]);
+    assert!(l.is_empty());
+}

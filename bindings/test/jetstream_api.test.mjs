@@ -1,0 +1,289 @@
+// JetStream calls that mirror the Rust API, through the built package against
+// a real nats-server, over ws:// and nats://: consumer unpin, reset,
+// addOrUpdate and names; get-or-create from many connections; stream info
+// with details; direct gets; publish retries and the window of acks in
+// flight; consume that keeps waiting; AckBatch policies; the checkpoint
+// ledger.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { CheckpointLedger, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
+import { rejectsWith, startJetStreamServer } from "./harness.mjs";
+
+let server;
+/** Every connection made, closed at the end even when a test failed before closing its own. */
+const opened = [];
+before(async () => {
+  server = await startJetStreamServer();
+});
+after(async () => {
+  await Promise.all(opened.map((nc) => nc.close()));
+  await server.close();
+});
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The stream sequences of one `no_wait` fetch of up to `n` messages, acked (`ackAck`) or not. */
+async function fetchSeqs(consumer, n, ack, opts = {}) {
+  const seqs = [];
+  for await (const m of await consumer.fetch({ max_messages: n, no_wait: true, ...opts })) {
+    seqs.push(m.seq);
+    if (ack) await m.ackAck();
+  }
+  return seqs;
+}
+
+for (const transport of ["ws", "nats"]) {
+  describe(`over ${transport}://`, () => {
+    async function conn() {
+      const nc = await connect({ servers: transport === "ws" ? server.wsUrl : server.url });
+      opened.push(nc);
+      return nc;
+    }
+    /** A fresh stream `name` capturing `name.>`, with a manager and a client on one connection. */
+    async function setup(name, cfg = {}) {
+      const nc = await conn();
+      const jsm = await jetstreamManager(nc, { timeout: 1500 });
+      await jsm.streams.add({ name, subjects: [`${name}.>`], ...cfg });
+      return { nc, jsm, js: jetstream(nc), name };
+    }
+    const S = (name) => `${transport.toUpperCase()}_API_${name}`;
+
+    test("consumers: reset to the ack floor and to a sequence; Stream.resetConsumer", async () => {
+      const { nc, jsm, js, name } = await setup(S("RESET"));
+      for (let i = 1; i <= 5; i++) await js.publish(`${name}.x`, `${i}`);
+      await jsm.consumers.add(name, { durable_name: "d" });
+      const consumer = await js.consumers.get(name, "d");
+      assert.deepEqual(await fetchSeqs(consumer, 2, true), [1, 2]);
+      assert.deepEqual(await fetchSeqs(consumer, 2, false), [3, 4]);
+
+      const reset = await jsm.consumers.reset(name, "d");
+      assert.equal(reset.reset_seq, 3);
+      assert.equal(reset.name, "d");
+      assert.equal(reset.num_ack_pending, 0);
+      assert.equal(reset.type, undefined, "the reply's type tag is dropped");
+      assert.deepEqual(await fetchSeqs(consumer, 1, true), [3]);
+
+      const stream = await jsm.streams.get(name);
+      assert.equal((await stream.resetConsumer("d", 5)).reset_seq, 5);
+      assert.deepEqual(await fetchSeqs(consumer, 10, true), [5]);
+
+      await jsm.consumers.add(name, { durable_name: "new", deliver_policy: "new" });
+      await rejectsWith(jsm.consumers.reset(name, "new", 1), "JETSTREAM");
+      // The server leaves a missing consumer unanswered; the Rust API tells why.
+      await rejectsWith(jsm.consumers.reset(name, "nope"), "JETSTREAM", { errCode: 10014 });
+      await rejectsWith(jsm.consumers.reset(name, "a.b"), "INVALID_ARGUMENT");
+      await nc.close();
+    });
+
+    test("consumers: unpin a pinned priority group, addOrUpdate, names", async () => {
+      const { nc, jsm, js, name } = await setup(S("PIN"));
+      await js.publish(`${name}.x`, "1");
+      await jsm.consumers.add(name, {
+        durable_name: "d",
+        priority_groups: ["g"],
+        priority_policy: "pinned_client",
+      });
+      const consumer = await js.consumers.get(name, "d");
+      assert.deepEqual(await fetchSeqs(consumer, 1, true, { group: "g" }), [1]);
+      const pinned = async () => (await jsm.consumers.info(name, "d")).priority_groups?.[0]?.pinned_client_id;
+      assert.ok(await pinned(), "the fetch pinned the group");
+      assert.equal(await jsm.consumers.unpin(name, "d", "g"), undefined);
+      assert.equal(await pinned(), undefined);
+      await rejectsWith(jsm.consumers.unpin(name, "d", "other"), "JETSTREAM");
+      await rejectsWith(jsm.consumers.unpin(name, "nope", "g"), "JETSTREAM", { errCode: 10014 });
+
+      const created = await jsm.consumers.addOrUpdate(name, { durable_name: "u", description: "one" });
+      assert.equal(created.config.ack_policy, "explicit");
+      const updated = await jsm.consumers.addOrUpdate(name, { durable_name: "u", description: "two" });
+      assert.equal(updated.config.description, "two");
+      const names = [];
+      for await (const n of jsm.consumers.names(name)) names.push(n);
+      assert.deepEqual(names.sort(), ["d", "u"]);
+      await nc.close();
+    });
+
+    test("getOrCreate: five connections at once get one stream and one consumer", async () => {
+      const conns = await Promise.all(Array.from({ length: 5 }, () => conn()));
+      const managers = await Promise.all(conns.map((nc) => jetstreamManager(nc)));
+      const name = S("GOC");
+      const streams = await Promise.all(
+        managers.map((jsm, i) => jsm.streams.getOrCreate({ name, subjects: [`${name}.>`], description: `s${i}` })),
+      );
+      assert.equal(new Set(streams.map((si) => si.config.description)).size, 1, "one stream for all");
+      const consumers = await Promise.all(
+        managers.map((jsm, i) => jsm.consumers.getOrCreate(name, "workers", { description: `w${i}` })),
+      );
+      assert.equal(new Set(consumers.map((ci) => ci.config.description)).size, 1, "one consumer for all");
+      assert.equal(consumers[0].config.durable_name, "workers");
+      assert.equal(consumers[0].config.ack_policy, "explicit");
+      const again = await managers[0].consumers.getOrCreate(name, "workers", { description: "other" });
+      assert.equal(again.config.description, consumers[0].config.description, "never updated");
+      await rejectsWith(managers[0].consumers.getOrCreate(name, "a", { durable_name: "b" }), "INVALID_ARGUMENT");
+      await rejectsWith(managers[0].streams.getOrCreate({ name: "bad.name" }), "INVALID_ARGUMENT");
+      await Promise.all(conns.map((nc) => nc.close()));
+    });
+
+    test("streams.info with subject counts and deleted sequences; Stream.info(false, opts)", async () => {
+      const { nc, jsm, js, name } = await setup(S("DETAIL"));
+      for (const s of ["a.1", "a.2", "a.1", "b.1", "a.3"]) await js.publish(`${name}.${s}`, "x");
+      await jsm.streams.deleteMessage(name, 2);
+      const plain = await jsm.streams.info(name);
+      assert.equal(plain.state.subjects, undefined);
+      assert.equal(plain.state.deleted, undefined);
+
+      const info = await jsm.streams.info(name, { subjects_filter: `${name}.a.*`, deleted_details: true });
+      assert.deepEqual(info.state.subjects, { [`${name}.a.1`]: 2, [`${name}.a.3`]: 1 });
+      assert.deepEqual(info.state.deleted, [2]);
+      assert.equal(info.type, undefined);
+      const stream = await jsm.streams.get(name);
+      const all = await stream.info(false, { subjects_filter: ">" });
+      assert.equal(Object.keys(all.state.subjects).length, 3);
+      assert.equal((await stream.info(true)).state.subjects[`${name}.b.1`], 1, "cached: the last info");
+      assert.equal((await jsm.streams.info(name, { subjects_filter: "none.>" })).state.subjects, undefined);
+      await rejectsWith(jsm.streams.info(name, { subjects_filter: "a..b" }), "INVALID_SUBJECT");
+      await rejectsWith(jsm.streams.info("NO_SUCH_STREAM", { deleted_details: true }), "JETSTREAM", {
+        errCode: 10059,
+      });
+      await nc.close();
+    });
+
+    test("direct.getMessage: by sequence, last and next on a subject; null when missing", async () => {
+      const { nc, jsm, js, name } = await setup(S("DIRECT"), { allow_direct: true });
+      const h = headers();
+      h.set("Trace", "t1");
+      await js.publish(`${name}.a`, "one", { headers: h });
+      await js.publish(`${name}.b`, "two");
+      await js.publish(`${name}.a`, "three");
+
+      const first = await jsm.direct.getMessage(name, { seq: 1 });
+      assert.equal(first.subject, `${name}.a`);
+      assert.equal(first.seq, 1);
+      assert.equal(first.string(), "one");
+      assert.equal(first.header.get("Trace"), "t1");
+      assert.equal(first.header.get("Nats-Stream"), "", "metadata headers become fields");
+      assert.ok(first.time instanceof Date && first.time.getTime() > 0);
+      const stored = await jsm.streams.getMessage(name, { seq: 1 });
+      assert.deepEqual([first.subject, first.seq, first.timestamp], [stored.subject, stored.seq, stored.timestamp]);
+
+      const second = await jsm.direct.getMessage(name, { seq: 2 });
+      assert.equal(second.header.get("Trace"), "");
+      assert.equal((await jsm.direct.getMessage(name, { last_by_subj: `${name}.a` })).string(), "three");
+      assert.equal((await jsm.direct.getMessage(name, { next_by_subj: `${name}.a`, seq: 2 })).seq, 3);
+      assert.equal((await jsm.direct.getMessage(name, { start_time: new Date(0) })).seq, 1);
+      assert.equal(await jsm.direct.getMessage(name, { seq: 99 }), null);
+      assert.equal(await jsm.direct.getMessage(name, { last_by_subj: `${name}.none` }), null);
+      await rejectsWith(jsm.direct.getMessage(name, { last_by_subj: "a..b" }), "INVALID_SUBJECT");
+
+      const plain = S("NODIRECT");
+      await jsm.streams.add({ name: plain, subjects: [`${plain}.>`] });
+      await rejectsWith(jsm.direct.getMessage(plain, { seq: 1 }), "NO_RESPONDERS");
+      await nc.close();
+    });
+
+    test("publish retries and the window of acks in flight", async () => {
+      const { nc, name } = await setup(S("WINDOW"));
+      const js = jetstream(nc, { maxAckInflight: 1 });
+      const acks = await Promise.all(Array.from({ length: 20 }, (_, i) => js.publish(`${name}.x`, `${i}`)));
+      assert.deepEqual(
+        acks.map((a) => a.seq),
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
+      const started = Date.now();
+      await rejectsWith(js.publish("nobody.stores.this", "x", { retries: 0 }), "NO_RESPONDERS");
+      assert.ok(Date.now() - started < 1000, "no retry");
+      await rejectsWith(js.publish(`${name}.x`, "x", { retries: -1 }), "INVALID_ARGUMENT");
+      assert.throws(() => jetstream(nc, { maxAckInflight: 1.5 }), (e) => e instanceof NatsError);
+      await nc.close();
+    });
+
+    test("consume({ keep_waiting }) outlives a deleted consumer and reads from its successor", async () => {
+      const { nc, jsm, js, name } = await setup(S("KEEP"));
+      await jsm.consumers.add(name, { durable_name: "d" });
+      const consumer = await js.consumers.get(name, "d");
+      const messages = await consumer.consume({ keep_waiting: true, expires: 1000 });
+      const statuses = [];
+      void (async () => {
+        for await (const s of messages.status()) statuses.push(s.type);
+      })();
+      await jsm.consumers.delete(name, "d");
+      await sleep(300);
+      await jsm.consumers.add(name, { durable_name: "d" });
+      await js.publish(`${name}.x`, "back");
+      for await (const m of messages) {
+        assert.equal(m.string(), "back");
+        m.ack();
+        break;
+      }
+      // A 409 if the server told the waiting pull, else missed heartbeats: either way, no end.
+      const noticed = statuses.some((type) => type === "terminal" || type === "heartbeats_missed");
+      assert.ok(noticed, `the deletion was reported: ${statuses}`);
+      await nc.close();
+    });
+
+    test("AckBatch({ policy: 'all' }) acks a consumer's messages with its highest +ACK", async () => {
+      const { nc, jsm, js, name } = await setup(S("ACKALL"));
+      for (let i = 0; i < 5; i++) await js.publish(`${name}.x`, `${i}`);
+      await jsm.consumers.add(name, { durable_name: "d", ack_policy: "all" });
+      const consumer = await js.consumers.get(name, "d");
+      const batch = js.ackBatch({ policy: "all" });
+      for await (const m of await consumer.fetch({ max_messages: 5, expires: 2000 })) batch.add(m);
+      const report = await batch.commit({ confirm: true });
+      assert.equal(report.confirmed.length, 5, "one +ACK settles all five");
+      assert.equal((await jsm.consumers.info(name, "d")).ack_floor.stream_seq, 5);
+      assert.throws(() => js.ackBatch({ policy: "some" }), (e) => e.code === "INVALID_ARGUMENT");
+      await nc.close();
+    });
+
+    test("CheckpointLedger: holds messages past ack_wait with +WPI, commits them confirmed", async () => {
+      const { nc, jsm, js, name } = await setup(S("LEDGER"));
+      for (let i = 0; i < 10; i++) await js.publish(`${name}.x`, `${i}`);
+      await jsm.consumers.add(name, { durable_name: "d", ack_wait: 1e9, max_ack_pending: 5 });
+      const consumer = await js.consumers.get(name, "d");
+      const ledger = new CheckpointLedger(consumer, { workers: 2, batch: 5, checkpointInterval: 3000 });
+      assert.deepEqual(
+        ledger.warnings().map((w) => w.code),
+        ["MAX_ACK_PENDING_TOO_SMALL", "ACK_WAIT_SHORTER_THAN_CHECKPOINT"],
+      );
+      assert.match(ledger.warnings()[1].message, /ack_wait 1000ms/);
+
+      const msgs = [];
+      for await (const m of await consumer.fetch({ max_messages: 5, expires: 2000 })) msgs.push(m);
+      assert.equal(msgs.length, 5);
+      msgs.forEach((m, i) => ledger.track(m, i < 3 ? 1 : 2));
+      assert.equal(ledger.length, 5);
+      assert.throws(() => msgs[0].ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED", "the ledger owns the ack");
+      assert.throws(() => ledger.track(msgs[0], 3), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+
+      // Three ack_waits later nothing was redelivered: the driver sent +WPI meanwhile.
+      await sleep(3000);
+      const held = await jsm.consumers.info(name, "d");
+      assert.equal(held.num_redelivered, 0);
+      assert.equal(held.num_ack_pending, 5);
+      assert.equal(ledger.tryNextEvent(), null);
+
+      const report = await ledger.commit(1);
+      assert.equal(report.confirmed.length, 3);
+      assert.deepEqual([report.unconfirmed, report.refused], [[], []]);
+      assert.equal(ledger.length, 2);
+      assert.ok(!ledger.isEmpty());
+      const late = (await consumer.next({ expires: 2000 })) ?? assert.fail("a sixth message");
+      assert.throws(() => ledger.track(late, 1), (e) => e.code === "INVALID_ARGUMENT", "epoch 1 is committed");
+      late.ack();
+      assert.equal((await ledger.commit(2)).confirmed.length, 2);
+      assert.ok(ledger.isEmpty());
+      assert.equal((await jsm.consumers.info(name, "d")).num_ack_pending, 0);
+      ledger.close();
+
+      await jsm.consumers.add(name, { durable_name: "all", ack_policy: "all" });
+      const all = await js.consumers.get(name, "all");
+      assert.throws(
+        () => new CheckpointLedger(all, { workers: 2, batch: 10, checkpointInterval: 1000 }),
+        (e) => e.code === "INVALID_ARGUMENT" && /AckAll/.test(e.message),
+      );
+      const single = new CheckpointLedger(all, { workers: 1, batch: 10, checkpointInterval: 1000 });
+      assert.deepEqual(single.warnings(), []);
+      single.close();
+      await nc.close();
+    });
+  });
+}
