@@ -16,7 +16,7 @@ use wasm_bindgen::convert::FromWasmAbi;
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
 
-use super::wasm::{HeldWrites, js_message, js_to_io, take_received};
+use super::wasm::{HeldWrites, after_task, end_of_task_is_microtask, js_message, js_to_io, take_received};
 use crate::addr::{Scheme, ServerAddr};
 use crate::driver::{BoxFuture, Runtime, WasmRuntime};
 use crate::error::Error;
@@ -109,6 +109,7 @@ impl WebSocketTransport {
     pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
         if let Some(n) = take_received(&mut shared.inbox, buf) {
+            self.held.received();
             return Poll::Ready(Ok(n));
         }
         match shared.state {
@@ -172,14 +173,14 @@ impl WebSocketTransport {
 
 impl Callbacks {
     fn install(socket: &WebSocket, shared: &Rc<RefCell<Shared>>) -> Callbacks {
-        let on_open = update(shared, |s, _: Event| s.state = State::Open);
-        let on_message = update(shared, |s, event: MessageEvent| append(&mut s.inbox, &event.data()));
-        let on_error = update(shared, |s, _: Event| {
+        let on_open = update(shared, Wake::Now, |s, _: Event| s.state = State::Open);
+        let on_message = update(shared, Wake::AfterTask, |s, event: MessageEvent| append(&mut s.inbox, &event.data()));
+        let on_error = update(shared, Wake::Now, |s, _: Event| {
             if matches!(s.state, State::Connecting) {
                 s.state = State::Failed;
             }
         });
-        let on_close = update(shared, |s, event: CloseEvent| {
+        let on_close = update(shared, Wake::Now, |s, event: CloseEvent| {
             s.state = State::Closed { code: event.code(), reason: event.reason() };
         });
         socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
@@ -190,9 +191,22 @@ impl Callbacks {
     }
 }
 
+/// When a callback wakes the reader.
+#[derive(Clone, Copy)]
+enum Wake {
+    Now,
+    /// Once the current task is over where that is a later task (browsers):
+    /// frames, which nats-server cuts to 4 KiB for browsers and Blink hands
+    /// over one `message` event each, then reach the driver together, not
+    /// one driver round (parse, batch to JS, acks) per 4 KiB. In Node the
+    /// frames of one socket read already come in one task.
+    AfterTask,
+}
+
 /// A JS callback that applies `f` to the shared state, then wakes the reader.
 fn update<E: FromWasmAbi + 'static>(
     shared: &Rc<RefCell<Shared>>,
+    wake: Wake,
     mut f: impl FnMut(&mut Shared, E) + 'static,
 ) -> Closure<dyn FnMut(E)> {
     let shared = Rc::clone(shared);
@@ -202,8 +216,10 @@ fn update<E: FromWasmAbi + 'static>(
             f(&mut s, event);
             s.waker.take()
         };
-        if let Some(waker) = waker {
-            waker.wake();
+        match (waker, wake) {
+            (Some(waker), Wake::AfterTask) if !end_of_task_is_microtask() => after_task(move || waker.wake()),
+            (Some(waker), _) => waker.wake(),
+            (None, _) => {}
         }
     })
 }
