@@ -124,8 +124,8 @@ impl Transport {
 /// cheap to catch (`process.nextTick` in Node) every write waits for it;
 /// elsewhere (a `MessageChannel` message in browsers, one task later) the
 /// first write of a task leaves at once, for latency, and the rest wait,
-/// unless data came in since the last end of a task: then the writes are
-/// most likely answers to it (acks, replies, pulls), and all of them wait.
+/// unless the transport said they answer a burst of received data
+/// ([`HeldWrites::received`]): then acks, replies and pulls all wait.
 /// At the end of the task the driver is woken: its next flush sends what
 /// was held back, including what it had not handed over yet.
 #[derive(Default)]
@@ -202,8 +202,8 @@ impl HeldWrites {
         Poll::Ready(send(&bytes))
     }
 
-    /// Data came in: writes until the next end of a task are held back
-    /// even where the first one would leave at once.
+    /// A burst of data was read: writes until the next end of a task are
+    /// held back even where the first one would leave at once.
     pub(super) fn received(&self) {
         self.state.borrow_mut().answering = true;
     }

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
@@ -43,6 +43,12 @@ struct Shared {
     state: State,
     inbox: BytesMut,
     waker: Option<Waker>,
+    /// Browsers: a frame came since the last end of a task (see [`on_message`]).
+    burst: bool,
+    /// Frames of this burst wait for the end of the task.
+    deferred: bool,
+    /// The next read takes frames that waited: the writes answering them wait too.
+    answering: bool,
 }
 
 #[derive(Default)]
@@ -109,7 +115,9 @@ impl WebSocketTransport {
     pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
         if let Some(n) = take_received(&mut shared.inbox, buf) {
-            self.held.received();
+            if std::mem::take(&mut shared.answering) {
+                self.held.received();
+            }
             return Poll::Ready(Ok(n));
         }
         match shared.state {
@@ -173,14 +181,14 @@ impl WebSocketTransport {
 
 impl Callbacks {
     fn install(socket: &WebSocket, shared: &Rc<RefCell<Shared>>) -> Callbacks {
-        let on_open = update(shared, Wake::Now, |s, _: Event| s.state = State::Open);
-        let on_message = update(shared, Wake::AfterTask, |s, event: MessageEvent| append(&mut s.inbox, &event.data()));
-        let on_error = update(shared, Wake::Now, |s, _: Event| {
+        let on_open = update(shared, |s, _: Event| s.state = State::Open);
+        let on_message = on_message(shared);
+        let on_error = update(shared, |s, _: Event| {
             if matches!(s.state, State::Connecting) {
                 s.state = State::Failed;
             }
         });
-        let on_close = update(shared, Wake::Now, |s, event: CloseEvent| {
+        let on_close = update(shared, |s, event: CloseEvent| {
             s.state = State::Closed { code: event.code(), reason: event.reason() };
         });
         socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
@@ -191,22 +199,9 @@ impl Callbacks {
     }
 }
 
-/// When a callback wakes the reader.
-#[derive(Clone, Copy)]
-enum Wake {
-    Now,
-    /// Once the current task is over where that is a later task (browsers):
-    /// frames, which nats-server cuts to 4 KiB for browsers and Blink hands
-    /// over one `message` event each, then reach the driver together, not
-    /// one driver round (parse, batch to JS, acks) per 4 KiB. In Node the
-    /// frames of one socket read already come in one task.
-    AfterTask,
-}
-
 /// A JS callback that applies `f` to the shared state, then wakes the reader.
 fn update<E: FromWasmAbi + 'static>(
     shared: &Rc<RefCell<Shared>>,
-    wake: Wake,
     mut f: impl FnMut(&mut Shared, E) + 'static,
 ) -> Closure<dyn FnMut(E)> {
     let shared = Rc::clone(shared);
@@ -216,12 +211,61 @@ fn update<E: FromWasmAbi + 'static>(
             f(&mut s, event);
             s.waker.take()
         };
-        match (waker, wake) {
-            (Some(waker), Wake::AfterTask) if !end_of_task_is_microtask() => after_task(move || waker.wake()),
-            (Some(waker), _) => waker.wake(),
-            (None, _) => {}
+        if let Some(waker) = waker {
+            waker.wake();
         }
     })
+}
+
+/// The `message` callback. nats-server cuts its frames to 4 KiB for
+/// browsers, and Blink fires one event per frame, each followed by a
+/// microtask checkpoint: woken at each, the driver would run a whole round
+/// (parse, a batch to JS, acks) per 4 KiB. So in browsers the first frame
+/// after a quiet spell wakes the driver at once (a lone reply is not
+/// delayed), and the frames that follow it before the end of the task
+/// reach the driver together when it ends; the writes answering those
+/// wait for the end of that task too. In Node the frames of one socket
+/// read already come in one task, and each event wakes the driver.
+fn on_message(shared: &Rc<RefCell<Shared>>) -> Closure<dyn FnMut(MessageEvent)> {
+    let shared = Rc::clone(shared);
+    Closure::new(move |event: MessageEvent| {
+        let waker = {
+            let mut s = shared.borrow_mut();
+            append(&mut s.inbox, &event.data());
+            if end_of_task_is_microtask() {
+                s.waker.take()
+            } else if s.burst {
+                s.deferred = true;
+                None
+            } else {
+                s.burst = true;
+                let weak = Rc::downgrade(&shared);
+                after_task(move || end_burst(&weak));
+                s.waker.take()
+            }
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    })
+}
+
+/// The end of the task in which a burst began: the frames that waited go
+/// to the driver.
+fn end_burst(shared: &Weak<RefCell<Shared>>) {
+    let Some(shared) = shared.upgrade() else { return };
+    let waker = {
+        let mut s = shared.borrow_mut();
+        s.burst = false;
+        if !std::mem::take(&mut s.deferred) {
+            return;
+        }
+        s.answering = true;
+        s.waker.take()
+    };
+    if let Some(waker) = waker {
+        waker.wake();
+    }
 }
 
 /// Appends a frame: an `ArrayBuffer` for binary frames, a string for text.
