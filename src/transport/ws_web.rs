@@ -220,28 +220,31 @@ fn update<E: FromWasmAbi + 'static>(
 /// The `message` callback. nats-server cuts its frames to 4 KiB for
 /// browsers, and Blink fires one event per frame, each followed by a
 /// microtask checkpoint: woken at each, the driver would run a whole round
-/// (parse, a batch to JS, acks) per 4 KiB. So in browsers the first frame
+/// (parse, a batch to JS, acks) per 4 KiB. So in browsers a short frame
 /// after a quiet spell wakes the driver at once (a lone reply is not
-/// delayed), and the frames that follow it before the end of the task
-/// reach the driver together when it ends; the writes answering those
-/// wait for the end of that task too. In Node the frames of one socket
-/// read already come in one task, and each event wakes the driver.
+/// delayed), while a full one ([`FULL_FRAME`]: more is on its way) and the
+/// frames that follow either before the end of the task reach the driver
+/// together when it ends; the writes answering them wait for the end of
+/// that task too. In Node the frames of one socket read already come in
+/// one task, and each event wakes the driver.
 fn on_message(shared: &Rc<RefCell<Shared>>) -> Closure<dyn FnMut(MessageEvent)> {
     let shared = Rc::clone(shared);
     Closure::new(move |event: MessageEvent| {
         let waker = {
             let mut s = shared.borrow_mut();
-            append(&mut s.inbox, &event.data());
-            if end_of_task_is_microtask() {
-                s.waker.take()
-            } else if s.burst {
-                s.deferred = true;
-                None
-            } else {
+            let size = append(&mut s.inbox, &event.data());
+            let browser = !end_of_task_is_microtask();
+            let now = !browser || !s.burst && size < FULL_FRAME;
+            if browser && !s.burst {
                 s.burst = true;
                 let weak = Rc::downgrade(&shared);
                 after_task(move || end_burst(&weak));
+            }
+            if now {
                 s.waker.take()
+            } else {
+                s.deferred = true;
+                None
             }
         };
         if let Some(waker) = waker {
@@ -268,16 +271,23 @@ fn end_burst(shared: &Weak<RefCell<Shared>>) {
     }
 }
 
-/// Appends a frame: an `ArrayBuffer` for binary frames, a string for text.
-fn append(inbox: &mut BytesMut, data: &JsValue) {
+/// The size of the frames nats-server cuts its output into for browsers
+/// (`wsFrameSizeForBrowsers`): a frame this large is most likely followed
+/// by more.
+const FULL_FRAME: usize = 4096;
+
+/// Appends a frame (an `ArrayBuffer` for binary frames, a string for
+/// text), giving its size.
+fn append(inbox: &mut BytesMut, data: &JsValue) -> usize {
+    let start = inbox.len();
     if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
         let bytes = Uint8Array::new(buffer);
-        let start = inbox.len();
         inbox.resize(start + bytes.length() as usize, 0);
         bytes.copy_to(&mut inbox[start..]);
     } else if let Some(text) = data.as_string() {
         inbox.extend_from_slice(text.as_bytes());
     }
+    inbox.len() - start
 }
 
 impl Drop for WebSocketTransport {
