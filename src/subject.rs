@@ -39,21 +39,30 @@ pub fn validate_queue(queue: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// One pass over the bytes: it runs for every publish and every ack.
 fn check(subject: &str) -> Result<(), Error> {
     if subject.is_empty() {
         return Err(invalid(subject, "empty subject"));
     }
-    if subject.bytes().any(is_forbidden) {
-        return Err(invalid(subject, "whitespace or control character"));
+    // A token is empty where a dot starts or ends the subject or follows a dot.
+    let mut previous = b'.';
+    let mut empty_token = false;
+    for &b in subject.as_bytes() {
+        if is_forbidden(b) {
+            return Err(invalid(subject, "whitespace or control character"));
+        }
+        empty_token |= b == b'.' && previous == b'.';
+        previous = b;
     }
-    if subject.split('.').any(str::is_empty) {
+    if empty_token || previous == b'.' {
         return Err(invalid(subject, "empty token"));
     }
     Ok(())
 }
 
+/// ASCII whitespace or control: every such byte is at most a space, or DEL.
 fn is_forbidden(b: u8) -> bool {
-    b.is_ascii_whitespace() || b.is_ascii_control()
+    b <= b' ' || b == 0x7f
 }
 
 fn invalid(subject: &str, reason: &'static str) -> Error {
@@ -69,6 +78,13 @@ mod tests {
         for s in ["a", "foo.bar", "$JS.API.INFO", "_INBOX.abc.*", "a.>", "*.b"] {
             validate_subject(s).unwrap();
             validate_subscribe_subject(s).unwrap();
+        }
+    }
+
+    #[test]
+    fn forbidden_bytes_are_ascii_whitespace_and_controls() {
+        for b in 0..=u8::MAX {
+            assert_eq!(is_forbidden(b), b.is_ascii_whitespace() || b.is_ascii_control(), "{b}");
         }
     }
 

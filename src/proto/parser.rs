@@ -244,8 +244,13 @@ fn parse_number(field: &[u8]) -> Option<u64> {
 
 /// Subjects are bytes on the wire; a publisher's odd bytes must not break
 /// the stream, so they are decoded lossily.
+/// Valid UTF-8 (always, from a real server) is copied once, without the
+/// chunked scan of `from_utf8_lossy`.
 fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 fn info(json: &[u8]) -> Result<ServerInfo, Error> {

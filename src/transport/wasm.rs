@@ -123,7 +123,9 @@ impl Transport {
 /// message made publishing and acking slow). Where the end of a task is
 /// cheap to catch (`process.nextTick` in Node) every write waits for it;
 /// elsewhere (a `MessageChannel` message in browsers, one task later) the
-/// first write of a task leaves at once, for latency, and the rest wait.
+/// first write of a task leaves at once, for latency, and the rest wait,
+/// unless the transport said they answer a burst of received data
+/// ([`HeldWrites::received`]): then acks, replies and pulls all wait.
 /// At the end of the task the driver is woken: its next flush sends what
 /// was held back, including what it had not handed over yet.
 #[derive(Default)]
@@ -138,6 +140,8 @@ struct Held {
     holding: bool,
     /// The task ended: the next flush sends `outbox`.
     task_ended: bool,
+    /// Data came in since the last end of a task (see [`HeldWrites::received`]).
+    answering: bool,
     /// The driver, woken when the task ends.
     waker: Option<Waker>,
 }
@@ -159,7 +163,7 @@ impl HeldWrites {
             if !held.holding {
                 held.holding = true;
                 schedule_task_end(Rc::downgrade(&self.state));
-                if !END_OF_TASK.with(|end| end.is_microtask) {
+                if !held.answering && !end_of_task_is_microtask() {
                     drop(held);
                     return send(data);
                 }
@@ -198,6 +202,12 @@ impl HeldWrites {
         Poll::Ready(send(&bytes))
     }
 
+    /// A burst of data was read: writes until the next end of a task are
+    /// held back even where the first one would leave at once.
+    pub(super) fn received(&self) {
+        self.state.borrow_mut().answering = true;
+    }
+
     /// Whether writes are held back until a flush at the end of this task.
     pub(super) fn holding(&self) -> bool {
         let held = self.state.borrow();
@@ -226,6 +236,7 @@ fn schedule_task_end(state: Weak<RefCell<Held>>) {
         let waker = {
             let mut held = state.borrow_mut();
             held.task_ended = true;
+            held.answering = false;
             held.waker.take()
         };
         if let Some(waker) = waker {
@@ -302,8 +313,14 @@ fn end_of_task() -> EndOfTask {
     }
 }
 
+/// Whether the end of a task comes right after its microtasks (Node), not
+/// in a later task (browsers).
+pub(super) fn end_of_task_is_microtask() -> bool {
+    END_OF_TASK.with(|end| end.is_microtask)
+}
+
 /// Runs `f` once the current JS task and its microtasks are done.
-fn after_task(f: impl FnOnce() + 'static) {
+pub(super) fn after_task(f: impl FnOnce() + 'static) {
     let first = AFTER_TASK.with(|q| {
         let mut q = q.borrow_mut();
         q.push(Box::new(f));

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
@@ -16,7 +16,7 @@ use wasm_bindgen::convert::FromWasmAbi;
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
 
-use super::wasm::{HeldWrites, js_message, js_to_io, take_received};
+use super::wasm::{HeldWrites, after_task, end_of_task_is_microtask, js_message, js_to_io, take_received};
 use crate::addr::{Scheme, ServerAddr};
 use crate::driver::{BoxFuture, Runtime, WasmRuntime};
 use crate::error::Error;
@@ -43,6 +43,12 @@ struct Shared {
     state: State,
     inbox: BytesMut,
     waker: Option<Waker>,
+    /// Browsers: a frame came since the last end of a task (see [`on_message`]).
+    burst: bool,
+    /// Frames of this burst wait for the end of the task.
+    deferred: bool,
+    /// The next read takes frames that waited: the writes answering them wait too.
+    answering: bool,
 }
 
 #[derive(Default)]
@@ -109,6 +115,9 @@ impl WebSocketTransport {
     pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
         if let Some(n) = take_received(&mut shared.inbox, buf) {
+            if std::mem::take(&mut shared.answering) {
+                self.held.received();
+            }
             return Poll::Ready(Ok(n));
         }
         match shared.state {
@@ -173,7 +182,7 @@ impl WebSocketTransport {
 impl Callbacks {
     fn install(socket: &WebSocket, shared: &Rc<RefCell<Shared>>) -> Callbacks {
         let on_open = update(shared, |s, _: Event| s.state = State::Open);
-        let on_message = update(shared, |s, event: MessageEvent| append(&mut s.inbox, &event.data()));
+        let on_message = on_message(shared);
         let on_error = update(shared, |s, _: Event| {
             if matches!(s.state, State::Connecting) {
                 s.state = State::Failed;
@@ -208,16 +217,77 @@ fn update<E: FromWasmAbi + 'static>(
     })
 }
 
-/// Appends a frame: an `ArrayBuffer` for binary frames, a string for text.
-fn append(inbox: &mut BytesMut, data: &JsValue) {
+/// The `message` callback. nats-server cuts its frames to 4 KiB for
+/// browsers, and Blink fires one event per frame, each followed by a
+/// microtask checkpoint: woken at each, the driver would run a whole round
+/// (parse, a batch to JS, acks) per 4 KiB. So in browsers a short frame
+/// after a quiet spell wakes the driver at once (a lone reply is not
+/// delayed), while a full one ([`FULL_FRAME`]: more is on its way) and the
+/// frames that follow either before the end of the task reach the driver
+/// together when it ends; the writes answering them wait for the end of
+/// that task too. In Node the frames of one socket read already come in
+/// one task, and each event wakes the driver.
+fn on_message(shared: &Rc<RefCell<Shared>>) -> Closure<dyn FnMut(MessageEvent)> {
+    let shared = Rc::clone(shared);
+    Closure::new(move |event: MessageEvent| {
+        let waker = {
+            let mut s = shared.borrow_mut();
+            let size = append(&mut s.inbox, &event.data());
+            let browser = !end_of_task_is_microtask();
+            let now = !browser || !s.burst && size < FULL_FRAME;
+            if browser && !s.burst {
+                s.burst = true;
+                let weak = Rc::downgrade(&shared);
+                after_task(move || end_burst(&weak));
+            }
+            if now {
+                s.waker.take()
+            } else {
+                s.deferred = true;
+                None
+            }
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    })
+}
+
+/// The end of the task in which a burst began: the frames that waited go
+/// to the driver.
+fn end_burst(shared: &Weak<RefCell<Shared>>) {
+    let Some(shared) = shared.upgrade() else { return };
+    let waker = {
+        let mut s = shared.borrow_mut();
+        s.burst = false;
+        if !std::mem::take(&mut s.deferred) {
+            return;
+        }
+        s.answering = true;
+        s.waker.take()
+    };
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}
+
+/// The size of the frames nats-server cuts its output into for browsers
+/// (`wsFrameSizeForBrowsers`): a frame this large is most likely followed
+/// by more.
+const FULL_FRAME: usize = 4096;
+
+/// Appends a frame (an `ArrayBuffer` for binary frames, a string for
+/// text), giving its size.
+fn append(inbox: &mut BytesMut, data: &JsValue) -> usize {
+    let start = inbox.len();
     if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
         let bytes = Uint8Array::new(buffer);
-        let start = inbox.len();
         inbox.resize(start + bytes.length() as usize, 0);
         bytes.copy_to(&mut inbox[start..]);
     } else if let Some(text) = data.as_string() {
         inbox.extend_from_slice(text.as_bytes());
     }
+    inbox.len() - start
 }
 
 impl Drop for WebSocketTransport {

@@ -30,8 +30,9 @@ export type RawDeliveryInfo = [stream: string, consumer: string, domain: string 
 
 #[wasm_bindgen]
 pub struct RawDeliveries {
-    /// Payloads removed: JS holds them.
-    messages: Rc<[Message]>,
+    /// Subjects, payloads and headers removed: JS holds them. What is left
+    /// (the ack subject, the ack state) is what acks and metadata need.
+    messages: Rc<Vec<Message>>,
 }
 
 /// `[RawBatch, RawDeliveries]` of `messages`, `null` for none.
@@ -40,10 +41,14 @@ pub(super) fn delivered(mut messages: Vec<Message>) -> JsValue {
         return JsValue::NULL;
     }
     let batch = pack_without_replies(&messages.iter().map(|m| &m.message).collect::<Vec<_>>());
+    // Freed now, while in cache, rather than when JS collects the batch.
     for m in &mut messages {
         m.message.payload = Bytes::new();
+        m.message.subject = String::new();
+        m.message.headers = None;
+        m.message.description = None;
     }
-    Array::of2(&batch, &RawDeliveries { messages: messages.into() }.into()).into()
+    Array::of2(&batch, &RawDeliveries { messages: Rc::new(messages) }.into()).into()
 }
 
 /// An ack kind from JS, with the nak delay (ms) or term reason that goes with it.
