@@ -22,6 +22,20 @@ done
 cargo build --target wasm32-unknown-unknown --no-default-features --features wasm --profile release-wasm
 wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 
+# serde_json's deserializer must stay out of the wasm: the wasm reads the
+# server's JSON with serde-json-core (src/plain_json.rs), and serde_json's
+# deserializing links its float printer and Debug escaping (~24 KB gzip).
+# The name section (removed only by wasm-bindgen below) names every function,
+# mangled: serde_json::de::x is `10serde_json2de`, <serde_json::de::X as ..> is
+# `serde_json..de..`.
+LC_ALL=C grep -aq '7natsjet' "$wasm" || { echo "build-pkg: $wasm has no name section to check" >&2; exit 1; }
+if serde_json_de=$(LC_ALL=C grep -aoE '[0-9A-Za-z_$.]*serde_json(2de|\.\.de\.\.)[0-9A-Za-z_$.]*' "$wasm"); then
+    echo "build-pkg: serde_json's deserializer is linked into the wasm; read server JSON with" >&2
+    echo "plain_json::from_slice (serde-json-core in wasm), not serde_json::from_*. Linked:" >&2
+    echo "$serde_json_de" | head -5 >&2
+    exit 1
+fi
+
 rm -rf pkg/web pkg/node pkg/jetstream pkg/*.js pkg/*.d.ts
 for target in web nodejs; do
     out="pkg/${target%js}"
