@@ -146,7 +146,7 @@ pub(crate) fn parse_checked_plain<T: DeserializeOwned>(payload: &[u8]) -> Result
     plain_json::from_slice(payload).map_err(|e| bad_response(&e))
 }
 
-fn bad_response(e: &dyn fmt::Display) -> Error {
+pub(crate) fn bad_response(e: &dyn fmt::Display) -> Error {
     Error::Protocol(format!("bad JetStream API response: {e}"))
 }
 

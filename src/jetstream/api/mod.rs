@@ -22,7 +22,7 @@ pub use consumer::{
     SequenceInfo,
 };
 pub use error::{ErrorCode, JetStreamError, check_response, parse_empty_response, parse_response};
-pub(crate) use error::{parse_checked, parse_checked_plain, parse_plain_response};
+pub(crate) use error::{bad_response, parse_checked, parse_checked_plain, parse_plain_response};
 pub use publish::PubAck;
 pub use stream::{
     ClusterInfo, Compression, ConsumerLimits, DeleteResponse, DiscardPolicy, ExternalStream, LostStreamData,
