@@ -147,7 +147,7 @@ impl fmt::Display for Error {
                 write!(f, "reconnect buffer full ({capacity} bytes): message not accepted")
             }
             Error::Disconnected => f.write_str("disconnected while the operation was in flight"),
-            Error::Io { kind, message } => write!(f, "i/o error ({kind:?}): {message}"),
+            Error::Io { kind, message } => write!(f, "i/o error ({kind}): {message}"),
             Error::Tls(what) => write!(f, "tls error: {what}"),
             Error::Credentials(what) => write!(f, "credentials error: {what}"),
         }
