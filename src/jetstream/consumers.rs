@@ -8,7 +8,7 @@ use bytes::Bytes;
 use super::api::{self, ConsumerAction, ConsumerConfig, ConsumerInfo, ConsumerResetRequest, ConsumerResetResponse};
 use super::api::{ConsumerUnpinRequest, CreateConsumerRequest, DeleteResponse};
 use super::consumer::Consumer;
-use super::context::Context;
+use super::context::{Context, encode_request};
 use crate::error::Error;
 
 impl Context {
@@ -121,8 +121,7 @@ impl Context {
         group: impl Into<String>,
     ) -> Result<(), Error> {
         let subject = api::consumer_unpin(self.api_prefix(), stream.as_ref(), consumer.as_ref())?;
-        let body = serde_json::to_vec(&ConsumerUnpinRequest { group: group.into() })
-            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let body = encode_request(&ConsumerUnpinRequest { group: group.into() })?;
         api::parse_empty_response(&self.request_json(&subject, &body).await?)
     }
 
@@ -138,8 +137,7 @@ impl Context {
         stream: impl AsRef<str>,
         seq: Option<u64>,
     ) -> Result<ConsumerResetResponse, Error> {
-        let body =
-            serde_json::to_vec(&ConsumerResetRequest { seq }).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let body = encode_request(&ConsumerResetRequest { seq })?;
         api::parse_checked(&self.reset_consumer_json(stream.as_ref(), consumer.as_ref(), &body).await?)
     }
 

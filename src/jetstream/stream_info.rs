@@ -8,7 +8,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 
 use super::api::{self, StreamInfoRequest};
-use super::context::Context;
+use super::context::{Context, encode_request};
 use crate::error::Error;
 use crate::subject::validate_subject;
 
@@ -35,7 +35,7 @@ impl Context {
         let mut request = request.clone();
         let mut pages = Vec::new();
         loop {
-            let body = serde_json::to_vec(&request).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+            let body = encode_request(&request)?;
             let reply = self.request_json(&subject, &body).await?;
             let page: Page = api::parse_checked_plain(&reply)?;
             pages.push(reply);
