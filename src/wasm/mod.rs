@@ -61,8 +61,9 @@ fn to_js_object(value: &impl Serialize) -> Result<JsValue, Error> {
     parse_json(&to_json(value)?)
 }
 
+/// Without serde_json's error text, as the JetStream `encode_request`.
 fn to_json(value: &impl Serialize) -> Result<String, Error> {
-    serde_json::to_string(value).map_err(|e| Error::Protocol(format!("cannot encode for JS: {e}")))
+    serde_json::to_string(value).map_err(|_| Error::Protocol("cannot encode for JS".into()))
 }
 
 /// `JSON.parse` of JSON that natsjet made.
