@@ -3,7 +3,8 @@
 # scripts/setup.sh has run (wasm32 target, wasm-bindgen CLI, npm ci):
 #   1. cargo build   the wasm (release-wasm profile: opt-level z, lto, panic abort;
 #                    feature wasm only: nkey and .creds signing happen in JS,
-#                    through @nats-io/nkeys, loaded only by apps that sign)
+#                    through @nats-io/nkeys, loaded only by apps that sign);
+#                    fails if serde_json's deserializer got linked into it
 #   2. wasm-bindgen  pkg/web (ES module, fetches the wasm via import.meta.url)
 #                    pkg/node (CommonJS glue, marked so by pkg/node/package.json)
 #   3. tsc           bindings/*.ts, bindings/jetstream/*.ts -> pkg/ (.js + .d.ts;
@@ -28,7 +29,7 @@ wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 # The name section (removed only by wasm-bindgen below) names every function,
 # mangled: serde_json::de::x is `10serde_json2de`, <serde_json::de::X as ..> is
 # `serde_json..de..`.
-LC_ALL=C grep -aq '7natsjet' "$wasm" || { echo "build-pkg: $wasm has no name section to check" >&2; exit 1; }
+LC_ALL=C grep -aq '_ZN7natsjet' "$wasm" || { echo "build-pkg: $wasm has no name section to check" >&2; exit 1; }
 if serde_json_de=$(LC_ALL=C grep -aoE '[0-9A-Za-z_$.]*serde_json(2de|\.\.de\.\.)[0-9A-Za-z_$.]*' "$wasm"); then
     echo "build-pkg: serde_json's deserializer is linked into the wasm; read server JSON with" >&2
     echo "plain_json::from_slice (serde-json-core in wasm), not serde_json::from_*. Linked:" >&2
