@@ -86,6 +86,43 @@ async fn consume_reads_everything_and_keeps_going() {
     assert!(timeout(WAIT, messages.next()).await.unwrap().is_none());
 }
 
+/// The batch sizes of the pull requests a reader sends, seen by a plain
+/// subscriber on the pull subject while `read` messages are taken and acked.
+async fn pull_batches(js: &Context, consumer: &Consumer, builder: jetstream::StreamBuilder<'_>, read: u64) -> Vec<u64> {
+    let mut watch = js.client().subscribe(format!("$JS.API.CONSUMER.MSG.NEXT.P.{}", consumer.name())).await.unwrap();
+    js.client().flush().await.unwrap();
+    let mut messages = builder.messages().await.unwrap();
+    for _ in 0..read {
+        timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap().ack().await.unwrap();
+    }
+    messages.drain().await.unwrap();
+    let mut batches = Vec::new();
+    while let Ok(Some(pull)) = timeout(Duration::from_millis(200), watch.next()).await {
+        let body: serde_json::Value = serde_json::from_slice(&pull.payload).unwrap();
+        batches.push(body["batch"].as_u64().unwrap());
+    }
+    batches
+}
+
+#[tokio::test]
+async fn per_batch_pulls_ask_for_the_batch_and_max_messages_bounds_the_buffer() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "P", 200).await;
+    // async-nats: every pull asks for at least the batch, refilled at half.
+    let consumer = durable(&js, "P", durable_config("per_batch")).await;
+    let batches = pull_batches(&js, &consumer, consumer.stream().max_messages_per_batch(20), 100).await;
+    assert!(batches.len() >= 2, "{batches:?}");
+    assert!(batches.iter().all(|b| (20..=30).contains(b)), "{batches:?}");
+    // nats.js / nats.go: pulls top pending plus untaken back up to max_messages.
+    let consumer = durable(&js, "P", durable_config("buffer")).await;
+    let batches = pull_batches(&js, &consumer, consumer.stream().max_messages(20), 100).await;
+    assert!(batches.len() >= 5, "{batches:?}");
+    assert!(batches.iter().all(|b| (10..=20).contains(b)), "{batches:?}");
+    // A threshold above the batch is refused.
+    let refused = consumer.stream().max_messages_per_batch(10).threshold_messages(11).messages().await;
+    assert!(matches!(refused, Err(Error::InvalidArgument(_))));
+}
+
 #[tokio::test]
 async fn nak_term_and_progress() {
     let server = NatsServer::start_jetstream();

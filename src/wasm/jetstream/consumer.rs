@@ -156,10 +156,10 @@ impl RawConsumer {
         let mut keep_waiting = false;
         if let Some(o) = options {
             if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
-                stream = stream.max_messages_per_batch(n);
+                stream = stream.max_messages(n);
             }
             if let Some(n) = whole_number(o.max_bytes(), "max_bytes")? {
-                stream = stream.max_bytes_per_batch(n);
+                stream = stream.max_bytes(n);
             }
             if let Some(n) = whole_number(o.threshold_messages(), "threshold_messages")? {
                 stream = stream.threshold_messages(n);
