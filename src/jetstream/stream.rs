@@ -15,7 +15,7 @@ use super::api::{self, ConsumerConfig, ConsumerInfo, ConsumerPauseRequest, Consu
 use super::api::{ConsumerAction, ConsumerResetResponse, CreateConsumerRequest, DeleteResponse};
 use super::api::{MsgDeleteRequest, MsgGetRequest, MsgGetResponse, StreamInfo, StreamInfoRequest, StreamState};
 use super::consumer::Consumer;
-use super::context::Context;
+use super::context::{Context, encode_request};
 use super::paging::typed;
 pub use super::purge::Purge;
 pub use super::raw_message::RawMessage;
@@ -138,7 +138,7 @@ impl Stream {
     }
 
     async fn direct_get_body(&self, body: MsgGetRequest) -> Result<RawMessage, Error> {
-        let payload = serde_json::to_vec(&body).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let payload = encode_request(&body)?;
         self.context.direct_get_from_stream(self.name(), None, &payload).await
     }
 
@@ -194,7 +194,7 @@ impl Stream {
         }
         let request =
             CreateConsumerRequest { stream_name: self.name().to_string(), config, action: ConsumerAction::Create };
-        let body = serde_json::to_vec(&request).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let body = encode_request(&request)?;
         let info = self.context.get_or_create_consumer_json(self.name(), name, &body).await?;
         Ok(Consumer::new(self.context.clone(), api::parse_checked(&info)?))
     }

@@ -9,7 +9,7 @@ use futures_core::Stream as AsyncStream;
 
 use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, StreamInfo};
 use super::api::{StreamNamesRequest, StreamNamesResponse};
-use super::context::Context;
+use super::context::{Context, encode_request};
 use super::paging::typed;
 use super::stream::{RawMessage, Stream};
 use crate::error::Error;
@@ -46,7 +46,7 @@ impl Context {
     /// once: one that loses the race to create looks the winner's stream up.
     pub async fn get_or_create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, Error> {
         let config = config.borrow();
-        let body = serde_json::to_vec(config).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let body = encode_request(config)?;
         let info = self.get_or_create_stream_json(&config.name, &body).await?;
         Ok(Stream::new(self.clone(), api::parse_checked(&info)?))
     }
