@@ -2,9 +2,18 @@
 // nats-server with JetStream, once over ws:// and once over nats:// (the
 // Node socket shim).
 import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { AckBatch, AckPolicy, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
 import { rejectsWith, startJetStreamServer, startServer } from "./harness.mjs";
+
+// The package's raw wasm module and Node socket factory, to watch writes.
+const require = createRequire(import.meta.url);
+const packageDir = dirname(require.resolve("natsjet/package.json"));
+const wasm = require(join(packageDir, "node/natsjet.js"));
+const { nodeSocketFactory } = await import(pathToFileURL(join(packageDir, "node/socket.mjs")).href);
 
 let server;
 before(async () => {
@@ -28,6 +37,37 @@ async function consumerInfoSoon(consumerInfo, check) {
 /** Publishes `count` messages `{ i }` to `subject`, pipelined; their acks in order. */
 function publishMany(js, subject, count) {
   return Promise.all(Array.from({ length: count }, (_, i) => js.publish(subject, JSON.stringify({ i }))));
+}
+
+/**
+ * Counts the pull requests natsjet hands to the connections it opens until
+ * `restore()`, as written to the WebSocket (`ws`) or the Node socket (`nats`).
+ */
+function spyOnWrites(transport) {
+  let text = "";
+  const record = (data) => (text += Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("latin1"));
+  let restore;
+  if (transport === "ws") {
+    const Original = globalThis.WebSocket;
+    globalThis.WebSocket = class extends Original {
+      send(data) {
+        record(data);
+        return super.send(data);
+      }
+    };
+    restore = () => (globalThis.WebSocket = Original);
+  } else {
+    wasm.setSocketFactory({
+      connect(host, port, events) {
+        const socket = nodeSocketFactory.connect(host, port, events);
+        const write = socket.write.bind(socket);
+        socket.write = (data) => (record(data), write(data));
+        return socket;
+      },
+    });
+    restore = () => wasm.setSocketFactory(nodeSocketFactory);
+  }
+  return { pulls: () => text.split("CONSUMER.MSG.NEXT").length - 1, restore };
 }
 
 for (const transport of ["ws", "nats"]) {
@@ -279,6 +319,27 @@ for (const transport of ["ws", "nats"]) {
       const info = await consumerInfoSoon(() => c.info(), (i) => i.ack_floor.stream_seq === 5000);
       assert.equal(info.ack_floor.stream_seq, 5000);
       assert.equal(info.num_ack_pending, 0);
+      await nc.close();
+    });
+
+    test("a refill pull leaves before the user gets the messages that made room for it", async () => {
+      const { nc, jsm, js, name } = await setup(S("REFILL"));
+      await jsm.consumers.add(name, { durable_name: "r" });
+      await publishMany(js, `${name}.x`, 30);
+      const spy = spyOnWrites(transport);
+      const watched = await conn().finally(spy.restore);
+      const c = await jetstream(watched).consumers.get(name, "r");
+      // Any message taken makes room for a pull: the second one must be on
+      // the wire before the user holds the first message, not after the
+      // user's turn (the server would idle meanwhile).
+      const messages = await c.consume({ max_messages: 10, threshold_messages: 9 });
+      let seen = 0;
+      for await (const m of messages) {
+        if (++seen === 1) assert.ok(spy.pulls() >= 2, `pulls written before the first message: ${spy.pulls()}`);
+        m.ack();
+        if (seen === 30) break;
+      }
+      await watched.close();
       await nc.close();
     });
 

@@ -98,6 +98,10 @@ pub(crate) struct Inner {
     /// The transport holds writes back and will wake the driver to flush
     /// them (wasm: at the end of the JS task), so new output needs no wake.
     pub writes_held: bool,
+    /// Output the server waits on (a pull request) is queued: the transport
+    /// sends what it holds back at once instead of at the end of the task,
+    /// so the server is not left idle while the user works through a batch.
+    pub hurry: bool,
     pub callback: Option<EventCallback>,
     /// Events for the callback, delivered by the driver outside the lock.
     pub callback_queue: Vec<ClientEvent>,
@@ -129,6 +133,7 @@ impl Shared {
             driver_waker: None,
             wake_pending: false,
             writes_held: false,
+            hurry: false,
             callback,
             callback_queue: Vec::new(),
         };
@@ -209,7 +214,9 @@ impl Inner {
     /// Publishes what a pull reader asks for; retires it when it is done.
     pub fn drive_pull(&mut self, sid: Sid) {
         let Some(pull) = self.pulls.get_mut(&sid) else { return };
-        if pull.drive(&mut self.conn) {
+        let driven = pull.drive(&mut self.conn);
+        self.hurry |= driven.pulled;
+        if driven.finished {
             self.pulls.remove(&sid);
             slot::retire(&mut self.conn, sid);
         }

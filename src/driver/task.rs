@@ -230,7 +230,12 @@ fn poll_write_all(
         if writing.is_empty() {
             match inner.conn.poll_transmit(MAX_WRITE) {
                 Some(bytes) => *writing = bytes,
-                None => return transport.poll_flush(cx),
+                None => {
+                    if std::mem::take(&mut inner.hurry) {
+                        transport.hurry()?;
+                    }
+                    return transport.poll_flush(cx);
+                }
             }
         }
         match transport.poll_write(cx, writing) {

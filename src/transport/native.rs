@@ -126,6 +126,11 @@ impl Transport {
         false
     }
 
+    /// Nothing is held back to hurry (see [`Self::holds_writes`]).
+    pub fn hurry(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
     /// Closes the write side: TLS close_notify, WebSocket close frame, TCP FIN.
     pub fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.inner {

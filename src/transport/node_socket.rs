@@ -228,6 +228,12 @@ impl SocketTransport {
         self.held.poll_flush(cx, |bytes| send(socket, shared, bytes))
     }
 
+    /// Hands what this task held back to the socket now.
+    pub(super) fn hurry(&mut self) -> io::Result<()> {
+        let (socket, shared) = (&self.socket, &self.shared);
+        self.held.send_now(|bytes| send(socket, shared, bytes))
+    }
+
     /// Whether writes wait for the end of this JS task.
     pub(super) fn holds_writes(&self) -> bool {
         self.held.holding()

@@ -93,6 +93,15 @@ impl Transport {
         }
     }
 
+    /// Sends what this JS task held back now, not at its end: the server
+    /// waits for it. Later writes of the task are held back again.
+    pub fn hurry(&mut self) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::WebSocket(t) => t.hurry(),
+            Inner::Socket(t) => t.hurry(),
+        }
+    }
+
     /// Whether writes are being held back until the end of this JS task,
     /// when the transport wakes the driver to flush: until then, waking the
     /// driver only to hand it more bytes to write gains nothing.
@@ -200,6 +209,12 @@ impl HeldWrites {
             std::mem::take(&mut held.outbox)
         };
         Poll::Ready(send(&bytes))
+    }
+
+    /// Sends what is held back now through `send`; holding goes on.
+    pub(super) fn send_now(&self, send: impl Fn(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let bytes = std::mem::take(&mut self.state.borrow_mut().outbox);
+        if bytes.is_empty() { Ok(()) } else { send(&bytes) }
     }
 
     /// A burst of data was read: writes until the next end of a task are

@@ -153,6 +153,12 @@ impl WebSocketTransport {
         self.held.poll_flush(cx, |frame| socket.send_with_u8_array(frame).map_err(js_to_io))
     }
 
+    /// Sends what this task held back now, as one frame.
+    pub(super) fn hurry(&mut self) -> io::Result<()> {
+        let socket = &self.socket;
+        self.held.send_now(|frame| socket.send_with_u8_array(frame).map_err(js_to_io))
+    }
+
     /// Whether writes wait for the end of this JS task.
     pub(super) fn holds_writes(&self) -> bool {
         self.held.holding()

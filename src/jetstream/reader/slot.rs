@@ -19,6 +19,14 @@ pub(crate) type Item = Result<Message, Error>;
 /// Events kept for users who watch them; past this, new ones are dropped.
 pub(crate) const EVENT_CAPACITY: usize = 256;
 
+/// What [`PullSlot::drive`] did.
+pub(crate) struct Driven {
+    /// A pull request was published: the server waits for it to send more.
+    pub pulled: bool,
+    /// The reader is finished: its inbox can be unsubscribed.
+    pub finished: bool,
+}
+
 pub(crate) struct PullSlot {
     machine: PullConsumer,
     /// `$JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>`.
@@ -53,15 +61,16 @@ impl PullSlot {
         self.machine.poll_timeout()
     }
 
-    /// Publishes the machine's pulls and routes its events. Returns whether
-    /// the reader is finished (its inbox can be unsubscribed).
-    pub fn drive(&mut self, conn: &mut Connection) -> bool {
+    /// Publishes the machine's pulls and routes its events.
+    pub fn drive(&mut self, conn: &mut Connection) -> Driven {
+        let mut pulled = false;
         while let Some(pull) = self.machine.poll_pull() {
             if let Err(e) = conn.publish(&self.next_subject, Some(&self.inbox), None, &pull.to_json()) {
                 let _ = self.items.push(Err(e));
                 self.items.close();
-                return true;
+                return Driven { pulled, finished: true };
             }
+            pulled = true;
         }
         while let Some(event) = self.machine.poll_event() {
             match event {
@@ -84,7 +93,7 @@ impl PullSlot {
             self.items.close();
             self.events.close();
         }
-        self.machine.is_finished() || self.items.is_closed()
+        Driven { pulled, finished: self.machine.is_finished() || self.items.is_closed() }
     }
 
     /// The reader is gone or stopped: end the user's streams.
@@ -109,4 +118,32 @@ fn status_error(status: &PullStatus) -> Error {
 /// Unsubscribes a finished reader's inbox.
 pub(crate) fn retire(conn: &mut Connection, sid: Sid) {
     let _ = conn.unsubscribe(sid, None);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::addr::ServerAddr;
+    use crate::conn::Config;
+    use crate::jetstream::pull::ConsumeOptions;
+
+    /// The driver hurries held-back writes only when a pull went out.
+    #[test]
+    fn drive_reports_whether_it_published_a_pull() {
+        let servers = vec![ServerAddr::parse("nats://localhost:4222").expect("a server address")];
+        let mut conn =
+            Connection::new(Config { servers, ..Config::default() }, Instant::ZERO, 1).expect("valid config");
+        let options = ConsumeOptions { max_messages: Some(10), ..ConsumeOptions::default() };
+        let machine = PullConsumer::consume(Instant::ZERO, options).expect("valid options");
+        let (items, events) = (Queue::new(4), Queue::new(4));
+        let mut slot = PullSlot::new(machine, "$JS.API.CONSUMER.MSG.NEXT.S.C".into(), "_INBOX.x".into(), items, events);
+
+        let first = slot.drive(&mut conn);
+        assert!(first.pulled && !first.finished, "the first pull goes out");
+        let again = slot.drive(&mut conn);
+        assert!(!again.pulled && !again.finished, "nothing new to pull");
+
+        slot.machine_mut().stop();
+        assert!(!slot.drive(&mut conn).pulled);
+    }
 }
