@@ -16,7 +16,7 @@ export interface DeliveryInfo {
   /** JetStream domain, `""` for none. */
   readonly domain: string;
   /** Deliveries of this message, this one included. */
-  readonly redeliveryCount: number;
+  readonly deliveryCount: number;
   readonly redelivered: boolean;
   readonly streamSequence: number;
   /** The consumer's sequence of this delivery. */
@@ -41,6 +41,14 @@ export interface JsMsg {
   readonly seq: number;
   readonly redelivered: boolean;
   readonly info: DeliveryInfo;
+  /** The ack subject the server delivered it with (what `ackToken()` gives). */
+  readonly reply: string;
+  /** When the stream stored it, in Unix nanoseconds (`info.timestampNanos`). */
+  readonly timestampNanos: bigint;
+  /** When the stream stored it (millisecond precision). */
+  readonly time: Date;
+  /** `time` as an ISO 8601 string. */
+  readonly timestamp: string;
   /** `data` decoded as UTF-8. */
   string(): string;
   /** `data` parsed as JSON. */
@@ -150,6 +158,22 @@ export class NatsJsMsg implements JsMsg {
     return (this.#info ??= deliveryInfo(this.#batch.deliveries, this.#index));
   }
 
+  get reply(): string {
+    return this.ackToken();
+  }
+
+  get timestampNanos(): bigint {
+    return this.info.timestampNanos;
+  }
+
+  get time(): Date {
+    return this.info.time;
+  }
+
+  get timestamp(): string {
+    return this.time.toISOString();
+  }
+
   string(): string {
     return decoder.decode(this.data);
   }
@@ -200,7 +224,7 @@ function deliveryInfo(deliveries: RawDeliveries, index: number): DeliveryInfo {
     stream,
     consumer,
     domain: domain ?? "",
-    redeliveryCount: delivered,
+    deliveryCount: delivered,
     redelivered: delivered > 1,
     streamSequence,
     deliverySequence,

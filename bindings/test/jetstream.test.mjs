@@ -275,6 +275,13 @@ for (const transport of ["ws", "nats"]) {
         assert.equal(m.info.consumer, "f");
         assert.equal(m.info.pending, 10 - m.seq);
         assert.equal(typeof m.info.timestampNanos, "bigint");
+        assert.equal(m.info.deliveryCount, 1);
+        // nats.js's JsMsg names for the same metadata.
+        assert.equal(m.timestampNanos, m.info.timestampNanos);
+        assert.equal(m.time.getTime(), Number(m.timestampNanos / 1_000_000n));
+        assert.equal(m.timestamp, m.time.toISOString());
+        assert.match(m.reply, new RegExp(`^\\$JS\\.ACK\\.${name}\\.f\\.1\\.${m.seq}\\.`));
+        assert.equal(m.reply, m.ackToken());
         m.ack();
       }
       assert.deepEqual(got, [0, 1, 2, 3]);
@@ -402,11 +409,11 @@ for (const transport of ["ws", "nats"]) {
       const again = await c.next({ expires: 2000 });
       assert.equal(again.seq, 1);
       assert.equal(again.redelivered, true);
-      assert.equal(again.info.redeliveryCount, 2);
+      assert.equal(again.info.deliveryCount, 2);
       again.nak(200);
       const later = await c.next({ expires: 3000 });
       assert.equal(later.seq, 1);
-      assert.equal(later.info.redeliveryCount, 3);
+      assert.equal(later.info.deliveryCount, 3);
       later.ack();
       assert.equal(await c.next({ expires: 500 }), null, "term and ack end redelivery");
       await nc.close();
