@@ -76,6 +76,18 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
     return this.#processed;
   }
 
+  /** Messages received and not yet handed to the iterator (or the callback). */
+  getPending(): number {
+    const batch = this.#batch;
+    const inBatch = batch === null ? 0 : batch.length - this.#index;
+    return inBatch + (this.#done ? 0 : this.#raw.pending());
+  }
+
+  /** Messages received so far: those handed out and those pending. */
+  getReceived(): number {
+    return this.#processed + this.getPending();
+  }
+
   /**
    * Stops pulling. Messages already received are still delivered, then the
    * iteration ends. Breaking out of a `for await` loop stops too.

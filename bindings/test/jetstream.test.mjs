@@ -286,6 +286,7 @@ for (const transport of ["ws", "nats"]) {
       }
       assert.deepEqual(got, [0, 1, 2, 3]);
       assert.equal(batch.getProcessed(), 4);
+      assert.deepEqual([batch.getPending(), batch.getReceived()], [0, 4]);
       assert.equal(await batch.closed(), undefined);
 
       const m = await c.next({ expires: 2000 });
@@ -326,6 +327,27 @@ for (const transport of ["ws", "nats"]) {
       const info = await consumerInfoSoon(() => c.info(), (i) => i.ack_floor.stream_seq === 5000);
       assert.equal(info.ack_floor.stream_seq, 5000);
       assert.equal(info.num_ack_pending, 0);
+      await nc.close();
+    });
+
+    test("getPending counts messages received while the user works on one", async () => {
+      const { nc, jsm, js, name } = await setup(S("PENDING"));
+      await jsm.consumers.add(name, { durable_name: "p" });
+      await js.publish(`${name}.x`, "first");
+      const c = await js.consumers.get(name, "p");
+      const messages = await c.fetch({ max_messages: 4, expires: 5000 });
+      for await (const m of messages) {
+        if (messages.getProcessed() === 1) {
+          assert.deepEqual([messages.getPending(), messages.getReceived()], [0, 1]);
+          // Published after the first was read: they wait in wasm, not in the batch at hand.
+          await publishMany(js, `${name}.x`, 3);
+          const deadline = Date.now() + 5000;
+          while (messages.getReceived() < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+          assert.deepEqual([messages.getProcessed(), messages.getPending(), messages.getReceived()], [1, 3, 4]);
+        }
+        m.ack();
+      }
+      assert.deepEqual([messages.getProcessed(), messages.getPending(), messages.getReceived()], [4, 0, 4]);
       await nc.close();
     });
 

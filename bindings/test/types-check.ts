@@ -174,7 +174,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
     const info: DeliveryInfo = msg.info;
     const nanos: bigint = info.timestampNanos;
     void [nanos, info.time.getTime(), msg.seq, msg.redelivered, msg.json<{ id: number }>().id];
-    const deliveries: number = info.deliveryCount;
+    const deliveries: number = info.deliveryCount + messages.getPending() + messages.getReceived();
     const stored: [bigint, Date, string, string] = [msg.timestampNanos, msg.time, msg.timestamp, msg.reply];
     void [deliveries, stored];
     batch.add(msg, "nak", { delay: 1000 });

@@ -62,6 +62,11 @@ impl<T> Queue<T> {
         lock(&self.state).items.is_empty()
     }
 
+    /// Items waiting to be popped.
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.state).items.len()
+    }
+
     /// Next item, `None` once closed and empty.
     pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let mut state = lock(&self.state);

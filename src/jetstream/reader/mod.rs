@@ -298,6 +298,11 @@ impl Report {
 pub type Batch = Messages;
 
 impl Messages {
+    /// Messages received and not yet read from this stream.
+    pub fn pending(&self) -> usize {
+        self.items.len()
+    }
+
     /// The next consumer event (heartbeats missed, warnings, resets, pin
     /// changes), if any is waiting. Events never end the stream by themselves.
     pub fn try_next_event(&self) -> Option<ConsumerEvent> {

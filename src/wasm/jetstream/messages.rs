@@ -70,6 +70,11 @@ impl RawConsumerMessages {
         })
     }
 
+    /// Messages received and not yet read with `nextBatch`.
+    pub fn pending(&self) -> u32 {
+        self.reader.borrow().stream.get_ref().pending() as u32
+    }
+
     /// Stops pulling; what was received can still be read, then it ends.
     pub fn stop(&self) {
         self.reader.borrow_mut().stream.get_mut().stop();
