@@ -196,29 +196,35 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
-    test("consume({ keep_waiting }) outlives a deleted consumer and reads from its successor", async () => {
-      const { nc, jsm, js, name } = await setup(S("KEEP"));
-      await jsm.consumers.add(name, { durable_name: "d" });
-      const consumer = await js.consumers.get(name, "d");
-      const messages = await consumer.consume({ keep_waiting: true, expires: 1000 });
-      const statuses = [];
-      void (async () => {
-        for await (const s of messages.status()) statuses.push(s.type);
-      })();
-      await jsm.consumers.delete(name, "d");
-      await sleep(300);
-      await jsm.consumers.add(name, { durable_name: "d" });
-      await js.publish(`${name}.x`, "back");
-      for await (const m of messages) {
-        assert.equal(m.string(), "back");
-        m.ack();
-        break;
-      }
-      // A 409 if the server told the waiting pull, else missed heartbeats: either way, no end.
-      const noticed = statuses.some((type) => type === "terminal" || type === "heartbeats_missed");
-      assert.ok(noticed, `the deletion was reported: ${statuses}`);
-      await nc.close();
-    });
+    for (const [option, value] of [["keep_waiting", true], ["abort_on_missing_resource", false]]) {
+      test(`consume({ ${option}: ${value} }) outlives a deleted consumer and reads from its successor`, async () => {
+        const { nc, jsm, js, name } = await setup(S(`KEEP_${value}`));
+        await jsm.consumers.add(name, { durable_name: "d" });
+        const consumer = await js.consumers.get(name, "d");
+        await assert.rejects(
+          consumer.consume({ keep_waiting: true, abort_on_missing_resource: true }),
+          (e) => e.code === "INVALID_ARGUMENT",
+        );
+        const messages = await consumer.consume({ [option]: value, expires: 1000 });
+        const statuses = [];
+        void (async () => {
+          for await (const s of messages.status()) statuses.push(s.type);
+        })();
+        await jsm.consumers.delete(name, "d");
+        await sleep(300);
+        await jsm.consumers.add(name, { durable_name: "d" });
+        await js.publish(`${name}.x`, "back");
+        for await (const m of messages) {
+          assert.equal(m.string(), "back");
+          m.ack();
+          break;
+        }
+        // A 409 if the server told the waiting pull, else missed heartbeats: either way, no end.
+        const noticed = statuses.some((type) => type === "terminal" || type === "heartbeats_missed");
+        assert.ok(noticed, `the deletion was reported: ${statuses}`);
+        await nc.close();
+      });
+    }
 
     test("AckBatch({ policy: 'all' }) acks a consumer's messages with its highest +ACK", async () => {
       const { nc, jsm, js, name } = await setup(S("ACKALL"));

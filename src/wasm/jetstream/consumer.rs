@@ -63,6 +63,11 @@ export interface ConsumeOptions extends PullPriority {
    * is reported by `status()` only.
    */
   keep_waiting?: boolean;
+  /**
+   * nats.js's name for the opposite of `keep_waiting`: `false` keeps
+   * waiting. natsjet ends by default (as `true`); nats.js keeps waiting.
+   */
+  abort_on_missing_resource?: boolean;
 }
 "#;
 
@@ -87,6 +92,8 @@ extern "C" {
     fn no_wait(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn keep_waiting(this: &PullOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn abort_on_missing_resource(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn group(this: &PullOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
@@ -176,9 +183,17 @@ impl RawConsumer {
             if let Some(priority) = priority(&o)? {
                 stream = stream.priority(priority);
             }
-            if flag(o.keep_waiting(), "keep_waiting")? == Some(true) {
+            let abort = flag(o.abort_on_missing_resource(), "abort_on_missing_resource")?;
+            keep_waiting = match (flag(o.keep_waiting(), "keep_waiting")?, abort) {
+                (Some(keep), Some(abort)) if keep == abort => {
+                    let text = "keep_waiting and abort_on_missing_resource contradict each other";
+                    return Err(Error::InvalidArgument(text.into()).into());
+                }
+                (Some(keep), _) => keep,
+                (None, abort) => abort == Some(false),
+            };
+            if keep_waiting {
                 stream = stream.keep_waiting();
-                keep_waiting = true;
             }
         }
         Ok(RawConsumerMessages::new(at_once(stream.messages())?, keep_waiting))
