@@ -9,6 +9,8 @@ import { fromRaw, type MsgHdrs } from "./headers.js";
 
 /** A message body: bytes, or a string sent as UTF-8. */
 export type Payload = Uint8Array | string;
+/** `JSON.parse`'s second argument. */
+export type JsonReviver = (this: unknown, key: string, value: unknown) => unknown;
 
 export interface PublishOptions {
   headers?: MsgHdrs;
@@ -27,8 +29,8 @@ export interface Msg {
   readonly sid: number;
   /** `data` decoded as UTF-8. */
   string(): string;
-  /** `data` parsed as JSON. */
-  json<T = unknown>(): T;
+  /** `data` parsed as JSON (`reviver` as for `JSON.parse`). */
+  json<T = unknown>(reviver?: JsonReviver): T;
   /** Publishes to `reply`; `false` when there is none. */
   respond(data?: Payload, opts?: PublishOptions): boolean;
 }
@@ -68,8 +70,8 @@ class NatsMsg implements Msg {
     return decoder.decode(this.data);
   }
 
-  json<T = unknown>(): T {
-    return JSON.parse(this.string()) as T;
+  json<T = unknown>(reviver?: JsonReviver): T {
+    return JSON.parse(this.string(), reviver) as T;
   }
 
   respond(data?: Payload, opts?: PublishOptions): boolean {

@@ -8,6 +8,7 @@
 import type { RawAckBatch, RawBatch, RawCheckpointLedger, RawDelivered, RawDeliveries } from "../raw.js";
 import { NatsError } from "../errors.js";
 import { fromRaw, type MsgHdrs } from "../headers.js";
+import type { JsonReviver } from "../msg.js";
 
 /** Where and when a message was delivered, from its ack subject (nats.js's names). */
 export interface DeliveryInfo {
@@ -51,8 +52,8 @@ export interface JsMsg {
   readonly timestamp: string;
   /** `data` decoded as UTF-8. */
   string(): string;
-  /** `data` parsed as JSON. */
-  json<T = unknown>(): T;
+  /** `data` parsed as JSON (`reviver` as for `JSON.parse`). */
+  json<T = unknown>(reviver?: JsonReviver): T;
   /** Done with it; sent at once, unconfirmed. */
   ack(): void;
   /** Redeliver it, after `millis` if given. */
@@ -178,8 +179,8 @@ export class NatsJsMsg implements JsMsg {
     return decoder.decode(this.data);
   }
 
-  json<T = unknown>(): T {
-    return JSON.parse(this.string()) as T;
+  json<T = unknown>(reviver?: JsonReviver): T {
+    return JSON.parse(this.string(), reviver) as T;
   }
 
   ack(): void {

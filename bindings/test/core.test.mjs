@@ -63,6 +63,7 @@ test("many messages arrive complete and in order across batches", async () => {
   for (let i = 0; i < count; i++) nc.publish("bulk", JSON.stringify({ i }));
   let expected = 0;
   for await (const msg of sub) {
+    if (expected === 0) assert.deepEqual(msg.json((key, value) => (key === "i" ? `#${value}` : value)), { i: "#0" });
     assert.equal(msg.json().i, expected++);
   }
   assert.equal(expected, count);

@@ -282,6 +282,7 @@ for (const transport of ["ws", "nats"]) {
         assert.equal(m.timestamp, m.time.toISOString());
         assert.match(m.reply, new RegExp(`^\\$JS\\.ACK\\.${name}\\.f\\.1\\.${m.seq}\\.`));
         assert.equal(m.reply, m.ackToken());
+        assert.equal(m.json((key, value) => (key === "i" ? value * 10 : value)).i, m.json().i * 10);
         m.ack();
       }
       assert.deepEqual(got, [0, 1, 2, 3]);

@@ -71,6 +71,7 @@ export async function example(): Promise<void> {
     const msg: Msg = m;
     const data: Uint8Array = msg.data;
     const body: { id: number } = msg.json<{ id: number }>();
+    void msg.json((key, value) => (key === "when" ? new Date(String(value)) : value));
     const replied: boolean = msg.respond("ok");
     void [data, body, replied, msg.headers?.code, msg.reply?.length];
   }
