@@ -67,6 +67,24 @@ async fn fetch_next_and_acks() {
 }
 
 #[tokio::test]
+async fn double_ack_within_waits_only_as_long_as_asked() {
+    let mut server = NatsServer::start_jetstream();
+    let js = setup(&server, "W", 2).await;
+    let consumer = durable(&js, "W", durable_config("w")).await;
+    let batch = consumer.fetch().max_messages(2).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
+    let (first, second) = (got[0].as_ref().unwrap(), got[1].as_ref().unwrap());
+    assert_eq!(first.ack_timeout(), js.timeout());
+    first.double_ack_within(AckKind::Ack, Duration::from_secs(2)).await.unwrap();
+    // No server, no answer: the wait ends at the timeout given, not the context's.
+    server.stop();
+    let started = std::time::Instant::now();
+    let result = second.double_ack_within(AckKind::Ack, Duration::from_millis(200)).await;
+    assert_eq!(result.unwrap_err(), Error::Timeout);
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
 async fn consume_reads_everything_and_keeps_going() {
     let server = NatsServer::start_jetstream();
     let js = setup(&server, "C", 1000).await;

@@ -63,10 +63,11 @@ export interface JsMsg {
   /** Never redeliver it; `reason` shows in the server's advisory. */
   term(reason?: string): void;
   /**
-   * Acks and resolves `true` once the server applied it (the JetStream
-   * timeout bounds the wait). A `TIMEOUT` is ambiguous, not proof of failure.
+   * Acks and resolves `true` once the server applied it, waiting at most
+   * `opts.timeout` ms (default: the JetStream timeout). A `TIMEOUT` is
+   * ambiguous, not proof of failure.
    */
-  ackAck(): Promise<boolean>;
+  ackAck(opts?: { timeout?: number }): Promise<boolean>;
   /** natsjet: a token (the ack subject) to ack this delivery later, from any connection, with an `AckBatch`. */
   ackToken(): string;
 }
@@ -199,8 +200,8 @@ export class NatsJsMsg implements JsMsg {
     this.#batch.deliveries.ack(this.#index, KINDS.term, undefined, reason);
   }
 
-  ackAck(): Promise<boolean> {
-    return this.#batch.deliveries.ackAck(this.#index);
+  ackAck(opts?: { timeout?: number }): Promise<boolean> {
+    return this.#batch.deliveries.ackAck(this.#index, opts?.timeout);
   }
 
   ackToken(): string {

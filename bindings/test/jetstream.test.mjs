@@ -442,6 +442,30 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("ackAck({ timeout }) bounds the wait for the server's answer", async () => {
+      const own = await startJetStreamServer();
+      try {
+        const nc = await connect({ servers: transport === "ws" ? own.wsUrl : own.url });
+        const jsm = await jetstreamManager(nc);
+        const js = jetstream(nc);
+        await jsm.streams.add({ name: "ACKACK", subjects: ["ackack.>"] });
+        await jsm.consumers.add("ACKACK", { durable_name: "d" });
+        await publishMany(js, "ackack.x", 2);
+        const c = await js.consumers.get("ACKACK", "d");
+        const [m, n] = await collect(await c.fetch({ max_messages: 2, expires: 2000 }));
+        assert.throws(() => m.ackAck({ timeout: -1 }), (e) => e.code === "INVALID_ARGUMENT");
+        assert.equal(await m.ackAck({ timeout: 2000 }), true);
+        // No server, no answer: the wait ends at the timeout given, not the JetStream one (5 s).
+        await own.stop();
+        const started = Date.now();
+        await rejectsWith(n.ackAck({ timeout: 200 }), "TIMEOUT");
+        assert.ok(Date.now() - started < 2000, `waited ${Date.now() - started} ms`);
+        await nc.close();
+      } finally {
+        await own.close();
+      }
+    });
+
     test("a second final ack throws ALREADY_ACKNOWLEDGED", async () => {
       const { nc, jsm, js, name } = await setup(S("DOUBLE"));
       await jsm.consumers.add(name, { durable_name: "d" });

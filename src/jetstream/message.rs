@@ -110,10 +110,21 @@ impl Message {
         self.double_ack().await
     }
 
+    /// How long confirmed acks wait for the server: the JetStream context's timeout.
+    pub fn ack_timeout(&self) -> Duration {
+        self.ack_timeout
+    }
+
     /// Sends `kind` as a request and waits for the server's confirmation.
     pub async fn double_ack_with(&self, kind: AckKind) -> Result<(), Error> {
+        self.double_ack_within(kind, self.ack_timeout).await
+    }
+
+    /// [`double_ack_with`](Self::double_ack_with), waiting at most `timeout`
+    /// instead of the JetStream context's timeout.
+    pub async fn double_ack_within(&self, kind: AckKind, timeout: Duration) -> Result<(), Error> {
         let subject = self.claim(&kind)?;
-        let reply = self.client.send_request(subject, None, &kind.body(), Some(self.ack_timeout))?.await?;
+        let reply = self.client.send_request(subject, None, &kind.body(), Some(timeout))?.await?;
         match reply.status {
             None => Ok(()),
             Some(code) => {

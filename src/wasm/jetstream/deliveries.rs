@@ -77,12 +77,13 @@ impl RawDeliveries {
     }
 
     /// Acks message `i` as a request: resolves `true` once the server
-    /// applied it. A timeout is ambiguous, not proof of failure.
+    /// applied it, waiting `timeout` ms at most (the JetStream timeout when
+    /// unset). A timeout is ambiguous, not proof of failure.
     #[wasm_bindgen(js_name = ackAck, unchecked_return_type = "Promise<boolean>")]
-    pub fn ack_ack(&self, i: u32) -> Result<Promise, JsValue> {
-        self.get(i)?;
+    pub fn ack_ack(&self, i: u32, timeout: Option<f64>) -> Result<Promise, JsValue> {
+        let timeout = millis(timeout.into(), "ackAck timeout")?.unwrap_or(self.get(i)?.ack_timeout());
         let messages = self.messages.clone();
-        Ok(promise(async move { messages[i as usize].double_ack().await.map(|()| true) }))
+        Ok(promise(async move { messages[i as usize].double_ack_within(AckKind::Ack, timeout).await.map(|()| true) }))
     }
 
     /// Message `i`'s delivery metadata, from its ack subject.
