@@ -57,6 +57,8 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
   #reading: Promise<void> | null = null;
   #processed = 0;
   #done = false;
+  /** Given to `stop()`: thrown once the messages received before it are out. */
+  #stopError: Error | undefined;
   #watched = false;
   #resolveClosed!: (error: Error | undefined) => void;
   readonly #closed: Promise<Error | undefined> = new Promise((resolve) => (this.#resolveClosed = resolve));
@@ -90,10 +92,13 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
 
   /**
    * Stops pulling. Messages already received are still delivered, then the
-   * iteration ends. Breaking out of a `for await` loop stops too.
+   * iteration ends, or throws `err` when given (`closed()` resolves with
+   * it), as in nats.js. Breaking out of a `for await` loop stops too.
    */
-  stop(): void {
-    if (!this.#done) this.#raw.stop();
+  stop(err?: Error): void {
+    if (this.#done) return;
+    this.#stopError ??= err;
+    this.#raw.stop();
   }
 
   /**
@@ -194,6 +199,7 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
         this.#index = 0;
       } else {
         this.#batch = null;
+        if (this.#stopError) throw this.#stopError;
         this.#end(undefined);
       }
     } catch (e) {

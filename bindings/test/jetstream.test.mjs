@@ -331,6 +331,33 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("stop(err) hands out what was received, then throws err; closed() resolves with it", async () => {
+      const { nc, jsm, js, name } = await setup(S("STOPERR"));
+      await jsm.consumers.add(name, { durable_name: "s" });
+      await publishMany(js, `${name}.x`, 5);
+      const c = await js.consumers.get(name, "s");
+      const messages = await c.fetch({ max_messages: 5, expires: 5000 });
+      const enough = new Error("enough");
+      let seen = 0;
+      await assert.rejects(
+        (async () => {
+          for await (const m of messages) {
+            if (++seen === 1) {
+              // Wait until all five are in, then stop: they still come out.
+              const deadline = Date.now() + 5000;
+              while (messages.getReceived() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+              messages.stop(enough);
+            }
+            m.ack();
+          }
+        })(),
+        (e) => e === enough,
+      );
+      assert.equal(seen, 5);
+      assert.equal(await messages.closed(), enough);
+      await nc.close();
+    });
+
     test("getPending counts messages received while the user works on one", async () => {
       const { nc, jsm, js, name } = await setup(S("PENDING"));
       await jsm.consumers.add(name, { durable_name: "p" });

@@ -190,6 +190,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   void confirmed;
   for await (const m of await c.fetch({ max_messages: 10, expires: 1000 })) m.term("bad");
   await messages.close();
+  messages.stop(new Error("done"));
 
   const ledger = new CheckpointLedger(c, { workers: 4, batch: 100, checkpointInterval: 5000 });
   const warnings: LedgerWarning[] = ledger.warnings();
