@@ -6,7 +6,7 @@
 import type { RawHeaders } from "./raw.js";
 
 /** How header names are compared (nats.js's `Match`). */
-export const Match = { Exact: 0, CanonicalMIME: 1, IgnoreCase: 2 } as const;
+export const Match = { Exact: "exact", CanonicalMIME: "canonical", IgnoreCase: "insensitive" } as const;
 export type Match = (typeof Match)[keyof typeof Match];
 
 export interface MsgHdrs extends Iterable<[string, string[]]> {

@@ -44,6 +44,7 @@ test("publishes and receives strings, bytes, replies and headers", async () => {
   assert.equal(a.sid, sub.getID());
   assert.deepEqual(a.headers.values("Trace-Id"), ["42", "43"]);
   assert.equal(a.headers.get("X-OTHER", Match.IgnoreCase), "v");
+  assert.equal(a.headers.get("X-OTHER", "insensitive"), "v", "nats.js's Match values");
   assert.equal(a.headers.get("X-OTHER"), "");
   assert.deepEqual(a.headers.keys(), ["Trace-Id", "x-other"]);
   assert.deepEqual([...b.data], [1, 2, 3]);
