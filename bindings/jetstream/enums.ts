@@ -34,3 +34,62 @@ export const StorageType = { File: "file", Memory: "memory" } as const;
 export type StorageType = StorageTypeName;
 export const StoreCompression = { None: "none", S2: "s2" } as const;
 export type StoreCompression = StoreCompressionName;
+export const PersistMode = { Default: "default", Async: "async" } as const;
+export type PersistMode = (typeof PersistMode)[keyof typeof PersistMode];
+
+/** Headers a JetStream publish may carry (nats.js's `PubHeaders`). */
+export const PubHeaders = {
+  MsgIdHdr: "Nats-Msg-Id",
+  ExpectedStreamHdr: "Nats-Expected-Stream",
+  ExpectedLastSeqHdr: "Nats-Expected-Last-Sequence",
+  ExpectedLastMsgIdHdr: "Nats-Expected-Last-Msg-Id",
+  ExpectedLastSubjectSequenceHdr: "Nats-Expected-Last-Subject-Sequence",
+  ExpectedLastSubjectSequenceSubjectHdr: "Nats-Expected-Last-Subject-Sequence-Subject",
+  MessageTTL: "Nats-TTL",
+  Schedule: "Nats-Schedule",
+  ScheduleTarget: "Nats-Schedule-Target",
+  ScheduleSource: "Nats-Schedule-Source",
+  ScheduleTTL: "Nats-Schedule-TTL",
+  ScheduleTimeZone: "Nats-Schedule-Time-Zone",
+  ScheduleRollup: "Nats-Schedule-Rollup",
+  Scheduler: "Nats-Scheduler",
+  ScheduleNext: "Nats-Schedule-Next",
+} as const;
+export type PubHeaders = (typeof PubHeaders)[keyof typeof PubHeaders];
+
+/** Headers JetStream sets on what it delivers (nats.js's `JsHeaders`). */
+export const JsHeaders = {
+  StreamSourceHdr: "Nats-Stream-Source",
+  LastConsumerSeqHdr: "Nats-Last-Consumer",
+  LastStreamSeqHdr: "Nats-Last-Stream",
+  ConsumerStalledHdr: "Nats-Consumer-Stalled",
+  MessageSizeHdr: "Nats-Msg-Size",
+  RollupHdr: "Nats-Rollup",
+  RollupValueSubject: "sub",
+  RollupValueAll: "all",
+  PendingMessagesHdr: "Nats-Pending-Messages",
+  PendingBytesHdr: "Nats-Pending-Bytes",
+  RequiredApiLevel: "Nats-Required-Api-Level",
+} as const;
+export type JsHeaders = (typeof JsHeaders)[keyof typeof JsHeaders];
+
+/** Headers of a direct get's answer (nats.js's `DirectMsgHeaders`). */
+export const DirectMsgHeaders = {
+  Stream: "Nats-Stream",
+  Sequence: "Nats-Sequence",
+  TimeStamp: "Nats-Time-Stamp",
+  Subject: "Nats-Subject",
+  LastSequence: "Nats-Last-Sequence",
+  NumPending: "Nats-Num-Pending",
+} as const;
+export type DirectMsgHeaders = (typeof DirectMsgHeaders)[keyof typeof DirectMsgHeaders];
+
+/** Headers of a republished message (nats.js's `RepublishHeaders`). */
+export const RepublishHeaders = {
+  Stream: "Nats-Stream",
+  Subject: "Nats-Subject",
+  Sequence: "Nats-Sequence",
+  LastSequence: "Nats-Last-Sequence",
+  Size: "Nats-Msg-Size",
+} as const;
+export type RepublishHeaders = (typeof RepublishHeaders)[keyof typeof RepublishHeaders];

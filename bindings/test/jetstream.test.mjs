@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { AckBatch, AckPolicy, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
+import { AckBatch, AckPolicy, NatsError, PubHeaders, connect, headers, jetstream, jetstreamManager } from "natsjet";
 import { rejectsWith, startJetStreamServer, startServer } from "./harness.mjs";
 
 // The package's raw wasm module and Node socket factory, to watch writes.
@@ -243,7 +243,12 @@ for (const transport of ["ws", "nats"]) {
         ttl: "1h",
       });
       assert.equal(ok.seq, 2);
-      assert.equal((await jsm.streams.getMessage(name, { seq: 2 })).header.get("Nats-TTL"), "1h");
+      assert.equal((await jsm.streams.getMessage(name, { seq: 2 })).header.get(PubHeaders.MessageTTL), "1h");
+      // nats.js's header constants name what the server reads.
+      const h = headers();
+      h.set(PubHeaders.MsgIdHdr, "m1");
+      h.set(PubHeaders.ExpectedStreamHdr, name);
+      assert.equal((await js.publish(`${name}.a`, "by header", { headers: h })).duplicate, true);
       await rejectsWith(js.publish("nobody.captures.this", "x"), "NO_RESPONDERS");
       await rejectsWith(js.publish("bad subject", "x"), "INVALID_SUBJECT");
       await nc.close();

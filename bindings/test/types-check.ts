@@ -7,12 +7,17 @@ import {
   connect,
   credsAuthenticator,
   DeliverPolicy,
+  DirectMsgHeaders,
   headers,
+  JsHeaders,
   jetstream,
   jetstreamManager,
   Match,
   NatsError,
   nkeyAuthenticator,
+  PersistMode,
+  PubHeaders,
+  RepublishHeaders,
   StorageType,
   type AckReport,
   type ConnectionOptions,
@@ -71,6 +76,9 @@ export async function example(): Promise<void> {
     const msg: Msg = m;
     const data: Uint8Array = msg.data;
     const body: { id: number } = msg.json<{ id: number }>();
+    const names: string[] = [PubHeaders.MsgIdHdr, JsHeaders.RollupHdr, DirectMsgHeaders.Sequence, RepublishHeaders.Size];
+    const persist: StreamConfig["persist_mode"] = PersistMode.Async;
+    void [names, persist];
     void msg.json((key, value) => (key === "when" ? new Date(String(value)) : value));
     const replied: boolean = msg.respond("ok");
     void [data, body, replied, msg.headers?.code, msg.reply?.length];
