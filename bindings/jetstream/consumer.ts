@@ -41,6 +41,16 @@ export class Consumer {
     return this.#raw;
   }
 
+  /** Always true: natsjet's consumers are pull consumers (nats.js's `ConsumerKind`). */
+  isPullConsumer(): true {
+    return true;
+  }
+
+  /** Always false: natsjet has no push consumers. */
+  isPushConsumer(): false {
+    return false;
+  }
+
   /** Fresh info from the server, or (`cached`) the info as of the last call. */
   async info(cached = false): Promise<ConsumerInfo> {
     if (!cached) {
@@ -93,4 +103,14 @@ export class Consumers {
     const info = await requestText(this.#raw, "CONSUMER.INFO", stream, name);
     return new Consumer(this.#raw.consumer(info), this.#raw, parseReply(info));
   }
+}
+
+/** Whether `v` is a pull consumer, as nats.js's helper. */
+export function isPullConsumer(v: unknown): v is Consumer {
+  return v instanceof Consumer;
+}
+
+/** Always false: natsjet has no push consumers (nats.js's helper). */
+export function isPushConsumer(_v: unknown): false {
+  return false;
 }

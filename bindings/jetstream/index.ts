@@ -35,7 +35,15 @@ export {
   type JetStreamPublishOptions,
   type PubAck,
 } from "./client.js";
-export { Consumer, Consumers, type ConsumeOptions, type FetchOptions, type NextOptions } from "./consumer.js";
+export {
+  Consumer,
+  Consumers,
+  isPullConsumer,
+  isPushConsumer,
+  type ConsumeOptions,
+  type FetchOptions,
+  type NextOptions,
+} from "./consumer.js";
 export {
   ConsumerMessages,
   type ConsumerCallbackFn,

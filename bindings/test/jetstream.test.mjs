@@ -6,7 +6,18 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { AckBatch, AckPolicy, NatsError, PubHeaders, connect, headers, jetstream, jetstreamManager } from "natsjet";
+import {
+  AckBatch,
+  AckPolicy,
+  NatsError,
+  PubHeaders,
+  connect,
+  headers,
+  isPullConsumer,
+  isPushConsumer,
+  jetstream,
+  jetstreamManager,
+} from "natsjet";
 import { rejectsWith, startJetStreamServer, startServer } from "./harness.mjs";
 
 // The package's raw wasm module and Node socket factory, to watch writes.
@@ -341,6 +352,7 @@ for (const transport of ["ws", "nats"]) {
       await jsm.consumers.add(name, { durable_name: "s" });
       await publishMany(js, `${name}.x`, 5);
       const c = await js.consumers.get(name, "s");
+      assert.deepEqual([isPullConsumer(c), isPushConsumer(c), c.isPullConsumer(), isPullConsumer({})], [true, false, true, false]);
       const messages = await c.fetch({ max_messages: 5, expires: 5000 });
       const enough = new Error("enough");
       let seen = 0;

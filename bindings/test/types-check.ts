@@ -9,6 +9,8 @@ import {
   DeliverPolicy,
   DirectMsgHeaders,
   headers,
+  isPullConsumer,
+  isPushConsumer,
   JsHeaders,
   jetstream,
   jetstreamManager,
@@ -170,6 +172,8 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   });
   void [ack.seq, ack.duplicate, ack.domain];
   const c = await js.consumers.get("ORDERS", "workers");
+  const pull: boolean = isPullConsumer(c) && c.isPullConsumer() && !c.isPushConsumer() && !isPushConsumer(c);
+  void pull;
   const messages: ConsumerMessages = await c.consume({ max_messages: 100, idle_heartbeat: 5000, keep_waiting: true });
   for await (const s of messages.status()) {
     const status: ConsumerStatus = s;
