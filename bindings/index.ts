@@ -25,6 +25,7 @@ export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.
 export type { Msg, Payload, PublishOptions } from "./msg.js";
 export type { Status, StatusType } from "./status.js";
 export { Subscription, type SubscriptionOptions } from "./subscription.js";
+export { Empty, millis, nanos } from "./util.js";
 export * from "./jetstream/index.js";
 
 /** @internal Connects through one wasm build's raw `connect`. */

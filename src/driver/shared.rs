@@ -105,6 +105,8 @@ pub(crate) struct Inner {
     pub callback: Option<EventCallback>,
     /// Events for the callback, delivered by the driver outside the lock.
     pub callback_queue: Vec<ClientEvent>,
+    /// `Client::drain` was called.
+    pub draining: bool,
 }
 
 /// Buffered bytes above which publishers wait for the writer.
@@ -136,6 +138,7 @@ impl Shared {
             hurry: false,
             callback,
             callback_queue: Vec::new(),
+            draining: false,
         };
         (Arc::new(Shared { inner: Mutex::new(inner) }), rx)
     }
