@@ -119,7 +119,8 @@ export class NatsConnection implements Publisher {
   /**
    * Drops the server connection and reconnects (`disconnect`, then
    * `reconnect` statuses); subscriptions are made again. Resolves at once;
-   * does nothing while already reconnecting; rejects with `CLOSED`.
+   * does nothing while already reconnecting; rejects with `CLOSED`, and
+   * with `INVALID_ARGUMENT` while draining.
    */
   reconnect(): Promise<void> {
     return this.#raw.reconnect();

@@ -111,7 +111,11 @@ async fn drain_marks_the_client_draining() {
     let server = NatsServer::start();
     let client = natsjet::connect(server.client_url()).await.unwrap();
     assert!(!client.is_draining());
-    client.drain().await.unwrap();
+    let drained = client.drain();
+    assert!(client.is_draining(), "from the call on");
+    let refused = client.force_reconnect().await.unwrap_err();
+    assert!(matches!(refused, Error::InvalidArgument(_)), "{refused:?}");
+    drained.await.unwrap();
     assert!(client.is_draining());
     assert_eq!(client.connection_state(), State::Closed);
 }

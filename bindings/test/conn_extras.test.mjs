@@ -97,6 +97,7 @@ test("rtt, getServer and isDraining", async () => {
   assert.equal(nc.isDraining(), false);
   const draining = nc.drain();
   assert.equal(nc.isDraining(), true);
+  await assert.rejects(nc.reconnect(), { code: "INVALID_ARGUMENT", message: /draining/ });
   await draining;
   assert.equal(nc.isDraining(), true);
   await assert.rejects(nc.rtt(), { code: "CLOSED" });

@@ -339,9 +339,13 @@ impl Client {
     /// `force_reconnect`, nats.js `reconnect()`): see
     /// [`Connection::force_reconnect`](crate::conn::Connection::force_reconnect).
     /// Returns once the old connection is being closed; [`Event::Reconnected`]
-    /// tells when the new one is up.
+    /// tells when the new one is up. Refused while draining (as nats.js),
+    /// where it would fail the drain's flush.
     pub async fn force_reconnect(&self) -> Result<(), Error> {
         let mut inner = self.inner.shared.lock();
+        if inner.draining && inner.conn.state() != State::Closed {
+            return Err(Error::InvalidArgument("the connection is draining".into()));
+        }
         inner.conn.force_reconnect(self.now())?;
         inner.wake_driver();
         Ok(())
