@@ -117,10 +117,10 @@ export class NatsConnection implements Publisher {
   }
 
   /**
-   * Drops the server connection and reconnects (`disconnect`, then
-   * `reconnect` statuses); subscriptions are made again. Resolves at once;
-   * does nothing while already reconnecting; rejects with `CLOSED`, and
-   * with `INVALID_ARGUMENT` while draining.
+   * Drops the server connection and reconnects (`forceReconnect`,
+   * `disconnect`, then `reconnect` statuses); subscriptions are made again.
+   * Resolves at once; does nothing while already reconnecting; rejects with
+   * `CLOSED`, and with `INVALID_ARGUMENT` while draining.
    */
   reconnect(): Promise<void> {
     return this.#raw.reconnect();

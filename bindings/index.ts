@@ -1,6 +1,7 @@
 /**
  * natsjet's JavaScript API, shared by the browser (`web.ts`) and Node.js
- * (`node.ts`) entries, which add `connect` over their own wasm build.
+ * (`node.ts`) entries, which add `connect` (and its alias `wsconnect`) and
+ * `createInbox` over their own wasm build.
  * Shaped like nats.js v3; every module here only adapts shapes around the
  * raw wasm exports.
  */

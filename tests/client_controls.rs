@@ -98,7 +98,10 @@ async fn force_reconnect_comes_back_with_the_subscriptions(url: &str) {
     })
     .await
     .expect("reconnected");
-    assert!(events.lock().unwrap().contains(&Event::Disconnected { error: None }));
+    let seen = events.lock().unwrap().clone();
+    let at = |wanted: &Event| seen.iter().position(|e| e == wanted).unwrap_or_else(|| panic!("{wanted:?} in {seen:?}"));
+    assert!(at(&Event::ForcedReconnect) < at(&Event::Disconnected { error: None }));
+    assert!(at(&Event::Disconnected { error: None }) < at(&Event::Reconnected));
     assert_eq!(client.statistics().reconnects, 1);
     client.publish("forced", "after").await.unwrap();
     assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"after");

@@ -245,6 +245,10 @@ export async function controlsExample(): Promise<void> {
   const ncDraining: boolean = nc.isDraining();
   void [rtt, server, ncDraining];
   await nc.reconnect();
+  for await (const s of nc.status()) {
+    const st: Status = s;
+    if (st.type === "forceReconnect") break;
+  }
   await nc[Symbol.asyncDispose]();
 
   // @ts-expect-error: nanos takes milliseconds as a number

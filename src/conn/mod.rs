@@ -202,6 +202,10 @@ pub enum ConnectionEvent {
     LameDuck {
         server: ServerAddr,
     },
+    /// [`Connection::force_reconnect`] is dropping the connection to `server`.
+    ForcedReconnect {
+        server: ServerAddr,
+    },
     /// An error that did not close the connection (e.g. a permissions violation).
     ServerError(Error),
     /// Closed for good.
@@ -516,12 +520,16 @@ impl Connection {
     /// written goes out first, `Disconnected` and then `Reconnected` are
     /// reported, subscriptions are made again, publishes wait in the
     /// reconnect buffer meanwhile, and the usual server rotation and delay
-    /// apply. Flushes awaiting their PONG fail with `Disconnected`. Does
+    /// apply. Reported first as `ForcedReconnect`. Flushes awaiting their
+    /// PONG fail with `Disconnected`. Does
     /// nothing while connecting or disconnected: a reconnect is under way.
     pub fn force_reconnect(&mut self, now: Instant) -> Result<(), Error> {
         self.tick(now);
         self.check_open()?;
         if matches!(self.phase, Phase::Connected | Phase::Moving) {
+            if let Some(server) = self.servers.current().cloned() {
+                self.events.push_back(Event::Connection(ConnectionEvent::ForcedReconnect { server }));
+            }
             self.close_transport(None);
         }
         Ok(())

@@ -35,6 +35,9 @@ pub enum ClientEvent {
     Reconnected,
     /// The server is shutting down soon; the client moves to another one.
     LameDuck,
+    /// [`Client::force_reconnect`](crate::Client::force_reconnect) is
+    /// dropping the connection (nats.js's `forceReconnect` status).
+    ForcedReconnect,
     /// An error that left the connection up (e.g. a permissions violation).
     ServerError(Error),
     /// A subscriber did not keep up: messages were dropped.
@@ -320,6 +323,7 @@ impl Inner {
             ConnectionEvent::Reconnected { .. } => ClientEvent::Reconnected,
             ConnectionEvent::Disconnected { error } => ClientEvent::Disconnected { error },
             ConnectionEvent::LameDuck { .. } => ClientEvent::LameDuck,
+            ConnectionEvent::ForcedReconnect { .. } => ClientEvent::ForcedReconnect,
             ConnectionEvent::ServerError(e) => ClientEvent::ServerError(e),
             ConnectionEvent::Closed { error } => {
                 if let Some(tx) = self.first_connect.take() {

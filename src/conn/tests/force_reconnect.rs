@@ -21,7 +21,14 @@ fn writes_what_was_accepted_then_reconnects_and_resubscribes() {
     s.conn.publish("x", None, None, b"during").unwrap();
     assert!(s.take_ops().is_empty(), "publishes wait for the next server");
     s.lose(None);
-    assert_eq!(s.take_conn_events(), [ConnectionEvent::Disconnected { error: None }], "not an error");
+    assert_eq!(
+        s.take_conn_events(),
+        [
+            ConnectionEvent::ForcedReconnect { server: addr("nats://a:4222") },
+            ConnectionEvent::Disconnected { error: None }
+        ],
+        "announced, then not an error"
+    );
     assert_eq!(s.conn.state(), State::Connecting);
 
     // The last attempt was 10 s ago: past the reconnect delay, so at once.
