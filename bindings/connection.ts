@@ -100,4 +100,39 @@ export class NatsConnection implements Publisher {
   newInbox(): string {
     return this.#raw.newInbox();
   }
+
+  /** Whether `drain()` was called (it stays so once closed). */
+  isDraining(): boolean {
+    return this.#raw.isDraining();
+  }
+
+  /** `host:port` of the server connected to (or last tried while reconnecting). */
+  getServer(): string {
+    return this.#raw.server();
+  }
+
+  /** Milliseconds of a PING/PONG round trip; rejects with `DISCONNECTED` while reconnecting. */
+  rtt(): Promise<number> {
+    return this.#raw.rtt();
+  }
+
+  /**
+   * Drops the server connection and reconnects (`forceReconnect`,
+   * `disconnect`, then `reconnect` statuses); subscriptions are made again.
+   * Resolves at once; does nothing while already reconnecting; rejects with
+   * `CLOSED`, and with `INVALID_ARGUMENT` while draining.
+   */
+  reconnect(): Promise<void> {
+    return this.#raw.reconnect();
+  }
+
+  /** `await using nc = await connect()`: drains, as nats.js; nothing if closed, waits if draining. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.isClosed()) return;
+    if (this.isDraining()) {
+      await this.closed();
+      return;
+    }
+    await this.drain();
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * natsjet's JavaScript API, shared by the browser (`web.ts`) and Node.js
- * (`node.ts`) entries, which add `connect` over their own wasm build.
+ * (`node.ts`) entries, which add `connect` (and its alias `wsconnect`) and
+ * `createInbox` over their own wasm build.
  * Shaped like nats.js v3; every module here only adapts shapes around the
  * raw wasm exports.
  */
@@ -25,6 +26,7 @@ export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.
 export type { Msg, Payload, PublishOptions } from "./msg.js";
 export type { Status, StatusType } from "./status.js";
 export { Subscription, type SubscriptionOptions } from "./subscription.js";
+export { Empty, millis, nanos } from "./util.js";
 export * from "./jetstream/index.js";
 
 /** @internal Connects through one wasm build's raw `connect`. */

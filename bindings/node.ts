@@ -5,6 +5,7 @@
  * and it registers Node sockets (`node:net`/`node:tls`) for `nats://` and
  * `tls://` servers.
  */
+import { readFile } from "node:fs/promises";
 import WebSocket from "ws";
 import * as wasm from "./node/natsjet.js";
 import { installNodeSockets } from "./node/socket.mjs";
@@ -33,6 +34,36 @@ wasmAuth.credsParts = wasm.credsParts;
 installNodeSockets(wasm);
 
 /** Connects to a NATS server: `nats://` and `tls://` over TCP, `ws://` and `wss://` over WebSocket. */
-export function connect(options?: ConnectionOptions): Promise<NatsConnection> {
-  return connectWith(wasm.connect, options);
+export async function connect(options?: ConnectionOptions): Promise<NatsConnection> {
+  return connectWith(wasm.connect, await readTlsFiles(options));
+}
+
+/**
+ * nats.js's `tls.caFile`, `certFile` and `keyFile`, read with `node:fs`
+ * into the PEM options `ca`, `cert` and `key` (a file wins over inline
+ * text, as nats.js); a file that cannot be read rejects with `TLS`.
+ */
+async function readTlsFiles(options?: ConnectionOptions): Promise<ConnectionOptions | undefined> {
+  const tls = options?.tls;
+  if (!tls || !(tls.caFile || tls.certFile || tls.keyFile)) return options;
+  const read = async (option: string, path: string): Promise<string> => {
+    try {
+      return await readFile(path, "utf8");
+    } catch (e) {
+      throw new NatsError(`tls.${option}: cannot read ${path}: ${(e as Error).message}`, "TLS");
+    }
+  };
+  const pem = { ...tls };
+  if (tls.caFile) pem.ca = await read("caFile", tls.caFile);
+  if (tls.certFile) pem.cert = await read("certFile", tls.certFile);
+  if (tls.keyFile) pem.key = await read("keyFile", tls.keyFile);
+  return { ...options, tls: pem };
+}
+
+/** `connect`, under nats.js's name for WebSocket connections. */
+export { connect as wsconnect };
+
+/** A unique subject `<prefix>.<token>` (prefix `_INBOX` by default), as nats.js's `createInbox`. */
+export function createInbox(prefix?: string): string {
+  return wasm.createInbox(prefix);
 }

@@ -19,7 +19,9 @@ export type Status =
   | { type: "error"; error: NatsError }
   /** A subscription did not keep up and `dropped` messages were lost so far. */
   | { type: "slowConsumer"; sid: number; dropped: number }
-  | { type: "close"; error?: NatsError };
+  | { type: "close"; error?: NatsError }
+  /** `reconnect()` is dropping the connection; `disconnect` and `reconnect` follow. */
+  | { type: "forceReconnect" };
 
 export class StatusHub implements StatusSink {
   readonly #listeners = new Set<(status: Status) => void>();

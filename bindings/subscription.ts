@@ -28,6 +28,9 @@ export class Subscription implements AsyncIterable<Msg> {
   /** The last batch read; the next read waits for it (one read at a time). */
   #reading: Promise<Msg[] | null> = Promise.resolve([]);
   #processed = 0;
+  /** `received` as of the end, once the raw subscription is freed. */
+  #received = 0;
+  #drained: Promise<void> | undefined;
   #done = false;
   #resolveClosed!: () => void;
   /** Resolves once the subscription ended and its messages were read. */
@@ -57,8 +60,43 @@ export class Subscription implements AsyncIterable<Msg> {
     return this.#processed;
   }
 
+  /** Messages received from the server so far (those dropped as a slow consumer aside). */
+  getReceived(): number {
+    return this.#done ? this.#received : this.#raw.received;
+  }
+
+  /** Messages received and not yet handed to the iterator or callback. */
+  getPending(): number {
+    return this.getReceived() - this.#processed;
+  }
+
   isClosed(): boolean {
     return this.#done;
+  }
+
+  isDraining(): boolean {
+    return this.#drained !== undefined;
+  }
+
+  /**
+   * Unsubscribes, still delivers what the server sent before it processed
+   * that, then ends. Resolves once all of it has arrived (with a
+   * `callback`, once handed to it); rejects with `CLOSED` if the
+   * connection is closed.
+   */
+  drain(): Promise<void> {
+    if (this.#done) return Promise.resolve();
+    this.#drained ??= this.#raw.drain().then(() => (this.#callback ? this.closed : undefined));
+    return this.#drained;
+  }
+
+  /** `await using sub = nc.subscribe(…)`: drains, as nats.js; nothing once closed. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    try {
+      await this.drain();
+    } catch (e) {
+      if (!(e instanceof NatsError && e.code === "CLOSED")) throw e;
+    }
   }
 
   /** Stops now, or after `max` messages in total. Messages already received are still delivered. */
@@ -103,6 +141,7 @@ export class Subscription implements AsyncIterable<Msg> {
     if (this.#done) return null;
     const batch = await this.#raw.nextBatch(BATCH);
     if (batch) return unpack(batch, this.#sid, this.#publisher);
+    this.#received = this.#raw.received;
     this.#done = true;
     this.#raw.free();
     this.#resolveClosed();

@@ -3,7 +3,13 @@
  * `connect` from `natsjet_bg.wasm` next to its glue (`import.meta.url`).
  * Imports nothing from Node.
  */
-import loadWasm, { connect as rawConnect, credsParts, setErrorClass, type InitInput } from "./web/natsjet.js";
+import loadWasm, {
+  connect as rawConnect,
+  createInbox as rawCreateInbox,
+  credsParts,
+  setErrorClass,
+  type InitInput,
+} from "./web/natsjet.js";
 import { wasmAuth } from "./auth.js";
 import { NatsError } from "./errors.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
@@ -11,6 +17,7 @@ import { connectWith, type ConnectionOptions, type NatsConnection } from "./inde
 export * from "./index.js";
 
 let loading: Promise<void> | undefined;
+let loaded = false;
 
 /**
  * Loads the wasm module, once; `connect` calls it. Call it first with the
@@ -22,6 +29,7 @@ export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
     () => {
       setErrorClass(NatsError);
       wasmAuth.credsParts = credsParts;
+      loaded = true;
     },
     (e: unknown) => {
       loading = undefined;
@@ -35,4 +43,17 @@ export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
 export async function connect(options?: ConnectionOptions): Promise<NatsConnection> {
   await init();
   return connectWith(rawConnect, options);
+}
+
+/** `connect`, under nats.js's name for WebSocket connections. */
+export { connect as wsconnect };
+
+/**
+ * A unique subject `<prefix>.<token>` (prefix `_INBOX` by default), as
+ * nats.js's `createInbox`. The generator lives in the wasm: call it once
+ * `init()` or a `connect` has loaded it.
+ */
+export function createInbox(prefix?: string): string {
+  if (!loaded) throw new NatsError("createInbox: the wasm is not loaded yet; await init() or connect() first", "INVALID_ARGUMENT");
+  return rawCreateInbox(prefix);
 }

@@ -30,7 +30,7 @@ mod wasm;
 
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
-pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, ResponseFuture, Subscriber, connect};
+pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, ResponseFuture, Subscriber, connect, create_inbox};
 pub use conn::{AuthFn, CallbackAuth, State, Statistics};
 pub use error::{Error, Result};
 pub use header::{HeaderMap, StatusCode};

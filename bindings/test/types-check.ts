@@ -230,3 +230,43 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   const nothing: AckReport = await batch.commit();
   void nothing;
 }
+
+// nats.js helpers and connection/subscription controls.
+import { Empty, createInbox, millis, nanos, wsconnect, type Nanos } from "natsjet";
+
+export async function controlsExample(): Promise<void> {
+  const nc: NatsConnection = await wsconnect({
+    servers: "nats://127.0.0.1:4222",
+    tls: { caFile: "/ca.pem", certFile: "/client.pem", keyFile: "/client.key" },
+  });
+  const empty: Uint8Array = Empty;
+  nc.publish(createInbox("app.replies"), empty);
+  const inbox: string = createInbox();
+  const ns: Nanos = nanos(250);
+  const ms: number = millis(ns);
+  void [inbox, ms];
+
+  const sub: Subscription = nc.subscribe("work");
+  const counts: number[] = [sub.getReceived(), sub.getPending(), sub.getProcessed()];
+  const draining: boolean = sub.isDraining();
+  void [counts, draining];
+  const drained: Promise<void> = sub.drain();
+  await drained;
+  await sub[Symbol.asyncDispose]();
+
+  const rtt: number = await nc.rtt();
+  const server: string = nc.getServer();
+  const ncDraining: boolean = nc.isDraining();
+  void [rtt, server, ncDraining];
+  await nc.reconnect();
+  for await (const s of nc.status()) {
+    const st: Status = s;
+    if (st.type === "forceReconnect") break;
+  }
+  await nc[Symbol.asyncDispose]();
+
+  // @ts-expect-error: nanos takes milliseconds as a number
+  nanos("250");
+  // @ts-expect-error: file options are paths
+  await wsconnect({ tls: { caFile: 1 } });
+}

@@ -5,6 +5,7 @@
 //! Commands lock the shared sans-IO connection, encode straight into its
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
+mod inbox;
 mod options;
 mod response;
 mod subscriber;
@@ -28,6 +29,7 @@ use crate::message::Message;
 use crate::proto::ServerInfo;
 
 pub use crate::driver::shared::ClientEvent as Event;
+pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub use response::ResponseFuture;
 pub use subscriber::Subscriber;
@@ -268,28 +270,34 @@ impl Client {
     }
 
     /// Unsubscribes everything, lets subscribers finish what they already
-    /// received, flushes, then closes.
-    pub async fn drain(&self) -> Result<(), Error> {
-        let sids: Vec<Sid> = {
+    /// received, flushes, then closes. The UNSUBs are queued (and
+    /// [`is_draining`](Self::is_draining) is true) as soon as this is called.
+    pub fn drain(&self) -> impl Future<Output = Result<(), Error>> + 'static {
+        let client = self.clone();
+        let started: Result<Vec<Sid>, Error> = (|| {
             let mut inner = self.inner.shared.lock();
+            inner.draining = true;
             let sids: Vec<Sid> = inner.subs.keys().copied().collect();
             for sid in &sids {
                 inner.conn.drain_subscription(*sid)?;
             }
             inner.wake_driver();
-            sids
-        };
-        // The PONG comes after the server processed the UNSUBs, so every
-        // message it sent for them has arrived by then.
-        self.flush().await?;
-        {
-            let mut inner = self.inner.shared.lock();
-            for sid in sids {
-                inner.conn.unsubscribe(sid, None)?;
+            Ok(sids)
+        })();
+        async move {
+            let sids = started?;
+            // The PONG comes after the server processed the UNSUBs, so every
+            // message it sent for them has arrived by then.
+            client.flush().await?;
+            {
+                let mut inner = client.inner.shared.lock();
+                for sid in sids {
+                    inner.conn.unsubscribe(sid, None)?;
+                }
+                inner.wake_driver();
             }
-            inner.wake_driver();
+            client.close().await
         }
-        self.close().await
     }
 
     /// Writes what was accepted, closes, and waits until the connection is closed.
@@ -306,6 +314,47 @@ impl Client {
         }
         let _ = rx.await;
         Ok(())
+    }
+
+    /// Whether [`drain`](Self::drain) was called (it stays so once closed).
+    pub fn is_draining(&self) -> bool {
+        self.inner.shared.lock().draining
+    }
+
+    /// The time of a PING/PONG round trip to the server, as a [`flush`](Self::flush)
+    /// (nats.js `rtt()`). Fails with [`Error::Disconnected`] while not
+    /// connected, as nats.js, instead of waiting for the next server.
+    pub async fn rtt(&self) -> Result<Duration, Error> {
+        match self.connection_state() {
+            State::Connected => {}
+            State::Closed => return Err(Error::Closed),
+            State::Connecting | State::Disconnected => return Err(Error::Disconnected),
+        }
+        let start = self.now();
+        self.flush().await?;
+        Ok(self.now().saturating_duration_since(start))
+    }
+
+    /// Drops the server connection and reconnects (async-nats
+    /// `force_reconnect`, nats.js `reconnect()`): see
+    /// [`Connection::force_reconnect`](crate::conn::Connection::force_reconnect).
+    /// Returns once the old connection is being closed; [`Event::Reconnected`]
+    /// tells when the new one is up. Refused while draining (as nats.js),
+    /// where it would fail the drain's flush.
+    pub async fn force_reconnect(&self) -> Result<(), Error> {
+        let mut inner = self.inner.shared.lock();
+        if inner.draining && inner.conn.state() != State::Closed {
+            return Err(Error::InvalidArgument("the connection is draining".into()));
+        }
+        inner.conn.force_reconnect(self.now())?;
+        inner.wake_driver();
+        Ok(())
+    }
+
+    /// The server of the current connection (or attempt, or the last one
+    /// while reconnecting); `None` once closed with no server left.
+    pub fn current_server(&self) -> Option<crate::ServerAddr> {
+        self.inner.shared.lock().conn.current_server().cloned()
     }
 
     /// The INFO of the server this client is (or was last) connected to.

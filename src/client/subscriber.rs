@@ -1,10 +1,12 @@
 //! [`Subscriber`]: the messages of one subscription, as a `Stream`.
 
 use std::fmt;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use futures_channel::oneshot;
 use futures_core::Stream;
 
 use crate::conn::{Sid, State};
@@ -48,6 +50,55 @@ impl Subscriber {
         inner.conn.unsubscribe(self.sid, Some(max))?;
         inner.wake_driver();
         Ok(())
+    }
+
+    /// Unsubscribes but delivers what the server sent before it processed
+    /// the UNSUB, then ends the stream (async-nats `Subscriber::drain`,
+    /// nats.js `Subscription.drain()`): returns once the server has
+    /// answered a PING sent after the UNSUB, so every message for this
+    /// subscription has arrived; they stay readable until the stream ends.
+    /// Fails with [`Error::Closed`] when the connection is closed; returns
+    /// at once when the subscription already ended.
+    pub async fn drain(&mut self) -> Result<(), Error> {
+        self.start_drain()?.await;
+        Ok(())
+    }
+
+    /// [`drain`](Self::drain)'s first half (UNSUB and PING queued now); the
+    /// future, borrowing nothing, ends the subscription on the PONG.
+    pub(crate) fn start_drain(&mut self) -> Result<impl Future<Output = ()> + 'static, Error> {
+        let (tx, rx) = oneshot::channel();
+        let mut inner = self.client.inner.shared.lock();
+        let draining = inner.subs.get(&self.sid).is_some();
+        if draining {
+            inner.conn.drain_subscription(self.sid)?;
+            let id = inner.conn.flush()?;
+            inner.flushes.insert(id, tx);
+            inner.wake_driver();
+        } else if inner.conn.state() == State::Closed {
+            return Err(Error::Closed);
+        }
+        drop(inner);
+        let (client, sid) = (self.client.clone(), self.sid);
+        Ok(async move {
+            if !draining {
+                return;
+            }
+            // Lost or closed meanwhile: the drained subscription is not made
+            // again on another server, so it ends all the same.
+            let _ = rx.await;
+            let mut inner = client.inner.shared.lock();
+            if inner.subs.get(&sid).is_some() {
+                let _ = inner.conn.unsubscribe(sid, None);
+                inner.wake_driver();
+            }
+        })
+    }
+
+    /// Messages accepted for this subscription so far (nats.js
+    /// `getReceived`); those dropped by a slow consumer are not counted.
+    pub fn received(&self) -> u64 {
+        self.messages.pushed()
     }
 
     /// The subscription id used on the wire.

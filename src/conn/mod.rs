@@ -67,7 +67,7 @@ mod timers;
 pub use auth::{Auth, AuthCallback, AuthFn, CallbackAuth, credentials_parts};
 use pings::{PingKind, Pings};
 use requests::Requests;
-use rng::Rng;
+pub(crate) use rng::Rng;
 use servers::ServerPool;
 use subs::{Limit, Subscriptions};
 use timers::Timers;
@@ -200,6 +200,10 @@ pub enum ConnectionEvent {
     },
     /// The server announced lame-duck mode; the connection moves elsewhere.
     LameDuck {
+        server: ServerAddr,
+    },
+    /// [`Connection::force_reconnect`] is dropping the connection to `server`.
+    ForcedReconnect {
         server: ServerAddr,
     },
     /// An error that did not close the connection (e.g. a permissions violation).
@@ -349,6 +353,11 @@ impl Connection {
     /// A new unique inbox subject (`<prefix>.<22 random base62 characters>`).
     pub fn new_inbox(&mut self) -> String {
         format!("{}.{}", self.config.inbox_prefix, self.rng.token())
+    }
+    /// The server of the current connection or attempt (or of the last one
+    /// while waiting to reconnect); `None` once no server is left.
+    pub fn current_server(&self) -> Option<&ServerAddr> {
+        self.servers.current()
     }
 
     // ---- transport inputs (see lifecycle.rs and inbound.rs)
@@ -506,6 +515,26 @@ impl Connection {
         Ok(id)
     }
 
+    /// Drops the server connection and reconnects as after a loss
+    /// (async-nats `force_reconnect`, nats.js `reconnect()`): what was
+    /// written goes out first, `Disconnected` and then `Reconnected` are
+    /// reported, subscriptions are made again, publishes wait in the
+    /// reconnect buffer meanwhile, and the usual server rotation and delay
+    /// apply. Reported first as `ForcedReconnect`. Flushes awaiting their
+    /// PONG fail with `Disconnected`. Does
+    /// nothing while connecting or disconnected: a reconnect is under way.
+    pub fn force_reconnect(&mut self, now: Instant) -> Result<(), Error> {
+        self.tick(now);
+        self.check_open()?;
+        if matches!(self.phase, Phase::Connected | Phase::Moving) {
+            if let Some(server) = self.servers.current().cloned() {
+                self.events.push_back(Event::Connection(ConnectionEvent::ForcedReconnect { server }));
+            }
+            self.close_transport(None);
+        }
+        Ok(())
+    }
+
     /// Close for good after writing what was accepted.
     pub fn close(&mut self, now: Instant) {
         self.tick(now);
@@ -601,14 +630,20 @@ impl Connection {
     }
 }
 
+/// A prefix inboxes can be made under: a subject without wildcards.
+pub(crate) fn validate_inbox_prefix(prefix: &str) -> Result<(), Error> {
+    validate_subject(prefix)?;
+    if prefix.split('.').any(|t| t == "*" || t == ">") {
+        return Err(Error::InvalidSubject { subject: prefix.to_string(), reason: "wildcard in inbox prefix" });
+    }
+    Ok(())
+}
+
 fn validate_config(config: &Config) -> Result<(), Error> {
     if config.servers.is_empty() {
         return Err(Error::InvalidArgument("no server to connect to".into()));
     }
-    validate_subject(&config.inbox_prefix)?;
-    if config.inbox_prefix.split('.').any(|t| t == "*" || t == ">") {
-        return Err(Error::InvalidSubject { subject: config.inbox_prefix.clone(), reason: "wildcard in inbox prefix" });
-    }
+    validate_inbox_prefix(&config.inbox_prefix)?;
     if config.ping_interval.is_zero() {
         return Err(Error::InvalidArgument("ping_interval must be positive".into()));
     }

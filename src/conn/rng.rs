@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-pub(super) struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub(super) fn new(seed: u64) -> Self {
+    pub(crate) const fn new(seed: u64) -> Self {
         Rng(seed)
     }
 
@@ -35,7 +35,7 @@ impl Rng {
 
     /// 22 base62 characters, as unique as the seed: the token of an inbox
     /// name (the size of a NUID).
-    pub(super) fn token(&mut self) -> String {
+    pub(crate) fn token(&mut self) -> String {
         const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
         let mut token = String::with_capacity(22);
         for _ in 0..2 {

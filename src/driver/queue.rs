@@ -9,6 +9,8 @@ use std::task::{Context, Poll, Waker};
 
 struct State<T> {
     items: VecDeque<T>,
+    /// Items accepted since the queue was made.
+    pushed: u64,
     closed: bool,
     waker: Option<Waker>,
 }
@@ -22,7 +24,7 @@ pub(crate) struct Queue<T> {
 impl<T> Queue<T> {
     pub(crate) fn new(capacity: usize) -> Arc<Self> {
         Arc::new(Queue {
-            state: Mutex::new(State { items: VecDeque::new(), closed: false, waker: None }),
+            state: Mutex::new(State { items: VecDeque::new(), pushed: 0, closed: false, waker: None }),
             capacity: capacity.max(1),
         })
     }
@@ -34,6 +36,7 @@ impl<T> Queue<T> {
             return Err(item);
         }
         state.items.push_back(item);
+        state.pushed += 1;
         if let Some(waker) = state.waker.take() {
             waker.wake();
         }
@@ -47,6 +50,11 @@ impl<T> Queue<T> {
         if let Some(waker) = state.waker.take() {
             waker.wake();
         }
+    }
+
+    /// Items accepted since the queue was made (refused ones aside).
+    pub(crate) fn pushed(&self) -> u64 {
+        lock(&self.state).pushed
     }
 
     pub(crate) fn is_closed(&self) -> bool {
@@ -103,6 +111,7 @@ mod tests {
         assert_eq!(q.push(3), Err(3));
         q.close();
         assert_eq!(q.push(4), Err(4));
+        assert_eq!(q.pushed(), 2, "refused items are not counted");
         let waker = noop_waker();
         let mut cx = Context::from_waker(&waker);
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(1)));

@@ -35,6 +35,9 @@ pub enum ClientEvent {
     Reconnected,
     /// The server is shutting down soon; the client moves to another one.
     LameDuck,
+    /// [`Client::force_reconnect`](crate::Client::force_reconnect) is
+    /// dropping the connection (nats.js's `forceReconnect` status).
+    ForcedReconnect,
     /// An error that left the connection up (e.g. a permissions violation).
     ServerError(Error),
     /// A subscriber did not keep up: messages were dropped.
@@ -105,6 +108,8 @@ pub(crate) struct Inner {
     pub callback: Option<EventCallback>,
     /// Events for the callback, delivered by the driver outside the lock.
     pub callback_queue: Vec<ClientEvent>,
+    /// `Client::drain` was called.
+    pub draining: bool,
 }
 
 /// Buffered bytes above which publishers wait for the writer.
@@ -136,6 +141,7 @@ impl Shared {
             hurry: false,
             callback,
             callback_queue: Vec::new(),
+            draining: false,
         };
         (Arc::new(Shared { inner: Mutex::new(inner) }), rx)
     }
@@ -317,6 +323,7 @@ impl Inner {
             ConnectionEvent::Reconnected { .. } => ClientEvent::Reconnected,
             ConnectionEvent::Disconnected { error } => ClientEvent::Disconnected { error },
             ConnectionEvent::LameDuck { .. } => ClientEvent::LameDuck,
+            ConnectionEvent::ForcedReconnect { .. } => ClientEvent::ForcedReconnect,
             ConnectionEvent::ServerError(e) => ClientEvent::ServerError(e),
             ConnectionEvent::Closed { error } => {
                 if let Some(tx) = self.first_connect.take() {

@@ -96,8 +96,8 @@ impl RawConnection {
     /// Unsubscribes everything, delivers what already arrived, flushes, closes.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn drain(&self) -> Promise {
-        let client = self.client.clone();
-        promise(async move { client.drain().await.map(|()| JsValue::UNDEFINED) })
+        let drained = self.client.drain();
+        promise(async move { drained.await.map(|()| JsValue::UNDEFINED) })
     }
 
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
@@ -128,4 +128,34 @@ impl RawConnection {
     pub fn new_inbox(&self) -> String {
         self.client.new_inbox()
     }
+
+    #[wasm_bindgen(js_name = isDraining)]
+    pub fn is_draining(&self) -> bool {
+        self.client.is_draining()
+    }
+
+    /// Milliseconds of a PING/PONG round trip.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn rtt(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move { client.rtt().await.map(|d| d.as_secs_f64() * 1000.0) })
+    }
+
+    /// Drops the server connection and reconnects.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn reconnect(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move { client.force_reconnect().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    /// `host:port` of the current (or last) server, `""` when none.
+    pub fn server(&self) -> String {
+        self.client.current_server().map(|s| s.host_port()).unwrap_or_default()
+    }
+}
+
+/// A unique subject `<prefix>.<token>` (`_INBOX` when no prefix), without a connection.
+#[wasm_bindgen(js_name = createInbox)]
+pub fn create_inbox(prefix: Option<String>) -> Result<String, JsValue> {
+    Ok(crate::create_inbox(prefix.as_deref())?)
 }

@@ -8,8 +8,10 @@
 //! types of its boundary values in a `typescript_custom_section`, so the
 //! generated `.d.ts` is exact and the TS layer compiles against it:
 //! - [`connection`]: `connect` and `RawConnection` (publish, subscribe,
-//!   request, flush, drain, close, info, stats);
-//! - [`subscription`]: `RawSubscription` (`nextBatch`, `unsubscribe`);
+//!   request, flush, drain, close, info, stats, rtt, reconnect, server),
+//!   and `createInbox`;
+//! - [`subscription`]: `RawSubscription` (`nextBatch`, `unsubscribe`,
+//!   `drain`, `received`);
 //! - [`batch`]: messages packed for one boundary crossing (`RawBatch`), and
 //!   headers from JS;
 //! - [`options`]: nats.js connection options to [`ConnectOptions`](crate::ConnectOptions);

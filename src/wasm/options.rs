@@ -57,8 +57,9 @@ export interface ConnectionOptions {
    * TLS for `nats://` and `tls://` servers in Node, as nats.js's `tls` with
    * PEM text: an object (even `{}`) requires TLS; `ca` replaces the host's
    * trusted roots; `cert` and `key` go to servers that verify clients.
-   * `caFile`, `certFile` and `keyFile` are not read: pass the files'
-   * contents. Browsers and `wss://` use the WebSocket's own TLS.
+   * In Node, `caFile`, `certFile` and `keyFile` are read into `ca`, `cert`
+   * and `key` (a file wins, as nats.js). Browsers and `wss://` use the
+   * WebSocket's own TLS.
    */
   tls?: TlsOptions | null;
   /** natsjet: bytes of publishes kept while reconnecting (8 MiB); past that, publishing throws `RECONNECT_BUFFER_FULL`. */
@@ -74,6 +75,12 @@ export interface TlsOptions {
   cert?: string;
   /** The client certificate's private key (with `cert`). */
   key?: string;
+  /** Node: a PEM file read into `ca`; a missing file rejects `connect` (`TLS`). */
+  caFile?: string;
+  /** Node: a PEM file read into `cert`. */
+  certFile?: string;
+  /** Node: a PEM file read into `key`. */
+  keyFile?: string;
 }
 "#;
 

@@ -9,7 +9,7 @@ use crate::Event;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_STATUS: &str = r#"
 /** Connection events, named as nats.js's status types where nats.js has one. */
-export type StatusType = "connected" | "disconnect" | "reconnect" | "ldm" | "error" | "slowConsumer" | "close";
+export type StatusType = "connected" | "disconnect" | "reconnect" | "ldm" | "error" | "slowConsumer" | "close" | "forceReconnect";
 /** Receives connection events, called from the connection's task: keep it short. */
 export interface StatusSink {
   /** `sid` and `dropped` come with `slowConsumer`; `error` with `error`, and with `disconnect` and `close` when one caused them. */
@@ -40,6 +40,7 @@ pub(crate) fn forward(sink: StatusSink) -> impl Fn(Event) + 'static {
             Event::Disconnected { error } => ("disconnect", error, None),
             Event::Reconnected => ("reconnect", None, None),
             Event::LameDuck => ("ldm", None, None),
+            Event::ForcedReconnect => ("forceReconnect", None, None),
             Event::ServerError(error) => ("error", Some(error), None),
             Event::SlowConsumer { sid, dropped } => ("slowConsumer", None, Some((sid as f64, dropped as f64))),
             Event::Closed { error } => ("close", error, None),

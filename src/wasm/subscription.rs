@@ -53,6 +53,23 @@ impl RawSubscription {
         Ok(())
     }
 
+    /// Unsubscribes, delivers what the server sent before, then ends;
+    /// resolves once everything sent before the UNSUB has arrived.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn drain(&self) -> Promise {
+        let drained = self.subscriber.borrow_mut().start_drain();
+        promise(async move {
+            drained?.await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Messages received so far.
+    #[wasm_bindgen(getter)]
+    pub fn received(&self) -> f64 {
+        self.subscriber.borrow().received() as f64
+    }
+
     /// The subscription id used on the wire.
     #[wasm_bindgen(getter)]
     pub fn sid(&self) -> f64 {

@@ -3,6 +3,7 @@
 
 mod auth;
 mod close;
+mod force_reconnect;
 mod handshake;
 mod lame_duck;
 mod limits;

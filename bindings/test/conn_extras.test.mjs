@@ -1,0 +1,141 @@
+// nats.js helpers and connection/subscription controls: wsconnect, Empty,
+// nanos/millis, createInbox, Subscription.drain and counts, rtt, getServer,
+// isDraining, reconnect and Symbol.asyncDispose, against a real server.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import * as nats from "@nats-io/nats-core";
+import { Empty, NatsError, connect, createInbox, millis, nanos, wsconnect } from "natsjet";
+import { nextMsg, startServer, waitFor } from "./harness.mjs";
+
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(() => server.close());
+
+test("helpers: wsconnect, Empty, nanos and millis as nats.js's", async () => {
+  assert.equal(wsconnect, connect);
+  assert.ok(Empty instanceof Uint8Array && Empty.length === 0);
+  for (const ms of [0, 1, 1.5, 30_000, 2 ** 40]) assert.equal(nanos(ms), nats.nanos(ms));
+  for (const ns of [0, 999_999, 1_000_000, 1_500_000, 2 ** 52]) assert.equal(millis(ns), nats.millis(ns));
+  assert.equal(millis(nanos(250)), 250);
+  const nc = await wsconnect({ servers: server.wsUrl });
+  nc.publish("empty", Empty);
+  await nc.close();
+});
+
+test("createInbox: unique subjects under _INBOX or a prefix; wildcards refused", async () => {
+  const a = createInbox();
+  assert.match(a, /^_INBOX\.[0-9A-Za-z]{22}$/);
+  assert.notEqual(createInbox(""), a);
+  assert.match(createInbox("app.replies"), /^app\.replies\.[0-9A-Za-z]{22}$/);
+  assert.throws(() => createInbox("app.*"), (e) => e instanceof NatsError && e.code === "INVALID_SUBJECT");
+  const nc = await connect({ servers: server.wsUrl });
+  const sub = nc.subscribe(a);
+  await nc.flush();
+  nc.publish(a, "hi");
+  assert.equal((await nextMsg(sub)).string(), "hi");
+  await nc.close();
+});
+
+test("Subscription.drain delivers what the server sent before it, then ends", async () => {
+  const nc = await connect({ servers: server.url });
+  const pub = await connect({ servers: server.url });
+  const sub = nc.subscribe("sdrain");
+  const other = nc.subscribe("sdrain.other");
+  await nc.flush();
+  for (let i = 0; i < 2000; i++) pub.publish("sdrain", `${i}`);
+  await pub.flush();
+  assert.equal(sub.isDraining(), false);
+  const drained = sub.drain();
+  assert.equal(sub.isDraining(), true);
+  assert.equal(sub.drain(), drained, "one drain");
+  await drained;
+  pub.publish("sdrain", "late");
+  pub.publish("sdrain.other", "still");
+  await pub.flush();
+  assert.equal(sub.getReceived(), 2000);
+  assert.equal(sub.getPending(), 2000);
+  const got = [];
+  for await (const m of sub) got.push(m.string());
+  assert.equal(got.length, 2000);
+  assert.equal(got[1999], "1999");
+  assert.equal(sub.getPending(), 0);
+  assert.equal(sub.getReceived(), 2000, "kept once the subscription is gone");
+  assert.equal(sub.isClosed(), true);
+  await sub.drain();
+  assert.equal((await nextMsg(other)).string(), "still", "the connection stays up");
+  await nc.close();
+  await pub.close();
+});
+
+test("Subscription.drain with a callback resolves once the callback had everything", async () => {
+  const nc = await connect({ servers: server.wsUrl });
+  const got = [];
+  const sub = nc.subscribe("cbdrain", { callback: (_e, m) => got.push(m.string()) });
+  await nc.flush();
+  for (let i = 0; i < 500; i++) nc.publish("cbdrain", `${i}`);
+  await sub.drain();
+  assert.equal(got.length, 500);
+  assert.equal(sub.getProcessed(), 500);
+  assert.equal(sub.isClosed(), true);
+  await nc.close();
+  const closed = await connect({ servers: server.wsUrl });
+  const late = closed.subscribe("late");
+  await closed.close();
+  await assert.rejects(late.drain(), { code: "CLOSED" });
+});
+
+test("rtt, getServer and isDraining", async () => {
+  const nc = await connect({ servers: server.url });
+  const rtt = await nc.rtt();
+  assert.ok(typeof rtt === "number" && rtt >= 0 && rtt < 5000, `${rtt}`);
+  assert.equal(nc.getServer(), new URL(server.url).host);
+  const ws = await connect({ servers: server.wsUrl });
+  assert.equal(ws.getServer(), new URL(server.wsUrl).host);
+  await ws.close();
+  assert.equal(nc.isDraining(), false);
+  const draining = nc.drain();
+  assert.equal(nc.isDraining(), true);
+  await assert.rejects(nc.reconnect(), { code: "INVALID_ARGUMENT", message: /draining/ });
+  await draining;
+  assert.equal(nc.isDraining(), true);
+  await assert.rejects(nc.rtt(), { code: "CLOSED" });
+});
+
+test("reconnect() drops the connection and comes back with the subscriptions", async () => {
+  const nc = await connect({ servers: server.wsUrl, reconnectTimeWait: 50, reconnectJitter: 0 });
+  const types = [];
+  const watching = (async () => {
+    for await (const s of nc.status()) types.push(s.type);
+  })();
+  const sub = nc.subscribe("forced");
+  await nc.flush();
+  await nc.reconnect();
+  await waitFor(() => types.includes("reconnect"), 10_000);
+  assert.deepEqual(types.slice(0, 3), ["forceReconnect", "disconnect", "reconnect"]);
+  assert.equal(nc.stats().reconnects, 1);
+  nc.publish("forced", "after");
+  assert.equal((await nextMsg(sub)).string(), "after");
+  await nc.close();
+  await watching;
+  await assert.rejects(nc.reconnect(), { code: "CLOSED" });
+});
+
+test("Symbol.asyncDispose drains, as nats.js; nothing once closed", async () => {
+  const nc = await connect({ servers: server.wsUrl });
+  const got = [];
+  const sub = nc.subscribe("dispose", { callback: (_e, m) => got.push(m.string()) });
+  await nc.flush();
+  nc.publish("dispose", "a");
+  await sub[Symbol.asyncDispose]();
+  assert.deepEqual(got, ["a"]);
+  assert.equal(sub.isClosed(), true);
+  await sub[Symbol.asyncDispose]();
+  const iterated = nc.subscribe("dispose.iter");
+  await nc[Symbol.asyncDispose]();
+  assert.equal(nc.isClosed(), true);
+  assert.equal(nc.isDraining(), true);
+  await nc[Symbol.asyncDispose]();
+  await iterated[Symbol.asyncDispose]();
+});

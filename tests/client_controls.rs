@@ -1,0 +1,139 @@
+//! Subscription drain, round-trip time, the current server, forced
+//! reconnects and inboxes without a connection, against a real server.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::NatsServer;
+use futures_util::StreamExt;
+use natsjet::{ConnectOptions, Error, Event, State};
+use tokio::time::timeout;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn server() -> NatsServer {
+    NatsServer::builder().websocket().start()
+}
+
+macro_rules! over_both_transports {
+    ($($name:ident),* $(,)?) => {
+        mod tcp {
+            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.client_url()).await; })*
+        }
+        mod websocket {
+            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.websocket_url()).await; })*
+        }
+    };
+}
+
+over_both_transports!(
+    subscriber_drain_delivers_what_the_server_sent_before_it,
+    rtt_is_a_round_trip,
+    current_server_is_the_connected_one,
+    force_reconnect_comes_back_with_the_subscriptions,
+);
+
+/// A publisher's messages flushed before the drain all arrive; later ones
+/// do not; the stream ends; the connection stays up.
+async fn subscriber_drain_delivers_what_the_server_sent_before_it(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let publisher = natsjet::connect(url).await.unwrap();
+    let mut sub = client.subscribe("sdrain").await.unwrap();
+    let mut other = client.subscribe("sdrain.other").await.unwrap();
+    client.flush().await.unwrap();
+    for i in 0..2000u32 {
+        publisher.publish("sdrain", i.to_be_bytes()).await.unwrap();
+    }
+    publisher.flush().await.unwrap();
+    timeout(WAIT, sub.drain()).await.expect("drain in time").unwrap();
+    publisher.publish("sdrain", "late").await.unwrap();
+    publisher.publish("sdrain.other", "still").await.unwrap();
+    publisher.flush().await.unwrap();
+    assert_eq!(sub.received(), 2000);
+    let got: Vec<_> = timeout(WAIT, (&mut sub).collect::<Vec<_>>()).await.expect("the stream ends");
+    assert_eq!(got.len(), 2000);
+    assert!(got.iter().enumerate().all(|(i, m)| m.payload[..] == (i as u32).to_be_bytes()));
+    assert_eq!(&timeout(WAIT, other.next()).await.unwrap().unwrap().payload[..], b"still");
+    assert_eq!(client.connection_state(), State::Connected);
+    sub.drain().await.expect("a second drain is a no-op");
+    assert!(!client.is_draining());
+    client.close().await.unwrap();
+    assert_eq!(other.drain().await, Err(Error::Closed));
+}
+
+async fn rtt_is_a_round_trip(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let rtt = client.rtt().await.unwrap();
+    assert!(rtt < WAIT, "{rtt:?}");
+    client.close().await.unwrap();
+    assert_eq!(client.rtt().await, Err(Error::Closed));
+}
+
+async fn current_server_is_the_connected_one(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let server = client.current_server().expect("connected to one");
+    assert!(server.same_endpoint(&natsjet::ServerAddr::parse(url).unwrap()), "{server} for {url}");
+    client.close().await.unwrap();
+}
+
+async fn force_reconnect_comes_back_with_the_subscriptions(url: &str) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let client = ConnectOptions::new()
+        .reconnect_delay(Duration::from_millis(50), Duration::ZERO)
+        .event_callback(move |e| sink.lock().unwrap().push(e))
+        .connect(url)
+        .await
+        .unwrap();
+    let mut sub = client.subscribe("forced").await.unwrap();
+    client.flush().await.unwrap();
+    client.force_reconnect().await.unwrap();
+    timeout(WAIT, async {
+        while !events.lock().unwrap().contains(&Event::Reconnected) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("reconnected");
+    let seen = events.lock().unwrap().clone();
+    let at = |wanted: &Event| seen.iter().position(|e| e == wanted).unwrap_or_else(|| panic!("{wanted:?} in {seen:?}"));
+    assert!(at(&Event::ForcedReconnect) < at(&Event::Disconnected { error: None }));
+    assert!(at(&Event::Disconnected { error: None }) < at(&Event::Reconnected));
+    assert_eq!(client.statistics().reconnects, 1);
+    client.publish("forced", "after").await.unwrap();
+    assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"after");
+    client.close().await.unwrap();
+    assert_eq!(client.force_reconnect().await, Err(Error::Closed));
+}
+
+#[tokio::test]
+async fn drain_marks_the_client_draining() {
+    let server = NatsServer::start();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    assert!(!client.is_draining());
+    let drained = client.drain();
+    assert!(client.is_draining(), "from the call on");
+    let refused = client.force_reconnect().await.unwrap_err();
+    assert!(matches!(refused, Error::InvalidArgument(_)), "{refused:?}");
+    drained.await.unwrap();
+    assert!(client.is_draining());
+    assert_eq!(client.connection_state(), State::Closed);
+}
+
+#[tokio::test]
+async fn created_inboxes_are_subjects_a_client_can_use() {
+    let server = NatsServer::start();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let inbox = natsjet::create_inbox(None).unwrap();
+    let mut sub = client.subscribe(&inbox).await.unwrap();
+    client.flush().await.unwrap();
+    client.publish(&inbox, "hi").await.unwrap();
+    assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"hi");
+    assert_ne!(
+        natsjet::create_inbox(Some("app.replies")).unwrap(),
+        natsjet::create_inbox(Some("app.replies")).unwrap()
+    );
+}
