@@ -123,6 +123,20 @@ async fn drain_marks_the_client_draining() {
     assert_eq!(client.connection_state(), State::Closed);
 }
 
+/// A drain whose flush cannot complete (the server is gone) still ends with
+/// the connection closed, and says why it could not flush.
+#[tokio::test]
+async fn a_drain_that_cannot_flush_still_closes() {
+    let mut server = NatsServer::start();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let _sub = client.subscribe("drained").await.unwrap();
+    client.flush().await.unwrap();
+    server.stop();
+    let result = timeout(WAIT, client.drain()).await.expect("the drain ends");
+    assert!(result.is_err(), "{result:?}");
+    assert_eq!(client.connection_state(), State::Closed);
+}
+
 #[tokio::test]
 async fn created_inboxes_are_subjects_a_client_can_use() {
     let server = NatsServer::start();

@@ -287,16 +287,18 @@ impl Client {
         async move {
             let sids = started?;
             // The PONG comes after the server processed the UNSUBs, so every
-            // message it sent for them has arrived by then.
-            client.flush().await?;
+            // message it sent for them has arrived by then. Without it (the
+            // connection dropped) the drain still ends closed, and says so.
+            let flushed = client.flush().await;
             {
                 let mut inner = client.inner.shared.lock();
                 for sid in sids {
-                    inner.conn.unsubscribe(sid, None)?;
+                    let _ = inner.conn.unsubscribe(sid, None);
                 }
                 inner.wake_driver();
             }
-            client.close().await
+            client.close().await?;
+            flushed
         }
     }
 
