@@ -8,7 +8,7 @@
 import WebSocket from "ws";
 import * as wasm from "./node/natsjet.js";
 import { installNodeSockets } from "./node/socket.mjs";
-import { NatsError } from "./errors.js";
+import { errorClasses } from "./errors.js";
 import { wasmAuth } from "./auth.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
 
@@ -28,7 +28,7 @@ class NodeWebSocket extends WebSocket {
 }
 
 (globalThis as { WebSocket?: unknown }).WebSocket ??= NodeWebSocket;
-wasm.setErrorClass(NatsError);
+wasm.setErrorClasses(errorClasses);
 wasmAuth.credsParts = wasm.credsParts;
 installNodeSockets(wasm);
 

@@ -4,7 +4,7 @@
  * batch at a time.
  */
 import type { RawSubscription } from "./raw.js";
-import { NatsError } from "./errors.js";
+import { InvalidOperationError, type NatsError } from "./errors.js";
 import { unpack, type Msg, type Publisher } from "./msg.js";
 
 export interface SubscriptionOptions {
@@ -67,7 +67,7 @@ export class Subscription implements AsyncIterable<Msg> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Msg> {
-    if (this.#callback) throw new NatsError("a subscription with a callback cannot be iterated", "INVALID_ARGUMENT");
+    if (this.#callback) throw new InvalidOperationError("a subscription with a callback cannot be iterated");
     for (let batch = await this.#next(); batch; batch = await this.#next()) {
       for (const msg of batch) {
         this.#processed++;

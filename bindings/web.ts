@@ -3,9 +3,9 @@
  * `connect` from `natsjet_bg.wasm` next to its glue (`import.meta.url`).
  * Imports nothing from Node.
  */
-import loadWasm, { connect as rawConnect, credsParts, setErrorClass, type InitInput } from "./web/natsjet.js";
+import loadWasm, { connect as rawConnect, credsParts, setErrorClasses, type InitInput } from "./web/natsjet.js";
 import { wasmAuth } from "./auth.js";
-import { NatsError } from "./errors.js";
+import { errorClasses } from "./errors.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
 
 export * from "./index.js";
@@ -20,7 +20,7 @@ let loading: Promise<void> | undefined;
 export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
   loading ??= loadWasm(module === undefined ? undefined : { module_or_path: module }).then(
     () => {
-      setErrorClass(NatsError);
+      setErrorClasses(errorClasses);
       wasmAuth.credsParts = credsParts;
     },
     (e: unknown) => {
