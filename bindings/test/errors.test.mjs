@@ -133,6 +133,19 @@ describe("core errors", () => {
     await watching;
   });
 
+  test("a flush in flight when the connection drops rejects with a RequestError", async () => {
+    const frozen = await startServer();
+    const nc = await connect({ servers: frozen.wsUrl, maxReconnectAttempts: 1, reconnectTimeWait: 50 });
+    frozen.child.kill("SIGSTOP"); // the PING goes out, its PONG never comes
+    const flushed = caught(() => nc.flush());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await frozen.close();
+    const e = await flushed;
+    is(e, RequestError, "DISCONNECTED");
+    assert.ok(!e.isNoResponders());
+    await nc.close();
+  });
+
   test("wrong credentials are an AuthorizationError", async () => {
     const e = await caught(() => connect({ servers: server.wsUrl, user: "js", pass: "wrong" }));
     is(e, AuthorizationError, "AUTHORIZATION_VIOLATION");

@@ -27,18 +27,10 @@ export type ErrorCode =
   | "CREDENTIALS";
 /** A class whose prototype natsjet's errors take (the TS layer's `NatsError` and its subclasses). */
 export interface ErrorClass { readonly prototype: Error }
-/** The names of the error classes natsjet's errors take, as in nats.js v3. */
-export type ErrorClassName =
-  | "NatsError" | "InvalidSubjectError" | "InvalidArgumentError" | "InvalidOperationError"
-  | "ProtocolError" | "AuthorizationError" | "UserAuthenticationExpiredError"
-  | "PermissionViolationError" | "ConnectionError" | "RequestError" | "NoRespondersError"
-  | "TimeoutError" | "ClosedConnectionError" | "JetStreamApiError" | "StreamNotFoundError"
-  | "ConsumerNotFoundError" | "JetStreamNotEnabled" | "JetStreamStatusError";
-/** Every class of `ErrorClassName`, by name. */
-export type ErrorClasses = { readonly [name in ErrorClassName]: ErrorClass };
 "#;
 
-/// Declares [`Class`] and the class names JS registers them under, in one list.
+/// Declares [`Class`], the class names JS registers them under and their
+/// TS type `ErrorClasses`, from one list.
 macro_rules! classes {
     ($($name:ident),* $(,)?) => {
         /// The JS class of an error: nats.js v3's, `NatsError` where it has none.
@@ -46,6 +38,13 @@ macro_rules! classes {
         #[allow(dead_code, reason = "NatsError, first, is only the fallback of a class JS did not register")]
         enum Class { $($name),* }
         const CLASS_NAMES: &[&str] = &[$(stringify!($name)),*];
+        #[wasm_bindgen(typescript_custom_section)]
+        const TS_ERROR_CLASSES: &str = concat!(
+            "/** The classes natsjet's errors take, by name (nats.js v3's). */\n",
+            "export interface ErrorClasses {",
+            $(" readonly ", stringify!($name), ": ErrorClass;",)*
+            " }"
+        );
     };
 }
 
