@@ -21,7 +21,32 @@ export {
   type Authenticator,
 } from "./auth.js";
 export { NatsConnection, type RequestOptions, type ServerInfo, type Stats } from "./connection.js";
-export { NatsError, type ErrorCode, type NatsErrorDetails } from "./errors.js";
+export {
+  AuthorizationError,
+  ClosedConnectionError,
+  ConnectionError,
+  ConsumerNotFoundError,
+  DrainingConnectionError,
+  InvalidArgumentError,
+  InvalidOperationError,
+  InvalidSubjectError,
+  isMessageNotFound,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  JetStreamError,
+  JetStreamNotEnabled,
+  JetStreamStatusError,
+  NatsError,
+  NoRespondersError,
+  PermissionViolationError,
+  ProtocolError,
+  RequestError,
+  StreamNotFoundError,
+  TimeoutError,
+  UserAuthenticationExpiredError,
+  type ErrorCode,
+  type NatsErrorDetails,
+} from "./errors.js";
 export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.js";
 export type { Msg, Payload, PublishOptions } from "./msg.js";
 export type { Status, StatusType } from "./status.js";

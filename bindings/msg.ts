@@ -4,7 +4,7 @@
  * `data` a view into it.
  */
 import type { RawBatch } from "./raw.js";
-import { NatsError } from "./errors.js";
+import { InvalidArgumentError } from "./errors.js";
 import { fromRaw, type MsgHdrs } from "./headers.js";
 
 /** A message body: bytes, or a string sent as UTF-8. */
@@ -49,7 +49,7 @@ export function encode(data: Payload | undefined): Uint8Array {
   if (data === undefined) return EMPTY;
   if (typeof data === "string") return encoder.encode(data);
   if (data instanceof Uint8Array) return data;
-  throw new NatsError("payload: expected a Uint8Array or a string", "INVALID_ARGUMENT");
+  throw new InvalidArgumentError("payload: expected a Uint8Array or a string");
 }
 
 class NatsMsg implements Msg {

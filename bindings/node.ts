@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import WebSocket from "ws";
 import * as wasm from "./node/natsjet.js";
 import { installNodeSockets } from "./node/socket.mjs";
-import { NatsError } from "./errors.js";
+import { ConnectionError, errorClasses } from "./errors.js";
 import { wasmAuth } from "./auth.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
 
@@ -29,7 +29,7 @@ class NodeWebSocket extends WebSocket {
 }
 
 (globalThis as { WebSocket?: unknown }).WebSocket ??= NodeWebSocket;
-wasm.setErrorClass(NatsError);
+wasm.setErrorClasses(errorClasses);
 wasmAuth.credsParts = wasm.credsParts;
 installNodeSockets(wasm);
 
@@ -50,7 +50,7 @@ async function readTlsFiles(options?: ConnectionOptions): Promise<ConnectionOpti
     try {
       return await readFile(path, "utf8");
     } catch (e) {
-      throw new NatsError(`tls.${option}: cannot read ${path}: ${(e as Error).message}`, "TLS");
+      throw new ConnectionError(`tls.${option}: cannot read ${path}: ${(e as Error).message}`, { cause: e }, "TLS");
     }
   };
   const pem = { ...tls };

@@ -4,7 +4,7 @@
  * batch at a time.
  */
 import type { RawSubscription } from "./raw.js";
-import { NatsError } from "./errors.js";
+import { ClosedConnectionError, InvalidOperationError, type NatsError } from "./errors.js";
 import { unpack, type Msg, type Publisher } from "./msg.js";
 
 export interface SubscriptionOptions {
@@ -95,7 +95,7 @@ export class Subscription implements AsyncIterable<Msg> {
     try {
       await this.drain();
     } catch (e) {
-      if (!(e instanceof NatsError && e.code === "CLOSED")) throw e;
+      if (!(e instanceof ClosedConnectionError)) throw e;
     }
   }
 
@@ -105,7 +105,7 @@ export class Subscription implements AsyncIterable<Msg> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Msg> {
-    if (this.#callback) throw new NatsError("a subscription with a callback cannot be iterated", "INVALID_ARGUMENT");
+    if (this.#callback) throw new InvalidOperationError("a subscription with a callback cannot be iterated");
     for (let batch = await this.#next(); batch; batch = await this.#next()) {
       for (const msg of batch) {
         this.#processed++;

@@ -7,11 +7,11 @@ import loadWasm, {
   connect as rawConnect,
   createInbox as rawCreateInbox,
   credsParts,
-  setErrorClass,
+  setErrorClasses,
   type InitInput,
 } from "./web/natsjet.js";
 import { wasmAuth } from "./auth.js";
-import { NatsError } from "./errors.js";
+import { InvalidOperationError, errorClasses } from "./errors.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
 
 export * from "./index.js";
@@ -27,7 +27,7 @@ let loaded = false;
 export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
   loading ??= loadWasm(module === undefined ? undefined : { module_or_path: module }).then(
     () => {
-      setErrorClass(NatsError);
+      setErrorClasses(errorClasses);
       wasmAuth.credsParts = credsParts;
       loaded = true;
     },
@@ -54,6 +54,6 @@ export { connect as wsconnect };
  * `init()` or a `connect` has loaded it.
  */
 export function createInbox(prefix?: string): string {
-  if (!loaded) throw new NatsError("createInbox: the wasm is not loaded yet; await init() or connect() first", "INVALID_ARGUMENT");
+  if (!loaded) throw new InvalidOperationError("createInbox: the wasm is not loaded yet; await init() or connect() first");
   return rawCreateInbox(prefix);
 }

@@ -70,7 +70,8 @@ pub enum ServerErrorKind {
     /// The account was revoked or the user's JWT is no longer valid.
     AuthenticationRevoked,
     /// A publish or subscribe the user is not allowed; the connection stays up.
-    PermissionsViolation { operation: PermissionOp, subject: String },
+    /// `queue` is the queue group of a refused queue subscription.
+    PermissionsViolation { operation: PermissionOp, subject: String, queue: Option<String> },
     /// A message over the server's `max_payload`.
     MaximumPayload,
     /// The server found the connection stale (missed PONGs).
@@ -92,10 +93,12 @@ impl ServerError {
     /// Sorts the text of a `-ERR` line (quotes already removed).
     pub fn from_message(message: &str) -> Self {
         let lower = message.to_ascii_lowercase();
-        let kind = if lower.starts_with("permissions violation for publish to") {
-            ServerErrorKind::PermissionsViolation { operation: PermissionOp::Publish, subject: last_word(message) }
-        } else if lower.starts_with("permissions violation for subscription to") {
-            ServerErrorKind::PermissionsViolation { operation: PermissionOp::Subscribe, subject: last_word(message) }
+        const PUBLISH: &str = "permissions violation for publish to";
+        const SUBSCRIBE: &str = "permissions violation for subscription to";
+        let kind = if lower.starts_with(PUBLISH) {
+            violation(PermissionOp::Publish, &message[PUBLISH.len()..])
+        } else if lower.starts_with(SUBSCRIBE) {
+            violation(PermissionOp::Subscribe, &message[SUBSCRIBE.len()..])
         } else if lower.contains("authorization violation") {
             ServerErrorKind::AuthorizationViolation
         } else if lower.contains("authentication expired") || lower.contains("user authentication expired") {
@@ -121,8 +124,14 @@ impl ServerError {
     }
 }
 
-fn last_word(message: &str) -> String {
-    message.rsplit(' ').next().unwrap_or_default().trim_matches(|c| c == '"' || c == '\'').to_string()
+/// The subject (and queue group) of `"subject"` or `"subject" using queue "queue"`.
+fn violation(operation: PermissionOp, rest: &str) -> ServerErrorKind {
+    let unquote = |s: &str| s.trim().trim_matches(|c| c == '"' || c == '\'').to_string();
+    let (subject, queue) = match rest.split_once(" using queue ") {
+        Some((subject, queue)) => (unquote(subject), Some(unquote(queue))),
+        None => (unquote(rest), None),
+    };
+    ServerErrorKind::PermissionsViolation { operation, subject, queue }
 }
 
 impl fmt::Display for Error {
@@ -174,12 +183,26 @@ mod tests {
         let e = ServerError::from_message("Permissions Violation for Publish to \"secret.x\"");
         assert_eq!(
             e.kind,
-            ServerErrorKind::PermissionsViolation { operation: PermissionOp::Publish, subject: "secret.x".into() }
+            ServerErrorKind::PermissionsViolation {
+                operation: PermissionOp::Publish,
+                subject: "secret.x".into(),
+                queue: None
+            }
+        );
+        let e =
+            ServerError::from_message("Permissions Violation for Subscription to \"jobs.>\" using queue \"workers\"");
+        assert_eq!(
+            e.kind,
+            ServerErrorKind::PermissionsViolation {
+                operation: PermissionOp::Subscribe,
+                subject: "jobs.>".into(),
+                queue: Some("workers".into())
+            }
         );
         assert!(!e.is_fatal_for_connection());
         let e = ServerError::from_message("Permissions Violation for Subscription to foo.>");
         assert!(
-            matches!(e.kind, ServerErrorKind::PermissionsViolation { operation: PermissionOp::Subscribe, ref subject } if subject == "foo.>")
+            matches!(e.kind, ServerErrorKind::PermissionsViolation { operation: PermissionOp::Subscribe, ref subject, queue: None } if subject == "foo.>")
         );
         assert_eq!(ServerError::from_message("Authorization Violation").kind, ServerErrorKind::AuthorizationViolation);
         assert_eq!(ServerError::from_message("Stale Connection").kind, ServerErrorKind::StaleConnection);

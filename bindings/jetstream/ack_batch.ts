@@ -4,7 +4,7 @@
  * confirmed by the server and sorted into confirmed, unconfirmed and refused.
  */
 import type { RawAckBatch, RawAckReport } from "../raw.js";
-import { NatsError } from "../errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import type { JetStreamClient } from "./client.js";
 import { NatsJsMsg, ackKind, type AckKind, type JsMsg } from "./jsmsg.js";
 
@@ -70,7 +70,7 @@ export class AckBatch {
     const code = ackKind(kind);
     if (typeof msg === "string") this.#raw.addToken(msg, code, opts.delay, opts.reason);
     else if (msg instanceof NatsJsMsg) msg.addTo(this.#raw, code, opts.delay, opts.reason);
-    else throw new NatsError("AckBatch.add: expected a natsjet JsMsg or an ack token", "INVALID_ARGUMENT");
+    else throw new InvalidArgumentError("AckBatch.add: expected a natsjet JsMsg or an ack token");
   }
 
   /**

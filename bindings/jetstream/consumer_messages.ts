@@ -6,7 +6,7 @@
  * the connection's task, whatever the reader's pace.
  */
 import type { RawConsumerEvent, RawConsumerMessages } from "../raw.js";
-import { NatsError } from "../errors.js";
+import { InvalidArgumentError, InvalidOperationError } from "../errors.js";
 import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
 /** Why a fetch ended (`fetch_done`). */
@@ -67,7 +67,7 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
   constructor(raw: RawConsumerMessages, callback?: ConsumerCallbackFn) {
     this.#raw = raw;
     if (callback !== undefined) {
-      if (typeof callback !== "function") throw new NatsError("callback: expected a function", "INVALID_ARGUMENT");
+      if (typeof callback !== "function") throw new InvalidArgumentError("callback: expected a function");
       this.#callback = callback;
       void this.#deliver(callback);
     }
@@ -119,7 +119,7 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
 
   /** Consumer events until the messages end. One `status()` iterator at a time. */
   async *status(): AsyncIterable<ConsumerStatus> {
-    if (this.#watched) throw new NatsError("status() is already being iterated", "INVALID_ARGUMENT");
+    if (this.#watched) throw new InvalidOperationError("status() is already being iterated");
     this.#watched = true;
     try {
       for (let e = await this.#raw.nextEvent(); e; e = await this.#raw.nextEvent()) yield consumerStatus(e);
@@ -129,7 +129,7 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<JsMsg> {
-    if (this.#callback) throw new NatsError("messages go to the callback: they cannot be iterated", "INVALID_ARGUMENT");
+    if (this.#callback) throw new InvalidOperationError("messages go to the callback: they cannot be iterated");
     // A plain iterator, not an async generator: a message already read from
     // wasm costs one resolved promise, not a generator's round of them.
     return {

@@ -6,7 +6,7 @@
  * message's one-final-ack rule (a second one throws `ALREADY_ACKNOWLEDGED`).
  */
 import type { RawAckBatch, RawBatch, RawCheckpointLedger, RawDelivered, RawDeliveries } from "../raw.js";
-import { NatsError } from "../errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import { fromRaw, type MsgHdrs } from "../headers.js";
 import type { JsonReviver } from "../msg.js";
 
@@ -77,7 +77,7 @@ const KINDS: Record<AckKind, number> = { ack: 0, nak: 1, working: 2, term: 3 };
 /** The wasm code of `kind`, checked: an unknown kind must not become `+ACK`. */
 export function ackKind(kind: AckKind): number {
   const code = KINDS[kind];
-  if (code === undefined) throw new NatsError(`unknown ack kind ${String(kind)}`, "INVALID_ARGUMENT");
+  if (code === undefined) throw new InvalidArgumentError(`unknown ack kind ${String(kind)}`);
   return code;
 }
 

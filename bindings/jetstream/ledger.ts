@@ -7,7 +7,7 @@
  * or stall data are refused or reported when the ledger is made.
  */
 import type { RawCheckpointLedger, RawLedgerWarning } from "../raw.js";
-import { NatsError } from "../errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import { ackReport, type AckReport } from "./ack_batch.js";
 import type { Consumer } from "./consumer.js";
 import { NatsJsMsg, type JsMsg } from "./jsmsg.js";
@@ -66,7 +66,7 @@ export class CheckpointLedger {
    */
   track(msg: JsMsg, epoch: number): void {
     if (!(msg instanceof NatsJsMsg)) {
-      throw new NatsError("CheckpointLedger.track: expected a natsjet JsMsg", "INVALID_ARGUMENT");
+      throw new InvalidArgumentError("CheckpointLedger.track: expected a natsjet JsMsg");
     }
     msg.trackIn(this.#raw, epoch);
   }

@@ -17,7 +17,7 @@ import type {
   StreamInfo,
   StreamInfoRequestOptions,
 } from "../raw.js";
-import { NatsError } from "../errors.js";
+import { InvalidArgumentError, isMessageNotFound, StreamNotFoundError } from "../errors.js";
 import { fromRaw, headers, type MsgHdrs } from "../headers.js";
 import { parseReply, request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
@@ -33,9 +33,6 @@ export interface PurgeOpts {
   /** All but the newest `keep` (per subject with `filter`). */
   keep?: number;
 }
-
-/** The server's `err_code` for "no message found". */
-const NO_MESSAGE = 10037;
 
 /** The message `getMessage` reads: at `seq`, the last on a subject, or the first on a subject from `seq`. */
 export type MsgRequest = { seq: number } | { last_by_subj: string } | { next_by_subj: string; seq?: number };
@@ -137,7 +134,7 @@ export class StreamAPI implements Streams {
   /** Removes every message, or those `opts` select. */
   async purge(name: string, opts: PurgeOpts = {}): Promise<PurgeResponse> {
     if (opts.seq !== undefined && opts.keep !== undefined) {
-      throw new NatsError("purge takes keep or seq, not both", "INVALID_ARGUMENT");
+      throw new InvalidArgumentError("purge takes keep or seq, not both");
     }
     return request(this.#raw, "STREAM.PURGE", name, "", opts);
   }
@@ -157,12 +154,12 @@ export class StreamAPI implements Streams {
     return new Lister(this.#raw.list("STREAM.NAMES", "", subject));
   }
 
-  /** The name of the stream that stores `subject`; rejects with `JETSTREAM` (`errCode` 10059) when none does. */
+  /** The name of the stream that stores `subject`; rejects with a `StreamNotFoundError` (`JETSTREAM`, `errCode` 10059) when none does. */
   async find(subject: string): Promise<string> {
     const [name] = await this.names(subject).next();
     if (name !== undefined) return name;
     const description = `no stream stores subject ${JSON.stringify(subject)}`;
-    throw new NatsError(description, "JETSTREAM", { status: 404, errCode: 10059, description });
+    throw new StreamNotFoundError({ code: 404, err_code: 10059, description });
   }
 
   /** A handle on stream `name`, with its info; rejects with `JETSTREAM` (`errCode` 10059) when there is none. */
@@ -173,7 +170,7 @@ export class StreamAPI implements Streams {
   /** A stored message, or `null` when there is none (as nats.js v3). */
   async getMessage(name: string, query: MsgRequest): Promise<StoredMsg | null> {
     const reply = request<{ message: ApiStoredMsg }>(this.#raw, "STREAM.MSG.GET", name, "", query).catch((e: unknown) => {
-      if (e instanceof NatsError && e.errCode === NO_MESSAGE) return null;
+      if (e instanceof Error && isMessageNotFound(e)) return null;
       throw e;
     });
     const found = await reply;

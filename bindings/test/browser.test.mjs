@@ -96,6 +96,26 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.deepEqual(got, ["NO_RESPONDERS", "TIMEOUT"]);
   });
 
+  test("errors are instances of the web entry's nats.js-named classes", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers });
+      nc.subscribe("browser.silent2");
+      const classes = (p) =>
+        p.then(
+          () => "answered",
+          (e) =>
+            ["NatsError", "RequestError", "NoRespondersError", "TimeoutError"].filter((name) => e instanceof natsjet[name]),
+        );
+      const got = [
+        await classes(nc.request("browser.nobody")),
+        await classes(nc.request("browser.silent2", "", { timeout: 100 })),
+      ];
+      await nc.close();
+      return got;
+    }, server.wsUrl);
+    assert.deepEqual(got, [["NatsError", "RequestError", "NoRespondersError"], ["NatsError", "TimeoutError"]]);
+  });
+
   test("flush resolves after the server has processed what came before", async () => {
     const got = await page.evaluate(async (servers) => {
       const [sender, receiver] = await Promise.all([natsjet.connect({ servers }), natsjet.connect({ servers })]);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { connect } from "natsjet";
+import { ConnectionError, connect } from "natsjet";
 import { startServer, testCertificates } from "./harness.mjs";
 
 let server;
@@ -36,6 +36,7 @@ test("tls files: a missing file rejects connect with a TLS error naming it", asy
     const missing = join(dir, `missing-${option}.pem`);
     await assert.rejects(connect({ servers: server.url, tls: { ...files(), [option]: missing } }), (e) => {
       assert.equal(e.code, "TLS");
+      assert.ok(e instanceof ConnectionError, "a ConnectionError, as the wasm's TLS errors");
       assert.ok(e.message.includes(option) && e.message.includes(missing), e.message);
       return true;
     });

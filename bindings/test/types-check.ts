@@ -15,13 +15,25 @@ import {
   jetstream,
   jetstreamManager,
   Match,
+  ConsumerNotFoundError,
+  isMessageNotFound,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  JetStreamNotEnabled,
+  JetStreamStatusError,
   NatsError,
   nkeyAuthenticator,
   PersistMode,
   PubHeaders,
   RepublishHeaders,
+  NoRespondersError,
+  PermissionViolationError,
+  RequestError,
+  StreamNotFoundError,
+  TimeoutError,
   StorageType,
   type AckReport,
+  type ApiError,
   type ConnectionOptions,
   type ConsumerConfig,
   type ConsumerInfo,
@@ -116,6 +128,7 @@ export async function example(): Promise<void> {
   void closedWith;
 
   await jetStreamExample(nc);
+  await errorsExample(nc, await jetstreamManager(nc));
 
   // @ts-expect-error: payloads are strings or bytes
   nc.publish("x", 42);
@@ -269,4 +282,42 @@ export async function controlsExample(): Promise<void> {
   nanos("250");
   // @ts-expect-error: file options are paths
   await wsconnect({ tls: { caFile: 1 } });
+}
+
+/** nats.js v3's error idioms, and where natsjet's string `code` differs. */
+async function errorsExample(nc: NatsConnection, jsm: JetStreamManager): Promise<void> {
+  try {
+    await nc.request("svc");
+  } catch (e) {
+    if (e instanceof TimeoutError) void e.code;
+    if (e instanceof RequestError && e.isNoResponders()) void e.message;
+    if (e instanceof RequestError && e.cause instanceof NoRespondersError) void e.cause.subject;
+    if (e instanceof NoRespondersError) {
+      const subject: string = e.subject;
+      const nats: NatsError = e;
+      void [subject, nats];
+    }
+  }
+  try {
+    await jsm.streams.info("S");
+  } catch (e) {
+    if (e instanceof StreamNotFoundError || e instanceof ConsumerNotFoundError) void e.status;
+    if (e instanceof JetStreamNotEnabled) void e.errCode;
+    if (e instanceof JetStreamStatusError) void e.status;
+    if (e instanceof Error && isMessageNotFound(e)) void e.message;
+    if (e instanceof JetStreamApiError) {
+      const api: ApiError = e.apiError();
+      const same: boolean = api.err_code === JetStreamApiCodes.StreamNotFound || e.errCode === JetStreamApiCodes.StreamNotFound;
+      const code: ErrorCode = e.code;
+      void [same, code];
+      // @ts-expect-error: nats.js's numeric code is errCode here; `code` is natsjet's string code
+      void (e.code === JetStreamApiCodes.StreamNotFound);
+    }
+  }
+  for await (const s of nc.status()) {
+    if (s.type === "error" && s.error instanceof PermissionViolationError) {
+      const op: "publish" | "subscription" = s.error.operation;
+      void [op, s.error.subject, s.error.queue];
+    }
+  }
 }

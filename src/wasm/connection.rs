@@ -4,10 +4,11 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{header_map, pack};
+use super::error::to_js;
 use super::options::{ConnectionOptions, millis, parse};
 use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
-use super::{at_once, promise, to_js_object};
+use super::{at_once, boxed_promise, promise, to_js_object};
 use crate::Client;
 use crate::conn::State;
 
@@ -83,7 +84,11 @@ impl RawConnection {
         let headers = headers.map(header_map).transpose()?;
         let timeout = millis(timeout_ms.into(), "timeout")?;
         let answer = self.client.send_request(subject, headers.as_ref(), payload, timeout)?;
-        Ok(promise(async move { answer.await.map(|m| pack(&[m])) }))
+        let subject = subject.to_string();
+        Ok(boxed_promise(Box::pin(async move {
+            // The one error that names the subject (nats.js's `NoRespondersError.subject`).
+            answer.await.map(|m| pack(&[m]).into()).map_err(|e| to_js(&e, Some(&subject)).into())
+        })))
     }
 
     /// Resolves once the server has processed everything sent before.

@@ -42,13 +42,13 @@ use crate::error::Error;
 
 /// A JS promise of a Rust API future; errors reject it as `NatsError`s.
 fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {
-    boxed_promise(Box::pin(async move { future.await.map(Into::into) }))
+    boxed_promise(Box::pin(async move { future.await.map(Into::into).map_err(JsValue::from) }))
 }
 
 /// The one `future_to_promise` of every export: instantiated per future
 /// type, it would cost a kilobyte or two of wasm each.
-fn boxed_promise(future: LocalBoxFuture<'static, Result<JsValue, Error>>) -> Promise {
-    wasm_bindgen_futures::future_to_promise(async move { future.await.map_err(JsValue::from) })
+fn boxed_promise(future: LocalBoxFuture<'static, Result<JsValue, JsValue>>) -> Promise {
+    wasm_bindgen_futures::future_to_promise(future)
 }
 
 /// Runs a Rust API future that completes on its first poll (subscribe and

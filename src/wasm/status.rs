@@ -46,6 +46,6 @@ pub(crate) fn forward(sink: StatusSink) -> impl Fn(Event) + 'static {
             Event::Closed { error } => ("close", error, None),
         };
         // What the sink throws is its own business; the driver goes on.
-        let _ = sink.status(kind, error.as_ref().map(to_js), slow.map(|s| s.0), slow.map(|s| s.1));
+        let _ = sink.status(kind, error.as_ref().map(|e| to_js(e, None)), slow.map(|s| s.0), slow.map(|s| s.1));
     }
 }

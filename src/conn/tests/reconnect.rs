@@ -208,7 +208,11 @@ fn permissions_violation_keeps_the_connection() {
     let [ConnectionEvent::ServerError(Error::Server(e))] = events.as_slice() else { panic!("{events:?}") };
     assert_eq!(
         e.kind,
-        ServerErrorKind::PermissionsViolation { operation: PermissionOp::Publish, subject: "secret".into() }
+        ServerErrorKind::PermissionsViolation {
+            operation: PermissionOp::Publish,
+            subject: "secret".into(),
+            queue: None
+        }
     );
     assert_eq!(s.conn.state(), State::Connected);
     s.conn.publish("ok", None, None, b"").unwrap();
