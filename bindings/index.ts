@@ -24,6 +24,7 @@ export { NatsError, type ErrorCode, type NatsErrorDetails } from "./errors.js";
 export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.js";
 export type { Msg, Payload, PublishOptions } from "./msg.js";
 export type { Status, StatusType } from "./status.js";
+export { Responses, type RequestManyOptions, type RequestStrategy } from "./responses.js";
 export { Subscription, type SubscriptionOptions } from "./subscription.js";
 export * from "./jetstream/index.js";
 

@@ -6,6 +6,7 @@
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
 mod options;
+mod request_many;
 mod response;
 mod subscriber;
 
@@ -29,6 +30,8 @@ use crate::proto::ServerInfo;
 
 pub use crate::driver::shared::ClientEvent as Event;
 pub use options::{ConnectOptions, IntoServerAddrs};
+pub(crate) use request_many::GatherSlot;
+pub use request_many::{RequestMany, Responses};
 pub use response::ResponseFuture;
 pub use subscriber::Subscriber;
 

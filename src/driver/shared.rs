@@ -9,6 +9,7 @@ use std::task::Waker;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
+use crate::client::GatherSlot;
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
 use crate::id_map::IdMap;
@@ -84,6 +85,8 @@ pub(crate) struct Inner {
     ledgers: IdMap<u64, AckLedger>,
     next_ledger: u64,
     pub requests: IdMap<RequestId, Answer>,
+    /// Requests for many replies, whose end rules tick here.
+    pub gathers: IdMap<RequestId, GatherSlot>,
     pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
@@ -126,6 +129,7 @@ impl Shared {
             ledgers: IdMap::default(),
             next_ledger: 0,
             requests: IdMap::default(),
+            gathers: IdMap::default(),
             flushes: IdMap::default(),
             first_connect: Some(tx),
             closed_waiters: Vec::new(),
@@ -192,7 +196,10 @@ impl Inner {
                     }
                 }
                 Event::Response { id, result } => {
-                    if let Some(answer) = self.requests.remove(&id) {
+                    if let Some(gather) = self.gathers.get_mut(&id) {
+                        gather.handle(now, result);
+                        self.retire_gather_if_finished(id);
+                    } else if let Some(answer) = self.requests.remove(&id) {
                         answer.send(id, result);
                     }
                 }
@@ -219,6 +226,14 @@ impl Inner {
         if driven.finished {
             self.pulls.remove(&sid);
             slot::retire(&mut self.conn, sid);
+        }
+    }
+
+    /// Forgets a request for many replies once its end rules ended it.
+    fn retire_gather_if_finished(&mut self, id: RequestId) {
+        if self.gathers.get(&id).is_some_and(GatherSlot::is_finished) {
+            self.gathers.remove(&id);
+            self.conn.cancel_request(id);
         }
     }
 
@@ -251,7 +266,8 @@ impl Inner {
     /// The soonest deadline of the connection, pull readers and ledgers.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let at = self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()));
-        self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()))
+        let at = self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()));
+        self.gathers.values().fold(at, |at, gather| soonest(at, gather.poll_timeout()))
     }
 
     /// Fires what is due at `now`, in the connection and in pull readers.
@@ -277,6 +293,18 @@ impl Inner {
             }
         }
         self.send_progress();
+        let due: Vec<RequestId> = self
+            .gathers
+            .iter()
+            .filter(|(_, g)| g.poll_timeout().is_some_and(|at| at <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            if let Some(gather) = self.gathers.get_mut(&id) {
+                gather.handle_timeout(now);
+            }
+            self.retire_gather_if_finished(id);
+        }
     }
 
     fn deliver(&mut self, sid: Sid, message: Message) {
@@ -346,6 +374,9 @@ impl Inner {
         }
         for (_, pull) in self.pulls.drain() {
             pull.close();
+        }
+        for (_, gather) in self.gathers.drain() {
+            gather.close();
         }
         for (id, answer) in self.requests.drain() {
             answer.send(id, Err(error.clone()));

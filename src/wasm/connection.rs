@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::batch::{header_map, pack};
 use super::options::{ConnectionOptions, millis, parse};
+use super::responses::{self, RawResponses};
 use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
 use super::{at_once, promise, to_js_object};
@@ -84,6 +85,25 @@ impl RawConnection {
         let timeout = millis(timeout_ms.into(), "timeout")?;
         let answer = self.client.send_request(subject, headers.as_ref(), payload, timeout)?;
         Ok(promise(async move { answer.await.map(|m| pack(&[m])) }))
+    }
+
+    /// Sends a request for many replies now (nats.js `requestMany`); its
+    /// replies are read from the returned `RawResponses`.
+    #[wasm_bindgen(js_name = requestMany)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn request_many(
+        &self,
+        subject: &str,
+        payload: &[u8],
+        headers: Option<Vec<String>>,
+        #[wasm_bindgen(unchecked_param_type = "RequestStrategy | undefined")] strategy: Option<String>,
+        max_wait: Option<f64>,
+        max_messages: Option<f64>,
+        stall: Option<f64>,
+    ) -> Result<RawResponses, JsValue> {
+        let headers = headers.map(header_map).transpose()?;
+        let options = responses::options(strategy, max_wait, max_messages, stall)?;
+        Ok(RawResponses::new(self.client.send_request_many(subject, headers.as_ref(), payload, &options)?))
     }
 
     /// Resolves once the server has processed everything sent before.

@@ -10,6 +10,7 @@
 //! - [`connection`]: `connect` and `RawConnection` (publish, subscribe,
 //!   request, flush, drain, close, info, stats);
 //! - [`subscription`]: `RawSubscription` (`nextBatch`, `unsubscribe`);
+//! - [`responses`]: `RawResponses`, the replies of `requestMany`;
 //! - [`batch`]: messages packed for one boundary crossing (`RawBatch`), and
 //!   headers from JS;
 //! - [`options`]: nats.js connection options to [`ConnectOptions`](crate::ConnectOptions);
@@ -25,6 +26,7 @@ mod connection;
 mod error;
 mod jetstream;
 mod options;
+mod responses;
 mod status;
 mod subscription;
 

@@ -1,0 +1,212 @@
+//! Scatter-gather requests: [`Client::request_many`] and the [`Responses`]
+//! stream. The end rules are the sans-IO [`Gather`]; the driver feeds it
+//! every reply of the muxed inbox and its timer ([`GatherSlot`]), so a
+//! request ends on time even while nobody reads.
+
+use std::future::{IntoFuture, Ready, ready};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_core::Stream;
+
+use super::Client;
+use crate::conn::RequestId;
+use crate::driver::queue::Queue;
+use crate::error::Error;
+use crate::header::HeaderMap;
+use crate::message::Message;
+use crate::request_many::{Gather, RequestManyOptions, RequestStrategy};
+use crate::time::Instant;
+
+/// The driver's side of one request for many replies.
+pub(crate) struct GatherSlot {
+    machine: Gather,
+    items: Arc<Queue<Result<Message, Error>>>,
+}
+
+impl GatherSlot {
+    /// Routes one reply (or the error that ends the request).
+    pub(crate) fn handle(&mut self, now: Instant, result: Result<Message, Error>) {
+        match result {
+            Ok(message) => {
+                if self.machine.handle_message(now, &message) {
+                    // A full queue means the user stopped reading long ago.
+                    let _ = self.items.push(Ok(message));
+                }
+            }
+            Err(error) => {
+                if !self.machine.is_finished() {
+                    self.machine.handle_failure();
+                    let _ = self.items.push(Err(error));
+                }
+            }
+        }
+        self.close_if_finished();
+    }
+
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        self.machine.poll_timeout()
+    }
+
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        self.machine.handle_timeout(now);
+        self.close_if_finished();
+    }
+
+    pub(crate) fn is_finished(&self) -> bool {
+        self.machine.is_finished()
+    }
+
+    /// Ends the user's stream after what it holds.
+    pub(crate) fn close(&self) {
+        self.items.close();
+    }
+
+    fn close_if_finished(&self) {
+        if self.machine.is_finished() {
+            self.items.close();
+        }
+    }
+}
+
+impl Client {
+    /// A request answered by many responders (nats.js `requestMany`): the
+    /// replies as a stream that ends by the chosen [`RequestStrategy`]
+    /// (default: every reply within 1 s).
+    ///
+    /// ```no_run
+    /// # async fn f(client: natsjet::Client) -> Result<(), natsjet::Error> {
+    /// use futures_util::StreamExt;
+    /// use natsjet::request_many::RequestStrategy;
+    /// let mut replies = client.request_many("svc.ping", "").strategy(RequestStrategy::Stall).await?;
+    /// while let Some(reply) = replies.next().await {
+    ///     println!("{:?}", reply?.payload);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn request_many(&self, subject: impl Into<String>, payload: impl Into<Bytes>) -> RequestMany {
+        RequestMany {
+            client: self.clone(),
+            subject: subject.into(),
+            payload: payload.into(),
+            headers: None,
+            options: RequestManyOptions::default(),
+        }
+    }
+
+    /// Publishes a request for many replies now; what
+    /// [`request_many`](Self::request_many) does when awaited.
+    pub fn send_request_many(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        options: &RequestManyOptions,
+    ) -> Result<Responses, Error> {
+        let machine = Gather::new(self.now(), options)?;
+        let items = Queue::new(self.inner.subscription_capacity);
+        let mut inner = self.inner.shared.lock();
+        let id = inner.conn.request_many(subject, headers, payload)?;
+        inner.gathers.insert(id, GatherSlot { machine, items: items.clone() });
+        // The driver must learn the new deadline, not only write.
+        inner.wake_driver();
+        Ok(Responses { id, items, client: self.clone() })
+    }
+}
+
+/// Options of a request for many replies; await it to send the request.
+#[derive(Debug)]
+#[must_use = "a request does nothing until awaited"]
+pub struct RequestMany {
+    client: Client,
+    subject: String,
+    payload: Bytes,
+    headers: Option<HeaderMap>,
+    options: RequestManyOptions,
+}
+
+impl RequestMany {
+    pub fn strategy(mut self, strategy: RequestStrategy) -> Self {
+        self.options.strategy = strategy;
+        self
+    }
+
+    /// The upper bound of the whole request (default 1 s).
+    pub fn max_wait(mut self, max_wait: Duration) -> Self {
+        self.options.max_wait = max_wait;
+        self
+    }
+
+    /// Sets the [`Count`](RequestStrategy::Count) strategy, ending after `n` replies.
+    pub fn max_messages(mut self, n: u64) -> Self {
+        self.options.strategy = RequestStrategy::Count;
+        self.options.max_messages = Some(n);
+        self
+    }
+
+    /// Sets the [`Stall`](RequestStrategy::Stall) strategy, ending once
+    /// `stall` passes after a reply with no other reply.
+    pub fn stall(mut self, stall: Duration) -> Self {
+        self.options.strategy = RequestStrategy::Stall;
+        self.options.stall = Some(stall);
+        self
+    }
+
+    pub fn headers(mut self, headers: HeaderMap) -> Self {
+        self.headers = Some(headers);
+        self
+    }
+
+    /// Every option at once, as nats.js takes them.
+    pub fn options(mut self, options: RequestManyOptions) -> Self {
+        self.options = options;
+        self
+    }
+}
+
+impl IntoFuture for RequestMany {
+    type Output = Result<Responses, Error>;
+    type IntoFuture = Ready<Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        ready(self.client.send_request_many(&self.subject, self.headers.as_ref(), &self.payload, &self.options))
+    }
+}
+
+/// The replies to a request for many, as a `Stream` of `Result<Message,
+/// Error>`. It ends by its strategy, or with `Err(NoResponders)` /
+/// `Err(Closed)` after the replies that came before. Dropping it ends the
+/// request.
+pub struct Responses {
+    id: RequestId,
+    items: Arc<Queue<Result<Message, Error>>>,
+    client: Client,
+}
+
+impl std::fmt::Debug for Responses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Responses").field("id", &self.id.0).finish()
+    }
+}
+
+impl Stream for Responses {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.items.poll_pop(cx)
+    }
+}
+
+impl Drop for Responses {
+    fn drop(&mut self) {
+        let mut inner = self.client.inner.shared.lock();
+        if let Some(slot) = inner.gathers.remove(&self.id) {
+            slot.close();
+            inner.conn.cancel_request(self.id);
+            inner.wake_driver();
+        }
+    }
+}
