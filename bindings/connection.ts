@@ -67,7 +67,8 @@ export class NatsConnection implements Publisher {
    * A request answered by many responders, as nats.js's: the replies end by
    * `opts.strategy` (`"timer"`, `"count"`, `"stall"` or `"sentinel"`) or at
    * `maxWait`; iterating throws `NO_RESPONDERS` when nobody listens and
-   * `CLOSED` when the connection closes first.
+   * `CLOSED` when the connection closes first (with `noMux`, the replies
+   * then just end, as in nats.js).
    */
   async requestMany(subject: string, data?: Payload, opts: Partial<RequestManyOptions> = {}): Promise<Responses> {
     const headers = opts.headers && toRaw(opts.headers);
@@ -79,6 +80,7 @@ export class NatsConnection implements Publisher {
       opts.maxWait,
       opts.maxMessages,
       opts.stall,
+      opts.noMux,
     );
     return new Responses(raw, this);
   }

@@ -20,7 +20,7 @@ export interface RequestManyOptions {
   headers?: MsgHdrs;
   /** `"count"`: end after this many replies. */
   maxMessages?: number;
-  /** Accepted for nats.js compatibility; replies always use the muxed inbox. */
+  /** Replies come to a subscription of their own instead of the shared request inbox. */
   noMux?: boolean;
   /** `"stall"`: end when no reply came for this many milliseconds after the last (default 300). */
   stall?: number;

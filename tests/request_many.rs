@@ -39,6 +39,9 @@ over_both_transports!(
     close_ends_with_an_error,
     dropping_the_stream_stops_the_request,
     headers_reach_the_responders,
+    the_request_ends_on_time_while_nobody_reads,
+    no_mux_uses_a_subscription_of_its_own,
+    no_mux_no_responders_and_close,
 );
 
 /// `n` responders on `subject`, each answering every request with
@@ -135,8 +138,13 @@ async fn max_wait_caps_every_strategy(url: &str) {
         ("svc.partial", RequestStrategy::Sentinel, 2),
         ("svc.partial", RequestStrategy::Count, 2),
     ] {
-        let options =
-            RequestManyOptions { strategy, max_wait: Duration::from_millis(300), max_messages: Some(10), stall: None };
+        let options = RequestManyOptions {
+            strategy,
+            max_wait: Duration::from_millis(300),
+            max_messages: Some(10),
+            stall: None,
+            no_mux: false,
+        };
         let start = Instant::now();
         let replies = client.request_many(subject, "").options(options).await.unwrap();
         let items = collect(replies).await;
@@ -195,4 +203,65 @@ async fn headers_reach_the_responders(url: &str) {
     headers.insert("X-Who", "me");
     let replies = client.request_many("svc.headers", "").headers(headers).max_messages(1).await.unwrap();
     assert_eq!(payloads(&collect(replies).await), ["me"]);
+}
+
+/// The end rules run on the driver's clock: a request left unread past its
+/// stall is over, with its replies, when the user comes back.
+async fn the_request_ends_on_time_while_nobody_reads(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    responders(&client, "svc.unread", 2, 3, false).await;
+    let replies = client
+        .request_many("svc.unread", "")
+        .stall(Duration::from_millis(100))
+        .max_wait(Duration::from_secs(30))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Late replies to this request would now be dropped: it ended.
+    let start = Instant::now();
+    let items = collect(replies).await;
+    assert!(start.elapsed() < Duration::from_millis(50), "{:?}", start.elapsed());
+    assert_eq!(items.len(), 6);
+}
+
+/// `no_mux`: the same end rules over a subscription of its own, which is
+/// gone once the request ends.
+async fn no_mux_uses_a_subscription_of_its_own(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    responders(&client, "svc.nomux", 3, 2, true).await;
+    for (strategy, expected) in
+        [(RequestStrategy::Count, 4), (RequestStrategy::Sentinel, 3), (RequestStrategy::Stall, 9)]
+    {
+        let options = RequestManyOptions {
+            strategy,
+            max_wait: Duration::from_secs(5),
+            max_messages: Some(4),
+            stall: Some(Duration::from_millis(200)),
+            no_mux: true,
+        };
+        let start = Instant::now();
+        let items = collect(client.request_many("svc.nomux", "").options(options).await.unwrap()).await;
+        assert_eq!(items.len(), expected, "{strategy:?}");
+        assert!(items.iter().all(Result::is_ok));
+        assert!(start.elapsed() < Duration::from_secs(2), "{strategy:?}: {:?}", start.elapsed());
+    }
+    let start = Instant::now();
+    let replies = client.request_many("svc.nomux", "").no_mux().max_wait(Duration::from_millis(300)).await.unwrap();
+    assert_eq!(collect(replies).await.len(), 9);
+    assert!(start.elapsed() >= Duration::from_millis(280));
+}
+
+/// As nats.js's `noMux`: 503 is `NoResponders`; a close ends the replies quietly.
+async fn no_mux_no_responders_and_close(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let items = collect(client.request_many("svc.nobody", "").no_mux().await.unwrap()).await;
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0].as_ref().unwrap_err(), &Error::NoResponders);
+
+    responders(&client, "svc.nomux.close", 1, 1, false).await;
+    let mut replies =
+        client.request_many("svc.nomux.close", "").no_mux().max_wait(Duration::from_secs(30)).await.unwrap();
+    timeout(WAIT, replies.next()).await.unwrap().unwrap().unwrap();
+    client.close().await.unwrap();
+    assert!(timeout(WAIT, replies.next()).await.unwrap().is_none());
 }

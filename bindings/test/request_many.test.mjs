@@ -176,3 +176,34 @@ for (const transport of ["ws", "nats"]) {
     });
   });
 }
+
+describe("noMux", () => {
+  const conn = () => connect({ servers: server.url });
+
+  test("the same strategies over a subscription of its own", async () => {
+    const nc = await conn();
+    await responders(nc, "nomux.svc", 3, 2, true);
+    for (const [opts, expected] of [
+      [{ strategy: "count", maxMessages: 4 }, 4],
+      [{ strategy: "sentinel" }, 3],
+      [{ strategy: "stall", stall: 200 }, 9],
+    ]) {
+      const { msgs, elapsed } = await gather(await nc.requestMany("nomux.svc", "", { ...opts, noMux: true, maxWait: 5000 }));
+      assert.equal(msgs.length, expected, opts.strategy);
+      assert.ok(elapsed < 2000, `${opts.strategy}: ${elapsed}`);
+    }
+    await nc.close();
+  });
+
+  test("no responders throws NO_RESPONDERS; a close ends the replies quietly", async () => {
+    const nc = await conn();
+    await rejectsWith(gather(await nc.requestMany("nomux.nobody", "", { noMux: true })), "NO_RESPONDERS");
+    await responders(nc, "nomux.close", 1, 1);
+    const seen = [];
+    for await (const m of await nc.requestMany("nomux.close", "", { noMux: true, maxWait: 30_000 })) {
+      seen.push(m.string());
+      await nc.close();
+    }
+    assert.deepEqual(seen, ["0.0"]);
+  });
+});

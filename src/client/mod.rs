@@ -30,7 +30,7 @@ use crate::proto::ServerInfo;
 
 pub use crate::driver::shared::ClientEvent as Event;
 pub use options::{ConnectOptions, IntoServerAddrs};
-pub(crate) use request_many::GatherSlot;
+pub(crate) use request_many::{GatherKey, GatherSlot};
 pub use request_many::{RequestMany, Responses};
 pub use response::ResponseFuture;
 pub use subscriber::Subscriber;

@@ -1,7 +1,8 @@
 //! Scatter-gather requests: [`Client::request_many`] and the [`Responses`]
 //! stream. The end rules are the sans-IO [`Gather`]; the driver feeds it
-//! every reply of the muxed inbox and its timer ([`GatherSlot`]), so a
-//! request ends on time even while nobody reads.
+//! every reply (of the muxed inbox, or of the request's own subscription
+//! with `no_mux`) and its timer ([`GatherSlot`]), so a request ends on time
+//! even while nobody reads.
 
 use std::future::{IntoFuture, Ready, ready};
 use std::pin::Pin;
@@ -13,13 +14,21 @@ use bytes::Bytes;
 use futures_core::Stream;
 
 use super::Client;
-use crate::conn::RequestId;
+use crate::conn::{RequestId, Sid};
 use crate::driver::queue::Queue;
 use crate::error::Error;
-use crate::header::HeaderMap;
+use crate::header::{HeaderMap, StatusCode};
 use crate::message::Message;
 use crate::request_many::{Gather, RequestManyOptions, RequestStrategy};
 use crate::time::Instant;
+
+/// Where the replies of a request for many come: the muxed inbox, or a
+/// subscription of its own (`no_mux`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum GatherKey {
+    Request(RequestId),
+    Sub(Sid),
+}
 
 /// The driver's side of one request for many replies.
 pub(crate) struct GatherSlot {
@@ -45,6 +54,13 @@ impl GatherSlot {
             }
         }
         self.close_if_finished();
+    }
+
+    /// A message on the request's own subscription: a no-responders status
+    /// ends it, as on the muxed inbox.
+    pub(crate) fn handle_sub_message(&mut self, now: Instant, message: Message) {
+        let no_responders = message.status == Some(StatusCode::NO_RESPONDERS) && message.payload.is_empty();
+        self.handle(now, if no_responders { Err(Error::NoResponders) } else { Ok(message) });
     }
 
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
@@ -109,11 +125,21 @@ impl Client {
         let machine = Gather::new(self.now(), options)?;
         let items = Queue::new(self.inner.subscription_capacity);
         let mut inner = self.inner.shared.lock();
-        let id = inner.conn.request_many(subject, headers, payload)?;
-        inner.gathers.insert(id, GatherSlot { machine, items: items.clone() });
+        let key = if options.no_mux {
+            let inbox = inner.conn.new_inbox();
+            let sid = inner.conn.subscribe(&inbox, None)?;
+            if let Err(e) = inner.conn.publish(subject, Some(&inbox), headers, payload) {
+                let _ = inner.conn.unsubscribe(sid, None);
+                return Err(e);
+            }
+            GatherKey::Sub(sid)
+        } else {
+            GatherKey::Request(inner.conn.request_many(subject, headers, payload)?)
+        };
+        inner.gathers.insert(key, GatherSlot { machine, items: items.clone() });
         // The driver must learn the new deadline, not only write.
         inner.wake_driver();
-        Ok(Responses { id, items, client: self.clone() })
+        Ok(Responses { key, items, client: self.clone() })
     }
 }
 
@@ -160,6 +186,13 @@ impl RequestMany {
         self
     }
 
+    /// Replies come to a subscription of their own, not the shared request
+    /// inbox (nats.js `noMux`).
+    pub fn no_mux(mut self) -> Self {
+        self.options.no_mux = true;
+        self
+    }
+
     /// Every option at once, as nats.js takes them.
     pub fn options(mut self, options: RequestManyOptions) -> Self {
         self.options = options;
@@ -178,17 +211,17 @@ impl IntoFuture for RequestMany {
 
 /// The replies to a request for many, as a `Stream` of `Result<Message,
 /// Error>`. It ends by its strategy, or with `Err(NoResponders)` /
-/// `Err(Closed)` after the replies that came before. Dropping it ends the
-/// request.
+/// `Err(Closed)` after the replies that came before (a `no_mux` request
+/// ends quietly instead, as in nats.js). Dropping it ends the request.
 pub struct Responses {
-    id: RequestId,
+    key: GatherKey,
     items: Arc<Queue<Result<Message, Error>>>,
     client: Client,
 }
 
 impl std::fmt::Debug for Responses {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Responses").field("id", &self.id.0).finish()
+        f.debug_struct("Responses").field("key", &self.key).finish()
     }
 }
 
@@ -203,9 +236,9 @@ impl Stream for Responses {
 impl Drop for Responses {
     fn drop(&mut self) {
         let mut inner = self.client.inner.shared.lock();
-        if let Some(slot) = inner.gathers.remove(&self.id) {
+        if let Some(slot) = inner.gathers.remove(&self.key) {
             slot.close();
-            inner.conn.cancel_request(self.id);
+            inner.forget_gather(self.key);
             inner.wake_driver();
         }
     }

@@ -9,7 +9,7 @@ use std::task::Waker;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
-use crate::client::GatherSlot;
+use crate::client::{GatherKey, GatherSlot};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
 use crate::id_map::IdMap;
@@ -86,7 +86,7 @@ pub(crate) struct Inner {
     next_ledger: u64,
     pub requests: IdMap<RequestId, Answer>,
     /// Requests for many replies, whose end rules tick here.
-    pub gathers: IdMap<RequestId, GatherSlot>,
+    pub gathers: IdMap<GatherKey, GatherSlot>,
     pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
@@ -188,7 +188,13 @@ impl Inner {
                         pull.handle_message(now, message);
                         self.drive_pull(sid);
                     }
-                    None => self.deliver(sid, message),
+                    None => match self.gathers.get_mut(&GatherKey::Sub(sid)) {
+                        Some(gather) => {
+                            gather.handle_sub_message(now, message);
+                            self.retire_gather_if_finished(GatherKey::Sub(sid));
+                        }
+                        None => self.deliver(sid, message),
+                    },
                 },
                 Event::SubscriptionEnded { sid } => {
                     if let Some(sub) = self.subs.remove(&sid) {
@@ -196,9 +202,9 @@ impl Inner {
                     }
                 }
                 Event::Response { id, result } => {
-                    if let Some(gather) = self.gathers.get_mut(&id) {
+                    if let Some(gather) = self.gathers.get_mut(&GatherKey::Request(id)) {
                         gather.handle(now, result);
-                        self.retire_gather_if_finished(id);
+                        self.retire_gather_if_finished(GatherKey::Request(id));
                     } else if let Some(answer) = self.requests.remove(&id) {
                         answer.send(id, result);
                     }
@@ -230,10 +236,20 @@ impl Inner {
     }
 
     /// Forgets a request for many replies once its end rules ended it.
-    fn retire_gather_if_finished(&mut self, id: RequestId) {
-        if self.gathers.get(&id).is_some_and(GatherSlot::is_finished) {
-            self.gathers.remove(&id);
-            self.conn.cancel_request(id);
+    fn retire_gather_if_finished(&mut self, key: GatherKey) {
+        if self.gathers.get(&key).is_some_and(GatherSlot::is_finished) {
+            self.gathers.remove(&key);
+            self.forget_gather(key);
+        }
+    }
+
+    /// Stops the replies of a request for many that ended.
+    pub fn forget_gather(&mut self, key: GatherKey) {
+        match key {
+            GatherKey::Request(id) => self.conn.cancel_request(id),
+            GatherKey::Sub(sid) => {
+                let _ = self.conn.unsubscribe(sid, None);
+            }
         }
     }
 
@@ -293,7 +309,7 @@ impl Inner {
             }
         }
         self.send_progress();
-        let due: Vec<RequestId> = self
+        let due: Vec<GatherKey> = self
             .gathers
             .iter()
             .filter(|(_, g)| g.poll_timeout().is_some_and(|at| at <= now))

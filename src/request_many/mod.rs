@@ -2,7 +2,8 @@
 //! every reply until an end rule says stop. This module is the end rules
 //! only, sans-IO: [`Gather`] is fed replies and `now`, and says which
 //! replies the user sees, when it must be woken next and why it ended. The
-//! driver routes the replies of the muxed inbox to it and ticks its timer,
+//! driver routes the replies (muxed inbox, or the request's own
+//! subscription with `no_mux`) to it and ticks its timer,
 //! so the rules never depend on how fast the user reads.
 //!
 //! The rules, as in nats.js v3 (`RequestManyOptions`):
@@ -71,6 +72,10 @@ pub struct RequestManyOptions {
     /// `Stall`: the quiet time after a reply that ends the request
     /// (`None` or zero: 300 ms).
     pub stall: Option<Duration>,
+    /// Replies come to a subscription of their own instead of the shared
+    /// request inbox (nats.js `noMux`); the end rules are the same, but a
+    /// closed connection ends the replies quietly, as in nats.js.
+    pub no_mux: bool,
 }
 
 /// nats.js's default stall.
@@ -83,6 +88,7 @@ impl Default for RequestManyOptions {
             max_wait: Duration::from_secs(1),
             max_messages: None,
             stall: None,
+            no_mux: false,
         }
     }
 }

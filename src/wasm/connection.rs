@@ -100,9 +100,11 @@ impl RawConnection {
         max_wait: Option<f64>,
         max_messages: Option<f64>,
         stall: Option<f64>,
+        no_mux: Option<bool>,
     ) -> Result<RawResponses, JsValue> {
         let headers = headers.map(header_map).transpose()?;
-        let options = responses::options(strategy, max_wait, max_messages, stall)?;
+        let mut options = responses::options(strategy, max_wait, max_messages, stall)?;
+        options.no_mux = no_mux.unwrap_or(false);
         Ok(RawResponses::new(self.client.send_request_many(subject, headers.as_ref(), payload, &options)?))
     }
 

@@ -77,5 +77,5 @@ pub(crate) fn options(
     };
     let max_messages = max_messages.filter(|&n| n >= 1.0).map(|n| n.min(u64::MAX as f64) as u64);
     let stall = stall.filter(|&s| s > 0.0).map(ms);
-    Ok(RequestManyOptions { strategy, max_wait, max_messages, stall })
+    Ok(RequestManyOptions { strategy, max_wait, max_messages, stall, no_mux: false })
 }
