@@ -30,9 +30,11 @@ export interface RequestManyOptions {
 const BATCH = 1024;
 
 export class Responses implements AsyncIterable<Msg> {
-  #raw: RawResponses | undefined;
+  readonly #raw: RawResponses;
   readonly #publisher: Publisher;
   #processed = 0;
+  #iterated = false;
+  #freed = false;
 
   /** Made by `requestMany`. */
   constructor(raw: RawResponses, publisher: Publisher) {
@@ -45,16 +47,15 @@ export class Responses implements AsyncIterable<Msg> {
     return this.#processed;
   }
 
-  /** Ends the request now; an iteration under way ends after the replies already read. */
+  /** Ends the request now; an iteration under way ends after the replies already received. */
   stop(): void {
-    this.#raw?.free();
-    this.#raw = undefined;
+    if (!this.#freed) this.#raw.stop();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Msg> {
+    if (this.#iterated) throw new NatsError("the replies of a request can be iterated once", "INVALID_ARGUMENT");
+    this.#iterated = true;
     const raw = this.#raw;
-    if (!raw) throw new NatsError("the replies of a request can be iterated once", "INVALID_ARGUMENT");
-    this.#raw = undefined;
     try {
       for (let batch = await raw.nextBatch(BATCH); batch; batch = await raw.nextBatch(BATCH)) {
         for (const msg of unpack(batch, 0, this.#publisher)) {
@@ -63,6 +64,7 @@ export class Responses implements AsyncIterable<Msg> {
         }
       }
     } finally {
+      this.#freed = true;
       raw.free();
     }
   }

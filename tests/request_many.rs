@@ -183,6 +183,12 @@ async fn dropping_the_stream_stops_the_request(url: &str) {
     let mut replies = client.request_many("svc.drop", "").max_wait(Duration::from_secs(30)).await.unwrap();
     timeout(WAIT, replies.next()).await.unwrap().unwrap().unwrap();
     drop(replies);
+    // Stopping keeps what came and ends the stream at once.
+    let mut stopped = client.request_many("svc.drop", "").max_wait(Duration::from_secs(30)).await.unwrap();
+    timeout(WAIT, stopped.next()).await.unwrap().unwrap().unwrap();
+    stopped.stop();
+    let rest = collect(stopped).await;
+    assert!(rest.len() < 100 && rest.iter().all(Result::is_ok), "{}", rest.len());
     // Late replies for the dropped request go nowhere; the client goes on.
     let replies = client.request_many("svc.drop", "").max_messages(100).await.unwrap();
     assert_eq!(collect(replies).await.len(), 100);

@@ -3,8 +3,12 @@
 // maxWait, no responders, close, break and bad arguments.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { wsconnect } from "@nats-io/nats-core";
 import { connect, headers } from "natsjet";
+import WebSocket from "ws";
 import { rejectsWith, startServer } from "./harness.mjs";
+
+globalThis.WebSocket ??= WebSocket; // nats.js's wsconnect; Node 20 has no global one
 
 let server;
 before(async () => {
@@ -144,6 +148,30 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("stop ends the request, also while a read waits", async () => {
+      const nc = await conn();
+      nc.subscribe(S("slow"), {
+        callback: (_err, msg) => {
+          msg.respond("first");
+          // After the test closed the connection: the respond is refused.
+          setTimeout(() => assert.throws(() => msg.respond("late"), { code: "CLOSED" }), 500);
+        },
+      });
+      await nc.flush();
+      const iter = await nc.requestMany(S("slow"), "", { maxWait: 30_000 });
+      const start = Date.now();
+      const seen = [];
+      for await (const m of iter) {
+        seen.push(m.string());
+        setTimeout(() => iter.stop(), 50);
+      }
+      assert.deepEqual(seen, ["first"]);
+      assert.ok(Date.now() - start < 400, `${Date.now() - start}`);
+      iter.stop();
+      await nc.close();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    });
+
     test("headers reach the responders; replies carry theirs", async () => {
       const nc = await conn();
       nc.subscribe(S("headers"), {
@@ -205,5 +233,45 @@ describe("noMux", () => {
       await nc.close();
     }
     assert.deepEqual(seen, ["0.0"]);
+  });
+});
+
+describe("the same replies as nats.js v3", () => {
+  /** What a requestMany gave: the replies' strings in arrival order, and the error's kind. */
+  async function outcome(nc, subject, opts) {
+    const strings = [];
+    try {
+      for await (const m of await nc.requestMany(subject, "", { ...opts })) strings.push(m.string());
+      return { strings };
+    } catch (e) {
+      return { strings, error: e.code === "NO_RESPONDERS" || e.name === "NoResponders" ? "no responders" : `${e}` };
+    }
+  }
+
+  test("for every strategy, with several responders", async () => {
+    const [natsjet, natsjs] = [await connect({ servers: server.wsUrl }), await wsconnect({ servers: server.wsUrl })];
+    await responders(natsjet, "same.many", 3, 4);
+    await responders(natsjet, "same.sentinel", 1, 5, true);
+    await responders(natsjet, "same.partial", 1, 5);
+    for (const [subject, opts] of [
+      ["same.many", { strategy: "timer", maxWait: 300 }],
+      ["same.many", { maxWait: 300 }],
+      ["same.many", { strategy: "count", maxMessages: 5, maxWait: 3000 }],
+      ["same.many", { strategy: "count", maxWait: 300 }],
+      ["same.many", { strategy: "stall", stall: 150, maxWait: 3000 }],
+      ["same.sentinel", { strategy: "sentinel", maxWait: 3000 }],
+      ["same.partial", { strategy: "sentinel", maxWait: 300 }],
+      ["same.nobody", { strategy: "count", maxMessages: 3, maxWait: 3000 }],
+      ["same.nobody", { strategy: "timer", maxWait: 3000, noMux: true }],
+    ]) {
+      const [ours, theirs] = await Promise.all([outcome(natsjet, subject, opts), outcome(natsjs, subject, opts)]);
+      // Responders race each other: compare what came, not its order, except for the sentinel, last.
+      assert.deepEqual(
+        { ...ours, strings: ours.strings.slice().sort(), last: ours.strings.at(-1) },
+        { ...theirs, strings: theirs.strings.slice().sort(), last: theirs.strings.at(-1) },
+        `${subject} ${JSON.stringify(opts)}`,
+      );
+    }
+    await Promise.all([natsjet.close(), natsjs.close()]);
   });
 });

@@ -100,6 +100,7 @@ export async function example(): Promise<void> {
   for await (const reply of replies) void reply.string();
   const counted = await nc.requestMany("svc", undefined, { strategy: "count", maxMessages: 3 });
   void counted.getProcessed();
+  counted.stop();
   await nc.requestMany("svc");
 
   for await (const s of nc.status()) {

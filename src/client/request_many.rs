@@ -233,13 +233,21 @@ impl Stream for Responses {
     }
 }
 
-impl Drop for Responses {
-    fn drop(&mut self) {
+impl Responses {
+    /// Ends the request now: replies already received can still be read,
+    /// then the stream ends.
+    pub fn stop(&mut self) {
         let mut inner = self.client.inner.shared.lock();
         if let Some(slot) = inner.gathers.remove(&self.key) {
             slot.close();
             inner.forget_gather(self.key);
             inner.wake_driver();
         }
+    }
+}
+
+impl Drop for Responses {
+    fn drop(&mut self) {
+        self.stop();
     }
 }

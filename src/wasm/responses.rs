@@ -51,6 +51,11 @@ impl RawResponses {
             Ok(if messages.is_empty() { JsValue::NULL } else { pack(&messages).into() })
         })
     }
+
+    /// Ends the request now; replies already received can still be read.
+    pub fn stop(&self) {
+        self.reader.borrow_mut().stream.get_mut().stop();
+    }
 }
 
 /// nats.js's `RequestManyOptions` numbers as the Rust options: `maxWait`

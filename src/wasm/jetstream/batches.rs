@@ -12,7 +12,7 @@ use crate::wasm::batch::poll_batch;
 
 pub(crate) struct Batches<S> {
     /// Fused: a batch that saw the end is followed by more reads.
-    pub(super) stream: Fuse<S>,
+    pub(crate) stream: Fuse<S>,
     /// The error met after the last batch's items.
     held: Option<Error>,
 }
