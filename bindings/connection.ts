@@ -6,6 +6,7 @@ import type { RawConnection, ServerInfo } from "./raw.js";
 import type { NatsError } from "./errors.js";
 import { toRaw, type MsgHdrs } from "./headers.js";
 import { encode, unpack, type Msg, type Payload, type PublishOptions, type Publisher } from "./msg.js";
+import { Responses, type RequestManyOptions } from "./responses.js";
 import type { Status, StatusHub } from "./status.js";
 import { Subscription, type SubscriptionOptions } from "./subscription.js";
 
@@ -60,6 +61,28 @@ export class NatsConnection implements Publisher {
     const headers = opts.headers && toRaw(opts.headers);
     const batch = await this.#raw.request(subject, encode(data), headers, opts.timeout ?? 1000);
     return unpack(batch, 0, this)[0]!;
+  }
+
+  /**
+   * A request answered by many responders, as nats.js's: the replies end by
+   * `opts.strategy` (`"timer"`, `"count"`, `"stall"` or `"sentinel"`) or at
+   * `maxWait`; iterating throws `NO_RESPONDERS` when nobody listens and
+   * `CLOSED` when the connection closes first (with `noMux`, the replies
+   * then just end, as in nats.js).
+   */
+  async requestMany(subject: string, data?: Payload, opts: Partial<RequestManyOptions> = {}): Promise<Responses> {
+    const headers = opts.headers && toRaw(opts.headers);
+    const raw = this.#raw.requestMany(
+      subject,
+      encode(data),
+      headers,
+      opts.strategy,
+      opts.maxWait,
+      opts.maxMessages,
+      opts.stall,
+      opts.noMux,
+    );
+    return new Responses(raw, this);
   }
 
   /** Resolves once the server has processed everything sent before. */

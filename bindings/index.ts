@@ -50,6 +50,7 @@ export {
 export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.js";
 export type { Msg, Payload, PublishOptions } from "./msg.js";
 export type { Status, StatusType } from "./status.js";
+export { Responses, type RequestManyOptions, type RequestStrategy } from "./responses.js";
 export { Subscription, type SubscriptionOptions } from "./subscription.js";
 export { Empty, millis, nanos } from "./util.js";
 export * from "./jetstream/index.js";

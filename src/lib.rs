@@ -22,6 +22,7 @@ pub mod jetstream;
 pub mod message;
 mod plain_json;
 pub mod proto;
+pub mod request_many;
 pub mod subject;
 pub mod time;
 pub mod transport;
@@ -30,7 +31,10 @@ mod wasm;
 
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
-pub use client::{Client, ConnectOptions, Event, IntoServerAddrs, ResponseFuture, Subscriber, connect, create_inbox};
+pub use client::{
+    Client, ConnectOptions, Event, IntoServerAddrs, RequestMany, ResponseFuture, Responses, Subscriber, connect,
+    create_inbox,
+};
 pub use conn::{AuthFn, CallbackAuth, State, Statistics};
 pub use error::{Error, Result};
 pub use header::{HeaderMap, StatusCode};

@@ -52,6 +52,8 @@ import {
   type MsgHdrs,
   type NatsConnection,
   type PubAck,
+  type RequestManyOptions,
+  type RequestStrategy,
   type ServerInfo,
   type Stats,
   type Status,
@@ -114,6 +116,16 @@ export async function example(): Promise<void> {
     }
   }
 
+  // Scatter-gather, as nats.js's requestMany: an async iterable of replies.
+  const strategy: RequestStrategy = "stall";
+  const many: Partial<RequestManyOptions> = { strategy, maxWait: 2000, stall: 100, headers: h, noMux: false };
+  const replies: AsyncIterable<Msg> = await nc.requestMany("svc", "q", many);
+  for await (const reply of replies) void reply.string();
+  const counted = await nc.requestMany("svc", undefined, { strategy: "count", maxMessages: 3 });
+  void counted.getProcessed();
+  counted.stop();
+  await nc.requestMany("svc");
+
   for await (const s of nc.status()) {
     const status: Status = s;
     if (status.type === "slowConsumer") void [status.sid, status.dropped];
@@ -134,6 +146,10 @@ export async function example(): Promise<void> {
   nc.publish("x", 42);
   // @ts-expect-error: options use nats.js names
   await connect({ server: "ws://x" });
+  // @ts-expect-error: strategies are nats.js's four
+  await nc.requestMany("svc", "q", { strategy: "jitter" });
+  // @ts-expect-error: maxWait is a number of milliseconds
+  await nc.requestMany("svc", "q", { maxWait: "1s" });
   // @ts-expect-error: codes are a closed set
   const wrong: ErrorCode = "NOPE";
   void wrong;

@@ -7,6 +7,7 @@
 
 mod inbox;
 mod options;
+mod request_many;
 mod response;
 mod subscriber;
 
@@ -31,6 +32,8 @@ use crate::proto::ServerInfo;
 pub use crate::driver::shared::ClientEvent as Event;
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
+pub(crate) use request_many::{GatherKey, GatherSlot};
+pub use request_many::{RequestMany, Responses};
 pub use response::ResponseFuture;
 pub use subscriber::Subscriber;
 

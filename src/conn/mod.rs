@@ -477,6 +477,29 @@ impl Connection {
     /// Publishes with a reply on the muxed inbox; the first answer comes back
     /// as [`Event::Response`]. Timeouts are the caller's business.
     pub fn request(&mut self, subject: &str, headers: Option<&HeaderMap>, payload: &[u8]) -> Result<RequestId, Error> {
+        self.send_request(subject, headers, payload, false)
+    }
+
+    /// Like [`request`](Self::request), but every reply comes back as an
+    /// [`Event::Response`] until [`cancel_request`](Self::cancel_request)
+    /// (a scatter-gather request; its end rules are the caller's, see
+    /// [`crate::request_many::Gather`]).
+    pub fn request_many(
+        &mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<RequestId, Error> {
+        self.send_request(subject, headers, payload, true)
+    }
+
+    fn send_request(
+        &mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        many: bool,
+    ) -> Result<RequestId, Error> {
         self.check_open()?;
         validate_subject(subject)?;
         self.check_message(headers, payload)?;
@@ -491,7 +514,7 @@ impl Connection {
         }
         let (id, reply) = self.requests.next();
         self.write_pub(subject, Some(&reply), headers, payload)?;
-        self.requests.track(id);
+        self.requests.track(id, many);
         Ok(id)
     }
 

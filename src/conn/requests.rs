@@ -1,6 +1,7 @@
 //! Requests over one muxed inbox subscription `<prefix>.<token>.*`: each
 //! request gets its own last token, so one SUB serves every request and the
-//! first reply settles it.
+//! first reply settles it. A request for many replies stays open until
+//! its caller cancels it.
 
 use super::RequestId;
 use crate::error::Error;
@@ -12,8 +13,8 @@ use crate::message::Message;
 pub(super) struct Requests {
     /// The muxed subscription's sid and the reply prefix (ends with '.').
     mux: Option<(u64, String)>,
-    /// Ids of the requests waiting for an answer.
-    pending: IdMap<u64, ()>,
+    /// Ids of the requests waiting for an answer; `true`: for many replies.
+    pending: IdMap<u64, bool>,
     last_id: u64,
 }
 
@@ -33,8 +34,8 @@ impl Requests {
         (RequestId(self.last_id), format!("{prefix}{}", self.last_id))
     }
 
-    pub(super) fn track(&mut self, id: RequestId) {
-        self.pending.insert(id.0, ());
+    pub(super) fn track(&mut self, id: RequestId, many: bool) {
+        self.pending.insert(id.0, many);
     }
 
     pub(super) fn cancel(&mut self, id: RequestId) {
@@ -46,7 +47,9 @@ impl Requests {
     pub(super) fn route(&mut self, message: Message) -> Option<(RequestId, Result<Message, Error>)> {
         let (_, prefix) = self.mux.as_ref()?;
         let token: u64 = message.subject.strip_prefix(prefix.as_str())?.parse().ok()?;
-        self.pending.remove(&token)?;
+        if !*self.pending.get(&token)? {
+            self.pending.remove(&token);
+        }
         let no_responders = message.status == Some(StatusCode::NO_RESPONDERS) && message.payload.is_empty();
         let result = if no_responders { Err(Error::NoResponders) } else { Ok(message) };
         Some((RequestId(token), result))
@@ -54,6 +57,6 @@ impl Requests {
 
     /// Every pending request, oldest first, forgotten.
     pub(super) fn take_pending(&mut self) -> Vec<RequestId> {
-        self.pending.drain().map(|(id, ())| RequestId(id)).collect()
+        self.pending.drain().map(|(id, _)| RequestId(id)).collect()
     }
 }

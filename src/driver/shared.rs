@@ -9,6 +9,7 @@ use std::task::Waker;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
+use crate::client::{GatherKey, GatherSlot};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
 use crate::id_map::IdMap;
@@ -87,6 +88,8 @@ pub(crate) struct Inner {
     ledgers: IdMap<u64, AckLedger>,
     next_ledger: u64,
     pub requests: IdMap<RequestId, Answer>,
+    /// Requests for many replies, whose end rules tick here.
+    pub gathers: IdMap<GatherKey, GatherSlot>,
     pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
@@ -131,6 +134,7 @@ impl Shared {
             ledgers: IdMap::default(),
             next_ledger: 0,
             requests: IdMap::default(),
+            gathers: IdMap::default(),
             flushes: IdMap::default(),
             first_connect: Some(tx),
             closed_waiters: Vec::new(),
@@ -190,7 +194,13 @@ impl Inner {
                         pull.handle_message(now, message);
                         self.drive_pull(sid);
                     }
-                    None => self.deliver(sid, message),
+                    None => match self.gathers.get_mut(&GatherKey::Sub(sid)) {
+                        Some(gather) => {
+                            gather.handle_sub_message(now, message);
+                            self.retire_gather_if_finished(GatherKey::Sub(sid));
+                        }
+                        None => self.deliver(sid, message),
+                    },
                 },
                 Event::SubscriptionEnded { sid } => {
                     if let Some(sub) = self.subs.remove(&sid) {
@@ -198,7 +208,10 @@ impl Inner {
                     }
                 }
                 Event::Response { id, result } => {
-                    if let Some(answer) = self.requests.remove(&id) {
+                    if let Some(gather) = self.gathers.get_mut(&GatherKey::Request(id)) {
+                        gather.handle(now, result);
+                        self.retire_gather_if_finished(GatherKey::Request(id));
+                    } else if let Some(answer) = self.requests.remove(&id) {
                         answer.send(id, result);
                     }
                 }
@@ -225,6 +238,24 @@ impl Inner {
         if driven.finished {
             self.pulls.remove(&sid);
             slot::retire(&mut self.conn, sid);
+        }
+    }
+
+    /// Forgets a request for many replies once its end rules ended it.
+    fn retire_gather_if_finished(&mut self, key: GatherKey) {
+        if self.gathers.get(&key).is_some_and(GatherSlot::is_finished) {
+            self.gathers.remove(&key);
+            self.forget_gather(key);
+        }
+    }
+
+    /// Stops the replies of a request for many that ended.
+    pub fn forget_gather(&mut self, key: GatherKey) {
+        match key {
+            GatherKey::Request(id) => self.conn.cancel_request(id),
+            GatherKey::Sub(sid) => {
+                let _ = self.conn.unsubscribe(sid, None);
+            }
         }
     }
 
@@ -257,7 +288,8 @@ impl Inner {
     /// The soonest deadline of the connection, pull readers and ledgers.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let at = self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()));
-        self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()))
+        let at = self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()));
+        self.gathers.values().fold(at, |at, gather| soonest(at, gather.poll_timeout()))
     }
 
     /// Fires what is due at `now`, in the connection and in pull readers.
@@ -283,6 +315,18 @@ impl Inner {
             }
         }
         self.send_progress();
+        let due: Vec<GatherKey> = self
+            .gathers
+            .iter()
+            .filter(|(_, g)| g.poll_timeout().is_some_and(|at| at <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            if let Some(gather) = self.gathers.get_mut(&id) {
+                gather.handle_timeout(now);
+            }
+            self.retire_gather_if_finished(id);
+        }
     }
 
     fn deliver(&mut self, sid: Sid, message: Message) {
@@ -353,6 +397,9 @@ impl Inner {
         }
         for (_, pull) in self.pulls.drain() {
             pull.close();
+        }
+        for (_, gather) in self.gathers.drain() {
+            gather.close();
         }
         for (id, answer) in self.requests.drain() {
             answer.send(id, Err(error.clone()));

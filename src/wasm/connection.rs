@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::batch::{header_map, pack};
 use super::error::to_js;
 use super::options::{ConnectionOptions, millis, parse};
+use super::responses::{self, RawResponses};
 use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
 use super::{at_once, boxed_promise, promise, to_js_object};
@@ -89,6 +90,27 @@ impl RawConnection {
             // The one error that names the subject (nats.js's `NoRespondersError.subject`).
             answer.await.map(|m| pack(&[m]).into()).map_err(|e| to_js(&e, Some(&subject)).into())
         })))
+    }
+
+    /// Sends a request for many replies now (nats.js `requestMany`); its
+    /// replies are read from the returned `RawResponses`.
+    #[wasm_bindgen(js_name = requestMany)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn request_many(
+        &self,
+        subject: &str,
+        payload: &[u8],
+        headers: Option<Vec<String>>,
+        #[wasm_bindgen(unchecked_param_type = "RequestStrategy | undefined")] strategy: Option<String>,
+        max_wait: Option<f64>,
+        max_messages: Option<f64>,
+        stall: Option<f64>,
+        no_mux: Option<bool>,
+    ) -> Result<RawResponses, JsValue> {
+        let headers = headers.map(header_map).transpose()?;
+        let mut options = responses::options(strategy, max_wait, max_messages, stall)?;
+        options.no_mux = no_mux.unwrap_or(false);
+        Ok(RawResponses::new(self.client.send_request_many(subject, headers.as_ref(), payload, &options)?))
     }
 
     /// Resolves once the server has processed everything sent before.

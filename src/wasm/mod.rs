@@ -8,10 +8,11 @@
 //! types of its boundary values in a `typescript_custom_section`, so the
 //! generated `.d.ts` is exact and the TS layer compiles against it:
 //! - [`connection`]: `connect` and `RawConnection` (publish, subscribe,
-//!   request, flush, drain, close, info, stats, rtt, reconnect, server),
-//!   and `createInbox`;
+//!   request, requestMany, flush, drain, close, info, stats, rtt,
+//!   reconnect, server), and `createInbox`;
 //! - [`subscription`]: `RawSubscription` (`nextBatch`, `unsubscribe`,
 //!   `drain`, `received`);
+//! - [`responses`]: `RawResponses`, the replies of `requestMany`;
 //! - [`batch`]: messages packed for one boundary crossing (`RawBatch`), and
 //!   headers from JS;
 //! - [`options`]: nats.js connection options to [`ConnectOptions`](crate::ConnectOptions);
@@ -27,6 +28,7 @@ mod connection;
 mod error;
 mod jetstream;
 mod options;
+mod responses;
 mod status;
 mod subscription;
 

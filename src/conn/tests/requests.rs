@@ -120,3 +120,18 @@ fn invalid_request_subject_writes_nothing() {
     assert!(matches!(s.conn.request("a b", None, b""), Err(Error::InvalidSubject { .. })));
     assert!(s.take_ops().is_empty(), "not even the muxed SUB");
 }
+
+#[test]
+fn a_request_for_many_gets_every_reply_until_cancelled() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let many = s.conn.request_many("svc.all", None, b"who").unwrap();
+    let (_, sid, reply) = sent_request(&s.take_ops());
+    let one = s.conn.request("svc.one", None, b"").unwrap();
+    let ops = s.take_ops();
+    let [ClientOp::Pub { reply: Some(reply_one), .. }] = ops.as_slice() else { panic!("{ops:?}") };
+    s.send(&(msg(&reply, sid, None, "a") + &msg(reply_one, sid, None, "x") + &msg(&reply, sid, None, "b")));
+    assert_eq!(responses(&s.take_events()), [(many, Ok("a".into())), (one, Ok("x".into())), (many, Ok("b".into()))]);
+    s.conn.cancel_request(many);
+    s.send(&msg(&reply, sid, None, "c"));
+    assert!(s.take_events().is_empty());
+}

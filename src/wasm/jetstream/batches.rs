@@ -10,21 +10,21 @@ use futures_util::stream::Fuse;
 use crate::error::Error;
 use crate::wasm::batch::poll_batch;
 
-pub(super) struct Batches<S> {
+pub(crate) struct Batches<S> {
     /// Fused: a batch that saw the end is followed by more reads.
-    pub(super) stream: Fuse<S>,
+    pub(crate) stream: Fuse<S>,
     /// The error met after the last batch's items.
     held: Option<Error>,
 }
 
 impl<T, S: Stream<Item = Result<T, Error>> + Unpin> Batches<S> {
-    pub(super) fn new(stream: S) -> Self {
+    pub(crate) fn new(stream: S) -> Self {
         Batches { stream: stream.fuse(), held: None }
     }
 
     /// Up to `max` items ready now (at least one), none once the stream
     /// ended, or the error that ended it. `size` gives an item's bytes.
-    pub(super) fn poll_next(
+    pub(crate) fn poll_next(
         &mut self,
         cx: &mut Context<'_>,
         max: usize,

@@ -27,7 +27,7 @@
 mod ack_batch;
 mod api;
 mod api_types;
-mod batches;
+pub(super) mod batches;
 mod consumer;
 mod context;
 mod deliveries;

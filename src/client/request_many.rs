@@ -1,0 +1,253 @@
+//! Scatter-gather requests: [`Client::request_many`] and the [`Responses`]
+//! stream. The end rules are the sans-IO [`Gather`]; the driver feeds it
+//! every reply (of the muxed inbox, or of the request's own subscription
+//! with `no_mux`) and its timer ([`GatherSlot`]), so a request ends on time
+//! even while nobody reads.
+
+use std::future::{IntoFuture, Ready, ready};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_core::Stream;
+
+use super::Client;
+use crate::conn::{RequestId, Sid};
+use crate::driver::queue::Queue;
+use crate::error::Error;
+use crate::header::{HeaderMap, StatusCode};
+use crate::message::Message;
+use crate::request_many::{Gather, RequestManyOptions, RequestStrategy};
+use crate::time::Instant;
+
+/// Where the replies of a request for many come: the muxed inbox, or a
+/// subscription of its own (`no_mux`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum GatherKey {
+    Request(RequestId),
+    Sub(Sid),
+}
+
+/// The driver's side of one request for many replies.
+pub(crate) struct GatherSlot {
+    machine: Gather,
+    items: Arc<Queue<Result<Message, Error>>>,
+}
+
+impl GatherSlot {
+    /// Routes one reply (or the error that ends the request).
+    pub(crate) fn handle(&mut self, now: Instant, result: Result<Message, Error>) {
+        match result {
+            Ok(message) => {
+                if self.machine.handle_message(now, &message) {
+                    // A full queue means the user stopped reading long ago.
+                    let _ = self.items.push(Ok(message));
+                }
+            }
+            Err(error) => {
+                if !self.machine.is_finished() {
+                    self.machine.handle_failure();
+                    let _ = self.items.push(Err(error));
+                }
+            }
+        }
+        self.close_if_finished();
+    }
+
+    /// A message on the request's own subscription: a no-responders status
+    /// ends it, as on the muxed inbox.
+    pub(crate) fn handle_sub_message(&mut self, now: Instant, message: Message) {
+        let no_responders = message.status == Some(StatusCode::NO_RESPONDERS) && message.payload.is_empty();
+        self.handle(now, if no_responders { Err(Error::NoResponders) } else { Ok(message) });
+    }
+
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        self.machine.poll_timeout()
+    }
+
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        self.machine.handle_timeout(now);
+        self.close_if_finished();
+    }
+
+    pub(crate) fn is_finished(&self) -> bool {
+        self.machine.is_finished()
+    }
+
+    /// Ends the user's stream after what it holds.
+    pub(crate) fn close(&self) {
+        self.items.close();
+    }
+
+    fn close_if_finished(&self) {
+        if self.machine.is_finished() {
+            self.items.close();
+        }
+    }
+}
+
+impl Client {
+    /// A request answered by many responders (nats.js `requestMany`): the
+    /// replies as a stream that ends by the chosen [`RequestStrategy`]
+    /// (default: every reply within 1 s).
+    ///
+    /// ```no_run
+    /// # async fn f(client: natsjet::Client) -> Result<(), natsjet::Error> {
+    /// use futures_util::StreamExt;
+    /// use natsjet::request_many::RequestStrategy;
+    /// let mut replies = client.request_many("svc.ping", "").strategy(RequestStrategy::Stall).await?;
+    /// while let Some(reply) = replies.next().await {
+    ///     println!("{:?}", reply?.payload);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn request_many(&self, subject: impl Into<String>, payload: impl Into<Bytes>) -> RequestMany {
+        RequestMany {
+            client: self.clone(),
+            subject: subject.into(),
+            payload: payload.into(),
+            headers: None,
+            options: RequestManyOptions::default(),
+        }
+    }
+
+    /// Publishes a request for many replies now; what
+    /// [`request_many`](Self::request_many) does when awaited.
+    pub fn send_request_many(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        options: &RequestManyOptions,
+    ) -> Result<Responses, Error> {
+        let machine = Gather::new(self.now(), options)?;
+        let items = Queue::new(self.inner.subscription_capacity);
+        let mut inner = self.inner.shared.lock();
+        let key = if options.no_mux {
+            let inbox = inner.conn.new_inbox();
+            let sid = inner.conn.subscribe(&inbox, None)?;
+            if let Err(e) = inner.conn.publish(subject, Some(&inbox), headers, payload) {
+                let _ = inner.conn.unsubscribe(sid, None);
+                return Err(e);
+            }
+            GatherKey::Sub(sid)
+        } else {
+            GatherKey::Request(inner.conn.request_many(subject, headers, payload)?)
+        };
+        inner.gathers.insert(key, GatherSlot { machine, items: items.clone() });
+        // The driver must learn the new deadline, not only write.
+        inner.wake_driver();
+        Ok(Responses { key, items, client: self.clone() })
+    }
+}
+
+/// Options of a request for many replies; await it to send the request.
+#[derive(Debug)]
+#[must_use = "a request does nothing until awaited"]
+pub struct RequestMany {
+    client: Client,
+    subject: String,
+    payload: Bytes,
+    headers: Option<HeaderMap>,
+    options: RequestManyOptions,
+}
+
+impl RequestMany {
+    pub fn strategy(mut self, strategy: RequestStrategy) -> Self {
+        self.options.strategy = strategy;
+        self
+    }
+
+    /// The upper bound of the whole request (default 1 s).
+    pub fn max_wait(mut self, max_wait: Duration) -> Self {
+        self.options.max_wait = max_wait;
+        self
+    }
+
+    /// Sets the [`Count`](RequestStrategy::Count) strategy, ending after `n` replies.
+    pub fn max_messages(mut self, n: u64) -> Self {
+        self.options.strategy = RequestStrategy::Count;
+        self.options.max_messages = Some(n);
+        self
+    }
+
+    /// Sets the [`Stall`](RequestStrategy::Stall) strategy, ending once
+    /// `stall` passes after a reply with no other reply.
+    pub fn stall(mut self, stall: Duration) -> Self {
+        self.options.strategy = RequestStrategy::Stall;
+        self.options.stall = Some(stall);
+        self
+    }
+
+    pub fn headers(mut self, headers: HeaderMap) -> Self {
+        self.headers = Some(headers);
+        self
+    }
+
+    /// Replies come to a subscription of their own, not the shared request
+    /// inbox (nats.js `noMux`).
+    pub fn no_mux(mut self) -> Self {
+        self.options.no_mux = true;
+        self
+    }
+
+    /// Every option at once, as nats.js takes them.
+    pub fn options(mut self, options: RequestManyOptions) -> Self {
+        self.options = options;
+        self
+    }
+}
+
+impl IntoFuture for RequestMany {
+    type Output = Result<Responses, Error>;
+    type IntoFuture = Ready<Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        ready(self.client.send_request_many(&self.subject, self.headers.as_ref(), &self.payload, &self.options))
+    }
+}
+
+/// The replies to a request for many, as a `Stream` of `Result<Message,
+/// Error>`. It ends by its strategy, or with `Err(NoResponders)` /
+/// `Err(Closed)` after the replies that came before (a `no_mux` request
+/// ends quietly instead, as in nats.js). Dropping it ends the request.
+pub struct Responses {
+    key: GatherKey,
+    items: Arc<Queue<Result<Message, Error>>>,
+    client: Client,
+}
+
+impl std::fmt::Debug for Responses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Responses").field("key", &self.key).finish()
+    }
+}
+
+impl Stream for Responses {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.items.poll_pop(cx)
+    }
+}
+
+impl Responses {
+    /// Ends the request now: replies already received can still be read,
+    /// then the stream ends.
+    pub fn stop(&mut self) {
+        let mut inner = self.client.inner.shared.lock();
+        if let Some(slot) = inner.gathers.remove(&self.key) {
+            slot.close();
+            inner.forget_gather(self.key);
+            inner.wake_driver();
+        }
+    }
+}
+
+impl Drop for Responses {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
