@@ -30,6 +30,8 @@ export interface Stats {
 export class NatsConnection implements Publisher {
   readonly #raw: RawConnection;
   readonly #hub: StatusHub;
+  /** Subscriptions with a callback, which `flush()` lets catch up. */
+  readonly #callbacks = new Set<Subscription>();
 
   /** Made by `connect`. */
   constructor(raw: RawConnection, hub: StatusHub) {
@@ -53,7 +55,12 @@ export class NatsConnection implements Publisher {
   }
 
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
-    return new Subscription(this.#raw.subscribe(subject, opts.queue), subject, this, opts);
+    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue), subject, this, opts);
+    if (opts.callback) {
+      this.#callbacks.add(sub);
+      void sub.closed.then(() => this.#callbacks.delete(sub));
+    }
+    return sub;
   }
 
   /** The first answer to a request; rejects with `NO_RESPONDERS` or `TIMEOUT`. */
@@ -86,8 +93,12 @@ export class NatsConnection implements Publisher {
   }
 
   /** Resolves once the server has processed everything sent before. */
-  flush(): Promise<void> {
-    return this.#raw.flush();
+  async flush(): Promise<void> {
+    await this.#raw.flush();
+    // nats.js calls callbacks as it reads: once a flush resolves, they have
+    // had what the server sent before answering. Here they are fed batches
+    // from wasm, so wait for them to catch up.
+    if (this.#callbacks.size) await Promise.all(Array.from(this.#callbacks, (sub) => sub.caughtUp()));
   }
 
   /** Unsubscribes everything, delivers what already arrived, flushes, then closes. */

@@ -32,6 +32,8 @@ export class Subscription implements AsyncIterable<Msg> {
   #received = 0;
   #drained: Promise<void> | undefined;
   #done = false;
+  /** `caughtUp()` callers: resolved once the callback has had `n` messages. */
+  #waiters: { n: number; resolve: () => void }[] = [];
   #resolveClosed!: () => void;
   /** Resolves once the subscription ended and its messages were read. */
   readonly closed: Promise<void> = new Promise((resolve) => (this.#resolveClosed = resolve));
@@ -114,6 +116,16 @@ export class Subscription implements AsyncIterable<Msg> {
     }
   }
 
+  /**
+   * @internal Resolves once the callback has had every message received so
+   * far (or the subscription ended): what `flush()` waits for.
+   */
+  caughtUp(): Promise<void> {
+    const n = this.getReceived();
+    if (this.#done || this.#processed >= n) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ n, resolve }));
+  }
+
   async #pump(callback: NonNullable<SubscriptionOptions["callback"]>): Promise<void> {
     for (let batch = await this.#next(); batch; batch = await this.#next()) {
       for (const msg of batch) {
@@ -127,7 +139,15 @@ export class Subscription implements AsyncIterable<Msg> {
           });
         }
       }
+      this.#wake();
     }
+    this.#wake();
+  }
+
+  #wake(): void {
+    const due = (w: { n: number }) => this.#done || this.#processed >= w.n;
+    for (const w of this.#waiters) if (due(w)) w.resolve();
+    this.#waiters = this.#waiters.filter((w) => !due(w));
   }
 
   /** The next batch, `null` once ended; reads are chained so only one is pending in wasm. */
