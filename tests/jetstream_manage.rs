@@ -228,6 +228,39 @@ async fn get_direct_get_delete_and_erase_messages() {
 }
 
 #[tokio::test]
+async fn batched_direct_gets_end_after_the_last_message() {
+    let server = NatsServer::start_jetstream();
+    let (client, js) = connect(&server).await;
+    let config = StreamConfig { allow_direct: true, ..stream_config("B", &["b.*"]) };
+    js.create_stream(config).await.unwrap();
+    let published: Vec<(String, String)> = (1..=10).map(|i| (format!("b.{}", i % 3), format!("m{i}"))).collect();
+    let pairs: Vec<(&str, &str)> = published.iter().map(|(s, p)| (s.as_str(), p.as_str())).collect();
+    publish_all(&client, &pairs).await;
+
+    let batch = |body: &str| js.direct_get_batch_from_stream("B", body.as_bytes()).unwrap();
+    let got: Vec<_> = batch(r#"{"seq":3,"batch":4}"#).try_collect().await.unwrap();
+    assert_eq!(got.iter().map(|m| m.sequence).collect::<Vec<_>>(), [3, 4, 5, 6]);
+    assert_eq!(&got[0].payload[..], b"m3");
+    let on_subject: Vec<_> = batch(r#"{"seq":1,"batch":10,"next_by_subj":"b.1"}"#).try_collect().await.unwrap();
+    assert_eq!(on_subject.iter().map(|m| m.sequence).collect::<Vec<_>>(), [1, 4, 7, 10]);
+    // The newest of each subject, in stream order.
+    let last: Vec<_> = batch(r#"{"multi_last":["b.0","b.1","b.2"]}"#).try_collect().await.unwrap();
+    assert_eq!(last.iter().map(|m| m.sequence).collect::<Vec<_>>(), [8, 9, 10]);
+    // Past the end: nothing, and the stream ends.
+    assert!(batch(r#"{"seq":50,"batch":5}"#).try_collect::<Vec<_>>().await.unwrap().is_empty());
+    // Stopping early drops the rest.
+    let mut partial = batch(r#"{"seq":1,"batch":10}"#);
+    assert_eq!(partial.next().await.unwrap().unwrap().sequence, 1);
+    partial.stop();
+    assert!(partial.next().await.is_none());
+    // Without allow_direct nobody answers.
+    js.create_stream(stream_config("NB", &["nb"])).await.unwrap();
+    let refused =
+        js.direct_get_batch_from_stream("NB", br#"{"seq":1,"batch":2}"#).unwrap().try_collect::<Vec<_>>().await;
+    assert_eq!(refused.unwrap_err(), Error::NoResponders);
+}
+
+#[tokio::test]
 async fn consumer_lifecycle() {
     let server = NatsServer::start_jetstream();
     let (_client, js) = connect(&server).await;

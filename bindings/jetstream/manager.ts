@@ -11,6 +11,7 @@ import type {
   ConsumerPauseResponse,
   ConsumerResetResponse,
   PurgeResponse,
+  RawDirectBatch,
   RawJetStream,
   StreamAlternate,
   StreamConfig,
@@ -39,6 +40,21 @@ export type MsgRequest = { seq: number } | { last_by_subj: string } | { next_by_
 
 /** The message `direct.getMessage` reads: also the first at or after `start_time` (on `next_by_subj`, if given). */
 export type DirectMsgRequest = MsgRequest | { start_time: Date | string; next_by_subj?: string };
+
+/** What `direct.getBatch` reads: from `seq` or `start_time` (on `next_by_subj`, if given), at most `batch` (1024) messages or `max_bytes`. */
+export type DirectBatchOptions = { batch?: number; max_bytes?: number; next_by_subj?: string } & (
+  | { seq: number; start_time?: never }
+  | { start_time: Date | string; seq?: never }
+);
+
+/** What `direct.getLastMessagesFor` reads: the newest message of each subject, as of `up_to_seq` or `up_to_time`. */
+export type DirectLastFor = {
+  multi_last: string[];
+  up_to_time?: Date | string;
+  up_to_seq?: number;
+  batch?: number;
+  max_bytes?: number;
+};
 
 /** A message read back from a stream, as nats.js's `StoredMsg`. */
 export interface StoredMsg {
@@ -80,6 +96,43 @@ function storedMsg(subject: string, seq: number, header: MsgHdrs, data: Uint8Arr
     string: () => decoder.decode(data),
     json: <T>() => JSON.parse(decoder.decode(data)) as T,
   };
+}
+
+/** Messages read from wasm per crossing, at most. */
+const BATCH = 256;
+
+/** The messages of a batched direct get, in stream order (nats.js: a `QueuedIterator<StoredMsg>`). */
+export class StoredMsgs implements AsyncIterable<StoredMsg> {
+  readonly #raw: RawDirectBatch;
+  #processed = 0;
+
+  /** Made by `direct.getBatch` and `direct.getLastMessagesFor`. */
+  constructor(raw: RawDirectBatch) {
+    this.#raw = raw;
+  }
+
+  /** Messages handed out so far. */
+  getProcessed(): number {
+    return this.#processed;
+  }
+
+  /** Drops the rest of the batch; the iteration ends after what was read. */
+  stop(): void {
+    this.#raw.stop();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<StoredMsg> {
+    try {
+      for (let batch = await this.#raw.nextBatch(BATCH); batch; batch = await this.#raw.nextBatch(BATCH)) {
+        for (const [subject, seq, time, raw, data] of batch) {
+          this.#processed++;
+          yield storedMsg(subject, seq, raw ? fromRaw(raw) : headers(), data, time);
+        }
+      }
+    } finally {
+      this.#raw.stop();
+    }
+  }
 }
 
 /** nats.js's `js.streams`: stream handles. */
@@ -260,6 +313,20 @@ export class DirectStreamAPI {
     if (!found) return null;
     const [subject, seq, time, raw, data] = found;
     return storedMsg(subject, seq, raw ? fromRaw(raw) : headers(), data, time);
+  }
+
+  /**
+   * Up to `opts.batch` (1024) messages in one request, from `seq` or
+   * `start_time` (server 2.11+, `allow_direct`). The JetStream timeout
+   * bounds the whole batch.
+   */
+  async getBatch(stream: string, opts: DirectBatchOptions): Promise<StoredMsgs> {
+    return new StoredMsgs(this.#raw.directGetBatch(stream, JSON.stringify({ ...opts, batch: opts.batch || 1024 })));
+  }
+
+  /** The newest message of each subject in `opts.multi_last` (server 2.11+), in stream order. */
+  async getLastMessagesFor(stream: string, opts: DirectLastFor): Promise<StoredMsgs> {
+    return new StoredMsgs(this.#raw.directGetBatch(stream, JSON.stringify(opts)));
   }
 }
 

@@ -180,6 +180,33 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("direct.getBatch and getLastMessagesFor: many messages in one request", async () => {
+      const { nc, jsm, js, name } = await setup(S("DBATCH"), { allow_direct: true });
+      for (let i = 1; i <= 10; i++) await js.publish(`${name}.${i % 3}`, `m${i}`);
+      const seqs = async (msgs) => {
+        const got = [];
+        for await (const m of msgs) got.push(m.seq);
+        return got;
+      };
+      const batch = await jsm.direct.getBatch(name, { seq: 3, batch: 4 });
+      assert.deepEqual(await seqs(batch), [3, 4, 5, 6]);
+      assert.equal(batch.getProcessed(), 4);
+      const first = [];
+      for await (const m of await jsm.direct.getBatch(name, { seq: 1, batch: 1 })) first.push([m.subject, m.string()]);
+      assert.deepEqual(first, [[`${name}.1`, "m1"]]);
+      assert.deepEqual(await seqs(await jsm.direct.getBatch(name, { start_time: new Date(0), next_by_subj: `${name}.1` })), [1, 4, 7, 10]);
+      const subjects = [0, 1, 2].map((i) => `${name}.${i}`);
+      assert.deepEqual(await seqs(await jsm.direct.getLastMessagesFor(name, { multi_last: subjects })), [8, 9, 10]);
+      assert.deepEqual(await seqs(await jsm.direct.getLastMessagesFor(name, { multi_last: subjects, up_to_seq: 5 })), [3, 4, 5]);
+      assert.deepEqual(await seqs(await jsm.direct.getBatch(name, { seq: 50 })), [], "past the end: nothing");
+      // Leaving early stops the request.
+      for await (const m of await jsm.direct.getBatch(name, { seq: 1 })) if (m.seq === 2) break;
+      const plain = S("NODBATCH");
+      await jsm.streams.add({ name: plain, subjects: [`${plain}.>`] });
+      await rejectsWith(seqs(await jsm.direct.getBatch(plain, { seq: 1 })), "NO_RESPONDERS");
+      await nc.close();
+    });
+
     test("publish retries and the window of acks in flight", async () => {
       const { nc, name } = await setup(S("WINDOW"));
       const js = jetstream(nc, { maxAckInflight: 1 });

@@ -58,6 +58,7 @@ import {
   type Stats,
   type Status,
   type StoredMsg,
+  type StoredMsgs,
   type Stream,
   type StreamConfig,
   type StreamInfo,
@@ -191,6 +192,14 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   const query: DirectMsgRequest = { next_by_subj: "orders.*", seq: 10 };
   const direct: StoredMsg | null = await jsm.direct.getMessage("ORDERS", query);
   void [direct?.subject, (await jsm.direct.getMessage("ORDERS", { start_time: new Date() }))?.seq];
+  const many: StoredMsgs = await jsm.direct.getBatch("ORDERS", { seq: 1, batch: 10, next_by_subj: "orders.eu" });
+  for await (const m of many) void m.seq;
+  for await (const m of await jsm.direct.getLastMessagesFor("ORDERS", { multi_last: ["orders.eu"], up_to_seq: 9 })) {
+    const stored: StoredMsg = m;
+    void stored;
+  }
+  // @ts-expect-error: a batch starts at a sequence or a time, not both
+  void jsm.direct.getBatch("ORDERS", { seq: 1, start_time: new Date() });
 
   const js: JetStreamClient = jetstream(nc, { maxAckInflight: 64 });
   const ack: PubAck = await js.publish("orders.new", "x", {

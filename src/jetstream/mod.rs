@@ -17,6 +17,8 @@ mod consumers;
 #[cfg(has_runtime)]
 mod context;
 #[cfg(has_runtime)]
+mod direct_batch;
+#[cfg(has_runtime)]
 mod message;
 #[cfg(has_runtime)]
 mod paging;
@@ -41,6 +43,8 @@ pub use checkpoint::{CheckpointLedger, LedgerOptions};
 pub use consumer::{Consumer, PullConsumer};
 #[cfg(has_runtime)]
 pub use context::{Context, new, with_domain, with_prefix};
+#[cfg(has_runtime)]
+pub use direct_batch::DirectBatch;
 #[cfg(has_runtime)]
 pub use message::Message;
 #[cfg(has_runtime)]

@@ -10,9 +10,11 @@ use futures_core::Stream as AsyncStream;
 use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, StreamInfo};
 use super::api::{StreamNamesRequest, StreamNamesResponse};
 use super::context::{Context, encode_request};
+use super::direct_batch::DirectBatch;
 use super::paging::typed;
 use super::stream::{RawMessage, Stream};
 use crate::error::Error;
+use crate::request_many::RequestManyOptions;
 use crate::subject::validate_subject;
 
 impl Context {
@@ -110,6 +112,17 @@ impl Context {
         RawMessage::from_direct_reply(reply)
     }
 
+    /// A batched direct get (ADR-31, server 2.11+) from any replica of
+    /// `stream`: `payload` is the request's JSON with `batch` (and `seq`,
+    /// `start_time` or `next_by_subj`), or `multi_last` for the newest
+    /// message of each subject. The messages come as a stream that ends
+    /// after the last one; the JetStream timeout bounds the whole batch.
+    pub fn direct_get_batch_from_stream(&self, stream: &str, payload: &[u8]) -> Result<DirectBatch, Error> {
+        let subject = api::direct_get(self.api_prefix(), stream)?;
+        let replies = self.client().send_request_many(&subject, None, payload, &batch_options(self.timeout()))?;
+        Ok(DirectBatch::new(replies))
+    }
+
     /// Names of all streams, a page at a time.
     pub fn stream_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
         self.stream_names_filtered(None)
@@ -134,4 +147,9 @@ impl Context {
     pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, Error>> + Unpin + use<> {
         typed(self.list_pages(api::stream_list(self.api_prefix()), None))
     }
+}
+
+/// A batch's replies until `timeout` at most; the end-of-batch status ends it sooner.
+fn batch_options(timeout: std::time::Duration) -> RequestManyOptions {
+    RequestManyOptions { max_wait: timeout, ..RequestManyOptions::default() }
 }

@@ -15,9 +15,11 @@ use wasm_bindgen::prelude::*;
 
 use super::consumer::RawConsumer;
 use super::context::RawJetStream;
+use super::direct_batch::RawDirectBatch;
 use super::lister::RawLister;
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest, ErrorCode, StreamInfoRequest};
+use crate::jetstream::stream::RawMessage;
 use crate::jetstream::{Consumer, Context};
 use crate::proto;
 use crate::wasm::batch::raw_headers;
@@ -101,16 +103,19 @@ impl RawJetStream {
     pub fn direct_get(&self, stream: String, last_by_subject: Option<String>, body: String) -> Promise {
         let context = self.context.clone();
         promise(async move {
-            let m = match context.direct_get_from_stream(&stream, last_by_subject.as_deref(), body.as_bytes()).await {
-                Err(Error::JetStream(e)) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => return Ok(JsValue::NULL),
-                found => found?,
-            };
-            let headers = m.headers.as_ref().map_or(JsValue::UNDEFINED, |h| raw_headers(None, None, Some(h)).into());
-            let data = Uint8Array::from(&m.payload[..]);
-            let fields: [JsValue; 5] =
-                [m.subject.into(), (m.sequence as f64).into(), m.time.into(), headers, data.into()];
-            Ok(fields.iter().collect::<Array>().into())
+            match context.direct_get_from_stream(&stream, last_by_subject.as_deref(), body.as_bytes()).await {
+                Err(Error::JetStream(e)) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => Ok(JsValue::NULL),
+                found => Ok(stored_msg(found?).into()),
+            }
         })
+    }
+
+    /// A batched direct get (server 2.11+): `body` is the request's JSON
+    /// (`batch` with `seq`, `start_time` or `next_by_subj`, or
+    /// `multi_last`); the messages are read a batch at a time.
+    #[wasm_bindgen(js_name = directGetBatch)]
+    pub fn direct_get_batch(&self, stream: &str, body: &str) -> Result<RawDirectBatch, JsValue> {
+        Ok(RawDirectBatch::new(self.context.direct_get_batch_from_stream(stream, body.as_bytes())?))
     }
 
     /// The items of a listing, fetched a page at a time as they are read;
@@ -178,4 +183,12 @@ pub(super) fn reply_text(reply: Bytes) -> Result<String, Error> {
 
 fn unknown(call: &str) -> Error {
     Error::InvalidArgument(format!("no JetStream API call {call:?}"))
+}
+
+/// A stored message as `RawStoredMsg`.
+pub(super) fn stored_msg(m: RawMessage) -> Array {
+    let headers = m.headers.as_ref().map_or(JsValue::UNDEFINED, |h| raw_headers(None, None, Some(h)).into());
+    let data = Uint8Array::from(&m.payload[..]);
+    let fields: [JsValue; 5] = [m.subject.into(), (m.sequence as f64).into(), m.time.into(), headers, data.into()];
+    fields.iter().collect()
 }

@@ -15,6 +15,7 @@
 //! - [`context`]: `RawJetStream` (a context), acked publish, ack batches;
 //! - [`api`]: every management call and listing on `RawJetStream`, direct
 //!   gets, and consumer handles from their info;
+//! - [`direct_batch`]: `RawDirectBatch`, the messages of a batched direct get;
 //! - [`lister`]: `RawLister`, the `*.LIST` and `*.NAMES` pages;
 //! - [`consumer`]: `RawConsumer` (fetch, next, consume) and pull options;
 //! - [`messages`]: `RawConsumerMessages`, a pull reader, and its events;
@@ -31,6 +32,7 @@ pub(super) mod batches;
 mod consumer;
 mod context;
 mod deliveries;
+mod direct_batch;
 mod ledger;
 mod lister;
 mod messages;
