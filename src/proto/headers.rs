@@ -68,7 +68,7 @@ pub fn validate_headers(headers: &HeaderMap) -> Result<(), Error> {
     Ok(())
 }
 
-/// Bytes [`write_headers`] writes for `headers` (for max_payload checks and
+/// Bytes `write_headers` writes for `headers` (for max_payload checks and
 /// the HPUB size fields).
 pub fn headers_len(headers: &HeaderMap) -> usize {
     let lines: usize = headers.iter().map(|(n, v)| n.len() + 2 + v.len() + 2).sum();

@@ -2,7 +2,7 @@
 //! [`Transport`] per target, selected at compile time (no `dyn`):
 //! natively TCP, TLS over TCP (rustls) and WebSocket (tokio-tungstenite);
 //! in wasm the host's WebSocket through web-sys, and for `nats://`/`tls://`
-//! a socket from a JS factory registered with [`set_socket_factory`] (Node).
+//! a socket from a JS factory registered with `setSocketFactory` (Node).
 //!
 //! The surface the driver relies on, identical on every target:
 //!
