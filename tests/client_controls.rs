@@ -14,22 +14,7 @@ use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(10);
 
-fn server() -> NatsServer {
-    NatsServer::builder().websocket().start()
-}
-
-macro_rules! over_both_transports {
-    ($($name:ident),* $(,)?) => {
-        mod tcp {
-            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.client_url()).await; })*
-        }
-        mod websocket {
-            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.websocket_url()).await; })*
-        }
-    };
-}
-
-over_both_transports!(
+common::over_both_transports!(
     subscriber_drain_delivers_what_the_server_sent_before_it,
     rtt_is_a_round_trip,
     current_server_is_the_connected_one,

@@ -20,18 +20,7 @@ async fn next(sub: &mut natsjet::Subscriber) -> natsjet::Message {
     timeout(WAIT, sub.next()).await.expect("message in time").expect("subscription open")
 }
 
-macro_rules! over_both_transports {
-    ($($name:ident),* $(,)?) => {
-        mod tcp {
-            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.client_url()).await; })*
-        }
-        mod websocket {
-            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.websocket_url()).await; })*
-        }
-    };
-}
-
-over_both_transports!(
+common::over_both_transports!(
     publish_subscribe_in_order,
     publish_nowait_does_not_wait_for_buffer_space,
     headers_round_trip,

@@ -6,7 +6,6 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::NatsServer;
 use futures_util::StreamExt;
 use natsjet::request_many::{RequestManyOptions, RequestStrategy};
 use natsjet::{Client, Error, HeaderMap, Message};
@@ -14,22 +13,7 @@ use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(10);
 
-fn server() -> NatsServer {
-    NatsServer::builder().websocket().start()
-}
-
-macro_rules! over_both_transports {
-    ($($name:ident),* $(,)?) => {
-        mod tcp {
-            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.client_url()).await; })*
-        }
-        mod websocket {
-            $(#[tokio::test] async fn $name() { let s = super::server(); super::$name(&s.websocket_url()).await; })*
-        }
-    };
-}
-
-over_both_transports!(
+common::over_both_transports!(
     timer_collects_every_responder,
     count_stops_at_max_messages,
     stall_ends_soon_after_the_last_reply,

@@ -60,3 +60,25 @@ pub fn wait_for<T>(timeout: Duration, what: &str, mut f: impl FnMut() -> Option<
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Runs each named `async fn(url: &str)` of the test file as two tests, in
+/// modules `tcp` and `websocket`, each against a server of its own.
+#[allow(unused_macros)]
+macro_rules! over_both_transports {
+    ($($name:ident),* $(,)?) => {
+        mod tcp {
+            $(#[tokio::test] async fn $name() {
+                let s = $crate::common::NatsServer::builder().websocket().start();
+                super::$name(&s.client_url()).await;
+            })*
+        }
+        mod websocket {
+            $(#[tokio::test] async fn $name() {
+                let s = $crate::common::NatsServer::builder().websocket().start();
+                super::$name(&s.websocket_url()).await;
+            })*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use over_both_transports;
