@@ -231,4 +231,50 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     });
     assert.equal(got.statuses.at(-1), "close");
   });
+
+  test("createInbox before and after the wasm loads; wsconnect, rtt, getServer, drain", async () => {
+    // A page of its own: the wasm must not be loaded yet.
+    const fresh = await newPage(browser);
+    await fresh.goto(`${http.url}/`);
+    const got = await fresh.evaluate(async (servers) => {
+      const natsjet = await import("/pkg/web.js");
+      let before;
+      try {
+        natsjet.createInbox();
+      } catch (e) {
+        before = { code: e.code, isInvalidOperation: e instanceof natsjet.InvalidOperationError };
+      }
+      const nc = await natsjet.wsconnect({ servers });
+      const inbox = natsjet.createInbox("web");
+      const sub = nc.subscribe(inbox);
+      await nc.flush();
+      nc.publish(inbox, natsjet.Empty);
+      nc.publish(inbox, "x");
+      await sub.drain();
+      const lengths = [];
+      for await (const m of sub) lengths.push(m.data.length);
+      const rtt = await nc.rtt();
+      const server = nc.getServer();
+      await nc[Symbol.asyncDispose]();
+      return {
+        before,
+        inbox,
+        lengths,
+        received: sub.getReceived(),
+        rtt,
+        server,
+        same: natsjet.wsconnect === natsjet.connect,
+        closed: nc.isClosed(),
+      };
+    }, server.wsUrl);
+    await fresh.close();
+    assert.deepEqual(got.before, { code: "INVALID_ARGUMENT", isInvalidOperation: true });
+    assert.match(got.inbox, /^web\.[0-9A-Za-z]{22}$/);
+    assert.deepEqual(got.lengths, [0, 1]);
+    assert.equal(got.received, 2);
+    assert.ok(got.rtt >= 0 && got.rtt < 5000, `${got.rtt}`);
+    assert.equal(got.server, new URL(server.wsUrl).host);
+    assert.equal(got.same, true);
+    assert.equal(got.closed, true);
+  });
 });
