@@ -30,6 +30,12 @@ export interface Stats {
 export class NatsConnection implements Publisher {
   readonly #raw: RawConnection;
   readonly #hub: StatusHub;
+  /**
+   * Subscriptions until they end, held as nats.js's connection holds them:
+   * the garbage collector would otherwise free one nobody references, and
+   * freeing the wasm side unsubscribes.
+   */
+  readonly #subscriptions = new Set<Subscription>();
   /** Subscriptions with a callback, which `flush()` lets catch up. */
   readonly #callbacks = new Set<Subscription>();
 
@@ -55,11 +61,14 @@ export class NatsConnection implements Publisher {
   }
 
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
-    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue), subject, this, opts);
-    if (opts.callback) {
-      this.#callbacks.add(sub);
-      void sub.closed.then(() => this.#callbacks.delete(sub));
-    }
+    const release = () => this.#subscriptions.delete(sub);
+    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue), subject, this, opts, release);
+    this.#subscriptions.add(sub);
+    if (opts.callback) this.#callbacks.add(sub);
+    void sub.closed.then(() => {
+      release();
+      this.#callbacks.delete(sub);
+    });
     return sub;
   }
 

@@ -32,14 +32,26 @@ export class Subscription implements AsyncIterable<Msg> {
   #received = 0;
   #drained: Promise<void> | undefined;
   #done = false;
+  readonly #release: () => void;
   /** `caughtUp()` callers: resolved once the callback has had `n` messages. */
   #waiters: { n: number; resolve: () => void }[] = [];
   #resolveClosed!: () => void;
   /** Resolves once the subscription ended and its messages were read. */
   readonly closed: Promise<void> = new Promise((resolve) => (this.#resolveClosed = resolve));
 
-  constructor(raw: RawSubscription, subject: string, publisher: Publisher, opts: SubscriptionOptions) {
+  /**
+   * @param release called once unsubscribed: the connection need not hold
+   * this any longer (its messages are still there for whoever holds it).
+   */
+  constructor(
+    raw: RawSubscription,
+    subject: string,
+    publisher: Publisher,
+    opts: SubscriptionOptions,
+    release: () => void = () => {},
+  ) {
     this.#raw = raw;
+    this.#release = release;
     this.#subject = subject;
     this.#sid = raw.sid;
     this.#publisher = publisher;
@@ -88,6 +100,7 @@ export class Subscription implements AsyncIterable<Msg> {
    */
   drain(): Promise<void> {
     if (this.#done) return Promise.resolve();
+    this.#release();
     this.#drained ??= this.#raw.drain().then(() => (this.#callback ? this.closed : undefined));
     return this.#drained;
   }
@@ -103,7 +116,9 @@ export class Subscription implements AsyncIterable<Msg> {
 
   /** Stops now, or after `max` messages in total. Messages already received are still delivered. */
   unsubscribe(max?: number): void {
-    if (!this.#done) this.#raw.unsubscribe(max);
+    if (this.#done) return;
+    this.#raw.unsubscribe(max);
+    if (max === undefined) this.#release();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Msg> {

@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Match, NatsError, connect, headers } from "natsjet";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { nextMsg, startServer, waitFor } from "./harness.mjs";
 
 let server;
@@ -205,6 +207,25 @@ test("unsubscribe() ends iteration", async () => {
   sub.unsubscribe();
   for await (const msg of sub) assert.fail(`no message after unsubscribe: ${msg.string()}`);
   assert.equal(sub.isClosed(), true);
+  await nc.close();
+});
+
+test("a subscription nobody references stays until unsubscribed, as in nats.js", async () => {
+  // Freeing the wasm side unsubscribes: the connection must hold the wrapper.
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc");
+  const nc = await conn();
+  nc.subscribe("unreferenced.iter");
+  nc.subscribe("unreferenced.max", { max: 5 });
+  await nc.flush();
+  for (let i = 0; i < 5; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // finalizers run after a GC, in a task
+  }
+  for (const subject of ["unreferenced.iter", "unreferenced.max"]) {
+    // Interest remains: the request times out instead of finding no responders.
+    await assert.rejects(nc.request(subject, "", { timeout: 200 }), { code: "TIMEOUT" }, subject);
+  }
   await nc.close();
 });
 
