@@ -73,6 +73,7 @@ export async function example(): Promise<void> {
     authenticator: nkeyAuthenticator(new TextEncoder().encode("SUA…")),
     reconnectTimeWait: 250,
     maxReconnectAttempts: -1,
+    reconnectJitterTLS: 1000,
     reconnectBufferSize: 1 << 20,
     tls: { ca: "-----BEGIN CERTIFICATE-----", cert: "…", key: "…" },
     subscriptionCapacity: 1000,
