@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use natsjet::Error;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, PriorityPolicy, StreamConfig};
-use natsjet::jetstream::pull::PriorityOptions;
+use natsjet::jetstream::pull::{ConsumerEvent, PriorityOptions};
 use natsjet::jetstream::{self, Consumer, Context};
 use tokio::time::timeout;
 
@@ -246,8 +246,19 @@ async fn keep_waiting_survives_a_deleted_consumer_that_comes_back() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let stream = js.get_stream("Y").await.unwrap();
     stream.delete_consumer("y").await.unwrap();
-    let first = timeout(WAIT, messages.next()).await.unwrap().unwrap();
-    assert!(matches!(first, Err(Error::ConsumerStatus { code: 409, .. })), "{first:?}");
+    // Reported as an event, not as an error item.
+    let deleted = timeout(WAIT, async {
+        loop {
+            match std::future::poll_fn(|cx| messages.poll_next_event(cx)).await {
+                Some(ConsumerEvent::Terminal(status)) => break status,
+                Some(_) => {}
+                None => panic!("the reader ended"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(deleted.code.0, 409);
     stream.create_consumer(durable_config("y")).await.unwrap();
     js.client().request("Y.back", "hello").await.unwrap();
     let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();

@@ -223,16 +223,17 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
-    for (const [option, value] of [["keep_waiting", true], ["abort_on_missing_resource", false]]) {
-      test(`consume({ ${option}: ${value} }) outlives a deleted consumer and reads from its successor`, async () => {
-        const { nc, jsm, js, name } = await setup(S(`KEEP_${value}`));
+    const keepWaiting = [{}, { keep_waiting: true }, { abort_on_missing_resource: false }];
+    for (const [i, opts] of keepWaiting.entries()) {
+      test(`consume(${JSON.stringify(opts)}) outlives a deleted consumer and reads from its successor, as nats.js`, async () => {
+        const { nc, jsm, js, name } = await setup(S(`KEEP_${i}`));
         await jsm.consumers.add(name, { durable_name: "d" });
         const consumer = await js.consumers.get(name, "d");
         await assert.rejects(
           consumer.consume({ keep_waiting: true, abort_on_missing_resource: true }),
           (e) => e.code === "INVALID_ARGUMENT",
         );
-        const messages = await consumer.consume({ [option]: value, expires: 1000 });
+        const messages = await consumer.consume({ ...opts, expires: 1000 });
         const statuses = [];
         void (async () => {
           for await (const s of messages.status()) statuses.push(s.type);
