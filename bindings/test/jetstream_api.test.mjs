@@ -254,6 +254,28 @@ for (const transport of ["ws", "nats"]) {
       });
     }
 
+    test("JsMsg.next acks and has the next messages delivered to the given subject", async () => {
+      const { nc, jsm, js, name } = await setup(S("NEXT"));
+      for (let i = 1; i <= 4; i++) await js.publish(`${name}.x`, `m${i}`);
+      await jsm.consumers.add(name, { durable_name: "d" });
+      const first = await (await js.consumers.get(name, "d")).next({ expires: 2000 });
+      assert.equal(first.string(), "m1");
+      const inbox = nc.newInbox();
+      const sub = nc.subscribe(inbox);
+      await nc.flush();
+      first.next(inbox, { batch: 2, expires: 2000 });
+      const got = [];
+      for await (const m of sub) {
+        assert.match(m.reply, /^\$JS\.ACK\./, "a consumer delivery");
+        got.push([m.subject, m.string()]);
+        if (got.length === 2) break;
+      }
+      assert.deepEqual(got, [[`${name}.x`, "m2"], [`${name}.x`, "m3"]], "delivered to the inbox");
+      assert.equal((await jsm.consumers.info(name, "d")).ack_floor.stream_seq, 1, "+NXT acked m1");
+      assert.throws(() => first.ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      await nc.close();
+    });
+
     test("AckBatch({ policy: 'all' }) acks a consumer's messages with its highest +ACK", async () => {
       const { nc, jsm, js, name } = await setup(S("ACKALL"));
       for (let i = 0; i < 5; i++) await js.publish(`${name}.x`, `${i}`);

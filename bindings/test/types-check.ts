@@ -237,6 +237,9 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   void [report.confirmed, report.refused[0]?.[1]];
   const one: JsMsg | null = await c.next({ expires: 1000 });
   one?.ack();
+  one?.next(nc.newInbox(), { batch: 2, expires: 1000, no_wait: false });
+  // @ts-expect-error: batch is a number
+  one?.next("inbox", { batch: "2" });
   const confirmed: boolean = ((await one?.ackAck()) ?? false) && ((await one?.ackAck({ timeout: 500 })) ?? false);
   void confirmed;
   for await (const m of await c.fetch({ max_messages: 10, expires: 1000 })) m.term("bad");
