@@ -55,7 +55,7 @@ export class NatsConnection implements Publisher {
   }
 
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
-    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue), subject, this, opts);
+    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue, opts.timeout), subject, this, opts);
     if (opts.callback) {
       this.#callbacks.add(sub);
       void sub.closed.then(() => this.#callbacks.delete(sub));

@@ -19,7 +19,27 @@ common::over_both_transports!(
     rtt_is_a_round_trip,
     current_server_is_the_connected_one,
     force_reconnect_comes_back_with_the_subscriptions,
+    first_message_timeout_ends_a_silent_subscription_only,
 );
+
+/// A subscription with no message in time ends (and unsubscribes); one
+/// whose first message came in time lives on past the timeout.
+async fn first_message_timeout_ends_a_silent_subscription_only(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut silent = client.subscribe("fmt.silent").await.unwrap();
+    silent.set_first_message_timeout(Duration::from_millis(200));
+    let mut busy = client.subscribe("fmt.busy").await.unwrap();
+    busy.set_first_message_timeout(Duration::from_millis(200));
+    client.publish("fmt.busy", "first").await.unwrap();
+    assert_eq!(&timeout(WAIT, busy.next()).await.unwrap().unwrap().payload[..], b"first");
+    assert!(timeout(WAIT, silent.next()).await.unwrap().is_none(), "ended");
+    assert!(silent.timed_out());
+    client.publish("fmt.silent", "late").await.unwrap();
+    client.publish("fmt.busy", "second").await.unwrap();
+    assert_eq!(&timeout(WAIT, busy.next()).await.unwrap().unwrap().payload[..], b"second", "past the timeout");
+    assert!(!busy.timed_out());
+    assert!(silent.next().await.is_none());
+}
 
 /// A publisher's messages flushed before the drain all arrive; later ones
 /// do not; the stream ends; the connection stays up.

@@ -89,7 +89,9 @@ export async function example(): Promise<void> {
   nc.publish("orders.new", "payload", { headers: h });
   nc.publish("orders.raw", new Uint8Array([1]), { reply: nc.newInbox() });
 
-  const sub: Subscription = nc.subscribe("orders.>", { queue: "workers", max: 10 });
+  const sub: Subscription = nc.subscribe("orders.>", { queue: "workers", max: 10, timeout: 5000 });
+  const ended: void | NatsError = await sub.closed;
+  void ended;
   for await (const m of sub) {
     const msg: Msg = m;
     const data: Uint8Array = msg.data;

@@ -65,11 +65,20 @@ impl RawConnection {
         Ok(self.client.publish_nowait(subject, reply.as_deref(), headers.as_ref(), payload)?)
     }
 
-    pub fn subscribe(&self, subject: &str, queue: Option<String>) -> Result<RawSubscription, JsValue> {
-        let subscriber = match queue {
+    pub fn subscribe(
+        &self,
+        subject: &str,
+        queue: Option<String>,
+        timeout: Option<f64>,
+    ) -> Result<RawSubscription, JsValue> {
+        let timeout = millis(timeout.into(), "timeout")?;
+        let mut subscriber = match queue {
             Some(queue) => at_once(self.client.queue_subscribe(subject, queue))?,
             None => at_once(self.client.subscribe(subject))?,
         };
+        if let Some(timeout) = timeout {
+            subscriber.set_first_message_timeout(timeout);
+        }
         Ok(RawSubscription::new(subscriber))
     }
 
