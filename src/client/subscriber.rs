@@ -101,7 +101,8 @@ impl Subscriber {
 
     /// Ends the subscription (unsubscribes and ends the stream) unless a
     /// message arrives within `timeout` from now, as nats.js's
-    /// `SubOpts.timeout`; [`timed_out`](Self::timed_out) then says so. The
+    /// `SubOpts.timeout` (a second call replaces the first);
+    /// [`timed_out`](Self::timed_out) then says so. The
     /// driver keeps the time, so it ends on time even while nobody reads.
     /// Does nothing once a message arrived or the subscription ended.
     pub fn set_first_message_timeout(&mut self, timeout: Duration) {
@@ -109,7 +110,8 @@ impl Subscriber {
         let mut inner = self.client.inner.shared.lock();
         if self.messages.pushed() == 0 && inner.subs.get(&self.sid).is_some() {
             let timer = FirstMessageTimer::new(now, timeout);
-            inner.first_messages.insert(self.sid, (timer, self.timed_out.clone()));
+            inner.first_messages.retain(|(sid, ..)| *sid != self.sid);
+            inner.first_messages.push((self.sid, timer, self.timed_out.clone()));
             // The driver must learn the new deadline.
             inner.wake_driver();
         }

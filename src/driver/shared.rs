@@ -92,8 +92,9 @@ pub(crate) struct Inner {
     /// Requests for many replies, whose end rules tick here.
     pub gathers: IdMap<GatherKey, GatherSlot>,
     /// Subscriptions still waiting for their first message under a timeout
-    /// (nats.js `SubOpts.timeout`), with the flag their `Subscriber` reads.
-    pub first_messages: IdMap<Sid, (FirstMessageTimer, Arc<AtomicBool>)>,
+    /// (nats.js `SubOpts.timeout`), with the flag their `Subscriber` reads;
+    /// a few at most, so a plain list.
+    pub first_messages: Vec<(Sid, FirstMessageTimer, Arc<AtomicBool>)>,
     pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
@@ -139,7 +140,7 @@ impl Shared {
             next_ledger: 0,
             requests: IdMap::default(),
             gathers: IdMap::default(),
-            first_messages: IdMap::default(),
+            first_messages: Vec::new(),
             flushes: IdMap::default(),
             first_connect: Some(tx),
             closed_waiters: Vec::new(),
@@ -294,7 +295,7 @@ impl Inner {
     pub fn poll_timeout(&self) -> Option<Instant> {
         let at = self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()));
         let at = self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()));
-        let at = self.first_messages.values().fold(at, |at, (timer, _)| soonest(at, timer.poll_timeout()));
+        let at = self.first_messages.iter().fold(at, |at, (_, timer, _)| soonest(at, timer.poll_timeout()));
         self.gathers.values().fold(at, |at, gather| soonest(at, gather.poll_timeout()))
     }
 
@@ -338,15 +339,15 @@ impl Inner {
 
     /// Ends the subscriptions whose first message did not come in time.
     fn end_silent_subscriptions(&mut self, now: Instant) {
-        let mut expired = Vec::new();
-        for (sid, (timer, _)) in self.first_messages.iter_mut() {
+        let mut i = 0;
+        while let Some((sid, timer, timed_out)) = self.first_messages.get_mut(i) {
             timer.handle_timeout(now);
-            if timer.is_expired() {
-                expired.push(*sid);
+            if !timer.is_expired() {
+                i += 1;
+                continue;
             }
-        }
-        for sid in expired {
-            let Some((_, timed_out)) = self.first_messages.remove(&sid) else { continue };
+            let (sid, timed_out) = (*sid, timed_out.clone());
+            self.first_messages.swap_remove(i);
             // Gone meanwhile (unsubscribed, ended by the server): nothing to end.
             if let Some(sub) = self.subs.remove(&sid) {
                 timed_out.store(true, Ordering::Release);
@@ -360,7 +361,7 @@ impl Inner {
         let Some(sub) = self.subs.get_mut(&sid) else { return };
         if !self.first_messages.is_empty() {
             // The first message disarms the timeout.
-            self.first_messages.remove(&sid);
+            self.first_messages.retain(|(id, ..)| *id != sid);
         }
         if sub.queue.push(message).is_err() {
             if sub.queue.is_closed() {
@@ -432,7 +433,7 @@ impl Inner {
         for (_, gather) in self.gathers.drain() {
             gather.close();
         }
-        self.first_messages.drain().for_each(drop);
+        self.first_messages.clear();
         for (id, answer) in self.requests.drain() {
             answer.send(id, Err(error.clone()));
         }
