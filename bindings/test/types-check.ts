@@ -107,6 +107,9 @@ export async function example(): Promise<void> {
 
   try {
     const answer: Msg = await nc.request("svc", "q", { timeout: 500, headers: h });
+    void (await nc.request("svc", "q", { noMux: true, reply: nc.newInbox() }));
+    // @ts-expect-error: noMux is a boolean
+    void (await nc.request("svc", "q", { noMux: "yes" }));
     void answer;
   } catch (e) {
     if (e instanceof NatsError) {

@@ -7,6 +7,7 @@
 
 mod first_message;
 mod inbox;
+mod no_mux;
 mod options;
 mod request_many;
 mod response;
