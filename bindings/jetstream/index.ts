@@ -74,6 +74,7 @@ export {
   Stream,
   StreamAPI,
   StoredMsgs,
+  type DirectBatchCallback,
   type DirectBatchOptions,
   type DirectLastFor,
   type DirectMsgRequest,

@@ -201,9 +201,21 @@ for (const transport of ["ws", "nats"]) {
       assert.deepEqual(await seqs(await jsm.direct.getBatch(name, { seq: 50 })), [], "past the end: nothing");
       // Leaving early stops the request.
       for await (const m of await jsm.direct.getBatch(name, { seq: 1 })) if (m.seq === 2) break;
+      // With a callback, as nats.js: (null, m) for each, then ({ err? }, {}) once.
+      const viaCallback = (get) =>
+        new Promise((resolve) => {
+          const got = [];
+          const msgs = get((done, m) => (done ? resolve([got, done.err]) : got.push(m.seq)));
+          void msgs.then((it) => assert.throws(() => it[Symbol.asyncIterator](), (e) => e.code === "INVALID_ARGUMENT"));
+        });
+      assert.deepEqual(await viaCallback((callback) => jsm.direct.getBatch(name, { seq: 8, callback })), [[8, 9, 10], undefined]);
+      const subjectsCb = (callback) => jsm.direct.getLastMessagesFor(name, { multi_last: subjects, callback });
+      assert.deepEqual(await viaCallback(subjectsCb), [[8, 9, 10], undefined]);
       const plain = S("NODBATCH");
       await jsm.streams.add({ name: plain, subjects: [`${plain}.>`] });
       await rejectsWith(seqs(await jsm.direct.getBatch(plain, { seq: 1 })), "NO_RESPONDERS");
+      const [none, err] = await viaCallback((callback) => jsm.direct.getBatch(plain, { seq: 1, callback }));
+      assert.deepEqual([none, err?.code], [[], "NO_RESPONDERS"]);
       await nc.close();
     });
 

@@ -204,6 +204,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
     const stored: StoredMsg = m;
     void stored;
   }
+  void jsm.direct.getBatch("ORDERS", { seq: 1, callback: (done, m) => void (done ? done.err?.message : m.seq) });
   // @ts-expect-error: a batch starts at a sequence or a time, not both
   void jsm.direct.getBatch("ORDERS", { seq: 1, start_time: new Date() });
 
