@@ -16,6 +16,10 @@ export interface RequestOptions {
   /** Milliseconds to wait for the answer (default 1000, as nats.js). */
   timeout?: number;
   headers?: MsgHdrs;
+  /** The answer comes to a subscription of its own instead of the connection's shared request inbox. */
+  noMux?: boolean;
+  /** With `noMux`: the subject the answer comes to (a new inbox by default). */
+  reply?: string;
 }
 
 /** Counters since `connect`. */
@@ -62,7 +66,7 @@ export class NatsConnection implements Publisher {
 
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
     const release = () => this.#subscriptions.delete(sub);
-    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue), subject, this, opts, release);
+    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue, opts.timeout), subject, this, opts, release);
     this.#subscriptions.add(sub);
     if (opts.callback) this.#callbacks.add(sub);
     void sub.closed.then(() => {
@@ -75,7 +79,7 @@ export class NatsConnection implements Publisher {
   /** The first answer to a request; rejects with `NO_RESPONDERS` or `TIMEOUT`. */
   async request(subject: string, data?: Payload, opts: RequestOptions = {}): Promise<Msg> {
     const headers = opts.headers && toRaw(opts.headers);
-    const batch = await this.#raw.request(subject, encode(data), headers, opts.timeout ?? 1000);
+    const batch = await this.#raw.request(subject, encode(data), headers, opts.timeout ?? 1000, opts.noMux, opts.reply);
     return unpack(batch, 0, this)[0]!;
   }
 

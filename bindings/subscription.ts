@@ -12,6 +12,12 @@ export interface SubscriptionOptions {
   queue?: string;
   /** Unsubscribe after this many messages. */
   max?: number;
+  /**
+   * Milliseconds to wait for the first message, as nats.js: if none came
+   * by then, the subscription ends with a `TimeoutError` (thrown by the
+   * iterator, or passed to the callback; `closed` resolves with it).
+   */
+  timeout?: number;
   /** Receive messages here instead of iterating. */
   callback?: (err: NatsError | null, msg: Msg) => void;
 }
@@ -35,9 +41,9 @@ export class Subscription implements AsyncIterable<Msg> {
   readonly #release: () => void;
   /** `caughtUp()` callers: resolved once the callback has had `n` messages. */
   #waiters: { n: number; resolve: () => void }[] = [];
-  #resolveClosed!: () => void;
-  /** Resolves once the subscription ended and its messages were read. */
-  readonly closed: Promise<void> = new Promise((resolve) => (this.#resolveClosed = resolve));
+  #resolveClosed!: (err?: NatsError) => void;
+  /** Resolves once the subscription ended and its messages were read, with the error that ended it, if any. */
+  readonly closed: Promise<void | NatsError> = new Promise((resolve) => (this.#resolveClosed = resolve));
 
   /**
    * @param release called once unsubscribed: the connection need not hold
@@ -101,7 +107,9 @@ export class Subscription implements AsyncIterable<Msg> {
   drain(): Promise<void> {
     if (this.#done) return Promise.resolve();
     this.#release();
-    this.#drained ??= this.#raw.drain().then(() => (this.#callback ? this.closed : undefined));
+    this.#drained ??= this.#raw.drain().then(async () => {
+      if (this.#callback) await this.closed;
+    });
     return this.#drained;
   }
 
@@ -142,7 +150,12 @@ export class Subscription implements AsyncIterable<Msg> {
   }
 
   async #pump(callback: NonNullable<SubscriptionOptions["callback"]>): Promise<void> {
-    for (let batch = await this.#next(); batch; batch = await this.#next()) {
+    const next = () =>
+      this.#next().catch((err: NatsError) => {
+        callback(err, {} as Msg);
+        return null;
+      });
+    for (let batch = await next(); batch; batch = await next()) {
       for (const msg of batch) {
         this.#processed++;
         try {
@@ -174,12 +187,23 @@ export class Subscription implements AsyncIterable<Msg> {
 
   async #read(): Promise<Msg[] | null> {
     if (this.#done) return null;
-    const batch = await this.#raw.nextBatch(BATCH);
+    let batch;
+    try {
+      batch = await this.#raw.nextBatch(BATCH);
+    } catch (err) {
+      // The first-message timeout ended it.
+      this.#end(err as NatsError);
+      throw err;
+    }
     if (batch) return unpack(batch, this.#sid, this.#publisher);
+    this.#end();
+    return null;
+  }
+
+  #end(err?: NatsError): void {
     this.#received = this.#raw.received;
     this.#done = true;
     this.#raw.free();
-    this.#resolveClosed();
-    return null;
+    this.#resolveClosed(err);
   }
 }

@@ -2,6 +2,7 @@
 
 use bytes::Bytes;
 
+use crate::error::Error;
 use crate::header::{HeaderMap, StatusCode};
 
 /// A message received from the server. The payload shares the read buffer
@@ -19,4 +20,15 @@ pub struct Message {
     /// Bytes this message took on the wire: subject, reply, headers and payload.
     /// JetStream pending-byte accounting uses it.
     pub length: usize,
+}
+
+impl Message {
+    /// This reply as the answer to a request: the server's "no responders"
+    /// status (503, no payload) is [`Error::NoResponders`].
+    pub(crate) fn into_answer(self) -> Result<Message, Error> {
+        if self.status == Some(StatusCode::NO_RESPONDERS) && self.payload.is_empty() {
+            return Err(Error::NoResponders);
+        }
+        Ok(self)
+    }
 }

@@ -19,7 +19,53 @@ common::over_both_transports!(
     rtt_is_a_round_trip,
     current_server_is_the_connected_one,
     force_reconnect_comes_back_with_the_subscriptions,
+    first_message_timeout_ends_a_silent_subscription_only,
+    request_on_inbox_is_answered_there,
 );
+
+/// A subscription with no message in time ends (and unsubscribes); one
+/// whose first message came in time lives on past the timeout.
+async fn first_message_timeout_ends_a_silent_subscription_only(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut silent = client.subscribe("fmt.silent").await.unwrap();
+    silent.set_first_message_timeout(Duration::from_millis(200));
+    let mut busy = client.subscribe("fmt.busy").await.unwrap();
+    busy.set_first_message_timeout(Duration::from_millis(200));
+    client.publish("fmt.busy", "first").await.unwrap();
+    assert_eq!(&timeout(WAIT, busy.next()).await.unwrap().unwrap().payload[..], b"first");
+    assert!(timeout(WAIT, silent.next()).await.unwrap().is_none(), "ended");
+    assert!(silent.timed_out());
+    client.publish("fmt.silent", "late").await.unwrap();
+    client.publish("fmt.busy", "second").await.unwrap();
+    assert_eq!(&timeout(WAIT, busy.next()).await.unwrap().unwrap().payload[..], b"second", "past the timeout");
+    assert!(!busy.timed_out());
+    assert!(silent.next().await.is_none());
+}
+
+/// The answer comes to the given inbox; no responders and silence give
+/// their errors, as on the muxed inbox.
+async fn request_on_inbox_is_answered_there(url: &str) {
+    let client = natsjet::connect(url).await.unwrap();
+    let mut echo = client.subscribe("own.echo").await.unwrap();
+    let _silent = client.subscribe("own.silent").await.unwrap();
+    client.flush().await.unwrap();
+    let responder = client.clone();
+    tokio::spawn(async move {
+        while let Some(m) = echo.next().await {
+            let reply = m.reply.unwrap();
+            responder.publish(reply.clone(), reply).await.unwrap();
+        }
+    });
+    let answer = client.send_request_on_inbox("own.echo", "my.inbox", None, b"", Some(WAIT)).unwrap().await.unwrap();
+    assert_eq!(&answer.payload[..], b"my.inbox");
+    let nobody = client.send_request_on_inbox("own.nobody", "my.inbox", None, b"", Some(WAIT)).unwrap().await;
+    assert!(matches!(nobody, Err(Error::NoResponders)), "{nobody:?}");
+    let silent = client
+        .send_request_on_inbox("own.silent", "my.inbox", None, b"", Some(Duration::from_millis(200)))
+        .unwrap()
+        .await;
+    assert!(matches!(silent, Err(Error::Timeout)), "{silent:?}");
+}
 
 /// A publisher's messages flushed before the drain all arrive; later ones
 /// do not; the stream ends; the connection stays up.

@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use natsjet::Error;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, PriorityPolicy, StreamConfig};
-use natsjet::jetstream::pull::PriorityOptions;
+use natsjet::jetstream::pull::{ConsumerEvent, PriorityOptions, PullRequest};
 use natsjet::jetstream::{self, Consumer, Context};
 use tokio::time::timeout;
 
@@ -238,6 +238,26 @@ async fn deleting_the_consumer_ends_consume_with_a_typed_error() {
 }
 
 #[tokio::test]
+async fn ack_next_acks_and_delivers_more_to_the_given_subject() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "N", 4).await;
+    let consumer = durable(&js, "N", durable_config("n")).await;
+    let first = consumer.next(WAIT).await.unwrap().unwrap();
+    let inbox = js.client().new_inbox();
+    let mut sub = js.client().subscribe(inbox.clone()).await.unwrap();
+    js.client().flush().await.unwrap();
+    let request = PullRequest { batch: 2, expires: Some(WAIT), ..Default::default() };
+    first.ack_next(&inbox, Some(request)).await.unwrap();
+    for expected in ["1", "2"] {
+        let m = timeout(WAIT, sub.next()).await.unwrap().unwrap();
+        assert_eq!(&m.payload[..], expected.as_bytes());
+    }
+    assert!(matches!(first.ack().await, Err(Error::AlreadyAcknowledged)));
+    let info = js.get_stream("N").await.unwrap().consumer_info("n").await.unwrap();
+    assert_eq!(info.ack_floor.stream_seq, 1, "+NXT acked the first");
+}
+
+#[tokio::test]
 async fn keep_waiting_survives_a_deleted_consumer_that_comes_back() {
     let server = NatsServer::start_jetstream();
     let js = setup(&server, "Y", 0).await;
@@ -246,8 +266,19 @@ async fn keep_waiting_survives_a_deleted_consumer_that_comes_back() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let stream = js.get_stream("Y").await.unwrap();
     stream.delete_consumer("y").await.unwrap();
-    let first = timeout(WAIT, messages.next()).await.unwrap().unwrap();
-    assert!(matches!(first, Err(Error::ConsumerStatus { code: 409, .. })), "{first:?}");
+    // Reported as an event, not as an error item.
+    let deleted = timeout(WAIT, async {
+        loop {
+            match std::future::poll_fn(|cx| messages.poll_next_event(cx)).await {
+                Some(ConsumerEvent::Terminal(status)) => break status,
+                Some(_) => {}
+                None => panic!("the reader ended"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(deleted.code.0, 409);
     stream.create_consumer(durable_config("y")).await.unwrap();
     js.client().request("Y.back", "hello").await.unwrap();
     let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();

@@ -16,7 +16,7 @@ export interface JetStreamOptions {
   apiPrefix?: string;
   /** A JetStream domain: the prefix becomes `$JS.<domain>.API` (it wins over `apiPrefix`). */
   domain?: string;
-  /** Milliseconds to wait for API answers, publish acks and confirmed acks (5000; nats.js: the connection timeout). */
+  /** Milliseconds to wait for API answers, publish acks and confirmed acks (5000, as nats.js). */
   timeout?: number;
   /** natsjet: publishes awaiting their ack at once, at most (256); later ones go out as acks come back. */
   maxAckInflight?: number;
@@ -46,7 +46,7 @@ export interface JetStreamPublishOptions {
   };
   /** Per-message TTL as a Go duration (`"90s"`, `"1h"`) or `"never"`; the stream needs `allow_msg_ttl`. */
   ttl?: string;
-  /** Re-sends while no stream answers (503: a stream being created, a leader election), 50, 100, 200… ms apart (3; nats.js: 1). */
+  /** Attempts while no stream answers (503: a stream being created, a leader election), 50, 100, 200… ms apart (1, as nats.js: no re-send; 0 is 1). */
   retries?: number;
 }
 

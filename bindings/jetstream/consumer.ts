@@ -79,8 +79,9 @@ export class Consumer {
   /**
    * Continuous reading: pulls stay outstanding and refill, heartbeats are
    * watched and reconnects re-pulled in the connection's task (a slow loop
-   * never causes a missed heartbeat). It ends only when stopped, or with a
-   * `CONSUMER_STATUS` error on a terminal status (consumer deleted…).
+   * never causes a missed heartbeat). As nats.js, a deleted consumer is
+   * waited for (reported by `status()`) unless `abort_on_missing_resource`,
+   * which ends it with a `CONSUMER_STATUS` error; a 400 bad request ends it.
    * With `callback`, each message goes to it instead of to the iterator.
    */
   async consume(opts?: ConsumeOptions): Promise<ConsumerMessages> {

@@ -64,7 +64,7 @@ export {
   StorageType,
   StoreCompression,
 } from "./enums.js";
-export type { AckKind, DeliveryInfo, JsMsg } from "./jsmsg.js";
+export type { AckKind, DeliveryInfo, JsMsg, JsMsgNextOptions } from "./jsmsg.js";
 export { CheckpointLedger, type LedgerEvent, type LedgerOptions, type LedgerWarning } from "./ledger.js";
 export { Lister } from "./lister.js";
 export {
@@ -74,6 +74,7 @@ export {
   Stream,
   StreamAPI,
   StoredMsgs,
+  type DirectBatchCallback,
   type DirectBatchOptions,
   type DirectLastFor,
   type DirectMsgRequest,

@@ -30,6 +30,13 @@ export interface DeliveryInfo {
   readonly time: Date;
 }
 
+/** What `JsMsg.next` asks for, as nats.js's `PullOptions` (durations in ms). */
+export interface JsMsgNextOptions {
+  batch?: number;
+  expires?: number;
+  no_wait?: boolean;
+}
+
 /** The acks a message (or an `AckBatch`) takes: `working` (`+WPI`) is the only one that can repeat. */
 export type AckKind = "ack" | "nak" | "working" | "term";
 
@@ -62,6 +69,12 @@ export interface JsMsg {
   working(): void;
   /** Never redeliver it; `reason` shows in the server's advisory. */
   term(reason?: string): void;
+  /**
+   * Acks it with `+NXT`, asking the consumer for `opts.batch` more (1),
+   * within `opts.expires` ms or at once (`no_wait`), delivered to `subj`
+   * (subscribe to it first), as nats.js.
+   */
+  next(subj?: string, opts?: JsMsgNextOptions): void;
   /**
    * Acks and resolves `true` once the server applied it, waiting at most
    * `opts.timeout` ms (default: the JetStream timeout). A `TIMEOUT` is
@@ -198,6 +211,10 @@ export class NatsJsMsg implements JsMsg {
 
   term(reason?: string): void {
     this.#batch.deliveries.ack(this.#index, KINDS.term, undefined, reason);
+  }
+
+  next(subj?: string, opts: JsMsgNextOptions = {}): void {
+    this.#batch.deliveries.next(this.#index, subj, opts.batch, opts.expires, opts.no_wait);
   }
 
   ackAck(opts?: { timeout?: number }): Promise<boolean> {

@@ -18,7 +18,7 @@ import type {
   StreamInfo,
   StreamInfoRequestOptions,
 } from "../raw.js";
-import { InvalidArgumentError, isMessageNotFound, StreamNotFoundError } from "../errors.js";
+import { InvalidArgumentError, InvalidOperationError, isMessageNotFound, StreamNotFoundError } from "../errors.js";
 import { fromRaw, headers, type MsgHdrs } from "../headers.js";
 import { parseReply, request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
@@ -41,8 +41,19 @@ export type MsgRequest = { seq: number } | { last_by_subj: string } | { next_by_
 /** The message `direct.getMessage` reads: also the first at or after `start_time` (on `next_by_subj`, if given). */
 export type DirectMsgRequest = MsgRequest | { start_time: Date | string; next_by_subj?: string };
 
+/**
+ * Receives a batched direct get's messages instead of an iterator, as
+ * nats.js's: `(null, m)` for each, then `({ err? }, {})` once at the end.
+ */
+export type DirectBatchCallback = (done: { err?: Error } | null, m: StoredMsg) => void;
+
 /** What `direct.getBatch` reads: from `seq` or `start_time` (on `next_by_subj`, if given), at most `batch` (1024) messages or `max_bytes`. */
-export type DirectBatchOptions = { batch?: number; max_bytes?: number; next_by_subj?: string } & (
+export type DirectBatchOptions = {
+  batch?: number;
+  max_bytes?: number;
+  next_by_subj?: string;
+  callback?: DirectBatchCallback;
+} & (
   | { seq: number; start_time?: never }
   | { start_time: Date | string; seq?: never }
 );
@@ -54,6 +65,7 @@ export type DirectLastFor = {
   up_to_seq?: number;
   batch?: number;
   max_bytes?: number;
+  callback?: DirectBatchCallback;
 };
 
 /** A message read back from a stream, as nats.js's `StoredMsg`. */
@@ -104,11 +116,14 @@ const BATCH = 256;
 /** The messages of a batched direct get, in stream order (nats.js: a `QueuedIterator<StoredMsg>`). */
 export class StoredMsgs implements AsyncIterable<StoredMsg> {
   readonly #raw: RawDirectBatch;
+  readonly #callback: DirectBatchCallback | undefined;
   #processed = 0;
 
   /** Made by `direct.getBatch` and `direct.getLastMessagesFor`. */
-  constructor(raw: RawDirectBatch) {
+  constructor(raw: RawDirectBatch, callback?: DirectBatchCallback) {
     this.#raw = raw;
+    this.#callback = callback;
+    if (callback) void this.#pump(callback);
   }
 
   /** Messages handed out so far. */
@@ -121,7 +136,12 @@ export class StoredMsgs implements AsyncIterable<StoredMsg> {
     this.#raw.stop();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<StoredMsg> {
+  [Symbol.asyncIterator](): AsyncIterator<StoredMsg> {
+    if (this.#callback) throw new InvalidOperationError("a direct batch with a callback cannot be iterated");
+    return this.#messages();
+  }
+
+  async *#messages(): AsyncGenerator<StoredMsg> {
     try {
       for (let batch = await this.#raw.nextBatch(BATCH); batch; batch = await this.#raw.nextBatch(BATCH)) {
         for (const [subject, seq, time, raw, data] of batch) {
@@ -132,6 +152,17 @@ export class StoredMsgs implements AsyncIterable<StoredMsg> {
     } finally {
       this.#raw.stop();
     }
+  }
+
+  async #pump(callback: DirectBatchCallback): Promise<void> {
+    let done: { err?: Error } = {};
+    try {
+      for await (const m of this.#messages()) callback(null, m);
+    } catch (err) {
+      // The server's error ends it; so does a throw of the callback.
+      done = { err: err as Error };
+    }
+    callback(done, {} as StoredMsg);
   }
 }
 
@@ -321,12 +352,14 @@ export class DirectStreamAPI {
    * bounds the whole batch.
    */
   async getBatch(stream: string, opts: DirectBatchOptions): Promise<StoredMsgs> {
-    return new StoredMsgs(this.#raw.directGetBatch(stream, JSON.stringify({ ...opts, batch: opts.batch || 1024 })));
+    // JSON leaves the callback out.
+    const raw = this.#raw.directGetBatch(stream, JSON.stringify({ ...opts, batch: opts.batch || 1024 }));
+    return new StoredMsgs(raw, opts.callback);
   }
 
   /** The newest message of each subject in `opts.multi_last` (server 2.11+), in stream order. */
   async getLastMessagesFor(stream: string, opts: DirectLastFor): Promise<StoredMsgs> {
-    return new StoredMsgs(this.#raw.directGetBatch(stream, JSON.stringify(opts)));
+    return new StoredMsgs(this.#raw.directGetBatch(stream, JSON.stringify(opts)), opts.callback);
   }
 }
 

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import * as nats from "@nats-io/nats-core";
-import { Empty, NatsError, connect, createInbox, millis, nanos, wsconnect } from "natsjet";
-import { nextMsg, startServer, waitFor } from "./harness.mjs";
+import { Empty, NatsError, TimeoutError, connect, createInbox, millis, nanos, wsconnect } from "natsjet";
+import { nextMsg, rejectsWith, startServer, waitFor } from "./harness.mjs";
 
 let server;
 before(async () => {
@@ -37,6 +37,49 @@ test("createInbox: unique subjects under _INBOX or a prefix; wildcards refused",
   assert.equal((await nextMsg(sub)).string(), "hi");
   await nc.close();
 });
+
+for (const transport of ["ws", "nats"]) {
+  test(`SubOpts.timeout ends a subscription with no first message in time, as nats.js (${transport}://)`, async () => {
+    const nc = await connect({ servers: transport === "ws" ? server.wsUrl : server.url });
+    const silent = nc.subscribe("subto.silent", { timeout: 200 });
+    let callbackErr;
+    nc.subscribe("subto.callback", { timeout: 200, callback: (err) => (callbackErr ??= err) });
+    const busy = nc.subscribe("subto.busy", { timeout: 200 });
+    nc.publish("subto.busy", "first");
+    assert.equal((await nextMsg(busy)).string(), "first");
+    await assert.rejects(
+      (async () => {
+        for await (const _ of silent) assert.fail("no message was sent");
+      })(),
+      (e) => e instanceof TimeoutError && e.code === "TIMEOUT",
+    );
+    assert.equal((await silent.closed).code, "TIMEOUT");
+    assert.equal(silent.isClosed(), true);
+    await waitFor(() => callbackErr);
+    assert.ok(callbackErr instanceof TimeoutError);
+    nc.publish("subto.busy", "second");
+    assert.equal((await nextMsg(busy)).string(), "second", "the first message disarmed the timeout");
+    await nc.close();
+  });
+}
+
+for (const transport of ["ws", "nats"]) {
+  test(`request({ noMux, reply }) is answered on a subscription of its own, as nats.js (${transport}://)`, async () => {
+    const nc = await connect({ servers: transport === "ws" ? server.wsUrl : server.url });
+    nc.subscribe("nomux.echo", { callback: (_err, msg) => msg.respond(msg.reply) });
+    nc.subscribe("nomux.silent");
+    await nc.flush();
+    const muxed = (await nc.request("nomux.echo")).string();
+    const own = (await nc.request("nomux.echo", "", { noMux: true })).string();
+    const shared = muxed.slice(0, muxed.lastIndexOf("."));
+    assert.ok(own.startsWith("_INBOX.") && !own.startsWith(`${shared}.`), `${own} is not under ${shared}`);
+    assert.equal((await nc.request("nomux.echo", "", { noMux: true, reply: "my.reply" })).string(), "my.reply");
+    await rejectsWith(nc.request("nobody.home", "", { noMux: true }), "NO_RESPONDERS", { subject: "nobody.home" });
+    await rejectsWith(nc.request("nomux.silent", "", { noMux: true, timeout: 200 }), "TIMEOUT");
+    await rejectsWith(nc.request("nomux.echo", "", { reply: "my.reply" }), "INVALID_ARGUMENT");
+    await nc.close();
+  });
+}
 
 test("Subscription.drain delivers what the server sent before it, then ends", async () => {
   const nc = await connect({ servers: server.url });

@@ -262,7 +262,8 @@ describe("JetStream errors", () => {
     await jsm.streams.add({ name: "ERR_S", subjects: ["err.s"] });
     await jsm.consumers.add("ERR_S", { durable_name: "gone" });
     for (let i = 0; i < 3; i++) await js.publish("err.s", `${i}`);
-    const messages = await (await js.consumers.get("ERR_S", "gone")).consume({ expires: 2000 });
+    const consumer = await js.consumers.get("ERR_S", "gone");
+    const messages = await consumer.consume({ expires: 2000, abort_on_missing_resource: true });
     let read = 0;
     const e = await caught(async () => {
       for await (const m of messages) {

@@ -603,11 +603,12 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
-    test("deleting the consumer ends consume with CONSUMER_STATUS 409", async () => {
+    test("abort_on_missing_resource: deleting the consumer ends consume with CONSUMER_STATUS 409", async () => {
       const { nc, jsm, js, name } = await setup(S("DELETED"));
       await jsm.consumers.add(name, { durable_name: "gone" });
       await publishMany(js, `${name}.x`, 3);
-      const messages = await (await js.consumers.get(name, "gone")).consume({ expires: 2000 });
+      const consumer = await js.consumers.get(name, "gone");
+      const messages = await consumer.consume({ expires: 2000, abort_on_missing_resource: true });
       const events = [];
       const watching = (async () => {
         for await (const s of messages.status()) events.push(s);

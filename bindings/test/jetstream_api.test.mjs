@@ -201,9 +201,21 @@ for (const transport of ["ws", "nats"]) {
       assert.deepEqual(await seqs(await jsm.direct.getBatch(name, { seq: 50 })), [], "past the end: nothing");
       // Leaving early stops the request.
       for await (const m of await jsm.direct.getBatch(name, { seq: 1 })) if (m.seq === 2) break;
+      // With a callback, as nats.js: (null, m) for each, then ({ err? }, {}) once.
+      const viaCallback = (get) =>
+        new Promise((resolve) => {
+          const got = [];
+          const msgs = get((done, m) => (done ? resolve([got, done.err]) : got.push(m.seq)));
+          void msgs.then((it) => assert.throws(() => it[Symbol.asyncIterator](), (e) => e.code === "INVALID_ARGUMENT"));
+        });
+      assert.deepEqual(await viaCallback((callback) => jsm.direct.getBatch(name, { seq: 8, callback })), [[8, 9, 10], undefined]);
+      const subjectsCb = (callback) => jsm.direct.getLastMessagesFor(name, { multi_last: subjects, callback });
+      assert.deepEqual(await viaCallback(subjectsCb), [[8, 9, 10], undefined]);
       const plain = S("NODBATCH");
       await jsm.streams.add({ name: plain, subjects: [`${plain}.>`] });
       await rejectsWith(seqs(await jsm.direct.getBatch(plain, { seq: 1 })), "NO_RESPONDERS");
+      const [none, err] = await viaCallback((callback) => jsm.direct.getBatch(plain, { seq: 1, callback }));
+      assert.deepEqual([none, err?.code], [[], "NO_RESPONDERS"]);
       await nc.close();
     });
 
@@ -223,16 +235,17 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
-    for (const [option, value] of [["keep_waiting", true], ["abort_on_missing_resource", false]]) {
-      test(`consume({ ${option}: ${value} }) outlives a deleted consumer and reads from its successor`, async () => {
-        const { nc, jsm, js, name } = await setup(S(`KEEP_${value}`));
+    const keepWaiting = [{}, { keep_waiting: true }, { abort_on_missing_resource: false }];
+    for (const [i, opts] of keepWaiting.entries()) {
+      test(`consume(${JSON.stringify(opts)}) outlives a deleted consumer and reads from its successor, as nats.js`, async () => {
+        const { nc, jsm, js, name } = await setup(S(`KEEP_${i}`));
         await jsm.consumers.add(name, { durable_name: "d" });
         const consumer = await js.consumers.get(name, "d");
         await assert.rejects(
           consumer.consume({ keep_waiting: true, abort_on_missing_resource: true }),
           (e) => e.code === "INVALID_ARGUMENT",
         );
-        const messages = await consumer.consume({ [option]: value, expires: 1000 });
+        const messages = await consumer.consume({ ...opts, expires: 1000 });
         const statuses = [];
         void (async () => {
           for await (const s of messages.status()) statuses.push(s.type);
@@ -252,6 +265,28 @@ for (const transport of ["ws", "nats"]) {
         await nc.close();
       });
     }
+
+    test("JsMsg.next acks and has the next messages delivered to the given subject", async () => {
+      const { nc, jsm, js, name } = await setup(S("NEXT"));
+      for (let i = 1; i <= 4; i++) await js.publish(`${name}.x`, `m${i}`);
+      await jsm.consumers.add(name, { durable_name: "d" });
+      const first = await (await js.consumers.get(name, "d")).next({ expires: 2000 });
+      assert.equal(first.string(), "m1");
+      const inbox = nc.newInbox();
+      const sub = nc.subscribe(inbox);
+      await nc.flush();
+      first.next(inbox, { batch: 2, expires: 2000 });
+      const got = [];
+      for await (const m of sub) {
+        assert.match(m.reply, /^\$JS\.ACK\./, "a consumer delivery");
+        got.push([m.subject, m.string()]);
+        if (got.length === 2) break;
+      }
+      assert.deepEqual(got, [[`${name}.x`, "m2"], [`${name}.x`, "m3"]], "delivered to the inbox");
+      assert.equal((await jsm.consumers.info(name, "d")).ack_floor.stream_seq, 1, "+NXT acked m1");
+      assert.throws(() => first.ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      await nc.close();
+    });
 
     test("AckBatch({ policy: 'all' }) acks a consumer's messages with its highest +ACK", async () => {
       const { nc, jsm, js, name } = await setup(S("ACKALL"));

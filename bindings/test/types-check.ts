@@ -73,6 +73,7 @@ export async function example(): Promise<void> {
     authenticator: nkeyAuthenticator(new TextEncoder().encode("SUA…")),
     reconnectTimeWait: 250,
     maxReconnectAttempts: -1,
+    reconnectJitterTLS: 1000,
     reconnectBufferSize: 1 << 20,
     tls: { ca: "-----BEGIN CERTIFICATE-----", cert: "…", key: "…" },
     subscriptionCapacity: 1000,
@@ -88,7 +89,9 @@ export async function example(): Promise<void> {
   nc.publish("orders.new", "payload", { headers: h });
   nc.publish("orders.raw", new Uint8Array([1]), { reply: nc.newInbox() });
 
-  const sub: Subscription = nc.subscribe("orders.>", { queue: "workers", max: 10 });
+  const sub: Subscription = nc.subscribe("orders.>", { queue: "workers", max: 10, timeout: 5000 });
+  const ended: void | NatsError = await sub.closed;
+  void ended;
   for await (const m of sub) {
     const msg: Msg = m;
     const data: Uint8Array = msg.data;
@@ -104,6 +107,9 @@ export async function example(): Promise<void> {
 
   try {
     const answer: Msg = await nc.request("svc", "q", { timeout: 500, headers: h });
+    void (await nc.request("svc", "q", { noMux: true, reply: nc.newInbox() }));
+    // @ts-expect-error: noMux is a boolean
+    void (await nc.request("svc", "q", { noMux: "yes" }));
     void answer;
   } catch (e) {
     if (e instanceof NatsError) {
@@ -198,6 +204,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
     const stored: StoredMsg = m;
     void stored;
   }
+  void jsm.direct.getBatch("ORDERS", { seq: 1, callback: (done, m) => void (done ? done.err?.message : m.seq) });
   // @ts-expect-error: a batch starts at a sequence or a time, not both
   void jsm.direct.getBatch("ORDERS", { seq: 1, start_time: new Date() });
 
@@ -236,6 +243,9 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   void [report.confirmed, report.refused[0]?.[1]];
   const one: JsMsg | null = await c.next({ expires: 1000 });
   one?.ack();
+  one?.next(nc.newInbox(), { batch: 2, expires: 1000, no_wait: false });
+  // @ts-expect-error: batch is a number
+  one?.next("inbox", { batch: "2" });
   const confirmed: boolean = ((await one?.ackAck()) ?? false) && ((await one?.ackAck({ timeout: 500 })) ?? false);
   void confirmed;
   for await (const m of await c.fetch({ max_messages: 10, expires: 1000 })) m.term("bad");

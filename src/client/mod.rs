@@ -5,7 +5,9 @@
 //! Commands lock the shared sans-IO connection, encode straight into its
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
+mod first_message;
 mod inbox;
+mod no_mux;
 mod options;
 mod request_many;
 mod response;
@@ -30,6 +32,7 @@ use crate::message::Message;
 use crate::proto::ServerInfo;
 
 pub use crate::driver::shared::ClientEvent as Event;
+pub(crate) use first_message::FirstMessageTimer;
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub(crate) use request_many::{GatherKey, GatherSlot};
@@ -170,7 +173,8 @@ impl Client {
         let messages = Queue::new(self.inner.subscription_capacity);
         inner.subs.insert(sid, crate::driver::shared::Subscription { queue: messages.clone(), dropped: 0 });
         inner.wake_driver();
-        Ok(Subscriber { sid, messages, client: self.clone(), unsubscribed: false })
+        let timed_out = Arc::default();
+        Ok(Subscriber { sid, messages, client: self.clone(), unsubscribed: false, timed_out })
     }
 
     /// Sends a request and waits for the first answer, up to the default

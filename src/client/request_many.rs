@@ -17,7 +17,7 @@ use super::Client;
 use crate::conn::{RequestId, Sid};
 use crate::driver::queue::Queue;
 use crate::error::Error;
-use crate::header::{HeaderMap, StatusCode};
+use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::request_many::{Gather, RequestManyOptions, RequestStrategy};
 use crate::time::Instant;
@@ -59,8 +59,7 @@ impl GatherSlot {
     /// A message on the request's own subscription: a no-responders status
     /// ends it, as on the muxed inbox.
     pub(crate) fn handle_sub_message(&mut self, now: Instant, message: Message) {
-        let no_responders = message.status == Some(StatusCode::NO_RESPONDERS) && message.payload.is_empty();
-        self.handle(now, if no_responders { Err(Error::NoResponders) } else { Ok(message) });
+        self.handle(now, message.into_answer());
     }
 
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {

@@ -4,7 +4,9 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use futures_channel::oneshot;
 use futures_core::Stream;
@@ -14,7 +16,7 @@ use crate::driver::queue::Queue;
 use crate::error::Error;
 use crate::message::Message;
 
-use super::Client;
+use super::{Client, FirstMessageTimer};
 
 /// Messages of one subscription, as a `Stream`. Dropping it unsubscribes.
 pub struct Subscriber {
@@ -22,6 +24,8 @@ pub struct Subscriber {
     pub(super) messages: Arc<Queue<Message>>,
     pub(super) client: Client,
     pub(super) unsubscribed: bool,
+    /// Set by the driver when the first-message timeout ended it.
+    pub(super) timed_out: Arc<AtomicBool>,
 }
 
 impl fmt::Debug for Subscriber {
@@ -93,6 +97,30 @@ impl Subscriber {
                 inner.wake_driver();
             }
         })
+    }
+
+    /// Ends the subscription (unsubscribes and ends the stream) unless a
+    /// message arrives within `timeout` from now, as nats.js's
+    /// `SubOpts.timeout` (a second call replaces the first);
+    /// [`timed_out`](Self::timed_out) then says so. The
+    /// driver keeps the time, so it ends on time even while nobody reads.
+    /// Does nothing once a message arrived or the subscription ended.
+    pub fn set_first_message_timeout(&mut self, timeout: Duration) {
+        let now = self.client.now();
+        let mut inner = self.client.inner.shared.lock();
+        if self.messages.pushed() == 0 && inner.subs.get(&self.sid).is_some() {
+            let timer = FirstMessageTimer::new(now, timeout);
+            inner.first_messages.retain(|(sid, ..)| *sid != self.sid);
+            inner.first_messages.push((self.sid, timer, self.timed_out.clone()));
+            // The driver must learn the new deadline.
+            inner.wake_driver();
+        }
+    }
+
+    /// Whether the stream ended because no message came within the
+    /// [first-message timeout](Self::set_first_message_timeout).
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::Acquire)
     }
 
     /// Messages accepted for this subscription so far (nats.js

@@ -5,7 +5,6 @@
 
 use super::RequestId;
 use crate::error::Error;
-use crate::header::StatusCode;
 use crate::id_map::IdMap;
 use crate::message::Message;
 
@@ -50,9 +49,7 @@ impl Requests {
         if !*self.pending.get(&token)? {
             self.pending.remove(&token);
         }
-        let no_responders = message.status == Some(StatusCode::NO_RESPONDERS) && message.payload.is_empty();
-        let result = if no_responders { Err(Error::NoResponders) } else { Ok(message) };
-        Some((RequestId(token), result))
+        Some((RequestId(token), message.into_answer()))
     }
 
     /// Every pending request, oldest first, forgotten.

@@ -3,13 +3,14 @@
 //! Every user command locks it, calls the connection, and wakes the driver;
 //! the driver locks it to feed input and drain output. Nothing here blocks.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
-use crate::client::{GatherKey, GatherSlot};
+use crate::client::{FirstMessageTimer, GatherKey, GatherSlot};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
 use crate::id_map::IdMap;
@@ -90,6 +91,10 @@ pub(crate) struct Inner {
     pub requests: IdMap<RequestId, Answer>,
     /// Requests for many replies, whose end rules tick here.
     pub gathers: IdMap<GatherKey, GatherSlot>,
+    /// Subscriptions still waiting for their first message under a timeout
+    /// (nats.js `SubOpts.timeout`), with the flag their `Subscriber` reads;
+    /// a few at most, so a plain list.
+    pub first_messages: Vec<(Sid, FirstMessageTimer, Arc<AtomicBool>)>,
     pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
@@ -135,6 +140,7 @@ impl Shared {
             next_ledger: 0,
             requests: IdMap::default(),
             gathers: IdMap::default(),
+            first_messages: Vec::new(),
             flushes: IdMap::default(),
             first_connect: Some(tx),
             closed_waiters: Vec::new(),
@@ -289,6 +295,7 @@ impl Inner {
     pub fn poll_timeout(&self) -> Option<Instant> {
         let at = self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()));
         let at = self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()));
+        let at = self.first_messages.iter().fold(at, |at, (_, timer, _)| soonest(at, timer.poll_timeout()));
         self.gathers.values().fold(at, |at, gather| soonest(at, gather.poll_timeout()))
     }
 
@@ -327,10 +334,35 @@ impl Inner {
             }
             self.retire_gather_if_finished(id);
         }
+        self.end_silent_subscriptions(now);
+    }
+
+    /// Ends the subscriptions whose first message did not come in time.
+    fn end_silent_subscriptions(&mut self, now: Instant) {
+        let mut i = 0;
+        while let Some((sid, timer, timed_out)) = self.first_messages.get_mut(i) {
+            timer.handle_timeout(now);
+            if !timer.is_expired() {
+                i += 1;
+                continue;
+            }
+            let (sid, timed_out) = (*sid, timed_out.clone());
+            self.first_messages.swap_remove(i);
+            // Gone meanwhile (unsubscribed, ended by the server): nothing to end.
+            if let Some(sub) = self.subs.remove(&sid) {
+                timed_out.store(true, Ordering::Release);
+                sub.queue.close();
+                let _ = self.conn.unsubscribe(sid, None);
+            }
+        }
     }
 
     fn deliver(&mut self, sid: Sid, message: Message) {
         let Some(sub) = self.subs.get_mut(&sid) else { return };
+        if !self.first_messages.is_empty() {
+            // The first message disarms the timeout.
+            self.first_messages.retain(|(id, ..)| *id != sid);
+        }
         if sub.queue.push(message).is_err() {
             if sub.queue.is_closed() {
                 return;
@@ -401,6 +433,7 @@ impl Inner {
         for (_, gather) in self.gathers.drain() {
             gather.close();
         }
+        self.first_messages.clear();
         for (id, answer) in self.requests.drain() {
             answer.send(id, Err(error.clone()));
         }

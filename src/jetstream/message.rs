@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::ack::{AckKind, AckToken, MessageMetadata};
+use super::pull::PullRequest;
 use crate::client::Client;
 use crate::error::Error;
 
@@ -95,6 +96,23 @@ impl Message {
     pub fn ack_nowait(&self, kind: AckKind) -> Result<(), Error> {
         let subject = self.claim(&kind)?;
         self.client.publish_nowait(subject, None, None, &kind.body())
+    }
+
+    /// `+NXT`: acknowledges and asks the consumer for more (`request`: batch,
+    /// expires, no_wait; one message by default), delivered to `deliver_to`,
+    /// e.g. an inbox subscribed beforehand.
+    pub async fn ack_next(&self, deliver_to: &str, request: Option<PullRequest>) -> Result<(), Error> {
+        let kind = AckKind::Next(request);
+        let subject = self.claim(&kind)?;
+        self.client.publish_with_reply(subject, deliver_to, kind.body()).await
+    }
+
+    /// [`ack_next`](Self::ack_next) at once, without waiting for room in the
+    /// outgoing buffer (JavaScript's synchronous `next()`).
+    pub fn ack_next_nowait(&self, deliver_to: &str, request: Option<PullRequest>) -> Result<(), Error> {
+        let kind = AckKind::Next(request);
+        let subject = self.claim(&kind)?;
+        self.client.publish_nowait(subject, Some(deliver_to), None, &kind.body())
     }
 
     /// Acknowledges and waits until the server confirms it applied the ack.

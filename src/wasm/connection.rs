@@ -1,5 +1,6 @@
 //! `connect` and `RawConnection`: the [`Client`] as JS calls it.
 
+use futures_util::future::Either;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
@@ -12,6 +13,7 @@ use super::subscription::RawSubscription;
 use super::{at_once, boxed_promise, promise, to_js_object};
 use crate::Client;
 use crate::conn::State;
+use crate::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CONNECTION: &str = r#"
@@ -65,15 +67,26 @@ impl RawConnection {
         Ok(self.client.publish_nowait(subject, reply.as_deref(), headers.as_ref(), payload)?)
     }
 
-    pub fn subscribe(&self, subject: &str, queue: Option<String>) -> Result<RawSubscription, JsValue> {
-        let subscriber = match queue {
+    pub fn subscribe(
+        &self,
+        subject: &str,
+        queue: Option<String>,
+        timeout: Option<f64>,
+    ) -> Result<RawSubscription, JsValue> {
+        let timeout = millis(timeout.into(), "timeout")?;
+        let mut subscriber = match queue {
             Some(queue) => at_once(self.client.queue_subscribe(subject, queue))?,
             None => at_once(self.client.subscribe(subject))?,
         };
+        if let Some(timeout) = timeout {
+            subscriber.set_first_message_timeout(timeout);
+        }
         Ok(RawSubscription::new(subscriber))
     }
 
-    /// Sends a request now; the promise gets the first answer (a batch of one).
+    /// Sends a request now; the promise gets the first answer (a batch of
+    /// one). With `no_mux` it comes to a subscription of its own, on
+    /// `reply` or a new inbox, instead of the shared request inbox.
     #[wasm_bindgen(unchecked_return_type = "Promise<RawBatch>")]
     pub fn request(
         &self,
@@ -81,10 +94,19 @@ impl RawConnection {
         payload: &[u8],
         headers: Option<Vec<String>>,
         timeout_ms: f64,
+        no_mux: Option<bool>,
+        reply: Option<String>,
     ) -> Result<Promise, JsValue> {
         let headers = headers.map(header_map).transpose()?;
         let timeout = millis(timeout_ms.into(), "timeout")?;
-        let answer = self.client.send_request(subject, headers.as_ref(), payload, timeout)?;
+        let answer = match (no_mux == Some(true), reply) {
+            (false, None) => Either::Left(self.client.send_request(subject, headers.as_ref(), payload, timeout)?),
+            (false, Some(_)) => return Err(Error::InvalidArgument("reply: only with noMux".into()).into()),
+            (true, reply) => {
+                let inbox = reply.unwrap_or_else(|| self.client.new_inbox());
+                Either::Right(self.client.send_request_on_inbox(subject, &inbox, headers.as_ref(), payload, timeout)?)
+            }
+        };
         let subject = subject.to_string();
         Ok(boxed_promise(Box::pin(async move {
             // The one error that names the subject (nats.js's `NoRespondersError.subject`).

@@ -16,8 +16,8 @@ use crate::transport::TlsOptions;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_OPTIONS: &str = r#"
 /**
- * Options of `connect`, named as in nats.js. Durations are in milliseconds;
- * defaults are natsjet's (shown), which differ from nats.js's where noted.
+ * Options of `connect`, named as in nats.js, with its defaults (shown).
+ * Durations are in milliseconds.
  */
 export interface ConnectionOptions {
   /** Server URLs: `ws://` and `wss://`; in Node also `nats://` and `tls://` (default `"127.0.0.1:4222"`, as nats.js). */
@@ -33,17 +33,19 @@ export interface ConnectionOptions {
   noEcho?: boolean;
   /** `false`: close instead of reconnecting when the connection is lost. */
   reconnect?: boolean;
-  /** Attempts per server before it is dropped; `-1` (the default) = forever (nats.js: 10). */
+  /** Failed attempts in a row after which a server is dropped; `-1` = forever (10). */
   maxReconnectAttempts?: number;
   /** Wait between attempts on one server (2000). */
   reconnectTimeWait?: number;
   /** Random extra wait, up to this, added to each reconnect wait (100). */
   reconnectJitter?: number;
+  /** `reconnectJitter` when `tls` is set (1000). */
+  reconnectJitterTLS?: number;
   /** Keep-alive PING interval (120000). */
   pingInterval?: number;
   /** Unanswered PINGs after which the connection is stale (2). */
   maxPingOut?: number;
-  /** From opening a transport to the end of the handshake (5000; nats.js: 20000). */
+  /** From opening a transport to the end of the handshake (20000). */
   timeout?: number;
   /** Try servers in the given order instead of shuffling them. */
   noRandomize?: boolean;
@@ -110,6 +112,8 @@ extern "C" {
     fn reconnect_time_wait(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = reconnectJitter)]
     fn reconnect_jitter(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = reconnectJitterTLS)]
+    fn reconnect_jitter_tls(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = pingInterval)]
     fn ping_interval(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = maxPingOut)]
@@ -143,10 +147,16 @@ extern "C" {
 
 /// nats.js's default server.
 const DEFAULT_SERVER: &str = "127.0.0.1:4222";
+/// nats.js's defaults where they differ from the Rust API's (async-nats's).
+const DEFAULT_MAX_RECONNECT_ATTEMPTS: usize = 10;
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+const DEFAULT_JITTER_TLS: Duration = Duration::from_secs(1);
 
 /// The servers to connect to and the options to connect with.
 pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, ConnectOptions), Error> {
-    let mut opts = ConnectOptions::new();
+    let mut opts = ConnectOptions::new()
+        .max_reconnects(DEFAULT_MAX_RECONNECT_ATTEMPTS)
+        .connection_timeout(DEFAULT_CONNECT_TIMEOUT);
     let Some(o) = options else { return Ok((vec![DEFAULT_SERVER.into()], opts)) };
     let servers = servers(o.servers())?;
     if let Some(name) = text(o.name(), "name")? {
@@ -170,8 +180,12 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     if flag(o.reconnect(), "reconnect")? == Some(false) {
         opts = opts.max_reconnects(Some(0));
     }
+    let tls = o.tls();
     let wait = millis(o.reconnect_time_wait(), "reconnectTimeWait")?;
+    // As nats.js: with `tls`, reconnectJitterTLS is the jitter.
     let jitter = millis(o.reconnect_jitter(), "reconnectJitter")?;
+    let jitter_tls = millis(o.reconnect_jitter_tls(), "reconnectJitterTLS")?;
+    let jitter = if tls.is_some() { jitter_tls.or(Some(DEFAULT_JITTER_TLS)) } else { jitter };
     if wait.is_some() || jitter.is_some() {
         let defaults = Config::default();
         opts =
@@ -198,7 +212,7 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     if flag(o.wait_on_first_connect(), "waitOnFirstConnect")? == Some(true) {
         opts = opts.retry_on_initial_connect();
     }
-    if let Some(tls) = o.tls() {
+    if let Some(tls) = tls {
         opts = opts.tls(tls_options(&tls)?).require_tls(true);
     }
     if let Some(bytes) = number(o.reconnect_buffer_size(), "reconnectBufferSize")? {

@@ -11,6 +11,7 @@ use super::batch::{pack, packed_len, poll_batch};
 use super::options::whole;
 use super::{at_once, promise};
 use crate::Subscriber;
+use crate::error::Error;
 use crate::message::Message;
 
 /// One subscription. Freeing it (or its garbage collection) unsubscribes.
@@ -30,8 +31,9 @@ impl RawSubscription {
 impl RawSubscription {
     /// Up to `max` messages (and about 1 MiB): those already
     /// received, or else the first to arrive. `null` once the subscription
-    /// ended and everything was read. One call at a time: a second pending
-    /// call would take the first one's wake-up.
+    /// ended and everything was read; rejects with `TIMEOUT` when it ended
+    /// because no message came within its first-message timeout. One call
+    /// at a time: a second pending call would take the first one's wake-up.
     #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawBatch | null>")]
     pub fn next_batch(&self, max: u32) -> Promise {
         let subscriber = self.subscriber.clone();
@@ -39,6 +41,9 @@ impl RawSubscription {
         promise(async move {
             let size = |m: &Message| Some(packed_len(m));
             let messages = poll_fn(|cx| poll_batch(&mut *subscriber.borrow_mut(), cx, max, size)).await;
+            if messages.is_empty() && subscriber.borrow().timed_out() {
+                return Err(Error::Timeout);
+            }
             Ok(if messages.is_empty() { JsValue::NULL } else { pack(&messages).into() })
         })
     }

@@ -58,7 +58,8 @@ pub enum ConsumerEvent {
     Pinned { id: String },
     /// Our pin id is stale (423); it was dropped and we pull unpinned.
     PinIdMismatch,
-    /// The consumer cannot serve us: deleted, push based, bad request, API level.
+    /// The consumer cannot serve us: deleted, push based, bad request, API
+    /// level. It ends the reader unless it keeps waiting (not for a bad request).
     Terminal(PullStatus),
     /// The fetch is over; no more messages will be counted for it.
     FetchDone(FetchEnd),

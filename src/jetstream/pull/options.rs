@@ -111,9 +111,10 @@ pub struct ConsumeOptions {
     /// Server heartbeat; default half of `expires` capped at 30 s, within 0.5–30 s.
     pub idle_heartbeat: Option<Duration>,
     pub priority: Option<PriorityOptions>,
-    /// After a terminal status (consumer deleted, push based, bad request,
-    /// API level) keep pulling with a backoff instead of ending, e.g. when the
-    /// consumer may be recreated. The `Terminal` event is raised either way.
+    /// After a terminal status (consumer deleted, push based, API level)
+    /// keep pulling with a backoff instead of ending, e.g. when the consumer
+    /// may be recreated; the status is then a `Terminal` event, not an error
+    /// item. A 400 bad request ends the reader even so: a retry cannot help.
     pub keep_waiting: bool,
 }
 

@@ -344,7 +344,7 @@ impl PullConsumer {
             self.pending.sub(msgs, bytes);
         }
         match effect {
-            Effect::Terminal => self.events.push_back(ConsumerEvent::Terminal(status.clone())),
+            Effect::Terminal | Effect::Fatal => self.events.push_back(ConsumerEvent::Terminal(status.clone())),
             Effect::Rejected | Effect::PullEndedWarn | Effect::Notice => {
                 self.events.push_back(ConsumerEvent::Warning(status.clone()))
             }
@@ -366,7 +366,7 @@ impl PullConsumer {
             Mode::Consume(plan) => plan.keep_waiting,
         };
         // A refused pull delivers nothing: give back what it added.
-        let release = matches!(effect, Effect::Rejected | Effect::PinRejected | Effect::Terminal);
+        let release = matches!(effect, Effect::Rejected | Effect::PinRejected | Effect::Terminal | Effect::Fatal);
         if release && returned.is_none() {
             if let Some((msgs, bytes)) = self.last_pull.take() {
                 self.pending.sub(msgs, bytes);
@@ -381,7 +381,7 @@ impl PullConsumer {
             // Nothing else outstanding means a full-size pull failed: don't spin.
             Effect::PullEndedWarn if self.pending.msgs == 0 => self.schedule_retry(now),
             Effect::Terminal if keep_waiting => self.schedule_retry(now),
-            Effect::Terminal => return self.finish(),
+            Effect::Terminal | Effect::Fatal => return self.finish(),
             _ => {}
         }
         self.check_drained();

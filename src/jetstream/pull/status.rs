@@ -76,8 +76,10 @@ pub(crate) enum Effect {
     Rejected,
     /// The pin id is stale: forget it and pull again.
     PinRejected,
-    /// The consumer cannot serve pulls.
+    /// The consumer cannot serve pulls (it may come back: `keep_waiting`).
     Terminal,
+    /// The pull itself is wrong: a retry cannot help, even when keeping waiting.
+    Fatal,
     /// Unknown: warn, keep going.
     Notice,
 }
@@ -97,7 +99,8 @@ impl StatusKind {
             | ExceededMaxRequestMaxBytes
             | NoResponders => Effect::Rejected,
             PinIdMismatch => Effect::PinRejected,
-            ConsumerDeleted | PushBased | RequiredApiLevel | BadRequest => Effect::Terminal,
+            ConsumerDeleted | PushBased | RequiredApiLevel => Effect::Terminal,
+            BadRequest => Effect::Fatal,
             Unknown => Effect::Notice,
         }
     }

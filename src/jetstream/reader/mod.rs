@@ -166,7 +166,8 @@ impl StreamBuilder<'_> {
     }
 
     /// Keep waiting (with backoff) after a terminal status such as
-    /// "consumer deleted", in case the consumer comes back.
+    /// "consumer deleted", in case the consumer comes back: the status is
+    /// then an event ([`Messages::poll_next_event`]), not an error item.
     pub fn keep_waiting(mut self) -> Self {
         self.options.keep_waiting = true;
         self

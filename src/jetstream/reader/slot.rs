@@ -75,7 +75,10 @@ impl PullSlot {
         while let Some(event) = self.machine.poll_event() {
             match event {
                 ConsumerEvent::Terminal(status) => {
-                    let _ = self.items.push(Err(status_error(&status)));
+                    // A reader that keeps waiting reports it as an event only.
+                    if self.machine.is_finished() {
+                        let _ = self.items.push(Err(status_error(&status)));
+                    }
                     let _ = self.events.push(ConsumerEvent::Terminal(status));
                 }
                 ConsumerEvent::FetchDone(FetchEnd::Status(status)) if !is_quiet_end(&status) => {

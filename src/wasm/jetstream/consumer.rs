@@ -57,17 +57,14 @@ export interface ConsumeOptions extends PullPriority {
   /** Server heartbeat (half of `expires`, at most 30000, at least 500); two missed ones re-pull. */
   idle_heartbeat?: number;
   /**
-   * natsjet: after a terminal status (the consumer or its stream deleted…)
-   * keep pulling, with backoff, until the consumer is back, instead of
-   * ending (as nats.js does unless `abort_on_missing_resource`); the status
-   * is reported by `status()` only.
-   */
-  keep_waiting?: boolean;
-  /**
-   * nats.js's name for the opposite of `keep_waiting`: `false` keeps
-   * waiting. natsjet ends by default (as `true`); nats.js keeps waiting.
+   * `true`: end with a `CONSUMER_STATUS` error (409) when the consumer or its
+   * stream is deleted. By default (`false`), as nats.js, keep pulling, with
+   * backoff, until the consumer is back, reporting the status by `status()`
+   * only. A 400 bad request ends either way.
    */
   abort_on_missing_resource?: boolean;
+  /** natsjet's name for the opposite of `abort_on_missing_resource` (`true`). */
+  keep_waiting?: boolean;
 }
 "#;
 
@@ -150,17 +147,19 @@ impl RawConsumer {
                 fetch = fetch.priority(priority);
             }
         }
-        Ok(RawConsumerMessages::new(at_once(fetch.messages())?, false))
+        Ok(RawConsumerMessages::new(at_once(fetch.messages())?))
     }
 
     /// Continuous reading: keeps pulls outstanding, re-pulls after
-    /// reconnects and missed heartbeats, ends on a terminal status.
+    /// reconnects and missed heartbeats, waits for a deleted consumer to
+    /// come back (unless `abort_on_missing_resource`).
     pub fn consume(
         &self,
         #[wasm_bindgen(unchecked_param_type = "ConsumeOptions | undefined")] options: Option<PullOptions>,
     ) -> Result<RawConsumerMessages, JsValue> {
         let mut stream = self.consumer.stream();
-        let mut keep_waiting = false;
+        // nats.js keeps waiting unless told to abort on a missing resource.
+        let mut keep_waiting = true;
         if let Some(o) = options {
             if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
                 stream = stream.max_messages(n);
@@ -190,13 +189,13 @@ impl RawConsumer {
                     return Err(Error::InvalidArgument(text.into()).into());
                 }
                 (Some(keep), _) => keep,
-                (None, abort) => abort == Some(false),
+                (None, abort) => abort != Some(true),
             };
-            if keep_waiting {
-                stream = stream.keep_waiting();
-            }
         }
-        Ok(RawConsumerMessages::new(at_once(stream.messages())?, keep_waiting))
+        if keep_waiting {
+            stream = stream.keep_waiting();
+        }
+        Ok(RawConsumerMessages::new(at_once(stream.messages())?))
     }
 
     /// The next message, waiting up to `expires` ms (30000); `null` if none came.

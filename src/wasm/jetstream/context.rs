@@ -29,7 +29,7 @@ export interface RawPublishOptions {
   ttl?: string;
   /** Milliseconds to wait for the stream's ack (default: the JetStream timeout). */
   timeout?: number;
-  /** Re-sends while no stream answers (503), 50, 100, 200… ms apart (3). */
+  /** Attempts while no stream answers (503), 50, 100, 200… ms apart (1, as nats.js; 0 is 1). */
   retries?: number;
 }
 /** What the stream must look like for the message to be stored, as nats.js's `expect`. */
@@ -104,6 +104,8 @@ impl RawConnection {
         if let Some(timeout) = millis(timeout.into(), "timeout")? {
             context.set_timeout(timeout);
         }
+        // nats.js's `retries` counts attempts, one by default: no re-send.
+        context.set_publish_retries(0);
         if let Some(max) = whole_number::<usize>(max_ack_inflight.into(), "maxAckInflight")? {
             context.set_max_ack_inflight(max);
         }
@@ -134,8 +136,8 @@ impl RawJetStream {
             if let Some(timeout) = millis(o.timeout(), "timeout")? {
                 context.set_timeout(timeout);
             }
-            if let Some(retries) = whole_number(o.retries(), "retries")? {
-                context.set_publish_retries(retries);
+            if let Some(attempts) = whole_number::<u32>(o.retries(), "retries")? {
+                context.set_publish_retries(attempts.saturating_sub(1));
             }
             publish = with_options(publish, &o)?;
         }

@@ -10,9 +10,11 @@ use bytes::Bytes;
 use js_sys::{Array, BigInt, Promise};
 use wasm_bindgen::prelude::*;
 
+use super::whole_number;
 use crate::error::Error;
 use crate::jetstream::Message;
 use crate::jetstream::ack::AckKind;
+use crate::jetstream::pull::PullRequest;
 use crate::wasm::batch::pack_without_replies;
 use crate::wasm::options::millis;
 use crate::wasm::promise;
@@ -74,6 +76,31 @@ impl RawDeliveries {
     /// server. A second final ack throws `ALREADY_ACKNOWLEDGED`.
     pub fn ack(&self, i: u32, kind: u32, delay: Option<f64>, reason: Option<String>) -> Result<(), JsValue> {
         Ok(self.get(i)?.ack_nowait(ack_kind(kind, delay, reason)?)?)
+    }
+
+    /// nats.js's `next`: acks message `i` with `+NXT`, asking for `batch`
+    /// more (1) within `expires` ms (the server's default) or at once
+    /// (`no_wait`), delivered to `subject` (nowhere without one, as nats.js).
+    pub fn next(
+        &self,
+        i: u32,
+        subject: Option<String>,
+        batch: Option<f64>,
+        expires: Option<f64>,
+        no_wait: Option<bool>,
+    ) -> Result<(), JsValue> {
+        let request = PullRequest {
+            batch: whole_number::<u64>(batch.into(), "batch")?.unwrap_or(1).max(1),
+            expires: millis(expires.into(), "expires")?.filter(|d| !d.is_zero()),
+            no_wait: no_wait.unwrap_or(false),
+            ..PullRequest::default()
+        };
+        let message = self.get(i)?;
+        match subject.filter(|s| !s.is_empty()) {
+            Some(deliver_to) => message.ack_next_nowait(&deliver_to, Some(request))?,
+            None => message.ack_nowait(AckKind::Next(Some(request)))?,
+        }
+        Ok(())
     }
 
     /// Acks message `i` as a request: resolves `true` once the server

@@ -11,7 +11,6 @@ use wasm_bindgen::prelude::*;
 
 use super::batches::Batches;
 use super::deliveries::delivered;
-use crate::error::Error;
 use crate::jetstream::Messages;
 use crate::jetstream::pull::{ConsumerEvent, FetchEnd, PullStatus, ResetReason};
 use crate::wasm::batch::packed_len;
@@ -29,14 +28,11 @@ export type RawConsumerEvent = [type: string, value: number | undefined, text: s
 pub struct RawConsumerMessages {
     /// Shared with pending promises, borrowed only while polled.
     reader: Rc<RefCell<Batches<Messages>>>,
-    /// The reader keeps waiting after terminal statuses: they are reported
-    /// as events only, not as errors that end the messages.
-    keep_waiting: bool,
 }
 
 impl RawConsumerMessages {
-    pub(super) fn new(messages: Messages, keep_waiting: bool) -> Self {
-        RawConsumerMessages { reader: Rc::new(RefCell::new(Batches::new(messages))), keep_waiting }
+    pub(super) fn new(messages: Messages) -> Self {
+        RawConsumerMessages { reader: Rc::new(RefCell::new(Batches::new(messages))) }
     }
 }
 
@@ -47,16 +43,11 @@ impl RawConsumerMessages {
     /// (a terminal status such as 409 consumer deleted). One call at a time.
     #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawDelivered | null>")]
     pub fn next_batch(&self, max: u32) -> Promise {
-        let (reader, keep_waiting) = (self.reader.clone(), self.keep_waiting);
+        let reader = self.reader.clone();
         let max = max.max(1) as usize;
         promise(async move {
             let size = |m: &crate::jetstream::Message| packed_len(&m.message);
-            loop {
-                match poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await {
-                    Err(Error::ConsumerStatus { .. }) if keep_waiting => continue,
-                    messages => return Ok(delivered(messages?)),
-                }
-            }
+            Ok(delivered(poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await?))
         })
     }
 

@@ -164,6 +164,14 @@ fn keep_waiting_survives_a_deleted_consumer() {
 }
 
 #[test]
+fn keep_waiting_still_ends_on_a_bad_request() {
+    let mut c = consume_with(ConsumeOptions { max_messages: Some(10), keep_waiting: true, ..Default::default() });
+    c.handle_message(t(1), &status(400, "Bad Request - invalid priority group"));
+    assert!(matches!(events(&mut c)[..], [Terminal(_)]));
+    assert!(c.is_finished());
+}
+
+#[test]
 fn unknown_statuses_warn_and_carry_on() {
     let mut c = consume();
     c.handle_message(t(1), &status(409, "Something New"));
