@@ -77,7 +77,12 @@ impl WebSocketTransport {
     pub(super) fn open(addr: &ServerAddr) -> Result<Self, Error> {
         let socket = WebSocket::new(&addr.url_without_credentials())
             .map_err(|e| Error::InvalidArgument(format!("{addr}: {}", js_message(&e))))?;
-        socket.set_binary_type(BinaryType::Arraybuffer);
+        // Browsers start with Blobs, which cannot be read synchronously. Node's
+        // `ws` starts with Buffers (views of what it read, where ArrayBuffers
+        // would be copies): `append` takes those as they are.
+        if socket.binary_type() == BinaryType::Blob {
+            socket.set_binary_type(BinaryType::Arraybuffer);
+        }
         let shared = Rc::new(RefCell::new(Shared::default()));
         let callbacks = Callbacks::install(&socket, &shared);
         Ok(Self {
@@ -282,12 +287,16 @@ fn end_burst(shared: &Weak<RefCell<Shared>>) {
 /// by more.
 const FULL_FRAME: usize = 4096;
 
-/// Appends a frame (an `ArrayBuffer` for binary frames, a string for
-/// text), giving its size.
+/// Appends a frame (an `ArrayBuffer` or a `Uint8Array` such as a Node
+/// `Buffer` for binary frames, a string for text), giving its size.
 fn append(inbox: &mut BytesMut, data: &JsValue) -> usize {
     let start = inbox.len();
-    if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
-        let bytes = Uint8Array::new(buffer);
+    let view = if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
+        Some(Uint8Array::new(buffer))
+    } else {
+        data.dyn_ref::<Uint8Array>().cloned()
+    };
+    if let Some(bytes) = view {
         inbox.resize(start + bytes.length() as usize, 0);
         bytes.copy_to(&mut inbox[start..]);
     } else if let Some(text) = data.as_string() {
