@@ -29,7 +29,7 @@ use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::proto::ServerInfo;
 
-pub use crate::driver::shared::ClientEvent as Event;
+pub use crate::conn::ConnectionEvent as Event;
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub(crate) use request_many::{GatherKey, GatherSlot};
