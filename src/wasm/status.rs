@@ -10,11 +10,11 @@ use crate::{Event, ServerAddr};
 #[wasm_bindgen(typescript_custom_section)]
 const TS_STATUS: &str = r#"
 /** Connection events without numbers or lists, named as nats.js's status types where nats.js has one. */
-export type StatusType = "connected" | "disconnect" | "reconnecting" | "reconnect" | "ldm" | "staleConnection" | "error" | "close" | "forceReconnect";
+export type SinkStatusType = "connected" | "disconnect" | "reconnecting" | "reconnect" | "ldm" | "staleConnection" | "error" | "close" | "forceReconnect";
 /** Receives connection events, called from the connection's task: keep it short. */
 export interface StatusSink {
   /** `server` (`host:port`) comes with `connected`, `disconnect`, `reconnecting`, `reconnect` and `ldm`; `error` with `error`, and with `disconnect` and `close` when one caused them. */
-  status(type: StatusType, server: string | undefined, error: Error | undefined): void;
+  status(type: SinkStatusType, server: string | undefined, error: Error | undefined): void;
   /** The cluster's server list changed (`host:port` each). */
   update(added: string[], deleted: string[]): void;
   /** A keep-alive PING went out; `pendingPings` are unanswered, it included. */
