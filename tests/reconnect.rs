@@ -83,6 +83,38 @@ fn assert_names_the_server_throughout(events: &[Event], url: &str) {
 }
 
 #[tokio::test]
+async fn unanswered_pings_make_the_connection_stale_then_it_is_replaced() {
+    let server = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect()
+        .ping_interval(Duration::from_millis(200))
+        .max_pings_outstanding(2)
+        .connection_timeout(Duration::from_secs(1))
+        .event_callback(callback)
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    wait_event(&events, "an answered ping", |e| matches!(e, Event::Ping { .. })).await;
+    server.pause();
+    wait_event(&events, "stale", |e| matches!(e, Event::StaleConnection { .. })).await;
+    server.resume();
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    let seen = events.lock().unwrap().clone();
+    let stale = seen.iter().position(|e| matches!(e, Event::StaleConnection { .. })).unwrap();
+    let addr = ServerAddr::parse(&server.client_url()).unwrap();
+    assert_eq!(
+        seen[stale - 2..stale + 2],
+        [
+            Event::Ping { pending_pings: 1 },
+            Event::Ping { pending_pings: 2 },
+            Event::StaleConnection { server: addr.clone() },
+            Event::Disconnected { server: addr, error: Some(Error::Timeout) },
+        ]
+    );
+    client.flush().await.unwrap();
+}
+
+#[tokio::test]
 async fn requests_and_flush_work_again_after_a_restart() {
     let mut server = NatsServer::start();
     let (events, callback) = recorder();
