@@ -133,7 +133,7 @@ export class NatsConnection implements Publisher {
     return this.#raw.isClosed();
   }
 
-  /** Connection events from now until it closes. */
+  /** Connection events from now until it closes, as nats.js v3's {@link Status}. */
   status(): AsyncIterable<Status> {
     return this.#hub.iterate();
   }
@@ -165,7 +165,7 @@ export class NatsConnection implements Publisher {
 
   /**
    * Drops the server connection and reconnects (`forceReconnect`,
-   * `disconnect`, then `reconnect` statuses); subscriptions are made again.
+   * `disconnect`, `reconnecting`, then `reconnect` statuses); subscriptions are made again.
    * Resolves at once; does nothing while already reconnecting; rejects with
    * `CLOSED`, and with `INVALID_ARGUMENT` while draining.
    */

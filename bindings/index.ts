@@ -49,7 +49,22 @@ export {
 } from "./errors.js";
 export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.js";
 export type { Msg, Payload, PublishOptions } from "./msg.js";
-export type { Status, StatusType } from "./status.js";
+export type {
+  ClientPingStatus,
+  CloseStatus,
+  ClusterUpdateStatus,
+  ConnectedStatus,
+  DisconnectStatus,
+  ForceReconnectStatus,
+  LDMStatus,
+  ReconnectStatus,
+  ReconnectingStatus,
+  ServerErrorStatus,
+  SlowConsumerStatus,
+  StaleConnectionStatus,
+  Status,
+  StatusType,
+} from "./status.js";
 export { Responses, type RequestManyOptions, type RequestStrategy } from "./responses.js";
 export { Subscription, type SubscriptionOptions } from "./subscription.js";
 export { Empty, millis, nanos } from "./util.js";

@@ -123,16 +123,23 @@ async fn force_reconnect_comes_back_with_the_subscriptions(url: &str) {
     client.flush().await.unwrap();
     client.force_reconnect().await.unwrap();
     timeout(WAIT, async {
-        while !events.lock().unwrap().contains(&Event::Reconnected) {
+        while !events.lock().unwrap().iter().any(|e| matches!(e, Event::Reconnected { .. })) {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
     .await
     .expect("reconnected");
-    let seen = events.lock().unwrap().clone();
-    let at = |wanted: &Event| seen.iter().position(|e| e == wanted).unwrap_or_else(|| panic!("{wanted:?} in {seen:?}"));
-    assert!(at(&Event::ForcedReconnect) < at(&Event::Disconnected { error: None }));
-    assert!(at(&Event::Disconnected { error: None }) < at(&Event::Reconnected));
+    let server = natsjet::ServerAddr::parse(url).unwrap();
+    assert_eq!(
+        events.lock().unwrap()[1..],
+        [
+            Event::ForcedReconnect { server: server.clone() },
+            Event::Disconnected { server: server.clone(), error: None },
+            Event::Reconnecting { server: server.clone() },
+            Event::Reconnected { server: server.clone() },
+        ],
+        "after Connected, each naming the one server"
+    );
     assert_eq!(client.statistics().reconnects, 1);
     client.publish("forced", "after").await.unwrap();
     assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"after");

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{NatsCluster, NatsServer};
 use futures_util::StreamExt;
-use natsjet::{ConnectOptions, Error, Event};
+use natsjet::{ConnectOptions, Error, Event, ServerAddr};
 use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -52,7 +52,8 @@ async fn restart_resubscribes_and_delivers_buffered_publishes() {
         client.publish("restart.during", format!("{i}")).await.unwrap();
     }
     server.respawn();
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    assert_names_the_server_throughout(&events.lock().unwrap(), &server.client_url());
     for i in 0..100 {
         let m = timeout(WAIT, sub.next()).await.expect("buffered message").unwrap();
         assert_eq!((m.subject.as_str(), &m.payload[..]), ("restart.during", format!("{i}").as_bytes()));
@@ -60,6 +61,57 @@ async fn restart_resubscribes_and_delivers_buffered_publishes() {
     client.publish("restart.after", "2").await.unwrap();
     assert_eq!(timeout(WAIT, sub.next()).await.unwrap().unwrap().subject, "restart.after");
     assert!(client.statistics().reconnects >= 1);
+}
+
+/// Disconnected, one Reconnecting per attempt, then Reconnected: each names `url`.
+fn assert_names_the_server_throughout(events: &[Event], url: &str) {
+    let server = ServerAddr::parse(url).unwrap();
+    let mut kinds = String::new();
+    for event in events {
+        let (kind, named) = match event {
+            Event::Connected { server } => ('C', server),
+            Event::Disconnected { server, .. } => ('D', server),
+            Event::Reconnecting { server } => ('r', server),
+            Event::Reconnected { server } => ('R', server),
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(named, &server, "{event:?}");
+        kinds.push(kind);
+    }
+    let attempts = kinds.trim_start_matches("CD").trim_end_matches('R');
+    assert!(kinds.starts_with("CDr") && kinds.ends_with('R') && attempts.chars().all(|k| k == 'r'), "{events:?}");
+}
+
+#[tokio::test]
+async fn unanswered_pings_make_the_connection_stale_then_it_is_replaced() {
+    let server = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect()
+        .ping_interval(Duration::from_millis(200))
+        .max_pings_outstanding(2)
+        .connection_timeout(Duration::from_secs(1))
+        .event_callback(callback)
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    wait_event(&events, "an answered ping", |e| matches!(e, Event::Ping { .. })).await;
+    server.pause();
+    wait_event(&events, "stale", |e| matches!(e, Event::StaleConnection { .. })).await;
+    server.resume();
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    let seen = events.lock().unwrap().clone();
+    let stale = seen.iter().position(|e| matches!(e, Event::StaleConnection { .. })).unwrap();
+    let addr = ServerAddr::parse(&server.client_url()).unwrap();
+    assert_eq!(
+        seen[stale - 2..stale + 2],
+        [
+            Event::Ping { pending_pings: 1 },
+            Event::Ping { pending_pings: 2 },
+            Event::StaleConnection { server: addr.clone() },
+            Event::Disconnected { server: addr, error: Some(Error::Timeout) },
+        ]
+    );
+    client.flush().await.unwrap();
 }
 
 #[tokio::test]
@@ -76,7 +128,7 @@ async fn requests_and_flush_work_again_after_a_restart() {
     });
     assert_eq!(&client.request("svc", "a").await.unwrap().payload[..], b"a");
     server.restart();
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
     client.flush().await.unwrap();
     assert_eq!(&client.request("svc", "b").await.unwrap().payload[..], b"b");
 }
@@ -170,11 +222,44 @@ async fn fails_over_to_a_discovered_cluster_node() {
     let mut sub = client.subscribe("failover").await.unwrap();
     client.flush().await.unwrap();
     cluster.kill(0);
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
     let port = client.server_info().port;
     assert_ne!(port, cluster.node(0).port());
     client.publish("failover", "still here").await.unwrap();
     assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"still here");
+}
+
+#[tokio::test]
+async fn cluster_updates_tell_which_servers_come_and_go() {
+    cluster_updates(NatsServer::client_url).await;
+}
+
+#[tokio::test]
+async fn cluster_updates_over_websocket_name_websocket_ports() {
+    cluster_updates(NatsServer::websocket_url).await;
+}
+
+async fn cluster_updates(url: fn(&NatsServer) -> String) {
+    let mut cluster = NatsCluster::start_with(2, |b| b.websocket());
+    let (events, callback) = recorder();
+    let _client = fast_reconnect().event_callback(callback).connect(url(cluster.node(0))).await.unwrap();
+    let peer = ServerAddr::parse(&url(cluster.node(1))).unwrap();
+    let added = |e: &Event| matches!(e, Event::ClusterUpdate { added, .. } if added.contains(&peer));
+    wait_event(&events, "peer added by the first INFO", added).await;
+    cluster.kill(1);
+    let deleted = |e: &Event| matches!(e, Event::ClusterUpdate { deleted, .. } if deleted.contains(&peer));
+    wait_event(&events, "peer deleted", deleted).await;
+    cluster.node_mut(1).respawn();
+    let count = |f: &dyn Fn(&Event) -> bool| events.lock().unwrap().iter().filter(|e| f(e)).count();
+    timeout(WAIT, async {
+        while count(&added) < 2 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("peer not added again; saw {:?}", events.lock().unwrap()));
+    let updates = count(&|e| matches!(e, Event::ClusterUpdate { .. }));
+    assert_eq!(updates, 3, "one per change: {:?}", events.lock().unwrap());
 }
 
 #[tokio::test]
@@ -213,8 +298,9 @@ async fn lame_duck_moves_to_another_server_without_loss() {
         })
     };
     cluster.node(0).lame_duck();
-    wait_event(&events, "lame duck", |e| matches!(e, Event::LameDuck)).await;
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected)).await;
+    let port = cluster.node(0).port();
+    wait_event(&events, "lame duck", |e| matches!(e, Event::LameDuck { server } if server.port == port)).await;
+    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
     assert_ne!(client.server_info().port, cluster.node(0).port());
     timeout(WAIT, publisher).await.unwrap().unwrap();
     let mut seen = vec![false; 2000];

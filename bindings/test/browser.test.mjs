@@ -227,8 +227,9 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.deepEqual({ ...got, statuses: got.statuses.slice(0, 2) }, {
       text: "still here",
       reconnects: 1,
-      statuses: ["disconnect", "reconnect"],
+      statuses: ["disconnect", "reconnecting"],
     });
+    assert.equal(got.statuses.find((type) => type !== "disconnect" && type !== "reconnecting"), "reconnect");
     assert.equal(got.statuses.at(-1), "close");
   });
 

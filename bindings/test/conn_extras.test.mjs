@@ -156,7 +156,7 @@ test("reconnect() drops the connection and comes back with the subscriptions", a
   await nc.flush();
   await nc.reconnect();
   await waitFor(() => types.includes("reconnect"), 10_000);
-  assert.deepEqual(types.slice(0, 3), ["forceReconnect", "disconnect", "reconnect"]);
+  assert.deepEqual(types.slice(0, 4), ["forceReconnect", "disconnect", "reconnecting", "reconnect"]);
   assert.equal(nc.stats().reconnects, 1);
   nc.publish("forced", "after");
   assert.equal((await nextMsg(sub)).string(), "after");

@@ -64,6 +64,7 @@ class NatsServer {
         if (ports.websocket?.length) {
           this.url = ports.nats[0];
           this.wsUrl = ports.websocket[0];
+          this.clusterUrl = ports.cluster?.[0];
           this.ports = { client: Number(new URL(this.url).port), websocket: Number(new URL(this.wsUrl).port) };
           return;
         }
@@ -85,6 +86,15 @@ class NatsServer {
     for (const f of readdirSync(this.dir)) if (f.endsWith(".ports")) unlinkSync(join(this.dir, f));
   }
 
+  /** SIGSTOP: the server keeps its sockets but answers nothing (until `resume`). */
+  pause() {
+    this.child.kill("SIGSTOP");
+  }
+
+  resume() {
+    this.child.kill("SIGCONT");
+  }
+
   async restart() {
     await this.stop();
     await this.start();
@@ -95,6 +105,13 @@ class NatsServer {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * `startServer` config for a node of cluster `name` with a route port of
+ * its own (`server.clusterUrl`), routed to the given nodes.
+ */
+export const clusterNode = (name, ...peers) =>
+  `cluster { name: "${name}", listen: "127.0.0.1:-1", routes: [${peers.map((p) => `"${p.clusterUrl}"`).join(", ")}] }`;
 
 /** `startServer` config: JetStream on, stored in the server's temp dir. */
 export const withJetStream = (dir) => `jetstream { store_dir: "${dir}/js" }`;

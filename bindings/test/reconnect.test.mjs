@@ -2,18 +2,24 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { connect } from "natsjet";
-import { nextMsg, startServer, waitFor } from "./harness.mjs";
+import { clusterNode, nextMsg, startServer, waitFor } from "./harness.mjs";
 
-/** Collects status types until the connection closes. */
+/** Collects statuses until the connection closes. */
 function watch(nc) {
-  const types = [];
+  const statuses = [];
   const done = (async () => {
-    for await (const s of nc.status()) types.push(s.type);
+    for await (const s of nc.status()) statuses.push(s);
   })();
-  return { types, done };
+  return {
+    statuses,
+    done,
+    get types() {
+      return statuses.map((s) => s.type);
+    },
+  };
 }
 
-test("a restart brings disconnect then reconnect; subscriptions survive", async (t) => {
+test("a restart brings disconnect, reconnecting per attempt, then reconnect, all naming the server", async (t) => {
   const server = await startServer();
   t.after(() => server.close());
   const nc = await connect({ servers: server.wsUrl, reconnectTimeWait: 100, reconnectJitter: 0 });
@@ -22,7 +28,11 @@ test("a restart brings disconnect then reconnect; subscriptions survive", async 
   await nc.flush();
   await server.restart();
   await waitFor(() => status.types.includes("reconnect"), 10_000);
-  assert.deepEqual(status.types.slice(0, 2), ["disconnect", "reconnect"]);
+  const types = status.types.join(" ");
+  assert.match(types, /^disconnect (reconnecting )+reconnect$/);
+  const hostPort = new URL(server.wsUrl).host;
+  for (const s of status.statuses) assert.equal(s.server, hostPort, JSON.stringify(s));
+  assert.equal(nc.getServer(), hostPort);
   nc.publish("after.restart", "still here");
   assert.equal((await nextMsg(sub)).string(), "still here");
   assert.equal(nc.stats().reconnects, 1);
@@ -56,7 +66,7 @@ test("waitOnFirstConnect resolves at once and connects when the server comes up"
   await nc.close();
 });
 
-test("lame duck mode brings an ldm status", async (t) => {
+test("lame duck mode brings an ldm status naming the server", async (t) => {
   const server = await startServer();
   t.after(() => server.close());
   const nc = await connect({ servers: server.wsUrl });
@@ -64,6 +74,7 @@ test("lame duck mode brings an ldm status", async (t) => {
   await nc.flush();
   server.child.kill("SIGUSR2");
   await waitFor(() => status.types.includes("ldm"), 10_000);
+  assert.deepEqual(status.statuses[0], { type: "ldm", server: new URL(server.wsUrl).host });
   await nc.close();
   await status.done;
 });
@@ -101,4 +112,53 @@ test("subscriptionCapacity bounds the messages a subscription keeps waiting", as
   assert.equal(events.find((s) => s.type === "slowConsumer").sid, sub.getID());
   await nc.close();
   await watching;
+});
+
+test("unanswered pings: ping statuses count them, then staleConnection, disconnect and a reconnect", async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const nc = await connect({
+    servers: server.wsUrl,
+    pingInterval: 200,
+    maxPingOut: 2,
+    timeout: 1000,
+    reconnectTimeWait: 100,
+    reconnectJitter: 0,
+  });
+  t.after(() => nc.close());
+  const status = watch(nc);
+  await nc.flush();
+  await waitFor(() => status.types.includes("ping"), 5000);
+  assert.deepEqual(status.statuses[0], { type: "ping", pendingPings: 1 }, "answered before the next one");
+  server.pause();
+  await waitFor(() => status.types.includes("staleConnection"), 5000);
+  await waitFor(() => status.types.includes("disconnect"), 5000);
+  const at = status.types.indexOf("staleConnection");
+  assert.deepEqual(status.statuses.slice(at - 2, at + 1), [
+    { type: "ping", pendingPings: 1 },
+    { type: "ping", pendingPings: 2 },
+    { type: "staleConnection" },
+  ]);
+  const { type, server: lost, error } = status.statuses[at + 1];
+  assert.deepEqual([type, lost, error?.code], ["disconnect", new URL(server.wsUrl).host, "TIMEOUT"], "why it was lost");
+  server.resume();
+  await waitFor(() => status.types.includes("reconnect"), 10_000);
+  await nc.flush();
+});
+
+test("a cluster peer that comes and goes brings update statuses", async (t) => {
+  const first = await startServer(clusterNode("js-update"));
+  t.after(() => first.close());
+  const nc = await connect({ servers: first.wsUrl });
+  t.after(() => nc.close());
+  const status = watch(nc);
+  await nc.flush();
+  const peer = await startServer(clusterNode("js-update", first));
+  t.after(() => peer.close());
+  const peerHostPort = new URL(peer.wsUrl).host;
+  await waitFor(() => status.types.includes("update"), 10_000);
+  assert.deepEqual(status.statuses.at(-1), { type: "update", added: [peerHostPort], deleted: [] });
+  await peer.stop();
+  await waitFor(() => status.types.filter((type) => type === "update").length === 2, 10_000);
+  assert.deepEqual(status.statuses.at(-1), { type: "update", added: [], deleted: [peerHostPort] });
 });

@@ -56,7 +56,10 @@ import {
   type RequestStrategy,
   type ServerInfo,
   type Stats,
+  type ClusterUpdateStatus,
+  type DisconnectStatus,
   type Status,
+  type StatusType,
   type StoredMsg,
   type StoredMsgs,
   type Stream,
@@ -137,7 +140,26 @@ export async function example(): Promise<void> {
     const status: Status = s;
     if (status.type === "slowConsumer") void [status.sid, status.dropped];
     if (status.type === "error") void status.error.code;
+    // As nats.js v3: `server` (host:port) on disconnect, reconnect and ldm…
+    if (status.type === "disconnect" || status.type === "reconnect" || status.type === "ldm") void status.server.length;
+    if (status.type === "disconnect") void status.error?.code;
+    if (status.type === "reconnecting") void status.server;
+    if (status.type === "update") void [status.added?.length, status.deleted.length];
+    if (status.type === "ping") void status.pendingPings.toFixed();
+    // @ts-expect-error: a stale connection names no server (the disconnect that follows does)
+    if (status.type === "staleConnection") void status.server;
+    // @ts-expect-error: pendingPings belongs to ping statuses
+    if (status.type === "update") void status.pendingPings;
+    const kind: StatusType = status.type;
+    void kind;
   }
+  const update: ClusterUpdateStatus = { type: "update", added: ["127.0.0.1:4222"], deleted: [] };
+  // @ts-expect-error: a disconnect names its server
+  const noServer: DisconnectStatus = { type: "disconnect" };
+  void [update, noServer];
+  // @ts-expect-error: no such status type
+  const unknownKind: StatusType = "reconnected";
+  void unknownKind;
   const info: ServerInfo = nc.info;
   const stats: Stats = nc.stats();
   void [info.max_payload, stats.inMsgs];

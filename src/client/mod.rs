@@ -31,7 +31,7 @@ use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::proto::ServerInfo;
 
-pub use crate::driver::shared::ClientEvent as Event;
+pub use crate::conn::ConnectionEvent as Event;
 pub(crate) use first_message::FirstMessageTimer;
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};

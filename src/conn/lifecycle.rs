@@ -3,7 +3,7 @@
 //! final close.
 
 use super::pings::PingKind;
-use super::servers::RetryPolicy;
+use super::servers::{PoolChange, RetryPolicy};
 use super::timers::Timer;
 use super::{Action, Connection, ConnectionEvent, Event, Phase, State};
 use crate::addr::Scheme;
@@ -112,9 +112,14 @@ impl Connection {
             self.parser.set_max_payload(info.max_payload.saturating_add(PAYLOAD_SLACK));
         }
         if self.config.discover_servers {
+            // The server lists the ports of the client's kind (its websocket
+            // ports for WebSocket clients) in `connect_urls`.
             if let Some(current) = self.servers.current().cloned() {
-                let urls = if current.scheme.is_websocket() { &info.ws_connect_urls } else { &info.connect_urls };
-                self.servers.discover(urls, &current, self.config.randomize, &mut self.rng);
+                let PoolChange { added, deleted } =
+                    self.servers.discover(&info.connect_urls, &current, self.config.randomize, &mut self.rng);
+                if !added.is_empty() || !deleted.is_empty() {
+                    self.events.push_back(Event::Connection(ConnectionEvent::ClusterUpdate { added, deleted }));
+                }
             }
         }
         self.info = Some(info);
@@ -158,16 +163,21 @@ impl Connection {
     }
 
     /// A keep-alive PING, unless too many are unanswered already: then the
-    /// connection is stale (reported as `Timeout`) and is replaced.
+    /// connection is stale (its loss reported as `Timeout`) and is replaced.
     fn keep_alive(&mut self, now: Instant) {
         if self.phase != Phase::Connected {
             return;
         }
-        if self.pings.keepalives_unanswered() >= self.config.max_pings_outstanding as usize {
+        if self.pings.keepalives_unanswered() >= self.config.max_pings_outstanding {
+            if let Some(server) = self.servers.current().cloned() {
+                self.events.push_back(Event::Connection(ConnectionEvent::StaleConnection { server }));
+            }
             self.close_transport(Some(Error::Timeout));
             return;
         }
         self.pings.send(&mut self.out, PingKind::KeepAlive);
+        let pending_pings = self.pings.keepalives_unanswered();
+        self.events.push_back(Event::Connection(ConnectionEvent::Ping { pending_pings }));
         self.timers.set(Timer::Ping, now + self.config.ping_interval);
     }
 
@@ -187,6 +197,10 @@ impl Connection {
             self.finish_close(None);
             return;
         };
+        // Every attempt but the very first follows a loss or a failure.
+        if self.state == State::Disconnected {
+            self.events.push_back(Event::Connection(ConnectionEvent::Reconnecting { server: addr.clone() }));
+        }
         self.phase = Phase::Opening;
         self.state = State::Connecting;
         self.actions.push_back(Action::Connect { addr });
@@ -212,8 +226,10 @@ impl Connection {
         // Reported when a connection that was up goes down, or when the
         // server refused or garbled the handshake (auth errors, non-NATS peer).
         if was_connected || matches!(reason, Some(Error::Server(_) | Error::Protocol(_))) {
-            let error = reason.clone();
-            self.events.push_back(Event::Connection(ConnectionEvent::Disconnected { error }));
+            if let Some(server) = self.servers.current().cloned() {
+                let error = reason.clone();
+                self.events.push_back(Event::Connection(ConnectionEvent::Disconnected { server, error }));
+            }
         }
         if self.terminal {
             self.finish_close(if self.user_closed { None } else { reason });

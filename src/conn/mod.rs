@@ -186,28 +186,65 @@ pub enum Event {
     Connection(ConnectionEvent),
 }
 
-/// Connection lifecycle events users can observe.
+/// Connection lifecycle events: the facts behind nats.js's `status()` and
+/// async-nats's events, and what users of [`Client`](crate::Client) get as
+/// [`Event`](crate::Event). A `server` is the one connected to or tried
+/// (its `Display` leaves credentials out).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ConnectionEvent {
     Connected {
         server: ServerAddr,
     },
+    /// The connection to `server` was lost (or the server refused the
+    /// handshake); `error` says why, when something went wrong.
     Disconnected {
+        server: ServerAddr,
         error: Option<Error>,
+    },
+    /// Another attempt starts, to `server`, after a loss or a failed
+    /// attempt (every attempt but the very first).
+    Reconnecting {
+        server: ServerAddr,
     },
     Reconnected {
         server: ServerAddr,
     },
-    /// The server announced lame-duck mode; the connection moves elsewhere.
+    /// An INFO changed the server pool: servers the cluster announced
+    /// joined it (`added`, tried on reconnect), discovered ones it no
+    /// longer lists left it (`deleted`).
+    ClusterUpdate {
+        added: Vec<ServerAddr>,
+        deleted: Vec<ServerAddr>,
+    },
+    /// The server announced lame-duck mode (it shuts down soon); the
+    /// connection moves elsewhere.
     LameDuck {
         server: ServerAddr,
     },
-    /// [`Connection::force_reconnect`] is dropping the connection to `server`.
+    /// A keep-alive PING went out; `pending_pings` are unanswered now, this one included.
+    Ping {
+        pending_pings: u32,
+    },
+    /// `max_pings_outstanding` keep-alive PINGs went unanswered: the
+    /// connection to `server` is dropped (`Disconnected` with
+    /// [`Error::Timeout`] follows) and replaced.
+    StaleConnection {
+        server: ServerAddr,
+    },
+    /// [`Connection::force_reconnect`] (or [`Client::force_reconnect`](crate::Client::force_reconnect))
+    /// is dropping the connection to `server` (nats.js's `forceReconnect` status).
     ForcedReconnect {
         server: ServerAddr,
     },
     /// An error that did not close the connection (e.g. a permissions violation).
     ServerError(Error),
+    /// A subscriber did not keep up: messages were dropped. Reported by
+    /// the client's subscription queues, never by this core.
+    SlowConsumer {
+        sid: u64,
+        dropped: u64,
+    },
     /// Closed for good.
     Closed {
         error: Option<Error>,

@@ -47,8 +47,8 @@ impl Pings {
         self.sent.pop_front()
     }
 
-    pub(super) fn keepalives_unanswered(&self) -> usize {
-        self.sent.iter().filter(|k| **k == PingKind::KeepAlive).count()
+    pub(super) fn keepalives_unanswered(&self) -> u32 {
+        self.sent.iter().filter(|k| **k == PingKind::KeepAlive).count() as u32
     }
 
     /// Forgets the PINGs of a lost transport; returns the flushes among them.

@@ -5,6 +5,8 @@
 //! server other than the one just lost. A server tried recently waits
 //! `reconnect_delay` plus jitter since its last attempt; a server whose
 //! failed attempts since its last success reach `max_reconnects` is dropped.
+//! Servers learned from INFO leave the pool when a later INFO no longer
+//! lists them (unless connected to); the servers given by the user stay.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -18,6 +20,15 @@ struct Server {
     /// Attempts that did not reach a complete handshake since the last one that did.
     failures: usize,
     last_attempt: Option<Instant>,
+    /// Learned from INFO `connect_urls`, not given by the user.
+    discovered: bool,
+}
+
+/// How an INFO changed the pool (nats.js's `update` status).
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct PoolChange {
+    pub(super) added: Vec<ServerAddr>,
+    pub(super) deleted: Vec<ServerAddr>,
 }
 
 /// How the pool paces and bounds attempts.
@@ -39,7 +50,7 @@ pub(super) struct ServerPool {
 impl ServerPool {
     pub(super) fn new(addrs: Vec<ServerAddr>, randomize: bool, rng: &mut Rng) -> Self {
         let mut servers: Vec<Server> =
-            addrs.into_iter().map(|addr| Server { addr, failures: 0, last_attempt: None }).collect();
+            addrs.into_iter().map(|addr| Server { addr, failures: 0, last_attempt: None, discovered: false }).collect();
         if randomize {
             rng.shuffle(&mut servers);
         }
@@ -117,20 +128,39 @@ impl ServerPool {
         }
     }
 
-    /// Adds servers from INFO `connect_urls` (`host:port`), reached like
-    /// `like` (scheme, path, credentials), skipping known endpoints. They go
-    /// before the current server in the rotation.
-    pub(super) fn discover(&mut self, urls: &[String], like: &ServerAddr, shuffle: bool, rng: &mut Rng) {
+    /// Takes in INFO `connect_urls` (`host:port`), reached like `like`
+    /// (scheme, path, credentials): unknown endpoints join the pool before
+    /// the current server in the rotation, and discovered servers no longer
+    /// listed leave it (the current one excepted).
+    pub(super) fn discover(&mut self, urls: &[String], like: &ServerAddr, shuffle: bool, rng: &mut Rng) -> PoolChange {
+        let listed: Vec<ServerAddr> = urls
+            .iter()
+            .filter_map(|url| ServerAddr::parse(url).ok())
+            .map(|mut addr| {
+                addr.scheme = like.scheme;
+                addr.path.clone_from(&like.path);
+                addr.user.clone_from(&like.user);
+                addr.pass.clone_from(&like.pass);
+                addr
+            })
+            .collect();
+        let mut change = PoolChange::default();
+        let current = if self.has_current { self.servers.len().checked_sub(1) } else { None };
+        let mut index = 0;
+        self.servers.retain(|s| {
+            let gone = s.discovered && Some(index) != current && !listed.iter().any(|a| a.same_endpoint(&s.addr));
+            index += 1;
+            if gone {
+                change.deleted.push(s.addr.clone());
+            }
+            !gone
+        });
         let mut found: Vec<Server> = Vec::new();
-        for url in urls {
-            let Ok(mut addr) = ServerAddr::parse(url) else { continue };
-            addr.scheme = like.scheme;
-            addr.path.clone_from(&like.path);
-            addr.user.clone_from(&like.user);
-            addr.pass.clone_from(&like.pass);
+        for addr in listed {
             let known = self.servers.iter().chain(&found).any(|s| s.addr.same_endpoint(&addr));
             if !known {
-                found.push(Server { addr, failures: 0, last_attempt: None });
+                change.added.push(addr.clone());
+                found.push(Server { addr, failures: 0, last_attempt: None, discovered: true });
             }
         }
         if shuffle {
@@ -140,5 +170,6 @@ impl ServerPool {
         for (i, server) in found.into_iter().enumerate() {
             self.servers.insert(at + i, server);
         }
+        change
     }
 }

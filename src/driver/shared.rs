@@ -22,35 +22,9 @@ use crate::time::{Instant, soonest};
 /// A user callback for connection events. `Send + Sync` natively; JS
 /// callbacks in wasm are neither.
 #[cfg(not(target_arch = "wasm32"))]
-pub type EventCallback = Arc<dyn Fn(ClientEvent) + Send + Sync>;
+pub type EventCallback = Arc<dyn Fn(ConnectionEvent) + Send + Sync>;
 #[cfg(target_arch = "wasm32")]
-pub type EventCallback = Arc<dyn Fn(ClientEvent)>;
-
-/// What users see of the connection's life.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ClientEvent {
-    Connected,
-    Disconnected {
-        error: Option<Error>,
-    },
-    Reconnected,
-    /// The server is shutting down soon; the client moves to another one.
-    LameDuck,
-    /// [`Client::force_reconnect`](crate::Client::force_reconnect) is
-    /// dropping the connection (nats.js's `forceReconnect` status).
-    ForcedReconnect,
-    /// An error that left the connection up (e.g. a permissions violation).
-    ServerError(Error),
-    /// A subscriber did not keep up: messages were dropped.
-    SlowConsumer {
-        sid: u64,
-        dropped: u64,
-    },
-    Closed {
-        error: Option<Error>,
-    },
-}
+pub type EventCallback = Arc<dyn Fn(ConnectionEvent)>;
 
 /// Where the answer to a request goes.
 pub(crate) enum Answer {
@@ -115,7 +89,7 @@ pub(crate) struct Inner {
     pub hurry: bool,
     pub callback: Option<EventCallback>,
     /// Events for the callback, delivered by the driver outside the lock.
-    pub callback_queue: Vec<ClientEvent>,
+    pub callback_queue: Vec<ConnectionEvent>,
     /// `Client::drain` was called.
     pub draining: bool,
 }
@@ -371,7 +345,7 @@ impl Inner {
             // Report the first drop and then every 1000th, not every message.
             if sub.dropped == 1 || sub.dropped % 1000 == 0 {
                 let dropped = sub.dropped;
-                self.notify(ClientEvent::SlowConsumer { sid: sid.0, dropped });
+                self.notify(ConnectionEvent::SlowConsumer { sid: sid.0, dropped });
             }
         }
     }
@@ -389,27 +363,21 @@ impl Inner {
             }
             _ => {}
         }
-        let user_event = match event {
+        match &event {
             ConnectionEvent::Connected { .. } => {
                 if let Some(tx) = self.first_connect.take() {
                     let _ = tx.send(Ok(()));
                 }
-                ClientEvent::Connected
             }
-            ConnectionEvent::Reconnected { .. } => ClientEvent::Reconnected,
-            ConnectionEvent::Disconnected { error } => ClientEvent::Disconnected { error },
-            ConnectionEvent::LameDuck { .. } => ClientEvent::LameDuck,
-            ConnectionEvent::ForcedReconnect { .. } => ClientEvent::ForcedReconnect,
-            ConnectionEvent::ServerError(e) => ClientEvent::ServerError(e),
             ConnectionEvent::Closed { error } => {
                 if let Some(tx) = self.first_connect.take() {
                     let _ = tx.send(Err(error.clone().unwrap_or(Error::Closed)));
                 }
                 self.fail_all(Error::Closed);
-                ClientEvent::Closed { error }
             }
-        };
-        self.notify(user_event);
+            _ => {}
+        }
+        self.notify(event);
     }
 
     fn pulls_each(&mut self, mut f: impl FnMut(&mut PullSlot)) {
@@ -445,7 +413,7 @@ impl Inner {
         }
     }
 
-    fn notify(&mut self, event: ClientEvent) {
+    fn notify(&mut self, event: ConnectionEvent) {
         if self.callback.is_some() {
             self.callback_queue.push(event);
         }

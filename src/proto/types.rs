@@ -22,7 +22,10 @@ pub struct ServerInfo {
     pub tls_required: bool,
     pub tls_verify: bool,
     pub tls_available: bool,
+    /// Cluster servers a client of this kind can reach (`host:port`; the
+    /// websocket ports for WebSocket clients).
     pub connect_urls: Vec<String>,
+    /// Websocket ports as servers gossip them (empty in client INFOs).
     pub ws_connect_urls: Vec<String>,
     /// Lame duck mode: the server is about to shut down.
     pub ldm: bool,

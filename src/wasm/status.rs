@@ -1,19 +1,26 @@
 //! Connection events ([`Event`]) to the TS layer's `StatusSink`, which turns
 //! them into nats.js status objects, the `closed()` promise and callbacks.
+//! Servers go out as `host:port`, as nats.js names them.
 
 use wasm_bindgen::prelude::*;
 
 use super::error::to_js;
-use crate::Event;
+use crate::{Event, ServerAddr};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_STATUS: &str = r#"
-/** Connection events, named as nats.js's status types where nats.js has one. */
-export type StatusType = "connected" | "disconnect" | "reconnect" | "ldm" | "error" | "slowConsumer" | "close" | "forceReconnect";
+/** Connection events without numbers or lists, named as nats.js's status types where nats.js has one. */
+export type SinkStatusType = "connected" | "disconnect" | "reconnecting" | "reconnect" | "ldm" | "staleConnection" | "error" | "close" | "forceReconnect";
 /** Receives connection events, called from the connection's task: keep it short. */
 export interface StatusSink {
-  /** `sid` and `dropped` come with `slowConsumer`; `error` with `error`, and with `disconnect` and `close` when one caused them. */
-  status(type: StatusType, error: Error | undefined, sid: number | undefined, dropped: number | undefined): void;
+  /** `server` (`host:port`) comes with `connected`, `disconnect`, `reconnecting`, `reconnect` and `ldm`; `error` with `error`, and with `disconnect` and `close` when one caused them. */
+  status(type: SinkStatusType, server: string | undefined, error: Error | undefined): void;
+  /** The cluster's server list changed (`host:port` each). */
+  update(added: string[], deleted: string[]): void;
+  /** A keep-alive PING went out; `pendingPings` are unanswered, it included. */
+  ping(pendingPings: number): void;
+  /** Subscription `sid` dropped messages, `dropped` so far. */
+  slowConsumer(sid: number, dropped: number): void;
 }
 "#;
 
@@ -21,31 +28,45 @@ export interface StatusSink {
 extern "C" {
     #[wasm_bindgen(typescript_type = "StatusSink")]
     pub type StatusSink;
-    /// `catch`: an exception in the sink must not unwind through the driver.
+    // `catch` on each: an exception in the sink must not unwind through the driver.
     #[wasm_bindgen(method, catch)]
     fn status(
         this: &StatusSink,
         kind: &str,
+        server: Option<String>,
         error: Option<js_sys::Error>,
-        sid: Option<f64>,
-        dropped: Option<f64>,
     ) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn update(this: &StatusSink, added: Vec<String>, deleted: Vec<String>) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn ping(this: &StatusSink, pending_pings: u32) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = slowConsumer)]
+    fn slow_consumer(this: &StatusSink, sid: f64, dropped: f64) -> Result<(), JsValue>;
 }
 
 /// The `event_callback` that hands every event to `sink`.
 pub(crate) fn forward(sink: StatusSink) -> impl Fn(Event) + 'static {
     move |event| {
-        let (kind, error, slow) = match event {
-            Event::Connected => ("connected", None, None),
-            Event::Disconnected { error } => ("disconnect", error, None),
-            Event::Reconnected => ("reconnect", None, None),
-            Event::LameDuck => ("ldm", None, None),
-            Event::ForcedReconnect => ("forceReconnect", None, None),
-            Event::ServerError(error) => ("error", Some(error), None),
-            Event::SlowConsumer { sid, dropped } => ("slowConsumer", None, Some((sid as f64, dropped as f64))),
-            Event::Closed { error } => ("close", error, None),
-        };
+        let at = |server: ServerAddr| Some(server.host_port());
+        let js = |error: Option<crate::Error>| error.map(|e| to_js(&e, None));
         // What the sink throws is its own business; the driver goes on.
-        let _ = sink.status(kind, error.as_ref().map(|e| to_js(e, None)), slow.map(|s| s.0), slow.map(|s| s.1));
+        let _ = match event {
+            Event::Connected { server } => sink.status("connected", at(server), None),
+            Event::Disconnected { server, error } => sink.status("disconnect", at(server), js(error)),
+            Event::Reconnecting { server } => sink.status("reconnecting", at(server), None),
+            Event::Reconnected { server } => sink.status("reconnect", at(server), None),
+            Event::LameDuck { server } => sink.status("ldm", at(server), None),
+            Event::StaleConnection { .. } => sink.status("staleConnection", None, None),
+            Event::ForcedReconnect { .. } => sink.status("forceReconnect", None, None),
+            Event::ServerError(error) => sink.status("error", None, js(Some(error))),
+            Event::Closed { error } => sink.status("close", None, js(error)),
+            Event::ClusterUpdate { added, deleted } => sink.update(host_ports(&added), host_ports(&deleted)),
+            Event::Ping { pending_pings } => sink.ping(pending_pings),
+            Event::SlowConsumer { sid, dropped } => sink.slow_consumer(sid as f64, dropped as f64),
+        };
     }
+}
+
+fn host_ports(servers: &[ServerAddr]) -> Vec<String> {
+    servers.iter().map(ServerAddr::host_port).collect()
 }

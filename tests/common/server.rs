@@ -325,6 +325,16 @@ impl NatsServer {
         signal(self.child.as_ref().expect("server is not running"), libc::SIGUSR2);
     }
 
+    /// SIGSTOP: the server keeps its sockets but answers nothing until [`resume`](Self::resume).
+    pub fn pause(&self) {
+        signal(self.child.as_ref().expect("server is not running"), libc::SIGSTOP);
+    }
+
+    /// SIGCONT after [`pause`](Self::pause).
+    pub fn resume(&self) {
+        signal(self.child.as_ref().expect("server is not running"), libc::SIGCONT);
+    }
+
     /// Stops the server if running (gracefully), then starts it again on the
     /// same ports with the same store dir, TLS files and auth material.
     pub fn restart(&mut self) {

@@ -226,12 +226,13 @@ fn authorization_violation_in_handshake_is_reported_and_counts_as_a_failure() {
         s.expect_close();
         s.lose(None);
         let events = s.take_conn_events();
-        assert_eq!(events[0], ConnectionEvent::Disconnected { error: Some(auth_error.clone()) });
+        assert_eq!(events[0], disconnected("nats://a:4222", Some(auth_error.clone())));
         if let [_, ConnectionEvent::Closed { error }] = events.as_slice() {
             assert_eq!(error, &Some(auth_error.clone()));
             break;
         }
         s.advance(2100);
+        assert_eq!(s.take_conn_events(), [ConnectionEvent::Reconnecting { server: addr("nats://a:4222") }]);
     }
     assert_eq!(attempts, 2, "max_reconnects failed attempts, then the server is dropped");
     let Error::Server(e) = auth_error else { unreachable!() };

@@ -4,10 +4,6 @@
 use super::*;
 use crate::conn::State;
 
-fn addr(url: &str) -> ServerAddr {
-    ServerAddr::parse(url).unwrap()
-}
-
 #[test]
 fn writes_what_was_accepted_then_reconnects_and_resubscribes() {
     let mut s = FakeServer::connected(config(&["nats://a:4222"]));
@@ -25,9 +21,10 @@ fn writes_what_was_accepted_then_reconnects_and_resubscribes() {
         s.take_conn_events(),
         [
             ConnectionEvent::ForcedReconnect { server: addr("nats://a:4222") },
-            ConnectionEvent::Disconnected { error: None }
+            disconnected("nats://a:4222", None),
+            ConnectionEvent::Reconnecting { server: addr("nats://a:4222") }
         ],
-        "announced, then not an error"
+        "announced, then not an error, then a new attempt"
     );
     assert_eq!(s.conn.state(), State::Connecting);
 

@@ -163,7 +163,11 @@ fn handshake_times_out_without_info() {
     s.advance(1);
     s.expect_close();
     s.lose(None);
-    assert!(s.take_conn_events().is_empty(), "never connected: no Disconnected");
+    assert_eq!(
+        s.take_conn_events(),
+        [ConnectionEvent::Reconnecting { server: addr("nats://a:4222") }],
+        "never connected: no Disconnected, but the retry is announced"
+    );
     // Its last attempt was over 2 s ago: the retry starts at once.
     assert_eq!(s.expect_connect(), "nats://a:4222");
 }
@@ -196,7 +200,7 @@ fn something_other_than_info_first_is_a_protocol_error() {
         matches!(
             events.as_slice(),
             [
-                ConnectionEvent::Disconnected { error: Some(Error::Protocol(_)) },
+                ConnectionEvent::Disconnected { error: Some(Error::Protocol(_)), .. },
                 ConnectionEvent::Closed { error: Some(Error::Protocol(_)) },
             ]
         ),

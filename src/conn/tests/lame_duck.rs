@@ -6,10 +6,6 @@ use std::time::Duration;
 use super::*;
 use crate::conn::State;
 
-fn addr(url: &str) -> ServerAddr {
-    ServerAddr::parse(url).unwrap()
-}
-
 #[test]
 fn moves_to_another_server_without_losing_publishes() {
     let mut s = FakeServer::connected(config(&["nats://a:4222", "nats://b:4222"]));
@@ -33,7 +29,10 @@ fn moves_to_another_server_without_losing_publishes() {
     s.send("PONG");
     s.expect_close();
     s.lose(None);
-    assert_eq!(s.take_conn_events(), [ConnectionEvent::Disconnected { error: None }]);
+    assert_eq!(
+        s.take_conn_events(),
+        [disconnected("nats://a:4222", None), ConnectionEvent::Reconnecting { server: addr("nats://b:4222") }]
+    );
 
     assert_eq!(s.expect_connect(), "nats://b:4222", "another server, at once");
     s.open();

@@ -127,13 +127,18 @@ pub(super) fn status_msg(subject: &str, sid: u64, code: u16) -> String {
     format!("HMSG {subject} {sid} {} {}\r\n{headers}\r\n", headers.len(), headers.len())
 }
 
+pub(super) fn addr(url: &str) -> ServerAddr {
+    ServerAddr::parse(url).unwrap()
+}
+
+/// `Disconnected` from the server at `url`.
+pub(super) fn disconnected(url: &str, error: Option<Error>) -> ConnectionEvent {
+    ConnectionEvent::Disconnected { server: addr(url), error }
+}
+
 /// A config for tests: servers in the given order, default timings.
 pub(super) fn config(servers: &[&str]) -> Config {
-    Config {
-        servers: servers.iter().map(|s| ServerAddr::parse(s).unwrap()).collect(),
-        randomize: false,
-        ..Config::default()
-    }
+    Config { servers: servers.iter().map(|s| addr(s)).collect(), randomize: false, ..Config::default() }
 }
 
 /// A scripted server facing one [`Connection`] on a fake clock. It plays

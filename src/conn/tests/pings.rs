@@ -45,7 +45,17 @@ fn stale_after_max_pings_outstanding_then_reconnects() {
     s.expect_close();
     assert!(s.take_ops().is_empty());
     s.lose(None);
-    assert_eq!(s.take_conn_events(), [ConnectionEvent::Disconnected { error: Some(Error::Timeout) }]);
+    assert_eq!(
+        s.take_conn_events(),
+        [
+            ConnectionEvent::Ping { pending_pings: 1 },
+            ConnectionEvent::Ping { pending_pings: 2 },
+            ConnectionEvent::StaleConnection { server: addr("nats://a:4222") },
+            disconnected("nats://a:4222", Some(Error::Timeout)),
+            ConnectionEvent::Reconnecting { server: addr("nats://a:4222") },
+        ],
+        "each PING counted, then stale, lost and retried"
+    );
     assert_eq!(s.expect_connect(), "nats://a:4222");
 }
 
@@ -58,6 +68,22 @@ fn any_answer_in_time_keeps_the_connection() {
     s.advance(1000);
     assert_eq!(s.take_ops(), [ClientOp::Ping, ClientOp::Ping, ClientOp::Ping]);
     assert!(s.take_actions().is_empty(), "one keep-alive is answered: two outstanding");
+}
+
+#[test]
+fn each_keep_alive_reports_the_pings_awaiting_an_answer() {
+    let mut s = FakeServer::connected(fast_pings());
+    let ping = |pending_pings| ConnectionEvent::Ping { pending_pings };
+    s.advance(1000);
+    s.advance(1000);
+    assert_eq!(s.take_conn_events(), [ping(1), ping(2)], "it included");
+    s.send("PONG");
+    s.send("PONG");
+    s.advance(1000);
+    assert_eq!(s.take_conn_events(), [ping(1)], "answered ones no longer count");
+    s.conn.flush().unwrap();
+    s.advance(1000);
+    assert_eq!(s.take_conn_events(), [ping(2)], "flushes are not keep-alives");
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn io_error() -> Error {
 fn publishes_while_disconnected_go_out_after_the_handshake_pong() {
     let mut s = FakeServer::connected(config(&["nats://a:4222"]));
     s.lose(None);
-    assert_eq!(s.take_conn_events(), [ConnectionEvent::Disconnected { error: None }]);
+    assert_eq!(s.take_conn_events(), [disconnected("nats://a:4222", None)]);
     assert_eq!(s.conn.state(), State::Disconnected);
     s.conn.publish("a", None, None, b"1").unwrap();
     s.conn.publish("b", Some("r"), None, b"2").unwrap();
@@ -40,7 +40,11 @@ fn publishes_while_disconnected_go_out_after_the_handshake_pong() {
     assert_eq!(s.conn.pending_bytes(), 0);
     assert_eq!(
         s.take_conn_events(),
-        [ConnectionEvent::Reconnected { server: ServerAddr::parse("nats://a:4222").unwrap() }]
+        [
+            ConnectionEvent::Reconnecting { server: addr("nats://a:4222") },
+            ConnectionEvent::Reconnected { server: addr("nats://a:4222") }
+        ],
+        "the attempt is announced when it starts, after the backoff"
     );
     assert_eq!(s.conn.statistics().reconnects, 1);
 }
@@ -103,6 +107,56 @@ fn servers_from_connect_urls_join_the_pool() {
 }
 
 #[test]
+fn pool_changes_are_reported_and_unlisted_discovered_servers_leave() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222"]);
+    cfg.reconnect_jitter = Duration::ZERO;
+    let mut s = FakeServer::new(cfg);
+    s.handshake(&info_with(r#""connect_urls":["a:4222","c:4222","d:4222"]"#));
+    let update = |added: &[&str], deleted: &[&str]| ConnectionEvent::ClusterUpdate {
+        added: added.iter().map(|u| addr(u)).collect(),
+        deleted: deleted.iter().map(|u| addr(u)).collect(),
+    };
+    assert_eq!(
+        s.take_conn_events(),
+        [
+            update(&["nats://c:4222", "nats://d:4222"], &[]),
+            ConnectionEvent::Connected { server: addr("nats://a:4222") }
+        ],
+        "the first INFO's servers join before the handshake ends"
+    );
+    s.send(&info_with(r#""connect_urls":["a:4222","c:4222","d:4222"]"#));
+    assert!(s.take_conn_events().is_empty(), "no change, no update");
+    // b was given by the user: it stays although no INFO lists it.
+    s.send(&info_with(r#""connect_urls":["a:4222","d:4222","e:4222"]"#));
+    assert_eq!(s.take_conn_events(), [update(&["nats://e:4222"], &["nats://c:4222"])]);
+    s.advance(5000);
+    let mut tried = Vec::new();
+    s.lose(None);
+    for _ in 0..4 {
+        tried.push(s.expect_connect());
+        s.lose(Some(io_error()));
+        s.advance(2000);
+    }
+    tried.sort();
+    assert_eq!(tried, ["nats://a:4222", "nats://b:4222", "nats://d:4222", "nats://e:4222"], "c is gone");
+}
+
+#[test]
+fn the_connected_server_stays_in_the_pool_while_unlisted() {
+    let mut s = FakeServer::new(config(&["nats://a:4222"]));
+    s.handshake(&info_with(r#""connect_urls":["a:4222","b:4222"]"#));
+    s.advance(5000);
+    s.lose(None);
+    assert_eq!(s.expect_connect(), "nats://b:4222");
+    s.take_conn_events();
+    s.open();
+    s.send(&info_with(r#""connect_urls":["c:4222"]"#));
+    let added = vec![addr("nats://c:4222")];
+    let update = ConnectionEvent::ClusterUpdate { added, deleted: vec![] };
+    assert_eq!(s.take_conn_events(), [update], "b is current, a the user's: neither leaves");
+}
+
+#[test]
 fn discovery_can_be_turned_off() {
     let mut cfg = config(&["nats://a:4222"]);
     cfg.discover_servers = false;
@@ -114,9 +168,11 @@ fn discovery_can_be_turned_off() {
 }
 
 #[test]
-fn websocket_connections_discover_websocket_urls() {
+fn websocket_connections_reach_discovered_servers_over_websocket() {
+    // nats-server 2.15 lists websocket ports in `connect_urls` for WebSocket
+    // clients and leaves `ws_connect_urls` empty.
     let mut s = FakeServer::new(config(&["wss://a/nats"]));
-    s.handshake(&info_with(r#""connect_urls":["10.0.0.2:4222"],"ws_connect_urls":["10.0.0.3:443"]"#));
+    s.handshake(&info_with(r#""connect_urls":["10.0.0.3:443"],"ws_connect_urls":[]"#));
     s.advance(100);
     s.lose(None);
     let Some(Action::Connect { addr }) = s.take_actions().pop() else { panic!("connect") };
@@ -166,6 +222,7 @@ fn initial_failure_closes_unless_retry_is_on() {
     s.lose(Some(io_error()));
     assert!(s.take_conn_events().is_empty());
     s.advance(2100);
+    assert_eq!(s.take_conn_events(), [ConnectionEvent::Reconnecting { server: addr("nats://a:4222") }]);
     s.handshake(INFO);
     assert!(
         matches!(s.take_conn_events().as_slice(), [ConnectionEvent::Connected { .. }]),
@@ -192,7 +249,13 @@ fn protocol_garbage_reconnects() {
     s.lose(None);
     let events = s.take_conn_events();
     assert!(
-        matches!(events.as_slice(), [ConnectionEvent::Disconnected { error: Some(Error::Protocol(_)) }]),
+        matches!(
+            events.as_slice(),
+            [
+                ConnectionEvent::Disconnected { error: Some(Error::Protocol(_)), .. },
+                ConnectionEvent::Reconnecting { .. }
+            ]
+        ),
         "{events:?}"
     );
     s.handshake(INFO);
@@ -229,7 +292,13 @@ fn authorization_violation_while_connected_reconnects() {
     assert!(s.take_ops().is_empty(), "after the close request, publishes wait for the next server");
     s.lose(None);
     let expected = Error::Server(ServerError::from_message("Authorization Violation"));
-    assert_eq!(s.take_conn_events(), [ConnectionEvent::Disconnected { error: Some(expected) }]);
+    assert_eq!(
+        s.take_conn_events(),
+        [
+            disconnected("nats://a:4222", Some(expected)),
+            ConnectionEvent::Reconnecting { server: addr("nats://a:4222") }
+        ]
+    );
     s.handshake(INFO);
     assert_eq!(s.take_ops(), [ClientOp::pub_("kept", "1")]);
 }
