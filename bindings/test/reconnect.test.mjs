@@ -54,14 +54,21 @@ test("reconnect: false closes when the server goes away", async (t) => {
   assert.deepEqual(status.types, ["disconnect", "close"]);
 });
 
-test("waitOnFirstConnect resolves at once and connects when the server comes up", async (t) => {
+test("waitOnFirstConnect keeps trying past maxReconnectAttempts and resolves once connected, as nats.js", async (t) => {
   const server = await startServer();
   t.after(() => server.close());
   await server.stop();
-  const nc = await connect({ servers: server.wsUrl, waitOnFirstConnect: true, reconnectTimeWait: 100 });
-  const status = watch(nc);
+  const connecting = connect({ servers: server.wsUrl, waitOnFirstConnect: true, maxReconnectAttempts: 2, reconnectTimeWait: 100 });
+  let settled = false;
+  connecting.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // ~10 attempts
+  assert.equal(settled, false, "connect() waits for the first connection");
   await server.start();
-  await waitFor(() => status.types.includes("connected"), 10_000);
+  const nc = await connecting;
+  assert.equal(nc.isClosed(), false);
   await nc.flush();
   await nc.close();
 });

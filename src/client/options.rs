@@ -198,6 +198,14 @@ impl ConnectOptions {
         self
     }
 
+    /// Keep trying until the first connection succeeds, however many
+    /// attempts that takes, and return then: `max_reconnects` counts only
+    /// the attempts after it (nats.js's `waitOnFirstConnect`).
+    pub fn wait_on_first_connect(mut self) -> Self {
+        self.config.wait_on_first_connect = true;
+        self
+    }
+
     /// Bytes of publishes kept while reconnecting; past that, publish fails.
     pub fn reconnect_buffer_size(mut self, bytes: usize) -> Self {
         self.config.reconnect_buffer_size = bytes;

@@ -212,7 +212,7 @@ impl Connection {
         }
         let reason = self.close_reason.take().or(error);
         let was_connected = std::mem::take(&mut self.transport_connected);
-        if !was_connected {
+        if !was_connected && (self.ever_connected || !self.config.wait_on_first_connect) {
             self.servers.attempt_failed();
         }
         self.tls = false;
@@ -241,7 +241,9 @@ impl Connection {
             max_reconnects: self.config.max_reconnects,
             delay: self.config.reconnect_delay,
             jitter: self.config.reconnect_jitter,
-            initial_only: !self.ever_connected && !self.config.retry_on_initial_connect,
+            initial_only: !(self.ever_connected
+                || self.config.retry_on_initial_connect
+                || self.config.wait_on_first_connect),
         };
         match self.servers.next_attempt_at(now, &policy, &mut self.rng) {
             None => self.finish_close(reason),

@@ -111,6 +111,9 @@ pub struct Config {
     pub reconnect_jitter: Duration,
     /// Give up (and close) when the very first connect fails, instead of retrying.
     pub retry_on_initial_connect: bool,
+    /// Keep trying until the first connect succeeds, those attempts not
+    /// counting towards `max_reconnects` (nats.js's `waitOnFirstConnect`).
+    pub wait_on_first_connect: bool,
     /// Bytes of publishes kept while disconnected (default 8 MiB).
     pub reconnect_buffer_size: usize,
     /// Prefix of inboxes (default `_INBOX`).
@@ -137,6 +140,7 @@ impl Default for Config {
             reconnect_delay: Duration::from_secs(2),
             reconnect_jitter: Duration::from_millis(100),
             retry_on_initial_connect: false,
+            wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,
             inbox_prefix: "_INBOX".to_string(),
             lang: "rust-natsjet".to_string(),

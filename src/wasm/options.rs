@@ -53,7 +53,11 @@ export interface ConnectionOptions {
   ignoreClusterUpdates?: boolean;
   /** Prefix of reply subjects (`"_INBOX"`). */
   inboxPrefix?: string;
-  /** Keep retrying when the first connect fails; `connect` then resolves at once. */
+  /**
+   * Keep trying until the first connect succeeds, however many attempts
+   * that takes; `connect` resolves then (`maxReconnectAttempts` counts only
+   * the attempts after it).
+   */
   waitOnFirstConnect?: boolean;
   /**
    * TLS for `nats://` and `tls://` servers in Node, as nats.js's `tls` with
@@ -210,7 +214,7 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
         opts = opts.custom_inbox_prefix(prefix);
     }
     if flag(o.wait_on_first_connect(), "waitOnFirstConnect")? == Some(true) {
-        opts = opts.retry_on_initial_connect();
+        opts = opts.wait_on_first_connect();
     }
     if let Some(tls) = tls {
         opts = opts.tls(tls_options(&tls)?).require_tls(true);

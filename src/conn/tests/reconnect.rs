@@ -231,6 +231,31 @@ fn initial_failure_closes_unless_retry_is_on() {
 }
 
 #[test]
+fn wait_on_first_connect_counts_attempts_only_after_it() {
+    let mut cfg = config(&["nats://a:4222"]);
+    cfg.wait_on_first_connect = true;
+    cfg.max_reconnects = Some(2);
+    let mut s = FakeServer::new(cfg);
+    for _ in 0..5 {
+        s.expect_connect();
+        s.lose(Some(io_error()));
+        s.advance(2100);
+    }
+    s.handshake(INFO);
+    assert!(s.take_conn_events().iter().any(|e| matches!(e, ConnectionEvent::Connected { .. })));
+
+    // Connected once: two failed attempts in a row drop the only server.
+    s.lose(Some(io_error()));
+    for _ in 0..2 {
+        s.advance(2100);
+        s.expect_connect();
+        s.lose(Some(io_error()));
+    }
+    s.advance(2100);
+    assert_eq!(s.conn.state(), State::Closed);
+}
+
+#[test]
 fn initial_connect_tries_each_server_once() {
     let mut s = FakeServer::new(config(&["nats://a:4222", "nats://b:4222"]));
     assert_eq!(s.expect_connect(), "nats://a:4222");
