@@ -4,7 +4,7 @@
  */
 import type { RawConnection, ServerInfo } from "./raw.js";
 import type { NatsError } from "./errors.js";
-import { toRaw, type MsgHdrs } from "./headers.js";
+import { sendHeaders, type MsgHdrs, type TraceOptions } from "./headers.js";
 import { encode, unpack, type Msg, type Payload, type PublishOptions, type Publisher } from "./msg.js";
 import { Responses, type RequestManyOptions } from "./responses.js";
 import type { Status, StatusHub } from "./status.js";
@@ -12,7 +12,7 @@ import { Subscription, type SubscriptionOptions } from "./subscription.js";
 
 export type { ServerInfo };
 
-export interface RequestOptions {
+export interface RequestOptions extends TraceOptions {
   /** Milliseconds to wait for the answer (default 1000, as nats.js). */
   timeout?: number;
   headers?: MsgHdrs;
@@ -61,7 +61,7 @@ export class NatsConnection implements Publisher {
 
   /** Publishes at once; throws (e.g. `INVALID_SUBJECT`, `PAYLOAD_TOO_LARGE`) before sending anything. */
   publish(subject: string, data?: Payload, opts?: PublishOptions): void {
-    this.#raw.publish(subject, encode(data), opts?.reply, opts?.headers && toRaw(opts.headers));
+    this.#raw.publish(subject, encode(data), opts?.reply, sendHeaders(opts));
   }
 
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
@@ -78,7 +78,7 @@ export class NatsConnection implements Publisher {
 
   /** The first answer to a request; rejects with `NO_RESPONDERS` or `TIMEOUT`. */
   async request(subject: string, data?: Payload, opts: RequestOptions = {}): Promise<Msg> {
-    const headers = opts.headers && toRaw(opts.headers);
+    const headers = sendHeaders(opts);
     const batch = await this.#raw.request(subject, encode(data), headers, opts.timeout ?? 1000, opts.noMux, opts.reply);
     return unpack(batch, 0, this)[0]!;
   }
@@ -91,7 +91,7 @@ export class NatsConnection implements Publisher {
    * then just end, as in nats.js).
    */
   async requestMany(subject: string, data?: Payload, opts: Partial<RequestManyOptions> = {}): Promise<Responses> {
-    const headers = opts.headers && toRaw(opts.headers);
+    const headers = sendHeaders(opts);
     const raw = this.#raw.requestMany(
       subject,
       encode(data),

@@ -108,6 +108,31 @@ class NatsHeaders implements MsgHdrs {
 }
 
 /** Headers as the wasm side takes them: `[name, value, name, value…]`. */
+/** nats.js's message tracing options (nats-server 2.11+), sent as headers. */
+export interface TraceOptions {
+  /** The server sends events of the message's way through the system to this subject. */
+  traceDestination?: string;
+  /** Only trace: the message is not delivered (a request then gets no answer). */
+  traceOnly?: boolean;
+}
+
+const TRACE_DEST = "Nats-Trace-Dest";
+const TRACE_ONLY = "Nats-Trace-Only";
+
+/** The headers to send with a message: `opts.headers`, with the tracing ones set as asked. */
+export function sendHeaders(opts: ({ headers?: MsgHdrs } & TraceOptions) | undefined): string[] | undefined {
+  const flat = opts?.headers && toRaw(opts.headers);
+  const dest = opts?.traceDestination;
+  const only = opts?.traceOnly === true;
+  if (dest === undefined && !only) return flat;
+  const traced = (name: string) => (dest !== undefined && name === TRACE_DEST) || (only && name === TRACE_ONLY);
+  const out: string[] = [];
+  for (let i = 0; flat && i + 1 < flat.length; i += 2) if (!traced(flat[i]!)) out.push(flat[i]!, flat[i + 1]!);
+  if (dest !== undefined) out.push(TRACE_DEST, dest);
+  if (only) out.push(TRACE_ONLY, "true");
+  return out;
+}
+
 export function toRaw(h: Iterable<[string, string[]]>): string[] {
   const flat: string[] = [];
   for (const [name, values] of h) for (const value of values) flat.push(name, value);

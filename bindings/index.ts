@@ -47,7 +47,7 @@ export {
   type ErrorCode,
   type NatsErrorDetails,
 } from "./errors.js";
-export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs } from "./headers.js";
+export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs, type TraceOptions } from "./headers.js";
 export type { Msg, Payload, PublishOptions } from "./msg.js";
 export type {
   ClientPingStatus,

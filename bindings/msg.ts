@@ -5,14 +5,14 @@
  */
 import type { RawBatch } from "./raw.js";
 import { InvalidArgumentError } from "./errors.js";
-import { fromRaw, type MsgHdrs } from "./headers.js";
+import { fromRaw, type MsgHdrs, type TraceOptions } from "./headers.js";
 
 /** A message body: bytes, or a string sent as UTF-8. */
 export type Payload = Uint8Array | string;
 /** `JSON.parse`'s second argument. */
 export type JsonReviver = (this: unknown, key: string, value: unknown) => unknown;
 
-export interface PublishOptions {
+export interface PublishOptions extends TraceOptions {
   headers?: MsgHdrs;
   /** Subject the receiver should answer to. */
   reply?: string;

@@ -6,13 +6,13 @@
  */
 import type { RawResponses, RequestStrategy } from "./raw.js";
 import { InvalidOperationError } from "./errors.js";
-import type { MsgHdrs } from "./headers.js";
+import type { MsgHdrs, TraceOptions } from "./headers.js";
 import { unpack, type Msg, type Publisher } from "./msg.js";
 
 export type { RequestStrategy };
 
 /** nats.js's `RequestManyOptions` (pass a `Partial` of it). */
-export interface RequestManyOptions {
+export interface RequestManyOptions extends TraceOptions {
   /** When the request ends besides `maxWait` (default `"timer"`). */
   strategy: RequestStrategy;
   /** The upper bound of the request, in milliseconds (default 1000). */

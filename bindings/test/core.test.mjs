@@ -164,6 +164,34 @@ test("a request nobody answers in time rejects with TIMEOUT", async () => {
   await nc.close();
 });
 
+test("traceDestination and traceOnly: the server reports the message's way; traceOnly delivers nothing", async () => {
+  const nc = await conn();
+  const traces = nc.subscribe("trace.events");
+  const got = nc.subscribe("traced.>");
+  await nc.flush();
+  nc.publish("traced.a", "x", { traceDestination: "trace.events" });
+  assert.equal((await nextMsg(got)).string(), "x");
+  const trace = (await nextMsg(traces)).json();
+  assert.deepEqual(trace.request.header["Nats-Trace-Dest"], ["trace.events"], JSON.stringify(trace));
+  assert.ok(trace.events.some((e) => e.type === "eg"), JSON.stringify(trace));
+
+  // Set, not appended: the user's own trace header is replaced.
+  const h = headers();
+  h.set("Nats-Trace-Dest", "elsewhere");
+  h.set("App", "1");
+  await assert.rejects(
+    nc.request("traced.b", "y", { headers: h, traceDestination: "trace.events", traceOnly: true, timeout: 300 }),
+    { code: "TIMEOUT" },
+  );
+  const only = (await nextMsg(traces)).json();
+  assert.deepEqual(only.request.header["Nats-Trace-Dest"], ["trace.events"]);
+  assert.deepEqual(only.request.header["Nats-Trace-Only"], ["true"]);
+  assert.deepEqual(only.request.header["App"], ["1"]);
+  await nc.flush();
+  assert.equal(got.getReceived(), 1, "the traceOnly request reached no subscriber");
+  await nc.close();
+});
+
 test("bad subjects, payloads and headers are refused before sending", async () => {
   const nc = await conn();
   const sent = nc.stats().outMsgs;

@@ -111,6 +111,9 @@ export async function example(): Promise<void> {
   try {
     const answer: Msg = await nc.request("svc", "q", { timeout: 500, headers: h });
     void (await nc.request("svc", "q", { noMux: true, reply: nc.newInbox() }));
+    nc.publish("svc", "q", { traceDestination: "trace", traceOnly: true });
+    // @ts-expect-error: traceOnly is a boolean
+    nc.publish("svc", "q", { traceOnly: "yes" });
     // @ts-expect-error: noMux is a boolean
     void (await nc.request("svc", "q", { noMux: "yes" }));
     void answer;
