@@ -220,6 +220,26 @@ async fn ack_timeout() {
 }
 
 #[tokio::test]
+async fn timeouts_are_sent_again_only_when_asked() {
+    let server = NatsServer::start_jetstream();
+    let (client, mut js) = connect(&server).await;
+    let mut silent = silent_listener(&client, "slow").await;
+    js.set_timeout(Duration::from_millis(100));
+    js.set_publish_retries(2);
+    let result = js.publish("slow", Bytes::from_static(b"once")).await.unwrap().await;
+    assert_eq!(result, Err(Error::Timeout));
+    js.set_publish_retry_on_timeout(true);
+    let result = js.publish("slow", Bytes::from_static(b"thrice")).await.unwrap().await;
+    assert_eq!(result, Err(Error::Timeout));
+    assert_eq!(js.acks_in_flight(), 0);
+    let mut got = Vec::new();
+    while let Ok(Some(message)) = timeout(Duration::from_millis(300), silent.next()).await {
+        got.push(message.payload);
+    }
+    assert_eq!(got, ["once", "thrice", "thrice", "thrice"]);
+}
+
+#[tokio::test]
 async fn the_window_bounds_acks_in_flight() {
     let server = NatsServer::start_jetstream();
     let (client, js) = connect(&server).await;

@@ -29,5 +29,13 @@ test("JetStream publish: one attempt by default, `retries` attempts when given",
   assert.equal(await attempts(), 1, "nats.js's default: no re-send");
   assert.equal(await attempts({ retries: 0 }), 1, "0 is 1, as nats.js");
   assert.equal(await attempts({ retries: 3 }), 3);
+
+  // As nats.js, a publish whose ack does not come in time is sent again too.
+  let copies = 0;
+  nc.subscribe("slow.listener", { callback: () => copies++ });
+  await nc.flush();
+  await rejectsWith(js.publish("slow.listener", "x", { retries: 3, timeout: 100 }), "TIMEOUT");
+  await nc.flush();
+  assert.equal(copies, 3);
   await nc.close();
 });

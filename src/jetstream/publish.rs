@@ -36,11 +36,16 @@ pub const DEFAULT_PUBLISH_RETRIES: u32 = 3;
 pub(crate) struct PublishSettings {
     window: AckWindow,
     retries: u32,
+    retry_timeouts: bool,
 }
 
 impl Default for PublishSettings {
     fn default() -> Self {
-        PublishSettings { window: AckWindow::new(DEFAULT_MAX_ACK_INFLIGHT), retries: DEFAULT_PUBLISH_RETRIES }
+        PublishSettings {
+            window: AckWindow::new(DEFAULT_MAX_ACK_INFLIGHT),
+            retries: DEFAULT_PUBLISH_RETRIES,
+            retry_timeouts: false,
+        }
     }
 }
 
@@ -74,6 +79,7 @@ impl Context {
             timeout: self.timeout(),
             window: settings.window.clone(),
             retries: settings.retries,
+            retry_timeouts: settings.retry_timeouts,
         };
         PublishAckFuture::send(route, publish, permit)
     }
@@ -93,9 +99,18 @@ impl Context {
         self.publish.window.in_flight()
     }
 
-    /// How many times a publish answered with 503 is sent again before it
-    /// fails with [`Error::NoResponders`] (default 3).
+    /// How many times a publish answered with 503 (or timed out, see
+    /// [`Context::set_publish_retry_on_timeout`]) is sent again before it
+    /// fails with [`Error::NoResponders`] (or [`Error::Timeout`]); default 3.
     pub fn set_publish_retries(&mut self, retries: u32) {
         self.publish.retries = retries;
+    }
+
+    /// Also sends a publish again when its ack did not come in time, as
+    /// nats.js does (off by default). The stream may then have stored it
+    /// already: give it a message id ([`Publish::message_id`]) so that the
+    /// stream's duplicate window drops the copy.
+    pub fn set_publish_retry_on_timeout(&mut self, retry: bool) {
+        self.publish.retry_timeouts = retry;
     }
 }

@@ -28,7 +28,7 @@ use crate::error::Error;
 use crate::jetstream::api::{PubAck, parse_plain_response};
 use crate::message::Message;
 
-/// Wait before the first re-send after a 503; doubles each time.
+/// Wait before the first re-send (after a 503 or a retried timeout); doubles each time.
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
 
 /// What a publish needs besides the message, taken from its context.
@@ -38,6 +38,8 @@ pub(super) struct Route {
     pub timeout: Duration,
     pub window: AckWindow,
     pub retries: u32,
+    /// Whether a timeout is retried too, not only a 503.
+    pub retry_timeouts: bool,
 }
 
 /// Resolves to the stream's [`PubAck`], shaped like async-nats's
@@ -181,7 +183,10 @@ impl Future for PublishAckFuture {
                 Step::Done => panic!("PublishAckFuture polled after completion"),
             };
             match answer {
-                Err(Error::NoResponders) if this.retries_left > 0 => {
+                Err(Error::NoResponders) | Err(Error::Timeout)
+                    if this.retries_left > 0
+                        && (this.route.retry_timeouts || matches!(answer, Err(Error::NoResponders))) =>
+                {
                     this.retries_left -= 1;
                     this.step = Step::Backoff(DefaultRuntime::sleep(this.backoff));
                     this.backoff *= 2;

@@ -29,7 +29,11 @@ export interface RawPublishOptions {
   ttl?: string;
   /** Milliseconds to wait for the stream's ack (default: the JetStream timeout). */
   timeout?: number;
-  /** Attempts while no stream answers (503), 50, 100, 200… ms apart (1, as nats.js; 0 is 1). */
+  /**
+   * Attempts while no stream answers (503) or the ack does not come in
+   * time, 50, 100, 200… ms apart (1, as nats.js; 0 is 1). Give re-sent
+   * messages a `msgID`, so the stream drops a second copy.
+   */
   retries?: number;
 }
 /** What the stream must look like for the message to be stored, as nats.js's `expect`. */
@@ -104,8 +108,10 @@ impl RawConnection {
         if let Some(timeout) = millis(timeout.into(), "timeout")? {
             context.set_timeout(timeout);
         }
-        // nats.js's `retries` counts attempts, one by default: no re-send.
+        // nats.js's `retries` counts attempts, one by default: no re-send;
+        // when asked for, nats.js also re-sends after a timeout.
         context.set_publish_retries(0);
+        context.set_publish_retry_on_timeout(true);
         if let Some(max) = whole_number::<usize>(max_ack_inflight.into(), "maxAckInflight")? {
             context.set_max_ack_inflight(max);
         }
