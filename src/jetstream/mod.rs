@@ -4,6 +4,7 @@
 
 pub mod ack;
 pub mod api;
+pub mod ordered;
 pub mod pull;
 
 #[cfg(has_runtime)]
@@ -50,4 +51,4 @@ pub use message::Message;
 #[cfg(has_runtime)]
 pub use publish::{Publish, PublishAckFuture};
 #[cfg(has_runtime)]
-pub use reader::{Batch, FetchBuilder, Messages, StreamBuilder};
+pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, StreamBuilder};

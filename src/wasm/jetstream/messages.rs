@@ -91,6 +91,7 @@ fn event_to_js(event: ConsumerEvent) -> Array {
         ConsumerEvent::FetchDone(FetchEnd::Status(s)) => status("fetch_done", s),
         ConsumerEvent::FetchDone(end) => ("fetch_done", None, Some(fetch_end(&end).into())),
         ConsumerEvent::Drained => ("drained", None, None),
+        ConsumerEvent::OrderedRecreated { name } => ("ordered_consumer_recreated", None, Some(name)),
     };
     let value = value.map_or(JsValue::UNDEFINED, JsValue::from);
     let text = text.map_or(JsValue::UNDEFINED, JsValue::from);
