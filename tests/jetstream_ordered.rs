@@ -63,7 +63,12 @@ async fn every_message_once_in_order_from_an_unacked_memory_consumer() {
     publish(&client, "O", 250..260).await;
     assert_eq!(read(&mut messages, 10).await, expected(250..260));
     drop(messages);
-    assert!(ordered.messages().await.is_ok(), "a dropped reader frees the consumer");
+    publish(&client, "O", 260..261).await;
+    let mut batch = ordered.fetch(FetchOptions::messages(1)).unwrap();
+    let m = timeout(WAIT, batch.next()).await.unwrap().unwrap().unwrap();
+    assert_eq!(m.info().unwrap().stream_sequence, 261, "a fetch goes on after the consume");
+    assert!(batch.next().await.is_none());
+    assert!(ordered.messages().await.is_ok(), "a dropped or ended reader frees the consumer");
 }
 
 #[tokio::test]

@@ -351,9 +351,14 @@ impl Messages {
 
     /// Stops and forgets what was received but not read, without naks:
     /// ordered readers drop what follows a gap, and their consumers take no acks.
-    fn discard(mut self) {
+    /// Whether anything was dropped.
+    fn discard(mut self) -> bool {
         self.stop();
-        while self.items.try_pop().is_some() {}
+        let mut dropped = false;
+        while self.items.try_pop().is_some() {
+            dropped = true;
+        }
+        dropped
     }
 
     fn report_taken(&mut self) {

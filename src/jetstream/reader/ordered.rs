@@ -42,7 +42,7 @@ struct State {
     current: Consumer,
     /// `current` must be replaced before the next read (a fetch saw a gap).
     stale: bool,
-    /// A reader is open.
+    /// A reader is open and not ended.
     reading: bool,
 }
 
@@ -130,6 +130,7 @@ impl OrderedConsumer {
             step: Step::Done,
             events: Queue::new(EVENT_CAPACITY),
             stopped: false,
+            holds: true,
         };
         reader.step = match current {
             Some(consumer) => Step::Reading(reader.mode.start(&consumer)?),
@@ -192,6 +193,8 @@ pub struct OrderedMessages {
     /// The readers' events, and [`ConsumerEvent::OrderedRecreated`].
     events: Arc<Queue<ConsumerEvent>>,
     stopped: bool,
+    /// Until it ends, this reader is the consumer's one.
+    holds: bool,
 }
 
 impl OrderedMessages {
@@ -212,6 +215,7 @@ impl OrderedMessages {
     /// Stops pulling; what was received can still be read, then it ends.
     pub fn stop(&mut self) {
         self.stopped = true;
+        self.events.close();
         match &mut self.step {
             Step::Reading(reader) => reader.stop(),
             _ => self.finish(),
@@ -225,11 +229,19 @@ impl OrderedMessages {
         async move { client.flush().await }
     }
 
+    /// Ended: the consumer is free for the next reader, which needs a new
+    /// one if this one's consumer sent more than was read (a consume pulls ahead).
     fn finish(&mut self) {
+        let mut ahead = matches!(self.mode, Mode::Consume(_));
         if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
-            reader.discard();
+            ahead |= reader.discard();
         }
         self.events.close();
+        if std::mem::take(&mut self.holds) {
+            let mut state = lock(&self.consumer.state);
+            state.reading = false;
+            state.stale |= ahead;
+        }
     }
 
     /// Drops the reader: a new consumer for a consume, the end for a fetch.
@@ -347,6 +359,5 @@ impl Stream for OrderedMessages {
 impl Drop for OrderedMessages {
     fn drop(&mut self) {
         self.finish();
-        lock(&self.consumer.state).reading = false;
     }
 }
