@@ -1,6 +1,7 @@
-//! JetStream: API types, the sans-IO pull consumer and ack machines, and —
-//! where a runtime exists — the context, management calls, acked publish,
-//! pull readers, acks, `AckBatch` commits and the checkpoint ledger.
+//! JetStream: API types, the sans-IO pull consumer, ack and ordered-read
+//! machines, and — where a runtime exists — the context, management calls,
+//! acked publish, pull and ordered readers, acks, `AckBatch` commits and the
+//! checkpoint ledger.
 
 pub mod ack;
 pub mod api;
