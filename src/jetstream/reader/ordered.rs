@@ -116,13 +116,14 @@ impl OrderedConsumer {
     }
 
     fn open(&self, mode: Mode) -> Result<OrderedMessages, Error> {
-        let current = {
+        let started = {
             let mut state = lock(&self.state);
             if state.reading {
                 return Err(Error::InvalidArgument("an ordered consumer has one reader at a time".into()));
             }
+            let started = (!state.stale).then(|| mode.start(&state.current)).transpose()?;
             state.reading = true;
-            (!state.stale).then(|| state.current.clone())
+            started
         };
         let mut reader = OrderedMessages {
             consumer: self.clone(),
@@ -132,8 +133,8 @@ impl OrderedConsumer {
             stopped: false,
             holds: true,
         };
-        reader.step = match current {
-            Some(consumer) => Step::Reading(reader.mode.start(&consumer)?),
+        reader.step = match started {
+            Some(started) => Step::Reading(started),
             None => reader.create_next(),
         };
         Ok(reader)
@@ -305,14 +306,15 @@ impl Stream for OrderedMessages {
                 }
                 Step::Creating(created) => match ready!(created.as_mut().poll(cx)) {
                     Ok(consumer) => {
-                        {
+                        let _ = this.events.push(ConsumerEvent::OrderedRecreated { name: consumer.name().into() });
+                        let started = {
                             let mut state = lock(&this.consumer.state);
                             state.cursor.handle_created();
-                            state.current = consumer.clone();
+                            state.current = consumer;
                             state.stale = false;
-                        }
-                        let _ = this.events.push(ConsumerEvent::OrderedRecreated { name: consumer.name().into() });
-                        match this.mode.start(&consumer) {
+                            this.mode.start(&state.current)
+                        };
+                        match started {
                             Ok(reader) => this.step = Step::Reading(reader),
                             Err(e) => return this.fail(e),
                         }
