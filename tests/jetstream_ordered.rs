@@ -132,7 +132,14 @@ async fn a_deleted_consumer_is_replaced_without_gap_or_duplicate() {
             recreated.push(name);
         }
     }
-    assert_eq!(recreated, [second]);
+    assert_eq!(recreated, [second.clone()]);
+
+    // Caught up, a pull waits on the server: the deletion answers it with 409.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(js.delete_consumer_from_stream(&second, "D").await.unwrap());
+    publish(&client, "D", 200..210).await;
+    assert_eq!(read(&mut messages, 10).await, expected(200..210));
+    assert_ne!(ordered.name(), second);
 }
 
 #[tokio::test]
