@@ -40,7 +40,8 @@ struct State {
     cursor: OrderedCursor,
     /// The last consumer made.
     current: Consumer,
-    /// `current` must be replaced before the next read (a fetch saw a gap).
+    /// `current` must be replaced before the next read: a fetch saw a gap,
+    /// a reader left messages unread, or a replacement is under way.
     stale: bool,
     /// A reader is open and not ended.
     reading: bool,
