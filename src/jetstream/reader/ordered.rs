@@ -50,6 +50,25 @@ struct State {
 impl Context {
     /// An ordered consumer on `stream`; its first consumer is made now, so
     /// a missing stream or a bad option fails here.
+    ///
+    /// ```no_run
+    /// # async fn f(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
+    /// use futures_util::StreamExt;
+    /// use natsjet::jetstream::api::DeliverPolicy;
+    /// use natsjet::jetstream::ordered::OrderedConfig;
+    ///
+    /// let config = OrderedConfig {
+    ///     filter_subjects: vec!["orders.eu.>".into()],
+    ///     deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: 1000 },
+    ///     ..OrderedConfig::default()
+    /// };
+    /// let mut messages = js.ordered_consumer("ORDERS", config).await?.messages().await?;
+    /// while let Some(message) = messages.next().await {
+    ///     let message = message?; // each stream message once, in order; no acks
+    ///     println!("{} {:?}", message.info()?.stream_sequence, message.payload);
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub async fn ordered_consumer(
         &self,
         stream: impl Into<String>,
