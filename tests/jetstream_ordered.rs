@@ -132,7 +132,7 @@ async fn a_deleted_consumer_is_replaced_without_gap_or_duplicate() {
             recreated.push(name);
         }
     }
-    assert_eq!(recreated, [second.clone()]);
+    assert_eq!(recreated, std::slice::from_ref(&second));
 
     // Caught up, a pull waits on the server: the deletion answers it with 409.
     tokio::time::sleep(Duration::from_millis(200)).await;
