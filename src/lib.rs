@@ -4,7 +4,7 @@
 //! Layers, bottom up: [`proto`] (wire codec), [`conn`] (the connection state
 //! machine: bytes, commands and `now` in; bytes, events and the next deadline
 //! out — see its docs for the loop contract), the JetStream machines in
-//! [`jetstream::pull`] and [`jetstream::ack`], then one driver task per
+//! [`jetstream::pull`], [`jetstream::ack`] and [`jetstream::ordered`], then one driver task per
 //! connection ([`driver`]) over a [`transport`], and the API on top
 //! ([`Client`], [`jetstream::Context`]). The core never reads a clock or
 //! spawns; the driver feeds it time from the runtime (tokio natively, JS

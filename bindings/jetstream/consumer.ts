@@ -1,13 +1,23 @@
 /**
  * Pull consumers shaped like nats.js's `Consumer` (`js.consumers.get`):
- * `fetch` one batch, `next` one message, `consume` continuously.
+ * `fetch` one batch, `next` one message, `consume` continuously; the same
+ * on an ordered consumer (`js.consumers.get(stream, opts?)`), whose
+ * consumers the client makes and replaces itself.
  */
-import type { ConsumeOptions as RawConsumeOptions, ConsumerInfo, FetchOptions, RawConsumer, RawJetStream } from "../raw.js";
+import type {
+  ConsumeOptions as RawConsumeOptions,
+  ConsumerInfo,
+  FetchOptions,
+  OrderedConsumerOptions,
+  RawConsumer,
+  RawJetStream,
+  RawOrderedConsumer,
+} from "../raw.js";
 import { parseReply, request, requestText } from "./api.js";
 import { ConsumerMessages, type ConsumerCallbackFn } from "./consumer_messages.js";
 import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
-export type { FetchOptions };
+export type { FetchOptions, OrderedConsumerOptions };
 
 /** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
 export interface ConsumeOptions extends RawConsumeOptions {
@@ -24,22 +34,12 @@ export interface NextOptions {
   expires?: number;
 }
 
-export class Consumer {
-  readonly #raw: RawConsumer;
-  readonly #js: RawJetStream;
-  #info: ConsumerInfo;
+/** How a consumer reads: the wasm consumer, plain or ordered. */
+type RawReads = Pick<RawConsumer, "fetch" | "consume" | "next">;
 
-  /** Made by `js.consumers.get`. */
-  constructor(raw: RawConsumer, js: RawJetStream, info: ConsumerInfo) {
-    this.#raw = raw;
-    this.#js = js;
-    this.#info = info;
-  }
-
-  /** @internal The wasm consumer, for `CheckpointLedger`. */
-  get raw(): RawConsumer {
-    return this.#raw;
-  }
+/** Reading, the same on both kinds of consumer. */
+abstract class Reads {
+  protected abstract readonly reads: RawReads;
 
   /** Always true: natsjet's consumers are pull consumers (nats.js's `ConsumerKind`). */
   isPullConsumer(): true {
@@ -49,6 +49,53 @@ export class Consumer {
   /** Always false: natsjet has no push consumers. */
   isPushConsumer(): false {
     return false;
+  }
+
+  /** One batch: iterating ends after `max_messages` (100), `max_bytes` or `expires` (30 s). */
+  async fetch(opts?: FetchOptions): Promise<ConsumerMessages> {
+    return new ConsumerMessages(this.reads.fetch(opts));
+  }
+
+  /** The next message, or `null` if none came within `expires`. */
+  async next(opts: NextOptions = {}): Promise<JsMsg | null> {
+    const delivered = await this.reads.next(opts.expires);
+    return delivered && new DeliveredBatch(delivered).msg(0);
+  }
+
+  /**
+   * Continuous reading: pulls stay outstanding and refill, heartbeats are
+   * watched and reconnects re-pulled in the connection's task (a slow loop
+   * never causes a missed heartbeat). As nats.js, a deleted consumer is
+   * waited for (reported by `status()`) unless `abort_on_missing_resource`,
+   * which ends it with a `CONSUMER_STATUS` error; a 400 bad request ends it.
+   * With `callback`, each message goes to it instead of to the iterator.
+   */
+  async consume(opts?: ConsumeOptions): Promise<ConsumerMessages> {
+    const callback = opts?.callback;
+    return new ConsumerMessages(this.reads.consume(opts), callback);
+  }
+}
+
+export class Consumer extends Reads {
+  readonly #raw: RawConsumer;
+  readonly #js: RawJetStream;
+  #info: ConsumerInfo;
+
+  /** Made by `js.consumers.get`. */
+  constructor(raw: RawConsumer, js: RawJetStream, info: ConsumerInfo) {
+    super();
+    this.#raw = raw;
+    this.#js = js;
+    this.#info = info;
+  }
+
+  protected get reads(): RawReads {
+    return this.#raw;
+  }
+
+  /** @internal The wasm consumer, for `CheckpointLedger`. */
+  get raw(): RawConsumer {
+    return this.#raw;
   }
 
   /** Fresh info from the server, or (`cached`) the info as of the last call. */
@@ -64,29 +111,46 @@ export class Consumer {
     const { stream_name, name } = this.#info;
     return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", stream_name, name)).success;
   }
+}
 
-  /** One batch: iterating ends after `max_messages` (100), `max_bytes` or `expires` (30 s). */
-  async fetch(opts?: FetchOptions): Promise<ConsumerMessages> {
-    return new ConsumerMessages(this.#raw.fetch(opts));
+/**
+ * An ordered consumer (ADR-17), as nats.js's: every message of the stream
+ * (or of `filter_subjects`) once and in stream order, read through
+ * ephemeral consumers without acks (`ack()` and the like change nothing)
+ * that the client makes and, after a gap, missed heartbeats, a deleted
+ * consumer or a reconnect, replaces with one that resumes after the last
+ * message handed out (`status()` reports `ordered_consumer_recreated`).
+ * One `fetch`, `next` or `consume` at a time.
+ */
+export class OrderedConsumer extends Reads {
+  readonly #raw: RawOrderedConsumer;
+  readonly #js: RawJetStream;
+  readonly #stream: string;
+  #info: ConsumerInfo | null = null;
+
+  /** Made by `js.consumers.get(stream, opts?)`. */
+  constructor(raw: RawOrderedConsumer, js: RawJetStream, stream: string) {
+    super();
+    this.#raw = raw;
+    this.#js = js;
+    this.#stream = stream;
   }
 
-  /** The next message, or `null` if none came within `expires`. */
-  async next(opts: NextOptions = {}): Promise<JsMsg | null> {
-    const delivered = await this.#raw.next(opts.expires);
-    return delivered && new DeliveredBatch(delivered).msg(0);
+  protected get reads(): RawReads {
+    return this.#raw;
   }
 
-  /**
-   * Continuous reading: pulls stay outstanding and refill, heartbeats are
-   * watched and reconnects re-pulled in the connection's task (a slow loop
-   * never causes a missed heartbeat). As nats.js, a deleted consumer is
-   * waited for (reported by `status()`) unless `abort_on_missing_resource`,
-   * which ends it with a `CONSUMER_STATUS` error; a 400 bad request ends it.
-   * With `callback`, each message goes to it instead of to the iterator.
-   */
-  async consume(opts?: ConsumeOptions): Promise<ConsumerMessages> {
-    const callback = opts?.callback;
-    return new ConsumerMessages(this.#raw.consume(opts), callback);
+  /** Info of the current consumer from the server, or (`cached`) as of the last call. */
+  async info(cached = false): Promise<ConsumerInfo> {
+    const known = this.#info;
+    if (cached && known !== null && known.name === this.#raw.name) return known;
+    const info = await request<ConsumerInfo>(this.#js, "CONSUMER.INFO", this.#stream, this.#raw.name);
+    return (this.#info = info);
+  }
+
+  /** Deletes the current consumer; the next read makes a new one. */
+  async delete(): Promise<boolean> {
+    return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", this.#stream, this.#raw.name)).success;
   }
 }
 
@@ -100,15 +164,24 @@ export class Consumers {
   }
 
   /** The pull consumer `name` of `stream`; rejects (`JETSTREAM`, 10014) if it does not exist. */
-  async get(stream: string, name: string): Promise<Consumer> {
-    const info = await requestText(this.#raw, "CONSUMER.INFO", stream, name);
-    return new Consumer(this.#raw.consumer(info), this.#raw, parseReply(info));
+  get(stream: string, name: string): Promise<Consumer>;
+  /**
+   * An ordered consumer on `stream` (nats.js: no name, or options); its
+   * first consumer is made now, so a missing stream rejects (`JETSTREAM`).
+   */
+  get(stream: string, opts?: OrderedConsumerOptions): Promise<OrderedConsumer>;
+  async get(stream: string, nameOrOpts?: string | OrderedConsumerOptions): Promise<Consumer | OrderedConsumer> {
+    if (typeof nameOrOpts === "string") {
+      const info = await requestText(this.#raw, "CONSUMER.INFO", stream, nameOrOpts);
+      return new Consumer(this.#raw.consumer(info), this.#raw, parseReply(info));
+    }
+    return new OrderedConsumer(await this.#raw.orderedConsumer(stream, nameOrOpts), this.#raw, stream);
   }
 }
 
-/** Whether `v` is a pull consumer, as nats.js's helper. */
-export function isPullConsumer(v: unknown): v is Consumer {
-  return v instanceof Consumer;
+/** Whether `v` is a pull consumer (every consumer is), as nats.js's helper. */
+export function isPullConsumer(v: unknown): v is Consumer | OrderedConsumer {
+  return v instanceof Reads;
 }
 
 /** Always false: natsjet has no push consumers (nats.js's helper). */

@@ -37,7 +37,9 @@ export type ConsumerStatus =
   /** A fetch ended; `code` and `description` come with `reason: "status"`. */
   | { type: "fetch_done"; reason: FetchEnd; code?: number; description?: string }
   /** After `stop()`, every pull has ended. */
-  | { type: "drained" };
+  | { type: "drained" }
+  /** An ordered consumer made consumer `name` (first, or after a gap or a loss) and reads from it. */
+  | { type: "ordered_consumer_recreated"; name: string };
 
 /** Messages taken from wasm per crossing, at most. */
 const BATCH = 1024;
@@ -236,6 +238,8 @@ function consumerStatus([type, value, text]: RawConsumerEvent): ConsumerStatus {
       return { type, code, description };
     case "pinned":
       return { type, id: description };
+    case "ordered_consumer_recreated":
+      return { type, name: description };
     case "fetch_done":
       return value === undefined ? { type, reason: text as FetchEnd } : { type, reason: "status", code, description };
     default:

@@ -40,9 +40,11 @@ export {
   Consumers,
   isPullConsumer,
   isPushConsumer,
+  OrderedConsumer,
   type ConsumeOptions,
   type FetchOptions,
   type NextOptions,
+  type OrderedConsumerOptions,
 } from "./consumer.js";
 export {
   ConsumerMessages,

@@ -40,6 +40,9 @@ import {
   type ConsumerMessages,
   type ConsumerResetResponse,
   type ConsumerStatus,
+  OrderedConsumer,
+  type OrderedConsumerOptions,
+  ReplayPolicy,
   type DeliveryInfo,
   type DirectMsgRequest,
   type ErrorCode,
@@ -241,6 +244,28 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
     retries: 0,
   });
   void [ack.seq, ack.duplicate, ack.domain];
+  const ordered: OrderedConsumer = await js.consumers.get("ORDERS");
+  const orderedOpts: OrderedConsumerOptions = {
+    filter_subjects: ["orders.eu", "orders.us"],
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: 10,
+    replay_policy: ReplayPolicy.Instant,
+    inactive_threshold: 60_000,
+    headers_only: true,
+    name_prefix: "audit_",
+  };
+  const fromTime: OrderedConsumer = await js.consumers.get("ORDERS", { opt_start_time: "2026-01-01T00:00:00Z" });
+  const inOrder: ConsumerMessages = await (await js.consumers.get("ORDERS", orderedOpts)).consume({ max_messages: 10 });
+  const orderedInfo: ConsumerInfo = await ordered.info(true);
+  const orderedNext: JsMsg | null = await fromTime.next({ expires: 1000 });
+  void [inOrder, orderedInfo, orderedNext, isPullConsumer(ordered), await ordered.fetch({ max_messages: 5 })];
+  for await (const s of inOrder.status()) if (s.type === "ordered_consumer_recreated") void s.name.length;
+  // @ts-expect-error: an ordered consumer starts by a deliver policy, not by any word
+  await js.consumers.get("ORDERS", { deliver_policy: "sometimes" });
+  // @ts-expect-error: filter_subjects are subjects
+  await js.consumers.get("ORDERS", { filter_subjects: 7 });
+  // @ts-expect-error: an ordered consumer has no ledger (no acks to hold)
+  void new CheckpointLedger(ordered);
   const c = await js.consumers.get("ORDERS", "workers");
   const pull: boolean = isPullConsumer(c) && c.isPullConsumer() && !c.isPushConsumer() && !isPushConsumer(c);
   void pull;

@@ -1,9 +1,11 @@
-//! JetStream: API types, the sans-IO pull consumer and ack machines, and —
-//! where a runtime exists — the context, management calls, acked publish,
-//! pull readers, acks, `AckBatch` commits and the checkpoint ledger.
+//! JetStream: API types, the sans-IO pull consumer, ack and ordered-read
+//! machines, and — where a runtime exists — the context, management calls,
+//! acked publish, pull and ordered readers, acks, `AckBatch` commits and the
+//! checkpoint ledger.
 
 pub mod ack;
 pub mod api;
+pub mod ordered;
 pub mod pull;
 
 #[cfg(has_runtime)]
@@ -50,4 +52,4 @@ pub use message::Message;
 #[cfg(has_runtime)]
 pub use publish::{Publish, PublishAckFuture};
 #[cfg(has_runtime)]
-pub use reader::{Batch, FetchBuilder, Messages, StreamBuilder};
+pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, StreamBuilder};

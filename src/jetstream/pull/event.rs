@@ -65,4 +65,6 @@ pub enum ConsumerEvent {
     FetchDone(FetchEnd),
     /// After `stop()`, every pull has ended: the inbox can be unsubscribed.
     Drained,
+    /// An ordered reader made consumer `name` (first or after a reset) and reads from it.
+    OrderedRecreated { name: String },
 }

@@ -4,7 +4,10 @@
 //! reconnect — happens in the connection's driver task ([`slot`]); the
 //! streams here only hand messages to the user and report what was taken.
 
+mod ordered;
 pub(crate) mod slot;
+
+pub use ordered::{OrderedConsumer, OrderedMessages};
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -59,6 +62,25 @@ impl Consumer {
         use futures_util::StreamExt;
         let mut batch = self.fetch().max_messages(1).expires(expires).messages().await?;
         batch.next().await.transpose()
+    }
+
+    /// Continuous reading with these options, as given.
+    pub fn consume_with(&self, options: ConsumeOptions) -> Result<Messages, Error> {
+        let mut machine = PullConsumer::consume(self.context.client().now(), options.clone())?;
+        machine.track_buffered();
+        let report = match options.max_bytes {
+            Some(max) => Report::Bytes(options.threshold_bytes.unwrap_or(max / 2) / 2),
+            None => {
+                let max = options.max_messages.unwrap_or(super::pull::DEFAULT_MAX_MESSAGES);
+                Report::Messages((max / 4).min(options.threshold_messages.unwrap_or(max / 2)).max(1))
+            }
+        };
+        self.start(machine, Some(report))
+    }
+
+    /// One batch with these options.
+    pub fn fetch_with(&self, options: FetchOptions) -> Result<Messages, Error> {
+        self.start(PullConsumer::fetch(self.context.client().now(), options)?, None)
     }
 
     fn start(&self, machine: PullConsumer, report: Option<Report>) -> Result<Messages, Error> {
@@ -188,16 +210,7 @@ impl StreamBuilder<'_> {
             }
             None => {}
         }
-        let mut machine = PullConsumer::consume(self.consumer.context.client().now(), self.options.clone())?;
-        machine.track_buffered();
-        let report = match self.options.max_bytes {
-            Some(max) => Report::Bytes(self.options.threshold_bytes.unwrap_or(max / 2) / 2),
-            None => {
-                let max = self.options.max_messages.unwrap_or(super::pull::DEFAULT_MAX_MESSAGES);
-                Report::Messages((max / 4).min(self.options.threshold_messages.unwrap_or(max / 2)).max(1))
-            }
-        };
-        self.consumer.start(machine, Some(report))
+        self.consumer.consume_with(self.options)
     }
 }
 
@@ -254,8 +267,7 @@ impl FetchBuilder<'_> {
     }
 
     pub async fn messages(self) -> Result<Messages, Error> {
-        let machine = PullConsumer::fetch(self.consumer.context.client().now(), self.options)?;
-        self.consumer.start(machine, None)
+        self.consumer.fetch_with(self.options)
     }
 }
 
@@ -335,6 +347,18 @@ impl Messages {
         self.stop();
         let client = self.client.clone();
         async move { client.flush().await }
+    }
+
+    /// Stops and forgets what was received but not read, without naks:
+    /// ordered readers drop what follows a gap, and their consumers take no acks.
+    /// Whether anything was dropped.
+    fn discard(mut self) -> bool {
+        self.stop();
+        let mut dropped = false;
+        while self.items.try_pop().is_some() {
+            dropped = true;
+        }
+        dropped
     }
 
     fn report_taken(&mut self) {

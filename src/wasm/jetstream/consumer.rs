@@ -3,6 +3,7 @@
 //! typed getters, nats.js names, durations in milliseconds.
 
 use std::rc::Rc;
+use std::time::Duration;
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -12,9 +13,9 @@ use super::messages::RawConsumerMessages;
 use super::whole_number;
 use crate::error::Error;
 use crate::jetstream::Consumer;
-use crate::jetstream::pull::{DEFAULT_EXPIRES, PriorityOptions};
+use crate::jetstream::pull::{ConsumeOptions, DEFAULT_EXPIRES, FetchOptions, PriorityOptions};
 use crate::wasm::options::{flag, millis, text};
-use crate::wasm::{at_once, promise};
+use crate::wasm::promise;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_PULL: &str = r#"
@@ -125,29 +126,7 @@ impl RawConsumer {
         &self,
         #[wasm_bindgen(unchecked_param_type = "FetchOptions | undefined")] options: Option<PullOptions>,
     ) -> Result<RawConsumerMessages, JsValue> {
-        let mut fetch = self.consumer.fetch();
-        if let Some(o) = options {
-            // Bytes first: they raise an untouched message count to 1,000,000.
-            if let Some(n) = whole_number(o.max_bytes(), "max_bytes")? {
-                fetch = fetch.max_bytes(n);
-            }
-            if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
-                fetch = fetch.max_messages(n);
-            }
-            if let Some(expires) = millis(o.expires(), "expires")? {
-                fetch = fetch.expires(expires);
-            }
-            if let Some(heartbeat) = millis(o.idle_heartbeat(), "idle_heartbeat")? {
-                fetch = fetch.heartbeat(heartbeat);
-            }
-            if flag(o.no_wait(), "no_wait")? == Some(true) {
-                fetch = fetch.no_wait();
-            }
-            if let Some(priority) = priority(&o)? {
-                fetch = fetch.priority(priority);
-            }
-        }
-        Ok(RawConsumerMessages::new(at_once(fetch.messages())?))
+        Ok(RawConsumerMessages::new(self.consumer.fetch_with(fetch_options(options)?)?))
     }
 
     /// Continuous reading: keeps pulls outstanding, re-pulls after
@@ -157,54 +136,66 @@ impl RawConsumer {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ConsumeOptions | undefined")] options: Option<PullOptions>,
     ) -> Result<RawConsumerMessages, JsValue> {
-        let mut stream = self.consumer.stream();
-        // nats.js keeps waiting unless told to abort on a missing resource.
-        let mut keep_waiting = true;
-        if let Some(o) = options {
-            if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
-                stream = stream.max_messages(n);
-            }
-            if let Some(n) = whole_number(o.max_bytes(), "max_bytes")? {
-                stream = stream.max_bytes(n);
-            }
-            if let Some(n) = whole_number(o.threshold_messages(), "threshold_messages")? {
-                stream = stream.threshold_messages(n);
-            }
-            if let Some(n) = whole_number(o.threshold_bytes(), "threshold_bytes")? {
-                stream = stream.threshold_bytes(n);
-            }
-            if let Some(expires) = millis(o.expires(), "expires")? {
-                stream = stream.expires(expires);
-            }
-            if let Some(heartbeat) = millis(o.idle_heartbeat(), "idle_heartbeat")? {
-                stream = stream.heartbeat(heartbeat);
-            }
-            if let Some(priority) = priority(&o)? {
-                stream = stream.priority(priority);
-            }
-            let abort = flag(o.abort_on_missing_resource(), "abort_on_missing_resource")?;
-            keep_waiting = match (flag(o.keep_waiting(), "keep_waiting")?, abort) {
-                (Some(keep), Some(abort)) if keep == abort => {
-                    let text = "keep_waiting and abort_on_missing_resource contradict each other";
-                    return Err(Error::InvalidArgument(text.into()).into());
-                }
-                (Some(keep), _) => keep,
-                (None, abort) => abort != Some(true),
-            };
-        }
-        if keep_waiting {
-            stream = stream.keep_waiting();
-        }
-        Ok(RawConsumerMessages::new(at_once(stream.messages())?))
+        Ok(RawConsumerMessages::new(self.consumer.consume_with(consume_options(options)?)?))
     }
 
     /// The next message, waiting up to `expires` ms (30000); `null` if none came.
     #[wasm_bindgen(unchecked_return_type = "Promise<RawDelivered | null>")]
     pub fn next(&self, expires: Option<f64>) -> Result<Promise, JsValue> {
-        let expires = millis(expires.into(), "expires")?.unwrap_or(DEFAULT_EXPIRES);
+        let expires = next_expires(expires)?;
         let consumer = self.consumer.clone();
         Ok(promise(async move { Ok(delivered(consumer.next(expires).await?.into_iter().collect())) }))
     }
+}
+
+/// `next`'s wait: `expires` ms, 30000 by default.
+pub(super) fn next_expires(expires: Option<f64>) -> Result<Duration, Error> {
+    Ok(millis(expires.into(), "expires")?.unwrap_or(DEFAULT_EXPIRES))
+}
+
+/// `FetchOptions` read as nats.js means them.
+pub(super) fn fetch_options(options: Option<PullOptions>) -> Result<FetchOptions, Error> {
+    let Some(o) = options else { return Ok(FetchOptions::default()) };
+    // A byte limit alone raises the message count to 1,000,000.
+    let mut fetch = match whole_number(o.max_bytes(), "max_bytes")? {
+        Some(n) => FetchOptions::bytes(n),
+        None => FetchOptions::default(),
+    };
+    if let Some(n) = whole_number(o.max_messages(), "max_messages")? {
+        fetch.max_messages = n;
+    }
+    if let Some(expires) = millis(o.expires(), "expires")? {
+        fetch.expires = expires;
+    }
+    fetch.idle_heartbeat = millis(o.idle_heartbeat(), "idle_heartbeat")?;
+    fetch.no_wait = flag(o.no_wait(), "no_wait")? == Some(true);
+    fetch.priority = priority(&o)?;
+    Ok(fetch)
+}
+
+/// `ConsumeOptions` read as nats.js means them: waiting for a deleted
+/// consumer to come back unless told to abort on a missing resource.
+pub(super) fn consume_options(options: Option<PullOptions>) -> Result<ConsumeOptions, Error> {
+    let Some(o) = options else { return Ok(ConsumeOptions { keep_waiting: true, ..ConsumeOptions::default() }) };
+    let abort = flag(o.abort_on_missing_resource(), "abort_on_missing_resource")?;
+    let keep_waiting = match (flag(o.keep_waiting(), "keep_waiting")?, abort) {
+        (Some(keep), Some(abort)) if keep == abort => {
+            let text = "keep_waiting and abort_on_missing_resource contradict each other";
+            return Err(Error::InvalidArgument(text.into()));
+        }
+        (Some(keep), _) => keep,
+        (None, abort) => abort != Some(true),
+    };
+    Ok(ConsumeOptions {
+        max_messages: whole_number(o.max_messages(), "max_messages")?,
+        max_bytes: whole_number(o.max_bytes(), "max_bytes")?,
+        threshold_messages: whole_number(o.threshold_messages(), "threshold_messages")?,
+        threshold_bytes: whole_number(o.threshold_bytes(), "threshold_bytes")?,
+        expires: millis(o.expires(), "expires")?,
+        idle_heartbeat: millis(o.idle_heartbeat(), "idle_heartbeat")?,
+        priority: priority(&o)?,
+        keep_waiting,
+    })
 }
 
 /// The priority group fields, when a group is named.

@@ -1,18 +1,24 @@
-//! `RawConsumerMessages`: a pull reader ([`Messages`]: `fetch` or
-//! `consume`) read in batches like a core subscription, and its consumer
-//! events for nats.js's `status()`.
+//! `RawConsumerMessages`: a pull reader ([`Messages`], or
+//! [`OrderedMessages`] of an ordered consumer: `fetch` or `consume`) read
+//! in batches like a core subscription, and its consumer events for
+//! nats.js's `status()`.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
 
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::batches::Batches;
 use super::deliveries::delivered;
-use crate::jetstream::Messages;
+use crate::error::Error;
 use crate::jetstream::pull::{ConsumerEvent, FetchEnd, PullStatus, ResetReason};
+use crate::jetstream::{Message, Messages, OrderedMessages};
 use crate::wasm::batch::packed_len;
 use crate::wasm::promise;
 
@@ -22,17 +28,48 @@ const TS_EVENTS: &str = r#"
 export type RawConsumerEvent = [type: string, value: number | undefined, text: string | undefined];
 "#;
 
+/// What JS reads: a plain or an ordered pull reader.
+pub(super) trait Reader: Stream<Item = Result<Message, Error>> + Unpin {
+    fn poll_event(&self, cx: &mut Context<'_>) -> Poll<Option<ConsumerEvent>>;
+    fn pending(&self) -> usize;
+    fn stop(&mut self);
+    fn drain(&mut self) -> Pin<Box<dyn Future<Output = Result<(), Error>>>>;
+}
+
+/// The same four calls on both readers.
+macro_rules! reader {
+    ($type:ty) => {
+        impl Reader for $type {
+            fn poll_event(&self, cx: &mut Context<'_>) -> Poll<Option<ConsumerEvent>> {
+                self.poll_next_event(cx)
+            }
+            fn pending(&self) -> usize {
+                <$type>::pending(self)
+            }
+            fn stop(&mut self) {
+                <$type>::stop(self)
+            }
+            fn drain(&mut self) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+                Box::pin(<$type>::drain(self))
+            }
+        }
+    };
+}
+reader!(Messages);
+reader!(OrderedMessages);
+
 /// A reader. Freeing it (or its garbage collection) stops it and naks the
 /// messages it received that were never handed to JS.
 #[wasm_bindgen]
 pub struct RawConsumerMessages {
     /// Shared with pending promises, borrowed only while polled.
-    reader: Rc<RefCell<Batches<Messages>>>,
+    reader: Rc<RefCell<Batches<Box<dyn Reader>>>>,
 }
 
 impl RawConsumerMessages {
-    pub(super) fn new(messages: Messages) -> Self {
-        RawConsumerMessages { reader: Rc::new(RefCell::new(Batches::new(messages))) }
+    pub(super) fn new(reader: impl Reader + 'static) -> Self {
+        let reader: Box<dyn Reader> = Box::new(reader);
+        RawConsumerMessages { reader: Rc::new(RefCell::new(Batches::new(reader))) }
     }
 }
 
@@ -56,7 +93,7 @@ impl RawConsumerMessages {
     pub fn next_event(&self) -> Promise {
         let reader = self.reader.clone();
         promise(async move {
-            let event = poll_fn(|cx| reader.borrow().stream.get_ref().poll_next_event(cx)).await;
+            let event = poll_fn(|cx| reader.borrow().stream.get_ref().poll_event(cx)).await;
             Ok(event.map_or(JsValue::NULL, |e| event_to_js(e).into()))
         })
     }
@@ -91,6 +128,7 @@ fn event_to_js(event: ConsumerEvent) -> Array {
         ConsumerEvent::FetchDone(FetchEnd::Status(s)) => status("fetch_done", s),
         ConsumerEvent::FetchDone(end) => ("fetch_done", None, Some(fetch_end(&end).into())),
         ConsumerEvent::Drained => ("drained", None, None),
+        ConsumerEvent::OrderedRecreated { name } => ("ordered_consumer_recreated", None, Some(name)),
     };
     let value = value.map_or(JsValue::UNDEFINED, JsValue::from);
     let text = text.map_or(JsValue::UNDEFINED, JsValue::from);

@@ -18,7 +18,8 @@
 //! - [`direct_batch`]: `RawDirectBatch`, the messages of a batched direct get;
 //! - [`lister`]: `RawLister`, the `*.LIST` and `*.NAMES` pages;
 //! - [`consumer`]: `RawConsumer` (fetch, next, consume) and pull options;
-//! - [`messages`]: `RawConsumerMessages`, a pull reader, and its events;
+//! - [`ordered`]: `RawOrderedConsumer` (fetch, next, consume in order) and its options;
+//! - [`messages`]: `RawConsumerMessages`, a pull reader (plain or ordered), and its events;
 //! - [`deliveries`]: `RawDeliveries`, a batch's messages for acks and metadata;
 //! - [`ack_batch`]: `RawAckBatch`, acks committed together;
 //! - [`ledger`]: `RawCheckpointLedger`, messages held until their checkpoint commits;
@@ -36,6 +37,7 @@ mod direct_batch;
 mod ledger;
 mod lister;
 mod messages;
+mod ordered;
 
 use wasm_bindgen::JsValue;
 

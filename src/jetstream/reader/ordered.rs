@@ -1,0 +1,385 @@
+//! Ordered consumers (ADR-17) over the plain pull readers: the sans-IO
+//! [`OrderedCursor`] judges every message, event and reader error; this
+//! module does what it says — create the next consumer (deleting the old
+//! one), sleep before a retry, start a reader on it — and hands the user
+//! only what the cursor let through.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll, ready};
+use std::time::Duration;
+
+use futures_core::Stream;
+use futures_util::future::join;
+
+use super::Messages;
+use super::slot::EVENT_CAPACITY;
+use crate::driver::queue::{Queue, lock};
+use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
+use crate::error::Error;
+use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
+use crate::jetstream::consumer::Consumer;
+use crate::jetstream::context::{Context, encode_request};
+use crate::jetstream::message::Message;
+use crate::jetstream::ordered::{OrderedConfig, OrderedCursor, ResetCause, Verdict};
+use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
+use crate::jetstream::stream::Stream as JsStream;
+
+/// A stream read in order through client-made consumers, shaped like
+/// async-nats's `Consumer<OrderedConfig>` and nats.js's ordered consumer.
+/// Clones share the position; one reader at a time.
+#[derive(Debug, Clone)]
+pub struct OrderedConsumer {
+    context: Context,
+    stream: String,
+    state: Arc<Mutex<State>>,
+}
+
+#[derive(Debug)]
+struct State {
+    cursor: OrderedCursor,
+    /// The last consumer made.
+    current: Consumer,
+    /// `current` must be replaced before the next read: a fetch saw a gap,
+    /// a reader left messages unread, or a replacement is under way.
+    stale: bool,
+    /// A reader is open and not ended.
+    reading: bool,
+}
+
+impl Context {
+    /// An ordered consumer on `stream`; its first consumer is made now, so
+    /// a missing stream or a bad option fails here.
+    ///
+    /// ```no_run
+    /// # async fn f(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
+    /// use futures_util::StreamExt;
+    /// use natsjet::jetstream::api::DeliverPolicy;
+    /// use natsjet::jetstream::ordered::OrderedConfig;
+    ///
+    /// let config = OrderedConfig {
+    ///     filter_subjects: vec!["orders.eu.>".into()],
+    ///     deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: 1000 },
+    ///     ..OrderedConfig::default()
+    /// };
+    /// let mut messages = js.ordered_consumer("ORDERS", config).await?.messages().await?;
+    /// while let Some(message) = messages.next().await {
+    ///     let message = message?; // each stream message once, in order; no acks
+    ///     println!("{} {:?}", message.info()?.stream_sequence, message.payload);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn ordered_consumer(
+        &self,
+        stream: impl Into<String>,
+        config: OrderedConfig,
+    ) -> Result<OrderedConsumer, Error> {
+        let stream = stream.into();
+        let unique = self.client().new_inbox();
+        let unique = unique.rsplit('.').next().unwrap_or_default();
+        let mut cursor = OrderedCursor::new(config, unique)?;
+        let current = create(self.clone(), stream.clone(), cursor.next_consumer(), None).await?;
+        cursor.handle_created();
+        let state = State { cursor, current, stale: false, reading: false };
+        // JS values make the client `!Send` in wasm, where there is one thread.
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
+        let state = Arc::new(Mutex::new(state));
+        Ok(OrderedConsumer { context: self.clone(), stream, state })
+    }
+}
+
+impl JsStream {
+    /// An ordered consumer on this stream: see [`Context::ordered_consumer`].
+    pub async fn ordered_consumer(&self, config: OrderedConfig) -> Result<OrderedConsumer, Error> {
+        self.context.ordered_consumer(self.name(), config).await
+    }
+}
+
+impl OrderedConsumer {
+    /// The name of the consumer reads go to now (it changes on every reset).
+    pub fn name(&self) -> String {
+        lock(&self.state).current.name().to_string()
+    }
+
+    pub fn stream_name(&self) -> &str {
+        &self.stream
+    }
+
+    /// Fresh info of the current consumer.
+    pub async fn info(&self) -> Result<ConsumerInfo, Error> {
+        self.context.consumer_info_from_stream(self.name(), &self.stream).await
+    }
+
+    /// Continuous reading with the default options; see [`consume`](Self::consume).
+    pub async fn messages(&self) -> Result<OrderedMessages, Error> {
+        self.consume(ConsumeOptions::default())
+    }
+
+    /// Continuous reading: never ends by itself. A gap, missed heartbeats,
+    /// a reconnect or a deleted consumer make a new consumer that resumes
+    /// after the last message handed out. `keep_waiting` is ignored.
+    pub fn consume(&self, options: ConsumeOptions) -> Result<OrderedMessages, Error> {
+        self.open(Mode::Consume(ConsumeOptions { keep_waiting: false, ..options }))
+    }
+
+    /// One batch, in order; a gap or a lost consumer ends it early, and
+    /// the next read resumes after the last message handed out.
+    pub fn fetch(&self, options: FetchOptions) -> Result<OrderedMessages, Error> {
+        self.open(Mode::Fetch(options))
+    }
+
+    /// The next message, waiting up to `expires`; `None` if none came.
+    pub async fn next(&self, expires: Duration) -> Result<Option<Message>, Error> {
+        use futures_util::StreamExt;
+        let options = FetchOptions { expires, ..FetchOptions::messages(1) };
+        self.fetch(options)?.next().await.transpose()
+    }
+
+    fn open(&self, mode: Mode) -> Result<OrderedMessages, Error> {
+        let started = {
+            let mut state = lock(&self.state);
+            if state.reading {
+                return Err(Error::InvalidArgument("an ordered consumer has one reader at a time".into()));
+            }
+            let started = (!state.stale).then(|| mode.start(&state.current)).transpose()?;
+            state.reading = true;
+            started
+        };
+        let mut reader = OrderedMessages {
+            consumer: self.clone(),
+            mode,
+            step: Step::Done,
+            events: Queue::new(EVENT_CAPACITY),
+            stopped: false,
+            holds: true,
+        };
+        reader.step = match started {
+            Some(started) => Step::Reading(started),
+            None => reader.create_next(),
+        };
+        Ok(reader)
+    }
+}
+
+/// Makes consumer `config` on `stream`, deleting `old` meanwhile.
+async fn create(
+    context: Context,
+    stream: String,
+    config: api::ConsumerConfig,
+    old: Option<String>,
+) -> Result<Consumer, Error> {
+    let subject = api::consumer_create(context.api_prefix(), &stream, &config)?;
+    let request = CreateConsumerRequest { stream_name: stream.clone(), config, action: ConsumerAction::Create };
+    let body = encode_request(&request)?;
+    let delete = async {
+        let subject = old.and_then(|old| api::consumer_delete(context.api_prefix(), &stream, &old).ok());
+        if let Some(subject) = subject {
+            // Best effort: an unread consumer also expires by itself.
+            let _ = context.request_json(&subject, b"").await;
+        }
+    };
+    let (created, ()) = join(context.request_json(&subject, &body), delete).await;
+    Ok(Consumer::new(context.clone(), ConsumerInfo::from_json_core(&created?)?))
+}
+
+enum Mode {
+    Consume(ConsumeOptions),
+    Fetch(FetchOptions),
+}
+
+impl Mode {
+    fn start(&self, consumer: &Consumer) -> Result<Messages, Error> {
+        match self {
+            Mode::Consume(options) => consumer.consume_with(options.clone()),
+            Mode::Fetch(options) => consumer.fetch_with(options.clone()),
+        }
+    }
+}
+
+enum Step {
+    Reading(Messages),
+    Creating(BoxFuture<Result<Consumer, Error>>),
+    /// Waiting to retry a failed create.
+    Waiting(BoxFuture<()>),
+    Done,
+}
+
+/// Messages of an ordered consumer, as a `Stream` of `Result<Message, Error>`:
+/// each stream message once, in stream order. Acks are not needed (the
+/// consumers take none).
+pub struct OrderedMessages {
+    consumer: OrderedConsumer,
+    mode: Mode,
+    step: Step,
+    /// The readers' events, and [`ConsumerEvent::OrderedRecreated`].
+    events: Arc<Queue<ConsumerEvent>>,
+    stopped: bool,
+    /// Until it ends, this reader is the consumer's one.
+    holds: bool,
+}
+
+impl OrderedMessages {
+    /// Messages received and not yet read.
+    pub fn pending(&self) -> usize {
+        match &self.step {
+            Step::Reading(reader) => reader.pending(),
+            _ => 0,
+        }
+    }
+
+    /// The next consumer event, as [`Messages::poll_next_event`]; events
+    /// pass through as the messages are read.
+    pub fn poll_next_event(&self, cx: &mut TaskContext<'_>) -> Poll<Option<ConsumerEvent>> {
+        self.events.poll_pop(cx)
+    }
+
+    /// Stops pulling; what was received can still be read, then it ends.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+        self.events.close();
+        match &mut self.step {
+            Step::Reading(reader) => reader.stop(),
+            _ => self.finish(),
+        }
+    }
+
+    /// Stops pulling, then waits until the server has what was sent so far.
+    pub fn drain(&mut self) -> impl Future<Output = Result<(), Error>> + 'static {
+        self.stop();
+        let client = self.consumer.context.client().clone();
+        async move { client.flush().await }
+    }
+
+    /// Ended: the consumer is free for the next reader, which needs a new
+    /// one if this one's consumer sent more than was read (a consume pulls ahead).
+    fn finish(&mut self) {
+        let mut ahead = matches!(self.mode, Mode::Consume(_));
+        if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
+            ahead |= reader.discard();
+        }
+        self.events.close();
+        if std::mem::take(&mut self.holds) {
+            let mut state = lock(&self.consumer.state);
+            state.reading = false;
+            state.stale |= ahead;
+        }
+    }
+
+    /// Drops the reader: a new consumer for a consume, the end for a fetch.
+    fn reset(&mut self) {
+        if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
+            reader.discard();
+        }
+        match self.mode {
+            Mode::Consume(_) if !self.stopped => self.step = self.create_next(),
+            _ => {
+                lock(&self.consumer.state).stale = true;
+                self.finish();
+            }
+        }
+    }
+
+    fn create_next(&self) -> Step {
+        let c = &self.consumer;
+        let (config, old) = {
+            let mut state = lock(&c.state);
+            state.stale = true;
+            (state.cursor.next_consumer(), state.current.name().to_string())
+        };
+        Step::Creating(Box::pin(create(c.context.clone(), c.stream.clone(), config, Some(old))))
+    }
+
+    /// Reads the current reader's events: whether one calls for a reset.
+    fn poll_events(&mut self, cx: &mut TaskContext<'_>) -> Option<ResetCause> {
+        let Step::Reading(reader) = &self.step else { return None };
+        while let Poll::Ready(Some(event)) = reader.poll_next_event(cx) {
+            let cause = lock(&self.consumer.state).cursor.handle_event(&event);
+            let _ = self.events.push(event);
+            if cause.is_some() {
+                return cause;
+            }
+        }
+        None
+    }
+
+    fn fail(&mut self, error: Error) -> Poll<Option<Result<Message, Error>>> {
+        self.finish();
+        Poll::Ready(Some(Err(error)))
+    }
+}
+
+impl Stream for OrderedMessages {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if !this.stopped && this.poll_events(cx).is_some() {
+                this.reset();
+                continue;
+            }
+            match &mut this.step {
+                Step::Done => return Poll::Ready(None),
+                Step::Waiting(sleep) => {
+                    ready!(sleep.as_mut().poll(cx));
+                    this.step = this.create_next();
+                }
+                Step::Creating(created) => match ready!(created.as_mut().poll(cx)) {
+                    Ok(consumer) => {
+                        let _ = this.events.push(ConsumerEvent::OrderedRecreated { name: consumer.name().into() });
+                        let started = {
+                            let mut state = lock(&this.consumer.state);
+                            state.cursor.handle_created();
+                            state.current = consumer;
+                            state.stale = false;
+                            this.mode.start(&state.current)
+                        };
+                        match started {
+                            Ok(reader) => this.step = Step::Reading(reader),
+                            Err(e) => return this.fail(e),
+                        }
+                    }
+                    Err(e) => {
+                        let now = this.consumer.context.client().now();
+                        let retry = lock(&this.consumer.state).cursor.handle_create_failed(now, e);
+                        match retry {
+                            Ok(at) => {
+                                let wait = at.saturating_duration_since(now);
+                                this.step = Step::Waiting(DefaultRuntime::sleep(wait));
+                            }
+                            Err(e) => return this.fail(e),
+                        }
+                    }
+                },
+                Step::Reading(reader) => match ready!(Pin::new(reader).poll_next(cx)) {
+                    Some(Ok(message)) => {
+                        let verdict = lock(&this.consumer.state).cursor.handle_message(&message.message);
+                        match verdict {
+                            Ok(Verdict::Deliver) => return Poll::Ready(Some(Ok(message))),
+                            Ok(Verdict::Reset(_)) => this.reset(),
+                            Err(e) => return this.fail(e),
+                        }
+                    }
+                    Some(Err(e)) if this.stopped => return this.fail(e),
+                    Some(Err(e)) => {
+                        let judged = lock(&this.consumer.state).cursor.handle_reader_error(e);
+                        match judged {
+                            Ok(_) => this.reset(),
+                            Err(e) => return this.fail(e),
+                        }
+                    }
+                    None => {
+                        this.finish();
+                        return Poll::Ready(None);
+                    }
+                },
+            }
+        }
+    }
+}
+
+impl Drop for OrderedMessages {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
