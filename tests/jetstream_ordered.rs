@@ -67,6 +67,10 @@ async fn every_message_once_in_order_from_an_unacked_memory_consumer() {
     let mut batch = ordered.fetch(FetchOptions::messages(1)).unwrap();
     let m = timeout(WAIT, batch.next()).await.unwrap().unwrap().unwrap();
     assert_eq!(m.info().unwrap().stream_sequence, 261, "a fetch goes on after the consume");
+    // An ordered consumer takes no acks, and the server has nothing listening
+    // on its ack subjects: a confirmed ack fails at once, without waiting out
+    // the timeout.
+    assert_eq!(timeout(Duration::from_secs(1), m.double_ack()).await.unwrap(), Err(natsjet::Error::NoResponders));
     assert!(batch.next().await.is_none());
     assert!(ordered.messages().await.is_ok(), "a dropped or ended reader frees the consumer");
 }

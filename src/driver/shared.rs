@@ -36,7 +36,7 @@ pub(crate) enum Answer {
 }
 
 impl Answer {
-    fn send(self, id: RequestId, result: Result<Message, Error>) {
+    pub fn send(self, id: RequestId, result: Result<Message, Error>) {
         match self {
             Answer::One(tx) => {
                 let _ = tx.send(result);
@@ -47,6 +47,9 @@ impl Answer {
         }
     }
 }
+
+/// An answer ready to go out, with the request it answers.
+pub(crate) type Answered = (Answer, RequestId, Result<Message, Error>);
 
 pub(crate) struct Subscription {
     pub queue: Arc<Queue<Message>>,
@@ -63,6 +66,9 @@ pub(crate) struct Inner {
     ledgers: IdMap<u64, AckLedger>,
     next_ledger: u64,
     pub requests: IdMap<RequestId, Answer>,
+    /// Answers ready to go out: the driver sends them once it lets go of the
+    /// lock, so a requester woken on another thread does not find it held.
+    pub answered: Vec<Answered>,
     /// Requests for many replies, whose end rules tick here.
     pub gathers: IdMap<GatherKey, GatherSlot>,
     /// Subscriptions still waiting for their first message under a timeout
@@ -113,6 +119,7 @@ impl Shared {
             ledgers: IdMap::default(),
             next_ledger: 0,
             requests: IdMap::default(),
+            answered: Vec::new(),
             gathers: IdMap::default(),
             first_messages: Vec::new(),
             flushes: IdMap::default(),
@@ -192,7 +199,7 @@ impl Inner {
                         gather.handle(now, result);
                         self.retire_gather_if_finished(GatherKey::Request(id));
                     } else if let Some(answer) = self.requests.remove(&id) {
-                        answer.send(id, result);
+                        self.answered.push((answer, id, result));
                     }
                 }
                 Event::Flushed { id, result } => {

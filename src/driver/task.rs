@@ -2,18 +2,21 @@
 //! sans-IO [`Connection`](crate::conn::Connection) with bytes, time and
 //! transport events. Each poll runs, in order: transport actions → reads →
 //! events → writes → the one timer, and caps its work before yielding.
+//! The shared lock is held around the connection's calls only, never across
+//! a transport read or write: a user command on another thread (a request's
+//! publish right after its answer woke it) then does not wait out a syscall.
 
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
 
 use super::runtime::{BoxFuture, Runtime};
-use super::shared::{Inner, Shared};
+use super::shared::{Answered, Inner, Shared};
 use crate::conn::{Action, State};
 use crate::error::Error;
 use crate::time::Instant;
@@ -49,6 +52,8 @@ pub(crate) struct Driver<R: Runtime> {
     /// Bytes taken from the connection and not yet fully written.
     writing: Bytes,
     timer: Option<(Instant, BoxFuture<()>)>,
+    /// Answers taken from the connection's state, sent outside the lock.
+    answered: Vec<Answered>,
     _runtime: PhantomData<fn() -> R>,
 }
 
@@ -62,6 +67,7 @@ impl<R: Runtime> Driver<R> {
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             writing: Bytes::new(),
             timer: None,
+            answered: Vec::new(),
             _runtime: PhantomData,
         }
     }
@@ -100,7 +106,7 @@ impl<R: Runtime> Driver<R> {
     }
 
     /// Polls the transport once; returns whether progress was made.
-    fn poll_link(&mut self, cx: &mut Context<'_>, inner: &mut Inner, now: Instant) -> bool {
+    fn poll_link(&mut self, cx: &mut Context<'_>, shared: &Shared, now: Instant) -> bool {
         match &mut self.link {
             Link::Idle => false,
             Link::Opening { future, tls_upgrade } => match future.as_mut().poll(cx) {
@@ -108,6 +114,7 @@ impl<R: Runtime> Driver<R> {
                 Poll::Ready(Ok(transport)) => {
                     let upgraded = *tls_upgrade;
                     self.link = Link::Open(transport);
+                    let mut inner = shared.lock();
                     if upgraded {
                         inner.conn.handle_tls_ready(now);
                     } else {
@@ -117,13 +124,13 @@ impl<R: Runtime> Driver<R> {
                 }
                 Poll::Ready(Err(error)) => {
                     self.link = Link::Idle;
-                    inner.conn.handle_transport_closed(now, Some(error));
+                    shared.lock().conn.handle_transport_closed(now, Some(error));
                     true
                 }
             },
-            Link::Open(_) => self.poll_open(cx, inner, now),
+            Link::Open(_) => self.poll_open(cx, shared, now),
             Link::Closing(transport) => {
-                match poll_write_all(transport, cx, &mut self.writing, inner) {
+                match poll_write_all(transport, cx, &mut self.writing, shared) {
                     Poll::Pending => return false,
                     Poll::Ready(Ok(())) => {}
                     Poll::Ready(Err(_)) => self.writing.clear(),
@@ -132,7 +139,7 @@ impl<R: Runtime> Driver<R> {
                     return false;
                 }
                 self.link = Link::Idle;
-                inner.conn.handle_transport_closed(now, None);
+                shared.lock().conn.handle_transport_closed(now, None);
                 true
             }
             Link::Dropping(transport) => {
@@ -145,7 +152,7 @@ impl<R: Runtime> Driver<R> {
         }
     }
 
-    fn poll_open(&mut self, cx: &mut Context<'_>, inner: &mut Inner, now: Instant) -> bool {
+    fn poll_open(&mut self, cx: &mut Context<'_>, shared: &Shared, now: Instant) -> bool {
         let Link::Open(transport) = &mut self.link else { return false };
         let mut progress = false;
         let mut failure: Option<Option<Error>> = None;
@@ -161,8 +168,10 @@ impl<R: Runtime> Driver<R> {
                 }
                 Poll::Ready(Ok(_)) => {
                     progress = true;
+                    let mut inner = shared.lock();
                     inner.conn.handle_input(now, &mut self.read_buf);
                     inner.dispatch_events(now);
+                    send_answers(inner, &mut self.answered);
                 }
                 Poll::Ready(Err(e)) => {
                     failure = Some(Some(transport::io_error(e)));
@@ -171,7 +180,7 @@ impl<R: Runtime> Driver<R> {
             }
         }
         if failure.is_none() {
-            match poll_write_all(transport, cx, &mut self.writing, inner) {
+            match poll_write_all(transport, cx, &mut self.writing, shared) {
                 Poll::Ready(Err(e)) => failure = Some(Some(transport::io_error(e))),
                 Poll::Ready(Ok(())) | Poll::Pending => {}
             }
@@ -181,7 +190,7 @@ impl<R: Runtime> Driver<R> {
                 self.link = Link::Dropping(t);
             }
             self.writing.clear();
-            inner.conn.handle_transport_closed(now, error);
+            shared.lock().conn.handle_transport_closed(now, error);
             return true;
         }
         progress
@@ -192,15 +201,15 @@ impl<R: Runtime> Driver<R> {
     /// deadline moves on every message): when it fires early the deadline is
     /// checked again and a new sleep armed, so a busy connection re-arms
     /// about once per deadline instead of once per poll.
-    fn poll_timer(&mut self, cx: &mut Context<'_>, inner: &mut Inner, mut now: Instant) -> bool {
-        let Some(deadline) = inner.poll_timeout() else {
+    fn poll_timer(&mut self, cx: &mut Context<'_>, shared: &Shared, mut now: Instant) -> bool {
+        let Some(deadline) = shared.lock().poll_timeout() else {
             self.timer = None;
             return false;
         };
         loop {
             if deadline <= now {
                 self.timer = None;
-                inner.handle_timeout(now);
+                shared.lock().handle_timeout(now);
                 return true;
             }
             match &mut self.timer {
@@ -218,20 +227,32 @@ impl<R: Runtime> Driver<R> {
     }
 }
 
+/// Lets go of the lock, then sends the answers the events left.
+fn send_answers(mut inner: MutexGuard<'_, Inner>, answered: &mut Vec<Answered>) {
+    std::mem::swap(&mut inner.answered, answered);
+    drop(inner);
+    for (answer, id, result) in answered.drain(..) {
+        answer.send(id, result);
+    }
+}
+
 /// Writes `writing`, refilling it from the connection, until the connection
 /// has nothing more or the transport is busy; then flushes.
 fn poll_write_all(
     transport: &mut Transport,
     cx: &mut Context<'_>,
     writing: &mut Bytes,
-    inner: &mut Inner,
+    shared: &Shared,
 ) -> Poll<std::io::Result<()>> {
     loop {
         if writing.is_empty() {
+            let mut inner = shared.lock();
             match inner.conn.poll_transmit(MAX_WRITE) {
                 Some(bytes) => *writing = bytes,
                 None => {
-                    if std::mem::take(&mut inner.hurry) {
+                    let hurry = std::mem::take(&mut inner.hurry);
+                    drop(inner);
+                    if hurry {
                         transport.hurry()?;
                     }
                     return transport.poll_flush(cx);
@@ -258,16 +279,20 @@ impl<R: Runtime> Future for Driver<R> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
         let shared = this.shared.clone();
-        let mut inner = shared.lock();
-        inner.register_driver(cx.waker());
+        shared.lock().register_driver(cx.waker());
         let mut budget = 64;
         loop {
-            this.start_actions(&mut inner);
+            this.start_actions(&mut shared.lock());
             // One clock reading per round: a JS clock call is not free.
             let now = R::now();
-            let mut progress = this.poll_link(cx, &mut inner, now);
-            progress |= this.poll_timer(cx, &mut inner, now);
+            let mut progress = this.poll_link(cx, &shared, now);
+            progress |= this.poll_timer(cx, &shared, now);
+            let mut inner = shared.lock();
             inner.dispatch_events(now);
+            if !inner.answered.is_empty() {
+                send_answers(inner, &mut this.answered);
+                inner = shared.lock();
+            }
             let finished = inner.conn.state() == State::Closed && matches!(this.link, Link::Idle);
             let callbacks = std::mem::take(&mut inner.callback_queue);
             if !callbacks.is_empty() {
