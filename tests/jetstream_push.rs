@@ -16,6 +16,7 @@ use futures_util::StreamExt;
 use natsjet::Error;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode, StreamConfig};
 use natsjet::jetstream::pull::ConsumerEvent;
+use natsjet::jetstream::push::PushOptions;
 use natsjet::jetstream::{self, Context, Messages, PushConsumer};
 use tokio::time::timeout;
 
@@ -173,7 +174,33 @@ async fn a_deleted_consumer_ends_the_messages_with_the_server_error() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(messages.try_next_event(), Some(ConsumerEvent::HeartbeatsMissed { count: 2 })));
+    assert!(
+        matches!(messages.try_next_event(), Some(ConsumerEvent::ConsumerGone(e)) if e.err_code == ErrorCode::CONSUMER_NOT_FOUND)
+    );
     assert!(timeout(WAIT, messages.next()).await.unwrap().is_none(), "then the stream ends");
+}
+
+#[tokio::test]
+async fn keeping_waiting_delivers_again_once_the_consumer_is_back() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "K").await;
+    let consumer = push_consumer(&js, "K", push_config("back", "deliver.back")).await;
+    let mut messages = consumer.consume_with(PushOptions { keep_waiting: true }).unwrap();
+    assert!(js.delete_consumer_from_stream("back", "K").await.unwrap());
+    let gone = timeout(WAIT, async {
+        loop {
+            match messages.try_next_event() {
+                Some(ConsumerEvent::ConsumerGone(e)) => break e,
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    });
+    assert_eq!(gone.await.unwrap().err_code, ErrorCode::CONSUMER_NOT_FOUND);
+
+    push_consumer(&js, "K", push_config("back", "deliver.back")).await;
+    publish(&js, "K", 1, 16).await;
+    assert_eq!(read_acked(&mut messages, 1).await, [0]);
 }
 
 #[tokio::test]

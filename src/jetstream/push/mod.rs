@@ -13,10 +13,10 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use natsjet::jetstream::push::PushInbox;
+//! use natsjet::jetstream::push::{PushInbox, PushOptions};
 //! use natsjet::time::Instant;
 //!
-//! let mut inbox = PushInbox::new(Instant::ZERO, Some(Duration::from_secs(5)));
+//! let mut inbox = PushInbox::new(Instant::ZERO, Some(Duration::from_secs(5)), PushOptions::default());
 //! // Nothing arrives: two heartbeat intervals later the watchdog fires.
 //! let deadline = inbox.poll_timeout().unwrap();
 //! assert_eq!(deadline, Instant::from_millis(10_000));
@@ -38,6 +38,15 @@ use crate::time::Instant;
 /// still waits on (`server/stream.go` `JSConsumerStalled`).
 pub const CONSUMER_STALLED: &str = "Nats-Consumer-Stalled";
 
+/// Options of a push reader.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PushOptions {
+    /// When the consumer turns out to be gone, report it
+    /// ([`ConsumerEvent::ConsumerGone`]) and keep listening, in case it comes
+    /// back, instead of ending with the server's error (nats.js's default).
+    pub keep_waiting: bool,
+}
+
 /// The sans-IO side of one push consumer's deliver subject.
 ///
 /// Inputs: [`handle_message`](Self::handle_message) for every message on the
@@ -50,6 +59,7 @@ pub const CONSUMER_STALLED: &str = "Nats-Consumer-Stalled";
 #[derive(Debug)]
 pub struct PushInbox {
     idle_heartbeat: Option<Duration>,
+    keep_waiting: bool,
     /// When two missed heartbeats are declared; `None` while disconnected or ended.
     heartbeat_deadline: Option<Instant>,
     /// The last time anything arrived (or the watch restarted).
@@ -66,10 +76,11 @@ pub struct PushInbox {
 
 impl PushInbox {
     /// Watches for heartbeats when the consumer's config has `idle_heartbeat`.
-    pub fn new(now: Instant, idle_heartbeat: Option<Duration>) -> Self {
+    pub fn new(now: Instant, idle_heartbeat: Option<Duration>, options: PushOptions) -> Self {
         let idle_heartbeat = idle_heartbeat.filter(|hb| !hb.is_zero());
         let mut inbox = PushInbox {
             idle_heartbeat,
+            keep_waiting: options.keep_waiting,
             heartbeat_deadline: None,
             silent_since: now,
             now,
@@ -121,14 +132,18 @@ impl PushInbox {
         self.heartbeat_deadline = Some(now + 2 * hb);
     }
 
-    /// The answer to a probe: a consumer or stream that is gone ends the
-    /// reader with the server's error; anything else keeps watching.
+    /// The answer to a probe: a consumer or stream that is gone is an
+    /// event and, unless keeping waiting, ends the reader with the server's
+    /// error; anything else keeps watching.
     pub fn handle_probe(&mut self, result: Result<(), Error>) {
         match result {
             Err(Error::JetStream(e))
                 if e.err_code == ErrorCode::CONSUMER_NOT_FOUND || e.err_code == ErrorCode::STREAM_NOT_FOUND =>
             {
-                self.finish(Error::JetStream(e));
+                self.events.push_back(ConsumerEvent::ConsumerGone(e.clone()));
+                if !self.keep_waiting {
+                    self.finish(Error::JetStream(e));
+                }
             }
             _ => {}
         }

@@ -15,7 +15,7 @@ fn t(ms: u64) -> Instant {
 
 /// Heartbeat every 5 s: the watchdog fires after 10 s of silence.
 fn inbox() -> PushInbox {
-    PushInbox::new(t(0), Some(Duration::from_secs(5)))
+    PushInbox::new(t(0), Some(Duration::from_secs(5)), PushOptions::default())
 }
 
 fn user() -> Message {
@@ -55,8 +55,8 @@ fn events(inbox: &mut PushInbox) -> Vec<ConsumerEvent> {
     std::iter::from_fn(|| inbox.poll_event()).collect()
 }
 
-fn not_found(err_code: ErrorCode) -> Error {
-    Error::JetStream(JetStreamError { code: 404, err_code, description: "consumer not found".into() })
+fn not_found(err_code: ErrorCode) -> JetStreamError {
+    JetStreamError { code: 404, err_code, description: "consumer not found".into() }
 }
 
 #[test]
@@ -123,9 +123,11 @@ fn a_probe_that_finds_no_consumer_ends_with_the_server_error() {
     assert!(!inbox.is_finished(), "no answer proves nothing");
     inbox.handle_timeout(t(20_000));
     assert!(inbox.poll_probe());
-    inbox.handle_probe(Err(not_found(ErrorCode::CONSUMER_NOT_FOUND)));
+    let _ = events(&mut inbox);
+    inbox.handle_probe(Err(Error::JetStream(not_found(ErrorCode::CONSUMER_NOT_FOUND))));
     assert!(inbox.is_finished());
-    assert_eq!(inbox.poll_end(), Some(not_found(ErrorCode::CONSUMER_NOT_FOUND)));
+    assert_eq!(events(&mut inbox), [ConsumerEvent::ConsumerGone(not_found(ErrorCode::CONSUMER_NOT_FOUND))]);
+    assert_eq!(inbox.poll_end(), Some(Error::JetStream(not_found(ErrorCode::CONSUMER_NOT_FOUND))));
     assert_eq!(inbox.poll_end(), None, "once");
     assert_eq!(inbox.poll_timeout(), None);
     assert!(!inbox.poll_probe());
@@ -136,8 +138,22 @@ fn a_deleted_stream_ends_it_too() {
     let mut inbox = inbox();
     inbox.handle_timeout(t(10_000));
     assert!(inbox.poll_probe());
-    inbox.handle_probe(Err(not_found(ErrorCode::STREAM_NOT_FOUND)));
-    assert_eq!(inbox.poll_end(), Some(not_found(ErrorCode::STREAM_NOT_FOUND)));
+    inbox.handle_probe(Err(Error::JetStream(not_found(ErrorCode::STREAM_NOT_FOUND))));
+    assert_eq!(inbox.poll_end(), Some(Error::JetStream(not_found(ErrorCode::STREAM_NOT_FOUND))));
+}
+
+#[test]
+fn keeping_waiting_reports_a_gone_consumer_and_listens_on() {
+    let mut inbox = PushInbox::new(t(0), Some(Duration::from_secs(5)), PushOptions { keep_waiting: true });
+    inbox.handle_timeout(t(10_000));
+    assert!(inbox.poll_probe());
+    let _ = events(&mut inbox);
+    inbox.handle_probe(Err(Error::JetStream(not_found(ErrorCode::CONSUMER_NOT_FOUND))));
+    assert_eq!(events(&mut inbox), [ConsumerEvent::ConsumerGone(not_found(ErrorCode::CONSUMER_NOT_FOUND))]);
+    assert!(!inbox.is_finished() && inbox.poll_end().is_none());
+    assert_eq!(inbox.poll_timeout(), Some(t(20_000)), "still watching");
+    // It comes back: its messages are delivered again.
+    assert_eq!(inbox.handle_message(t(12_000), &user()), Delivery::User);
 }
 
 #[test]
@@ -176,7 +192,7 @@ fn the_watch_pauses_while_disconnected_and_restarts_on_reconnect() {
 
 #[test]
 fn without_idle_heartbeat_nothing_is_watched() {
-    let mut inbox = PushInbox::new(t(0), None);
+    let mut inbox = PushInbox::new(t(0), None, PushOptions::default());
     assert_eq!(inbox.poll_timeout(), None);
     inbox.handle_timeout(t(1_000_000));
     assert!(events(&mut inbox).is_empty() && !inbox.poll_probe());

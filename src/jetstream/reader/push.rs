@@ -9,7 +9,7 @@ use crate::driver::queue::Queue;
 use crate::error::Error;
 use crate::jetstream::PushConsumer;
 use crate::jetstream::api;
-use crate::jetstream::push::PushInbox;
+use crate::jetstream::push::{PushInbox, PushOptions};
 
 impl PushConsumer {
     /// The consumer's messages, as the server pushes them. Never ends by
@@ -21,6 +21,12 @@ impl PushConsumer {
     /// Missed heartbeats are events ([`Messages::try_next_event`]).
     /// Dropping the stream naks the messages received and not read.
     pub async fn messages(&self) -> Result<Messages, Error> {
+        self.consume_with(PushOptions::default())
+    }
+
+    /// [`messages`](Self::messages) with options (keep waiting for a
+    /// deleted consumer to come back).
+    pub fn consume_with(&self, options: PushOptions) -> Result<Messages, Error> {
         let config = &self.info.config;
         let Some(deliver_subject) = config.deliver_subject.as_deref() else {
             return Err(Error::InvalidArgument(format!("consumer {:?} is not a push consumer", self.name())));
@@ -34,7 +40,7 @@ impl PushConsumer {
         let sid = {
             let mut inner = client.shared().lock();
             let sid = inner.conn.subscribe(deliver_subject, config.deliver_group.as_deref())?;
-            let inbox = PushInbox::new(client.now(), heartbeat);
+            let inbox = PushInbox::new(client.now(), heartbeat, options);
             inner.readers.insert(sid, ReaderSlot::push(inbox, info_subject, items.clone(), events.clone()));
             inner.wake_driver();
             sid

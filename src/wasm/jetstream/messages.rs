@@ -129,6 +129,7 @@ fn event_to_js(event: ConsumerEvent) -> Array {
         ConsumerEvent::FetchDone(end) => ("fetch_done", None, Some(fetch_end(&end).into())),
         ConsumerEvent::Drained => ("drained", None, None),
         ConsumerEvent::OrderedRecreated { name } => ("ordered_consumer_recreated", None, Some(name)),
+        ConsumerEvent::ConsumerGone(e) => ("consumer_deleted", Some(e.err_code.0 as f64), Some(e.description)),
     };
     let value = value.map_or(JsValue::UNDEFINED, JsValue::from);
     let text = text.map_or(JsValue::UNDEFINED, JsValue::from);
