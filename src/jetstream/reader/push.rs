@@ -25,12 +25,17 @@ impl PushConsumer {
     }
 
     /// [`messages`](Self::messages) with options (keep waiting for a
-    /// deleted consumer to come back).
+    /// deleted consumer to come back). Refused for a consumer without a
+    /// deliver group that someone already listens to, as its last info
+    /// says (`push_bound`): both would get every message.
     pub fn consume_with(&self, options: PushOptions) -> Result<Messages, Error> {
         let config = &self.info.config;
         let Some(deliver_subject) = config.deliver_subject.as_deref() else {
             return Err(Error::InvalidArgument(format!("consumer {:?} is not a push consumer", self.name())));
         };
+        if self.info.push_bound && config.deliver_group.is_none() {
+            return Err(Error::InvalidArgument(format!("consumer {:?} is already bound", self.name())));
+        }
         let context = &self.context;
         let client = context.client().clone();
         let info_subject = api::consumer_info(context.api_prefix(), self.stream_name(), self.name())?;

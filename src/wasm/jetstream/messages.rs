@@ -1,7 +1,7 @@
-//! `RawConsumerMessages`: a pull reader ([`Messages`], or
-//! [`OrderedMessages`] of an ordered consumer: `fetch` or `consume`) read
-//! in batches like a core subscription, and its consumer events for
-//! nats.js's `status()`.
+//! `RawConsumerMessages`: a reader ([`Messages`] of a pull consumer's
+//! `fetch` or `consume` or of a push consumer, or [`OrderedMessages`] of an
+//! ordered consumer) read in batches like a core subscription, and its
+//! consumer events for nats.js's `status()`.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
