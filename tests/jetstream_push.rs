@@ -90,6 +90,10 @@ async fn a_durable_push_consumer_delivers_everything_and_takes_acks() {
     let info = js.consumer_info_from_stream("push", "P").await.unwrap();
     assert_eq!(info.ack_floor.stream_seq, 300);
     assert_eq!(info.num_ack_pending, 0);
+    // Someone listens now, without a deliver group: a second reader would get everything twice.
+    let mut again = consumer.clone();
+    assert!(again.info().await.unwrap().push_bound);
+    assert!(matches!(again.messages().await, Err(Error::InvalidArgument(_))));
 
     // Idle: heartbeats come (every second) and are swallowed, none missed.
     assert!(timeout(Duration::from_millis(3500), messages.next()).await.is_err(), "no heartbeat reaches the user");

@@ -65,7 +65,9 @@ pub struct PushInbox {
     /// The last time anything arrived (or the watch restarted).
     silent_since: Instant,
     now: Instant,
-    replies: VecDeque<String>,
+    /// The flow-control subject to answer. The server waits on one at a
+    /// time (`server/consumer.go` `fcid`), so only the latest counts.
+    reply: Option<String>,
     events: VecDeque<ConsumerEvent>,
     /// A probe is wanted and not yet handed out.
     probe_wanted: bool,
@@ -84,7 +86,7 @@ impl PushInbox {
             heartbeat_deadline: None,
             silent_since: now,
             now,
-            replies: VecDeque::new(),
+            reply: None,
             events: VecDeque::new(),
             probe_wanted: false,
             end: None,
@@ -102,10 +104,10 @@ impl PushInbox {
         let Some(status) = PullStatus::of(message) else { return Delivery::User };
         let kind = status.kind;
         match kind {
-            StatusKind::FlowControl => self.replies.extend(message.reply.clone()),
+            StatusKind::FlowControl => self.reply = message.reply.clone().or(self.reply.take()),
             StatusKind::IdleHeartbeat => {
                 let stalled = message.headers.as_ref().and_then(|h| h.get(CONSUMER_STALLED));
-                self.replies.extend(stalled.map(str::to_owned));
+                self.reply = stalled.map(str::to_owned).or(self.reply.take());
             }
             StatusKind::ConsumerDeleted | StatusKind::PushBased | StatusKind::RequiredApiLevel => {
                 self.finish(Error::ConsumerStatus { code: status.code.0, description: status.description.clone() });
@@ -166,7 +168,7 @@ impl PushInbox {
     /// A subject to publish an empty message to (a flow-control reply).
     #[must_use]
     pub fn poll_reply(&mut self) -> Option<String> {
-        self.replies.pop_front()
+        self.reply.take()
     }
 
     /// Whether to ask the server (`CONSUMER.INFO`) if the consumer still
@@ -206,7 +208,7 @@ impl PushInbox {
         self.finished = true;
         self.end = Some(error);
         self.heartbeat_deadline = None;
-        self.replies.clear();
+        self.reply = None;
     }
 
     /// Time never runs backwards here.

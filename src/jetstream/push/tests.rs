@@ -97,6 +97,16 @@ fn flow_control_requests_are_answered_not_delivered() {
 }
 
 #[test]
+fn only_the_latest_flow_control_subject_is_answered() {
+    let mut inbox = inbox();
+    inbox.handle_message(t(1), &status(100, "FlowControl Request", Some("$JS.FC.ORDERS.y.2"), &[]));
+    let stalled = status(100, "Idle Heartbeat", None, &[("Nats-Consumer-Stalled", "$JS.FC.ORDERS.y.3")]);
+    inbox.handle_message(t(2), &stalled);
+    inbox.handle_message(t(3), &heartbeat());
+    assert_eq!(replies(&mut inbox), ["$JS.FC.ORDERS.y.3"]);
+}
+
+#[test]
 fn missed_heartbeats_raise_an_event_and_a_probe_each_time() {
     let mut inbox = inbox();
     inbox.handle_timeout(t(10_000));

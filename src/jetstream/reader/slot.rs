@@ -217,7 +217,7 @@ fn drive_push(
     events: &Queue<ConsumerEvent>,
     conn: &mut Connection,
 ) -> bool {
-    while let Some(subject) = inbox.poll_reply() {
+    if let Some(subject) = inbox.poll_reply() {
         // Lost with the connection: the server asks again in its next heartbeat.
         let _ = conn.publish(&subject, None, None, b"");
     }
