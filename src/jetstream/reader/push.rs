@@ -40,6 +40,7 @@ impl PushConsumer {
         let client = context.client().clone();
         let info_subject = api::consumer_info(context.api_prefix(), self.stream_name(), self.name())?;
         let heartbeat = Some(config.idle_heartbeat).filter(|hb| !hb.is_zero());
+        // The server bounds what is in flight (max_ack_pending, flow control).
         let items = Queue::new(ITEM_CAPACITY);
         let events = Queue::new(EVENT_CAPACITY);
         let sid = {
