@@ -288,11 +288,7 @@ async fn keep_waiting_survives_a_deleted_consumer_that_comes_back() {
 #[tokio::test]
 async fn consume_survives_a_server_restart() {
     let mut server = NatsServer::start_jetstream();
-    let client = natsjet::ConnectOptions::new()
-        .reconnect_delay(Duration::from_millis(100), Duration::from_millis(50))
-        .connect(server.client_url())
-        .await
-        .unwrap();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
     let js = jetstream::new(client.clone());
     js.create_stream(StreamConfig { name: "Z".into(), subjects: vec!["Z.>".into()], ..Default::default() })
         .await

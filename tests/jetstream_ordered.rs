@@ -169,11 +169,7 @@ async fn fetches_go_on_after_the_consumer_is_deleted() {
 #[tokio::test]
 async fn a_server_restart_is_bridged_without_gap_or_duplicate() {
     let mut server = NatsServer::start_jetstream();
-    let client = natsjet::ConnectOptions::new()
-        .reconnect_delay(Duration::from_millis(100), Duration::from_millis(50))
-        .connect(server.client_url())
-        .await
-        .unwrap();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
     let js = setup(&client, "R", 60).await;
     let ordered = js.ordered_consumer("R", OrderedConfig::default()).await.unwrap();
     let options =

@@ -2,17 +2,22 @@
  * Pull consumers shaped like nats.js's `Consumer` (`js.consumers.get`):
  * `fetch` one batch, `next` one message, `consume` continuously; the same
  * on an ordered consumer (`js.consumers.get(stream, opts?)`), whose
- * consumers the client makes and replaces itself.
+ * consumers the client makes and replaces itself. Push consumers as
+ * nats.js's `PushConsumer` (`js.consumers.getPushConsumer(stream, name)`):
+ * `consume` what the server sends to the deliver subject.
  */
 import type {
   ConsumeOptions as RawConsumeOptions,
   ConsumerInfo,
   FetchOptions,
   OrderedConsumerOptions,
+  PushConsumeOptions,
   RawConsumer,
   RawJetStream,
   RawOrderedConsumer,
+  RawPushConsumer,
 } from "../raw.js";
+import { InvalidOperationError } from "../errors.js";
 import { parseReply, request, requestText } from "./api.js";
 import { ConsumerMessages, type ConsumerCallbackFn } from "./consumer_messages.js";
 import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
@@ -41,12 +46,12 @@ type RawReads = Pick<RawConsumer, "fetch" | "consume" | "next">;
 abstract class Reads {
   protected abstract readonly reads: RawReads;
 
-  /** Always true: natsjet's consumers are pull consumers (nats.js's `ConsumerKind`). */
+  /** Always true: a pull consumer (nats.js's `ConsumerKind`). */
   isPullConsumer(): true {
     return true;
   }
 
-  /** Always false: natsjet has no push consumers. */
+  /** Always false: a pull consumer. */
   isPushConsumer(): false {
     return false;
   }
@@ -76,17 +81,38 @@ abstract class Reads {
   }
 }
 
-export class Consumer extends Reads {
-  readonly #raw: RawConsumer;
+/** A named consumer's info, kept from the last call, and its deletion: the same for pull and push consumers. */
+class Named {
   readonly #js: RawJetStream;
   #info: ConsumerInfo;
+
+  constructor(js: RawJetStream, info: ConsumerInfo) {
+    this.#js = js;
+    this.#info = info;
+  }
+
+  async info(cached: boolean): Promise<ConsumerInfo> {
+    if (!cached) {
+      this.#info = await request(this.#js, "CONSUMER.INFO", this.#info.stream_name, this.#info.name);
+    }
+    return this.#info;
+  }
+
+  async delete(): Promise<boolean> {
+    const { stream_name, name } = this.#info;
+    return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", stream_name, name)).success;
+  }
+}
+
+export class Consumer extends Reads {
+  readonly #raw: RawConsumer;
+  readonly #named: Named;
 
   /** Made by `js.consumers.get`. */
   constructor(raw: RawConsumer, js: RawJetStream, info: ConsumerInfo) {
     super();
     this.#raw = raw;
-    this.#js = js;
-    this.#info = info;
+    this.#named = new Named(js, info);
   }
 
   protected get reads(): RawReads {
@@ -99,17 +125,78 @@ export class Consumer extends Reads {
   }
 
   /** Fresh info from the server, or (`cached`) the info as of the last call. */
-  async info(cached = false): Promise<ConsumerInfo> {
-    if (!cached) {
-      this.#info = await request(this.#js, "CONSUMER.INFO", this.#info.stream_name, this.#info.name);
-    }
-    return this.#info;
+  info(cached = false): Promise<ConsumerInfo> {
+    return this.#named.info(cached);
   }
 
   /** Deletes the consumer on the server. */
-  async delete(): Promise<boolean> {
-    const { stream_name, name } = this.#info;
-    return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", stream_name, name)).success;
+  delete(): Promise<boolean> {
+    return this.#named.delete();
+  }
+}
+
+
+/** Options of a push consumer's `consume`, as nats.js's `PushConsumerOptions`. */
+export interface PushConsumerOptions extends PushConsumeOptions {
+  /**
+   * Messages go to this function, in order, instead of to an iterator (which
+   * then cannot be used). It cannot be async; a throw stops the messages,
+   * and `closed()` resolves with what was thrown.
+   */
+  callback?: ConsumerCallbackFn;
+}
+
+/**
+ * A push consumer, as nats.js's `PushConsumer`: the server sends its
+ * messages to the consumer's `deliver_subject` (to one member of
+ * `deliver_group`, if set) without being asked. Heartbeats and flow-control
+ * requests are answered in the connection's task and never reach the
+ * iterator; missed heartbeats are `status()` events. The messages are
+ * `JsMsg`s acked as a pull consumer's. One `consume` at a time.
+ */
+export class PushConsumer {
+  readonly #raw: RawPushConsumer;
+  readonly #named: Named;
+  #started = false;
+
+  /** Made by `js.consumers.getPushConsumer`. */
+  constructor(raw: RawPushConsumer, js: RawJetStream, info: ConsumerInfo) {
+    this.#raw = raw;
+    this.#named = new Named(js, info);
+  }
+
+  /** Always false: a push consumer (nats.js's `ConsumerKind`). */
+  isPullConsumer(): false {
+    return false;
+  }
+
+  /** Always true: a push consumer. */
+  isPushConsumer(): true {
+    return true;
+  }
+
+  /**
+   * Listens on the deliver subject until `stop()`. Rejects while another
+   * `consume` of this consumer runs, and (`INVALID_ARGUMENT`) when the last
+   * info says someone else listens to a consumer without a deliver group.
+   * With `callback`, each message goes to it instead of to the iterator.
+   */
+  async consume(opts?: PushConsumerOptions): Promise<ConsumerMessages> {
+    if (this.#started) throw new InvalidOperationError("consumer already started");
+    const messages = new ConsumerMessages(this.#raw.consume(opts), opts?.callback);
+    this.#started = true;
+    void messages.closed().then(() => (this.#started = false));
+    return messages;
+  }
+
+  /** Fresh info from the server, or (`cached`) the info as of the last call. */
+  info(cached = false): Promise<ConsumerInfo> {
+    return this.#named.info(cached);
+  }
+
+  /** Deletes the consumer on the server. */
+  delete(): Promise<boolean> {
+    return this.#named.delete();
   }
 }
 
@@ -177,14 +264,24 @@ export class Consumers {
     }
     return new OrderedConsumer(await this.#raw.orderedConsumer(stream, nameOrOpts), this.#raw, stream);
   }
+
+  /**
+   * The push consumer `name` of `stream` (its config has a
+   * `deliver_subject`); rejects (`JETSTREAM`, 10014) if it does not exist,
+   * (`INVALID_ARGUMENT`) if it is a pull consumer.
+   */
+  async getPushConsumer(stream: string, name: string): Promise<PushConsumer> {
+    const info = await requestText(this.#raw, "CONSUMER.INFO", stream, name);
+    return new PushConsumer(this.#raw.pushConsumer(info), this.#raw, parseReply(info));
+  }
 }
 
-/** Whether `v` is a pull consumer (every consumer is), as nats.js's helper. */
+/** Whether `v` is a pull consumer (plain or ordered), as nats.js's helper. */
 export function isPullConsumer(v: unknown): v is Consumer | OrderedConsumer {
   return v instanceof Reads;
 }
 
-/** Always false: natsjet has no push consumers (nats.js's helper). */
-export function isPushConsumer(_v: unknown): false {
-  return false;
+/** Whether `v` is a push consumer, as nats.js's helper. */
+export function isPushConsumer(v: unknown): v is PushConsumer {
+  return v instanceof PushConsumer;
 }

@@ -1,9 +1,10 @@
 /**
  * `ConsumerMessages`, shaped like nats.js's: the messages of a `fetch` or
- * `consume` as an `AsyncIterable<JsMsg>` (or, for `consume({ callback })`,
- * handed to a callback), read from wasm a batch at a time, and its consumer
- * events as `status()`. The pulling, heartbeats and re-pulls run in Rust, in
- * the connection's task, whatever the reader's pace.
+ * `consume` (of a pull or push consumer) as an `AsyncIterable<JsMsg>` (or,
+ * for `consume({ callback })`, handed to a callback), read from wasm a batch
+ * at a time, and its consumer events as `status()`. The pulling, heartbeats,
+ * re-pulls and flow-control replies run in Rust, in the connection's task,
+ * whatever the reader's pace.
  */
 import type { RawConsumerEvent, RawConsumerMessages } from "../raw.js";
 import { InvalidArgumentError, InvalidOperationError } from "../errors.js";
@@ -39,7 +40,13 @@ export type ConsumerStatus =
   /** After `stop()`, every pull has ended. */
   | { type: "drained" }
   /** An ordered consumer made consumer `name` (first, or after a gap or a loss) and reads from it. */
-  | { type: "ordered_consumer_recreated"; name: string };
+  | { type: "ordered_consumer_recreated"; name: string }
+  /**
+   * Push consumers: after missed heartbeats, the server said the consumer
+   * (`code` 10014) or its stream (10059) is gone; the messages end with this
+   * error under `abort_on_missing_resource`, else listening goes on.
+   */
+  | { type: "consumer_deleted"; code: number; description: string };
 
 /** Messages taken from wasm per crossing, at most. */
 const BATCH = 1024;
@@ -235,6 +242,7 @@ function consumerStatus([type, value, text]: RawConsumerEvent): ConsumerStatus {
       return { type, reason: text as "leadership_change" | "reconnected" | "pulls_expired" };
     case "warning":
     case "terminal":
+    case "consumer_deleted":
       return { type, code, description };
     case "pinned":
       return { type, id: description };

@@ -41,10 +41,12 @@ export {
   isPullConsumer,
   isPushConsumer,
   OrderedConsumer,
+  PushConsumer,
   type ConsumeOptions,
   type FetchOptions,
   type NextOptions,
   type OrderedConsumerOptions,
+  type PushConsumerOptions,
 } from "./consumer.js";
 export {
   ConsumerMessages,

@@ -22,7 +22,7 @@ import { InvalidArgumentError, InvalidOperationError, isMessageNotFound, StreamN
 import { fromRaw, headers, type MsgHdrs } from "../headers.js";
 import { parseReply, request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
-import { Consumers, type Consumer } from "./consumer.js";
+import { Consumers, type Consumer, type PushConsumer } from "./consumer.js";
 import { Lister } from "./lister.js";
 
 /** Which messages `purge` removes; `seq` and `keep` exclude each other. */
@@ -308,6 +308,11 @@ export class Stream {
   /** The pull consumer `name` of this stream. */
   getConsumer(name: string): Promise<Consumer> {
     return this.#consumers.get(this.name, name);
+  }
+
+  /** The push consumer `name` of this stream; see `consumers.getPushConsumer`. */
+  getPushConsumer(name: string): Promise<PushConsumer> {
+    return this.#consumers.getPushConsumer(this.name, name);
   }
 
   getMessage(query: MsgRequest): Promise<StoredMsg | null> {

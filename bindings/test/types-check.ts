@@ -42,6 +42,8 @@ import {
   type ConsumerStatus,
   OrderedConsumer,
   type OrderedConsumerOptions,
+  PushConsumer,
+  type PushConsumerOptions,
   ReplayPolicy,
   type DeliveryInfo,
   type DirectMsgRequest,
@@ -266,6 +268,20 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   await js.consumers.get("ORDERS", { filter_subjects: 7 });
   // @ts-expect-error: an ordered consumer has no ledger (no acks to hold)
   void new CheckpointLedger(ordered);
+  const push: PushConsumer = await js.consumers.getPushConsumer("ORDERS", "monitor");
+  const pushOpts: PushConsumerOptions = { abort_on_missing_resource: true, callback: (m: JsMsg) => m.ack() };
+  const pushed: ConsumerMessages = await push.consume(pushOpts);
+  const isPush: true = push.isPushConsumer();
+  const notPull: false = push.isPullConsumer();
+  void [pushed, isPush, notPull, await push.info(true), await push.delete(), isPushConsumer(push)];
+  void (await (await jsm.streams.get("ORDERS")).getPushConsumer("monitor")).consume();
+  for await (const s of (await push.consume()).status()) if (s.type === "consumer_deleted") void [s.code, s.description];
+  // @ts-expect-error: a push consumer is not fetched from, the server sends
+  await push.fetch();
+  // @ts-expect-error: abort_on_missing_resource is a boolean
+  await push.consume({ abort_on_missing_resource: "yes" });
+  // @ts-expect-error: a push consumer is named
+  await js.consumers.getPushConsumer("ORDERS");
   const c = await js.consumers.get("ORDERS", "workers");
   const pull: boolean = isPullConsumer(c) && c.isPullConsumer() && !c.isPushConsumer() && !isPushConsumer(c);
   void pull;

@@ -15,7 +15,7 @@ use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, S
 use crate::error::Error;
 use crate::id_map::IdMap;
 use crate::jetstream::ack::{AckKind, AckLedger};
-use crate::jetstream::reader::slot::{self, PullSlot};
+use crate::jetstream::reader::slot::{self, ReaderSlot};
 use crate::message::Message;
 use crate::time::{Instant, soonest};
 
@@ -59,9 +59,9 @@ pub(crate) struct Subscription {
 pub(crate) struct Inner {
     pub conn: Connection,
     pub subs: IdMap<Sid, Subscription>,
-    /// JetStream pull readers, ticked here so their heartbeats and refills
-    /// never wait on the user.
-    pub pulls: IdMap<Sid, PullSlot>,
+    /// JetStream pull and push readers, ticked here so their heartbeats,
+    /// refills and flow-control replies never wait on the user.
+    pub readers: IdMap<Sid, ReaderSlot>,
     /// Checkpoint ledgers, whose `+WPI`s go out from the driver's clock.
     ledgers: IdMap<u64, AckLedger>,
     next_ledger: u64,
@@ -115,7 +115,7 @@ impl Shared {
         let inner = Inner {
             conn,
             subs: IdMap::default(),
-            pulls: IdMap::default(),
+            readers: IdMap::default(),
             ledgers: IdMap::default(),
             next_ledger: 0,
             requests: IdMap::default(),
@@ -176,10 +176,10 @@ impl Inner {
     pub fn dispatch_events(&mut self, now: Instant) {
         while let Some(event) = self.conn.poll_event() {
             match event {
-                Event::Message { sid, message } => match self.pulls.get_mut(&sid) {
-                    Some(pull) => {
-                        pull.handle_message(now, message);
-                        self.drive_pull(sid);
+                Event::Message { sid, message } => match self.readers.get_mut(&sid) {
+                    Some(reader) => {
+                        reader.handle_message(now, message);
+                        self.drive_reader(sid);
                     }
                     None => match self.gathers.get_mut(&GatherKey::Sub(sid)) {
                         Some(gather) => {
@@ -200,6 +200,8 @@ impl Inner {
                         self.retire_gather_if_finished(GatherKey::Request(id));
                     } else if let Some(answer) = self.requests.remove(&id) {
                         self.answered.push((answer, id, result));
+                    } else {
+                        self.answer_probe(id, &result);
                     }
                 }
                 Event::Flushed { id, result } => {
@@ -217,15 +219,32 @@ impl Inner {
         }
     }
 
-    /// Publishes what a pull reader asks for; retires it when it is done.
-    pub fn drive_pull(&mut self, sid: Sid) {
-        let Some(pull) = self.pulls.get_mut(&sid) else { return };
-        let driven = pull.drive(&mut self.conn);
+    /// Publishes what a reader asks for; retires it when it is done.
+    pub fn drive_reader(&mut self, sid: Sid) {
+        let Some(reader) = self.readers.get_mut(&sid) else { return };
+        let driven = reader.drive(&mut self.conn);
         self.hurry |= driven.pulled;
         if driven.finished {
-            self.pulls.remove(&sid);
-            slot::retire(&mut self.conn, sid);
+            self.retire_reader(sid);
         }
+    }
+
+    /// Removes a reader and its subscription, ending its streams.
+    pub fn retire_reader(&mut self, sid: Sid) {
+        if let Some(reader) = self.readers.remove(&sid) {
+            reader.close();
+            slot::retire(&mut self.conn, sid, &reader);
+        }
+    }
+
+    /// Hands an answer nobody else waits for to the push reader that
+    /// probed its consumer (rare: only after missed heartbeats).
+    fn answer_probe(&mut self, id: RequestId, result: &Result<Message, Error>) {
+        let Some(sid) = self.readers.iter_mut().find_map(|(sid, r)| r.handle_response(id, result).then_some(*sid))
+        else {
+            return;
+        };
+        self.drive_reader(sid);
     }
 
     /// Forgets a request for many replies once its end rules ended it.
@@ -272,30 +291,30 @@ impl Inner {
         }
     }
 
-    /// The soonest deadline of the connection, pull readers and ledgers.
+    /// The soonest deadline of the connection, readers and ledgers.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let at = self.pulls.values().fold(self.conn.poll_timeout(), |at, pull| soonest(at, pull.poll_timeout()));
+        let at = self.readers.values().fold(self.conn.poll_timeout(), |at, r| soonest(at, r.poll_timeout()));
         let at = self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()));
         let at = self.first_messages.iter().fold(at, |at, (_, timer, _)| soonest(at, timer.poll_timeout()));
         self.gathers.values().fold(at, |at, gather| soonest(at, gather.poll_timeout()))
     }
 
-    /// Fires what is due at `now`, in the connection and in pull readers.
+    /// Fires what is due at `now`, in the connection and in readers.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.conn.poll_timeout().is_some_and(|at| at <= now) {
             self.conn.handle_timeout(now);
         }
         let due: Vec<Sid> = self
-            .pulls
+            .readers
             .iter()
             .filter(|(_, p)| p.poll_timeout().is_some_and(|at| at <= now))
             .map(|(sid, _)| *sid)
             .collect();
         for sid in due {
-            if let Some(pull) = self.pulls.get_mut(&sid) {
-                pull.machine_mut().handle_timeout(now);
+            if let Some(reader) = self.readers.get_mut(&sid) {
+                reader.handle_timeout(now);
             }
-            self.drive_pull(sid);
+            self.drive_reader(sid);
         }
         for ledger in self.ledgers.values_mut() {
             if ledger.poll_timeout().is_some_and(|at| at <= now) {
@@ -360,11 +379,11 @@ impl Inner {
     fn on_connection_event(&mut self, now: Instant, event: ConnectionEvent) {
         match &event {
             ConnectionEvent::Disconnected { .. } => {
-                self.pulls_each(|p| p.machine_mut().handle_disconnected(now));
+                self.readers_each(|r| r.handle_disconnected(now));
                 self.ledgers.values_mut().for_each(|l| l.handle_disconnected(now));
             }
             ConnectionEvent::Reconnected { .. } => {
-                self.pulls_each(|p| p.machine_mut().handle_reconnected(now));
+                self.readers_each(|r| r.handle_reconnected(now));
                 self.ledgers.values_mut().for_each(|l| l.handle_reconnected(now));
                 self.send_progress();
             }
@@ -387,13 +406,13 @@ impl Inner {
         self.notify(event);
     }
 
-    fn pulls_each(&mut self, mut f: impl FnMut(&mut PullSlot)) {
-        let sids: Vec<Sid> = self.pulls.keys().copied().collect();
+    fn readers_each(&mut self, mut f: impl FnMut(&mut ReaderSlot)) {
+        let sids: Vec<Sid> = self.readers.keys().copied().collect();
         for sid in sids {
-            if let Some(pull) = self.pulls.get_mut(&sid) {
-                f(pull);
+            if let Some(reader) = self.readers.get_mut(&sid) {
+                f(reader);
             }
-            self.drive_pull(sid);
+            self.drive_reader(sid);
         }
     }
 
@@ -402,8 +421,8 @@ impl Inner {
         for (_, sub) in self.subs.drain() {
             sub.queue.close();
         }
-        for (_, pull) in self.pulls.drain() {
-            pull.close();
+        for (_, reader) in self.readers.drain() {
+            reader.close();
         }
         for (_, gather) in self.gathers.drain() {
             gather.close();

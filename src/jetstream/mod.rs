@@ -1,12 +1,13 @@
-//! JetStream: API types, the sans-IO pull consumer, ack and ordered-read
-//! machines, and — where a runtime exists — the context, management calls,
-//! acked publish, pull and ordered readers, acks, `AckBatch` commits and the
-//! checkpoint ledger.
+//! JetStream: API types, the sans-IO pull consumer, push inbox, ack and
+//! ordered-read machines, and — where a runtime exists — the context,
+//! management calls, acked publish, pull, push and ordered readers, acks,
+//! `AckBatch` commits and the checkpoint ledger.
 
 pub mod ack;
 pub mod api;
 pub mod ordered;
 pub mod pull;
+pub mod push;
 
 #[cfg(has_runtime)]
 mod checkpoint;
@@ -28,6 +29,8 @@ mod paging;
 pub mod publish;
 #[cfg(has_runtime)]
 mod purge;
+#[cfg(has_runtime)]
+mod push_consumer;
 #[cfg(has_runtime)]
 mod raw_message;
 #[cfg(has_runtime)]
@@ -51,5 +54,7 @@ pub use direct_batch::DirectBatch;
 pub use message::Message;
 #[cfg(has_runtime)]
 pub use publish::{Publish, PublishAckFuture};
+#[cfg(has_runtime)]
+pub use push_consumer::PushConsumer;
 #[cfg(has_runtime)]
 pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, StreamBuilder};

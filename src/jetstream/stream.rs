@@ -18,6 +18,7 @@ use super::consumer::Consumer;
 use super::context::{Context, encode_request};
 use super::paging::typed;
 pub use super::purge::Purge;
+use super::push_consumer::PushConsumer;
 pub use super::raw_message::RawMessage;
 use crate::error::Error;
 use crate::subject::validate_subject;
@@ -177,6 +178,11 @@ impl Stream {
 
     pub async fn get_consumer(&self, name: impl AsRef<str>) -> Result<Consumer, Error> {
         self.context.get_consumer_from_stream(name, self.name()).await
+    }
+
+    /// A handle on an existing push consumer (its config has a `deliver_subject`).
+    pub async fn get_push_consumer(&self, name: impl AsRef<str>) -> Result<PushConsumer, Error> {
+        self.context.get_push_consumer_from_stream(name, self.name()).await
     }
 
     /// The durable consumer `name`: the existing one whatever its config,

@@ -82,3 +82,14 @@ macro_rules! over_both_transports {
 }
 #[allow(unused_imports)]
 pub(crate) use over_both_transports;
+
+/// A client that retries a lost server every 100 ms (jitter 50 ms), for
+/// tests that restart the server under a reader.
+#[allow(dead_code)]
+pub async fn connect_quick_reconnect(url: &str) -> natsjet::Client {
+    natsjet::ConnectOptions::new()
+        .reconnect_delay(Duration::from_millis(100), Duration::from_millis(50))
+        .connect(url)
+        .await
+        .unwrap()
+}

@@ -242,7 +242,8 @@ pub enum ConsumerAction {
 }
 
 /// The fields of a consumer's config that natsjet reads itself: the names
-/// and filter that pick the create subject, and what the ack ledger checks.
+/// and filter that pick the create subject, what the ack ledger checks, and
+/// where a push consumer delivers.
 /// For callers that keep the rest as JSON text (the JS API), so a config or
 /// info read through it costs one small parser.
 #[derive(Deserialize)]
@@ -259,6 +260,10 @@ struct ConfigCore {
     ack_wait: Duration,
     #[serde(default)]
     max_ack_pending: i64,
+    deliver_subject: Option<String>,
+    deliver_group: Option<String>,
+    #[serde(default, with = "serde_nanos")]
+    idle_heartbeat: Duration,
 }
 
 impl From<ConfigCore> for ConsumerConfig {
@@ -271,6 +276,9 @@ impl From<ConfigCore> for ConsumerConfig {
             ack_policy: c.ack_policy,
             ack_wait: c.ack_wait,
             max_ack_pending: c.max_ack_pending,
+            deliver_subject: c.deliver_subject,
+            deliver_group: c.deliver_group,
+            idle_heartbeat: c.idle_heartbeat,
             ..Default::default()
         }
     }
@@ -282,6 +290,8 @@ struct InfoCore {
     stream_name: String,
     name: String,
     config: ConfigCore,
+    #[serde(default)]
+    push_bound: bool,
 }
 
 #[derive(Deserialize)]
@@ -293,12 +303,14 @@ struct CreateRequestCore {
 impl ConsumerInfo {
     /// The names of a `CONSUMER.INFO` or `CONSUMER.CREATE` reply, and of
     /// its config the names, filters, ack policy, ack wait and max ack
-    /// pending; every other field keeps its default. Enough for a
-    /// [`Consumer`](crate::jetstream::Consumer) handle, whose readers and
-    /// ledger read nothing else.
+    /// pending, and the deliver subject, group, idle heartbeat and
+    /// `push_bound` of a push consumer; every other field keeps its default. Enough for a
+    /// [`Consumer`](crate::jetstream::Consumer) or
+    /// [`PushConsumer`](crate::jetstream::PushConsumer) handle, whose
+    /// readers and ledger read nothing else.
     pub fn from_json_core(json: &[u8]) -> Result<ConsumerInfo, Error> {
-        let InfoCore { stream_name, name, config } = parse_checked_plain(json)?;
-        Ok(ConsumerInfo { stream_name, name, config: config.into(), ..Default::default() })
+        let InfoCore { stream_name, name, config, push_bound } = parse_checked_plain(json)?;
+        Ok(ConsumerInfo { stream_name, name, config: config.into(), push_bound, ..Default::default() })
     }
 }
 
@@ -538,6 +550,13 @@ mod tests {
         // The rest is left at its default, unread.
         assert_eq!((c.max_deliver, &c.deliver_policy, info.num_pending), (0, &DeliverPolicy::All, 0));
         assert!(matches!(ConsumerInfo::from_json_core(br#"{"name":"x"}"#), Err(Error::Protocol(_))));
+
+        let push = br#"{"stream_name":"S","name":"p","push_bound":true,"config":{"deliver_subject":"d.p",
+            "deliver_group":"g","idle_heartbeat":5000000000,"flow_control":true}}"#;
+        let info = ConsumerInfo::from_json_core(push).unwrap();
+        let c = &info.config;
+        assert_eq!((c.deliver_subject.as_deref(), c.deliver_group.as_deref()), (Some("d.p"), Some("g")));
+        assert_eq!((c.idle_heartbeat, info.push_bound), (Duration::from_secs(5), true));
 
         let body = br#"{"stream_name":"S","action":"create","config":{"durable_name":"d","filter_subject":"a.b","ack_wait":5}}"#;
         let config = CreateConsumerRequest::config_from_json_core(body).unwrap();

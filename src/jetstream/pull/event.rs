@@ -1,6 +1,7 @@
 //! What the pull consumer tells its caller.
 
 use super::status::{PullStatus, StatusKind};
+use crate::jetstream::api::JetStreamError;
 
 /// What [`super::PullConsumer::handle_message`] made of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,4 +68,7 @@ pub enum ConsumerEvent {
     Drained,
     /// An ordered reader made consumer `name` (first or after a reset) and reads from it.
     OrderedRecreated { name: String },
+    /// A push reader asked after missed heartbeats and the server no longer
+    /// has the consumer (or its stream): it ends the reader unless it keeps waiting.
+    ConsumerGone(JetStreamError),
 }

@@ -1,10 +1,12 @@
 //! Reading from a pull consumer: `fetch` (one bounded batch), `next` (one
-//! message) and `messages` (continuous consume, ADR-37). The protocol work —
-//! pulls, pending accounting, heartbeats, statuses, re-pulls after a
-//! reconnect — happens in the connection's driver task ([`slot`]); the
-//! streams here only hand messages to the user and report what was taken.
+//! message) and `messages` (continuous consume, ADR-37); and from a push
+//! consumer ([`push`]). The protocol work — pulls, pending accounting,
+//! heartbeats, statuses, re-pulls after a reconnect, flow control — happens
+//! in the connection's driver task ([`slot`]); the streams here only hand
+//! messages to the user and report what was taken.
 
 mod ordered;
+mod push;
 pub(crate) mod slot;
 
 pub use ordered::{OrderedConsumer, OrderedMessages};
@@ -24,7 +26,7 @@ use crate::client::Client;
 use crate::conn::Sid;
 use crate::driver::queue::Queue;
 use crate::error::Error;
-use slot::{EVENT_CAPACITY, Item, PullSlot};
+use slot::{EVENT_CAPACITY, Item, ReaderSlot};
 
 /// Room for messages between the driver and the reader. The pull machine
 /// bounds what is buffered (it counts untaken messages against its refill
@@ -93,8 +95,8 @@ impl Consumer {
         let sid = {
             let mut inner = client.shared().lock();
             let sid = inner.conn.subscribe(&inbox, None)?;
-            inner.pulls.insert(sid, PullSlot::new(machine, next_subject, inbox, items.clone(), events.clone()));
-            inner.drive_pull(sid);
+            inner.readers.insert(sid, ReaderSlot::pull(machine, next_subject, inbox, items.clone(), events.clone()));
+            inner.drive_reader(sid);
             inner.wake_driver();
             sid
         };
@@ -271,7 +273,7 @@ impl FetchBuilder<'_> {
     }
 }
 
-/// Messages of a pull consumer, as a `Stream` of `Result<Message, Error>`.
+/// Messages of a pull or push consumer, as a `Stream` of `Result<Message, Error>`.
 /// Ends after a fetch's batch, after [`stop`](Self::stop), or with the error
 /// of a terminal status. Dropping it naks what was received but not read,
 /// so those messages are redelivered at once instead of after ack_wait.
@@ -334,9 +336,8 @@ impl Messages {
     /// redelivered once their ack_wait passes.
     pub fn stop(&mut self) {
         let mut inner = self.client.shared().lock();
-        if let Some(pull) = inner.pulls.remove(&self.sid) {
-            pull.close();
-            slot::retire(&mut inner.conn, self.sid);
+        if inner.readers.get(&self.sid).is_some() {
+            inner.retire_reader(self.sid);
             inner.wake_driver();
         }
     }
@@ -365,9 +366,9 @@ impl Messages {
         let (msgs, bytes) = std::mem::take(&mut self.taken);
         let now = self.client.now();
         let mut inner = self.client.shared().lock();
-        if let Some(pull) = inner.pulls.get_mut(&self.sid) {
-            pull.machine_mut().handle_taken(now, msgs, bytes);
-            inner.drive_pull(self.sid);
+        if let Some(reader) = inner.readers.get_mut(&self.sid) {
+            reader.handle_taken(now, msgs, bytes);
+            inner.drive_reader(self.sid);
             inner.wake_driver();
         }
     }
@@ -400,10 +401,7 @@ impl Stream for Messages {
 impl Drop for Messages {
     fn drop(&mut self) {
         let mut inner = self.client.shared().lock();
-        if let Some(pull) = inner.pulls.remove(&self.sid) {
-            pull.close();
-            slot::retire(&mut inner.conn, self.sid);
-        }
+        inner.retire_reader(self.sid);
         // Received but never read: hand them back now.
         let nak = super::ack::AckKind::Nak(None).body();
         while let Some(item) = self.items.try_pop() {

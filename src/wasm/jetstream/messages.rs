@@ -1,7 +1,7 @@
-//! `RawConsumerMessages`: a pull reader ([`Messages`], or
-//! [`OrderedMessages`] of an ordered consumer: `fetch` or `consume`) read
-//! in batches like a core subscription, and its consumer events for
-//! nats.js's `status()`.
+//! `RawConsumerMessages`: a reader ([`Messages`] of a pull consumer's
+//! `fetch` or `consume` or of a push consumer, or [`OrderedMessages`] of an
+//! ordered consumer) read in batches like a core subscription, and its
+//! consumer events for nats.js's `status()`.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -129,6 +129,7 @@ fn event_to_js(event: ConsumerEvent) -> Array {
         ConsumerEvent::FetchDone(end) => ("fetch_done", None, Some(fetch_end(&end).into())),
         ConsumerEvent::Drained => ("drained", None, None),
         ConsumerEvent::OrderedRecreated { name } => ("ordered_consumer_recreated", None, Some(name)),
+        ConsumerEvent::ConsumerGone(e) => ("consumer_deleted", Some(e.err_code.0 as f64), Some(e.description)),
     };
     let value = value.map_or(JsValue::UNDEFINED, JsValue::from);
     let text = text.map_or(JsValue::UNDEFINED, JsValue::from);

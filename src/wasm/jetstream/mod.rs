@@ -19,7 +19,8 @@
 //! - [`lister`]: `RawLister`, the `*.LIST` and `*.NAMES` pages;
 //! - [`consumer`]: `RawConsumer` (fetch, next, consume) and pull options;
 //! - [`ordered`]: `RawOrderedConsumer` (fetch, next, consume in order) and its options;
-//! - [`messages`]: `RawConsumerMessages`, a pull reader (plain or ordered), and its events;
+//! - [`push`]: `RawPushConsumer` (consume) and its options;
+//! - [`messages`]: `RawConsumerMessages`, a pull or push reader, and its events;
 //! - [`deliveries`]: `RawDeliveries`, a batch's messages for acks and metadata;
 //! - [`ack_batch`]: `RawAckBatch`, acks committed together;
 //! - [`ledger`]: `RawCheckpointLedger`, messages held until their checkpoint commits;
@@ -38,6 +39,7 @@ mod ledger;
 mod lister;
 mod messages;
 mod ordered;
+mod push;
 
 use wasm_bindgen::JsValue;
 

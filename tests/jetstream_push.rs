@@ -1,0 +1,235 @@
+//! Push consumers against a real server: a durable one delivers and takes
+//! acks, a deliver group spreads messages without duplicates, flow control
+//! is answered past the server's window, heartbeats never reach the user,
+//! a deleted consumer ends the messages with the server's error, and a
+//! server restart does not stall delivery.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::NatsServer;
+use futures_util::StreamExt;
+use natsjet::Error;
+use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode, StreamConfig};
+use natsjet::jetstream::pull::ConsumerEvent;
+use natsjet::jetstream::push::PushOptions;
+use natsjet::jetstream::{self, Context, Messages, PushConsumer};
+use tokio::time::timeout;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+async fn setup(client: &natsjet::Client, stream: &str) -> Context {
+    let js = jetstream::new(client.clone());
+    let config = StreamConfig { name: stream.into(), subjects: vec![format!("{stream}.>")], ..Default::default() };
+    js.create_stream(config).await.unwrap();
+    js
+}
+
+/// Publishes `n` messages of `size` bytes, many acks in flight.
+async fn publish(js: &Context, stream: &str, n: usize, size: usize) {
+    let mut acks = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut payload = format!("{i}").into_bytes();
+        payload.resize(size.max(payload.len()), b'.');
+        acks.push(js.publish(format!("{stream}.{}", i % 10), Bytes::from(payload)).await.unwrap());
+    }
+    for ack in acks {
+        ack.await.unwrap();
+    }
+}
+
+/// A durable push consumer delivering to `deliver`, heartbeats every second.
+fn push_config(name: &str, deliver: &str) -> ConsumerConfig {
+    ConsumerConfig {
+        durable_name: Some(name.into()),
+        deliver_subject: Some(deliver.into()),
+        ack_policy: AckPolicy::Explicit,
+        idle_heartbeat: Duration::from_secs(1),
+        ..Default::default()
+    }
+}
+
+async fn push_consumer(js: &Context, stream: &str, config: ConsumerConfig) -> PushConsumer {
+    let name = config.durable_name.clone().unwrap();
+    js.create_consumer_on_stream(config, stream).await.unwrap();
+    js.get_push_consumer_from_stream(name, stream).await.unwrap()
+}
+
+/// Reads and acks `n` messages; their payloads' leading numbers.
+async fn read_acked(messages: &mut Messages, n: usize) -> Vec<usize> {
+    let mut got = Vec::with_capacity(n);
+    while got.len() < n {
+        let m = timeout(WAIT, messages.next()).await.expect("a message in time").expect("not ended").unwrap();
+        m.ack().await.unwrap();
+        got.push(number(&m.payload));
+    }
+    got
+}
+
+fn number(payload: &[u8]) -> usize {
+    let digits: Vec<u8> = payload.iter().copied().take_while(u8::is_ascii_digit).collect();
+    String::from_utf8(digits).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_durable_push_consumer_delivers_everything_and_takes_acks() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "P").await;
+    publish(&js, "P", 300, 16).await;
+    let consumer = push_consumer(&js, "P", push_config("push", "deliver.push")).await;
+    assert_eq!(consumer.cached_info().config.deliver_subject.as_deref(), Some("deliver.push"));
+
+    let mut messages = consumer.messages().await.unwrap();
+    assert_eq!(read_acked(&mut messages, 300).await, (0..300).collect::<Vec<_>>());
+    client.flush().await.unwrap();
+    let info = js.consumer_info_from_stream("push", "P").await.unwrap();
+    assert_eq!(info.ack_floor.stream_seq, 300);
+    assert_eq!(info.num_ack_pending, 0);
+    // Someone listens now, without a deliver group: a second reader would get everything twice.
+    let mut again = consumer.clone();
+    assert!(again.info().await.unwrap().push_bound);
+    assert!(matches!(again.messages().await, Err(Error::InvalidArgument(_))));
+
+    // Idle: heartbeats come (every second) and are swallowed, none missed.
+    assert!(timeout(Duration::from_millis(3500), messages.next()).await.is_err(), "no heartbeat reaches the user");
+    assert_eq!(messages.try_next_event(), None);
+    publish(&js, "P", 1, 16).await;
+    let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    assert_eq!(m.info().unwrap().stream_sequence, 301);
+}
+
+#[tokio::test]
+async fn a_pull_consumer_is_not_a_push_consumer() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "Q").await;
+    let config = ConsumerConfig { durable_name: Some("pull".into()), ..Default::default() };
+    js.create_consumer_on_stream(config, "Q").await.unwrap();
+    let error = js.get_push_consumer_from_stream("pull", "Q").await.unwrap_err();
+    assert!(matches!(error, Error::InvalidArgument(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_deliver_group_spreads_messages_without_duplicates() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let other = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "G").await;
+    let config = ConsumerConfig { deliver_group: Some("workers".into()), ..push_config("group", "deliver.group") };
+    let consumer = push_consumer(&js, "G", config).await;
+    let mut a = consumer.messages().await.unwrap();
+    let mut b =
+        jetstream::new(other).get_push_consumer_from_stream("group", "G").await.unwrap().messages().await.unwrap();
+    client.flush().await.unwrap();
+    publish(&js, "G", 400, 16).await;
+
+    let (mut seen, mut from_a, mut from_b) = (HashSet::new(), 0, 0);
+    while seen.len() < 400 {
+        let (m, from) = tokio::select! {
+            m = a.next() => (m, &mut from_a),
+            m = b.next() => (m, &mut from_b),
+            _ = tokio::time::sleep(WAIT) => panic!("stalled after {} messages", seen.len()),
+        };
+        let m = m.expect("not ended").unwrap();
+        m.ack().await.unwrap();
+        assert!(seen.insert(number(&m.payload)), "a duplicate");
+        *from += 1;
+    }
+    assert!(from_a > 0 && from_b > 0, "both members got messages: {from_a} and {from_b}");
+    assert!(timeout(Duration::from_millis(500), a.next()).await.is_err());
+    assert!(timeout(Duration::from_millis(10), b.next()).await.is_err());
+}
+
+#[tokio::test]
+async fn flow_control_is_answered_so_a_large_backlog_keeps_flowing() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "F").await;
+    // 6 MiB: the server stops at 2 MiB in flight until its flow-control
+    // request (sent past 1 MiB) is answered, and doubles the window after.
+    publish(&js, "F", 6000, 1024).await;
+    let config = ConsumerConfig { flow_control: true, ..push_config("fc", "deliver.fc") };
+    let consumer = push_consumer(&js, "F", config).await;
+    let mut messages = consumer.messages().await.unwrap();
+    let got = read_acked(&mut messages, 6000).await;
+    assert_eq!(got, (0..6000).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn a_deleted_consumer_ends_the_messages_with_the_server_error() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "D").await;
+    publish(&js, "D", 3, 16).await;
+    let consumer = push_consumer(&js, "D", push_config("gone", "deliver.gone")).await;
+    let mut messages = consumer.messages().await.unwrap();
+    assert_eq!(read_acked(&mut messages, 3).await, [0, 1, 2]);
+    assert!(js.delete_consumer_from_stream("gone", "D").await.unwrap());
+
+    // Two missed heartbeats (2 s), then a CONSUMER.INFO finds it gone.
+    let end = timeout(WAIT, messages.next()).await.expect("ended in time").expect("an error item");
+    match end {
+        Err(Error::JetStream(e)) => assert_eq!(e.err_code, ErrorCode::CONSUMER_NOT_FOUND),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(messages.try_next_event(), Some(ConsumerEvent::HeartbeatsMissed { count: 2 })));
+    assert!(
+        matches!(messages.try_next_event(), Some(ConsumerEvent::ConsumerGone(e)) if e.err_code == ErrorCode::CONSUMER_NOT_FOUND)
+    );
+    assert!(timeout(WAIT, messages.next()).await.unwrap().is_none(), "then the stream ends");
+}
+
+#[tokio::test]
+async fn keeping_waiting_delivers_again_once_the_consumer_is_back() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "K").await;
+    let consumer = push_consumer(&js, "K", push_config("back", "deliver.back")).await;
+    let mut messages = consumer.consume_with(PushOptions { keep_waiting: true }).unwrap();
+    assert!(js.delete_consumer_from_stream("back", "K").await.unwrap());
+    let gone = timeout(WAIT, async {
+        loop {
+            match messages.try_next_event() {
+                Some(ConsumerEvent::ConsumerGone(e)) => break e,
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    });
+    assert_eq!(gone.await.unwrap().err_code, ErrorCode::CONSUMER_NOT_FOUND);
+
+    push_consumer(&js, "K", push_config("back", "deliver.back")).await;
+    publish(&js, "K", 1, 16).await;
+    assert_eq!(read_acked(&mut messages, 1).await, [0]);
+}
+
+#[tokio::test]
+async fn push_delivery_survives_a_server_restart() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = setup(&client, "R").await;
+    let consumer = push_consumer(&js, "R", push_config("restart", "deliver.restart")).await;
+    let mut messages = consumer.messages().await.unwrap();
+    publish(&js, "R", 1, 16).await;
+    assert_eq!(read_acked(&mut messages, 1).await, [0]);
+    server.restart();
+    let published = timeout(WAIT, async {
+        loop {
+            if let Ok(ack) = js.publish("R.1", Bytes::from_static(b"1 after")).await {
+                if ack.await.is_ok() {
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    published.await.unwrap();
+    // The deliver subject was subscribed again with the connection.
+    assert_eq!(read_acked(&mut messages, 1).await, [1]);
+    let deleted = messages.try_next_event();
+    assert!(!matches!(deleted, Some(ConsumerEvent::Terminal(_))), "{deleted:?}");
+}
