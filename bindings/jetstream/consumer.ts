@@ -3,10 +3,12 @@
  * `fetch` one batch, `next` one message, `consume` continuously; the same
  * on an ordered consumer (`js.consumers.get(stream, opts?)`), whose
  * consumers the client makes and replaces itself. Push consumers as
- * nats.js's `PushConsumer` (`js.consumers.getPushConsumer(stream, name)`):
- * `consume` what the server sends to the deliver subject.
+ * nats.js's `PushConsumer` (`js.consumers.getPushConsumer(stream, name)`,
+ * or `getBoundPushConsumer(opts)` by the deliver subject alone): `consume`
+ * what the server sends to the deliver subject.
  */
 import type {
+  BoundPushConsumerOptions,
   ConsumeOptions as RawConsumeOptions,
   ConsumerInfo,
   FetchOptions,
@@ -22,7 +24,7 @@ import { parseReply, request, requestText } from "./api.js";
 import { ConsumerMessages, type ConsumerCallbackFn } from "./consumer_messages.js";
 import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
-export type { FetchOptions, OrderedConsumerOptions };
+export type { BoundPushConsumerOptions, FetchOptions, OrderedConsumerOptions };
 
 /** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
 export interface ConsumeOptions extends RawConsumeOptions {
@@ -156,13 +158,14 @@ export interface PushConsumerOptions extends PushConsumeOptions {
  */
 export class PushConsumer {
   readonly #raw: RawPushConsumer;
-  readonly #named: Named;
+  /** None for a bound consumer: its name is unknown. */
+  readonly #named: Named | null;
   #started = false;
 
-  /** Made by `js.consumers.getPushConsumer`. */
-  constructor(raw: RawPushConsumer, js: RawJetStream, info: ConsumerInfo) {
+  /** Made by `js.consumers.getPushConsumer`, or (no `info`) by `getBoundPushConsumer`. */
+  constructor(raw: RawPushConsumer, js: RawJetStream, info?: ConsumerInfo) {
     this.#raw = raw;
-    this.#named = new Named(js, info);
+    this.#named = info ? new Named(js, info) : null;
   }
 
   /** Always false: a push consumer (nats.js's `ConsumerKind`). */
@@ -189,14 +192,22 @@ export class PushConsumer {
     return messages;
   }
 
-  /** Fresh info from the server, or (`cached`) the info as of the last call. */
-  info(cached = false): Promise<ConsumerInfo> {
-    return this.#named.info(cached);
+  /**
+   * Fresh info from the server, or (`cached`) the info as of the last call;
+   * rejects (`INVALID_ARGUMENT`) for a bound consumer, as nats.js.
+   */
+  async info(cached = false): Promise<ConsumerInfo> {
+    return this.#known("info").info(cached);
   }
 
-  /** Deletes the consumer on the server. */
-  delete(): Promise<boolean> {
-    return this.#named.delete();
+  /** Deletes the consumer on the server; rejects (`INVALID_ARGUMENT`) for a bound consumer. */
+  async delete(): Promise<boolean> {
+    return this.#known("delete").delete();
+  }
+
+  #known(what: string): Named {
+    if (this.#named === null) throw new InvalidOperationError(`bound consumers cannot ${what}`);
+    return this.#named;
   }
 }
 
@@ -273,6 +284,17 @@ export class Consumers {
   async getPushConsumer(stream: string, name: string): Promise<PushConsumer> {
     const info = await requestText(this.#raw, "CONSUMER.INFO", stream, name);
     return new PushConsumer(this.#raw.pushConsumer(info), this.#raw, parseReply(info));
+  }
+
+  /**
+   * A push consumer known by its deliver settings alone, made without any
+   * JetStream API call (for users without API permissions), as nats.js.
+   * Missed heartbeats are reported; a deleted consumer goes unnoticed.
+   * `info()` and `delete()` reject. Rejects (`INVALID_ARGUMENT`) without a
+   * `deliver_subject`, (`INVALID_SUBJECT`) for a bad one.
+   */
+  async getBoundPushConsumer(opts: BoundPushConsumerOptions): Promise<PushConsumer> {
+    return new PushConsumer(this.#raw.boundPushConsumer(opts), this.#raw);
   }
 }
 

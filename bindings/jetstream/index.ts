@@ -42,6 +42,7 @@ export {
   isPushConsumer,
   OrderedConsumer,
   PushConsumer,
+  type BoundPushConsumerOptions,
   type ConsumeOptions,
   type FetchOptions,
   type NextOptions,

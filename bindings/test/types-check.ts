@@ -34,6 +34,7 @@ import {
   StorageType,
   type AckReport,
   type ApiError,
+  type BoundPushConsumerOptions,
   type ConnectionOptions,
   type ConsumerConfig,
   type ConsumerInfo,
@@ -282,6 +283,13 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   await push.consume({ abort_on_missing_resource: "yes" });
   // @ts-expect-error: a push consumer is named
   await js.consumers.getPushConsumer("ORDERS");
+  const boundOpts: BoundPushConsumerOptions = { deliver_subject: "deliver.monitor", idle_heartbeat: 5e9 };
+  const bound: PushConsumer = await js.consumers.getBoundPushConsumer(boundOpts);
+  void bound.consume({ callback: (m: JsMsg) => m.ack() });
+  // @ts-expect-error: a bound consumer is known by its deliver subject
+  await js.consumers.getBoundPushConsumer({ deliver_group: "workers" });
+  // @ts-expect-error: idle_heartbeat is a number of nanoseconds
+  await js.consumers.getBoundPushConsumer({ deliver_subject: "d", idle_heartbeat: "5s" });
   const c = await js.consumers.get("ORDERS", "workers");
   const pull: boolean = isPullConsumer(c) && c.isPullConsumer() && !c.isPushConsumer() && !isPushConsumer(c);
   void pull;

@@ -17,7 +17,8 @@ impl PushConsumer {
     /// the server's [`Error::JetStream`] (consumer or stream not found) when
     /// missed heartbeats lead to a `CONSUMER.INFO` that finds the consumer
     /// gone — only if the consumer's config has `idle_heartbeat`, since
-    /// the server sends a push consumer nothing when it is deleted.
+    /// the server sends a push consumer nothing when it is deleted (and
+    /// never for a bound consumer, which has no name to ask about).
     /// Missed heartbeats are events ([`Messages::try_next_event`]).
     /// Dropping the stream naks the messages received and not read.
     pub async fn messages(&self) -> Result<Messages, Error> {
@@ -38,7 +39,10 @@ impl PushConsumer {
         }
         let context = &self.context;
         let client = context.client().clone();
-        let info_subject = api::consumer_info(context.api_prefix(), self.stream_name(), self.name())?;
+        // A bound consumer's name is unknown: nothing to probe.
+        let info_subject = (!self.bound)
+            .then(|| api::consumer_info(context.api_prefix(), self.stream_name(), self.name()))
+            .transpose()?;
         let heartbeat = Some(config.idle_heartbeat).filter(|hb| !hb.is_zero());
         // The server bounds what is in flight (max_ack_pending, flow control).
         let items = Queue::new(ITEM_CAPACITY);
