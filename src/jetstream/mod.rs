@@ -57,4 +57,4 @@ pub use publish::{Publish, PublishAckFuture};
 #[cfg(has_runtime)]
 pub use push_consumer::{BoundPushConfig, PushConsumer};
 #[cfg(has_runtime)]
-pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, StreamBuilder};
+pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, OrderedPushConsumer, StreamBuilder};
