@@ -47,6 +47,7 @@ export {
   type FetchOptions,
   type NextOptions,
   type OrderedConsumerOptions,
+  type OrderedPushConsumerOptions,
   type PushConsumerOptions,
 } from "./consumer.js";
 export {

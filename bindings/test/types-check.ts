@@ -44,6 +44,7 @@ import {
   OrderedConsumer,
   type OrderedConsumerOptions,
   PushConsumer,
+  type OrderedPushConsumerOptions,
   type PushConsumerOptions,
   ReplayPolicy,
   type DeliveryInfo,
@@ -281,8 +282,13 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   await push.fetch();
   // @ts-expect-error: abort_on_missing_resource is a boolean
   await push.consume({ abort_on_missing_resource: "yes" });
-  // @ts-expect-error: a push consumer is named
-  await js.consumers.getPushConsumer("ORDERS");
+  const orderedPush: PushConsumer = await js.consumers.getPushConsumer("ORDERS");
+  const orderedPushOpts: OrderedPushConsumerOptions = { deliver_prefix: "audit", filter_subjects: "orders.>" };
+  void (await (await jsm.streams.get("ORDERS")).getPushConsumer(orderedPushOpts)).consume({ callback: () => {} });
+  for await (const s of (await orderedPush.consume()).status()) if (s.type === "ordered_consumer_recreated") void s.name;
+  void [await orderedPush.info(), await orderedPush.delete()];
+  // @ts-expect-error: deliver_prefix is a subject
+  await js.consumers.getPushConsumer("ORDERS", { deliver_prefix: 7 });
   const boundOpts: BoundPushConsumerOptions = { deliver_subject: "deliver.monitor", idle_heartbeat: 5e9 };
   const bound: PushConsumer = await js.consumers.getBoundPushConsumer(boundOpts);
   void bound.consume({ callback: (m: JsMsg) => m.ack() });

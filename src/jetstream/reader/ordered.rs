@@ -169,6 +169,11 @@ impl OrderedPushConsumer {
     /// The messages, each once and in stream order; never ends by itself.
     /// A new reader (after the last one ended) starts on a new consumer.
     pub async fn messages(&self) -> Result<OrderedMessages, Error> {
+        self.consume()
+    }
+
+    /// [`messages`](Self::messages), without the `async`.
+    pub fn consume(&self) -> Result<OrderedMessages, Error> {
         self.ordered.open(Mode::Push)
     }
 }
