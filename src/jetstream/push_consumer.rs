@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::api::{ConsumerConfig, ConsumerInfo};
+use super::api::ConsumerInfo;
 use super::context::Context;
 use crate::error::Error;
 use crate::subject::{validate_queue, validate_subscribe_subject};
@@ -127,13 +127,11 @@ impl Context {
         if let Some(group) = &config.deliver_group {
             validate_queue(group)?;
         }
-        let config = ConsumerConfig {
-            deliver_subject: Some(config.deliver_subject),
-            deliver_group: config.deliver_group,
-            idle_heartbeat: config.idle_heartbeat,
-            ..ConsumerConfig::default()
-        };
-        let info = ConsumerInfo { config, ..ConsumerInfo::default() };
+        // Set on a default: much smaller in the wasm than a struct literal.
+        let mut info = ConsumerInfo::default();
+        info.config.deliver_subject = Some(config.deliver_subject);
+        info.config.deliver_group = config.deliver_group;
+        info.config.idle_heartbeat = config.idle_heartbeat;
         Ok(PushConsumer { context: self.clone(), info, bound: true })
     }
 }

@@ -25,7 +25,6 @@ use crate::jetstream::message::Message;
 use crate::jetstream::ordered::{OrderedConfig, OrderedCursor, OrderedPushConfig, ResetCause, Verdict};
 use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
 use crate::jetstream::push::PushOptions;
-use crate::jetstream::push_consumer::PushConsumer;
 use crate::jetstream::stream::Stream as JsStream;
 
 /// A stream read in order through client-made consumers, shaped like
@@ -277,10 +276,7 @@ impl Mode {
         match self {
             Mode::Consume(options) => consumer.consume_with(options.clone()),
             Mode::Fetch(options) => consumer.fetch_with(options.clone()),
-            Mode::Push => {
-                let push = PushConsumer::new(consumer.context.clone(), consumer.info.clone())?;
-                push.consume_with(PushOptions::default())
-            }
+            Mode::Push => super::push::listen(&consumer.context, &consumer.info, true, PushOptions::default()),
         }
     }
 
