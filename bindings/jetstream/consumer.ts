@@ -192,7 +192,11 @@ interface RawPushReads {
  * `deliver_group`, if set) without being asked. Heartbeats and flow-control
  * requests are answered in the connection's task and never reach the
  * iterator; missed heartbeats are `status()` events. The messages are
- * `JsMsg`s acked as a pull consumer's. One `consume` at a time.
+ * `JsMsg`s acked as a pull consumer's. One `consume` at a time. An ordered
+ * push consumer (`getPushConsumer(stream, opts?)`) reads in stream order
+ * through consumers it makes and replaces itself (acks change nothing,
+ * `abort_on_missing_resource` is ignored); `info()` and `delete()` then
+ * concern its current consumer.
  */
 export class PushConsumer {
   readonly #raw: RawPushReads;
