@@ -101,7 +101,7 @@ async fn every_message_once_in_order_past_the_flow_control_window() {
 }
 
 #[tokio::test]
-async fn filters_start_options_and_the_deliver_prefix_are_kept() {
+async fn filters_start_options_deliver_policies_and_the_deliver_prefix_are_kept() {
     let server = NatsServer::start_jetstream();
     let client = natsjet::connect(server.client_url()).await.unwrap();
     let js = setup(&client, "P", 40, 0).await;
@@ -120,6 +120,11 @@ async fn filters_start_options_and_the_deliver_prefix_are_kept() {
     let mut messages = consumer.messages().await.unwrap();
     let seqs: Vec<u64> = read(&mut messages, 6).await.into_iter().map(|(s, _)| s).collect();
     assert_eq!(seqs, [14, 18, 24, 28, 34, 38]);
+
+    let last = OrderedConfig { deliver_policy: DeliverPolicy::LastPerSubject, ..OrderedConfig::default() };
+    let mut messages = js.ordered_push_consumer("P", quick(last)).await.unwrap().messages().await.unwrap();
+    let seqs: Vec<u64> = read(&mut messages, 10).await.into_iter().map(|(s, _)| s).collect();
+    assert_eq!(seqs, (31..=40).collect::<Vec<_>>(), "the last message of each subject");
 
     let wildcard = OrderedPushConfig { deliver_prefix: Some("in.*".into()), ..OrderedPushConfig::default() };
     assert!(matches!(js.ordered_push_consumer("P", wildcard).await, Err(natsjet::Error::InvalidArgument(_))));

@@ -5,7 +5,7 @@
 // when the consumer is deleted (a server restart: ordered.test.mjs).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { AckPolicy, connect, isPushConsumer, jetstream, jetstreamManager } from "natsjet";
+import { AckPolicy, DeliverPolicy, connect, isPushConsumer, jetstream, jetstreamManager } from "natsjet";
 import { rejectsWith, startJetStreamServer } from "./harness.mjs";
 
 let server;
@@ -87,7 +87,7 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
-    test("filters, a start sequence, a name prefix and a deliver prefix", async () => {
+    test("filters, a start sequence, a deliver policy, a name prefix and a deliver prefix", async () => {
       const name = S("OPTS");
       const { nc, jsm, js } = await setup(name, 30);
       const stream = await jsm.streams.get(name);
@@ -106,6 +106,12 @@ for (const transport of ["ws", "nats"]) {
         [12, 14, 17, 19],
       );
       messages.stop();
+
+      const fresh = await (await js.consumers.getPushConsumer(name, { deliver_policy: DeliverPolicy.New })).consume();
+      await nc.flush();
+      await publish(js, name, 30, 31);
+      assert.deepEqual(await read(fresh[Symbol.asyncIterator](), 1), [[31, 30]], "only what came after");
+      fresh.stop();
 
       await rejectsWith(js.consumers.getPushConsumer("NO_SUCH_STREAM"), "JETSTREAM", { errCode: 10059 });
       await rejectsWith(js.consumers.getPushConsumer(name, { deliver_prefix: "in.>" }), "INVALID_ARGUMENT");
