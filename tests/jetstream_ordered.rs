@@ -178,15 +178,8 @@ async fn a_server_restart_is_bridged_without_gap_or_duplicate() {
     assert_eq!(read(&mut messages, 25).await, expected(0..25));
     let before = ordered.name();
 
-    server.restart();
     // The stream is on disk; the memory consumer is gone.
-    timeout(WAIT, async {
-        while js.query_account().await.is_err() {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await
-    .unwrap();
+    common::restart_jetstream(&mut server, &js).await;
     publish(&client, "R", 60..80).await;
     assert_eq!(read(&mut messages, 55).await, expected(25..80));
     assert_ne!(ordered.name(), before);

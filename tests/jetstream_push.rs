@@ -1,13 +1,15 @@
 //! Push consumers against a real server: a durable one delivers and takes
 //! acks, a deliver group spreads messages without duplicates, flow control
 //! is answered past the server's window, heartbeats never reach the user,
-//! a deleted consumer ends the messages with the server's error, and a
-//! server restart does not stall delivery.
+//! a deleted consumer ends the messages with the server's error, a
+//! server restart does not stall delivery, and a bound consumer is read by
+//! a user the JetStream API refuses.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 
 use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,7 +19,7 @@ use natsjet::Error;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode, StreamConfig};
 use natsjet::jetstream::pull::ConsumerEvent;
 use natsjet::jetstream::push::PushOptions;
-use natsjet::jetstream::{self, Context, Messages, PushConsumer};
+use natsjet::jetstream::{self, BoundPushConfig, Context, Messages, PushConsumer};
 use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -232,4 +234,68 @@ async fn push_delivery_survives_a_server_restart() {
     assert_eq!(read_acked(&mut messages, 1).await, [1]);
     let deleted = messages.try_next_event();
     assert!(!matches!(deleted, Some(ConsumerEvent::Terminal(_))), "{deleted:?}");
+}
+
+#[tokio::test]
+async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
+    let server = NatsServer::builder()
+        .jetstream()
+        .config_extra(
+            r#"authorization { users = [
+                { user: "admin", password: "pw" },
+                { user: "reader", password: "pw", permissions: { publish: { deny: "$JS.API.>" } } }
+            ] }"#,
+        )
+        .start();
+    let admin = natsjet::ConnectOptions::new().user_and_password("admin", "pw");
+    let admin = admin.connect(server.client_url()).await.unwrap();
+    let js = setup(&admin, "B").await;
+    let config = ConsumerConfig { deliver_group: Some("readers".into()), ..push_config("bound", "deliver.bound") };
+    js.create_consumer_on_stream(config, "B").await.unwrap();
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    let reader = natsjet::ConnectOptions::new()
+        .user_and_password("reader", "pw")
+        .event_callback(move |e| {
+            if let natsjet::Event::ServerError(e) = e {
+                sink.lock().unwrap().push(e);
+            }
+        })
+        .connect(server.client_url())
+        .await
+        .unwrap();
+
+    let bound = BoundPushConfig {
+        deliver_subject: "deliver.bound".into(),
+        deliver_group: Some("readers".into()),
+        idle_heartbeat: Duration::from_secs(1),
+    };
+    let mut consumer = jetstream::new(reader.clone()).bound_push_consumer(bound.clone()).unwrap();
+    assert!(consumer.is_bound() && consumer.name().is_empty());
+    assert!(matches!(consumer.info().await, Err(Error::InvalidArgument(_))), "no consumer to ask");
+    let mut messages = consumer.messages().await.unwrap();
+    reader.flush().await.unwrap();
+    publish(&js, "B", 50, 16).await;
+    assert_eq!(read_acked(&mut messages, 50).await, (0..50).collect::<Vec<_>>());
+    reader.flush().await.unwrap();
+    let info = js.consumer_info_from_stream("bound", "B").await.unwrap();
+    assert_eq!((info.ack_floor.stream_seq, info.num_ack_pending), (50, 0), "the reader's acks count");
+
+    // Deleted: heartbeats stop, which is reported; nothing asks the API.
+    assert!(js.delete_consumer_from_stream("bound", "B").await.unwrap());
+    let missed = timeout(WAIT, async {
+        loop {
+            match messages.try_next_event() {
+                Some(ConsumerEvent::HeartbeatsMissed { count }) => break count,
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    });
+    assert_eq!(missed.await.unwrap(), 2);
+    assert!(timeout(Duration::from_millis(300), messages.next()).await.is_err(), "still listening");
+    reader.flush().await.unwrap();
+    assert_eq!(*errors.lock().unwrap(), [], "no permission violation: no API request went out");
+
+    let invalid = BoundPushConfig { deliver_subject: "bad subject".into(), ..bound };
+    assert!(matches!(js.bound_push_consumer(invalid), Err(Error::InvalidSubject { .. })));
 }

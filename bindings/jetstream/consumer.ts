@@ -3,26 +3,30 @@
  * `fetch` one batch, `next` one message, `consume` continuously; the same
  * on an ordered consumer (`js.consumers.get(stream, opts?)`), whose
  * consumers the client makes and replaces itself. Push consumers as
- * nats.js's `PushConsumer` (`js.consumers.getPushConsumer(stream, name)`):
- * `consume` what the server sends to the deliver subject.
+ * nats.js's `PushConsumer` (`js.consumers.getPushConsumer(stream, name)`,
+ * `getBoundPushConsumer(opts)` by the deliver subject alone, or ordered:
+ * `getPushConsumer(stream, opts?)`): `consume` what the server sends to the
+ * deliver subject.
  */
 import type {
+  BoundPushConsumerOptions,
   ConsumeOptions as RawConsumeOptions,
   ConsumerInfo,
   FetchOptions,
   OrderedConsumerOptions,
+  OrderedPushConsumerOptions,
   PushConsumeOptions,
   RawConsumer,
+  RawConsumerMessages,
   RawJetStream,
   RawOrderedConsumer,
-  RawPushConsumer,
 } from "../raw.js";
 import { InvalidOperationError } from "../errors.js";
 import { parseReply, request, requestText } from "./api.js";
 import { ConsumerMessages, type ConsumerCallbackFn } from "./consumer_messages.js";
 import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
-export type { FetchOptions, OrderedConsumerOptions };
+export type { BoundPushConsumerOptions, FetchOptions, OrderedConsumerOptions, OrderedPushConsumerOptions };
 
 /** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
 export interface ConsumeOptions extends RawConsumeOptions {
@@ -81,8 +85,14 @@ abstract class Reads {
   }
 }
 
+/** A consumer's info and deletion, by its name or by the current name of an ordered consumer. */
+interface Handle {
+  info(cached: boolean): Promise<ConsumerInfo>;
+  delete(): Promise<boolean>;
+}
+
 /** A named consumer's info, kept from the last call, and its deletion: the same for pull and push consumers. */
-class Named {
+class Named implements Handle {
   readonly #js: RawJetStream;
   #info: ConsumerInfo;
 
@@ -101,6 +111,31 @@ class Named {
   async delete(): Promise<boolean> {
     const { stream_name, name } = this.#info;
     return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", stream_name, name)).success;
+  }
+}
+
+/** The info and deletion of an ordered consumer's current consumer, pull or push. */
+class Current implements Handle {
+  readonly #js: RawJetStream;
+  readonly #stream: string;
+  readonly #raw: { readonly name: string };
+  #info: ConsumerInfo | null = null;
+
+  constructor(js: RawJetStream, stream: string, raw: { readonly name: string }) {
+    this.#js = js;
+    this.#stream = stream;
+    this.#raw = raw;
+  }
+
+  async info(cached: boolean): Promise<ConsumerInfo> {
+    const known = this.#info;
+    if (cached && known !== null && known.name === this.#raw.name) return known;
+    const info = await request<ConsumerInfo>(this.#js, "CONSUMER.INFO", this.#stream, this.#raw.name);
+    return (this.#info = info);
+  }
+
+  async delete(): Promise<boolean> {
+    return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", this.#stream, this.#raw.name)).success;
   }
 }
 
@@ -146,23 +181,33 @@ export interface PushConsumerOptions extends PushConsumeOptions {
   callback?: ConsumerCallbackFn;
 }
 
+/** How a push consumer reads: the wasm push consumer, named, bound or ordered. */
+interface RawPushReads {
+  consume(opts?: PushConsumeOptions): RawConsumerMessages;
+}
+
 /**
  * A push consumer, as nats.js's `PushConsumer`: the server sends its
  * messages to the consumer's `deliver_subject` (to one member of
  * `deliver_group`, if set) without being asked. Heartbeats and flow-control
  * requests are answered in the connection's task and never reach the
  * iterator; missed heartbeats are `status()` events. The messages are
- * `JsMsg`s acked as a pull consumer's. One `consume` at a time.
+ * `JsMsg`s acked as a pull consumer's. One `consume` at a time. An ordered
+ * push consumer (`getPushConsumer(stream, opts?)`) reads in stream order
+ * through consumers it makes and replaces itself (acks change nothing,
+ * `abort_on_missing_resource` is ignored); `info()` and `delete()` then
+ * concern its current consumer.
  */
 export class PushConsumer {
-  readonly #raw: RawPushConsumer;
-  readonly #named: Named;
+  readonly #raw: RawPushReads;
+  /** None for a bound consumer: its name is unknown. */
+  readonly #named: Handle | null;
   #started = false;
 
-  /** Made by `js.consumers.getPushConsumer`. */
-  constructor(raw: RawPushConsumer, js: RawJetStream, info: ConsumerInfo) {
+  /** Made by `js.consumers.getPushConsumer` or `getBoundPushConsumer`. */
+  constructor(raw: RawPushReads, named: Handle | null) {
     this.#raw = raw;
-    this.#named = new Named(js, info);
+    this.#named = named;
   }
 
   /** Always false: a push consumer (nats.js's `ConsumerKind`). */
@@ -189,14 +234,22 @@ export class PushConsumer {
     return messages;
   }
 
-  /** Fresh info from the server, or (`cached`) the info as of the last call. */
-  info(cached = false): Promise<ConsumerInfo> {
-    return this.#named.info(cached);
+  /**
+   * Fresh info from the server, or (`cached`) the info as of the last call;
+   * rejects (`INVALID_ARGUMENT`) for a bound consumer, as nats.js.
+   */
+  async info(cached = false): Promise<ConsumerInfo> {
+    return this.#known("info").info(cached);
   }
 
-  /** Deletes the consumer on the server. */
-  delete(): Promise<boolean> {
-    return this.#named.delete();
+  /** Deletes the consumer on the server; rejects (`INVALID_ARGUMENT`) for a bound consumer. */
+  async delete(): Promise<boolean> {
+    return this.#known("delete").delete();
+  }
+
+  #known(what: string): Handle {
+    if (this.#named === null) throw new InvalidOperationError(`bound consumers cannot ${what}`);
+    return this.#named;
   }
 }
 
@@ -211,16 +264,13 @@ export class PushConsumer {
  */
 export class OrderedConsumer extends Reads {
   readonly #raw: RawOrderedConsumer;
-  readonly #js: RawJetStream;
-  readonly #stream: string;
-  #info: ConsumerInfo | null = null;
+  readonly #current: Current;
 
   /** Made by `js.consumers.get(stream, opts?)`. */
   constructor(raw: RawOrderedConsumer, js: RawJetStream, stream: string) {
     super();
     this.#raw = raw;
-    this.#js = js;
-    this.#stream = stream;
+    this.#current = new Current(js, stream, raw);
   }
 
   protected get reads(): RawReads {
@@ -228,16 +278,13 @@ export class OrderedConsumer extends Reads {
   }
 
   /** Info of the current consumer from the server, or (`cached`) as of the last call. */
-  async info(cached = false): Promise<ConsumerInfo> {
-    const known = this.#info;
-    if (cached && known !== null && known.name === this.#raw.name) return known;
-    const info = await request<ConsumerInfo>(this.#js, "CONSUMER.INFO", this.#stream, this.#raw.name);
-    return (this.#info = info);
+  info(cached = false): Promise<ConsumerInfo> {
+    return this.#current.info(cached);
   }
 
   /** Deletes the current consumer; the next read makes a new one. */
-  async delete(): Promise<boolean> {
-    return (await request<{ success: boolean }>(this.#js, "CONSUMER.DELETE", this.#stream, this.#raw.name)).success;
+  delete(): Promise<boolean> {
+    return this.#current.delete();
   }
 }
 
@@ -270,9 +317,37 @@ export class Consumers {
    * `deliver_subject`); rejects (`JETSTREAM`, 10014) if it does not exist,
    * (`INVALID_ARGUMENT`) if it is a pull consumer.
    */
-  async getPushConsumer(stream: string, name: string): Promise<PushConsumer> {
-    const info = await requestText(this.#raw, "CONSUMER.INFO", stream, name);
-    return new PushConsumer(this.#raw.pushConsumer(info), this.#raw, parseReply(info));
+  getPushConsumer(stream: string, name: string): Promise<PushConsumer>;
+  /**
+   * An ordered push consumer on `stream` (nats.js: no name, or options):
+   * every message once and in stream order, pushed by ephemeral consumers
+   * (no acks, memory storage, flow control, heartbeats) that the client
+   * replaces after a gap, two missed heartbeats (a deleted consumer) or a
+   * reconnect (`status()`: `ordered_consumer_recreated`). Its first
+   * consumer is made now, so a missing stream rejects (`JETSTREAM`).
+   * `info()` and `delete()` concern the current consumer.
+   */
+  getPushConsumer(stream: string, opts?: OrderedPushConsumerOptions): Promise<PushConsumer>;
+  /** Either of the above, as nats.js's signature. */
+  getPushConsumer(stream: string, nameOrOpts?: string | OrderedPushConsumerOptions): Promise<PushConsumer>;
+  async getPushConsumer(stream: string, nameOrOpts?: string | OrderedPushConsumerOptions): Promise<PushConsumer> {
+    if (typeof nameOrOpts === "string") {
+      const info = await requestText(this.#raw, "CONSUMER.INFO", stream, nameOrOpts);
+      return new PushConsumer(this.#raw.pushConsumer(info), new Named(this.#raw, parseReply(info)));
+    }
+    const ordered = await this.#raw.orderedPushConsumer(stream, nameOrOpts);
+    return new PushConsumer(ordered, new Current(this.#raw, stream, ordered));
+  }
+
+  /**
+   * A push consumer known by its deliver settings alone, made without any
+   * JetStream API call (for users without API permissions), as nats.js.
+   * Missed heartbeats are reported; a deleted consumer goes unnoticed.
+   * `info()` and `delete()` reject. Rejects (`INVALID_ARGUMENT`) without a
+   * `deliver_subject`, (`INVALID_SUBJECT`) for a bad one.
+   */
+  async getBoundPushConsumer(opts: BoundPushConsumerOptions): Promise<PushConsumer> {
+    return new PushConsumer(this.#raw.boundPushConsumer(opts), null);
   }
 }
 

@@ -42,10 +42,12 @@ export {
   isPushConsumer,
   OrderedConsumer,
   PushConsumer,
+  type BoundPushConsumerOptions,
   type ConsumeOptions,
   type FetchOptions,
   type NextOptions,
   type OrderedConsumerOptions,
+  type OrderedPushConsumerOptions,
   type PushConsumerOptions,
 } from "./consumer.js";
 export {

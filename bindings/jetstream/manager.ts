@@ -22,7 +22,7 @@ import { InvalidArgumentError, InvalidOperationError, isMessageNotFound, StreamN
 import { fromRaw, headers, type MsgHdrs } from "../headers.js";
 import { parseReply, request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
-import { Consumers, type Consumer, type PushConsumer } from "./consumer.js";
+import { Consumers, type Consumer, type OrderedPushConsumerOptions, type PushConsumer } from "./consumer.js";
 import { Lister } from "./lister.js";
 
 /** Which messages `purge` removes; `seq` and `keep` exclude each other. */
@@ -310,9 +310,9 @@ export class Stream {
     return this.#consumers.get(this.name, name);
   }
 
-  /** The push consumer `name` of this stream; see `consumers.getPushConsumer`. */
-  getPushConsumer(name: string): Promise<PushConsumer> {
-    return this.#consumers.getPushConsumer(this.name, name);
+  /** The push consumer `name` of this stream, or an ordered one; see `consumers.getPushConsumer`. */
+  getPushConsumer(nameOrOpts?: string | OrderedPushConsumerOptions): Promise<PushConsumer> {
+    return this.#consumers.getPushConsumer(this.name, nameOrOpts);
   }
 
   getMessage(query: MsgRequest): Promise<StoredMsg | null> {

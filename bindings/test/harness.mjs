@@ -117,6 +117,19 @@ export const clusterNode = (name, ...peers) =>
 export const withJetStream = (dir) => `jetstream { store_dir: "${dir}/js" }`;
 
 /** `skip` reason for tests of the JetStream JS API while the package has none (no `jetstream` export). */
+/** Restarts `server` and waits until JetStream answers through `jsm` again. */
+export async function restartJetStream(server, jsm) {
+  await server.restart();
+  for (;;) {
+    try {
+      await jsm.getAccountInfo();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 export async function skipWithoutJetStream() {
   const natsjet = await import("natsjet");
   const missing = "the natsjet package has no JetStream JS API yet (no `jetstream` export)";

@@ -1,11 +1,12 @@
 // Ordered consumers (js.consumers.get(stream, opts?)) through the built
 // package against a real nats-server, over ws:// and nats://: every message
 // once and in order, the options, and recovery without gap or duplicate when
-// the server deletes the consumer or restarts.
+// the server deletes the consumer or restarts (the latter for ordered push
+// consumers too).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { AckPolicy, DeliverPolicy, connect, isPullConsumer, jetstream, jetstreamManager } from "natsjet";
-import { rejectsWith, startJetStreamServer } from "./harness.mjs";
+import { rejectsWith, restartJetStream, startJetStreamServer } from "./harness.mjs";
 
 let server;
 before(async () => {
@@ -118,34 +119,44 @@ for (const transport of ["ws", "nats"]) {
   });
 }
 
-test("an ordered consume bridges a server restart without gap or duplicate", async () => {
-  const own = await startJetStreamServer();
-  try {
-    const nc = await connect({ servers: own.url, reconnectTimeWait: 100, reconnectJitter: 0 });
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.add({ name: "R", subjects: ["R.>"] });
-    const js = jetstream(nc);
-    await publish(js, "R", 0, 40);
+/** How each kind of ordered consumer is made and read: [consumer, messages]. */
+const kinds = {
+  pull: async (js) => {
     const oc = await js.consumers.get("R");
-    const messages = await oc.consume({ max_messages: 10, expires: 4000 });
-    const it = messages[Symbol.asyncIterator]();
-    assert.deepEqual(await read(it, 15), expected(0, 15));
-    const before = (await oc.info(true)).name;
-    await own.restart();
-    for (;;) {
-      try {
-        await jsm.getAccountInfo();
-        break;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+    return [oc, await oc.consume({ max_messages: 10, expires: 4000 })];
+  },
+  push: async (js) => {
+    const pc = await js.consumers.getPushConsumer("R");
+    return [pc, await pc.consume()];
+  },
+};
+
+for (const [kind, open] of Object.entries(kinds)) {
+  test(`an ordered ${kind} consumer bridges a server restart without gap or duplicate`, async () => {
+    const own = await startJetStreamServer();
+    try {
+      const nc = await connect({ servers: own.url, reconnectTimeWait: 100, reconnectJitter: 0 });
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: "R", subjects: ["R.>"] });
+      const js = jetstream(nc);
+      await publish(js, "R", 0, 40);
+      const [oc, messages] = await open(js);
+      const events = [];
+      void (async () => {
+        for await (const s of messages.status()) events.push(s);
+      })();
+      const it = messages[Symbol.asyncIterator]();
+      assert.deepEqual(await read(it, 15), expected(0, 15));
+      const before = (await oc.info(true)).name;
+      await restartJetStream(own, jsm);
+      await publish(js, "R", 40, 50);
+      assert.deepEqual(await read(it, 35), expected(15, 50));
+      assert.notEqual((await oc.info()).name, before);
+      assert.ok(events.some((s) => s.type === "reset" && s.reason === "reconnected"), JSON.stringify(events));
+      messages.stop();
+      await nc.close();
+    } finally {
+      await own.close();
     }
-    await publish(js, "R", 40, 50);
-    assert.deepEqual(await read(it, 35), expected(15, 50));
-    assert.notEqual((await oc.info()).name, before);
-    messages.stop();
-    await nc.close();
-  } finally {
-    await own.close();
-  }
-});
+  });
+}

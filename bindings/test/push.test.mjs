@@ -165,3 +165,58 @@ test("getPushConsumer refuses a pull consumer and a missing one", async () => {
   await rejectsWith(js.consumers.getPushConsumer("PPULL", "none"), "JETSTREAM", { errCode: 10014 });
   await nc.close();
 });
+
+test("a bound push consumer is read by a user the JetStream API refuses", async () => {
+  const auth = await startJetStreamServer(`authorization { users = [
+    { user: "admin", password: "pw" },
+    { user: "reader", password: "pw", permissions: { publish: { deny: "$JS.API.>" } } }
+  ] }`);
+  try {
+    const admin = await connect({ servers: auth.url, user: "admin", pass: "pw" });
+    const jsm = await jetstreamManager(admin);
+    const name = "PBOUND";
+    await jsm.streams.add({ name, subjects: [`${name}.>`] });
+    await jsm.consumers.add(name, pushConfig(name, { deliver_group: "readers" }));
+    const reader = await connect({ servers: auth.url, user: "reader", pass: "pw" });
+    const errors = [];
+    void (async () => {
+      for await (const s of reader.status()) if (s.type === "error") errors.push(s);
+    })();
+    const js = jetstream(reader);
+    await rejectsWith(js.consumers.getBoundPushConsumer({ deliver_group: "readers" }), "INVALID_ARGUMENT");
+    const pc = await js.consumers.getBoundPushConsumer({
+      deliver_subject: `deliver.${name}`,
+      deliver_group: "readers",
+      idle_heartbeat: 1e9,
+    });
+    assert.ok(isPushConsumer(pc));
+    await rejectsWith(pc.info(), "INVALID_ARGUMENT");
+    await rejectsWith(pc.delete(), "INVALID_ARGUMENT");
+    const messages = await pc.consume();
+    const events = [];
+    void (async () => {
+      for await (const s of messages.status()) events.push(s);
+    })();
+    await reader.flush();
+    await publish(jetstream(admin), name, 50);
+    assert.deepEqual(await readAcked(messages[Symbol.asyncIterator](), 50), range(50));
+    await reader.flush();
+    const info = await jsm.consumers.info(name, name);
+    assert.equal(info.ack_floor.stream_seq, 50);
+
+    // Deleted: missed heartbeats are reported; nothing asks the API.
+    await jsm.consumers.delete(name, name);
+    const deadline = Date.now() + 10000;
+    while (!events.some((s) => s.type === "heartbeats_missed") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(events.some((s) => s.type === "heartbeats_missed"), JSON.stringify(events));
+    assert.ok(!events.some((s) => s.type === "consumer_deleted"));
+    await reader.flush();
+    assert.deepEqual(errors, []);
+    messages.stop();
+    await Promise.all([admin.close(), reader.close()]);
+  } finally {
+    await auth.close();
+  }
+});

@@ -34,6 +34,7 @@ import {
   StorageType,
   type AckReport,
   type ApiError,
+  type BoundPushConsumerOptions,
   type ConnectionOptions,
   type ConsumerConfig,
   type ConsumerInfo,
@@ -43,6 +44,7 @@ import {
   OrderedConsumer,
   type OrderedConsumerOptions,
   PushConsumer,
+  type OrderedPushConsumerOptions,
   type PushConsumerOptions,
   ReplayPolicy,
   type DeliveryInfo,
@@ -280,8 +282,20 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   await push.fetch();
   // @ts-expect-error: abort_on_missing_resource is a boolean
   await push.consume({ abort_on_missing_resource: "yes" });
-  // @ts-expect-error: a push consumer is named
-  await js.consumers.getPushConsumer("ORDERS");
+  const orderedPush: PushConsumer = await js.consumers.getPushConsumer("ORDERS");
+  const orderedPushOpts: OrderedPushConsumerOptions = { deliver_prefix: "audit", filter_subjects: "orders.>" };
+  void (await (await jsm.streams.get("ORDERS")).getPushConsumer(orderedPushOpts)).consume({ callback: () => {} });
+  for await (const s of (await orderedPush.consume()).status()) if (s.type === "ordered_consumer_recreated") void s.name;
+  void [await orderedPush.info(), await orderedPush.delete()];
+  // @ts-expect-error: deliver_prefix is a subject
+  await js.consumers.getPushConsumer("ORDERS", { deliver_prefix: 7 });
+  const boundOpts: BoundPushConsumerOptions = { deliver_subject: "deliver.monitor", idle_heartbeat: 5e9 };
+  const bound: PushConsumer = await js.consumers.getBoundPushConsumer(boundOpts);
+  void bound.consume({ callback: (m: JsMsg) => m.ack() });
+  // @ts-expect-error: a bound consumer is known by its deliver subject
+  await js.consumers.getBoundPushConsumer({ deliver_group: "workers" });
+  // @ts-expect-error: idle_heartbeat is a number of nanoseconds
+  await js.consumers.getBoundPushConsumer({ deliver_subject: "d", idle_heartbeat: "5s" });
   const c = await js.consumers.get("ORDERS", "workers");
   const pull: boolean = isPullConsumer(c) && c.isPullConsumer() && !c.isPushConsumer() && !isPushConsumer(c);
   void pull;

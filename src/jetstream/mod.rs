@@ -55,6 +55,6 @@ pub use message::Message;
 #[cfg(has_runtime)]
 pub use publish::{Publish, PublishAckFuture};
 #[cfg(has_runtime)]
-pub use push_consumer::PushConsumer;
+pub use push_consumer::{BoundPushConfig, PushConsumer};
 #[cfg(has_runtime)]
-pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, StreamBuilder};
+pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, OrderedPushConsumer, StreamBuilder};

@@ -93,3 +93,16 @@ pub async fn connect_quick_reconnect(url: &str) -> natsjet::Client {
         .await
         .unwrap()
 }
+
+/// Restarts `server` and waits (up to 20 s) until JetStream answers on `js`
+/// again; what was in memory, such as ordered consumers, is gone.
+#[allow(dead_code)]
+pub async fn restart_jetstream(server: &mut NatsServer, js: &natsjet::jetstream::Context) {
+    server.restart();
+    let answered = tokio::time::timeout(Duration::from_secs(20), async {
+        while js.query_account().await.is_err() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    answered.await.expect("JetStream answers after the restart");
+}

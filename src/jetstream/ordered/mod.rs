@@ -1,6 +1,8 @@
 //! Sans-IO ordered consumer (ADR-17): a stream read strictly in order,
 //! without gaps or duplicates, through a chain of client-made ephemeral
-//! pull consumers (ack policy none, memory storage, one replica).
+//! consumers (ack policy none, memory storage, one replica): pull
+//! consumers, or push consumers ([`OrderedCursor::pushing`]) that deliver
+//! each to a subject of its own, with flow control and heartbeats.
 //!
 //! [`OrderedCursor`] remembers the stream sequence of the last message it
 //! let through and the consumer sequence it expects next. The caller
@@ -39,6 +41,7 @@ use super::api::{AckPolicy, ConsumerConfig, DeliverPolicy, ReplayPolicy};
 use super::pull::{ConsumerEvent, ResetReason, StatusKind};
 use crate::error::Error;
 use crate::message::Message;
+use crate::subject::validate_subject;
 use crate::time::Instant;
 
 /// How long an idle ordered consumer outlives its reader on the server (nats.js: 5 min).
@@ -77,6 +80,33 @@ impl Default for OrderedConfig {
         }
     }
 }
+
+/// Options of an ordered push consumer, as nats.js's
+/// `OrderedPushConsumerOptions` and async-nats's `push::OrderedConfig`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderedPushConfig {
+    /// What is read and where reading starts, as for the pull ordered consumer.
+    pub ordered: OrderedConfig,
+    /// Consumer `n` delivers to `<deliver_prefix>.<n>`, so nothing a
+    /// replaced one still sends gets mixed in (default: a fresh inbox).
+    pub deliver_prefix: Option<String>,
+    /// How often an idle consumer sends a heartbeat; two missed ones
+    /// replace it (as async-nats: 5 s).
+    pub idle_heartbeat: Duration,
+}
+
+impl Default for OrderedPushConfig {
+    fn default() -> Self {
+        OrderedPushConfig {
+            ordered: OrderedConfig::default(),
+            deliver_prefix: None,
+            idle_heartbeat: DEFAULT_PUSH_HEARTBEAT,
+        }
+    }
+}
+
+/// The heartbeat interval of an ordered push consumer's consumers.
+pub const DEFAULT_PUSH_HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// What to do with a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +147,8 @@ pub struct OrderedCursor {
     failures: u32,
     /// A consumer was ever created: API errors are worth retrying.
     created_once: bool,
+    /// Push consumers deliver to `<prefix>.<serial>` with these heartbeats.
+    push: Option<(String, Duration)>,
 }
 
 impl OrderedCursor {
@@ -135,7 +167,22 @@ impl OrderedCursor {
             consumer_seq: 0,
             failures: 0,
             created_once: false,
+            push: None,
         })
+    }
+
+    /// Makes push consumers instead: consumer `n` delivers to
+    /// `<deliver_prefix>.<n>` with flow control and `idle_heartbeat`.
+    pub fn pushing(mut self, deliver_prefix: &str, idle_heartbeat: Duration) -> Result<Self, Error> {
+        validate_subject(deliver_prefix)?;
+        if deliver_prefix.split('.').any(|token| token == "*" || token == ">") || idle_heartbeat.is_zero() {
+            let text = format!(
+                "an ordered push consumer needs a deliver prefix without wildcards ({deliver_prefix:?}) and heartbeats"
+            );
+            return Err(Error::InvalidArgument(text));
+        }
+        self.push = Some((deliver_prefix.to_string(), idle_heartbeat));
+        Ok(self)
     }
 
     /// The stream sequence of the last message delivered (0 before the first).
@@ -164,8 +211,15 @@ impl OrderedCursor {
             (_, 1) => filter_subjects.pop(),
             _ => None,
         };
+        let (deliver_subject, idle_heartbeat) = match &self.push {
+            Some((prefix, heartbeat)) => (Some(format!("{prefix}.{}", self.serial)), *heartbeat),
+            None => (None, Duration::ZERO),
+        };
         ConsumerConfig {
             name: Some(self.consumer_name()),
+            flow_control: deliver_subject.is_some(),
+            deliver_subject,
+            idle_heartbeat,
             deliver_policy,
             ack_policy: AckPolicy::None,
             max_deliver: 1,

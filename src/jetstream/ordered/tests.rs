@@ -176,3 +176,30 @@ fn a_message_without_metadata_is_a_protocol_error() {
     m.reply = Some("_INBOX.x".into());
     assert!(c.handle_message(&m).is_err());
 }
+
+#[test]
+fn push_consumers_deliver_each_to_a_subject_of_its_own_with_flow_control_and_heartbeats() {
+    let hb = Duration::from_secs(2);
+    let mut c = cursor(OrderedConfig::default()).pushing("_INBOX.abc", hb).unwrap();
+    let first = c.next_consumer();
+    assert_eq!(first.deliver_subject.as_deref(), Some("_INBOX.abc.1"));
+    assert!(first.flow_control);
+    assert_eq!(first.idle_heartbeat, hb);
+    assert_eq!((first.ack_policy, first.mem_storage), (AckPolicy::None, true));
+    c.handle_created();
+    assert_eq!(c.handle_message(&msg("U_1", 3, 1)).unwrap(), Verdict::Deliver);
+    let second = c.next_consumer();
+    assert_eq!(second.deliver_subject.as_deref(), Some("_INBOX.abc.2"));
+    assert_eq!(second.deliver_policy, DeliverPolicy::ByStartSequence { start_sequence: 4 });
+
+    let pull = cursor(OrderedConfig::default()).next_consumer();
+    assert_eq!((pull.deliver_subject, pull.flow_control, pull.idle_heartbeat), (None, false, Duration::ZERO));
+}
+
+#[test]
+fn a_push_deliver_prefix_has_no_wildcards_and_heartbeats_are_required() {
+    for prefix in ["in.*", "in.>", "", "in box"] {
+        assert!(cursor(OrderedConfig::default()).pushing(prefix, Duration::from_secs(1)).is_err(), "{prefix:?}");
+    }
+    assert!(cursor(OrderedConfig::default()).pushing("in", Duration::ZERO).is_err());
+}

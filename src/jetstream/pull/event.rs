@@ -38,7 +38,8 @@ pub enum FetchEnd {
 pub enum ResetReason {
     /// 409 `Leadership Change`: the new leader does not know our pulls.
     LeadershipChange,
-    /// The connection came back; pulls made before are void (ADR-37).
+    /// The connection came back; pulls made before are void (ADR-37). A
+    /// push reader says so too: its subscription was made again.
     Reconnected,
     /// Every pull outlived its `expires` without an end status.
     PullsExpired,

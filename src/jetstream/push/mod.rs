@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::api::ErrorCode;
-use super::pull::{ConsumerEvent, Delivery, PullStatus, StatusKind};
+use super::pull::{ConsumerEvent, Delivery, PullStatus, ResetReason, StatusKind};
 use crate::error::Error;
 use crate::message::Message;
 use crate::time::Instant;
@@ -157,11 +157,14 @@ impl PushInbox {
         self.heartbeat_deadline = None;
     }
 
-    /// The connection is back (the subscription with it): watch afresh.
+    /// The connection is back (the subscription with it): watch afresh, and
+    /// say so ([`ResetReason::Reconnected`]): an ordered reader replaces its
+    /// consumer, which may be gone with a restarted server's memory.
     pub fn handle_reconnected(&mut self, now: Instant) {
         let now = self.advance(now);
         if !self.finished {
             self.watch_from(now);
+            self.events.push_back(ConsumerEvent::Reset(ResetReason::Reconnected));
         }
     }
 

@@ -190,7 +190,7 @@ fn other_statuses_are_warnings() {
 }
 
 #[test]
-fn the_watch_pauses_while_disconnected_and_restarts_on_reconnect() {
+fn the_watch_pauses_while_disconnected_and_a_reconnect_restarts_it_and_is_reported() {
     let mut inbox = inbox();
     inbox.handle_disconnected(t(3_000));
     assert_eq!(inbox.poll_timeout(), None);
@@ -198,6 +198,7 @@ fn the_watch_pauses_while_disconnected_and_restarts_on_reconnect() {
     assert!(events(&mut inbox).is_empty());
     inbox.handle_reconnected(t(60_000));
     assert_eq!(inbox.poll_timeout(), Some(t(70_000)));
+    assert_eq!(events(&mut inbox), [ConsumerEvent::Reset(ResetReason::Reconnected)]);
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod ordered;
 mod push;
 pub(crate) mod slot;
 
-pub use ordered::{OrderedConsumer, OrderedMessages};
+pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
 
 use std::pin::Pin;
 use std::sync::Arc;

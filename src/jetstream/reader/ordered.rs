@@ -1,8 +1,9 @@
-//! Ordered consumers (ADR-17) over the plain pull readers: the sans-IO
-//! [`OrderedCursor`] judges every message, event and reader error; this
-//! module does what it says — create the next consumer (deleting the old
-//! one), sleep before a retry, start a reader on it — and hands the user
-//! only what the cursor let through.
+//! Ordered consumers (ADR-17) over the plain pull readers, and ordered
+//! push consumers over the push reader: the sans-IO [`OrderedCursor`]
+//! judges every message, event and reader error; this module does what it
+//! says — create the next consumer (deleting the old one), sleep before a
+//! retry, start a reader on it — and hands the user only what the cursor
+//! let through.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -21,8 +22,9 @@ use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRe
 use crate::jetstream::consumer::Consumer;
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::message::Message;
-use crate::jetstream::ordered::{OrderedConfig, OrderedCursor, ResetCause, Verdict};
+use crate::jetstream::ordered::{OrderedConfig, OrderedCursor, OrderedPushConfig, ResetCause, Verdict};
 use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
+use crate::jetstream::push::PushOptions;
 use crate::jetstream::stream::Stream as JsStream;
 
 /// A stream read in order through client-made consumers, shaped like
@@ -74,10 +76,45 @@ impl Context {
         stream: impl Into<String>,
         config: OrderedConfig,
     ) -> Result<OrderedConsumer, Error> {
-        let stream = stream.into();
-        let unique = self.client().new_inbox();
-        let unique = unique.rsplit('.').next().unwrap_or_default();
-        let mut cursor = OrderedCursor::new(config, unique)?;
+        let inbox = self.client().new_inbox();
+        let cursor = OrderedCursor::new(config, unique(&inbox))?;
+        self.start_ordered(stream.into(), cursor).await
+    }
+
+    /// An ordered push consumer on `stream`, as nats.js's
+    /// `getPushConsumer(stream, opts?)` and async-nats's
+    /// `push::OrderedConfig`: the server pushes the messages to a fresh
+    /// subject, with flow control and heartbeats; a gap, two missed
+    /// heartbeats (a deleted consumer) or a reconnect make a consumer that
+    /// resumes after the last message handed out. Its first consumer is
+    /// made now, so a missing stream or a bad option fails here.
+    ///
+    /// ```no_run
+    /// # async fn f(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
+    /// use futures_util::StreamExt;
+    /// use natsjet::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
+    ///
+    /// let ordered = OrderedConfig { filter_subjects: vec!["orders.eu.>".into()], ..OrderedConfig::default() };
+    /// let config = OrderedPushConfig { ordered, ..OrderedPushConfig::default() };
+    /// let mut messages = js.ordered_push_consumer("ORDERS", config).await?.messages().await?;
+    /// while let Some(message) = messages.next().await {
+    ///     let message = message?; // each stream message once, in order; no acks
+    ///     println!("{} {:?}", message.info()?.stream_sequence, message.payload);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn ordered_push_consumer(
+        &self,
+        stream: impl Into<String>,
+        config: OrderedPushConfig,
+    ) -> Result<OrderedPushConsumer, Error> {
+        let inbox = self.client().new_inbox();
+        let prefix = config.deliver_prefix.as_deref().unwrap_or(&inbox);
+        let cursor = OrderedCursor::new(config.ordered, unique(&inbox))?.pushing(prefix, config.idle_heartbeat)?;
+        Ok(OrderedPushConsumer { ordered: self.start_ordered(stream.into(), cursor).await? })
+    }
+
+    async fn start_ordered(&self, stream: String, mut cursor: OrderedCursor) -> Result<OrderedConsumer, Error> {
         let current = create(self.clone(), stream.clone(), cursor.next_consumer(), None).await?;
         cursor.handle_created();
         let state = State { cursor, current, stale: false, reading: false };
@@ -88,10 +125,55 @@ impl Context {
     }
 }
 
+/// The last token of an inbox: a NUID no other client uses.
+fn unique(inbox: &str) -> &str {
+    inbox.rsplit('.').next().unwrap_or_default()
+}
+
 impl JsStream {
     /// An ordered consumer on this stream: see [`Context::ordered_consumer`].
     pub async fn ordered_consumer(&self, config: OrderedConfig) -> Result<OrderedConsumer, Error> {
         self.context.ordered_consumer(self.name(), config).await
+    }
+
+    /// An ordered push consumer on this stream: see [`Context::ordered_push_consumer`].
+    pub async fn ordered_push_consumer(&self, config: OrderedPushConfig) -> Result<OrderedPushConsumer, Error> {
+        self.context.ordered_push_consumer(self.name(), config).await
+    }
+}
+
+/// A stream read in order through client-made push consumers, shaped like
+/// async-nats's `Consumer<push::OrderedConfig>` and nats.js's ordered
+/// `PushConsumer`. Clones share the position; one reader at a time.
+#[derive(Debug, Clone)]
+pub struct OrderedPushConsumer {
+    ordered: OrderedConsumer,
+}
+
+impl OrderedPushConsumer {
+    /// The name of the consumer pushing now (it changes on every reset).
+    pub fn name(&self) -> String {
+        self.ordered.name()
+    }
+
+    pub fn stream_name(&self) -> &str {
+        self.ordered.stream_name()
+    }
+
+    /// Fresh info of the current consumer.
+    pub async fn info(&self) -> Result<ConsumerInfo, Error> {
+        self.ordered.info().await
+    }
+
+    /// The messages, each once and in stream order; never ends by itself.
+    /// A new reader (after the last one ended) starts on a new consumer.
+    pub async fn messages(&self) -> Result<OrderedMessages, Error> {
+        self.consume()
+    }
+
+    /// [`messages`](Self::messages), without the `async`.
+    pub fn consume(&self) -> Result<OrderedMessages, Error> {
+        self.ordered.open(Mode::Push)
     }
 }
 
@@ -185,6 +267,8 @@ async fn create(
 enum Mode {
     Consume(ConsumeOptions),
     Fetch(FetchOptions),
+    /// Listening on a push consumer's deliver subject.
+    Push,
 }
 
 impl Mode {
@@ -192,7 +276,14 @@ impl Mode {
         match self {
             Mode::Consume(options) => consumer.consume_with(options.clone()),
             Mode::Fetch(options) => consumer.fetch_with(options.clone()),
+            Mode::Push => super::push::listen(&consumer.context, &consumer.info, true, PushOptions::default()),
         }
+    }
+
+    /// Reads on until stopped, through new consumers (a fetch ends instead);
+    /// the server sends ahead of what was read.
+    fn is_continuous(&self) -> bool {
+        !matches!(self, Mode::Fetch(_))
     }
 }
 
@@ -253,7 +344,7 @@ impl OrderedMessages {
     /// Ended: the consumer is free for the next reader, which needs a new
     /// one if this one's consumer sent more than was read (a consume pulls ahead).
     fn finish(&mut self) {
-        let mut ahead = matches!(self.mode, Mode::Consume(_));
+        let mut ahead = self.mode.is_continuous();
         if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
             ahead |= reader.discard();
         }
@@ -270,12 +361,11 @@ impl OrderedMessages {
         if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
             reader.discard();
         }
-        match self.mode {
-            Mode::Consume(_) if !self.stopped => self.step = self.create_next(),
-            _ => {
-                lock(&self.consumer.state).stale = true;
-                self.finish();
-            }
+        if self.mode.is_continuous() && !self.stopped {
+            self.step = self.create_next();
+        } else {
+            lock(&self.consumer.state).stale = true;
+            self.finish();
         }
     }
 

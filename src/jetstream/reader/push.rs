@@ -7,9 +7,9 @@ use super::slot::{EVENT_CAPACITY, ReaderSlot};
 use super::{ITEM_CAPACITY, Messages};
 use crate::driver::queue::Queue;
 use crate::error::Error;
-use crate::jetstream::PushConsumer;
-use crate::jetstream::api;
+use crate::jetstream::api::{self, ConsumerInfo};
 use crate::jetstream::push::{PushInbox, PushOptions};
+use crate::jetstream::{Context, PushConsumer};
 
 impl PushConsumer {
     /// The consumer's messages, as the server pushes them. Never ends by
@@ -17,7 +17,8 @@ impl PushConsumer {
     /// the server's [`Error::JetStream`] (consumer or stream not found) when
     /// missed heartbeats lead to a `CONSUMER.INFO` that finds the consumer
     /// gone — only if the consumer's config has `idle_heartbeat`, since
-    /// the server sends a push consumer nothing when it is deleted.
+    /// the server sends a push consumer nothing when it is deleted (and
+    /// never for a bound consumer, which has no name to ask about).
     /// Missed heartbeats are events ([`Messages::try_next_event`]).
     /// Dropping the stream naks the messages received and not read.
     pub async fn messages(&self) -> Result<Messages, Error> {
@@ -29,28 +30,40 @@ impl PushConsumer {
     /// deliver group that someone already listens to, as its last info
     /// says (`push_bound`): both would get every message.
     pub fn consume_with(&self, options: PushOptions) -> Result<Messages, Error> {
-        let config = &self.info.config;
-        let Some(deliver_subject) = config.deliver_subject.as_deref() else {
-            return Err(Error::InvalidArgument(format!("consumer {:?} is not a push consumer", self.name())));
-        };
-        if self.info.push_bound && config.deliver_group.is_none() {
-            return Err(Error::InvalidArgument(format!("consumer {:?} is already bound", self.name())));
-        }
-        let context = &self.context;
-        let client = context.client().clone();
-        let info_subject = api::consumer_info(context.api_prefix(), self.stream_name(), self.name())?;
-        let heartbeat = Some(config.idle_heartbeat).filter(|hb| !hb.is_zero());
-        // The server bounds what is in flight (max_ack_pending, flow control).
-        let items = Queue::new(ITEM_CAPACITY);
-        let events = Queue::new(EVENT_CAPACITY);
-        let sid = {
-            let mut inner = client.shared().lock();
-            let sid = inner.conn.subscribe(deliver_subject, config.deliver_group.as_deref())?;
-            let inbox = PushInbox::new(client.now(), heartbeat, options);
-            inner.readers.insert(sid, ReaderSlot::push(inbox, info_subject, items.clone(), events.clone()));
-            inner.wake_driver();
-            sid
-        };
-        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report: None, taken: (0, 0) })
+        listen(&self.context, &self.info, !self.bound, options)
     }
+}
+
+/// Listens on the deliver subject of the consumer `info` describes; with
+/// `probe`, asks `CONSUMER.INFO` after missed heartbeats (a bound
+/// consumer's name is unknown). Also the ordered push reader's start.
+pub(super) fn listen(
+    context: &Context,
+    info: &ConsumerInfo,
+    probe: bool,
+    options: PushOptions,
+) -> Result<Messages, Error> {
+    let config = &info.config;
+    let Some(deliver_subject) = config.deliver_subject.as_deref() else {
+        return Err(Error::InvalidArgument(format!("consumer {:?} is not a push consumer", info.name)));
+    };
+    if info.push_bound && config.deliver_group.is_none() {
+        return Err(Error::InvalidArgument(format!("consumer {:?} is already bound", info.name)));
+    }
+    let client = context.client().clone();
+    let info_subject =
+        probe.then(|| api::consumer_info(context.api_prefix(), &info.stream_name, &info.name)).transpose()?;
+    let heartbeat = Some(config.idle_heartbeat).filter(|hb| !hb.is_zero());
+    // The server bounds what is in flight (max_ack_pending, flow control).
+    let items = Queue::new(ITEM_CAPACITY);
+    let events = Queue::new(EVENT_CAPACITY);
+    let sid = {
+        let mut inner = client.shared().lock();
+        let sid = inner.conn.subscribe(deliver_subject, config.deliver_group.as_deref())?;
+        let inbox = PushInbox::new(client.now(), heartbeat, options);
+        inner.readers.insert(sid, ReaderSlot::push(inbox, info_subject, items.clone(), events.clone()));
+        inner.wake_driver();
+        sid
+    };
+    Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report: None, taken: (0, 0) })
 }

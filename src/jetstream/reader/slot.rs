@@ -46,8 +46,9 @@ enum Machine {
     },
     Push {
         inbox: PushInbox,
-        /// `$JS.API.CONSUMER.INFO.<stream>.<consumer>`, asked after missed heartbeats.
-        info_subject: String,
+        /// `$JS.API.CONSUMER.INFO.<stream>.<consumer>`, asked after missed
+        /// heartbeats; none for a bound consumer.
+        info_subject: Option<String>,
         /// The probe in flight.
         probe: Option<RequestId>,
     },
@@ -68,7 +69,7 @@ impl ReaderSlot {
     /// A push reader on a consumer's deliver subject.
     pub fn push(
         inbox: PushInbox,
-        info_subject: String,
+        info_subject: Option<String>,
         items: Arc<Queue<Item>>,
         events: Arc<Queue<ConsumerEvent>>,
     ) -> Self {
@@ -150,7 +151,7 @@ impl ReaderSlot {
                 drive_pull(machine, next_subject, inbox, items, events, conn)
             }
             Machine::Push { inbox, info_subject, probe } => {
-                (false, drive_push(inbox, info_subject, probe, items, events, conn))
+                (false, drive_push(inbox, info_subject.as_deref(), probe, items, events, conn))
             }
         };
         if finished {
@@ -211,7 +212,7 @@ fn drive_pull(
 /// its events; whether it finished.
 fn drive_push(
     inbox: &mut PushInbox,
-    info_subject: &str,
+    info_subject: Option<&str>,
     probe: &mut Option<RequestId>,
     items: &Queue<Item>,
     events: &Queue<ConsumerEvent>,
@@ -221,7 +222,7 @@ fn drive_push(
         // Lost with the connection: the server asks again in its next heartbeat.
         let _ = conn.publish(&subject, None, None, b"");
     }
-    if inbox.poll_probe() {
+    if let Some(info_subject) = info_subject.filter(|_| inbox.poll_probe()) {
         // A probe still unanswered is taken as lost.
         if let Some(old) = probe.take() {
             conn.cancel_request(old);

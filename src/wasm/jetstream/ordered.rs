@@ -1,6 +1,8 @@
 //! `RawOrderedConsumer`: an ordered consumer ([`OrderedConsumer`], nats.js's
-//! `js.consumers.get(stream, opts?)`) and its options, read like the pull
-//! options: nats.js names, durations in milliseconds.
+//! `js.consumers.get(stream, opts?)`), `RawOrderedPushConsumer`: an ordered
+//! push consumer ([`OrderedPushConsumer`], nats.js's
+//! `js.consumers.getPushConsumer(stream, opts?)`), and their options, read
+//! like the pull options: nats.js names, durations in milliseconds.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -14,9 +16,9 @@ use super::deliveries::delivered;
 use super::messages::RawConsumerMessages;
 use super::whole_number;
 use crate::error::Error;
-use crate::jetstream::OrderedConsumer;
 use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
-use crate::jetstream::ordered::OrderedConfig;
+use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
+use crate::jetstream::{OrderedConsumer, OrderedPushConsumer};
 use crate::wasm::options::{flag, millis, text};
 use crate::wasm::promise;
 
@@ -41,6 +43,14 @@ export interface OrderedConsumerOptions {
   /** Put before the unique part of every consumer name. */
   name_prefix?: string;
 }
+
+/** Options of an ordered push consumer, as nats.js's `OrderedPushConsumerOptions`. */
+export interface OrderedPushConsumerOptions extends OrderedConsumerOptions {
+  /** Consumer `n` delivers to `<deliver_prefix>.<n>` (default: a fresh inbox). */
+  deliver_prefix?: string;
+  /** natsjet: milliseconds between heartbeats of an idle consumer (5000); two missed ones replace it. */
+  idle_heartbeat?: number;
+}
 "#;
 
 #[wasm_bindgen]
@@ -63,6 +73,13 @@ extern "C" {
     fn headers_only(this: &OrderedOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn name_prefix(this: &OrderedOptions) -> JsValue;
+
+    #[wasm_bindgen(extends = OrderedOptions, typescript_type = "OrderedPushConsumerOptions")]
+    pub type OrderedPushOptions;
+    #[wasm_bindgen(method, getter)]
+    fn deliver_prefix(this: &OrderedPushOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn idle_heartbeat(this: &OrderedPushOptions) -> JsValue;
 }
 
 /// An ordered consumer; `next`'s future shares it.
@@ -82,6 +99,44 @@ impl RawJetStream {
             let consumer = context.ordered_consumer(stream, config).await?;
             Ok(JsValue::from(RawOrderedConsumer { consumer: Rc::new(consumer) }))
         }))
+    }
+}
+
+/// An ordered push consumer.
+#[wasm_bindgen]
+pub struct RawOrderedPushConsumer {
+    consumer: OrderedPushConsumer,
+}
+
+#[wasm_bindgen]
+impl RawJetStream {
+    /// An ordered push consumer on `stream`; its first consumer is made now.
+    #[wasm_bindgen(js_name = orderedPushConsumer, unchecked_return_type = "Promise<RawOrderedPushConsumer>")]
+    pub fn ordered_push_consumer(
+        &self,
+        stream: String,
+        options: Option<OrderedPushOptions>,
+    ) -> Result<Promise, JsValue> {
+        let config = options.map(|o| ordered_push_config(&o)).transpose()?.unwrap_or_default();
+        let context = self.context.clone();
+        Ok(promise(async move {
+            let consumer = context.ordered_push_consumer(stream, config).await?;
+            Ok(JsValue::from(RawOrderedPushConsumer { consumer }))
+        }))
+    }
+}
+
+#[wasm_bindgen]
+impl RawOrderedPushConsumer {
+    /// The name of the consumer pushing now.
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.consumer.name()
+    }
+
+    /// Reading in order, through new consumers as needed.
+    pub fn consume(&self) -> Result<RawConsumerMessages, JsValue> {
+        Ok(RawConsumerMessages::new(self.consumer.consume()?))
     }
 }
 
@@ -150,6 +205,15 @@ fn ordered_config(o: &OrderedOptions) -> Result<OrderedConfig, Error> {
             .unwrap_or(defaults.inactive_threshold),
         headers_only: flag(o.headers_only(), "headers_only")? == Some(true),
         name_prefix: text(o.name_prefix(), "name_prefix")?,
+    })
+}
+
+fn ordered_push_config(o: &OrderedPushOptions) -> Result<OrderedPushConfig, Error> {
+    let defaults = OrderedPushConfig::default();
+    Ok(OrderedPushConfig {
+        ordered: ordered_config(o)?,
+        deliver_prefix: text(o.deliver_prefix(), "deliver_prefix")?,
+        idle_heartbeat: millis(o.idle_heartbeat(), "idle_heartbeat")?.unwrap_or(defaults.idle_heartbeat),
     })
 }
 

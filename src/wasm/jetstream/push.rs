@@ -1,15 +1,20 @@
 //! `RawPushConsumer`: a push consumer (nats.js's
-//! `js.consumers.getPushConsumer(stream, name)`) and the options of its
-//! `consume`; its messages are a [`RawConsumerMessages`] like a pull reader's.
+//! `js.consumers.getPushConsumer(stream, name)`, or bound by its deliver
+//! subject: `getBoundPushConsumer(opts)`) and the options of its `consume`;
+//! its messages are a [`RawConsumerMessages`] like a pull reader's.
+
+use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
 
 use super::context::RawJetStream;
 use super::messages::RawConsumerMessages;
-use crate::jetstream::PushConsumer;
+use super::whole_number;
+use crate::error::Error;
 use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::push::PushOptions;
-use crate::wasm::options::flag;
+use crate::jetstream::{BoundPushConfig, PushConsumer};
+use crate::wasm::options::{flag, text};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_PUSH: &str = r#"
@@ -25,6 +30,22 @@ export interface PushConsumeOptions {
    */
   abort_on_missing_resource?: boolean;
 }
+
+/**
+ * A push consumer known by its deliver settings alone, as nats.js's
+ * `BoundPushConsumerOptions`: they must match the consumer's config.
+ */
+export interface BoundPushConsumerOptions {
+  /** The consumer's `deliver_subject`. */
+  deliver_subject: string;
+  /** The consumer's `deliver_group`: listen as one member of that queue group. */
+  deliver_group?: string;
+  /**
+   * The consumer's `idle_heartbeat` in nanoseconds, to watch for missed
+   * heartbeats; one that does not match gives false or late alarms.
+   */
+  idle_heartbeat?: number;
+}
 "#;
 
 #[wasm_bindgen]
@@ -33,6 +54,15 @@ extern "C" {
     pub type PushOptionsJs;
     #[wasm_bindgen(method, getter)]
     fn abort_on_missing_resource(this: &PushOptionsJs) -> JsValue;
+
+    #[wasm_bindgen(typescript_type = "BoundPushConsumerOptions")]
+    pub type BoundPushOptions;
+    #[wasm_bindgen(method, getter)]
+    fn deliver_subject(this: &BoundPushOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn deliver_group(this: &BoundPushOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn idle_heartbeat(this: &BoundPushOptions) -> JsValue;
 }
 
 /// A push consumer: its names and deliver settings (its info stays in TS).
@@ -49,6 +79,21 @@ impl RawJetStream {
     pub fn push_consumer(&self, info: &str) -> Result<RawPushConsumer, JsValue> {
         let info = ConsumerInfo::from_json_core(info.as_bytes())?;
         Ok(RawPushConsumer { consumer: PushConsumer::new(self.context.clone(), info)? })
+    }
+
+    /// A push consumer known by its deliver settings (no API call).
+    #[wasm_bindgen(js_name = boundPushConsumer)]
+    pub fn bound_push_consumer(&self, options: BoundPushOptions) -> Result<RawPushConsumer, JsValue> {
+        let deliver_subject = text(options.deliver_subject(), "deliver_subject")?
+            .ok_or_else(|| Error::InvalidArgument("deliver_subject is required".into()))?;
+        let config = BoundPushConfig {
+            deliver_subject,
+            deliver_group: text(options.deliver_group(), "deliver_group")?,
+            idle_heartbeat: Duration::from_nanos(
+                whole_number(options.idle_heartbeat(), "idle_heartbeat")?.unwrap_or(0),
+            ),
+        };
+        Ok(RawPushConsumer { consumer: self.context.bound_push_consumer(config)? })
     }
 }
 
