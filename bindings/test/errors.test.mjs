@@ -136,7 +136,7 @@ describe("core errors", () => {
   test("a flush in flight when the connection drops rejects with a RequestError", async () => {
     const frozen = await startServer();
     const nc = await connect({ servers: frozen.wsUrl, maxReconnectAttempts: 1, reconnectTimeWait: 50 });
-    frozen.child.kill("SIGSTOP"); // the PING goes out, its PONG never comes
+    await frozen.pause(); // the PING goes out, its PONG never comes
     const flushed = caught(() => nc.flush());
     await new Promise((resolve) => setTimeout(resolve, 50));
     await frozen.close();

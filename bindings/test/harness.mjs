@@ -86,9 +86,17 @@ class NatsServer {
     for (const f of readdirSync(this.dir)) if (f.endsWith(".ports")) unlinkSync(join(this.dir, f));
   }
 
-  /** SIGSTOP: the server keeps its sockets but answers nothing (until `resume`). */
-  pause() {
+  /**
+   * SIGSTOP: the server keeps its sockets but answers nothing (until
+   * `resume`). Resolves once every thread has stopped: the signal reaches
+   * the threads one after another, and on a busy machine one could still
+   * answer what is sent right after `kill`.
+   */
+  async pause() {
     this.child.kill("SIGSTOP");
+    const tasks = `/proc/${this.child.pid}/task`;
+    const stopped = (tid) => readFileSync(`${tasks}/${tid}/stat`, "utf8").split(") ").pop().startsWith("T");
+    while (!readdirSync(tasks).every(stopped)) await sleep(1);
   }
 
   resume() {

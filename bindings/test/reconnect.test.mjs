@@ -137,7 +137,7 @@ test("unanswered pings: ping statuses count them, then staleConnection, disconne
   await nc.flush();
   await waitFor(() => status.types.includes("ping"), 5000);
   assert.deepEqual(status.statuses[0], { type: "ping", pendingPings: 1 }, "answered before the next one");
-  server.pause();
+  await server.pause();
   await waitFor(() => status.types.includes("staleConnection"), 5000);
   await waitFor(() => status.types.includes("disconnect"), 5000);
   const at = status.types.indexOf("staleConnection");

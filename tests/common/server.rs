@@ -325,9 +325,21 @@ impl NatsServer {
         signal(self.child.as_ref().expect("server is not running"), libc::SIGUSR2);
     }
 
-    /// SIGSTOP: the server keeps its sockets but answers nothing until [`resume`](Self::resume).
+    /// SIGSTOP: the server keeps its sockets but answers nothing until
+    /// [`resume`](Self::resume). Returns once every thread has stopped: the
+    /// signal reaches the threads one after another, and on a busy machine
+    /// one could still answer what is sent right after `kill`.
     pub fn pause(&self) {
-        signal(self.child.as_ref().expect("server is not running"), libc::SIGSTOP);
+        let child = self.child.as_ref().expect("server is not running");
+        signal(child, libc::SIGSTOP);
+        let tasks = format!("/proc/{}/task", child.id());
+        let stopped = |tid: &std::fs::DirEntry| {
+            let stat = std::fs::read_to_string(tid.path().join("stat")).unwrap_or_default();
+            stat.rsplit(") ").next().is_some_and(|rest| rest.starts_with('T'))
+        };
+        while !std::fs::read_dir(&tasks).expect("the server's threads").flatten().all(|tid| stopped(&tid)) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     /// SIGCONT after [`pause`](Self::pause).
