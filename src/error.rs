@@ -174,6 +174,53 @@ impl From<std::io::Error> for Error {
 /// Result with natsjet's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// An error of one operation, sorted by a kind of its own, as async-nats's
+/// `error::Error<Kind>`: `kind()` answers what async-nats programs match on
+/// (`CreateErrorKind::AlreadyExists`), [`cause`](Self::cause) keeps natsjet's
+/// [`Error`] with the server's code and text, and `?` turns it into one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindError<K> {
+    kind: K,
+    cause: Error,
+}
+
+impl<K: Clone> KindError<K> {
+    pub fn new(kind: K, cause: Error) -> Self {
+        KindError { kind, cause }
+    }
+
+    pub fn kind(&self) -> K {
+        self.kind.clone()
+    }
+
+    /// What went wrong, as natsjet's one error type.
+    pub fn cause(&self) -> &Error {
+        &self.cause
+    }
+
+    pub fn into_cause(self) -> Error {
+        self.cause
+    }
+}
+
+impl<K: fmt::Display> fmt::Display for KindError<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.cause)
+    }
+}
+
+impl<K: fmt::Debug + fmt::Display> std::error::Error for KindError<K> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.cause)
+    }
+}
+
+impl<K> From<KindError<K>> for Error {
+    fn from(e: KindError<K>) -> Self {
+        e.cause
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! clock measured from the first time anyone asked for it.
 
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use super::{BoxFuture, MaybeSend, Runtime};
 use crate::time::Instant;
@@ -24,6 +24,10 @@ impl Runtime for TokioRuntime {
     fn now() -> Instant {
         static ORIGIN: OnceLock<std::time::Instant> = OnceLock::new();
         Instant::from_offset(ORIGIN.get_or_init(std::time::Instant::now).elapsed())
+    }
+
+    fn wall_clock() -> SystemTime {
+        SystemTime::now()
     }
 }
 

@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use wasm_bindgen::prelude::*;
 
@@ -56,6 +56,10 @@ impl Runtime for WasmRuntime {
         });
         // Not `from_secs_f64`: its panic path and float formatting cost the wasm; `as` saturates.
         Instant::from_offset(Duration::from_nanos((ms * 1e6) as u64))
+    }
+
+    fn wall_clock() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_millis(js_sys::Date::now() as u64)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use crate::time::Instant;
 
@@ -31,4 +31,7 @@ pub trait Runtime: 'static {
     fn sleep(duration: Duration) -> BoxFuture<()>;
     /// Monotonic time since a process-wide origin.
     fn now() -> Instant;
+    /// The wall clock, for comparing with the server's timestamps (a KV
+    /// delete marker's age): `SystemTime::now()` panics in wasm.
+    fn wall_clock() -> SystemTime;
 }

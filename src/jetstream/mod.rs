@@ -1,10 +1,11 @@
 //! JetStream: API types, the sans-IO pull consumer, push inbox, ack and
 //! ordered-read machines, and — where a runtime exists — the context,
 //! management calls, acked publish, pull, push and ordered readers, acks,
-//! `AckBatch` commits and the checkpoint ledger.
+//! `AckBatch` commits, the checkpoint ledger and the Key-Value store ([`kv`]).
 
 pub mod ack;
 pub mod api;
+pub mod kv;
 pub mod ordered;
 pub mod pull;
 pub mod push;
@@ -18,13 +19,13 @@ pub mod consumer;
 #[cfg(has_runtime)]
 mod consumers;
 #[cfg(has_runtime)]
-mod context;
+pub(crate) mod context;
 #[cfg(has_runtime)]
 mod direct_batch;
 #[cfg(has_runtime)]
 mod message;
 #[cfg(has_runtime)]
-mod paging;
+pub(crate) mod paging;
 #[cfg(has_runtime)]
 pub mod publish;
 #[cfg(has_runtime)]

@@ -292,6 +292,12 @@ struct InfoCore {
     config: ConfigCore,
     #[serde(default)]
     push_bound: bool,
+    /// Where a new consumer starts, and how much it has to deliver: an
+    /// ordered reader resumes from there, a KV watch knows when it caught up.
+    #[serde(default)]
+    delivered: SequenceInfo,
+    #[serde(default)]
+    num_pending: u64,
 }
 
 #[derive(Deserialize)]
@@ -304,13 +310,22 @@ impl ConsumerInfo {
     /// The names of a `CONSUMER.INFO` or `CONSUMER.CREATE` reply, and of
     /// its config the names, filters, ack policy, ack wait and max ack
     /// pending, and the deliver subject, group, idle heartbeat and
-    /// `push_bound` of a push consumer; every other field keeps its default. Enough for a
+    /// `push_bound` of a push consumer, and `delivered` and `num_pending`;
+    /// every other field keeps its default. Enough for a
     /// [`Consumer`](crate::jetstream::Consumer) or
     /// [`PushConsumer`](crate::jetstream::PushConsumer) handle, whose
     /// readers and ledger read nothing else.
     pub fn from_json_core(json: &[u8]) -> Result<ConsumerInfo, Error> {
-        let InfoCore { stream_name, name, config, push_bound } = parse_checked_plain(json)?;
-        Ok(ConsumerInfo { stream_name, name, config: config.into(), push_bound, ..Default::default() })
+        let InfoCore { stream_name, name, config, push_bound, delivered, num_pending } = parse_checked_plain(json)?;
+        Ok(ConsumerInfo {
+            stream_name,
+            name,
+            config: config.into(),
+            push_bound,
+            delivered,
+            num_pending,
+            ..Default::default()
+        })
     }
 }
 
@@ -547,8 +562,9 @@ mod tests {
         let c = &info.config;
         assert_eq!((c.ack_policy, c.ack_wait, c.max_ack_pending), (AckPolicy::Explicit, Duration::from_secs(30), 1000));
         assert_eq!(c.filter_subject.as_deref(), Some("orders.new"));
+        assert_eq!((info.delivered.stream_seq, info.num_pending), (14, 100));
         // The rest is left at its default, unread.
-        assert_eq!((c.max_deliver, &c.deliver_policy, info.num_pending), (0, &DeliverPolicy::All, 0));
+        assert_eq!((c.max_deliver, &c.deliver_policy, info.num_ack_pending), (0, &DeliverPolicy::All, 0));
         assert!(matches!(ConsumerInfo::from_json_core(br#"{"name":"x"}"#), Err(Error::Protocol(_))));
 
         let push = br#"{"stream_name":"S","name":"p","push_bound":true,"config":{"deliver_subject":"d.p",

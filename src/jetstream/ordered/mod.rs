@@ -240,6 +240,17 @@ impl OrderedCursor {
         self.created_once = true;
     }
 
+    /// The first consumer starts after stream sequence `sequence` (its
+    /// info's `delivered.stream_seq`). With [`DeliverPolicy::New`] or
+    /// [`DeliverPolicy::Last`] that position holds: a replacement made
+    /// before anything arrived resumes there, instead of at the stream's
+    /// end at that later time, which would skip what came in between.
+    pub fn handle_started_after(&mut self, sequence: u64) {
+        if self.stream_seq == 0 && matches!(self.config.deliver_policy, DeliverPolicy::New | DeliverPolicy::Last) {
+            self.stream_seq = sequence;
+        }
+    }
+
     /// Creating the consumer failed at `now`: when to try again, or the
     /// error if trying again cannot help (bad options, closed client, or an
     /// API error before any consumer existed, such as a missing stream).

@@ -203,3 +203,22 @@ fn a_push_deliver_prefix_has_no_wildcards_and_heartbeats_are_required() {
     }
     assert!(cursor(OrderedConfig::default()).pushing("in", Duration::ZERO).is_err());
 }
+
+#[test]
+fn a_new_only_read_replaced_before_its_first_message_resumes_where_it_started() {
+    let mut c = cursor(OrderedConfig { deliver_policy: DeliverPolicy::New, ..OrderedConfig::default() });
+    assert_eq!(c.next_consumer().deliver_policy, DeliverPolicy::New);
+    c.handle_created();
+    c.handle_started_after(41);
+    // Lost before anything came: the replacement starts right after 41.
+    assert_eq!(c.next_consumer().deliver_policy, DeliverPolicy::ByStartSequence { start_sequence: 42 });
+
+    // Other policies keep their own start.
+    for policy in [DeliverPolicy::All, DeliverPolicy::LastPerSubject] {
+        let mut c = cursor(OrderedConfig { deliver_policy: policy.clone(), ..OrderedConfig::default() });
+        c.next_consumer();
+        c.handle_created();
+        c.handle_started_after(41);
+        assert_eq!(c.next_consumer().deliver_policy, policy);
+    }
+}

@@ -117,6 +117,7 @@ impl Context {
     async fn start_ordered(&self, stream: String, mut cursor: OrderedCursor) -> Result<OrderedConsumer, Error> {
         let current = create(self.clone(), stream.clone(), cursor.next_consumer(), None).await?;
         cursor.handle_created();
+        cursor.handle_started_after(current.cached_info().delivered.stream_seq);
         let state = State { cursor, current, stale: false, reading: false };
         // JS values make the client `!Send` in wasm, where there is one thread.
         #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
@@ -165,6 +166,11 @@ impl OrderedPushConsumer {
         self.ordered.info().await
     }
 
+    /// Messages the current consumer had to deliver when it was made.
+    pub(crate) fn pending_at_creation(&self) -> u64 {
+        self.ordered.pending_at_creation()
+    }
+
     /// The messages, each once and in stream order; never ends by itself.
     /// A new reader (after the last one ended) starts on a new consumer.
     pub async fn messages(&self) -> Result<OrderedMessages, Error> {
@@ -181,6 +187,11 @@ impl OrderedConsumer {
     /// The name of the consumer reads go to now (it changes on every reset).
     pub fn name(&self) -> String {
         lock(&self.state).current.name().to_string()
+    }
+
+    /// Messages the current consumer had to deliver when it was made.
+    pub(crate) fn pending_at_creation(&self) -> u64 {
+        lock(&self.state).current.cached_info().num_pending
     }
 
     pub fn stream_name(&self) -> &str {

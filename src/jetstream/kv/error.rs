@@ -1,0 +1,306 @@
+//! The error kinds of Key-Value operations, named as async-nats 0.51 names
+//! them so programs that match on them switch by changing an import. Each
+//! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
+//! (the server's code and text, the bad key, the payload over the limit).
+
+use std::fmt;
+
+use crate::error::{Error, KindError};
+use crate::jetstream::api::ErrorCode;
+
+/// Writes the `Display` of kinds from a table of texts.
+macro_rules! kinds {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(match self {
+                    $(Self::$variant => $text,)*
+                })
+            }
+        }
+    };
+}
+
+kinds!(
+    /// Opening, listing or deleting a bucket.
+    KeyValueErrorKind {
+        InvalidStoreName => "invalid Key Value Store name",
+        GetBucket => "failed to get the bucket",
+        JetStream => "JetStream error",
+    }
+);
+
+kinds!(
+    /// Creating a bucket.
+    CreateKeyValueErrorKind {
+        InvalidStoreName => "invalid Key Value Store name",
+        TooLongHistory => "too long history",
+        JetStream => "JetStream error",
+        BucketCreate => "bucket creation failed",
+        TimedOut => "timed out",
+        /// The server's API level is below 1 (nats-server 2.11).
+        LimitMarkersNotSupported => "limit markers not supported",
+    }
+);
+
+kinds!(
+    /// Updating a bucket's config.
+    UpdateKeyValueErrorKind {
+        InvalidStoreName => "invalid Key Value Store name",
+        TooLongHistory => "too long history",
+        JetStream => "JetStream error",
+        BucketUpdate => "bucket update failed",
+        TimedOut => "timed out",
+        LimitMarkersNotSupported => "limit markers not supported",
+        NotFound => "bucket does not exist",
+    }
+);
+
+kinds!(
+    /// `Store::status`.
+    StatusErrorKind {
+        JetStream => "JetStream error",
+        TimedOut => "timed out",
+    }
+);
+
+kinds!(
+    /// `Store::create`.
+    CreateErrorKind {
+        /// The key has a value (not a delete or purge marker).
+        AlreadyExists => "key already exists",
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        Publish => "failed to create key in store",
+        Ack => "ack error",
+        Other => "error",
+    }
+);
+
+kinds!(
+    /// `Store::put`.
+    PutErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        /// The message was not sent: too large, connection closed.
+        Publish => "failed to put key into store",
+        /// The stream refused it or did not answer.
+        Ack => "ack error",
+    }
+);
+
+kinds!(
+    /// `Store::get`, `entry`, `entry_for_revision`.
+    EntryErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        TimedOut => "timed out",
+        Other => "failed getting entry",
+    }
+);
+
+kinds!(
+    /// Starting a watch, a history or a key listing.
+    WatchErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        TimedOut => "timed out",
+        ConsumerCreate => "watch consumer creation failed",
+        Other => "watch failed",
+    }
+);
+
+kinds!(
+    /// `Store::update`, `delete`, `purge` and their `_expect_revision` forms.
+    UpdateErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        TimedOut => "timed out",
+        /// The key's last revision was not the one expected.
+        WrongLastRevision => "wrong last revision",
+        Other => "failed getting entry",
+    }
+);
+
+kinds!(
+    /// An entry of a running watch, history or listing.
+    WatcherErrorKind {
+        Consumer => "watcher consumer error",
+        Other => "watcher error",
+    }
+);
+
+pub type KeyValueError = KindError<KeyValueErrorKind>;
+pub type CreateKeyValueError = KindError<CreateKeyValueErrorKind>;
+pub type UpdateKeyValueError = KindError<UpdateKeyValueErrorKind>;
+pub type StatusError = KindError<StatusErrorKind>;
+pub type CreateError = KindError<CreateErrorKind>;
+pub type PutError = KindError<PutErrorKind>;
+pub type EntryError = KindError<EntryErrorKind>;
+pub type WatchError = KindError<WatchErrorKind>;
+pub type UpdateError = KindError<UpdateErrorKind>;
+pub type WatcherError = KindError<WatcherErrorKind>;
+pub type DeleteError = UpdateError;
+pub type DeleteErrorKind = UpdateErrorKind;
+pub type PurgeError = UpdateError;
+pub type PurgeErrorKind = UpdateErrorKind;
+pub type HistoryError = WatchError;
+pub type HistoryErrorKind = WatchErrorKind;
+
+/// Sorts a cause into a kind: what the error is, then what the call was doing.
+pub(crate) trait Sort: Sized {
+    fn sort(cause: &Error) -> Self;
+
+    fn error(cause: Error) -> KindError<Self>
+    where
+        Self: Clone,
+    {
+        KindError::new(Self::sort(&cause), cause)
+    }
+}
+
+fn is_bad_input(cause: &Error) -> bool {
+    matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. })
+}
+
+impl Sort for PutErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => PutErrorKind::InvalidKey,
+            Error::JetStream(_) | Error::Timeout | Error::NoResponders => PutErrorKind::Ack,
+            _ => PutErrorKind::Publish,
+        }
+    }
+}
+
+impl Sort for UpdateErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => UpdateErrorKind::InvalidKey,
+            Error::Timeout => UpdateErrorKind::TimedOut,
+            Error::JetStream(e) if e.is_wrong_last_sequence() => UpdateErrorKind::WrongLastRevision,
+            _ => UpdateErrorKind::Other,
+        }
+    }
+}
+
+impl Sort for CreateErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => CreateErrorKind::InvalidKey,
+            Error::JetStream(_) | Error::Timeout | Error::NoResponders => CreateErrorKind::Ack,
+            _ => CreateErrorKind::Publish,
+        }
+    }
+}
+
+impl Sort for EntryErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => EntryErrorKind::InvalidKey,
+            Error::Timeout => EntryErrorKind::TimedOut,
+            _ => EntryErrorKind::Other,
+        }
+    }
+}
+
+impl Sort for WatchErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => WatchErrorKind::InvalidKey,
+            Error::Timeout => WatchErrorKind::TimedOut,
+            Error::JetStream(_) | Error::NoResponders => WatchErrorKind::ConsumerCreate,
+            _ => WatchErrorKind::Other,
+        }
+    }
+}
+
+impl Sort for WatcherErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Protocol(_) => WatcherErrorKind::Other,
+            _ => WatcherErrorKind::Consumer,
+        }
+    }
+}
+
+impl Sort for StatusErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Timeout => StatusErrorKind::TimedOut,
+            _ => StatusErrorKind::JetStream,
+        }
+    }
+}
+
+impl Sort for KeyValueErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => KeyValueErrorKind::InvalidStoreName,
+            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => KeyValueErrorKind::GetBucket,
+            _ => KeyValueErrorKind::JetStream,
+        }
+    }
+}
+
+impl Sort for CreateKeyValueErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => CreateKeyValueErrorKind::InvalidStoreName,
+            Error::Timeout => CreateKeyValueErrorKind::TimedOut,
+            Error::JetStream(_) => CreateKeyValueErrorKind::BucketCreate,
+            _ => CreateKeyValueErrorKind::JetStream,
+        }
+    }
+}
+
+impl Sort for UpdateKeyValueErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => UpdateKeyValueErrorKind::InvalidStoreName,
+            Error::Timeout => UpdateKeyValueErrorKind::TimedOut,
+            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => UpdateKeyValueErrorKind::NotFound,
+            Error::JetStream(_) => UpdateKeyValueErrorKind::BucketUpdate,
+            _ => UpdateKeyValueErrorKind::JetStream,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jetstream::api::JetStreamError;
+
+    fn api(err_code: ErrorCode) -> Error {
+        Error::JetStream(JetStreamError { code: 400, err_code, description: "x".into() })
+    }
+
+    #[test]
+    fn causes_sort_as_async_nats_sorts_them() {
+        assert_eq!(
+            UpdateErrorKind::sort(&api(ErrorCode::STREAM_WRONG_LAST_SEQUENCE)),
+            UpdateErrorKind::WrongLastRevision
+        );
+        assert_eq!(
+            UpdateErrorKind::sort(&api(ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)),
+            UpdateErrorKind::WrongLastRevision
+        );
+        assert_eq!(UpdateErrorKind::sort(&Error::Timeout), UpdateErrorKind::TimedOut);
+        assert_eq!(UpdateErrorKind::sort(&Error::InvalidArgument("k".into())), UpdateErrorKind::InvalidKey);
+        assert_eq!(PutErrorKind::sort(&Error::Closed), PutErrorKind::Publish);
+        assert_eq!(PutErrorKind::sort(&api(ErrorCode::STREAM_MESSAGE_EXCEEDS_MAXIMUM)), PutErrorKind::Ack);
+        assert_eq!(KeyValueErrorKind::sort(&api(ErrorCode::STREAM_NOT_FOUND)), KeyValueErrorKind::GetBucket);
+        assert_eq!(UpdateKeyValueErrorKind::sort(&api(ErrorCode::STREAM_NOT_FOUND)), UpdateKeyValueErrorKind::NotFound);
+        assert_eq!(CreateKeyValueErrorKind::sort(&Error::Timeout), CreateKeyValueErrorKind::TimedOut);
+    }
+
+    #[test]
+    fn errors_keep_their_cause() {
+        let e = PutErrorKind::error(Error::PayloadTooLarge { size: 9, max_payload: 8 });
+        assert_eq!(e.kind(), PutErrorKind::Publish);
+        assert!(e.to_string().starts_with("failed to put key into store: "), "{e}");
+        let cause: Error = e.into();
+        assert_eq!(cause, Error::PayloadTooLarge { size: 9, max_payload: 8 });
+    }
+}

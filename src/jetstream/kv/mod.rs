@@ -1,0 +1,55 @@
+//! Key-Value store (ADR-8, ADR-48), shaped like async-nats's
+//! `jetstream::kv`: a bucket `b` is the stream `KV_b`, key `k` its subject
+//! `$KV.b.k`, and a key's revision the stream sequence of its message.
+//! What natsjet writes, nats.js, nats.go, async-nats and the `nats` CLI read,
+//! and the other way round.
+//!
+//! The rules need no connection ([`names`], [`Config`]'s stream, [`Entry`]
+//! and [`Operation`] from headers); [`Store`], [`Watch`], [`History`] and
+//! [`Keys`] use them over the JetStream context.
+//!
+//! ```no_run
+//! # async fn f(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
+//! use futures_util::StreamExt;
+//! use natsjet::jetstream::kv;
+//!
+//! let kv = js.create_key_value(kv::Config { bucket: "profiles".into(), history: 5, ..Default::default() }).await?;
+//! let revision = kv.put("sue.color", "blue".into()).await?;
+//! kv.update("sue.color", "green".into(), revision).await?; // refused if someone wrote in between
+//! assert_eq!(kv.get("sue.color").await?.as_deref(), Some(&b"green"[..]));
+//!
+//! let mut watch = kv.watch_with_history("sue.>").await?; // the latest values, then every change
+//! while let Some(entry) = watch.next().await {
+//!     let entry = entry?;
+//!     println!("{} {} {:?} caught up: {}", entry.key, entry.revision, entry.operation, entry.seen_current);
+//! }
+//! # Ok(()) }
+//! ```
+
+mod config;
+mod entry;
+mod error;
+pub mod names;
+
+#[cfg(has_runtime)]
+mod buckets;
+#[cfg(has_runtime)]
+mod store;
+#[cfg(has_runtime)]
+mod watch;
+
+pub use config::{Config, MAX_HISTORY, Status};
+pub use entry::{
+    Entry, KV_OPERATION, NATS_MARKER_REASON, NATS_MESSAGE_SIZE, NATS_ROLLUP, Operation, ParseOperationError,
+};
+pub use error::*;
+pub use names::{is_valid_bucket_name, is_valid_key};
+#[cfg(has_runtime)]
+pub use store::Store;
+#[cfg(has_runtime)]
+pub use watch::{History, Keys, Watch, WatchInclude, WatchOptions};
+
+/// async-nats's path of [`Status`].
+pub mod bucket {
+    pub use super::config::Status;
+}

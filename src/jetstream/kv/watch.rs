@@ -1,0 +1,273 @@
+//! Reading a bucket in order: [`Watch`] (entries as they change),
+//! [`History`] (every kept revision, then the end) and [`Keys`] (the keys
+//! with a value, then the end). Each reads through an ordered push consumer
+//! on the bucket's subjects, so gaps, missed heartbeats, a deleted consumer
+//! and reconnects make a new consumer that resumes after the last entry
+//! handed out: nothing is skipped or repeated. Flow control and heartbeats
+//! run in the connection's task.
+//!
+//! Each knows when it has delivered what the bucket held when it started
+//! ([`Entry::seen_current`], [`Watch::seen_current`]), also when that was
+//! nothing: the consumer says how many messages it had to deliver when it
+//! was made, and every message says how many are left after it.
+
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll, ready};
+use std::time::Duration;
+
+use futures_core::Stream;
+
+use super::entry::{Entry, Operation, from_unix_nanos, value_len};
+use super::error::{Sort, WatchError, WatcherError, WatcherErrorKind};
+use super::names::check_filter;
+use super::store::Store;
+use crate::error::Error;
+use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
+use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
+use crate::jetstream::reader::OrderedMessages;
+
+/// How long the server keeps a reader's consumer once nobody listens on
+/// its deliver subject. The reader replaces a lost consumer by itself, so
+/// this only bounds what a dropped reader leaves behind.
+const INACTIVE_THRESHOLD: Duration = Duration::from_secs(30);
+
+/// What a watch delivers before the changes that happen while it runs
+/// (nats.js's `KvWatchInclude`, nats.go's `IncludeHistory`/`UpdatesOnly`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WatchInclude {
+    /// The latest entry of every matching key.
+    #[default]
+    LastValue,
+    /// Every kept revision of every matching key.
+    AllHistory,
+    /// Nothing: only changes made after the watch started.
+    UpdatesOnly,
+}
+
+/// Options of [`Store::watch_with`]: nats.go's watch options, which
+/// async-nats lacks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WatchOptions {
+    pub include: WatchInclude,
+    /// Leave out deletes and purges.
+    pub ignore_deletes: bool,
+    /// Entries without their values (headers only).
+    pub meta_only: bool,
+    /// Start at this revision instead (overrides `include`).
+    pub resume_from_revision: Option<u64>,
+}
+
+impl WatchOptions {
+    fn deliver_policy(&self) -> DeliverPolicy {
+        match (self.resume_from_revision, self.include) {
+            (Some(start_sequence), _) => DeliverPolicy::ByStartSequence { start_sequence },
+            (None, WatchInclude::LastValue) => DeliverPolicy::LastPerSubject,
+            (None, WatchInclude::AllHistory) => DeliverPolicy::All,
+            (None, WatchInclude::UpdatesOnly) => DeliverPolicy::New,
+        }
+    }
+}
+
+/// One ordered read of entries, and how many of those that existed at its
+/// start are still to come.
+struct Reader {
+    messages: OrderedMessages,
+    bucket: String,
+    prefix: String,
+    /// Messages the first consumer had to deliver, not yet seen.
+    left: u64,
+    seen_current: bool,
+}
+
+impl Reader {
+    async fn open<K: AsRef<str>>(
+        store: &Store,
+        keys: impl IntoIterator<Item = K>,
+        deliver_policy: DeliverPolicy,
+        meta_only: bool,
+    ) -> Result<Reader, Error> {
+        let mut filter_subjects = Vec::new();
+        for key in keys {
+            let key = key.as_ref();
+            check_filter(key)?;
+            filter_subjects.push(store.subjects.read(key));
+        }
+        if filter_subjects.is_empty() {
+            return Err(Error::InvalidArgument("a watch needs at least one key".into()));
+        }
+        let ordered = OrderedConfig {
+            filter_subjects,
+            deliver_policy,
+            replay_policy: ReplayPolicy::Instant,
+            inactive_threshold: INACTIVE_THRESHOLD,
+            headers_only: meta_only,
+            name_prefix: None,
+        };
+        let config = OrderedPushConfig { ordered, ..OrderedPushConfig::default() };
+        let consumer = store.context.ordered_push_consumer(&store.stream_name, config).await?;
+        let left = consumer.pending_at_creation();
+        Ok(Reader {
+            messages: consumer.consume()?,
+            bucket: store.name.clone(),
+            prefix: store.subjects.read.clone(),
+            left,
+            seen_current: left == 0,
+        })
+    }
+
+    fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+        let message = match ready!(Pin::new(&mut self.messages).poll_next(cx)) {
+            Some(Ok(message)) => message,
+            Some(Err(e)) => return Poll::Ready(Some(Err(e))),
+            None => return Poll::Ready(None),
+        };
+        Poll::Ready(Some(self.entry(&message.message)))
+    }
+
+    fn entry(&mut self, message: &crate::Message) -> Result<(Entry, usize), Error> {
+        let meta = crate::jetstream::ack::MessageMetadata::parse(message.reply.as_deref().unwrap_or_default())?;
+        let key = message.subject.strip_prefix(self.prefix.as_str()).ok_or_else(|| {
+            Error::Protocol(format!("watch got subject {:?} outside {:?}", message.subject, self.prefix))
+        })?;
+        self.left = self.left.saturating_sub(1);
+        self.seen_current |= self.left == 0 || meta.pending == 0;
+        let headers = message.headers.as_ref();
+        let entry = Entry {
+            bucket: self.bucket.clone(),
+            key: key.to_string(),
+            value: message.payload.clone(),
+            revision: meta.stream_sequence,
+            delta: meta.pending,
+            created: from_unix_nanos(meta.timestamp_nanos),
+            operation: Operation::of(headers),
+            seen_current: self.seen_current,
+        };
+        Ok((entry, value_len(headers, &message.payload)))
+    }
+}
+
+/// Entries of the watched keys as they change, as async-nats's `kv::Watch`:
+/// a `Stream` of `Result<Entry, WatcherError>` that never ends by itself.
+pub struct Watch {
+    reader: Reader,
+    ignore_deletes: bool,
+}
+
+impl Watch {
+    pub(crate) async fn open<K: AsRef<str>>(
+        store: &Store,
+        keys: impl IntoIterator<Item = K>,
+        options: WatchOptions,
+    ) -> Result<Watch, WatchError> {
+        let reader = Reader::open(store, keys, options.deliver_policy(), options.meta_only).await;
+        let reader = reader.map_err(super::error::WatchErrorKind::error)?;
+        Ok(Watch { reader, ignore_deletes: options.ignore_deletes })
+    }
+
+    /// Whether every entry the keys had when the watch started has been
+    /// handed out: at once when there were none (an empty bucket, no
+    /// matching key, or only updates asked for), else with the entry whose
+    /// [`seen_current`](Entry::seen_current) is first `true`.
+    pub fn seen_current(&self) -> bool {
+        self.reader.seen_current
+    }
+
+    /// Stops reading: what arrived can still be read, then it ends.
+    pub fn stop(&mut self) {
+        self.reader.messages.stop();
+    }
+
+    /// The next entry and the size of its value (also for headers only).
+    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+        loop {
+            match ready!(self.reader.poll_entry(cx)) {
+                Some(Ok((entry, _))) if self.ignore_deletes && entry.operation != Operation::Put => continue,
+                item => return Poll::Ready(item),
+            }
+        }
+    }
+}
+
+impl Stream for Watch {
+    type Item = Result<Entry, WatcherError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let item = ready!(self.poll_entry(cx));
+        Poll::Ready(item.map(|r| r.map(|(entry, _)| entry).map_err(WatcherErrorKind::error)))
+    }
+}
+
+/// Every kept revision of the keys, oldest first, then the end: async-nats's
+/// `kv::History`.
+pub struct History {
+    reader: Reader,
+}
+
+impl History {
+    /// Reads `keys` from where `deliver_policy` starts until what existed
+    /// at the start was delivered.
+    pub(crate) async fn open<K: AsRef<str>>(
+        store: &Store,
+        keys: impl IntoIterator<Item = K>,
+        deliver_policy: DeliverPolicy,
+        meta_only: bool,
+    ) -> Result<History, WatchError> {
+        let reader = Reader::open(store, keys, deliver_policy, meta_only).await;
+        Ok(History { reader: reader.map_err(super::error::WatchErrorKind::error)? })
+    }
+
+    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+        poll_until_current(&mut self.reader, cx)
+    }
+}
+
+/// Reads `reader` until it has delivered what existed at its start, then ends.
+fn poll_until_current(reader: &mut Reader, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+    if reader.seen_current {
+        reader.messages.stop();
+        return Poll::Ready(None);
+    }
+    reader.poll_entry(cx)
+}
+
+impl Stream for History {
+    type Item = Result<Entry, WatcherError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let item = ready!(self.poll_entry(cx));
+        Poll::Ready(item.map(|r| r.map(|(entry, _)| entry).map_err(WatcherErrorKind::error)))
+    }
+}
+
+/// The keys that hold a value (not deleted or purged), then the end:
+/// async-nats's `kv::Keys`. Reads headers only, so values never travel.
+pub struct Keys {
+    history: History,
+}
+
+impl Keys {
+    pub(crate) async fn open<K: AsRef<str>>(
+        store: &Store,
+        filters: impl IntoIterator<Item = K>,
+    ) -> Result<Keys, WatchError> {
+        Ok(Keys { history: History::open(store, filters, DeliverPolicy::LastPerSubject, true).await? })
+    }
+
+    pub(crate) fn poll_key(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<String, Error>>> {
+        loop {
+            match ready!(self.history.poll_entry(cx)) {
+                Some(Ok((entry, _))) if entry.operation != Operation::Put => continue,
+                item => return Poll::Ready(item.map(|r| r.map(|(entry, _)| entry.key))),
+            }
+        }
+    }
+}
+
+impl Stream for Keys {
+    type Item = Result<String, WatcherError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let item = ready!(self.poll_key(cx));
+        Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+    }
+}
