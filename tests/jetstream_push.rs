@@ -163,6 +163,39 @@ async fn flow_control_is_answered_so_a_large_backlog_keeps_flowing() {
 }
 
 #[tokio::test]
+async fn a_reader_that_does_not_read_holds_the_server_back() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "S").await;
+    publish(&js, "S", 6000, 1024).await;
+    // No acks, so only flow control bounds what the server sends.
+    let config =
+        ConsumerConfig { flow_control: true, ack_policy: AckPolicy::None, ..push_config("slow", "deliver.slow") };
+    let consumer = push_consumer(&js, "S", config).await;
+    let mut messages = consumer.messages().await.unwrap();
+    // Until the buffer stops growing: the server waits for a reply the
+    // reader sends only once the user has read what came before it.
+    let mut buffered = 0;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        if messages.pending() == buffered && buffered > 0 {
+            break;
+        }
+        buffered = messages.pending();
+    }
+    assert!((1..6000).contains(&buffered), "buffered {buffered} of 6000 messages");
+    let info = js.consumer_info_from_stream("slow", "S").await.unwrap();
+    assert!(info.delivered.stream_seq < 6000, "the server held back: {:?}", info.delivered);
+    // Reading lets it all through, in order.
+    let mut got = Vec::new();
+    while got.len() < 6000 {
+        let m = timeout(WAIT, messages.next()).await.expect("a message in time").unwrap().unwrap();
+        got.push(m.info().unwrap().stream_sequence);
+    }
+    assert_eq!(got, (1..=6000).collect::<Vec<u64>>());
+}
+
+#[tokio::test]
 async fn a_deleted_consumer_ends_the_messages_with_the_server_error() {
     let server = NatsServer::start_jetstream();
     let client = natsjet::connect(server.client_url()).await.unwrap();

@@ -26,7 +26,7 @@ use crate::client::Client;
 use crate::conn::Sid;
 use crate::driver::queue::Queue;
 use crate::error::Error;
-use slot::{EVENT_CAPACITY, Item, ReaderSlot};
+use slot::{EVENT_CAPACITY, FlowGate, Item, ReaderSlot};
 
 /// Room for messages between the driver and the reader. The pull machine
 /// bounds what is buffered (it counts untaken messages against its refill
@@ -100,7 +100,7 @@ impl Consumer {
             inner.wake_driver();
             sid
         };
-        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0) })
+        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0), flow: None })
     }
 }
 
@@ -286,6 +286,8 @@ pub struct Messages {
     /// For a consume: when to tell the driver what the user took.
     report: Option<Report>,
     taken: (u64, u64),
+    /// A push reader's count of what the user took, for its flow control.
+    flow: Option<Arc<FlowGate>>,
 }
 
 /// When a consume reader reports taken messages to the driver (a lock and a
@@ -393,6 +395,11 @@ impl Stream for Messages {
             if report.is_due(self.taken, &self.items) {
                 self.report_taken();
             }
+        }
+        if self.flow.as_ref().is_some_and(|flow| flow.take()) {
+            let mut inner = self.client.shared().lock();
+            inner.drive_reader(self.sid);
+            inner.wake_driver();
         }
         Poll::Ready(Some(Ok(Message::new(message, self.client.clone(), self.ack_timeout))))
     }
