@@ -49,7 +49,8 @@ enum Machine {
         inbox: String,
     },
     Push {
-        inbox: PushInbox,
+        /// Boxed: many times the size of the rest.
+        inbox: Box<PushInbox>,
         /// `$JS.API.CONSUMER.INFO.<stream>.<consumer>`, asked after missed
         /// heartbeats; none for a bound consumer.
         info_subject: Option<String>,
@@ -137,6 +138,7 @@ impl ReaderSlot {
         events: Arc<Queue<ConsumerEvent>>,
     ) -> Self {
         let flow = FlowReply { gate, pushed: 0, held: None };
+        let inbox = Box::new(inbox);
         ReaderSlot { machine: Machine::Push { inbox, info_subject, probe: None, flow }, items, events }
     }
 
