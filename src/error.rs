@@ -49,6 +49,11 @@ pub enum Error {
     Tls(String),
     /// Credentials could not be loaded or used (bad seed, unreadable creds file).
     Credentials(String),
+    /// An object store object's bytes do not hash to the digest its meta
+    /// holds: what was read is not the object.
+    DigestMismatch { name: String, expected: String, computed: String },
+    /// An object store object's chunks add up to another size than its meta holds.
+    SizeMismatch { name: String, expected: u64, received: u64 },
 }
 
 /// An error the server sent with `-ERR`, sorted by kind.
@@ -159,6 +164,12 @@ impl fmt::Display for Error {
             Error::Io { kind, message } => write!(f, "i/o error ({kind}): {message}"),
             Error::Tls(what) => write!(f, "tls error: {what}"),
             Error::Credentials(what) => write!(f, "credentials error: {what}"),
+            Error::DigestMismatch { name, expected, computed } => {
+                write!(f, "object {name:?} is corrupt: its digest is {expected}, its bytes hash to {computed}")
+            }
+            Error::SizeMismatch { name, expected, received } => {
+                write!(f, "object {name:?} is corrupt: {received} bytes arrived of {expected}")
+            }
         }
     }
 }

@@ -15,7 +15,11 @@
 //! refuses escaped surrogate pairs (`\ud83d\ude00`), which Go's encoder
 //! never writes (it sends UTF-8).
 
-use serde::de::DeserializeOwned;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 
 /// `json` as a plain `T`, or what was wrong with it (briefly in wasm).
 pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> {
@@ -23,6 +27,59 @@ pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> 
     return serde_json::from_slice(json).map_err(|e| e.to_string());
     #[cfg(target_arch = "wasm32")]
     return lite::from_slice(json);
+}
+
+/// A map key. serde-json-core reads keys only through `deserialize_str`
+/// (`String`'s own `deserialize_string` hits an `unreachable!` there), so
+/// maps with string keys read their keys as this.
+pub(crate) struct Key(pub String);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct Text;
+        impl<'de> Visitor<'de> for Text {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+                Ok(Key(s.to_string()))
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
+/// A map of strings to `V`, `null` as empty, for `deserialize_with`.
+pub(crate) fn string_map<'de, D, V>(d: D) -> Result<HashMap<String, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Entries<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for Entries<V> {
+        type Value = HashMap<String, V>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(HashMap::new())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(HashMap::new())
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut entries = HashMap::new();
+            while let Some((Key(key), value)) = map.next_entry()? {
+                entries.insert(key, value);
+            }
+            Ok(entries)
+        }
+    }
+    d.deserialize_option(Entries(std::marker::PhantomData))
 }
 
 #[cfg(any(test, target_arch = "wasm32"))]
@@ -87,6 +144,29 @@ mod tests {
         ] {
             assert_same::<ServerInfo>(json);
             assert!(lite::from_slice::<ServerInfo>(json).is_err(), "{}", String::from_utf8_lossy(json));
+        }
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct WithMap {
+        #[serde(default, deserialize_with = "string_map")]
+        m: HashMap<String, String>,
+    }
+
+    #[test]
+    fn string_maps_alike() {
+        for json in [&br#"{"m":{"a":"1","b\"c":"2"}}"#[..], br#"{"m":null}"#, b"{}", br#"{"m":{}}"#, br#"{"m":[1]}"#] {
+            let full: Result<WithMap, _> = serde_json::from_slice(json);
+            let lite: Result<WithMap, _> = lite::from_slice(json);
+            match (full, lite) {
+                (Ok(full), Ok(lite)) => {
+                    let sorted =
+                        |m: HashMap<String, String>| m.into_iter().collect::<std::collections::BTreeMap<_, _>>();
+                    assert_eq!(sorted(full.m), sorted(lite.m));
+                }
+                (Err(_), Err(_)) => {}
+                other => panic!("{other:?} for {}", String::from_utf8_lossy(json)),
+            }
         }
     }
 

@@ -1,11 +1,13 @@
 //! JetStream: API types, the sans-IO pull consumer, push inbox, ack and
 //! ordered-read machines, and — where a runtime exists — the context,
 //! management calls, acked publish, pull, push and ordered readers, acks,
-//! `AckBatch` commits, the checkpoint ledger and the Key-Value store ([`kv`]).
+//! `AckBatch` commits, the checkpoint ledger, the Key-Value store ([`kv`]) and the object store
+//! ([`object_store`]).
 
 pub mod ack;
 pub mod api;
 pub mod kv;
+pub mod object_store;
 pub mod ordered;
 pub mod pull;
 pub mod push;

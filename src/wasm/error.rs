@@ -24,7 +24,7 @@ export type ErrorCode =
   | "PERMISSIONS_VIOLATION" | "STALE_CONNECTION" | "MAX_CONNECTIONS" | "SERVER_ERROR"
   | "JETSTREAM" | "CONSUMER_STATUS" | "ALREADY_ACKNOWLEDGED" | "NO_RESPONDERS"
   | "TIMEOUT" | "CLOSED" | "RECONNECT_BUFFER_FULL" | "DISCONNECTED" | "IO" | "TLS"
-  | "CREDENTIALS";
+  | "CREDENTIALS" | "DIGEST_MISMATCH" | "SIZE_MISMATCH";
 /** A class whose prototype natsjet's errors take (the TS layer's `NatsError` and its subclasses). */
 export interface ErrorClass { readonly prototype: Error }
 "#;
@@ -208,6 +208,7 @@ fn class(error: &Error) -> Class {
         Error::ReconnectBufferFull { .. } | Error::Io { .. } | Error::Tls(_) | Error::Credentials(_) => {
             Class::ConnectionError
         }
+        Error::DigestMismatch { .. } | Error::SizeMismatch { .. } => Class::NatsError,
     }
 }
 
@@ -238,5 +239,7 @@ fn code(error: &Error) -> &'static str {
         Error::Io { .. } => "IO",
         Error::Tls(_) => "TLS",
         Error::Credentials(_) => "CREDENTIALS",
+        Error::DigestMismatch { .. } => "DIGEST_MISMATCH",
+        Error::SizeMismatch { .. } => "SIZE_MISMATCH",
     }
 }

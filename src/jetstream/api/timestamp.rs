@@ -27,6 +27,11 @@ pub fn format_rfc3339(t: SystemTime) -> String {
     out
 }
 
+/// `nanos` since the Unix epoch (an ack subject's timestamp) as a `SystemTime`.
+pub fn from_unix_nanos(nanos: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_nanos(nanos)
+}
+
 /// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`. `None` when malformed or
 /// before 1970, which covers Go's zero time `0001-01-01T00:00:00Z` ("never").
 pub fn parse_rfc3339(s: &str) -> Option<SystemTime> {

@@ -5,7 +5,7 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use bytes::Bytes;
 
@@ -107,11 +107,6 @@ pub struct Entry {
     pub seen_current: bool,
 }
 
-/// `nanos` since the Unix epoch as a `SystemTime`.
-pub(crate) fn from_unix_nanos(nanos: u64) -> SystemTime {
-    UNIX_EPOCH + Duration::from_nanos(nanos)
-}
-
 /// The value's size: its length, or for a headers-only delivery the size
 /// the server reports in `Nats-Msg-Size`.
 pub(crate) fn value_len(headers: Option<&HeaderMap>, value: &Bytes) -> usize {
@@ -157,6 +152,5 @@ mod tests {
         assert_eq!(value_len(None, &value), 3);
         assert_eq!(value_len(Some(&headers(&[(NATS_MESSAGE_SIZE, "1024")])), &Bytes::new()), 1024);
         assert_eq!(value_len(Some(&headers(&[(NATS_MESSAGE_SIZE, "x")])), &value), 3);
-        assert_eq!(from_unix_nanos(1_500_000_000), UNIX_EPOCH + Duration::from_millis(1500));
     }
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use super::entry::{Entry, Operation, from_unix_nanos, value_len};
+use super::entry::{Entry, Operation, value_len};
 use super::error::{Sort, WatchError, WatcherError, WatcherErrorKind};
 use super::names::check_filter;
 use super::store::Store;
@@ -138,7 +138,7 @@ impl Reader {
             value: message.payload.clone(),
             revision: meta.stream_sequence,
             delta: meta.pending,
-            created: from_unix_nanos(meta.timestamp_nanos),
+            created: crate::jetstream::api::timestamp::from_unix_nanos(meta.timestamp_nanos),
             operation: Operation::of(headers),
             seen_current: self.seen_current,
         };

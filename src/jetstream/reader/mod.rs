@@ -8,6 +8,7 @@
 mod ordered;
 mod push;
 pub(crate) mod slot;
+pub(crate) mod tracked;
 
 pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
 

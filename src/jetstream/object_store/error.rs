@@ -1,0 +1,272 @@
+//! The error kinds of object store operations, named as async-nats 0.51
+//! names them; each error is a [`KindError`] whose cause is natsjet's
+//! [`Error`] (the server's code and text, the bad name, the digest that
+//! did not match).
+
+use std::fmt;
+
+use crate::error::{Error, KindError};
+use crate::jetstream::api::ErrorCode;
+pub use crate::jetstream::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;
+
+macro_rules! kinds {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(match self {
+                    $(Self::$variant => $text,)*
+                })
+            }
+        }
+    };
+}
+
+kinds!(
+    /// Opening or deleting a bucket.
+    ObjectStoreErrorKind {
+        InvalidBucketName => "invalid Object Store bucket name",
+        GetStore => "failed to get Object Store",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::info`.
+    InfoErrorKind {
+        InvalidName => "invalid object name",
+        NotFound => "not found",
+        Other => "getting info failed",
+        TimedOut => "timed out",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::get`, and reading the object.
+    GetErrorKind {
+        InvalidName => "invalid object name",
+        ConsumerCreate => "failed creating consumer for fetching object",
+        NotFound => "object not found",
+        /// The name links to a whole bucket, not an object.
+        BucketLink => "object is a link to a bucket",
+        Other => "getting object failed",
+        TimedOut => "timed out",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::delete`.
+    DeleteErrorKind {
+        TimedOut => "timed out",
+        NotFound => "object not found",
+        Metadata => "failed rolling up metadata",
+        InvalidName => "invalid object name",
+        Chunks => "failed purging chunks",
+        Other => "delete failed",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::put`.
+    PutErrorKind {
+        InvalidName => "invalid object name",
+        ReadChunks => "error while reading the content",
+        PublishChunks => "failed publishing object chunks",
+        PublishMetadata => "failed publishing metadata",
+        PurgeOldChunks => "failed purging old chunks",
+        TimedOut => "timed out",
+        Other => "put failed",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::add_link` and `add_bucket_link`.
+    AddLinkErrorKind {
+        EmptyName => "empty name",
+        ObjectRequired => "the linked object has no name",
+        Deleted => "the linked object is deleted",
+        LinkToLink => "a link cannot point to a link",
+        PublishMetadata => "failed publishing link metadata",
+        AlreadyExists => "an object with that name exists",
+        Other => "adding the link failed",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::update_metadata`.
+    UpdateMetadataErrorKind {
+        InvalidName => "invalid object name",
+        NotFound => "object not found",
+        TimedOut => "timed out",
+        Other => "updating metadata failed",
+        PublishMetadata => "failed publishing metadata",
+        NameAlreadyInUse => "an object with that name exists",
+        Purge => "failed purging the old name's metadata",
+    }
+);
+
+kinds!(
+    /// Starting a watch or a listing.
+    WatchErrorKind {
+        TimedOut => "timed out",
+        ConsumerCreate => "watch consumer creation failed",
+        Other => "watch failed",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::seal`.
+    SealErrorKind {
+        TimedOut => "timed out",
+        Other => "sealing failed",
+        Info => "failed getting the bucket's info",
+        Update => "failed updating the bucket",
+    }
+);
+
+kinds!(
+    /// An item of a running watch or listing.
+    WatcherErrorKind {
+        ConsumerError => "watcher consumer error",
+        Other => "watcher error",
+    }
+);
+
+kinds!(
+    /// `ObjectStore::status`.
+    StatusErrorKind {
+        JetStream => "JetStream error",
+        TimedOut => "timed out",
+    }
+);
+
+pub type CreateObjectStoreError = KindError<CreateObjectStoreErrorKind>;
+pub type ObjectStoreError = KindError<ObjectStoreErrorKind>;
+pub type DeleteObjectStore = ObjectStoreError;
+pub type DeleteObjectStoreKind = ObjectStoreErrorKind;
+pub type InfoError = KindError<InfoErrorKind>;
+pub type GetError = KindError<GetErrorKind>;
+pub type DeleteError = KindError<DeleteErrorKind>;
+pub type PutError = KindError<PutErrorKind>;
+pub type AddLinkError = KindError<AddLinkErrorKind>;
+pub type UpdateMetadataError = KindError<UpdateMetadataErrorKind>;
+pub type WatchError = KindError<WatchErrorKind>;
+pub type ListError = WatchError;
+pub type ListErrorKind = WatchErrorKind;
+pub type SealError = KindError<SealErrorKind>;
+pub type WatcherError = KindError<WatcherErrorKind>;
+pub type ListerError = WatcherError;
+pub type ListerErrorKind = WatcherErrorKind;
+pub type StatusError = KindError<StatusErrorKind>;
+
+/// Sorts a cause into a kind.
+pub(crate) trait Sort: Sized + Clone {
+    fn sort(cause: &Error) -> Self;
+
+    fn error(cause: Error) -> KindError<Self> {
+        KindError::new(Self::sort(&cause), cause)
+    }
+}
+
+fn is_bad_input(cause: &Error) -> bool {
+    matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. })
+}
+
+/// The server's "no such message" (a missing meta).
+pub(crate) fn is_not_found(cause: &Error) -> bool {
+    matches!(cause, Error::JetStream(e) if e.err_code == ErrorCode::NO_MESSAGE_FOUND)
+}
+
+/// One sorting rule per kind enum: bad input, time-outs, misses, the rest.
+macro_rules! sorts {
+    ($($kind:ident { $bad:ident, $timeout:ident, $missing:ident, $other:ident })*) => {
+        $(impl Sort for $kind {
+            fn sort(cause: &Error) -> Self {
+                match cause {
+                    _ if is_bad_input(cause) => $kind::$bad,
+                    Error::Timeout => $kind::$timeout,
+                    _ if is_not_found(cause) => $kind::$missing,
+                    _ => $kind::$other,
+                }
+            }
+        })*
+    };
+}
+
+sorts! {
+    InfoErrorKind { InvalidName, TimedOut, NotFound, Other }
+    GetErrorKind { InvalidName, TimedOut, NotFound, Other }
+    DeleteErrorKind { InvalidName, TimedOut, NotFound, Other }
+    UpdateMetadataErrorKind { InvalidName, TimedOut, NotFound, Other }
+}
+
+impl Sort for PutErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => PutErrorKind::InvalidName,
+            Error::Timeout => PutErrorKind::TimedOut,
+            _ => PutErrorKind::PublishChunks,
+        }
+    }
+}
+
+impl Sort for AddLinkErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => AddLinkErrorKind::EmptyName,
+            Error::JetStream(_) | Error::Timeout | Error::NoResponders => AddLinkErrorKind::PublishMetadata,
+            _ => AddLinkErrorKind::Other,
+        }
+    }
+}
+
+impl Sort for WatchErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Timeout => WatchErrorKind::TimedOut,
+            Error::JetStream(_) | Error::NoResponders => WatchErrorKind::ConsumerCreate,
+            _ => WatchErrorKind::Other,
+        }
+    }
+}
+
+impl Sort for WatcherErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Protocol(_) => WatcherErrorKind::Other,
+            _ => WatcherErrorKind::ConsumerError,
+        }
+    }
+}
+
+impl Sort for SealErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Timeout => SealErrorKind::TimedOut,
+            Error::JetStream(_) => SealErrorKind::Update,
+            _ => SealErrorKind::Other,
+        }
+    }
+}
+
+impl Sort for StatusErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Timeout => StatusErrorKind::TimedOut,
+            _ => StatusErrorKind::JetStream,
+        }
+    }
+}
+
+impl Sort for ObjectStoreErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => ObjectStoreErrorKind::InvalidBucketName,
+            _ => ObjectStoreErrorKind::GetStore,
+        }
+    }
+}

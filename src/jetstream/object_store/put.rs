@@ -1,0 +1,310 @@
+//! Putting an object (ADR-20): its bytes cut into chunks that are published
+//! through the acked-publish window — many acks in flight, never one
+//! awaited at a time, bounded in bytes so memory stays flat for any object
+//! size — the SHA-256 computed as they go; then the meta, with a rollup,
+//! and only then the old version's chunks purged. A put that fails purges
+//! the chunks it wrote.
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use bytes::{Bytes, BytesMut};
+use futures_core::Stream;
+use futures_util::StreamExt;
+
+use super::digest::{self, Digest};
+use super::error::{PutError, PutErrorKind, Sort, is_not_found};
+use super::info::{DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectMetadata, ObjectOptions};
+use super::names::{check_name, chunk_subject, meta_subject};
+use super::store::{Found, ObjectStore};
+use crate::driver::{DefaultRuntime, Runtime};
+use crate::error::{Error, KindError};
+use crate::jetstream::publish::{Publish, PublishAckFuture};
+
+/// Bytes of chunks in flight per put, at most.
+const MAX_IN_FLIGHT_BYTES: usize = 8 << 20;
+
+/// How far a put or a get is, for a progress bar: bytes acknowledged by the
+/// stream (put) or received and hashed (get), out of `total` when known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub done: u64,
+    pub total: Option<u64>,
+}
+
+/// Called with the progress of a put or a get as it moves.
+#[cfg(not(target_arch = "wasm32"))]
+pub type ProgressFn = Box<dyn FnMut(Progress) + Send>;
+/// Called with the progress of a put or a get as it moves.
+#[cfg(target_arch = "wasm32")]
+pub type ProgressFn = Box<dyn FnMut(Progress)>;
+
+/// natsjet's options of a put.
+#[derive(Default)]
+pub struct PutOptions {
+    /// Told of every chunk the stream acknowledged.
+    pub progress: Option<ProgressFn>,
+    /// The object's size, when known, as the progress's total.
+    pub size: Option<u64>,
+    /// Store the meta only if the object's meta is still at this revision
+    /// (0: only if there is no such object), as nats.js's `previousRevision`.
+    pub previous_revision: Option<u64>,
+}
+
+impl fmt::Debug for PutOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PutOptions")
+            .field("progress", &self.progress.is_some())
+            .field("size", &self.size)
+            .field("previous_revision", &self.previous_revision)
+            .finish()
+    }
+}
+
+/// An object being put: write its bytes, then finish (or drop it after a
+/// failure: [`Upload::fail`] cleans up).
+pub(crate) struct Upload {
+    store: ObjectStore,
+    meta: ObjectMetadata,
+    /// The object this one replaces.
+    old: Option<Found>,
+    nuid: String,
+    subject: String,
+    chunk_size: usize,
+    /// Bytes written that do not fill a chunk yet.
+    partial: BytesMut,
+    digest: Digest,
+    size: u64,
+    chunks: usize,
+    acked: u64,
+    in_flight: VecDeque<(PublishAckFuture, u64)>,
+    max_in_flight: usize,
+    options: PutOptions,
+}
+
+impl ObjectStore {
+    /// Puts an object read from `data` until its end, as async-nats does.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn put<T>(&self, meta: T, data: &mut (impl tokio::io::AsyncRead + Unpin)) -> Result<ObjectInfo, PutError>
+    where
+        ObjectMetadata: From<T>,
+    {
+        self.put_with(meta, data, PutOptions::default()).await
+    }
+
+    /// [`put`](Self::put) with natsjet's options (progress, expected revision).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn put_with<T>(
+        &self,
+        meta: T,
+        data: &mut (impl tokio::io::AsyncRead + Unpin),
+        options: PutOptions,
+    ) -> Result<ObjectInfo, PutError>
+    where
+        ObjectMetadata: From<T>,
+    {
+        use tokio::io::AsyncReadExt;
+        let mut upload = self.upload(meta.into(), options).await?;
+        loop {
+            let mut buffer = BytesMut::with_capacity(upload.chunk_size);
+            let read = async {
+                while buffer.len() < buffer.capacity() {
+                    if data.read_buf(&mut buffer).await? == 0 {
+                        break;
+                    }
+                }
+                Ok::<_, std::io::Error>(buffer.freeze())
+            };
+            let bytes = match read.await {
+                Ok(bytes) => bytes,
+                Err(e) => return Err(upload.fail(PutErrorKind::ReadChunks, e.into()).await),
+            };
+            if bytes.is_empty() {
+                return upload.finish().await;
+            }
+            if let Err(e) = upload.write(bytes).await {
+                return Err(upload.fail(PutErrorKind::PublishChunks, e).await);
+            }
+        }
+    }
+
+    /// Puts an object from a stream of byte chunks of any size.
+    pub async fn put_stream<T, S, E>(&self, meta: T, data: S) -> Result<ObjectInfo, PutError>
+    where
+        ObjectMetadata: From<T>,
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+        E: fmt::Display,
+    {
+        self.put_stream_with(meta, data, PutOptions::default()).await
+    }
+
+    /// [`put_stream`](Self::put_stream) with natsjet's options.
+    pub async fn put_stream_with<T, S, E>(
+        &self,
+        meta: T,
+        mut data: S,
+        options: PutOptions,
+    ) -> Result<ObjectInfo, PutError>
+    where
+        ObjectMetadata: From<T>,
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+        E: fmt::Display,
+    {
+        let mut upload = self.upload(meta.into(), options).await?;
+        while let Some(bytes) = data.next().await {
+            let bytes = match bytes {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    let cause = Error::Io { kind: std::io::ErrorKind::Other, message: e.to_string() };
+                    return Err(upload.fail(PutErrorKind::ReadChunks, cause).await);
+                }
+            };
+            if let Err(e) = upload.write(bytes).await {
+                return Err(upload.fail(PutErrorKind::PublishChunks, e).await);
+            }
+        }
+        upload.finish().await
+    }
+
+    /// Starts putting the object `meta` names; nothing is written yet.
+    pub(crate) async fn upload(&self, meta: ObjectMetadata, options: PutOptions) -> Result<Upload, PutError> {
+        check_name(&meta.name).map_err(PutErrorKind::error)?;
+        let old = match self.find(&meta.name).await {
+            Ok(found) => Some(found),
+            Err(e) if is_not_found(&e) => None,
+            Err(e) => return Err(KindError::new(PutErrorKind::Other, e)),
+        };
+        let max_payload = self.context.client().server_info().max_payload.max(1);
+        let chunk_size = meta.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE).clamp(1, max_payload);
+        let nuid = self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string();
+        Ok(Upload {
+            subject: chunk_subject(&self.name, &nuid),
+            store: self.clone(),
+            meta,
+            old,
+            nuid,
+            chunk_size,
+            partial: BytesMut::new(),
+            digest: Digest::new(),
+            size: 0,
+            chunks: 0,
+            acked: 0,
+            in_flight: VecDeque::new(),
+            max_in_flight: (MAX_IN_FLIGHT_BYTES / chunk_size).max(2),
+            options,
+        })
+    }
+}
+
+impl Upload {
+    /// Adds `data` to the object: every chunk it completes goes out,
+    /// waiting for room when as much as the window holds is unacknowledged.
+    pub async fn write(&mut self, mut data: Bytes) -> Result<(), Error> {
+        if !self.partial.is_empty() {
+            let take = data.len().min(self.chunk_size - self.partial.len());
+            self.partial.extend_from_slice(&data.split_to(take));
+            if self.partial.len() == self.chunk_size {
+                let chunk = self.partial.split().freeze();
+                self.send(chunk).await?;
+            }
+        }
+        while data.len() >= self.chunk_size {
+            let chunk = data.split_to(self.chunk_size);
+            self.send(chunk).await?;
+        }
+        self.partial.extend_from_slice(&data);
+        Ok(())
+    }
+
+    async fn send(&mut self, chunk: Bytes) -> Result<(), Error> {
+        self.digest.update(&chunk);
+        let len = chunk.len() as u64;
+        self.size += len;
+        self.chunks += 1;
+        while self.in_flight.len() >= self.max_in_flight {
+            self.await_oldest().await?;
+        }
+        let ack = self.store.context.send_publish(self.subject.clone(), Publish::build().payload(chunk)).await?;
+        self.in_flight.push_back((ack, len));
+        Ok(())
+    }
+
+    async fn await_oldest(&mut self) -> Result<(), Error> {
+        let Some((ack, len)) = self.in_flight.pop_front() else { return Ok(()) };
+        ack.await?;
+        self.acked += len;
+        let total = self.options.size;
+        if let Some(progress) = &mut self.options.progress {
+            progress(Progress { done: self.acked, total });
+        }
+        Ok(())
+    }
+
+    /// Sends the last chunk and the meta, then purges what this replaces.
+    pub async fn finish(mut self) -> Result<ObjectInfo, PutError> {
+        if !self.partial.is_empty() {
+            let chunk = self.partial.split().freeze();
+            if let Err(e) = self.send(chunk).await {
+                return Err(self.fail(PutErrorKind::PublishChunks, e).await);
+            }
+        }
+        while !self.in_flight.is_empty() {
+            if let Err(e) = self.await_oldest().await {
+                return Err(self.fail(PutErrorKind::PublishChunks, e).await);
+            }
+        }
+        let store = self.store.clone();
+        let meta = std::mem::take(&mut self.meta);
+        let info = ObjectInfo {
+            name: meta.name,
+            description: meta.description,
+            metadata: meta.metadata,
+            headers: meta.headers,
+            options: Some(ObjectOptions { link: None, max_chunk_size: Some(self.chunk_size) }),
+            bucket: store.name.clone(),
+            nuid: self.nuid.clone(),
+            size: self.size as usize,
+            chunks: self.chunks,
+            modified: Some(DefaultRuntime::wall_clock()),
+            digest: Some(digest::format(&std::mem::take(&mut self.digest).finish())),
+            deleted: false,
+        };
+        let subject = meta_subject(&store.name, &info.name);
+        let mut with = Publish::build();
+        if let Some(revision) = self.options.previous_revision {
+            with = with.expected_last_subject_sequence(revision);
+        }
+        if let Err(e) = store.publish_meta_with(&subject, &info, with).await {
+            return Err(self.fail(PutErrorKind::PublishMetadata, e).await);
+        }
+        // The new object is in place: what it replaces can go.
+        if let Some(old) = self.old.take() {
+            if !old.info.nuid.is_empty() && old.info.nuid != info.nuid {
+                let purged = store.purge_subject(chunk_subject(&store.name, &old.info.nuid)).await;
+                purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
+            }
+            if old.subject != subject {
+                // Written by nats.js under its Latin-1 name: one meta per object.
+                let purged = store.purge_subject(old.subject).await;
+                purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
+            }
+        }
+        Ok(info)
+    }
+
+    /// Gives up: waits for the chunks in flight, purges every chunk this
+    /// put wrote, and returns `cause` as a `kind` error.
+    pub async fn fail(mut self, kind: PutErrorKind, cause: Error) -> PutError {
+        while let Some((ack, _)) = self.in_flight.pop_front() {
+            let _ = ack.await;
+        }
+        // Best effort: a sealed bucket or a lost connection refuses this too.
+        let _ = self.store.purge_subject(self.subject.clone()).await;
+        let kind = match cause {
+            Error::Timeout => PutErrorKind::TimedOut,
+            _ if kind == PutErrorKind::PublishChunks => PutErrorKind::sort(&cause),
+            _ => kind,
+        };
+        KindError::new(kind, cause)
+    }
+}

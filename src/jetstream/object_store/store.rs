@@ -1,0 +1,395 @@
+//! [`ObjectStore`]: one bucket, shaped like async-nats's
+//! `object_store::ObjectStore` — looking objects up by name, deleting,
+//! renaming and linking them, listing and watching their metas, sealing and
+//! the bucket's status. Putting and getting the bytes live in [`super::put`]
+//! and [`super::get`].
+
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll, ready};
+
+use bytes::Bytes;
+use futures_core::Stream;
+use serde::Deserialize;
+
+use super::error::*;
+use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata};
+use super::names::{all_meta, check_name, chunk_subject, latin1_meta_subject, meta_subject, stream_name};
+use crate::driver::{DefaultRuntime, Runtime};
+use crate::error::{Error, KindError};
+use crate::jetstream::api::{
+    self, DeliverPolicy, MsgGetRequest, MsgGetResponse, PurgeRequest, PurgeResponse, timestamp,
+};
+use crate::jetstream::context::{Context, encode_request};
+use crate::jetstream::kv::NATS_ROLLUP;
+use crate::jetstream::ordered::OrderedConfig;
+use crate::jetstream::publish::Publish;
+use crate::jetstream::reader::tracked::TrackedRead;
+use crate::jetstream::stream::RawMessage;
+use crate::message::Message;
+
+/// An object store bucket.
+#[derive(Debug, Clone)]
+pub struct ObjectStore {
+    pub(crate) name: String,
+    pub(crate) context: Context,
+    /// Metas are read with direct gets (the stream has `allow_direct`).
+    direct: bool,
+}
+
+/// An object's meta and where it was found.
+pub(crate) struct Found {
+    pub info: ObjectInfo,
+    /// The meta subject: the UTF-8 one, or the Latin-1 one nats.js 3.4 wrote.
+    pub subject: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct BoundInfo {
+    config: BoundConfig,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct BoundConfig {
+    allow_direct: bool,
+}
+
+/// Things an object can be linked from: an object's info, or an object.
+pub trait AsObjectInfo {
+    fn as_info(&self) -> &ObjectInfo;
+}
+
+impl AsObjectInfo for &ObjectInfo {
+    fn as_info(&self) -> &ObjectInfo {
+        self
+    }
+}
+
+impl ObjectStore {
+    /// A handle on `bucket` from its stream's info (a `STREAM.INFO` or
+    /// `STREAM.CREATE` reply).
+    pub(crate) fn bind(context: Context, bucket: &str, info: &[u8]) -> Result<ObjectStore, Error> {
+        let BoundInfo { config } = api::parse_checked_plain(info)?;
+        Ok(ObjectStore { name: bucket.to_string(), context, direct: config.allow_direct })
+    }
+
+    /// The bucket's name.
+    pub fn bucket(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn stream(&self) -> String {
+        stream_name(&self.name)
+    }
+
+    /// The meta of object `name` (also a deleted one's, with `deleted`).
+    pub async fn info<T: AsRef<str>>(&self, name: T) -> Result<ObjectInfo, InfoError> {
+        Ok(self.find(name.as_ref()).await.map_err(InfoErrorKind::error)?.info)
+    }
+
+    /// The meta of object `name`, looked for under the subject every client
+    /// but nats.js 3.4 uses, then under nats.js's for a Latin-1 name.
+    pub(crate) async fn find(&self, name: &str) -> Result<Found, Error> {
+        check_name(name)?;
+        let subject = meta_subject(&self.name, name);
+        match self.last_meta(&subject).await {
+            Err(e) if is_not_found(&e) => {}
+            found => return found.map(|info| Found { info, subject }),
+        }
+        let Some(subject) = latin1_meta_subject(&self.name, name) else { return Err(not_found(name)) };
+        let info = self.last_meta(&subject).await?;
+        Ok(Found { info, subject })
+    }
+
+    /// The newest meta on `subject`, its time that of the message.
+    async fn last_meta(&self, subject: &str) -> Result<ObjectInfo, Error> {
+        let message = match self.direct {
+            true => self.context.direct_get_from_stream(&self.stream(), Some(subject), b"").await?,
+            false => {
+                let request = MsgGetRequest { last_by_subj: Some(subject.to_string()), ..MsgGetRequest::default() };
+                let call = api::stream_msg_get(self.context.api_prefix(), &self.stream())?;
+                let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
+                RawMessage::try_from(api::parse_checked_plain::<MsgGetResponse>(&reply)?.message)?
+            }
+        };
+        let mut info = parse_meta(&message.payload)?;
+        info.modified = message.timestamp();
+        Ok(info)
+    }
+
+    /// Publishes `info` as the meta on `subject`, replacing the ones before; its revision.
+    pub(crate) async fn publish_meta(&self, subject: &str, info: &ObjectInfo) -> Result<u64, Error> {
+        self.publish_meta_with(subject, info, Publish::build()).await
+    }
+
+    /// [`publish_meta`](Self::publish_meta) with the headers of `with` too.
+    pub(crate) async fn publish_meta_with(
+        &self,
+        subject: &str,
+        info: &ObjectInfo,
+        with: Publish,
+    ) -> Result<u64, Error> {
+        let json = serde_json::to_vec(info).map_err(|_| Error::InvalidArgument("cannot encode object meta".into()))?;
+        let publish = with.header(NATS_ROLLUP, "sub").payload(Bytes::from(json));
+        Ok(self.context.send_publish(subject, publish).await?.await?.seq)
+    }
+
+    /// Removes the messages on `subject`.
+    pub(crate) async fn purge_subject(&self, subject: String) -> Result<u64, Error> {
+        let request = PurgeRequest { filter: Some(subject), ..PurgeRequest::default() };
+        let call = api::stream_purge(self.context.api_prefix(), &self.stream())?;
+        let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
+        Ok(api::parse_checked_plain::<PurgeResponse>(&reply)?.purged)
+    }
+
+    /// Deletes object `name`: its meta says so, its chunks are purged.
+    pub async fn delete<T: AsRef<str>>(&self, name: T) -> Result<(), DeleteError> {
+        let Found { mut info, subject, .. } = self.find(name.as_ref()).await.map_err(DeleteErrorKind::error)?;
+        let chunks = chunk_subject(&self.name, &info.nuid);
+        info.deleted = true;
+        info.size = 0;
+        info.chunks = 0;
+        info.digest = None;
+        info.modified = Some(DefaultRuntime::wall_clock());
+        let deleted = self.publish_meta(&subject, &info).await;
+        deleted.map_err(|e| KindError::new(DeleteErrorKind::Metadata, e))?;
+        self.purge_subject(chunks).await.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))?;
+        Ok(())
+    }
+
+    /// Changes the name, description, metadata or headers of object `name`.
+    /// A new name must be free (or a deleted object's); the meta under the
+    /// old name is purged once the new one is stored.
+    pub async fn update_metadata<A: AsRef<str>>(
+        &self,
+        name: A,
+        metadata: UpdateMetadata,
+    ) -> Result<ObjectInfo, UpdateMetadataError> {
+        let Found { mut info, subject, .. } = self.find(name.as_ref()).await.map_err(UpdateMetadataErrorKind::error)?;
+        if info.deleted {
+            return Err(KindError::new(UpdateMetadataErrorKind::NotFound, not_found(name.as_ref())));
+        }
+        let renamed = metadata.name != info.name;
+        if renamed {
+            check_name(&metadata.name).map_err(UpdateMetadataErrorKind::error)?;
+            match self.find(&metadata.name).await {
+                Ok(Found { info, .. }) if !info.deleted => {
+                    let taken = Error::InvalidArgument(format!("an object named {:?} exists", info.name));
+                    return Err(KindError::new(UpdateMetadataErrorKind::NameAlreadyInUse, taken));
+                }
+                Err(e) if !is_not_found(&e) => return Err(UpdateMetadataErrorKind::error(e)),
+                _ => {}
+            }
+        }
+        let UpdateMetadata { name: new_name, description, metadata, headers } = metadata;
+        info.name = new_name;
+        info.description = description;
+        info.metadata = metadata;
+        info.headers = headers;
+        info.modified = Some(DefaultRuntime::wall_clock());
+        let new_subject = if renamed { meta_subject(&self.name, &info.name) } else { subject.clone() };
+        let published = self.publish_meta(&new_subject, &info).await;
+        published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
+        if renamed {
+            self.purge_subject(subject).await.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
+        }
+        Ok(info)
+    }
+
+    /// Adds `name` as a link to `object` (in this or another bucket).
+    pub async fn add_link<T: ToString, O: AsObjectInfo>(&self, name: T, object: O) -> Result<ObjectInfo, AddLinkError> {
+        let object = object.as_info();
+        let refused = |kind, text: &str| Err(KindError::new(kind, Error::InvalidArgument(text.to_string())));
+        if object.name.is_empty() {
+            return refused(AddLinkErrorKind::ObjectRequired, "the object to link to has no name");
+        }
+        if object.deleted {
+            return refused(AddLinkErrorKind::Deleted, "the object to link to is deleted");
+        }
+        if object.link().is_some() {
+            return refused(AddLinkErrorKind::LinkToLink, "the object to link to is a link");
+        }
+        let link = ObjectLink { name: Some(object.name.clone()), bucket: object.bucket.clone() };
+        self.publish_link(name.to_string(), link).await
+    }
+
+    /// Adds `name` as a link to bucket `bucket`.
+    pub async fn add_bucket_link<T: ToString, U: ToString>(
+        &self,
+        name: T,
+        bucket: U,
+    ) -> Result<ObjectInfo, AddLinkError> {
+        let link = ObjectLink { name: None, bucket: bucket.to_string() };
+        super::names::check_bucket(&link.bucket).map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
+        self.publish_link(name.to_string(), link).await
+    }
+
+    /// Writes the meta of link `name`, unless an object (not a link or a
+    /// deleted object) has the name.
+    async fn publish_link(&self, name: String, link: ObjectLink) -> Result<ObjectInfo, AddLinkError> {
+        if name.is_empty() {
+            return Err(KindError::new(AddLinkErrorKind::EmptyName, Error::InvalidArgument("empty link name".into())));
+        }
+        check_name(&name).map_err(AddLinkErrorKind::error)?;
+        let subject = match self.find(&name).await {
+            Ok(Found { info, .. }) if !info.deleted && info.link().is_none() => {
+                let taken = Error::InvalidArgument(format!("an object named {name:?} exists"));
+                return Err(KindError::new(AddLinkErrorKind::AlreadyExists, taken));
+            }
+            Ok(Found { subject, .. }) => subject,
+            Err(e) if is_not_found(&e) => meta_subject(&self.name, &name),
+            Err(e) => return Err(KindError::new(AddLinkErrorKind::Other, e)),
+        };
+        let info = ObjectInfo {
+            name,
+            description: None,
+            metadata: Default::default(),
+            headers: None,
+            options: Some(ObjectOptions { link: Some(link), max_chunk_size: None }),
+            bucket: self.name.clone(),
+            nuid: self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string(),
+            size: 0,
+            chunks: 0,
+            modified: Some(DefaultRuntime::wall_clock()),
+            digest: None,
+            deleted: false,
+        };
+        self.publish_meta(&subject, &info).await.map_err(AddLinkErrorKind::error)?;
+        Ok(info)
+    }
+
+    /// Seals the bucket: no more writes, deletes or purges.
+    pub async fn seal(&mut self) -> Result<(), SealError> {
+        let stream = self.context.get_stream(self.stream()).await;
+        let mut config = stream.map_err(|e| KindError::new(SealErrorKind::Info, e))?.cached_info().config.clone();
+        config.sealed = true;
+        self.context.update_stream(&config).await.map_err(SealErrorKind::error)?;
+        Ok(())
+    }
+
+    /// The bucket's settings and state, fresh from the server.
+    pub async fn status(&self) -> Result<Status, StatusError> {
+        let info = self.status_json().await.and_then(|json| api::parse_checked(&json));
+        Ok(Status { info: info.map_err(StatusErrorKind::error)?, bucket: self.name.clone() })
+    }
+
+    /// [`status`](Self::status) as the stream info's JSON.
+    pub async fn status_json(&self) -> Result<Bytes, Error> {
+        self.context.request_json(&api::stream_info(self.context.api_prefix(), &self.stream())?, b"").await
+    }
+
+    /// Every object (not deleted), then the end.
+    pub async fn list(&self) -> Result<List, ListError> {
+        Ok(List { read: self.metas(DeliverPolicy::LastPerSubject).await.map_err(WatchErrorKind::error)? })
+    }
+
+    /// Metas as objects are put, changed and deleted from now on.
+    pub async fn watch(&self) -> Result<Watch, WatchError> {
+        self.watch_with(WatchOptions::default()).await
+    }
+
+    /// Every object's meta, then changes as they come.
+    pub async fn watch_with_history(&self) -> Result<Watch, WatchError> {
+        self.watch_with(WatchOptions { include_history: true, ..WatchOptions::default() }).await
+    }
+
+    /// A watch with nats.js's options.
+    pub async fn watch_with(&self, options: WatchOptions) -> Result<Watch, WatchError> {
+        let policy = if options.include_history { DeliverPolicy::LastPerSubject } else { DeliverPolicy::New };
+        let read = self.metas(policy).await.map_err(WatchErrorKind::error)?;
+        Ok(Watch { read, ignore_deletes: options.ignore_deletes })
+    }
+
+    async fn metas(&self, deliver_policy: DeliverPolicy) -> Result<TrackedRead, Error> {
+        let config =
+            OrderedConfig { filter_subjects: vec![all_meta(&self.name)], deliver_policy, ..OrderedConfig::default() };
+        TrackedRead::open(&self.context, &self.stream(), config).await
+    }
+}
+
+/// What a watch delivers (nats.js's `watch` options).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WatchOptions {
+    /// Every object's meta first, not only changes.
+    pub include_history: bool,
+    /// Leave out deleted objects.
+    pub ignore_deletes: bool,
+}
+
+/// An object's meta from a message of the bucket.
+fn meta_of(message: &Message, timestamp_nanos: u64) -> Result<ObjectInfo, Error> {
+    let mut info = parse_meta(&message.payload)?;
+    info.modified = Some(timestamp::from_unix_nanos(timestamp_nanos));
+    Ok(info)
+}
+
+fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
+    crate::plain_json::from_slice(json).map_err(|e| Error::Protocol(format!("bad object meta: {e}")))
+}
+
+fn not_found(name: &str) -> Error {
+    Error::JetStream(api::JetStreamError {
+        code: 404,
+        err_code: api::ErrorCode::NO_MESSAGE_FOUND,
+        description: format!("no object named {name:?}"),
+    })
+}
+
+/// Every object in a bucket (deleted ones left out), then the end: async-nats's `List`.
+pub struct List {
+    read: TrackedRead,
+}
+
+impl List {
+    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<ObjectInfo, Error>>> {
+        loop {
+            let item = ready!(self.read.poll_until_current(cx));
+            match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, meta.timestamp_nanos))) {
+                Some(Ok(info)) if info.deleted => continue,
+                item => return Poll::Ready(item),
+            }
+        }
+    }
+}
+
+impl Stream for List {
+    type Item = Result<ObjectInfo, ListerError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let item = ready!(self.poll_info(cx));
+        Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+    }
+}
+
+/// Metas of a bucket's objects as they change: async-nats's `Watch`.
+pub struct Watch {
+    read: TrackedRead,
+    ignore_deletes: bool,
+}
+
+impl Watch {
+    /// Whether every meta that existed at the start was delivered.
+    pub fn seen_current(&self) -> bool {
+        self.read.seen_current()
+    }
+
+    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<ObjectInfo, Error>>> {
+        loop {
+            let item = ready!(self.read.poll_next(cx));
+            match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, meta.timestamp_nanos))) {
+                Some(Ok(info)) if info.deleted && self.ignore_deletes => continue,
+                item => return Poll::Ready(item),
+            }
+        }
+    }
+}
+
+impl Stream for Watch {
+    type Item = Result<ObjectInfo, WatcherError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let item = ready!(self.poll_info(cx));
+        Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+    }
+}
