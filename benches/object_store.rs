@@ -1,0 +1,170 @@
+//! Object store benchmark: natsjet side by side with async-nats in one run,
+//! against one local nats-server started here.
+//!
+//! Run with `cargo bench --bench object_store` (`BENCH_SCALE=0.1` for a
+//! quick pass). Puts then gets a 64 MiB object (MiB/s, client CPU per MiB),
+//! then, each in a process of its own so the figure is its own, puts and
+//! gets a 1 GiB object streamed from and to nowhere and reports the peak
+//! resident memory (`VmHWM`).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod support;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use support::{Run, Stopwatch, scale};
+use tokio::io::AsyncReadExt;
+
+const MIB: usize = 1 << 20;
+
+/// `len` bytes in 1 MiB pieces, made as they are read.
+fn source(len: usize) -> impl tokio::io::AsyncRead + Unpin {
+    let piece = Bytes::from(vec![7u8; MIB]);
+    let pieces = futures_util::stream::iter((0..len.div_ceil(MIB)).map(move |i| {
+        let n = MIB.min(len - i * MIB);
+        Ok::<_, std::io::Error>(piece.slice(..n))
+    }));
+    reader(pieces)
+}
+
+/// A reader over a stream of byte pieces.
+fn reader(
+    pieces: impl futures_util::Stream<Item = std::io::Result<Bytes>> + Unpin,
+) -> impl tokio::io::AsyncRead + Unpin {
+    struct Reader<S> {
+        pieces: S,
+        current: Bytes,
+    }
+    impl<S: futures_util::Stream<Item = std::io::Result<Bytes>> + Unpin> tokio::io::AsyncRead for Reader<S> {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            if self.current.is_empty() {
+                match std::task::ready!(self.pieces.poll_next_unpin(cx)) {
+                    Some(Ok(piece)) => self.current = piece,
+                    Some(Err(e)) => return std::task::Poll::Ready(Err(e)),
+                    None => return std::task::Poll::Ready(Ok(())),
+                }
+            }
+            let n = buf.remaining().min(self.current.len());
+            let taken = self.current.split_to(n);
+            buf.put_slice(&taken);
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+    Reader { pieces, current: Bytes::new() }
+}
+
+async fn natsjet_pass(url: &str, len: usize) -> (Run, Run) {
+    use natsjet::jetstream::object_store::{Config, ObjectMetadata};
+    let js = natsjet::connect(url).await.unwrap().jetstream();
+    let _ = js.delete_object_store("bench").await;
+    let store = js.create_object_store(Config { bucket: "bench".into(), ..Default::default() }).await.unwrap();
+    let clock = Stopwatch::start();
+    store.put(ObjectMetadata::from("blob"), &mut source(len)).await.unwrap();
+    let put = clock.stop(len / MIB);
+    let clock = Stopwatch::start();
+    let mut object = store.get("blob").await.unwrap();
+    let mut read = 0;
+    while let Some(chunk) = object.next().await {
+        read += chunk.unwrap().len();
+    }
+    assert_eq!(read, len);
+    (put, clock.stop(len / MIB))
+}
+
+async fn async_nats_pass(url: &str, len: usize) -> (Run, Run) {
+    use async_nats::jetstream::object_store::{Config, ObjectMetadata};
+    let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
+    let _ = js.delete_object_store("bench").await;
+    let store = js.create_object_store(Config { bucket: "bench".into(), ..Default::default() }).await.unwrap();
+    let clock = Stopwatch::start();
+    store.put(ObjectMetadata { name: "blob".into(), ..Default::default() }, &mut source(len)).await.unwrap();
+    let put = clock.stop(len / MIB);
+    let clock = Stopwatch::start();
+    let mut object = store.get("blob").await.unwrap();
+    let mut buffer = vec![0; MIB];
+    let mut read = 0;
+    loop {
+        let n = object.read(&mut buffer).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        read += n;
+    }
+    assert_eq!(read, len);
+    (put, clock.stop(len / MIB))
+}
+
+/// The peak resident memory of this process, in MiB.
+fn peak_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib =
+        status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse().ok());
+    kib.map_or(f64::NAN, |kib: f64| kib / 1024.0)
+}
+
+/// Runs in a child process: one client puts and gets `len` bytes, then prints its peak memory.
+fn peak_child(client: &str, url: &str, len: usize) {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let (put, get) = match client {
+        "natsjet" => rt.block_on(natsjet_pass(url, len)),
+        _ => rt.block_on(async_nats_pass(url, len)),
+    };
+    println!("{:.1} {:.0} {:.0}", peak_mib(), put.per_second, get.per_second);
+}
+
+fn peak_row(client: &str, url: &str, len: usize) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("BENCH_OBJECT_PEAK", format!("{client} {url} {len}"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut fields = text.split_whitespace();
+    let (peak, put, get) = (fields.next().unwrap_or("?"), fields.next().unwrap_or("?"), fields.next().unwrap_or("?"));
+    println!("| {client:<10} | {:>8} MiB | {:>7} MiB/s | {:>7} MiB/s |", peak, put, get);
+}
+
+fn main() {
+    if let Ok(args) = std::env::var("BENCH_OBJECT_PEAK") {
+        let mut args = args.split(' ');
+        let (client, url, len) = (args.next().unwrap(), args.next().unwrap(), args.next().unwrap().parse().unwrap());
+        return peak_child(client, url, len);
+    }
+    let server = common::NatsServer::start_jetstream();
+    support::watch_server(Some(server.pid()));
+    let url = server.client_url();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let len = scale(64) * MIB;
+    rt.block_on(natsjet_pass(&url, len / 8));
+    rt.block_on(async_nats_pass(&url, len / 8));
+
+    println!("MiB/s (CPU per MiB):");
+    support::header();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        ours.push(rt.block_on(natsjet_pass(&url, len)));
+        theirs.push(rt.block_on(async_nats_pass(&url, len)));
+    }
+    let best = |runs: &[(Run, Run)], get: bool| {
+        let pick = |r: &(Run, Run)| if get { r.1 } else { r.0 };
+        runs.iter().map(pick).max_by(|a, b| a.per_second.total_cmp(&b.per_second)).unwrap()
+    };
+    let mib = len / MIB;
+    support::row(&format!("object put {mib} MiB"), best(&ours, false), best(&theirs, false));
+    support::row(&format!("object get {mib} MiB"), best(&ours, true), best(&theirs, true));
+    drop(rt);
+
+    let big = scale(1024) * MIB;
+    println!();
+    println!("{} MiB put then get, each client in a process of its own:", big / MIB);
+    println!("| {:<10} | {:>12} | {:>13} | {:>13} |", "client", "peak RSS", "put", "get");
+    peak_row("natsjet", &url, big);
+    peak_row("async-nats", &url, big);
+    std::thread::sleep(Duration::from_millis(50));
+}
