@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, ReplayPolicy, StreamConfig};
-use natsjet::jetstream::object_store::{self, ObjectMetadata, Progress, PutOptions};
+use natsjet::jetstream::object_store::{self, Progress, PutOptions};
 use natsjet::jetstream::{self, Context, kv};
 
 #[tokio::main]
