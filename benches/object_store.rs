@@ -60,11 +60,13 @@ fn reader(
     Reader { pieces, current: Bytes::new() }
 }
 
-async fn natsjet_pass(url: &str, len: usize) -> (Run, Run) {
+/// A put and a get with natsjet; with `fast`, in a bucket that takes fast batches.
+async fn natsjet_pass(url: &str, len: usize, fast: bool) -> (Run, Run) {
     use natsjet::jetstream::object_store::{Config, ObjectMetadata};
     let js = natsjet::connect(url).await.unwrap().jetstream();
     let _ = js.delete_object_store("bench").await;
-    let store = js.create_object_store(Config { bucket: "bench".into(), ..Default::default() }).await.unwrap();
+    let config = Config { bucket: "bench".into(), allow_batched: fast, ..Default::default() };
+    let store = js.create_object_store(config).await.unwrap();
     let clock = Stopwatch::start();
     store.put(ObjectMetadata::from("blob"), &mut source(len)).await.unwrap();
     let put = clock.stop(len / MIB);
@@ -113,7 +115,8 @@ fn peak_mib() -> f64 {
 fn peak_child(client: &str, url: &str, len: usize) {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let (put, get) = match client {
-        "natsjet" => rt.block_on(natsjet_pass(url, len)),
+        "natsjet" => rt.block_on(natsjet_pass(url, len, false)),
+        "natsjet-fast" => rt.block_on(natsjet_pass(url, len, true)),
         _ => rt.block_on(async_nats_pass(url, len)),
     };
     println!("{:.1} {:.0} {:.0}", peak_mib(), put.per_second, get.per_second);
@@ -127,7 +130,7 @@ fn peak_row(client: &str, url: &str, len: usize) {
     let text = String::from_utf8_lossy(&out.stdout);
     let mut fields = text.split_whitespace();
     let (peak, put, get) = (fields.next().unwrap_or("?"), fields.next().unwrap_or("?"), fields.next().unwrap_or("?"));
-    println!("| {client:<10} | {:>8} MiB | {:>7} MiB/s | {:>7} MiB/s |", peak, put, get);
+    println!("| {client:<12} | {:>8} MiB | {:>7} MiB/s | {:>7} MiB/s |", peak, put, get);
 }
 
 fn main() {
@@ -141,14 +144,15 @@ fn main() {
     let url = server.client_url();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let len = scale(64) * MIB;
-    rt.block_on(natsjet_pass(&url, len / 8));
+    rt.block_on(natsjet_pass(&url, len / 8, false));
     rt.block_on(async_nats_pass(&url, len / 8));
 
     println!("MiB/s (CPU per MiB):");
     support::header();
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut ours, mut fast, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..3 {
-        ours.push(rt.block_on(natsjet_pass(&url, len)));
+        ours.push(rt.block_on(natsjet_pass(&url, len, false)));
+        fast.push(rt.block_on(natsjet_pass(&url, len, true)));
         theirs.push(rt.block_on(async_nats_pass(&url, len)));
     }
     let best = |runs: &[(Run, Run)], get: bool| {
@@ -158,13 +162,20 @@ fn main() {
     let mib = len / MIB;
     support::row(&format!("object put {mib} MiB"), best(&ours, false), best(&theirs, false));
     support::row(&format!("object get {mib} MiB"), best(&ours, true), best(&theirs, true));
+    support::row(
+        &format!("object put {mib} MiB, fast batches (allow_batched)"),
+        best(&fast, false),
+        best(&theirs, false),
+    );
+    support::row(&format!("object get {mib} MiB, from that bucket"), best(&fast, true), best(&theirs, true));
     drop(rt);
 
     let big = scale(1024) * MIB;
     println!();
     println!("{} MiB put then get, each client in a process of its own:", big / MIB);
-    println!("| {:<10} | {:>12} | {:>13} | {:>13} |", "client", "peak RSS", "put", "get");
+    println!("| {:<12} | {:>12} | {:>13} | {:>13} |", "client", "peak RSS", "put", "get");
     peak_row("natsjet", &url, big);
+    peak_row("natsjet-fast", &url, big);
     peak_row("async-nats", &url, big);
     std::thread::sleep(Duration::from_millis(50));
 }

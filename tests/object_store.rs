@@ -88,3 +88,32 @@ async fn an_altered_chunk_is_detected() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_bucket_that_allows_fast_batches_takes_puts_as_one() {
+    let server = NatsServer::start_jetstream();
+    let js = js(&server).await;
+    let config = object_store::Config { bucket: "fast".into(), allow_batched: true, ..Default::default() };
+    let store = js.create_object_store(config).await.unwrap();
+    // Watch the chunks go by: a fast batch says so in each reply subject.
+    let mut chunks = js.client().subscribe("$O.fast.C.>").await.unwrap();
+    js.client().flush().await.unwrap();
+    for len in [0, 1, 1000, 1001, 50 * 1000 + 3] {
+        let bytes = data(len);
+        let meta = ObjectMetadata { name: format!("f{len}"), chunk_size: Some(1000), ..Default::default() };
+        let info = store.put(meta, &mut &bytes[..]).await.unwrap();
+        assert_eq!((info.size, info.chunks), (len, len.div_ceil(1000)));
+        assert_eq!(read_all(&mut store.get(format!("f{len}")).await.unwrap()).await.unwrap(), bytes);
+        for _ in 0..info.chunks {
+            let chunk = timeout(WAIT, chunks.next()).await.unwrap().unwrap();
+            assert!(chunk.reply.as_deref().is_some_and(|r| r.ends_with(".$FI")), "{:?}", chunk.reply);
+        }
+    }
+    // A replace purges the old version's chunks in a fast bucket too.
+    let bytes = data(2500);
+    store
+        .put(ObjectMetadata { name: "f1".into(), chunk_size: Some(1000), ..Default::default() }, &mut &bytes[..])
+        .await
+        .unwrap();
+    assert_eq!(read_all(&mut store.get("f1").await.unwrap()).await.unwrap(), bytes);
+}

@@ -7,6 +7,7 @@
 //! so a fast producer neither floods the stream nor grows memory unbounded.
 
 mod ack_future;
+pub(crate) mod fast_ingest;
 mod message;
 mod window;
 

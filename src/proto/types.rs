@@ -34,6 +34,8 @@ pub struct ServerInfo {
     pub cluster: Option<String>,
     pub domain: Option<String>,
     pub client_ip: Option<String>,
+    /// The JetStream API level (ADR-44); 0 from servers before 2.11.
+    pub api_lvl: u32,
 }
 
 /// The client's CONNECT. Secrets are redacted from `Debug`.

@@ -12,6 +12,7 @@ use crate::error::{Error, KindError};
 use crate::jetstream::api::{self, DeleteResponse, ErrorCode, StreamInfo};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::paging::typed;
+use crate::jetstream::publish::fast_ingest::FAST_INGEST_API_LEVEL;
 
 impl Context {
     /// Creates bucket `config.bucket`. One that exists with the same config
@@ -19,7 +20,7 @@ impl Context {
     /// [`ErrorCode::STREAM_NAME_EXISTS`]).
     pub async fn create_object_store(&self, config: Config) -> Result<ObjectStore, CreateObjectStoreError> {
         let created = async {
-            let body = encode_request(&config.to_stream_config()?)?;
+            let body = self.object_bucket_stream(&config)?;
             let subject = api::stream_create(self.api_prefix(), &stream_name(&config.bucket))?;
             let info = self.request_json(&subject, &body).await?;
             ObjectStore::bind(self.clone(), &config.bucket, &info)
@@ -31,11 +32,21 @@ impl Context {
     /// there is none (nats.js's `objm.create`): safe for many clients at once.
     pub async fn get_or_create_object_store(&self, config: Config) -> Result<ObjectStore, CreateObjectStoreError> {
         let opened = async {
-            let body = encode_request(&config.to_stream_config()?)?;
+            let body = self.object_bucket_stream(&config)?;
             let info = self.get_or_create_stream_json(&stream_name(&config.bucket), &body).await?;
             ObjectStore::bind(self.clone(), &config.bucket, &info)
         };
         opened.await.map_err(create_error)
+    }
+
+    /// The JSON of bucket `config`'s stream; fast batches need API level 4.
+    fn object_bucket_stream(&self, config: &Config) -> Result<Vec<u8>, Error> {
+        let level = self.client().server_info().api_lvl;
+        if config.allow_batched && level < FAST_INGEST_API_LEVEL {
+            let text = format!("fast batches need JetStream API level 4 (nats-server 2.14); the server has {level}");
+            return Err(Error::InvalidArgument(text));
+        }
+        encode_request(&config.to_stream_config()?)
     }
 
     /// An existing bucket; `GetStore` if there is none.

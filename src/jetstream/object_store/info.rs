@@ -121,6 +121,11 @@ pub struct Config {
     pub compression: bool,
     pub placement: Option<Placement>,
     pub metadata: HashMap<String, String>,
+    /// natsjet: let puts go as fast batches (ADR-50; the stream's
+    /// `allow_batched`, nats-server 2.14). Other clients read and write
+    /// such a bucket as any other, but a create of the same bucket with
+    /// their default config then finds a different one.
+    pub allow_batched: bool,
 }
 
 impl Config {
@@ -142,6 +147,7 @@ impl Config {
             compression: if self.compression { Compression::S2 } else { Compression::None },
             placement: self.placement.clone(),
             metadata: self.metadata.clone(),
+            allow_batched: self.allow_batched,
             ..StreamConfig::default()
         })
     }

@@ -3,7 +3,9 @@
 //! awaited at a time, bounded in bytes so memory stays flat for any object
 //! size — the SHA-256 computed as they go; then the meta, with a rollup,
 //! and only then the old version's chunks purged. A put that fails purges
-//! the chunks it wrote.
+//! the chunks it wrote. Where the bucket allows fast ingest (its stream has
+//! `allow_batched`, the server API level 4), the chunks and the meta go as
+//! one fast batch instead: acknowledged every few chunks, committed by the meta.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -19,7 +21,10 @@ use super::names::{check_name, chunk_subject, meta_subject};
 use super::store::{Found, ObjectStore};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::{Error, KindError};
-use crate::jetstream::publish::{Publish, PublishAckFuture};
+use crate::header::HeaderMap;
+use crate::jetstream::kv::NATS_ROLLUP;
+use crate::jetstream::publish::fast_ingest::FastIngest;
+use crate::jetstream::publish::{NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, Publish, PublishAckFuture};
 
 /// Bytes of chunks in flight per put, at most.
 const MAX_IN_FLIGHT_BYTES: usize = 8 << 20;
@@ -77,9 +82,16 @@ pub(crate) struct Upload {
     size: u64,
     chunks: usize,
     acked: u64,
-    in_flight: VecDeque<(PublishAckFuture, u64)>,
-    max_in_flight: usize,
+    sender: Sender,
     options: PutOptions,
+}
+
+/// How the chunks go out.
+enum Sender {
+    /// Acked publishes, up to `max` in flight.
+    Windowed { in_flight: VecDeque<(PublishAckFuture, u64)>, max: usize },
+    /// One fast batch, committed by the meta.
+    Fast(FastIngest),
 }
 
 impl ObjectStore {
@@ -177,6 +189,13 @@ impl ObjectStore {
         let max_payload = self.context.client().server_info().max_payload.max(1);
         let chunk_size = meta.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE).clamp(1, max_payload);
         let nuid = self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string();
+        let sender = match self.batched() {
+            true => {
+                let fast = FastIngest::start(self.context.client(), self.context.timeout()).await;
+                Sender::Fast(fast.map_err(|e| KindError::new(PutErrorKind::Other, e))?)
+            }
+            false => Sender::Windowed { in_flight: VecDeque::new(), max: (MAX_IN_FLIGHT_BYTES / chunk_size).max(2) },
+        };
         Ok(Upload {
             subject: chunk_subject(&self.name, &nuid),
             store: self.clone(),
@@ -189,8 +208,7 @@ impl ObjectStore {
             size: 0,
             chunks: 0,
             acked: 0,
-            in_flight: VecDeque::new(),
-            max_in_flight: (MAX_IN_FLIGHT_BYTES / chunk_size).max(2),
+            sender,
             options,
         })
     }
@@ -221,23 +239,50 @@ impl Upload {
         let len = chunk.len() as u64;
         self.size += len;
         self.chunks += 1;
-        while self.in_flight.len() >= self.max_in_flight {
-            self.await_oldest().await?;
+        match &mut self.sender {
+            Sender::Windowed { in_flight, max } => {
+                if in_flight.len() >= *max {
+                    self.await_oldest().await?;
+                }
+                let ack = self.store.context.send_publish(self.subject.clone(), Publish::build().payload(chunk));
+                let Sender::Windowed { in_flight, .. } = &mut self.sender else { unreachable!() };
+                in_flight.push_back((ack.await?, len));
+            }
+            Sender::Fast(fast) => {
+                fast.add(&self.subject, chunk).await?;
+                let acked = (fast.acked() * self.chunk_size as u64).min(self.size);
+                self.report(acked);
+            }
         }
-        let ack = self.store.context.send_publish(self.subject.clone(), Publish::build().payload(chunk)).await?;
-        self.in_flight.push_back((ack, len));
         Ok(())
     }
 
+    /// Waits for the oldest chunk in flight to be acknowledged.
     async fn await_oldest(&mut self) -> Result<(), Error> {
-        let Some((ack, len)) = self.in_flight.pop_front() else { return Ok(()) };
+        let Sender::Windowed { in_flight, .. } = &mut self.sender else { return Ok(()) };
+        let Some((ack, len)) = in_flight.pop_front() else { return Ok(()) };
         ack.await?;
-        self.acked += len;
+        self.report(self.acked + len);
+        Ok(())
+    }
+
+    /// `acked` bytes are stored: tell the progress callback if it moved.
+    fn report(&mut self, acked: u64) {
+        if acked <= self.acked && acked != 0 {
+            return;
+        }
+        self.acked = acked;
         let total = self.options.size;
         if let Some(progress) = &mut self.options.progress {
-            progress(Progress { done: self.acked, total });
+            progress(Progress { done: acked, total });
         }
-        Ok(())
+    }
+
+    fn in_flight(&self) -> usize {
+        match &self.sender {
+            Sender::Windowed { in_flight, .. } => in_flight.len(),
+            Sender::Fast(_) => 0,
+        }
     }
 
     /// Sends the last chunk and the meta, then purges what this replaces.
@@ -248,7 +293,7 @@ impl Upload {
                 return Err(self.fail(PutErrorKind::PublishChunks, e).await);
             }
         }
-        while !self.in_flight.is_empty() {
+        while self.in_flight() > 0 {
             if let Err(e) = self.await_oldest().await {
                 return Err(self.fail(PutErrorKind::PublishChunks, e).await);
             }
@@ -270,13 +315,10 @@ impl Upload {
             deleted: false,
         };
         let subject = meta_subject(&store.name, &info.name);
-        let mut with = Publish::build();
-        if let Some(revision) = self.options.previous_revision {
-            with = with.expected_last_subject_sequence(revision);
-        }
-        if let Err(e) = store.publish_meta_with(&subject, &info, with).await {
+        if let Err(e) = self.publish_meta(&subject, &info).await {
             return Err(self.fail(PutErrorKind::PublishMetadata, e).await);
         }
+        self.report(self.size);
         // The new object is in place: what it replaces can go.
         if let Some(old) = self.old.take() {
             if !old.info.nuid.is_empty() && old.info.nuid != info.nuid {
@@ -292,12 +334,38 @@ impl Upload {
         Ok(info)
     }
 
+    /// Publishes the meta: an acked publish, or the commit of the fast batch.
+    async fn publish_meta(&mut self, subject: &str, info: &ObjectInfo) -> Result<u64, Error> {
+        let expected = self.options.previous_revision;
+        let sender = std::mem::replace(&mut self.sender, Sender::Windowed { in_flight: VecDeque::new(), max: 1 });
+        match sender {
+            Sender::Windowed { .. } => {
+                let with = match expected {
+                    Some(revision) => Publish::build().expected_last_subject_sequence(revision),
+                    None => Publish::build(),
+                };
+                self.store.publish_meta_with(subject, info, with).await
+            }
+            Sender::Fast(fast) => {
+                let mut headers = HeaderMap::new();
+                headers.insert(NATS_ROLLUP, "sub");
+                if let Some(revision) = expected {
+                    headers.insert(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, revision.to_string());
+                }
+                Ok(fast.commit(subject, Some(&headers), super::store::meta_json(info)?).await?.seq)
+            }
+        }
+    }
+
     /// Gives up: waits for the chunks in flight, purges every chunk this
     /// put wrote, and returns `cause` as a `kind` error.
     pub async fn fail(mut self, kind: PutErrorKind, cause: Error) -> PutError {
-        while let Some((ack, _)) = self.in_flight.pop_front() {
-            let _ = ack.await;
+        if let Sender::Windowed { in_flight, .. } = &mut self.sender {
+            while let Some((ack, _)) = in_flight.pop_front() {
+                let _ = ack.await;
+            }
         }
+        self.sender = Sender::Windowed { in_flight: VecDeque::new(), max: 1 };
         // Best effort: a sealed bucket or a lost connection refuses this too.
         let _ = self.store.purge_subject(self.subject.clone()).await;
         let kind = match cause {

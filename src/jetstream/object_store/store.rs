@@ -23,6 +23,7 @@ use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::kv::NATS_ROLLUP;
 use crate::jetstream::ordered::OrderedConfig;
 use crate::jetstream::publish::Publish;
+use crate::jetstream::publish::fast_ingest::FAST_INGEST_API_LEVEL;
 use crate::jetstream::reader::tracked::TrackedRead;
 use crate::jetstream::stream::RawMessage;
 use crate::message::Message;
@@ -34,6 +35,8 @@ pub struct ObjectStore {
     pub(crate) context: Context,
     /// Metas are read with direct gets (the stream has `allow_direct`).
     direct: bool,
+    /// The stream takes fast batches (`allow_batched`).
+    batched: bool,
 }
 
 /// An object's meta and where it was found.
@@ -53,6 +56,7 @@ struct BoundInfo {
 #[serde(default)]
 struct BoundConfig {
     allow_direct: bool,
+    allow_batched: bool,
 }
 
 /// Things an object can be linked from: an object's info, or an object.
@@ -71,7 +75,12 @@ impl ObjectStore {
     /// `STREAM.CREATE` reply).
     pub(crate) fn bind(context: Context, bucket: &str, info: &[u8]) -> Result<ObjectStore, Error> {
         let BoundInfo { config } = api::parse_checked_plain(info)?;
-        Ok(ObjectStore { name: bucket.to_string(), context, direct: config.allow_direct })
+        Ok(ObjectStore {
+            name: bucket.to_string(),
+            context,
+            direct: config.allow_direct,
+            batched: config.allow_batched,
+        })
     }
 
     /// The bucket's name.
@@ -130,9 +139,13 @@ impl ObjectStore {
         info: &ObjectInfo,
         with: Publish,
     ) -> Result<u64, Error> {
-        let json = serde_json::to_vec(info).map_err(|_| Error::InvalidArgument("cannot encode object meta".into()))?;
-        let publish = with.header(NATS_ROLLUP, "sub").payload(Bytes::from(json));
+        let publish = with.header(NATS_ROLLUP, "sub").payload(meta_json(info)?);
         Ok(self.context.send_publish(subject, publish).await?.await?.seq)
+    }
+
+    /// Whether puts go as fast batches: the stream allows them and the server takes them.
+    pub(crate) fn batched(&self) -> bool {
+        self.batched && self.context.client().server_info().api_lvl >= FAST_INGEST_API_LEVEL
     }
 
     /// Removes the messages on `subject`.
@@ -322,6 +335,12 @@ fn meta_of(message: &Message, timestamp_nanos: u64) -> Result<ObjectInfo, Error>
     let mut info = parse_meta(&message.payload)?;
     info.modified = Some(timestamp::from_unix_nanos(timestamp_nanos));
     Ok(info)
+}
+
+/// An object's meta as JSON.
+pub(crate) fn meta_json(info: &ObjectInfo) -> Result<Bytes, Error> {
+    let json = serde_json::to_vec(info).map_err(|_| Error::InvalidArgument("cannot encode object meta".into()))?;
+    Ok(Bytes::from(json))
 }
 
 fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
