@@ -6,21 +6,26 @@
  * resolves as the iteration hands out the last entry it had to catch up with.
  */
 import type { RawKvEntries, RawKvReader } from "../raw.js";
-import { InvalidOperationError } from "../errors.js";
 import { caughtUpAt, count } from "./entries.js";
 import type { KvWatcher, KvWatchEntry, QueuedIterator } from "./types.js";
 
 /** Entries taken from wasm per crossing, at most. */
 const BATCH = 256;
 
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
 export class KvReader<T> implements QueuedIterator<T> {
   readonly #raw: RawKvReader;
   readonly #item: (batch: RawKvEntries, i: number) => T;
+  /** The batch being handed out, and the index of its next entry. */
   #batch: RawKvEntries | null = null;
   #index = 0;
+  /** The read from wasm under way: one at a time. */
+  #reading: Promise<void> | null = null;
   #processed = 0;
-  #iterated = false;
-  #stopError: Error | undefined;
+  #done = false;
+  /** Thrown once what was received is out: given to `stop()`, or the error that ended the read. */
+  #error: Error | undefined;
   #resolveCaughtUp!: () => void;
   readonly #caughtUp = new Promise<void>((resolve) => (this.#resolveCaughtUp = resolve));
 
@@ -37,8 +42,8 @@ export class KvReader<T> implements QueuedIterator<T> {
   }
 
   stop(err?: Error): void {
-    this.#stopError ??= err;
-    this.#raw.stop();
+    this.#error ??= err;
+    if (!this.#done) this.#raw.stop();
   }
 
   getProcessed(): number {
@@ -53,32 +58,49 @@ export class KvReader<T> implements QueuedIterator<T> {
     return this.#processed + this.getPending();
   }
 
+  /** Iterators share the position; leaving a `for await` early stops the read, as in nats.js. */
   [Symbol.asyncIterator](): AsyncIterator<T> {
-    if (this.#iterated) throw new InvalidOperationError("a Key-Value iterator can be iterated once");
-    this.#iterated = true;
-    return this.#items();
+    return {
+      next: () => this.#next(),
+      return: () => {
+        this.stop();
+        return Promise.resolve(DONE);
+      },
+    };
   }
 
-  async *#items(): AsyncGenerator<T> {
-    try {
-      for (let batch = await this.#raw.nextBatch(BATCH); batch; batch = await this.#raw.nextBatch(BATCH)) {
-        const n = count(batch);
-        // Only left-out deletes came, and the watch caught up on them.
-        if (n === 0 && batch[2]) this.#resolveCaughtUp();
-        this.#batch = batch;
-        for (this.#index = 0; this.#index < n; ) {
-          const i = this.#index++;
-          const item = this.#item(batch, i);
-          this.#processed++;
-          if (caughtUpAt(batch, i) || (i === n - 1 && batch[2])) this.#resolveCaughtUp();
-          yield item;
-        }
-        this.#batch = null;
+  async #next(): Promise<IteratorResult<T>> {
+    for (;;) {
+      const batch = this.#batch;
+      if (batch !== null && this.#index < count(batch)) {
+        const i = this.#index++;
+        this.#processed++;
+        if (caughtUpAt(batch, i) || (this.#index === count(batch) && batch[2])) this.#resolveCaughtUp();
+        return { done: false, value: this.#item(batch, i) };
       }
-      if (this.#stopError) throw this.#stopError;
-    } finally {
+      if (this.#done) {
+        const error = this.#error;
+        this.#error = undefined;
+        if (error) throw error;
+        return DONE;
+      }
+      await (this.#reading ??= this.#read().finally(() => (this.#reading = null)));
+    }
+  }
+
+  /** The next batch from wasm into `#batch`, or the end. */
+  async #read(): Promise<void> {
+    try {
+      const batch = await this.#raw.nextBatch(BATCH);
+      this.#batch = batch;
+      this.#index = 0;
+      if (batch === null) this.#done = true;
+      // Only left-out deletes came, and the watch caught up on them.
+      else if (count(batch) === 0 && batch[2]) this.#resolveCaughtUp();
+    } catch (e) {
       this.#batch = null;
-      this.#raw.stop();
+      this.#done = true;
+      this.#error ??= e as Error;
     }
   }
 }
