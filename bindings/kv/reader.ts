@@ -3,7 +3,8 @@
  * read from wasm a batch at a time. The ordered consumer underneath (its
  * recreation after gaps, missed heartbeats and reconnects, its flow
  * control) runs in Rust, in the connection's task; a watch's `caughtUp()`
- * resolves as the iteration hands out the last entry it had to catch up with.
+ * resolves when the iteration, having handed out the last entry it had to
+ * catch up with, asks for the next (a `for await` body is done with it).
  */
 import type { RawKvEntries, RawKvReader } from "../raw.js";
 import { caughtUpAt, count } from "./entries.js";
@@ -26,6 +27,8 @@ export class KvReader<T> implements QueuedIterator<T> {
   #done = false;
   /** Thrown once what was received is out: given to `stop()`, or the error that ended the read. */
   #error: Error | undefined;
+  /** The last entry a watch had to catch up with is out: `caughtUp()` resolves when the next is asked for. */
+  #caughtUpOut = false;
   #resolveCaughtUp!: () => void;
   readonly #caughtUp = new Promise<void>((resolve) => (this.#resolveCaughtUp = resolve));
 
@@ -42,6 +45,7 @@ export class KvReader<T> implements QueuedIterator<T> {
   }
 
   stop(err?: Error): void {
+    if (this.#caughtUpOut) this.#resolveCaughtUp();
     this.#error ??= err;
     if (!this.#done) this.#raw.stop();
   }
@@ -70,12 +74,14 @@ export class KvReader<T> implements QueuedIterator<T> {
   }
 
   async #next(): Promise<IteratorResult<T>> {
+    // The loop is done with the last entry it had to catch up with.
+    if (this.#caughtUpOut) this.#resolveCaughtUp();
     for (;;) {
       const batch = this.#batch;
       if (batch !== null && this.#index < count(batch)) {
         const i = this.#index++;
         this.#processed++;
-        if (caughtUpAt(batch, i) || (this.#index === count(batch) && batch[2])) this.#resolveCaughtUp();
+        this.#caughtUpOut ||= caughtUpAt(batch, i) || (this.#index === count(batch) && batch[2]);
         return { done: false, value: this.#item(batch, i) };
       }
       if (this.#done) {

@@ -155,10 +155,11 @@ export interface QueuedIterator<T> extends AsyncIterable<T> {
 /** A watch: nats.js's iterator, and natsjet's `caughtUp()`. */
 export interface KvWatcher extends QueuedIterator<KvWatchEntry> {
   /**
-   * Resolves once the iterator has handed out every entry that existed when
-   * the watch started (and left out the deletes it ignores): at once when
-   * there were none (an empty bucket, no matching key, `UpdatesOnly`).
-   * It resolves as the iteration reads, not before.
+   * Resolves once the iteration is done with every entry that existed when
+   * the watch started (it asked for the next one after the last, or
+   * stopped), deletes it ignores included: at once when there were none (an
+   * empty bucket, no matching key, `UpdatesOnly`). It resolves as the
+   * iteration reads, not before.
    */
   caughtUp(): Promise<void>;
 }
