@@ -69,6 +69,7 @@ export { Responses, type RequestManyOptions, type RequestStrategy } from "./resp
 export { Subscription, type SubscriptionOptions } from "./subscription.js";
 export { Empty, millis, nanos } from "./util.js";
 export * from "./jetstream/index.js";
+export * from "./kv/index.js";
 
 /** @internal Connects through one wasm build's raw `connect`. */
 export async function connectWith(

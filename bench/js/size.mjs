@@ -1,5 +1,6 @@
 // Bundle sizes: the same small app (connect, publish, subscribe, JetStream
-// publish, consume) bundled for browsers with esbuild (minified, ES module)
+// publish, consume; and with a Key-Value put, get and watch) bundled for
+// browsers with esbuild (minified, ES module)
 // against natsjet's package (pkg/, web build: JS + its wasm) and against
 // nats.js v3 (@nats-io/nats-core + @nats-io/jetstream: JS only). Raw and
 // gzip (level 9) bytes.
@@ -27,12 +28,24 @@ const js = `
   const messages = await consumer.consume({ max_messages: 100 });
   for await (const m of messages) { console.log(m.subject); m.ack(); break; }
 `;
+const kv = `
+  const kv = await new Kvm(nc).create("profiles", { history: 5 });
+  await kv.put("sue.color", "blue");
+  console.log((await kv.get("sue.color"))?.string());
+  for await (const e of await kv.watch({ key: "sue.>" })) { console.log(e.key, e.isUpdate); break; }
+`;
+const hasKv = typeof natsjet.Kvm === "function";
 const apps = {
   natsjet: hasJetStream
     ? `import { connect, jetstream } from "natsjet";${core("connect")}${js}await nc.drain();`
     : `import { connect } from "natsjet";${core("connect")}await nc.drain();`,
   "nats.js": `import { wsconnect } from "@nats-io/nats-core";
     import { jetstream } from "@nats-io/jetstream";${core("wsconnect")}${js}await nc.drain();`,
+  ...(hasKv && {
+    "natsjet + KV": `import { connect, jetstream, Kvm } from "natsjet";${core("connect")}${js}${kv}await nc.drain();`,
+    "nats.js + KV": `import { wsconnect } from "@nats-io/nats-core";
+      import { jetstream } from "@nats-io/jetstream"; import { Kvm } from "@nats-io/kv";${core("wsconnect")}${js}${kv}await nc.drain();`,
+  }),
   "nats.js core only": `import { wsconnect } from "@nats-io/nats-core";${core("wsconnect")}await nc.drain();`,
 };
 
@@ -50,7 +63,7 @@ line(["bundle".padEnd(30), "JS min".padStart(9), "JS gzip".padStart(9), "wasm".p
 line(["-".repeat(30), ..."-".repeat(5).split("").map((_, i) => "-".repeat(i === 4 ? 10 : 9))].map((c) => c));
 for (const [name, source] of Object.entries(apps)) {
   const code = await bundle(source);
-  const w = name === "natsjet" ? wasm : undefined;
+  const w = name.startsWith("natsjet") ? wasm : undefined;
   const total = gz(code) + (w ? gz(w) : 0);
   line([
     name.padEnd(30),

@@ -3,18 +3,23 @@ import type { RawLister } from "../raw.js";
 
 export class Lister<T> implements AsyncIterable<T> {
   readonly #raw: RawLister;
+  readonly #pick: (items: unknown[]) => T[];
 
-  /** Made by the `list` and `names` calls. */
-  constructor(raw: RawLister) {
+  /** Made by the `list` and `names` calls; `pick` turns a page's items into the listed ones (`kvm.list`). */
+  constructor(raw: RawLister, pick: (items: unknown[]) => T[] = (items) => items as T[]) {
     this.#raw = raw;
+    this.#pick = pick;
   }
 
   /** The next page's items; empty once every page was read. */
   async next(): Promise<T[]> {
-    const page = await this.#raw.next();
-    if (page === null) return [];
-    const { streams, consumers } = JSON.parse(page) as { streams?: T[] | null; consumers?: T[] | null };
-    return streams ?? consumers ?? [];
+    for (let page = await this.#raw.next(); page !== null; page = await this.#raw.next()) {
+      const { streams, consumers } = JSON.parse(page) as { streams?: unknown[] | null; consumers?: unknown[] | null };
+      const items = this.#pick(streams ?? consumers ?? []);
+      // A page of no buckets is no end of the listing.
+      if (items.length > 0) return items;
+    }
+    return [];
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {

@@ -4,12 +4,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { launchChromium, newPage, serve, skipBrowser } from "./chromium.mjs";
-import { startServer } from "./harness.mjs";
+import { startJetStreamServer, startServer } from "./harness.mjs";
 
 describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
-  let server, http, browser, page;
+  let server, jsServer, http, browser, page;
   before(async () => {
     server = await startServer();
+    jsServer = await startJetStreamServer();
     const pkg = new URL("../../pkg/", import.meta.url);
     http = await serve({ "/": "<!doctype html><title>natsjet</title>", "/pkg/": pkg });
     browser = await launchChromium();
@@ -23,6 +24,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     await browser?.close();
     await http?.close();
     await server?.close();
+    await jsServer?.close();
   });
 
   test("connects and shows the server's info", async () => {
@@ -277,5 +279,77 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.equal(got.server, new URL(server.wsUrl).host);
     assert.equal(got.same, true);
     assert.equal(got.closed, true);
+  });
+
+  test("Key-Value: put, get, CAS, markers, keys, history, and a watch that says when it caught up", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const { Kvm, KvWatchInclude, NatsError } = natsjet;
+      const nc = await natsjet.connect({ servers });
+      const kvm = new Kvm(nc);
+      const kv = await kvm.create("browser", { history: 3 });
+      const watch = await kv.watch({ key: "p.>" });
+      await watch.caughtUp(); // an empty bucket: at once
+      const it = watch[Symbol.asyncIterator]();
+      const r1 = await kv.put("p.a/b=c", "one");
+      const r2 = await kv.update("p.a/b=c", "two", r1);
+      const conflict = await kv.update("p.a/b=c", "x", r1).then(() => "accepted", (e) => e instanceof NatsError && e.errCode);
+      await kv.put("p.empty", "");
+      await kv.delete("p.empty");
+      const created = await kv.create("p.empty", "back"); // over the delete marker
+      const watched = [];
+      for (let i = 0; i < 5; i++) {
+        const { value: e } = await it.next();
+        watched.push([e.key, e.operation, e.string(), e.isUpdate]);
+      }
+      watch.stop();
+      const entry = await kv.get("p.a/b=c");
+      const history = [];
+      for await (const e of await kv.history({ key: "p.a/b=c" })) history.push([e.string(), e.delta]);
+      const keys = [];
+      for await (const k of await kv.keys()) keys.push(k);
+      const later = await kv.watch({ include: KvWatchInclude.LastValue });
+      const seen = [];
+      const caught = later.caughtUp().then(() => seen.length);
+      for await (const e of later) {
+        seen.push(e.key);
+        if (e.isUpdate) break;
+      }
+      const bad = await kv.put("bad key", "v").then(() => "accepted", (e) => [e.code, e.message.includes('"bad key"')]);
+      const status = await kv.status();
+      const destroyed = await kv.destroy();
+      await nc.close();
+      return {
+        revisions: [r2 - r1, created > r2],
+        conflict,
+        watched,
+        entry: [entry.key, entry.string(), entry.revision === r2, entry.created instanceof Date, entry.length],
+        history,
+        keys: keys.sort(),
+        seen,
+        caughtAfter: await caught,
+        bad,
+        status: [status.bucket, status.history, status.values],
+        destroyed,
+      };
+    }, jsServer.wsUrl);
+    assert.deepEqual(got, {
+      revisions: [1, true],
+      conflict: 10071,
+      watched: [
+        ["p.a/b=c", "PUT", "one", true],
+        ["p.a/b=c", "PUT", "two", true],
+        ["p.empty", "PUT", "", true],
+        ["p.empty", "DEL", "", true],
+        ["p.empty", "PUT", "back", true],
+      ],
+      entry: ["p.a/b=c", "two", true, true, 3],
+      history: [["one", 1], ["two", 0]],
+      keys: ["p.a/b=c", "p.empty"],
+      seen: ["p.a/b=c", "p.empty"],
+      caughtAfter: 2, // once the loop body is done with the last initial entry
+      bad: ["INVALID_ARGUMENT", true],
+      status: ["browser", 3, 5],
+      destroyed: true,
+    });
   });
 });

@@ -74,6 +74,21 @@ import {
   type StreamInfo,
   type StreamInfoRequestOptions,
   type Subscription,
+  Kvm,
+  KvWatchInclude,
+  type KV,
+  type KvDeleteOptions,
+  type KvEntry,
+  type KvLimits,
+  type KvOptions,
+  type KvPurgeOptions,
+  type KvPutOptions,
+  type KvStatus,
+  type KvWatcher,
+  type KvWatchEntry,
+  type KvWatchOptions,
+  type QueuedIterator,
+  type RoKV,
 } from "natsjet";
 
 export async function example(): Promise<void> {
@@ -435,4 +450,67 @@ async function errorsExample(nc: NatsConnection, jsm: JetStreamManager): Promise
       void [op, s.error.subject, s.error.queue];
     }
   }
+}
+
+/** Every Key-Value call, typed as with nats.js's @nats-io/kv. */
+export async function keyValue(nc: NatsConnection): Promise<void> {
+  const kvm = new Kvm(nc);
+  const alsoKvm = new Kvm(jetstream(nc, { timeout: 2000 }));
+  const limits: Partial<KvLimits> = { history: 5, ttl: 60_000, markerTTL: 5000, max_bytes: -1, maxValueSize: 1024 };
+  const opts: Partial<KvOptions> = { ...limits, storage: StorageType.Memory, replicas: 1, description: "d", compression: true };
+  const kv: KV = await kvm.create("profiles", { ...opts, metadata: { team: "a" }, timeout: 3000, allow_direct: true });
+  const ro: RoKV = await alsoKvm.open("profiles", { bindOnly: true, streamName: "KV_profiles" });
+  // @ts-expect-error: natsjet has no codecs
+  await kvm.create("coded", { codec: {} });
+  // @ts-expect-error: history is a number
+  await kvm.create("bad", { history: "5" });
+
+  const put: KvPutOptions = { previousSeq: 0, timeout: 1000 };
+  const r1: number = await kv.put("sue.color", "blue", put);
+  const r2: number = await kv.put("sue.color", new Uint8Array([1]), { previousSeq: r1 });
+  const r3: number = await kv.update("sue.color", "green", r2, 1000);
+  const r4: number = await kv.create("sue.ttl", "short", "10s");
+  void [r3, r4, await kv.create("sue.plain", "")];
+  const entry: KvEntry | null = await kv.get("sue.color", { revision: r1 });
+  if (entry) {
+    const op: "PUT" | "DEL" | "PURGE" = entry.operation;
+    const fields: [string, string, Uint8Array, Date, number, number | undefined, number, string] = [
+      entry.bucket, entry.key, entry.value, entry.created, entry.revision, entry.delta, entry.length, entry.rawKey,
+    ];
+    void [op, fields, entry.string(), entry.json<{ c: string }>().c];
+  }
+  const del: Partial<KvDeleteOptions> = { previousSeq: r3 };
+  await kv.delete("sue.color", del);
+  const purge: Partial<KvPurgeOptions> = { previousSeq: r3, ttl: "1m" };
+  await kv.purge("sue.color", purge);
+  await kv.purge("sue.*");
+
+  const keys: QueuedIterator<string> = await kv.keys(["sue.>", "bob.*"]);
+  for await (const k of keys) void k.length;
+  void [keys.getProcessed(), keys.getPending(), keys.getReceived(), await kv.keys(), await kv.keys("a.*")];
+  const history: QueuedIterator<KvWatchEntry> = await ro.history({ key: ["sue.color"], headers_only: true });
+  for await (const e of history) void [e.isUpdate, e.delta];
+  void (await ro.history());
+
+  const include: KvWatchInclude = KvWatchInclude.AllHistory;
+  const watchOpts: KvWatchOptions = { key: "sue.>", include, ignoreDeletes: true, headers_only: false, resumeFromRevision: r1 };
+  const watch: KvWatcher = await kv.watch(watchOpts);
+  await watch.caughtUp();
+  for await (const e of watch) {
+    const w: KvWatchEntry = e;
+    if (w.isUpdate) watch.stop();
+  }
+  void [await kv.watch(), await kv.watch({ key: ["a", "b"], include: KvWatchInclude.UpdatesOnly })];
+  // @ts-expect-error: include takes KvWatchInclude's values
+  await kv.watch({ include: "all" });
+
+  const status: KvStatus = await ro.status();
+  void [status.bucket, status.values, status.history, status.ttl, status.markerTTL, status.size, status.streamInfo.config.name];
+  void [status.storage, status.replicas, status.description, status.max_bytes, status.maxValueSize, status.metadata?.team];
+  for await (const s of kvm.list()) void s.bucket;
+  const listed: KvStatus[] = await kvm.list().next();
+  void listed;
+  const gone: boolean = await kv.destroy();
+  void gone;
+  await kv.close();
 }

@@ -27,6 +27,7 @@ mod batch;
 mod connection;
 mod error;
 mod jetstream;
+mod kv;
 mod options;
 mod responses;
 mod status;

@@ -36,7 +36,7 @@ pub struct Store {
     pub(crate) context: Context,
     pub(crate) subjects: KeySubjects,
     /// Reads are direct gets (the stream has `allow_direct`).
-    direct: bool,
+    pub(crate) direct: bool,
     /// Values larger than this are refused before they are sent.
     max_value_size: Option<usize>,
 }

@@ -146,6 +146,9 @@ impl Reader {
     }
 }
 
+/// An entry and the size of its value, or `None` for one a watch leaves out.
+pub(crate) type Step = Option<(Entry, usize)>;
+
 /// Entries of the watched keys as they change, as async-nats's `kv::Watch`:
 /// a `Stream` of `Result<Entry, WatcherError>` that never ends by itself.
 pub struct Watch {
@@ -180,11 +183,25 @@ impl Watch {
     /// The next entry and the size of its value (also for headers only).
     pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
         loop {
-            match ready!(self.reader.poll_entry(cx)) {
-                Some(Ok((entry, _))) if self.ignore_deletes && entry.operation != Operation::Put => continue,
-                item => return Poll::Ready(item),
+            match ready!(self.poll_step(cx)) {
+                None => return Poll::Ready(None),
+                Some(step) => {
+                    if let Some(item) = step.transpose() {
+                        return Poll::Ready(Some(item));
+                    }
+                }
             }
         }
+    }
+
+    /// The next entry as [`poll_entry`](Self::poll_entry), or `None` for one
+    /// left out (a delete or purge under `ignore_deletes`): a reader that
+    /// hands out entries in batches sees [`seen_current`](Self::seen_current)
+    /// turn true on a left-out entry too.
+    pub(crate) fn poll_step(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Step, Error>>> {
+        let ignore_deletes = self.ignore_deletes;
+        let item = ready!(self.reader.poll_entry(cx));
+        Poll::Ready(item.map(|r| r.map(|e| Some(e).filter(|(e, _)| !ignore_deletes || e.operation == Operation::Put))))
     }
 }
 
@@ -219,6 +236,12 @@ impl History {
     pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
         poll_until_current(&mut self.reader, cx)
     }
+
+    /// Stops reading: what arrived can still be read, then it ends (for JS's `stop()`).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn stop(&mut self) {
+        self.reader.messages.stop();
+    }
 }
 
 /// Reads `reader` until it has delivered what existed at its start, then ends.
@@ -251,6 +274,12 @@ impl Keys {
         filters: impl IntoIterator<Item = K>,
     ) -> Result<Keys, WatchError> {
         Ok(Keys { history: History::open(store, filters, DeliverPolicy::LastPerSubject, true).await? })
+    }
+
+    /// Stops reading: what arrived can still be read, then it ends (for JS's `stop()`).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn stop(&mut self) {
+        self.history.stop();
     }
 
     pub(crate) fn poll_key(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<String, Error>>> {

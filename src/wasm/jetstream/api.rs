@@ -177,7 +177,7 @@ fn subject(context: &Context, call: &str, stream: &str, consumer: &str, body: &s
 }
 
 /// A JetStream API reply as text for JS.
-pub(super) fn reply_text(reply: Bytes) -> Result<String, Error> {
+pub(crate) fn reply_text(reply: Bytes) -> Result<String, Error> {
     String::from_utf8(reply.into()).map_err(|_| Error::Protocol("JetStream API reply is not UTF-8".into()))
 }
 

@@ -83,7 +83,7 @@ extern "C" {
 /// A JetStream context; its publishes share one window of acks in flight.
 #[wasm_bindgen]
 pub struct RawJetStream {
-    pub(super) context: Context,
+    pub(crate) context: Context,
 }
 
 #[wasm_bindgen]

@@ -41,6 +41,9 @@ mod messages;
 mod ordered;
 mod push;
 
+pub(super) use api::reply_text;
+pub(super) use context::RawJetStream;
+
 use wasm_bindgen::JsValue;
 
 use crate::error::Error;

@@ -1,0 +1,134 @@
+/**
+ * `Bucket`: one Key-Value bucket, shaped like nats.js's `KV`, over the Rust
+ * store in wasm (`RawKv`): key and bucket rules, subjects, operations,
+ * create over deletes and watches all live there; this adapts arguments
+ * and unpacks entries.
+ */
+import type { RawKv, StreamInfo } from "../raw.js";
+import { InvalidArgumentError } from "../errors.js";
+import { encode, type Payload } from "../msg.js";
+import { millis } from "../util.js";
+import { parseReply, request } from "../jetstream/api.js";
+import type { JetStreamClient } from "../jetstream/client.js";
+import { entryAt, keyAt, watchEntryAt } from "./entries.js";
+import { KvReader, type Watcher } from "./reader.js";
+import type {
+  KV,
+  KvDeleteOptions,
+  KvEntry,
+  KvPurgeOptions,
+  KvPutOptions,
+  KvStatus,
+  KvWatchEntry,
+  KvWatchOptions,
+  QueuedIterator,
+} from "./types.js";
+
+/** One key or several, as the wasm takes them. */
+const keys = (k: string | string[]): string[] => (Array.isArray(k) ? k : [k]);
+
+export class Bucket implements KV {
+  readonly #raw: RawKv;
+  readonly #js: JetStreamClient;
+
+  /** Made by `kvm.create` and `kvm.open`. */
+  constructor(raw: RawKv, js: JetStreamClient) {
+    this.#raw = raw;
+    this.#js = js;
+  }
+
+  /** The bucket's name. */
+  get bucket(): string {
+    return this.#raw.bucket;
+  }
+
+  async create(k: string, data: Payload, markerTTL?: string): Promise<number> {
+    return this.#raw.create(k, encode(data), markerTTL);
+  }
+
+  update(k: string, data: Payload, version: number, timeout?: number): Promise<number> {
+    // nats.js throws here, before any promise.
+    if (!(version > 0)) throw new InvalidArgumentError("update: the version must be greater than 0");
+    return this.#raw.put(k, encode(data), version, timeout);
+  }
+
+  async put(k: string, data: Payload, opts: Partial<KvPutOptions> = {}): Promise<number> {
+    return this.#raw.put(k, encode(data), opts.previousSeq, opts.timeout);
+  }
+
+  async get(k: string, opts?: { revision: number }): Promise<KvEntry | null> {
+    const found = await this.#raw.get(k, opts?.revision);
+    return found && entryAt(this.bucket, found, 0);
+  }
+
+  delete(k: string, opts?: Partial<KvDeleteOptions>): Promise<void> {
+    return this.#remove(k, false, opts);
+  }
+
+  purge(k: string, opts?: Partial<KvPurgeOptions>): Promise<void> {
+    return this.#remove(k, true, opts);
+  }
+
+  /** A delete or purge marker; with wildcards, one on every matching key (as nats.js, without `opts`). */
+  async #remove(k: string, purge: boolean, opts?: Partial<KvPurgeOptions>): Promise<void> {
+    if (!k.split(".").some((t) => t === "*" || t === ">")) {
+      // nats.js: a previousSeq of 0 expects nothing.
+      return this.#raw.remove(k, purge, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
+    }
+    const removed: Promise<void>[] = [];
+    for await (const key of await this.keys(k)) removed.push(this.#raw.remove(key, purge));
+    await Promise.all(removed);
+  }
+
+  async watch(opts: KvWatchOptions = {}): Promise<Watcher> {
+    const { key = ">", include, ignoreDeletes, headers_only, resumeFromRevision } = opts;
+    const raw = await this.#raw.watch(keys(key), include, ignoreDeletes === true, headers_only === true, resumeFromRevision);
+    return new KvReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, true));
+  }
+
+  async history(opts: { key?: string | string[]; headers_only?: boolean } = {}): Promise<QueuedIterator<KvWatchEntry>> {
+    const raw = await this.#raw.history(keys(opts.key ?? ">"), opts.headers_only === true);
+    return new KvReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, false));
+  }
+
+  async keys(filter: string | string[] = ">"): Promise<QueuedIterator<string>> {
+    return new KvReader(await this.#raw.keys(keys(filter)), keyAt);
+  }
+
+  async status(): Promise<KvStatus> {
+    return kvStatus(this.bucket, parseReply<StreamInfo>(await this.#raw.status()));
+  }
+
+  async destroy(): Promise<boolean> {
+    return (await request<{ success: boolean }>(this.#js.raw, "STREAM.DELETE", this.#raw.streamName)).success;
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** nats.js's `KvStatus` of bucket `bucket`, from its stream's info. */
+export function kvStatus(bucket: string, si: StreamInfo): KvStatus {
+  const c = si.config;
+  return {
+    bucket,
+    values: si.state.messages,
+    history: c.max_msgs_per_subject ?? 1,
+    ttl: millis(c.max_age ?? 0),
+    markerTTL: millis(c.subject_delete_marker_ttl ?? 0),
+    storage: c.storage ?? "file",
+    replicas: c.num_replicas ?? 1,
+    description: c.description ?? "",
+    max_bytes: c.max_bytes ?? -1,
+    maxValueSize: c.max_msg_size ?? -1,
+    placement: c.placement ?? { cluster: "", tags: [] },
+    republish: c.republish ?? { src: "", dest: "" },
+    mirror: c.mirror,
+    sources: c.sources,
+    compression: (c.compression ?? "none") !== "none",
+    metadata: c.metadata ?? {},
+    streamInfo: si,
+    size: si.state.bytes,
+  };
+}

@@ -1,0 +1,18 @@
+/** natsjet's Key-Value API, shaped like nats.js 3.4's `@nats-io/kv`. */
+export { Kvm } from "./kvm.js";
+export { KvWatchInclude } from "./types.js";
+export type {
+  KV,
+  KvDeleteOptions,
+  KvEntry,
+  KvLimits,
+  KvOptions,
+  KvPurgeOptions,
+  KvPutOptions,
+  KvStatus,
+  KvWatcher,
+  KvWatchEntry,
+  KvWatchOptions,
+  QueuedIterator,
+  RoKV,
+} from "./types.js";
