@@ -32,7 +32,7 @@ const INACTIVE_THRESHOLD: Duration = Duration::from_secs(30);
 /// after the bytes matched the meta's size and digest.
 pub struct Object {
     pub info: ObjectInfo,
-    /// `None` for an object without chunks.
+    /// `None` for an object without chunks, or whose chunks are gone.
     chunks: Option<OrderedMessages>,
     digest: Digest,
     expected: [u8; 32],
@@ -106,7 +106,13 @@ impl ObjectStore {
                 let config = OrderedPushConfig { ordered, ..OrderedPushConfig::default() };
                 let consumer = self.context.ordered_push_consumer(self.stream(), config).await;
                 let consumer = consumer.map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?;
-                Some(consumer.consume().map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?)
+                // Chunks are stored before their meta: none left means they
+                // were purged, and no chunk would ever come to say so. The
+                // read then ends at once in the size check.
+                match consumer.pending_at_creation() {
+                    0 => None,
+                    _ => Some(consumer.consume().map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?),
+                }
             }
         };
         Ok(Object {
