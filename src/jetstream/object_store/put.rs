@@ -283,11 +283,14 @@ impl Upload {
                 let purged = store.purge_subject(chunk_subject(&store.name, &old.info.nuid)).await;
                 purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
             }
-            if old.subject != subject {
-                // Written by nats.js under its Latin-1 name: one meta per object.
-                let purged = store.purge_subject(old.subject).await;
-                purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
-            }
+            // Written by nats.js under its Latin-1 name: one meta per object.
+            let purged = async {
+                if old.subject != subject {
+                    store.purge_subject(old.subject).await?;
+                }
+                store.purge_shadowed(old.shadowed, &subject).await
+            };
+            purged.await.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
         }
         Ok(info)
     }
