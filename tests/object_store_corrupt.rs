@@ -2,7 +2,8 @@
 //! chunks altered, missing, added or all gone behind the store's back end
 //! in a typed error, never in data handed out as the object; a meta that
 //! is not JSON is an error, not a panic; a get across a server restart
-//! ends with the right bytes.
+//! ends with the right bytes, or in a typed error when the restart lost
+//! the bucket.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -163,4 +164,31 @@ async fn a_get_across_a_server_restart_ends_with_the_right_bytes() {
         Err(e) => panic!("after {} of {} bytes: {e:?}", read.len(), bytes.len()),
     }
     assert!(read == bytes, "{} bytes read of {}", read.len(), bytes.len());
+}
+
+#[tokio::test]
+async fn a_get_whose_memory_bucket_a_restart_lost_fails_typed() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = natsjet::jetstream::new(client);
+    let config = natsjet::jetstream::object_store::Config {
+        bucket: "lost".into(),
+        storage: natsjet::jetstream::api::StorageType::Memory,
+        ..Default::default()
+    };
+    let store = js.create_object_store(config).await.unwrap();
+    let bytes = data(6 * 1024 * 1024);
+    store.put("big", &mut &bytes[..]).await.unwrap();
+    let mut object = store.get("big").await.unwrap();
+    let mut read = Vec::new();
+    for _ in 0..2 {
+        read.extend_from_slice(&timeout(WAIT, object.next()).await.unwrap().unwrap().unwrap());
+    }
+    common::restart_jetstream(&mut server, &js).await;
+    // The chunks went with the stream: the read ends in the server's word
+    // for it, never in a wait without end or in a short object.
+    match read_all(&mut object).await {
+        Err(Error::JetStream(e)) => assert_eq!(e.err_code, natsjet::jetstream::api::ErrorCode::STREAM_NOT_FOUND),
+        other => panic!("after {} of {} bytes: {other:?}", read.len(), bytes.len()),
+    }
 }

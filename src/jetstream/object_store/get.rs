@@ -106,6 +106,8 @@ impl ObjectStore {
                 let config = OrderedPushConfig { ordered, ..OrderedPushConfig::default() };
                 let consumer = self.context.ordered_push_consumer(self.stream(), config).await;
                 let consumer = consumer.map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?;
+                // A bucket lost (a memory one in a restart) takes the chunks with it.
+                consumer.end_without_stream();
                 // Chunks are stored before their meta: none left means they
                 // were purged, and no chunk would ever come to say so. The
                 // read then ends at once in the size check.
