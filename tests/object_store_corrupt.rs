@@ -192,3 +192,24 @@ async fn a_get_whose_memory_bucket_a_restart_lost_fails_typed() {
         other => panic!("after {} of {} bytes: {other:?}", read.len(), bytes.len()),
     }
 }
+
+#[tokio::test]
+async fn a_get_whose_object_is_replaced_midway_ends_in_a_size_mismatch() {
+    let server = NatsServer::start_jetstream();
+    let js = js(&server.client_url()).await;
+    let store = bucket(&js, "swap").await;
+    // 48 chunks; the server sends at most 2 MiB ahead of what was read.
+    let size = 6 * 1024 * 1024;
+    store.put("x", &mut &data(size)[..]).await.unwrap();
+    let mut object = store.get("x").await.unwrap();
+    let first = timeout(WAIT, object.next()).await.unwrap().unwrap().unwrap();
+    // Another writer replaces it: the old chunks the reader has not had are purged.
+    store.put("x", &mut &b"the new version"[..]).await.unwrap();
+    match read_all(&mut object).await {
+        Err(Error::SizeMismatch { name, expected, received }) => {
+            assert_eq!((name.as_str(), expected), ("x", size as u64));
+            assert!(received > first.len() as u64 && received < expected, "{received}");
+        }
+        other => panic!("{:?}", other.map(|b| b.len())),
+    }
+}
