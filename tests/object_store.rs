@@ -307,6 +307,15 @@ async fn the_chunk_size_is_capped_at_the_servers_max_payload() {
 }
 
 #[tokio::test]
+async fn a_chunk_size_of_zero_is_the_default() {
+    let server = NatsServer::start_jetstream();
+    let js = js(&server.client_url()).await;
+    let store = bucket(&js, "zero").await;
+    let info = store.put(sized("z", 0), &mut &data(DEFAULT_CHUNK_SIZE + 1)[..]).await.unwrap();
+    assert_eq!((info.chunks, info.options.and_then(|o| o.max_chunk_size)), (2, Some(DEFAULT_CHUNK_SIZE)));
+}
+
+#[tokio::test]
 async fn a_slow_reader_of_an_object_past_the_flow_control_window_gets_it_all() {
     let server = NatsServer::start_jetstream();
     let js = js(&server.client_url()).await;

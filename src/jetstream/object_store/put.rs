@@ -175,7 +175,8 @@ impl ObjectStore {
             Err(e) => return Err(KindError::new(PutErrorKind::Other, e)),
         };
         let max_payload = self.context.client().server_info().max_payload.max(1);
-        let chunk_size = meta.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE).clamp(1, max_payload);
+        // 0 is the default, as nats.js reads it; never more than a message holds.
+        let chunk_size = meta.chunk_size.filter(|&n| n > 0).unwrap_or(DEFAULT_CHUNK_SIZE).min(max_payload);
         let nuid = self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string();
         Ok(Upload {
             subject: chunk_subject(&self.name, &nuid),
