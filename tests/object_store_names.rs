@@ -147,3 +147,21 @@ async fn a_latin1_subject_that_is_another_names_utf8_subject_is_not_that_name() 
     assert_eq!(store.info("é").await.unwrap_err().kind(), natsjet::jetstream::object_store::InfoErrorKind::NotFound);
     assert_eq!(read_all(&mut store.get("Ã©").await.unwrap()).await.unwrap(), b"mojibake");
 }
+
+#[tokio::test]
+async fn a_link_nats_js_wrote_between_latin1_names_is_followed() {
+    let server = NatsServer::start_jetstream();
+    let js = js(&server.client_url()).await;
+    let store = bucket(&js, "b").await;
+    put_as_nats_js(&js, NAME, b"the target", 1000, "NATSJSNUID0000000000AG").await;
+    // nats.js's `link()`: no nuid, size, digest or mtime, no rollup.
+    let link = serde_json::json!({"name": "lien-é", "bucket": "b", "options": {"link": {"bucket": "b", "name": NAME}}});
+    let subject = format!("$O.b.M.{}", URL_SAFE.encode(b"lien-\xe9"));
+    js.publish(subject, Bytes::from(serde_json::to_vec(&link).unwrap())).await.unwrap().await.unwrap();
+
+    let info = store.info("lien-é").await.unwrap();
+    assert_eq!(info.link().and_then(|l| l.name.as_deref()), Some(NAME));
+    let mut object = store.get("lien-é").await.unwrap();
+    assert_eq!(object.info().name, NAME);
+    assert_eq!(read_all(&mut object).await.unwrap(), b"the target");
+}
