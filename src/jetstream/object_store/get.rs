@@ -4,7 +4,10 @@
 //! a lost consumer replaced after the last chunk read), and its size and
 //! SHA-256 checked before the last chunk is handed out: a corrupt object
 //! ends in [`Error::DigestMismatch`] or [`Error::SizeMismatch`], never in
-//! a clean end of stream.
+//! a clean end of stream. Nor does a get wait forever for chunks that are
+//! gone: purged before it started or under it (another client replaced or
+//! deleted the object) it ends in `SizeMismatch`, its bucket lost in the
+//! server's stream-not-found.
 
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
@@ -19,21 +22,26 @@ use super::info::ObjectInfo;
 use super::names::chunk_subject;
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
+use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, KindError};
 use crate::jetstream::ack::MessageMetadata;
+use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
-use crate::jetstream::reader::OrderedMessages;
+use crate::jetstream::reader::{OrderedMessages, OrderedPushConsumer};
+use crate::message::Message;
 
 /// How long the server keeps a get's consumer once nobody listens.
 const INACTIVE_THRESHOLD: Duration = Duration::from_secs(30);
+/// How long a get waits for a chunk before it asks whether one will come.
+const STALL_CHECK: Duration = Duration::from_secs(5);
 
 /// An object being read, as async-nats's `Object`: a `Stream` of its
 /// chunks (and, natively, a tokio `AsyncRead`). The stream ends cleanly only
 /// after the bytes matched the meta's size and digest.
 pub struct Object {
     pub info: ObjectInfo,
-    /// `None` for an object without chunks.
-    chunks: Option<OrderedMessages>,
+    /// `None` for an object without chunks, or whose chunks are gone.
+    chunks: Option<Chunks>,
     digest: Digest,
     expected: [u8; 32],
     received: u64,
@@ -106,7 +114,19 @@ impl ObjectStore {
                 let config = OrderedPushConfig { ordered, ..OrderedPushConfig::default() };
                 let consumer = self.context.ordered_push_consumer(self.stream(), config).await;
                 let consumer = consumer.map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?;
-                Some(consumer.consume().map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?)
+                // A bucket lost (a memory one in a restart) takes the chunks with it.
+                consumer.end_without_stream();
+                // Chunks are stored before their meta: none left means they
+                // were purged, and no chunk would ever come to say so. The
+                // read then ends at once in the size check.
+                match consumer.pending_at_creation() {
+                    0 => None,
+                    _ => {
+                        let messages = consumer.consume();
+                        let messages = messages.map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?;
+                        Some(Chunks { messages, consumer, last: None, stall: Stall::Idle })
+                    }
+                }
             }
         };
         Ok(Object {
@@ -150,8 +170,8 @@ impl Object {
                 self.done = true;
                 return Poll::Ready(self.check().err().map(Err));
             };
-            let message = match ready!(Pin::new(chunks).poll_next(cx)) {
-                Some(Ok(message)) => message.message,
+            let message = match ready!(chunks.poll_next(cx)) {
+                Some(Ok(message)) => message,
                 Some(Err(e)) => return self.end(e),
                 None => {
                     let short = self.size_mismatch();
@@ -162,6 +182,7 @@ impl Object {
                 Ok(meta) => meta,
                 Err(e) => return self.end(e),
             };
+            chunks.last = Some((meta.consumer.clone(), meta.consumer_sequence));
             let chunk = message.payload;
             self.received += chunk.len() as u64;
             if self.received > self.info.size as u64 {
@@ -213,9 +234,81 @@ impl Object {
 
     fn stop(&mut self) {
         if let Some(chunks) = &mut self.chunks {
-            chunks.stop();
+            chunks.messages.stop();
         }
     }
+}
+
+/// The chunks of an object as they come, and the consumer that sends them.
+struct Chunks {
+    messages: OrderedMessages,
+    consumer: OrderedPushConsumer,
+    /// The consumer and consumer sequence of the last chunk received.
+    last: Option<(String, u64)>,
+    stall: Stall,
+}
+
+/// Whether chunks that stopped coming will come: after [`STALL_CHECK`]
+/// without one, the consumer's info says if the server has more to send.
+/// Nothing else would tell a reader that a replace or a delete purged the
+/// rest of the chunks under it.
+enum Stall {
+    Idle,
+    Waiting(BoxFuture<()>),
+    Asking(BoxFuture<Result<ConsumerInfo, Error>>),
+}
+
+impl Chunks {
+    /// The next chunk; `None` also when the server has no more to send,
+    /// however many the object has.
+    fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Message, Error>>> {
+        if let Poll::Ready(item) = Pin::new(&mut self.messages).poll_next(cx) {
+            self.stall = Stall::Idle;
+            return Poll::Ready(item.map(|r| r.map(|m| m.message)));
+        }
+        ready!(self.poll_ran_dry(cx));
+        // What the server sent before its answer is queued by now.
+        match Pin::new(&mut self.messages).poll_next(cx) {
+            Poll::Ready(item) => Poll::Ready(item.map(|r| r.map(|m| m.message))),
+            Poll::Pending => Poll::Ready(None),
+        }
+    }
+
+    /// Called while no chunk is waiting: ready once the server says it
+    /// delivered all it has.
+    fn poll_ran_dry(&mut self, cx: &mut TaskContext<'_>) -> Poll<()> {
+        loop {
+            match &mut self.stall {
+                Stall::Idle => self.stall = Stall::Waiting(DefaultRuntime::sleep(STALL_CHECK)),
+                Stall::Waiting(sleep) => {
+                    ready!(sleep.as_mut().poll(cx));
+                    let consumer = self.consumer.clone();
+                    self.stall = Stall::Asking(Box::pin(async move { consumer.info().await }));
+                }
+                Stall::Asking(asked) => {
+                    let info = ready!(asked.as_mut().poll(cx));
+                    self.stall = Stall::Idle;
+                    // A consumer being replaced may not answer: ask again later.
+                    if info.is_ok_and(|info| ran_dry(&info, self.last.as_ref())) {
+                        return Poll::Ready(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether a consumer with `info` has nothing more to send and sent
+/// nothing that was not received, `last` the consumer and consumer
+/// sequence of the last chunk received (a replaced consumer's count for
+/// nothing). Its delivered stream sequence cannot say: it moves past
+/// purged messages.
+fn ran_dry(info: &ConsumerInfo, last: Option<&(String, u64)>) -> bool {
+    let received = match last {
+        Some((consumer, sequence)) if *consumer == info.name => *sequence,
+        _ => 0,
+    };
+    info.num_pending == 0 && info.delivered.consumer_seq <= received
 }
 
 impl Stream for Object {
@@ -252,5 +345,30 @@ impl tokio::io::AsyncRead for Object {
         let taken = self.leftover.split_to(n);
         buf.put_slice(&taken);
         Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jetstream::api::SequenceInfo;
+
+    fn info(name: &str, num_pending: u64, consumer_seq: u64) -> ConsumerInfo {
+        // The stream sequence moves past purged chunks: never looked at.
+        let delivered = SequenceInfo { consumer_seq, stream_seq: 999, last_active: None };
+        ConsumerInfo { name: name.into(), num_pending, delivered, ..ConsumerInfo::default() }
+    }
+
+    #[test]
+    fn a_consumer_ran_dry_when_it_has_nothing_left_and_everything_it_sent_arrived() {
+        let last = ("C_1".to_string(), 16);
+        assert!(ran_dry(&info("C_1", 0, 16), Some(&last)));
+        assert!(!ran_dry(&info("C_1", 3, 16), Some(&last)), "more to send");
+        assert!(!ran_dry(&info("C_1", 0, 17), Some(&last)), "one on its way");
+        // A replacement counts from its own start.
+        assert!(ran_dry(&info("C_2", 0, 0), Some(&last)));
+        assert!(!ran_dry(&info("C_2", 0, 1), Some(&last)));
+        assert!(ran_dry(&info("C_1", 0, 0), None), "nothing sent, nothing to send");
+        assert!(!ran_dry(&info("C_1", 5, 0), None));
     }
 }

@@ -78,7 +78,7 @@ pub struct ObjectLink {
 pub struct ObjectMetadata {
     pub name: String,
     pub description: Option<String>,
-    /// Bytes per chunk (default [`DEFAULT_CHUNK_SIZE`]; at most the server's `max_payload`).
+    /// Bytes per chunk (none or 0: [`DEFAULT_CHUNK_SIZE`]; at most the server's `max_payload`).
     pub chunk_size: Option<usize>,
     pub metadata: HashMap<String, String>,
     pub headers: Option<HeaderMap>,

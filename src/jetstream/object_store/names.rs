@@ -5,6 +5,16 @@
 //! name with `btoa`, i.e. its Latin-1 bytes: the same for ASCII, another
 //! subject for a name with characters from U+0080 to U+00FF, which
 //! [`latin1_meta_subject`] gives so such objects are found by name too.
+//!
+//! So for such a name `info`, `get`, `delete`, `update_metadata` and
+//! `add_link` look under both subjects; when both clients wrote the name,
+//! the newer meta is the object, and natsjet's write purges the older one
+//! with its chunks. A put writes the UTF-8 subject (nats.js 3.4 then no
+//! longer finds it); a delete or an update without rename stays where the
+//! object was, so its writer still sees it. `list` and the watches show
+//! metas under either subject, a name written by both clients twice until
+//! natsjet writes it. A meta is an object's only if it holds that name:
+//! nats.js's subject of `"Ã©"` is the UTF-8 one of `"é"`.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE;

@@ -187,7 +187,8 @@ impl ObjectStore {
             Err(e) => return Err(KindError::new(PutErrorKind::Other, e)),
         };
         let max_payload = self.context.client().server_info().max_payload.max(1);
-        let chunk_size = meta.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE).clamp(1, max_payload);
+        // 0 is the default, as nats.js reads it; never more than a message holds.
+        let chunk_size = meta.chunk_size.filter(|&n| n > 0).unwrap_or(DEFAULT_CHUNK_SIZE).min(max_payload);
         let nuid = self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string();
         let sender = match self.batched() {
             true => {
@@ -325,11 +326,14 @@ impl Upload {
                 let purged = store.purge_subject(chunk_subject(&store.name, &old.info.nuid)).await;
                 purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
             }
-            if old.subject != subject {
-                // Written by nats.js under its Latin-1 name: one meta per object.
-                let purged = store.purge_subject(old.subject).await;
-                purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
-            }
+            // Written by nats.js under its Latin-1 name: one meta per object.
+            let purged = async {
+                if old.subject != subject {
+                    store.purge_subject(old.subject).await?;
+                }
+                store.purge_shadowed(old.shadowed, &subject).await
+            };
+            purged.await.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
         }
         Ok(info)
     }

@@ -9,6 +9,7 @@ use std::task::{Context as TaskContext, Poll, ready};
 
 use bytes::Bytes;
 use futures_core::Stream;
+use futures_util::future::join;
 use serde::Deserialize;
 
 use super::error::*;
@@ -44,6 +45,24 @@ pub(crate) struct Found {
     pub info: ObjectInfo,
     /// The meta subject: the UTF-8 one, or the Latin-1 one nats.js 3.4 wrote.
     pub subject: String,
+    /// An older meta of the name under the other subject.
+    pub shadowed: Option<Shadowed>,
+}
+
+/// The older of two metas of one name: one client keyed it by UTF-8, the
+/// other by Latin-1, neither seeing the other's. A write by name purges it
+/// (and its chunks), so that the name is left one meta.
+pub(crate) struct Shadowed {
+    subject: String,
+    /// Its chunks' token, when they are not the newer meta's.
+    nuid: Option<String>,
+}
+
+/// A meta as the stream holds it.
+struct Stored {
+    info: ObjectInfo,
+    subject: String,
+    sequence: u64,
 }
 
 #[derive(Deserialize, Default)]
@@ -98,33 +117,53 @@ impl ObjectStore {
     }
 
     /// The meta of object `name`, looked for under the subject every client
-    /// but nats.js 3.4 uses, then under nats.js's for a Latin-1 name.
+    /// but nats.js 3.4 uses and, for a Latin-1 name, under nats.js's too:
+    /// if both clients wrote it, the newer meta is the object.
     pub(crate) async fn find(&self, name: &str) -> Result<Found, Error> {
         check_name(name)?;
-        let subject = meta_subject(&self.name, name);
-        match self.last_meta(&subject).await {
-            Err(e) if is_not_found(&e) => {}
-            found => return found.map(|info| Found { info, subject }),
-        }
-        let Some(subject) = latin1_meta_subject(&self.name, name) else { return Err(not_found(name)) };
-        let info = self.last_meta(&subject).await?;
-        Ok(Found { info, subject })
+        let utf8 = self.stored_meta(name, meta_subject(&self.name, name));
+        let found = match latin1_meta_subject(&self.name, name) {
+            None => newer(missing_as_none(utf8.await)?, None),
+            Some(latin1) => {
+                let (utf8, latin1) = join(utf8, self.stored_meta(name, latin1)).await;
+                newer(missing_as_none(utf8)?, missing_as_none(latin1)?)
+            }
+        };
+        found.ok_or_else(|| not_found(name))
     }
 
-    /// The newest meta on `subject`, its time that of the message.
-    async fn last_meta(&self, subject: &str) -> Result<ObjectInfo, Error> {
+    /// The newest meta on `subject` if it is object `name`'s, its time that
+    /// of the message. The two encodings meet (nats.js's subject of "Ã©" is
+    /// the UTF-8 one of "é"), so a meta of another name is not found here.
+    async fn stored_meta(&self, name: &str, subject: String) -> Result<Stored, Error> {
         let message = match self.direct {
-            true => self.context.direct_get_from_stream(&self.stream(), Some(subject), b"").await?,
+            true => self.context.direct_get_from_stream(&self.stream(), Some(&subject), b"").await?,
             false => {
-                let request = MsgGetRequest { last_by_subj: Some(subject.to_string()), ..MsgGetRequest::default() };
+                let request = MsgGetRequest { last_by_subj: Some(subject.clone()), ..MsgGetRequest::default() };
                 let call = api::stream_msg_get(self.context.api_prefix(), &self.stream())?;
                 let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
                 RawMessage::try_from(api::parse_checked_plain::<MsgGetResponse>(&reply)?.message)?
             }
         };
         let mut info = parse_meta(&message.payload)?;
+        if info.name != name {
+            return Err(not_found(name));
+        }
         info.modified = message.timestamp();
-        Ok(info)
+        Ok(Stored { info, subject, sequence: message.sequence })
+    }
+
+    /// Purges what `shadowed` holds, once a meta of the name went to
+    /// `written` (which may be the shadowed meta's subject).
+    pub(crate) async fn purge_shadowed(&self, shadowed: Option<Shadowed>, written: &str) -> Result<(), Error> {
+        let Some(Shadowed { subject, nuid }) = shadowed else { return Ok(()) };
+        if subject != written {
+            self.purge_subject(subject).await?;
+        }
+        if let Some(nuid) = nuid {
+            self.purge_subject(chunk_subject(&self.name, &nuid)).await?;
+        }
+        Ok(())
     }
 
     /// Publishes `info` as the meta on `subject`, replacing the ones before; its revision.
@@ -158,7 +197,7 @@ impl ObjectStore {
 
     /// Deletes object `name`: its meta says so, its chunks are purged.
     pub async fn delete<T: AsRef<str>>(&self, name: T) -> Result<(), DeleteError> {
-        let Found { mut info, subject, .. } = self.find(name.as_ref()).await.map_err(DeleteErrorKind::error)?;
+        let Found { mut info, subject, shadowed } = self.find(name.as_ref()).await.map_err(DeleteErrorKind::error)?;
         let chunks = chunk_subject(&self.name, &info.nuid);
         info.deleted = true;
         info.size = 0;
@@ -167,8 +206,11 @@ impl ObjectStore {
         info.modified = Some(DefaultRuntime::wall_clock());
         let deleted = self.publish_meta(&subject, &info).await;
         deleted.map_err(|e| KindError::new(DeleteErrorKind::Metadata, e))?;
-        self.purge_subject(chunks).await.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))?;
-        Ok(())
+        let purged = async {
+            self.purge_subject(chunks).await?;
+            self.purge_shadowed(shadowed, &subject).await
+        };
+        purged.await.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
     }
 
     /// Changes the name, description, metadata or headers of object `name`.
@@ -179,7 +221,8 @@ impl ObjectStore {
         name: A,
         metadata: UpdateMetadata,
     ) -> Result<ObjectInfo, UpdateMetadataError> {
-        let Found { mut info, subject, .. } = self.find(name.as_ref()).await.map_err(UpdateMetadataErrorKind::error)?;
+        let found = self.find(name.as_ref()).await.map_err(UpdateMetadataErrorKind::error)?;
+        let Found { mut info, subject, shadowed } = found;
         if info.deleted {
             return Err(KindError::new(UpdateMetadataErrorKind::NotFound, not_found(name.as_ref())));
         }
@@ -204,9 +247,13 @@ impl ObjectStore {
         let new_subject = if renamed { meta_subject(&self.name, &info.name) } else { subject.clone() };
         let published = self.publish_meta(&new_subject, &info).await;
         published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
-        if renamed {
-            self.purge_subject(subject).await.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
-        }
+        let purged = async {
+            if renamed {
+                self.purge_subject(subject).await?;
+            }
+            self.purge_shadowed(shadowed, &new_subject).await
+        };
+        purged.await.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
         Ok(info)
     }
 
@@ -245,13 +292,13 @@ impl ObjectStore {
             return Err(KindError::new(AddLinkErrorKind::EmptyName, Error::InvalidArgument("empty link name".into())));
         }
         check_name(&name).map_err(AddLinkErrorKind::error)?;
-        let subject = match self.find(&name).await {
+        let (subject, shadowed) = match self.find(&name).await {
             Ok(Found { info, .. }) if !info.deleted && info.link().is_none() => {
                 let taken = Error::InvalidArgument(format!("an object named {name:?} exists"));
                 return Err(KindError::new(AddLinkErrorKind::AlreadyExists, taken));
             }
-            Ok(Found { subject, .. }) => subject,
-            Err(e) if is_not_found(&e) => meta_subject(&self.name, &name),
+            Ok(Found { subject, shadowed, .. }) => (subject, shadowed),
+            Err(e) if is_not_found(&e) => (meta_subject(&self.name, &name), None),
             Err(e) => return Err(KindError::new(AddLinkErrorKind::Other, e)),
         };
         let info = ObjectInfo {
@@ -269,6 +316,7 @@ impl ObjectStore {
             deleted: false,
         };
         self.publish_meta(&subject, &info).await.map_err(AddLinkErrorKind::error)?;
+        self.purge_shadowed(shadowed, &subject).await.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
         Ok(info)
     }
 
@@ -347,6 +395,28 @@ fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
     crate::plain_json::from_slice(json).map_err(|e| Error::Protocol(format!("bad object meta: {e}")))
 }
 
+fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<Stored>, Error> {
+    match stored {
+        Err(e) if is_not_found(&e) => Ok(None),
+        stored => stored.map(Some),
+    }
+}
+
+/// The object of a name from its metas under the UTF-8 and the Latin-1
+/// subject: the newer one, shadowing the older.
+fn newer(utf8: Option<Stored>, latin1: Option<Stored>) -> Option<Found> {
+    let (newer, older) = match (utf8, latin1) {
+        (Some(utf8), Some(latin1)) if latin1.sequence > utf8.sequence => (latin1, Some(utf8)),
+        (Some(utf8), latin1) => (utf8, latin1),
+        (None, latin1) => (latin1?, None),
+    };
+    let shadowed = older.map(|older| Shadowed {
+        nuid: (!older.info.nuid.is_empty() && older.info.nuid != newer.info.nuid).then_some(older.info.nuid),
+        subject: older.subject,
+    });
+    Some(Found { info: newer.info, subject: newer.subject, shadowed })
+}
+
 fn not_found(name: &str) -> Error {
     Error::JetStream(api::JetStreamError {
         code: 404,
@@ -410,5 +480,37 @@ impl Stream for Watch {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let item = ready!(self.poll_info(cx));
         Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(subject: &str, nuid: &str, sequence: u64) -> Option<Stored> {
+        let json = format!(r#"{{"name":"é","bucket":"b","nuid":"{nuid}"}}"#);
+        Some(Stored { info: parse_meta(json.as_bytes()).unwrap(), subject: subject.into(), sequence })
+    }
+
+    /// `subject` of the object, then `>` the shadowed meta's and `:` the
+    /// chunks to purge with it.
+    fn picked(found: Option<Found>) -> String {
+        let Some(Found { subject, shadowed, .. }) = found else { return "none".into() };
+        match shadowed {
+            None => subject,
+            Some(s) => format!("{subject}>{}:{}", s.subject, s.nuid.as_deref().unwrap_or("-")),
+        }
+    }
+
+    #[test]
+    fn of_two_metas_of_a_name_the_newer_is_the_object() {
+        assert_eq!(picked(newer(None, None)), "none");
+        assert_eq!(picked(newer(stored("U", "A", 5), None)), "U");
+        assert_eq!(picked(newer(None, stored("L", "B", 5))), "L");
+        assert_eq!(picked(newer(stored("U", "A", 5), stored("L", "B", 9))), "L>U:A");
+        assert_eq!(picked(newer(stored("U", "A", 9), stored("L", "B", 5))), "U>L:B");
+        // Chunks both metas point to stay; a meta without chunks has none to purge.
+        assert_eq!(picked(newer(stored("U", "A", 9), stored("L", "A", 5))), "U>L:-");
+        assert_eq!(picked(newer(stored("U", "A", 9), stored("L", "", 5))), "U>L:-");
     }
 }

@@ -37,7 +37,7 @@
 use std::time::Duration;
 
 use super::ack::MessageMetadata;
-use super::api::{AckPolicy, ConsumerConfig, DeliverPolicy, ReplayPolicy};
+use super::api::{AckPolicy, ConsumerConfig, DeliverPolicy, ErrorCode, ReplayPolicy};
 use super::pull::{ConsumerEvent, ResetReason, StatusKind};
 use crate::error::Error;
 use crate::message::Message;
@@ -147,6 +147,8 @@ pub struct OrderedCursor {
     failures: u32,
     /// A consumer was ever created: API errors are worth retrying.
     created_once: bool,
+    /// A missing stream ends the read even then.
+    ends_without_stream: bool,
     /// Push consumers deliver to `<prefix>.<serial>` with these heartbeats.
     push: Option<(String, Duration)>,
 }
@@ -167,8 +169,16 @@ impl OrderedCursor {
             consumer_seq: 0,
             failures: 0,
             created_once: false,
+            ends_without_stream: false,
             push: None,
         })
+    }
+
+    /// Ends the read when a replacement consumer finds no stream, where by
+    /// default it waits for the stream to come back: what an object store
+    /// get reads does not come back.
+    pub fn end_without_stream(&mut self) {
+        self.ends_without_stream = true;
     }
 
     /// Makes push consumers instead: consumer `n` delivers to
@@ -257,6 +267,9 @@ impl OrderedCursor {
     pub fn handle_create_failed(&mut self, now: Instant, error: Error) -> Result<Instant, Error> {
         let retry = match &error {
             Error::InvalidArgument(_) | Error::InvalidSubject { .. } | Error::Closed => false,
+            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => {
+                self.created_once && !self.ends_without_stream
+            }
             Error::JetStream(_) => self.created_once,
             _ => true,
         };

@@ -161,6 +161,23 @@ fn failed_creates_retry_with_a_doubling_wait_and_api_errors_end_the_first() {
 }
 
 #[test]
+fn a_read_told_to_can_end_when_its_stream_is_gone() {
+    let mut c = cursor(OrderedConfig::default());
+    c.end_without_stream();
+    c.next_consumer();
+    c.handle_created();
+    let api = |err_code| Error::JetStream(JetStreamError { code: 503, err_code, description: "no".into() });
+    let missing = api(ErrorCode::STREAM_NOT_FOUND);
+    assert_eq!(c.handle_create_failed(t(0), missing.clone()), Err(missing));
+    assert_eq!(
+        c.handle_create_failed(t(0), api(ErrorCode::CLUSTER_NOT_AVAILABLE)),
+        Ok(t(250)),
+        "other API errors pass"
+    );
+    assert_eq!(c.handle_create_failed(t(250), Error::Timeout), Ok(t(750)));
+}
+
+#[test]
 fn a_prefix_that_is_no_valid_name_is_refused() {
     let bad = OrderedConfig { name_prefix: Some("a.b".into()), ..OrderedConfig::default() };
     assert!(matches!(OrderedCursor::new(bad, "U"), Err(Error::InvalidArgument(_))));

@@ -171,6 +171,11 @@ impl OrderedPushConsumer {
         self.ordered.pending_at_creation()
     }
 
+    /// See [`OrderedCursor::end_without_stream`].
+    pub(crate) fn end_without_stream(&self) {
+        lock(&self.ordered.state).cursor.end_without_stream();
+    }
+
     /// The messages, each once and in stream order; never ends by itself.
     /// A new reader (after the last one ended) starts on a new consumer.
     pub async fn messages(&self) -> Result<OrderedMessages, Error> {
