@@ -8,7 +8,7 @@ import type { RawKv, StreamInfo } from "../raw.js";
 import { InvalidArgumentError } from "../errors.js";
 import { encode, type Payload } from "../msg.js";
 import { millis } from "../util.js";
-import { parseReply, request } from "../jetstream/api.js";
+import { request } from "../jetstream/api.js";
 import type { JetStreamClient } from "../jetstream/client.js";
 import { entryAt, keyAt, watchEntryAt } from "./entries.js";
 import { KvReader, type Watcher } from "./reader.js";
@@ -24,36 +24,36 @@ import type {
   QueuedIterator,
 } from "./types.js";
 
+const EMPTY = new Uint8Array(0);
+
 /** One key or several, as the wasm takes them. */
 const keys = (k: string | string[]): string[] => (Array.isArray(k) ? k : [k]);
 
 export class Bucket implements KV {
+  /** The bucket's name. */
+  readonly bucket: string;
   readonly #raw: RawKv;
   readonly #js: JetStreamClient;
 
   /** Made by `kvm.create` and `kvm.open`. */
-  constructor(raw: RawKv, js: JetStreamClient) {
+  constructor(bucket: string, raw: RawKv, js: JetStreamClient) {
+    this.bucket = bucket;
     this.#raw = raw;
     this.#js = js;
   }
 
-  /** The bucket's name. */
-  get bucket(): string {
-    return this.#raw.bucket;
-  }
-
   async create(k: string, data: Payload, markerTTL?: string): Promise<number> {
-    return this.#raw.create(k, encode(data), markerTTL);
+    return this.#raw.write("create", k, encode(data), undefined, markerTTL);
   }
 
   update(k: string, data: Payload, version: number, timeout?: number): Promise<number> {
     // nats.js throws here, before any promise.
     if (!(version > 0)) throw new InvalidArgumentError("update: the version must be greater than 0");
-    return this.#raw.put(k, encode(data), version, timeout);
+    return this.#raw.write("put", k, encode(data), version, undefined, timeout);
   }
 
   async put(k: string, data: Payload, opts: Partial<KvPutOptions> = {}): Promise<number> {
-    return this.#raw.put(k, encode(data), opts.previousSeq, opts.timeout);
+    return this.#raw.write("put", k, encode(data), opts.previousSeq, undefined, opts.timeout);
   }
 
   async get(k: string, opts?: { revision: number }): Promise<KvEntry | null> {
@@ -71,36 +71,38 @@ export class Bucket implements KV {
 
   /** A delete or purge marker; with wildcards, one on every matching key (as nats.js, without `opts`). */
   async #remove(k: string, purge: boolean, opts?: Partial<KvPurgeOptions>): Promise<void> {
+    const op = purge ? "purge" : "delete";
     if (!k.split(".").some((t) => t === "*" || t === ">")) {
       // nats.js: a previousSeq of 0 expects nothing.
-      return this.#raw.remove(k, purge, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
+      await this.#raw.write(op, k, EMPTY, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
+      return;
     }
-    const removed: Promise<void>[] = [];
-    for await (const key of await this.keys(k)) removed.push(this.#raw.remove(key, purge));
+    const removed: Promise<number>[] = [];
+    for await (const key of await this.keys(k)) removed.push(this.#raw.write(op, key, EMPTY));
     await Promise.all(removed);
   }
 
   async watch(opts: KvWatchOptions = {}): Promise<Watcher> {
     const { key = ">", include, ignoreDeletes, headers_only, resumeFromRevision } = opts;
-    const raw = await this.#raw.watch(keys(key), include, ignoreDeletes === true, headers_only === true, resumeFromRevision);
+    const raw = await this.#raw.read("watch", keys(key), include, ignoreDeletes === true, headers_only === true, resumeFromRevision);
     return new KvReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, true));
   }
 
   async history(opts: { key?: string | string[]; headers_only?: boolean } = {}): Promise<QueuedIterator<KvWatchEntry>> {
-    const raw = await this.#raw.history(keys(opts.key ?? ">"), opts.headers_only === true);
+    const raw = await this.#raw.read("history", keys(opts.key ?? ">"), undefined, false, opts.headers_only === true);
     return new KvReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, false));
   }
 
   async keys(filter: string | string[] = ">"): Promise<QueuedIterator<string>> {
-    return new KvReader(await this.#raw.keys(keys(filter)), keyAt);
+    return new KvReader(await this.#raw.read("keys", keys(filter), undefined, false, true), keyAt);
   }
 
   async status(): Promise<KvStatus> {
-    return kvStatus(this.bucket, parseReply<StreamInfo>(await this.#raw.status()));
+    return kvStatus(this.bucket, await request<StreamInfo>(this.#js.raw, "STREAM.INFO", `KV_${this.bucket}`));
   }
 
   async destroy(): Promise<boolean> {
-    return (await request<{ success: boolean }>(this.#js.raw, "STREAM.DELETE", this.#raw.streamName)).success;
+    return (await request<{ success: boolean }>(this.#js.raw, "STREAM.DELETE", `KV_${this.bucket}`)).success;
   }
 
   close(): Promise<void> {

@@ -1,13 +1,15 @@
 /**
  * `Kvm`, nats.js's entry point to Key-Value buckets: `create` (the bucket
- * as it is, or made from the options: the Rust
- * `get_or_create_key_value`), `open` (`get_key_value`) and `list`.
+ * as it is, or made from the options: the stream config Rust makes for
+ * them, sent with the JetStream API's get-or-create), `open` (the bucket's
+ * stream info) and `list`; each handle is made in Rust from its stream's config.
  */
 import type { RawKvOptions, StreamInfo } from "../raw.js";
 import type { NatsConnection } from "../connection.js";
 import { InvalidArgumentError } from "../errors.js";
 import { JetStreamClient, jetstream } from "../jetstream/client.js";
 import { Lister } from "../jetstream/lister.js";
+import { request } from "../jetstream/api.js";
 import { Bucket, kvStatus } from "./bucket.js";
 import type { KV, KvOptions, KvStatus } from "./types.js";
 
@@ -35,7 +37,8 @@ export class Kvm {
    */
   async create(name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
     if (opts.bindOnly) return this.open(name, opts);
-    return new Bucket(await this.js.raw.kvCreate(name, raw(opts)), this.js);
+    const stream = this.js.raw.kvStream(name, raw(opts));
+    return this.#bind(name, await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", `KV_${name}`, "", JSON.parse(stream)), opts);
   }
 
   /**
@@ -44,7 +47,14 @@ export class Kvm {
    * and `allow_direct` apply.
    */
   async open(name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
-    return new Bucket(await this.js.raw.kvOpen(name, raw(opts)), this.js);
+    const options = raw(opts);
+    // Checks the name before the request; the stream is KV_<name>.
+    this.js.raw.kvStream(name, {});
+    return this.#bind(name, await request<StreamInfo>(this.js.raw, "STREAM.INFO", `KV_${name}`), options);
+  }
+
+  #bind(name: string, info: StreamInfo, opts: Partial<KvOptions>): KV {
+    return new Bucket(name, this.js.raw.kvBind(name, info.config, raw(opts)), this.js);
   }
 
   /** The status of every bucket, a page of streams at a time. */

@@ -3,7 +3,6 @@
 
 use futures_core::Stream;
 use futures_util::StreamExt;
-use serde::Deserialize;
 
 use super::config::{Config, Status};
 use super::error::*;
@@ -17,25 +16,12 @@ use crate::jetstream::paging::typed;
 /// The API level that brought per-message TTLs and limit markers (nats-server 2.11).
 const LIMIT_MARKERS_API_LEVEL: u32 = 1;
 
-/// What the bucket calls read of `$JS.API.INFO`.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ApiLevel {
-    api: Level,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Level {
-    level: u32,
-}
-
 impl Context {
     /// Creates bucket `config.bucket`. One that exists with the same config
     /// is returned; with another config it fails with `BucketCreate`
     /// ([`ErrorCode::STREAM_NAME_EXISTS`]).
     pub async fn create_key_value(&self, config: Config) -> Result<Store, CreateKeyValueError> {
-        let body = self.bucket_stream(&config).await?;
+        let body = self.bucket_stream(&config)?;
         let subject = api::stream_create(self.api_prefix(), &stream_name(&config.bucket));
         self.bucket_call(&config.bucket, subject, &body).await.map_err(CreateKeyValueErrorKind::error)
     }
@@ -43,7 +29,7 @@ impl Context {
     /// The bucket `config.bucket` as it is, or created from `config` if
     /// there is none (nats.js's `kvm.create`): safe for many clients at once.
     pub async fn get_or_create_key_value(&self, config: Config) -> Result<Store, CreateKeyValueError> {
-        let body = self.bucket_stream(&config).await?;
+        let body = self.bucket_stream(&config)?;
         let info = self.get_or_create_stream_json(&stream_name(&config.bucket), &body).await;
         info.and_then(|info| Store::bind(self.clone(), &config.bucket, &info)).map_err(CreateKeyValueErrorKind::error)
     }
@@ -59,14 +45,14 @@ impl Context {
             };
             KindError::new(kind, e.into_cause())
         };
-        let body = self.bucket_stream(&config).await.map_err(retyped)?;
+        let body = self.bucket_stream(&config).map_err(retyped)?;
         let subject = api::stream_update(self.api_prefix(), &stream_name(&config.bucket));
         self.bucket_call(&config.bucket, subject, &body).await.map_err(UpdateKeyValueErrorKind::error)
     }
 
     /// Updates bucket `config.bucket`, or creates it if there is none.
     pub async fn create_or_update_key_value(&self, config: Config) -> Result<Store, CreateKeyValueError> {
-        let body = self.bucket_stream(&config).await?;
+        let body = self.bucket_stream(&config)?;
         let (bucket, stream) = (&config.bucket, stream_name(&config.bucket));
         let updated = self.bucket_call(bucket, api::stream_update(self.api_prefix(), &stream), &body).await;
         let store = match updated {
@@ -84,22 +70,11 @@ impl Context {
         Store::bind(self.clone(), bucket, &info)
     }
 
-    /// The JSON of bucket `config`'s stream; limit markers need API level 1.
-    async fn bucket_stream(&self, config: &Config) -> Result<Vec<u8>, CreateKeyValueError> {
+    /// The JSON of bucket `config`'s stream; limit markers need API level 1,
+    /// as the server says in its INFO.
+    pub(crate) fn bucket_stream(&self, config: &Config) -> Result<Vec<u8>, CreateKeyValueError> {
         let stream = config.to_stream_config().map_err(|(kind, cause)| KindError::new(kind, cause))?;
-        if config.limit_markers.is_some() {
-            let info = self.request_json(&api::account_info(self.api_prefix()), b"").await;
-            let level = info.and_then(|info| api::parse_checked_plain::<ApiLevel>(&info));
-            let level = level.map_err(|e| KindError::new(CreateKeyValueErrorKind::JetStream, e))?.api.level;
-            if level < LIMIT_MARKERS_API_LEVEL {
-                let text =
-                    format!("limit markers need JetStream API level 1 (nats-server 2.11); the server has {level}");
-                return Err(KindError::new(
-                    CreateKeyValueErrorKind::LimitMarkersNotSupported,
-                    Error::InvalidArgument(text),
-                ));
-            }
-        }
+        check_api_level(config, self.client().server_info().api_lvl)?;
         encode_request(&stream).map_err(CreateKeyValueErrorKind::error)
     }
 
@@ -137,5 +112,31 @@ impl Context {
     pub fn key_value_stores(&self) -> impl Stream<Item = Result<Status, Error>> + Unpin + use<> {
         let infos = typed::<StreamInfo>(self.list_pages(api::stream_list(self.api_prefix()), None));
         infos.filter_map(|info| std::future::ready(info.map(Status::from_info).transpose()))
+    }
+}
+
+/// Refuses limit markers on a server below API level 1.
+fn check_api_level(config: &Config, level: u32) -> Result<(), CreateKeyValueError> {
+    if config.limit_markers.is_none() || level >= LIMIT_MARKERS_API_LEVEL {
+        return Ok(());
+    }
+    let text = format!("limit markers need JetStream API level 1 (nats-server 2.11); the server has {level}");
+    Err(KindError::new(CreateKeyValueErrorKind::LimitMarkersNotSupported, Error::InvalidArgument(text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn limit_markers_need_api_level_one() {
+        let markers = Config { bucket: "b".into(), limit_markers: Some(Duration::from_secs(1)), ..Config::default() };
+        let refused = check_api_level(&markers, 0).unwrap_err();
+        assert_eq!(refused.kind(), CreateKeyValueErrorKind::LimitMarkersNotSupported);
+        assert!(refused.to_string().contains("API level 1"), "{refused}");
+        check_api_level(&markers, 1).unwrap();
+        check_api_level(&Config { bucket: "b".into(), ..Config::default() }, 0).unwrap();
     }
 }

@@ -47,6 +47,8 @@ pub use names::{is_valid_bucket_name, is_valid_key};
 #[cfg(has_runtime)]
 pub use store::Store;
 #[cfg(has_runtime)]
+pub(crate) use store::{BucketExternal, BucketFacts, BucketMirror};
+#[cfg(has_runtime)]
 pub use watch::{History, Keys, Watch, WatchInclude, WatchOptions};
 
 /// async-nats's path of [`Status`].

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::config::Status;
 use super::entry::{Entry, KV_OPERATION, NATS_ROLLUP, Operation, value_len};
 use super::error::*;
-use super::names::{KeySubjects, Origin, check_key, stream_name};
+use super::names::{KeySubjects, Origin, check_bucket, check_key, stream_name};
 use super::watch::{History, Keys, Watch, WatchInclude, WatchOptions};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::{Error, KindError};
@@ -41,45 +41,56 @@ pub struct Store {
     max_value_size: Option<usize>,
 }
 
-/// What a bucket's stream info says about reading and writing it.
+/// What a bucket's stream info says about reading and writing it: the
+/// fields of its `config` that natsjet reads.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct BoundInfo {
-    config: BoundConfig,
+    config: BucketFacts,
 }
 
-#[derive(Deserialize, Default)]
+/// The part of a bucket's stream config a handle needs.
+#[derive(Debug, Clone, Deserialize, Default)]
 #[serde(default)]
-struct BoundConfig {
-    allow_direct: bool,
-    max_msg_size: i64,
-    max_msgs_per_subject: i64,
-    mirror: Option<BoundMirror>,
+pub(crate) struct BucketFacts {
+    pub allow_direct: bool,
+    pub max_msg_size: i64,
+    pub max_msgs_per_subject: i64,
+    pub mirror: Option<BucketMirror>,
 }
 
-#[derive(Deserialize, Default)]
+/// The origin of a mirror bucket.
+#[derive(Debug, Clone, Deserialize, Default)]
 #[serde(default)]
-struct BoundMirror {
-    name: String,
-    external: Option<BoundExternal>,
+pub(crate) struct BucketMirror {
+    pub name: String,
+    pub external: Option<BucketExternal>,
 }
 
-#[derive(Deserialize, Default)]
+/// Where a mirror's origin lives, when in another account or domain.
+#[derive(Debug, Clone, Deserialize, Default)]
 #[serde(default)]
-struct BoundExternal {
-    api: String,
+pub(crate) struct BucketExternal {
+    /// The API prefix of the origin's account or domain.
+    pub api: String,
 }
 
 impl Store {
     /// A handle on `bucket` from its stream's info (JSON of a
-    /// `STREAM.INFO` or `STREAM.CREATE` reply). A stream that keeps no
-    /// value per subject is no bucket.
+    /// `STREAM.INFO` or `STREAM.CREATE` reply).
     pub(crate) fn bind(context: Context, bucket: &str, info: &[u8]) -> Result<Store, Error> {
         let BoundInfo { config } = api::parse_checked_plain(info)?;
-        if config.max_msgs_per_subject < 1 {
+        Store::from_facts(context, bucket, config)
+    }
+
+    /// A handle on `bucket` from what its stream's config says. A stream
+    /// that keeps no value per subject is no bucket.
+    pub(crate) fn from_facts(context: Context, bucket: &str, facts: BucketFacts) -> Result<Store, Error> {
+        check_bucket(bucket)?;
+        if facts.max_msgs_per_subject < 1 {
             return Err(Error::InvalidArgument(format!("stream {} is not a Key-Value bucket", stream_name(bucket))));
         }
-        let origin = config.mirror.as_ref().map(|m| Origin {
+        let origin = facts.mirror.as_ref().map(|m| Origin {
             bucket: m.name.strip_prefix(super::names::STREAM_PREFIX).unwrap_or(&m.name),
             external_api: m.external.as_ref().map(|e| e.api.as_str()),
         });
@@ -89,8 +100,8 @@ impl Store {
             stream_name: stream_name(bucket),
             subjects,
             context,
-            direct: config.allow_direct,
-            max_value_size: usize::try_from(config.max_msg_size).ok().filter(|&n| n > 0),
+            direct: facts.allow_direct,
+            max_value_size: usize::try_from(facts.max_msg_size).ok().filter(|&n| n > 0),
         })
     }
 
@@ -214,7 +225,7 @@ impl Store {
     }
 
     /// Publishes `value` with the headers of `publish` to `key`; the revision.
-    async fn write(&self, key: &str, value: Bytes, publish: Publish) -> Result<u64, Error> {
+    pub(crate) async fn write(&self, key: &str, value: Bytes, publish: Publish) -> Result<u64, Error> {
         check_key(key)?;
         if let Some(max) = self.max_value_size.filter(|&max| value.len() > max) {
             return Err(Error::JetStream(JetStreamError {

@@ -41,7 +41,6 @@ mod messages;
 mod ordered;
 mod push;
 
-pub(super) use api::reply_text;
 pub(super) use context::RawJetStream;
 
 use wasm_bindgen::JsValue;

@@ -1,9 +1,10 @@
-//! `RawKv`: one bucket ([`Store`]), with nats.js's `KV` calls: put (also
-//! with an expected revision: nats.js's update), create (with a per-key
-//! TTL), delete and purge (with an expected revision, a purge with a marker
-//! TTL), get (latest or at a revision, markers included), watch, history,
-//! keys and status. TTLs are nats.js's strings, sent as they are in
-//! `Nats-TTL`. `destroy` is the JetStream API's stream delete, in TS.
+//! `RawKv`: one bucket ([`Store`]), with nats.js's `KV` calls as three
+//! exports (each export is a future of its own in the wasm): writes (put,
+//! update, create with a per-key TTL, delete and purge with an expected
+//! revision and a marker TTL), get (latest or at a revision, markers
+//! included) and reads (watch, history, keys). TTLs are nats.js's strings,
+//! sent as they are in `Nats-TTL`. `status` and `destroy` are the
+//! JetStream API's stream info and delete, in TS.
 
 use std::rc::Rc;
 
@@ -17,7 +18,6 @@ use crate::error::Error;
 use crate::jetstream::Publish;
 use crate::jetstream::kv::{Operation, Store, WatchInclude, WatchOptions};
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
-use crate::wasm::jetstream::reply_text;
 use crate::wasm::options::{millis, whole};
 use crate::wasm::promise;
 
@@ -47,63 +47,40 @@ impl RawKv {
 
 #[wasm_bindgen]
 impl RawKv {
-    /// The bucket's name.
-    #[wasm_bindgen(getter)]
-    pub fn bucket(&self) -> String {
-        self.store.name.clone()
-    }
-
-    /// The bucket's stream, `KV_<bucket>`.
-    #[wasm_bindgen(getter = streamName)]
-    pub fn stream_name(&self) -> String {
-        self.store.stream_name.clone()
-    }
-
-    /// Puts `value` at `key`; with `previous_seq`, only if that is the key's
-    /// last revision (0: the key has no message). Resolves to the revision.
+    /// A write at `key`: `"put"` (with `previous`: only if that is the
+    /// key's last revision, 0 for none), `"create"` (only if the key has no
+    /// value; `ttl`, nats.js's `markerTTL`, makes it expire), `"delete"` or
+    /// `"purge"` (with `previous` as for a put; a purge marker lives for
+    /// `ttl`). Resolves to the revision written (0 for a marker).
     #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
-    pub fn put(
+    pub fn write(
         &self,
+        #[wasm_bindgen(unchecked_param_type = "\"put\" | \"create\" | \"delete\" | \"purge\"")] op: &str,
         key: String,
         value: Vec<u8>,
-        previous_seq: Option<f64>,
+        previous: Option<f64>,
+        ttl: Option<String>,
         timeout: Option<f64>,
     ) -> Result<Promise, JsValue> {
-        let (store, previous) = (self.within(timeout)?, revision(previous_seq, "previousSeq")?);
+        let (store, previous) = (self.within(timeout)?, revision(previous, "previousSeq")?);
+        let marker = match op {
+            "put" | "create" => None,
+            "delete" => Some(Operation::Delete),
+            "purge" => Some(Operation::Purge),
+            _ => return Err(Error::InvalidArgument(format!("no Key-Value write {op:?}")).into()),
+        };
+        let create = op == "create";
         let value = Bytes::from(value);
         Ok(promise(async move {
-            let revision = match previous {
-                Some(previous) => store.update(&key, value, previous).await?,
-                None => store.put(&key, value).await?,
+            let revision = match (marker, create) {
+                (Some(operation), _) => store.remove(&key, operation, previous, with_ttl(ttl)).await.map(|()| 0)?,
+                (None, true) => store.create_with(&key, value, with_ttl(ttl)).await?,
+                (None, false) => {
+                    let expected = previous.map(|r| Publish::build().expected_last_subject_sequence(r));
+                    store.write(&key, value, expected.unwrap_or_default()).await?
+                }
             };
             Ok(revision as f64)
-        }))
-    }
-
-    /// Puts `value` at `key` if the key has no value (never written,
-    /// deleted or purged); `marker_ttl` (`"10s"`, `"1h"`) makes it expire.
-    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
-    pub fn create(&self, key: String, value: Vec<u8>, marker_ttl: Option<String>) -> Promise {
-        let store = self.store.clone();
-        promise(async move { Ok(store.create_with(&key, Bytes::from(value), with_ttl(marker_ttl)).await? as f64) })
-    }
-
-    /// Writes a delete (or, with `purge`, a purge) marker at `key`; with
-    /// `previous_seq`, only if that is the key's last revision; a purge
-    /// marker lives for `ttl` when given.
-    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn remove(
-        &self,
-        key: String,
-        purge: bool,
-        previous_seq: Option<f64>,
-        ttl: Option<String>,
-    ) -> Result<Promise, JsValue> {
-        let (store, previous) = (self.store.clone(), revision(previous_seq, "previousSeq")?);
-        let operation = if purge { Operation::Purge } else { Operation::Delete };
-        Ok(promise(async move {
-            store.remove(&key, operation, previous, with_ttl(ttl)).await?;
-            Ok(JsValue::UNDEFINED)
         }))
     }
 
@@ -120,12 +97,14 @@ impl RawKv {
         }))
     }
 
-    /// A watch of `keys`: first what `include` says (`""`: the latest
-    /// entries, `"history"`: all, `"updates"`: none), or the entries from
-    /// `resume_from` on, then every change.
+    /// A read of `keys`: `"watch"` (first what `include` says — `""`: the
+    /// latest entries, `"history"`: all, `"updates"`: none — or the entries
+    /// from `resume_from` on, then every change), `"history"` (every kept
+    /// revision, then the end) or `"keys"` (the keys holding a value, then the end).
     #[wasm_bindgen(unchecked_return_type = "Promise<RawKvReader>")]
-    pub fn watch(
+    pub fn read(
         &self,
+        #[wasm_bindgen(unchecked_param_type = "\"watch\" | \"history\" | \"keys\"")] kind: &str,
         keys: Vec<String>,
         include: Option<String>,
         ignore_deletes: bool,
@@ -143,29 +122,14 @@ impl RawKv {
         };
         let resume_from_revision = revision(resume_from, "resumeFromRevision")?.filter(|r| *r > 0);
         let options = WatchOptions { include, ignore_deletes, meta_only: headers_only, resume_from_revision };
-        let store = self.store.clone();
-        Ok(promise(async move { Ok(RawKvReader::watch(store.watch_with(keys, options).await?)) }))
-    }
-
-    /// Every kept revision of `keys`, oldest first, then the end.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawKvReader>")]
-    pub fn history(&self, keys: Vec<String>, headers_only: bool) -> Promise {
-        let store = self.store.clone();
-        promise(async move { Ok(RawKvReader::history(store.history_with(keys, headers_only).await?)) })
-    }
-
-    /// The keys matching `filters` that hold a value, then the end.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawKvReader>")]
-    pub fn keys(&self, filters: Vec<String>) -> Promise {
-        let store = self.store.clone();
-        promise(async move { Ok(RawKvReader::keys(store.keys_filtered(filters).await?)) })
-    }
-
-    /// The info of the bucket's stream, as the server's JSON.
-    #[wasm_bindgen(unchecked_return_type = "Promise<string>")]
-    pub fn status(&self) -> Promise {
-        let store = self.store.clone();
-        promise(async move { reply_text(store.status_json().await?) })
+        let (store, kind) = (self.store.clone(), kind.to_string());
+        Ok(promise(async move {
+            Ok(match kind.as_str() {
+                "history" => RawKvReader::history(store.history_with(keys, headers_only).await?),
+                "keys" => RawKvReader::keys(store.keys_filtered(keys).await?),
+                _ => RawKvReader::watch(store.watch_with(keys, options).await?),
+            })
+        }))
     }
 }
 
