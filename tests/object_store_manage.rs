@@ -237,6 +237,7 @@ async fn status_reports_the_buckets_settings_and_size() {
         compression: true,
         placement: None,
         metadata: HashMap::from([("team".into(), "infra".into())]),
+        allow_batched: false,
     };
     let store = js.create_object_store(config).await.unwrap();
     let empty = store.status().await.unwrap();

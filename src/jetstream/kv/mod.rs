@@ -46,7 +46,7 @@ pub use error::*;
 pub use names::{is_valid_bucket_name, is_valid_key};
 #[cfg(has_runtime)]
 pub use store::Store;
-#[cfg(has_runtime)]
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 pub(crate) use store::{BucketExternal, BucketFacts, BucketMirror};
 #[cfg(has_runtime)]
 pub use watch::{History, Keys, Watch, WatchInclude, WatchOptions};
