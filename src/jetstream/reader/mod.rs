@@ -3,10 +3,12 @@
 //! consumer ([`push`]). The protocol work — pulls, pending accounting,
 //! heartbeats, statuses, re-pulls after a reconnect, flow control — happens
 //! in the connection's driver task ([`slot`]); the streams here only hand
-//! messages to the user and report what was taken.
+//! messages to the user and report what was taken (refills and flow-control
+//! replies wait for it).
 
 mod ordered;
 mod push;
+mod read_mark;
 pub(crate) mod slot;
 
 pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
@@ -100,7 +102,7 @@ impl Consumer {
             inner.wake_driver();
             sid
         };
-        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0) })
+        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0), mark: None })
     }
 }
 
@@ -286,6 +288,8 @@ pub struct Messages {
     /// For a consume: when to tell the driver what the user took.
     report: Option<Report>,
     taken: (u64, u64),
+    /// For a push reader: what was taken, which its flow control waits for.
+    mark: Option<Arc<read_mark::ReadMark>>,
 }
 
 /// When a consume reader reports taken messages to the driver (a lock and a
@@ -393,6 +397,9 @@ impl Stream for Messages {
             if report.is_due(self.taken, &self.items) {
                 self.report_taken();
             }
+        }
+        if self.mark.as_ref().is_some_and(|mark| mark.take_one()) {
+            self.report_taken();
         }
         Poll::Ready(Some(Ok(Message::new(message, self.client.clone(), self.ack_timeout))))
     }

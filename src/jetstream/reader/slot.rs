@@ -2,11 +2,13 @@
 //! [`PullConsumer`] of a pull reader, the [`PushInbox`] of a push reader),
 //! its subscription and the queues the user reads from. The connection's
 //! driver task feeds it every message on the subscription, the clock and
-//! reconnects, so heartbeats, refills and flow control never depend on how
-//! fast the user reads.
+//! reconnects, so heartbeats and probes never depend on how fast the user
+//! reads; refills and flow-control replies wait for what the user took,
+//! which bounds what is buffered.
 
 use std::sync::Arc;
 
+use super::read_mark::ReadMark;
 use crate::conn::{Connection, RequestId, Sid};
 use crate::driver::queue::Queue;
 use crate::error::Error;
@@ -51,6 +53,8 @@ enum Machine {
         info_subject: Option<String>,
         /// The probe in flight.
         probe: Option<RequestId>,
+        /// What the user took: the flow-control reply waits for it.
+        mark: Arc<ReadMark>,
     },
 }
 
@@ -66,14 +70,16 @@ impl ReaderSlot {
         ReaderSlot { machine: Machine::Pull { machine: Box::new(machine), next_subject, inbox }, items, events }
     }
 
-    /// A push reader on a consumer's deliver subject.
+    /// A push reader on a consumer's deliver subject, whose user's stream
+    /// counts what it takes in `mark`.
     pub fn push(
         inbox: PushInbox,
         info_subject: Option<String>,
+        mark: Arc<ReadMark>,
         items: Arc<Queue<Item>>,
         events: Arc<Queue<ConsumerEvent>>,
     ) -> Self {
-        ReaderSlot { machine: Machine::Push { inbox, info_subject, probe: None }, items, events }
+        ReaderSlot { machine: Machine::Push { inbox, info_subject, probe: None, mark }, items, events }
     }
 
     fn pull_mut(&mut self) -> Option<&mut PullConsumer> {
@@ -150,8 +156,8 @@ impl ReaderSlot {
             Machine::Pull { machine, next_subject, inbox } => {
                 drive_pull(machine, next_subject, inbox, items, events, conn)
             }
-            Machine::Push { inbox, info_subject, probe } => {
-                (false, drive_push(inbox, info_subject.as_deref(), probe, items, events, conn))
+            Machine::Push { inbox, info_subject, probe, mark } => {
+                (false, drive_push(inbox, info_subject.as_deref(), probe, mark, items, events, conn))
             }
         };
         if finished {
@@ -214,14 +220,19 @@ fn drive_push(
     inbox: &mut PushInbox,
     info_subject: Option<&str>,
     probe: &mut Option<RequestId>,
+    mark: &ReadMark,
     items: &Queue<Item>,
     events: &Queue<ConsumerEvent>,
     conn: &mut Connection,
 ) -> bool {
+    // Say what is waited for before reading what was taken (see ReadMark).
+    mark.want(inbox.reply_after());
+    inbox.handle_taken(mark.taken());
     if let Some(subject) = inbox.poll_reply() {
         // Lost with the connection: the server asks again in its next heartbeat.
         let _ = conn.publish(&subject, None, None, b"");
     }
+    mark.want(inbox.reply_after());
     if let Some(info_subject) = info_subject.filter(|_| inbox.poll_probe()) {
         // A probe still unanswered is taken as lost.
         if let Some(old) = probe.take() {
