@@ -40,14 +40,14 @@ pub(crate) struct ReaderSlot {
 
 enum Machine {
     Pull {
-        /// Boxed: many times the size of a push inbox.
+        /// Boxed, as the push inbox: the slots stay small.
         machine: Box<PullConsumer>,
         /// `$JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>`.
         next_subject: String,
         inbox: String,
     },
     Push {
-        inbox: PushInbox,
+        inbox: Box<PushInbox>,
         /// `$JS.API.CONSUMER.INFO.<stream>.<consumer>`, asked after missed
         /// heartbeats; none for a bound consumer.
         info_subject: Option<String>,
@@ -79,7 +79,8 @@ impl ReaderSlot {
         items: Arc<Queue<Item>>,
         events: Arc<Queue<ConsumerEvent>>,
     ) -> Self {
-        ReaderSlot { machine: Machine::Push { inbox, info_subject, probe: None, mark }, items, events }
+        let machine = Machine::Push { inbox: Box::new(inbox), info_subject, probe: None, mark };
+        ReaderSlot { machine, items, events }
     }
 
     fn pull_mut(&mut self) -> Option<&mut PullConsumer> {
