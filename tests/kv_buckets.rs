@@ -13,7 +13,9 @@ use std::time::Duration;
 use common::NatsServer;
 use futures_util::StreamExt;
 use kv_common::{Tap, WAIT, b, bucket, js};
-use natsjet::jetstream::api::{Compression, DiscardPolicy, ErrorCode, Republish, StorageType, StreamConfig};
+use natsjet::jetstream::api::{
+    Compression, DiscardPolicy, ErrorCode, Republish, StorageType, StreamConfig, StreamSource,
+};
 use natsjet::jetstream::kv::{self, CreateKeyValueErrorKind, KeyValueErrorKind, UpdateKeyValueErrorKind};
 use natsjet::{Error, Message};
 use tokio::time::timeout;
@@ -58,6 +60,12 @@ async fn a_bucket_is_a_stream_with_the_kv_layout() {
     assert!(!stream.mirror_direct && !stream.allow_msg_ttl && stream.subject_delete_marker_ttl.is_zero());
     assert_eq!(stream.republish.unwrap().dest, "changes.>");
     assert_eq!(stream.metadata.get("team").map(String::as_str), Some("blue"));
+
+    // mirror_direct is for mirrors (which always get it): the server refuses it on another bucket.
+    let direct = kv::Config { bucket: "md".into(), mirror_direct: true, ..Default::default() };
+    let e = js.create_key_value(direct).await.unwrap_err();
+    assert_eq!(e.kind(), CreateKeyValueErrorKind::BucketCreate);
+    assert!(matches!(e.cause(), Error::JetStream(j) if j.err_code == ErrorCode::STREAM_INVALID_CONFIG), "{e}");
 
     let plain = bucket(&js, "plain", 0).await;
     let stream = stream_config(&js, &plain.name).await;
@@ -347,4 +355,20 @@ async fn a_listing_of_no_buckets_ends_at_once() {
     let mut names = js.key_value_store_names();
     assert!(timeout(WAIT, names.next()).await.unwrap().is_none());
     assert!(kv_common::all(js.key_value_stores()).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_mirror_bucket_writes_to_its_origin() {
+    let server = NatsServer::start_jetstream();
+    let js = js(&server.client_url()).await;
+    let origin = bucket(&js, "origin", 1).await;
+    let mirror = StreamSource { name: "origin".into(), ..Default::default() };
+    let config = kv::Config { bucket: "copy".into(), mirror: Some(mirror), ..Default::default() };
+    let copy = js.create_key_value(config).await.unwrap();
+    let stream = stream_config(&js, "copy").await;
+    assert_eq!(stream.mirror.map(|m| m.name).as_deref(), Some("KV_origin"));
+    assert!(stream.subjects.is_empty() && stream.mirror_direct);
+    let revision = copy.put("k", b("through the mirror")).await.unwrap();
+    let entry = origin.entry("k").await.unwrap().unwrap();
+    assert_eq!((entry.revision, entry.value), (revision, b("through the mirror")));
 }

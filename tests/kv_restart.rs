@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::{NatsCluster, NatsServer};
 use kv_common::{WAIT, b, next};
-use natsjet::jetstream::api::{StorageType, StreamInfo};
+use natsjet::jetstream::api::{Placement, StorageType, StreamInfo};
 use natsjet::jetstream::kv::{self, Store, Watch};
 use natsjet::jetstream::{self, Context};
 use tokio::time::timeout;
@@ -147,8 +147,22 @@ async fn a_watch_of_an_r3_bucket_sees_every_revision_once_through_leader_changes
     let cluster = NatsCluster::start(3);
     let client = natsjet::connect(cluster.client_urls().join(",")).await.unwrap();
     let js = jetstream::new(client.clone());
-    let config = kv::Config { bucket: "r3".into(), history: 5, num_replicas: 3, ..Default::default() };
+    let placement = Placement { cluster: Some("natsjet-test".into()), ..Default::default() };
+    let config = kv::Config {
+        bucket: "r3".into(),
+        history: 5,
+        num_replicas: 3,
+        placement: Some(placement),
+        ..Default::default()
+    };
     let store = js.create_key_value(config).await.unwrap();
+    let placed = stream_info(&js, "KV_r3").await;
+    assert_eq!(placed.config.placement.and_then(|p| p.cluster).as_deref(), Some("natsjet-test"));
+    assert_eq!(
+        (placed.config.num_replicas, placed.cluster.unwrap().replicas.len()),
+        (3, 2),
+        "a leader and two replicas"
+    );
     let mut watch = store.watch_all().await.unwrap();
 
     let mut writer = tokio::spawn(write_through_stepdowns(js.clone(), store.clone(), 150, &[50, 100]));
