@@ -89,7 +89,7 @@ impl Context {
         bound.await.map_err(KeyValueErrorKind::error)
     }
 
-    /// Deletes a bucket and everything in it.
+    /// Deletes a bucket and everything in it; `JetStream` if it cannot (none there).
     pub async fn delete_key_value<T: AsRef<str>>(&self, bucket: T) -> Result<DeleteResponse, KeyValueError> {
         let deleted = async {
             let bucket = bucket.as_ref();
@@ -97,7 +97,14 @@ impl Context {
             let reply = self.request_json(&api::stream_delete(self.api_prefix(), &stream_name(bucket))?, b"").await?;
             api::parse_checked_plain(&reply)
         };
-        deleted.await.map_err(KeyValueErrorKind::error)
+        deleted.await.map_err(|cause| {
+            // As async-nats: a failed delete, of a missing bucket too, is a JetStream error.
+            let kind = match KeyValueErrorKind::sort(&cause) {
+                KeyValueErrorKind::InvalidStoreName => KeyValueErrorKind::InvalidStoreName,
+                _ => KeyValueErrorKind::JetStream,
+            };
+            KindError::new(kind, cause)
+        })
     }
 
     /// Names of all buckets, a page at a time.

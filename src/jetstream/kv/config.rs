@@ -79,6 +79,8 @@ impl Config {
             subjects.push(format!("$KV.{}.>", self.bucket));
         }
         let duplicate_window = match self.max_age {
+            // A mirror takes no publishes: the server gives it no window, nor do other clients.
+            _ if mirror.is_some() => Duration::ZERO,
             age if !age.is_zero() && age < MAX_DUPLICATE_WINDOW => age,
             _ => MAX_DUPLICATE_WINDOW,
         };
@@ -231,6 +233,7 @@ mod tests {
         let stream = config.to_stream_config().unwrap();
         assert_eq!(stream.mirror.unwrap().name, "KV_origin");
         assert!(stream.mirror_direct && stream.subjects.is_empty());
+        assert!(stream.duplicate_window.is_zero(), "no de-duplication of publishes a mirror never takes");
 
         let sources = vec![
             StreamSource { name: "KV_a".into(), ..StreamSource::default() },

@@ -263,6 +263,10 @@ impl Store {
     /// The entry of `key`, the latest or at `revision`, and its value's size.
     pub(crate) async fn entry_at(&self, key: &str, revision: Option<u64>) -> Result<Option<(Entry, usize)>, Error> {
         check_key(key)?;
+        if revision == Some(0) {
+            // Revisions start at 1; the server calls a get of 0 a bad request.
+            return Ok(None);
+        }
         let subject = self.subjects.read(key);
         let found = match (self.direct, revision) {
             (true, None) => self.context.direct_get_from_stream(&self.stream_name, Some(&subject), b"").await,

@@ -11,6 +11,7 @@
 //! nothing: the consumer says how many messages it had to deliver when it
 //! was made, and every message says how many are left after it.
 
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
 use std::time::Duration;
@@ -49,7 +50,9 @@ pub enum WatchInclude {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WatchOptions {
     pub include: WatchInclude,
-    /// Leave out deletes and purges.
+    /// Leave out deletes and purges. The last initial put still says the
+    /// watch caught up when a delete left out came after it; when every
+    /// initial entry is left out, no entry says so.
     pub ignore_deletes: bool,
     /// Entries without their values (headers only).
     pub meta_only: bool,
@@ -67,6 +70,9 @@ impl WatchOptions {
         }
     }
 }
+
+/// An entry and the size of its value.
+type SizedEntry = (Entry, usize);
 
 /// One ordered read of entries, and how many of those that existed at its
 /// start are still to come.
@@ -115,7 +121,7 @@ impl Reader {
         })
     }
 
-    fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+    fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
         let message = match ready!(Pin::new(&mut self.messages).poll_next(cx)) {
             Some(Ok(message)) => message,
             Some(Err(e)) => return Poll::Ready(Some(Err(e))),
@@ -124,7 +130,7 @@ impl Reader {
         Poll::Ready(Some(self.entry(&message.message)))
     }
 
-    fn entry(&mut self, message: &crate::Message) -> Result<(Entry, usize), Error> {
+    fn entry(&mut self, message: &crate::Message) -> Result<SizedEntry, Error> {
         let meta = crate::jetstream::ack::MessageMetadata::parse(message.reply.as_deref().unwrap_or_default())?;
         let key = message.subject.strip_prefix(self.prefix.as_str()).ok_or_else(|| {
             Error::Protocol(format!("watch got subject {:?} outside {:?}", message.subject, self.prefix))
@@ -153,7 +159,47 @@ pub(crate) type Step = Option<(Entry, usize)>;
 /// a `Stream` of `Result<Entry, WatcherError>` that never ends by itself.
 pub struct Watch {
     reader: Reader,
-    ignore_deletes: bool,
+    /// Set when deletes are left out.
+    puts: Option<PutsOnly>,
+    /// The end or error of the reader, handed out after what `puts` held.
+    end: Option<Option<Result<SizedEntry, Error>>>,
+}
+
+/// Leaves deletes and purges out of a watch without losing the caught-up
+/// signal: while initial entries are still to come, the last put is held
+/// until the next entry says whether a delete left out completed them.
+#[derive(Debug, Default)]
+struct PutsOnly {
+    held: Option<SizedEntry>,
+    ready: VecDeque<SizedEntry>,
+}
+
+impl PutsOnly {
+    fn handle_entry(&mut self, entry: SizedEntry) {
+        match (entry.0.operation, entry.0.seen_current) {
+            (Operation::Put, false) => self.ready.extend(self.held.replace(entry)),
+            (Operation::Put, true) => {
+                self.ready.extend(self.held.take());
+                self.ready.push_back(entry);
+            }
+            (_, false) => {}
+            (_, true) => {
+                if let Some(mut held) = self.held.take() {
+                    held.0.seen_current = true;
+                    self.ready.push_back(held);
+                }
+            }
+        }
+    }
+
+    /// Nothing more comes to decide about a held entry: hand it out as is.
+    fn handle_end(&mut self) {
+        self.ready.extend(self.held.take());
+    }
+
+    fn poll_entry(&mut self) -> Option<SizedEntry> {
+        self.ready.pop_front()
+    }
 }
 
 impl Watch {
@@ -164,7 +210,7 @@ impl Watch {
     ) -> Result<Watch, WatchError> {
         let reader = Reader::open(store, keys, options.deliver_policy(), options.meta_only).await;
         let reader = reader.map_err(super::error::WatchErrorKind::error)?;
-        Ok(Watch { reader, ignore_deletes: options.ignore_deletes })
+        Ok(Watch { reader, puts: options.ignore_deletes.then(PutsOnly::default), end: None })
     }
 
     /// Whether every entry the keys had when the watch started has been
@@ -181,27 +227,43 @@ impl Watch {
     }
 
     /// The next entry and the size of its value (also for headers only).
-    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
         loop {
-            match ready!(self.poll_step(cx)) {
-                None => return Poll::Ready(None),
-                Some(step) => {
-                    if let Some(item) = step.transpose() {
-                        return Poll::Ready(Some(item));
-                    }
-                }
-            }
+            return Poll::Ready(match ready!(self.poll_step(cx)) {
+                Some(Ok(None)) => continue,
+                Some(Ok(Some(entry))) => Some(Ok(entry)),
+                Some(Err(e)) => Some(Err(e)),
+                None => None,
+            });
         }
     }
 
-    /// The next entry as [`poll_entry`](Self::poll_entry), or `None` for one
-    /// left out (a delete or purge under `ignore_deletes`): a reader that
-    /// hands out entries in batches sees [`seen_current`](Self::seen_current)
-    /// turn true on a left-out entry too.
+    /// The next entry as [`poll_entry`](Self::poll_entry), or `None` for a
+    /// step that handed none out (a delete or purge left out, or a put held
+    /// to see whether it completes the initial entries): a reader that hands
+    /// out entries in batches sees [`seen_current`](Self::seen_current)
+    /// turn true without an entry too.
     pub(crate) fn poll_step(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Step, Error>>> {
-        let ignore_deletes = self.ignore_deletes;
-        let item = ready!(self.reader.poll_entry(cx));
-        Poll::Ready(item.map(|r| r.map(|e| Some(e).filter(|(e, _)| !ignore_deletes || e.operation == Operation::Put))))
+        let Some(puts) = &mut self.puts else {
+            return Poll::Ready(ready!(self.reader.poll_entry(cx)).map(|r| r.map(Some)));
+        };
+        if let Some(entry) = puts.poll_entry() {
+            return Poll::Ready(Some(Ok(Some(entry))));
+        }
+        if let Some(end) = self.end.take() {
+            return Poll::Ready(end.map(|r| r.map(Some)));
+        }
+        match ready!(self.reader.poll_entry(cx)) {
+            Some(Ok(entry)) => {
+                puts.handle_entry(entry);
+                Poll::Ready(Some(Ok(puts.poll_entry())))
+            }
+            end => {
+                puts.handle_end();
+                self.end = Some(end);
+                Poll::Ready(Some(Ok(puts.poll_entry())))
+            }
+        }
     }
 }
 
@@ -233,7 +295,7 @@ impl History {
         Ok(History { reader: reader.map_err(super::error::WatchErrorKind::error)? })
     }
 
-    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
         poll_until_current(&mut self.reader, cx)
     }
 
@@ -245,7 +307,7 @@ impl History {
 }
 
 /// Reads `reader` until it has delivered what existed at its start, then ends.
-fn poll_until_current(reader: &mut Reader, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Entry, usize), Error>>> {
+fn poll_until_current(reader: &mut Reader, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
     if reader.seen_current {
         reader.messages.stop();
         return Poll::Ready(None);
@@ -298,5 +360,56 @@ impl Stream for Keys {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let item = ready!(self.poll_key(cx));
         Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::*;
+
+    fn entry(revision: u64, operation: Operation, seen_current: bool) -> SizedEntry {
+        let key = format!("k{revision}");
+        let created = SystemTime::UNIX_EPOCH;
+        let value = bytes::Bytes::new();
+        (Entry { bucket: "b".into(), key, value, revision, delta: 0, created, operation, seen_current }, 0)
+    }
+
+    fn drain(puts: &mut PutsOnly) -> Vec<(u64, bool)> {
+        std::iter::from_fn(|| puts.poll_entry()).map(|(e, _)| (e.revision, e.seen_current)).collect()
+    }
+
+    #[test]
+    fn a_left_out_delete_that_completes_the_initial_entries_marks_the_last_put() {
+        let mut puts = PutsOnly::default();
+        puts.handle_entry(entry(1, Operation::Put, false));
+        assert_eq!(drain(&mut puts), [], "held: a left-out delete may complete them next");
+        puts.handle_entry(entry(2, Operation::Put, false));
+        assert_eq!(drain(&mut puts), [(1, false)]);
+        puts.handle_entry(entry(3, Operation::Delete, false));
+        puts.handle_entry(entry(4, Operation::Purge, true));
+        assert_eq!(drain(&mut puts), [(2, true)]);
+        puts.handle_entry(entry(5, Operation::Delete, true));
+        puts.handle_entry(entry(6, Operation::Put, true));
+        assert_eq!(drain(&mut puts), [(6, true)], "changes pass, deletes still left out");
+    }
+
+    #[test]
+    fn a_put_that_completes_the_initial_entries_follows_the_held_one() {
+        let mut puts = PutsOnly::default();
+        puts.handle_entry(entry(1, Operation::Put, false));
+        puts.handle_entry(entry(2, Operation::Put, true));
+        assert_eq!(drain(&mut puts), [(1, false), (2, true)]);
+    }
+
+    #[test]
+    fn the_end_hands_out_what_is_held() {
+        let mut puts = PutsOnly::default();
+        puts.handle_entry(entry(1, Operation::Put, false));
+        puts.handle_end();
+        assert_eq!(drain(&mut puts), [(1, false)]);
+        puts.handle_entry(entry(2, Operation::Delete, true));
+        assert_eq!(drain(&mut puts), [], "no put to carry the signal");
     }
 }

@@ -5,8 +5,10 @@
 //! 100 `Idle Heartbeat` (with `Nats-Consumer-Stalled` when it waits for a
 //! flow-control reply that got lost) and 100 `FlowControl Request` (with a
 //! reply subject it waits on before sending more). [`PushInbox`] sorts them,
-//! says which empty replies to publish ([`PushInbox::poll_reply`]), and
-//! watches the heartbeats on the caller's clock. The server never tells a
+//! says which empty replies to publish ([`PushInbox::poll_reply`]) once the
+//! reader has taken every message that came before the request — so a slow
+//! reader holds at most the server's window, never the whole stream — and
+//! watches the heartbeats on the caller's clock, whatever the reader's pace. The server never tells a
 //! push consumer that it was deleted, so after missed heartbeats it asks the
 //! caller to probe (`CONSUMER.INFO`) and ends when the probe says the
 //! consumer is gone. It owns no socket, subscription or timer.
@@ -47,12 +49,21 @@ pub struct PushOptions {
     pub keep_waiting: bool,
 }
 
+/// A flow-control reply held until the reader has taken `after` messages:
+/// those that arrived before the server asked.
+#[derive(Debug)]
+struct FlowReply {
+    subject: String,
+    after: u64,
+}
+
 /// The sans-IO side of one push consumer's deliver subject.
 ///
 /// Inputs: [`handle_message`](Self::handle_message) for every message on the
 /// subject, [`handle_timeout`](Self::handle_timeout) at
 /// [`poll_timeout`](Self::poll_timeout), the connection's
-/// disconnects and reconnects, and the answer to a probe. Outputs, drained in
+/// disconnects and reconnects, the answer to a probe, and how many
+/// messages the reader took ([`handle_taken`](Self::handle_taken)). Outputs, drained in
 /// this order after each input: [`poll_reply`](Self::poll_reply),
 /// [`poll_probe`](Self::poll_probe), [`poll_event`](Self::poll_event),
 /// [`poll_end`](Self::poll_end).
@@ -67,7 +78,11 @@ pub struct PushInbox {
     now: Instant,
     /// The flow-control subject to answer. The server waits on one at a
     /// time (`server/consumer.go` `fcid`), so only the latest counts.
-    reply: Option<String>,
+    reply: Option<FlowReply>,
+    /// Messages handed to the reader so far.
+    delivered: u64,
+    /// Messages the reader has taken so far.
+    taken: u64,
     events: VecDeque<ConsumerEvent>,
     /// A probe is wanted and not yet handed out.
     probe_wanted: bool,
@@ -87,6 +102,8 @@ impl PushInbox {
             silent_since: now,
             now,
             reply: None,
+            delivered: 0,
+            taken: 0,
             events: VecDeque::new(),
             probe_wanted: false,
             end: None,
@@ -101,13 +118,15 @@ impl PushInbox {
     pub fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
         let now = self.advance(now);
         self.watch_from(now);
-        let Some(status) = PullStatus::of(message) else { return Delivery::User };
+        let Some(status) = PullStatus::of(message) else {
+            self.delivered += 1;
+            return Delivery::User;
+        };
         let kind = status.kind;
         match kind {
-            StatusKind::FlowControl => self.reply = message.reply.clone().or(self.reply.take()),
+            StatusKind::FlowControl => self.hold_reply(message.reply.as_deref()),
             StatusKind::IdleHeartbeat => {
-                let stalled = message.headers.as_ref().and_then(|h| h.get(CONSUMER_STALLED));
-                self.reply = stalled.map(str::to_owned).or(self.reply.take());
+                self.hold_reply(message.headers.as_ref().and_then(|h| h.get(CONSUMER_STALLED)));
             }
             StatusKind::ConsumerDeleted | StatusKind::PushBased | StatusKind::RequiredApiLevel => {
                 self.finish(Error::ConsumerStatus { code: status.code.0, description: status.description.clone() });
@@ -168,10 +187,26 @@ impl PushInbox {
         }
     }
 
-    /// A subject to publish an empty message to (a flow-control reply).
+    /// The reader has taken `total` messages since it started.
+    pub fn handle_taken(&mut self, total: u64) {
+        self.taken = self.taken.max(total);
+    }
+
+    /// A subject to publish an empty message to (a flow-control reply),
+    /// once the reader has taken what came before the server asked.
     #[must_use]
     pub fn poll_reply(&mut self) -> Option<String> {
-        self.reply.take()
+        match &self.reply {
+            Some(reply) if reply.after <= self.taken => self.reply.take().map(|reply| reply.subject),
+            _ => None,
+        }
+    }
+
+    /// How many taken messages the flow-control reply held back waits for:
+    /// the reader's side calls [`handle_taken`](Self::handle_taken) when it
+    /// gets there.
+    pub fn reply_after(&self) -> Option<u64> {
+        self.reply.as_ref().map(|reply| reply.after)
     }
 
     /// Whether to ask the server (`CONSUMER.INFO`) if the consumer still
@@ -200,6 +235,18 @@ impl PushInbox {
     /// No more messages will be delivered.
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+
+    /// The server waits on `subject` (a request, or a stalled heartbeat
+    /// naming one whose request was lost): answer it once what was
+    /// delivered before it is taken.
+    fn hold_reply(&mut self, subject: Option<&str>) {
+        let Some(subject) = subject else { return };
+        let after = match &self.reply {
+            Some(held) if held.subject == subject => held.after,
+            _ => self.delivered,
+        };
+        self.reply = Some(FlowReply { subject: subject.to_string(), after });
     }
 
     fn watch_from(&mut self, now: Instant) {

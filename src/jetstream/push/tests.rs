@@ -107,6 +107,40 @@ fn only_the_latest_flow_control_subject_is_answered() {
 }
 
 #[test]
+fn a_flow_control_reply_waits_until_the_reader_took_what_came_before() {
+    let mut inbox = inbox();
+    for ms in 1..=3 {
+        inbox.handle_message(t(ms), &user());
+    }
+    inbox.handle_message(t(4), &status(100, "FlowControl Request", Some("$JS.FC.ORDERS.y.2"), &[]));
+    inbox.handle_message(t(5), &user());
+    assert_eq!(inbox.reply_after(), Some(3), "the three before the request");
+    inbox.handle_taken(2);
+    assert!(replies(&mut inbox).is_empty(), "the server waits while the reader is behind");
+    inbox.handle_taken(3);
+    assert_eq!(replies(&mut inbox), ["$JS.FC.ORDERS.y.2"]);
+    assert_eq!(inbox.reply_after(), None);
+}
+
+#[test]
+fn a_stalled_heartbeat_keeps_the_wait_of_its_request_or_waits_for_all_delivered() {
+    let mut inbox = inbox();
+    inbox.handle_message(t(1), &user());
+    inbox.handle_message(t(2), &status(100, "FlowControl Request", Some("$JS.FC.ORDERS.y.2"), &[]));
+    inbox.handle_message(t(3), &user());
+    let stalled = |subject| status(100, "Idle Heartbeat", None, &[("Nats-Consumer-Stalled", subject)]);
+    inbox.handle_message(t(4), &stalled("$JS.FC.ORDERS.y.2"));
+    assert_eq!(inbox.reply_after(), Some(1), "the same request: the same wait");
+    // Its request was lost: everything delivered so far comes first.
+    inbox.handle_message(t(5), &stalled("$JS.FC.ORDERS.y.3"));
+    assert_eq!(inbox.reply_after(), Some(2));
+    inbox.handle_taken(1);
+    assert!(replies(&mut inbox).is_empty());
+    inbox.handle_taken(2);
+    assert_eq!(replies(&mut inbox), ["$JS.FC.ORDERS.y.3"]);
+}
+
+#[test]
 fn missed_heartbeats_raise_an_event_and_a_probe_each_time() {
     let mut inbox = inbox();
     inbox.handle_timeout(t(10_000));

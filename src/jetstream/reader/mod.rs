@@ -3,10 +3,12 @@
 //! consumer ([`push`]). The protocol work — pulls, pending accounting,
 //! heartbeats, statuses, re-pulls after a reconnect, flow control — happens
 //! in the connection's driver task ([`slot`]); the streams here only hand
-//! messages to the user and report what was taken.
+//! messages to the user and report what was taken (refills and flow-control
+//! replies wait for it).
 
 mod ordered;
 mod push;
+mod read_mark;
 pub(crate) mod slot;
 pub(crate) mod tracked;
 
@@ -27,7 +29,7 @@ use crate::client::Client;
 use crate::conn::Sid;
 use crate::driver::queue::Queue;
 use crate::error::Error;
-use slot::{EVENT_CAPACITY, FlowGate, Item, ReaderSlot};
+use slot::{EVENT_CAPACITY, Item, ReaderSlot};
 
 /// Room for messages between the driver and the reader. The pull machine
 /// bounds what is buffered (it counts untaken messages against its refill
@@ -101,7 +103,7 @@ impl Consumer {
             inner.wake_driver();
             sid
         };
-        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0), flow: None })
+        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0), mark: None })
     }
 }
 
@@ -287,8 +289,8 @@ pub struct Messages {
     /// For a consume: when to tell the driver what the user took.
     report: Option<Report>,
     taken: (u64, u64),
-    /// A push reader's count of what the user took, for its flow control.
-    flow: Option<Arc<FlowGate>>,
+    /// For a push reader: what was taken, which its flow control waits for.
+    mark: Option<Arc<read_mark::ReadMark>>,
 }
 
 /// When a consume reader reports taken messages to the driver (a lock and a
@@ -397,10 +399,8 @@ impl Stream for Messages {
                 self.report_taken();
             }
         }
-        if self.flow.as_ref().is_some_and(|flow| flow.take()) {
-            let mut inner = self.client.shared().lock();
-            inner.drive_reader(self.sid);
-            inner.wake_driver();
+        if self.mark.as_ref().is_some_and(|mark| mark.take_one()) {
+            self.report_taken();
         }
         Poll::Ready(Some(Ok(Message::new(message, self.client.clone(), self.ack_timeout))))
     }

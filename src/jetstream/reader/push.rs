@@ -1,9 +1,13 @@
 //! Reading a push consumer: a subscription on its deliver subject (a queue
 //! subscription with its deliver group) whose messages the driver task
-//! sorts with a [`PushInbox`]: flow-control replies, heartbeats and
-//! probes after missed ones happen there, whatever the reader's pace.
+//! sorts with a [`PushInbox`]: heartbeats and probes after missed ones
+//! happen there, whatever the reader's pace; flow-control replies once the
+//! reader has taken what came before them.
 
-use super::slot::{EVENT_CAPACITY, FlowGate, ReaderSlot};
+use std::sync::Arc;
+
+use super::read_mark::ReadMark;
+use super::slot::{EVENT_CAPACITY, ReaderSlot};
 use super::{ITEM_CAPACITY, Messages};
 use crate::driver::queue::Queue;
 use crate::error::Error;
@@ -54,20 +58,19 @@ pub(super) fn listen(
     let info_subject =
         probe.then(|| api::consumer_info(context.api_prefix(), &info.stream_name, &info.name)).transpose()?;
     let heartbeat = Some(config.idle_heartbeat).filter(|hb| !hb.is_zero());
-    // The server bounds what is in flight (max_ack_pending, flow control
-    // answered as the user takes messages).
+    // The server bounds what is in flight (max_ack_pending, flow control).
     let items = Queue::new(ITEM_CAPACITY);
     let events = Queue::new(EVENT_CAPACITY);
-    let flow = FlowGate::new();
+    let mark = Arc::new(ReadMark::new());
     let sid = {
         let mut inner = client.shared().lock();
         let sid = inner.conn.subscribe(deliver_subject, config.deliver_group.as_deref())?;
         let inbox = PushInbox::new(client.now(), heartbeat, options);
-        let slot = ReaderSlot::push(inbox, info_subject, flow.clone(), items.clone(), events.clone());
+        let slot = ReaderSlot::push(inbox, info_subject, mark.clone(), items.clone(), events.clone());
         inner.readers.insert(sid, slot);
         inner.wake_driver();
         sid
     };
-    let (ack_timeout, report, taken) = (context.timeout(), None, (0, 0));
-    Ok(Messages { sid, client, items, events, ack_timeout, report, taken, flow: Some(flow) })
+    let ack_timeout = context.timeout();
+    Ok(Messages { sid, client, items, events, ack_timeout, report: None, taken: (0, 0), mark: Some(mark) })
 }

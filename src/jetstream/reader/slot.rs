@@ -2,15 +2,13 @@
 //! [`PullConsumer`] of a pull reader, the [`PushInbox`] of a push reader),
 //! its subscription and the queues the user reads from. The connection's
 //! driver task feeds it every message on the subscription, the clock and
-//! reconnects, so heartbeats and refills never depend on how fast the user
-//! reads. Flow control does, on purpose: a push reader answers the server's
-//! flow-control request once the user has taken what came before it
-//! ([`FlowGate`]), so a slow reader holds the server back instead of
-//! buffering without bound.
+//! reconnects, so heartbeats and probes never depend on how fast the user
+//! reads; refills and flow-control replies wait for what the user took,
+//! which bounds what is buffered.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::read_mark::ReadMark;
 use crate::conn::{Connection, RequestId, Sid};
 use crate::driver::queue::Queue;
 use crate::error::Error;
@@ -42,78 +40,22 @@ pub(crate) struct ReaderSlot {
 
 enum Machine {
     Pull {
-        /// Boxed: many times the size of a push inbox.
+        /// Boxed, as the push inbox: the slots stay small.
         machine: Box<PullConsumer>,
         /// `$JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>`.
         next_subject: String,
         inbox: String,
     },
     Push {
-        /// Boxed: many times the size of the rest.
         inbox: Box<PushInbox>,
         /// `$JS.API.CONSUMER.INFO.<stream>.<consumer>`, asked after missed
         /// heartbeats; none for a bound consumer.
         info_subject: Option<String>,
         /// The probe in flight.
         probe: Option<RequestId>,
-        flow: FlowReply,
+        /// What the user took: the flow-control reply waits for it.
+        mark: Arc<ReadMark>,
     },
-}
-
-/// What a push reader's user has taken, shared with the driver: the
-/// flow-control reply that waits for it goes out once the count reaches
-/// [`wanted`](Self::wanted).
-#[derive(Debug)]
-pub(crate) struct FlowGate {
-    taken: AtomicU64,
-    /// The count a held reply waits for; `u64::MAX` when none waits.
-    wanted: AtomicU64,
-}
-
-impl FlowGate {
-    pub fn new() -> Arc<Self> {
-        Arc::new(FlowGate { taken: AtomicU64::new(0), wanted: AtomicU64::new(u64::MAX) })
-    }
-
-    /// The user took one more message: whether a held reply is now due
-    /// (the caller then drives the reader under the lock).
-    pub fn take(&self) -> bool {
-        let taken = self.taken.fetch_add(1, Ordering::SeqCst) + 1;
-        taken >= self.wanted.load(Ordering::SeqCst)
-    }
-}
-
-/// A push reader's flow control: messages handed to the user's queue, and
-/// the reply held until the user has taken them.
-struct FlowReply {
-    gate: Arc<FlowGate>,
-    pushed: u64,
-    /// The reply subject and the count of messages that came before it.
-    held: Option<(String, u64)>,
-}
-
-impl FlowReply {
-    /// The server asks for a reply on `subject`; asked again for the one
-    /// held (a heartbeat saying it is stalled), it keeps its place.
-    fn hold(&mut self, subject: String) {
-        match &self.held {
-            Some((held, _)) if *held == subject => {}
-            _ => self.held = Some((subject, self.pushed)),
-        }
-    }
-
-    /// The held reply if the user has taken what came before it. The gate
-    /// is told what to wait for before the count is read again, so a take
-    /// in between is seen by one side or the other.
-    fn due(&mut self) -> Option<String> {
-        let at = self.held.as_ref()?.1;
-        self.gate.wanted.store(at, Ordering::SeqCst);
-        if self.gate.taken.load(Ordering::SeqCst) < at {
-            return None;
-        }
-        self.gate.wanted.store(u64::MAX, Ordering::SeqCst);
-        self.held.take().map(|(subject, _)| subject)
-    }
 }
 
 impl ReaderSlot {
@@ -128,18 +70,17 @@ impl ReaderSlot {
         ReaderSlot { machine: Machine::Pull { machine: Box::new(machine), next_subject, inbox }, items, events }
     }
 
-    /// A push reader on a consumer's deliver subject, whose user counts
-    /// what it takes on `gate`.
+    /// A push reader on a consumer's deliver subject, whose user's stream
+    /// counts what it takes in `mark`.
     pub fn push(
         inbox: PushInbox,
         info_subject: Option<String>,
-        gate: Arc<FlowGate>,
+        mark: Arc<ReadMark>,
         items: Arc<Queue<Item>>,
         events: Arc<Queue<ConsumerEvent>>,
     ) -> Self {
-        let flow = FlowReply { gate, pushed: 0, held: None };
-        let inbox = Box::new(inbox);
-        ReaderSlot { machine: Machine::Push { inbox, info_subject, probe: None, flow }, items, events }
+        let machine = Machine::Push { inbox: Box::new(inbox), info_subject, probe: None, mark };
+        ReaderSlot { machine, items, events }
     }
 
     fn pull_mut(&mut self) -> Option<&mut PullConsumer> {
@@ -152,11 +93,7 @@ impl ReaderSlot {
     pub fn handle_message(&mut self, now: Instant, message: Message) {
         let delivery = match &mut self.machine {
             Machine::Pull { machine, .. } => machine.handle_message(now, &message),
-            Machine::Push { inbox, flow, .. } => {
-                let delivery = inbox.handle_message(now, &message);
-                flow.pushed += u64::from(delivery == Delivery::User);
-                delivery
-            }
+            Machine::Push { inbox, .. } => inbox.handle_message(now, &message),
         };
         if delivery == Delivery::User && self.items.push(Ok(message)).is_err() {
             // Only after the reader went away: the message will be redelivered.
@@ -220,8 +157,8 @@ impl ReaderSlot {
             Machine::Pull { machine, next_subject, inbox } => {
                 drive_pull(machine, next_subject, inbox, items, events, conn)
             }
-            Machine::Push { inbox, info_subject, probe, flow } => {
-                (false, drive_push(inbox, info_subject.as_deref(), probe, flow, items, events, conn))
+            Machine::Push { inbox, info_subject, probe, mark } => {
+                (false, drive_push(inbox, info_subject.as_deref(), probe, mark, items, events, conn))
             }
         };
         if finished {
@@ -284,18 +221,19 @@ fn drive_push(
     inbox: &mut PushInbox,
     info_subject: Option<&str>,
     probe: &mut Option<RequestId>,
-    flow: &mut FlowReply,
+    mark: &ReadMark,
     items: &Queue<Item>,
     events: &Queue<ConsumerEvent>,
     conn: &mut Connection,
 ) -> bool {
+    // Say what is waited for before reading what was taken (see ReadMark).
+    mark.want(inbox.reply_after());
+    inbox.handle_taken(mark.taken());
     if let Some(subject) = inbox.poll_reply() {
-        flow.hold(subject);
-    }
-    if let Some(subject) = flow.due() {
         // Lost with the connection: the server asks again in its next heartbeat.
         let _ = conn.publish(&subject, None, None, b"");
     }
+    mark.want(inbox.reply_after());
     if let Some(info_subject) = info_subject.filter(|_| inbox.poll_probe()) {
         // A probe still unanswered is taken as lost.
         if let Some(old) = probe.take() {
@@ -338,52 +276,6 @@ mod tests {
     use crate::addr::ServerAddr;
     use crate::conn::Config;
     use crate::jetstream::pull::ConsumeOptions;
-
-    fn message(status: Option<u16>, reply: &str) -> Message {
-        Message {
-            subject: "deliver.1".into(),
-            reply: Some(reply.into()),
-            payload: Default::default(),
-            headers: None,
-            status: status.map(crate::header::StatusCode),
-            description: status.map(|_| "FlowControl Request".into()),
-            length: 0,
-        }
-    }
-
-    /// A flow-control reply waits until the user took what came before it.
-    #[test]
-    fn push_flow_control_is_answered_as_the_user_reads() {
-        let servers = vec![ServerAddr::parse("nats://localhost:4222").expect("a server address")];
-        let mut conn =
-            Connection::new(Config { servers, ..Config::default() }, Instant::ZERO, 1).expect("valid config");
-        let gate = FlowGate::new();
-        let inbox = PushInbox::new(Instant::ZERO, None, Default::default());
-        let (items, events) = (Queue::new(8), Queue::new(8));
-        let mut slot = ReaderSlot::push(inbox, None, gate.clone(), items.clone(), events);
-        for seq in 1..=2 {
-            slot.handle_message(Instant::ZERO, message(None, &format!("$JS.ACK.S.C.1.{seq}.{seq}.0.0")));
-        }
-        slot.handle_message(Instant::ZERO, message(Some(100), "$JS.FC.S.C.1"));
-        let before = conn.pending_bytes();
-        slot.drive(&mut conn);
-        assert_eq!(conn.pending_bytes(), before, "held: nothing was read yet");
-
-        assert!(!gate.take(), "one of two taken");
-        slot.drive(&mut conn);
-        assert_eq!(conn.pending_bytes(), before);
-        assert!(gate.take(), "both taken: the reply is due");
-        slot.drive(&mut conn);
-        assert!(conn.pending_bytes() > before, "the reply went out");
-        let sent = conn.pending_bytes();
-        slot.drive(&mut conn);
-        assert_eq!(conn.pending_bytes(), sent, "once");
-
-        // Nothing pending before the request: answered at once.
-        slot.handle_message(Instant::ZERO, message(Some(100), "$JS.FC.S.C.2"));
-        slot.drive(&mut conn);
-        assert!(conn.pending_bytes() > sent);
-    }
 
     /// The driver hurries held-back writes only when a pull went out.
     #[test]
