@@ -4,7 +4,7 @@
  * them, sent with the JetStream API's get-or-create), `open` (the bucket's
  * stream info) and `list`; each handle is made in Rust from its stream's config.
  */
-import type { RawKvOptions, StreamInfo } from "../raw.js";
+import type { StreamInfo } from "../raw.js";
 import type { NatsConnection } from "../connection.js";
 import { InvalidArgumentError } from "../errors.js";
 import { JetStreamClient, jetstream } from "../jetstream/client.js";
@@ -13,11 +13,26 @@ import { request } from "../jetstream/api.js";
 import { Bucket, kvStatus } from "./bucket.js";
 import type { KV, KvOptions, KvStatus } from "./types.js";
 
-/** The options as the wasm reads them; nats.js's `codec` is refused, not ignored. */
-function raw(opts: Partial<KvOptions>): RawKvOptions {
+/** Options natsjet's JS Key-Value refuses (the Rust API makes such buckets; `kvm.open` opens them). */
+const NESTED = ["mirror", "sources", "placement", "republish"] as const;
+
+/** `value` if it is a string or unset, else an error naming the option (the wasm takes strings only). */
+function text(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null || typeof value === "string") return value ?? undefined;
+  throw new InvalidArgumentError(`${name}: expected a string, got ${typeof value}`);
+}
+
+/** Refuses what the options ask for that natsjet does not do. */
+function check(name: string, opts: Partial<KvOptions>): Partial<KvOptions> {
+  text(name, "bucket");
   if ("codec" in opts && opts.codec !== undefined) {
     throw new InvalidArgumentError("codec: natsjet's Key-Value has no key or value codecs");
   }
+  if (opts.streamName !== undefined && opts.streamName !== `KV_${name}`) {
+    throw new InvalidArgumentError(`streamName ${JSON.stringify(opts.streamName)}: the stream of bucket ${JSON.stringify(name)} is KV_${name}`);
+  }
+  const nested = NESTED.find((key) => opts[key] != null);
+  if (nested) throw new InvalidArgumentError(`${nested}: not supported by natsjet's JS Key-Value; make the bucket with the Rust API`);
   return opts;
 }
 
@@ -37,8 +52,23 @@ export class Kvm {
    */
   async create(name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
     if (opts.bindOnly) return this.open(name, opts);
-    const stream = this.js.raw.kvStream(name, raw(opts));
-    return this.#bind(name, await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", `KV_${name}`, "", JSON.parse(stream)), opts);
+    const o = check(name, opts);
+    const metadata = Object.entries(o.metadata ?? {}).flatMap(([k, v]) => [k, text(v, `metadata.${k}`) ?? ""]);
+    const stream = this.js.raw.kvStream(
+      name,
+      text(o.description, "description"),
+      o.history,
+      o.max_bytes,
+      o.maxValueSize,
+      o.ttl,
+      o.markerTTL,
+      text(o.storage, "storage"),
+      o.replicas,
+      o.compression === true,
+      metadata,
+    );
+    const info = await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", `KV_${name}`, "", JSON.parse(stream));
+    return this.#bind(name, info, o);
   }
 
   /**
@@ -47,14 +77,26 @@ export class Kvm {
    * and `allow_direct` apply.
    */
   async open(name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
-    const options = raw(opts);
-    // Checks the name before the request; the stream is KV_<name>.
-    this.js.raw.kvStream(name, {});
-    return this.#bind(name, await request<StreamInfo>(this.js.raw, "STREAM.INFO", `KV_${name}`), options);
+    const o = check(name, opts);
+    if (this.js.raw.kvBucketOf(`KV_${name}`) !== name) {
+      throw new InvalidArgumentError(`invalid bucket name ${JSON.stringify(name)}: use letters, digits, '_' and '-' only`);
+    }
+    return this.#bind(name, await request<StreamInfo>(this.js.raw, "STREAM.INFO", `KV_${name}`), o);
   }
 
-  #bind(name: string, info: StreamInfo, opts: Partial<KvOptions>): KV {
-    return new Bucket(name, this.js.raw.kvBind(name, info.config, raw(opts)), this.js);
+  #bind(name: string, info: StreamInfo, o: Partial<KvOptions>): KV {
+    const c = info.config;
+    const raw = this.js.raw.kvBind(
+      name,
+      c.allow_direct === true,
+      c.max_msg_size,
+      c.max_msgs_per_subject,
+      c.mirror?.name,
+      c.mirror?.external?.api,
+      o.timeout,
+      o.allow_direct === false,
+    );
+    return new Bucket(name, raw, this.js);
   }
 
   /** The status of every bucket, a page of streams at a time. */

@@ -21,17 +21,19 @@ impl Context {
     /// is returned; with another config it fails with `BucketCreate`
     /// ([`ErrorCode::STREAM_NAME_EXISTS`]).
     pub async fn create_key_value(&self, config: Config) -> Result<Store, CreateKeyValueError> {
-        let body = self.bucket_stream(&config)?;
-        let subject = api::stream_create(self.api_prefix(), &stream_name(&config.bucket));
-        self.bucket_call(&config.bucket, subject, &body).await.map_err(CreateKeyValueErrorKind::error)
+        let bucket = config.bucket.clone();
+        let body = self.bucket_stream(config)?;
+        let subject = api::stream_create(self.api_prefix(), &stream_name(&bucket));
+        self.bucket_call(&bucket, subject, &body).await.map_err(CreateKeyValueErrorKind::error)
     }
 
     /// The bucket `config.bucket` as it is, or created from `config` if
     /// there is none (nats.js's `kvm.create`): safe for many clients at once.
     pub async fn get_or_create_key_value(&self, config: Config) -> Result<Store, CreateKeyValueError> {
-        let body = self.bucket_stream(&config)?;
-        let info = self.get_or_create_stream_json(&stream_name(&config.bucket), &body).await;
-        info.and_then(|info| Store::bind(self.clone(), &config.bucket, &info)).map_err(CreateKeyValueErrorKind::error)
+        let bucket = config.bucket.clone();
+        let body = self.bucket_stream(config)?;
+        let info = self.get_or_create_stream_json(&stream_name(&bucket), &body).await;
+        info.and_then(|info| Store::bind(self.clone(), &bucket, &info)).map_err(CreateKeyValueErrorKind::error)
     }
 
     /// Changes bucket `config.bucket`; `NotFound` if there is none.
@@ -45,15 +47,17 @@ impl Context {
             };
             KindError::new(kind, e.into_cause())
         };
-        let body = self.bucket_stream(&config).map_err(retyped)?;
-        let subject = api::stream_update(self.api_prefix(), &stream_name(&config.bucket));
-        self.bucket_call(&config.bucket, subject, &body).await.map_err(UpdateKeyValueErrorKind::error)
+        let bucket = config.bucket.clone();
+        let body = self.bucket_stream(config).map_err(retyped)?;
+        let subject = api::stream_update(self.api_prefix(), &stream_name(&bucket));
+        self.bucket_call(&bucket, subject, &body).await.map_err(UpdateKeyValueErrorKind::error)
     }
 
     /// Updates bucket `config.bucket`, or creates it if there is none.
     pub async fn create_or_update_key_value(&self, config: Config) -> Result<Store, CreateKeyValueError> {
-        let body = self.bucket_stream(&config)?;
-        let (bucket, stream) = (&config.bucket, stream_name(&config.bucket));
+        let bucket = &config.bucket.clone();
+        let stream = stream_name(bucket);
+        let body = self.bucket_stream(config)?;
         let updated = self.bucket_call(bucket, api::stream_update(self.api_prefix(), &stream), &body).await;
         let store = match updated {
             Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NOT_FOUND => {
@@ -72,9 +76,9 @@ impl Context {
 
     /// The JSON of bucket `config`'s stream; limit markers need API level 1,
     /// as the server says in its INFO.
-    pub(crate) fn bucket_stream(&self, config: &Config) -> Result<Vec<u8>, CreateKeyValueError> {
-        let stream = config.to_stream_config().map_err(|(kind, cause)| KindError::new(kind, cause))?;
-        check_api_level(config, self.client().server_info().api_lvl)?;
+    pub(crate) fn bucket_stream(&self, config: Config) -> Result<Vec<u8>, CreateKeyValueError> {
+        check_api_level(&config, self.client().server_info().api_lvl)?;
+        let stream = config.into_stream_config().map_err(|(kind, cause)| KindError::new(kind, cause))?;
         encode_request(&stream).map_err(CreateKeyValueErrorKind::error)
     }
 

@@ -55,14 +55,14 @@ pub struct Config {
 impl Config {
     /// The config of the bucket's stream. Limit markers also need API
     /// level 1, which the caller checks.
-    pub(crate) fn to_stream_config(&self) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)> {
+    pub(crate) fn into_stream_config(self) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)> {
         check_bucket(&self.bucket).map_err(|e| (CreateKeyValueErrorKind::InvalidStoreName, e))?;
         if self.history > MAX_HISTORY {
             let text = format!("history {} is over the limit of {MAX_HISTORY}", self.history);
             return Err((CreateKeyValueErrorKind::TooLongHistory, Error::InvalidArgument(text)));
         }
-        let mut mirror = self.mirror.clone();
-        let mut sources = self.sources.clone().unwrap_or_default();
+        let mut mirror = self.mirror;
+        let mut sources = self.sources.unwrap_or_default();
         let mut subjects = Vec::new();
         if let Some(mirror) = &mut mirror {
             mirror.name = with_stream_prefix(&mirror.name);
@@ -87,7 +87,7 @@ impl Config {
         let marker_ttl = self.limit_markers.unwrap_or_default();
         Ok(StreamConfig {
             name: stream_name(&self.bucket),
-            description: Some(self.description.clone()).filter(|d| !d.is_empty()),
+            description: Some(self.description).filter(|d| !d.is_empty()),
             subjects,
             max_msgs_per_subject: self.history.max(1),
             max_bytes: if self.max_bytes == 0 { -1 } else { self.max_bytes },
@@ -97,7 +97,7 @@ impl Config {
             max_consumers: -1,
             storage: self.storage,
             num_replicas: self.num_replicas.max(1),
-            republish: self.republish.clone(),
+            republish: self.republish,
             allow_rollup_hdrs: true,
             deny_delete: true,
             allow_direct: true,
@@ -107,10 +107,10 @@ impl Config {
             discard: DiscardPolicy::New,
             duplicate_window,
             compression: if self.compression { Compression::S2 } else { Compression::None },
-            placement: self.placement.clone(),
+            placement: self.placement,
             allow_msg_ttl: self.limit_markers.is_some(),
             subject_delete_marker_ttl: marker_ttl,
-            metadata: self.metadata.clone(),
+            metadata: self.metadata,
             ..StreamConfig::default()
         })
     }
@@ -173,7 +173,7 @@ mod tests {
     use super::*;
 
     fn json(config: &Config) -> serde_json::Value {
-        serde_json::to_value(config.to_stream_config().unwrap()).unwrap()
+        serde_json::to_value(config.clone().into_stream_config().unwrap()).unwrap()
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
             metadata: [("k".to_string(), "v".to_string())].into(),
             ..Config::default()
         };
-        let stream = config.to_stream_config().unwrap();
+        let stream = config.into_stream_config().unwrap();
         assert_eq!(stream.description.as_deref(), Some("d"));
         assert_eq!((stream.max_msgs_per_subject, stream.max_bytes, stream.max_msg_size), (5, 1024, 128));
         assert_eq!((stream.num_replicas, stream.storage), (3, StorageType::Memory));
@@ -230,7 +230,7 @@ mod tests {
     fn mirrors_and_sources() {
         let mirror = StreamSource { name: "origin".into(), ..StreamSource::default() };
         let config = Config { bucket: "m".into(), mirror: Some(mirror), ..Config::default() };
-        let stream = config.to_stream_config().unwrap();
+        let stream = config.into_stream_config().unwrap();
         assert_eq!(stream.mirror.unwrap().name, "KV_origin");
         assert!(stream.mirror_direct && stream.subjects.is_empty());
         assert!(stream.duplicate_window.is_zero(), "no de-duplication of publishes a mirror never takes");
@@ -240,7 +240,7 @@ mod tests {
             StreamSource { name: "s".into(), ..StreamSource::default() },
         ];
         let config = Config { bucket: "s".into(), sources: Some(sources), ..Config::default() };
-        let stream = config.to_stream_config().unwrap();
+        let stream = config.into_stream_config().unwrap();
         assert_eq!(stream.subjects, ["$KV.s.>"]);
         assert_eq!(stream.sources[0].name, "KV_a");
         assert_eq!(
@@ -254,8 +254,8 @@ mod tests {
     #[test]
     fn refusals() {
         let long = Config { bucket: "b".into(), history: 65, ..Config::default() };
-        assert_eq!(long.to_stream_config().unwrap_err().0, CreateKeyValueErrorKind::TooLongHistory);
+        assert_eq!(long.into_stream_config().unwrap_err().0, CreateKeyValueErrorKind::TooLongHistory);
         let bad = Config { bucket: "a.b".into(), ..Config::default() };
-        assert_eq!(bad.to_stream_config().unwrap_err().0, CreateKeyValueErrorKind::InvalidStoreName);
+        assert_eq!(bad.into_stream_config().unwrap_err().0, CreateKeyValueErrorKind::InvalidStoreName);
     }
 }
