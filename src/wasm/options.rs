@@ -2,9 +2,10 @@
 //! [`ConnectOptions`]. Every field is read through a typed getter and
 //! checked; a wrong type is an `INVALID_ARGUMENT` error, never a guess.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
-use js_sys::Array;
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use super::auth;
@@ -298,6 +299,20 @@ pub(crate) fn whole<T: TryFrom<u64>>(n: f64, what: &str) -> Result<T, Error> {
         return Err(invalid(what, "a whole number >= 0"));
     }
     T::try_from(n as u64).map_err(|_| invalid(what, "a smaller number"))
+}
+
+/// An object of strings (`metadata`); none is empty.
+pub(crate) fn string_map(value: JsValue, what: &str) -> Result<HashMap<String, String>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(HashMap::new());
+    }
+    let Some(object) = value.dyn_ref::<Object>() else { return Err(invalid(what, "an object of strings")) };
+    let entry = |pair: JsValue| {
+        let pair: Array = pair.unchecked_into();
+        let value = text(pair.get(1), what)?.unwrap_or_default();
+        Ok((text(pair.get(0), what)?.unwrap_or_default(), value))
+    };
+    Object::entries(object).iter().map(entry).collect()
 }
 
 fn invalid(what: &str, expected: &str) -> Error {

@@ -6,13 +6,12 @@
 //! package's wasm about 4.5 KB gzip, for buckets a browser rarely makes
 //! (the Rust API makes them; `kvm.open` opens them).
 
-use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 use crate::jetstream::api::StorageType;
 use crate::jetstream::kv::Config;
-use crate::wasm::options::{flag, millis, number, text, whole};
+use crate::wasm::options::{flag, millis, number, string_map, text, whole};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_KV_OPTIONS: &str = r#"
@@ -104,7 +103,7 @@ pub(super) fn config(bucket: String, o: &RawKvOptions) -> Result<Config, Error> 
         num_replicas: whole_or(o.replicas(), "replicas", 1)?,
         compression: flag(o.compression(), "compression")? == Some(true),
         limit_markers: millis(o.marker_ttl(), "markerTTL")?.filter(|ttl| !ttl.is_zero()),
-        metadata: metadata(o.metadata())?,
+        metadata: string_map(o.metadata(), "metadata")?,
         ..Config::default()
     })
 }
@@ -119,20 +118,4 @@ fn limit<T: TryFrom<u64> + Default>(value: JsValue, what: &str) -> Result<T, Err
         Some(n) if n >= 0.0 => whole(n, what),
         _ => Ok(T::default()),
     }
-}
-
-/// `metadata`: an object of strings.
-fn metadata(value: JsValue) -> Result<std::collections::HashMap<String, String>, Error> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(Default::default());
-    }
-    let Some(object) = value.dyn_ref::<Object>() else {
-        return Err(Error::InvalidArgument("metadata: expected an object of strings".into()));
-    };
-    let entry = |pair: JsValue| {
-        let pair: Array = pair.unchecked_into();
-        let value = text(pair.get(1), "metadata")?.unwrap_or_default();
-        Ok((text(pair.get(0), "metadata")?.unwrap_or_default(), value))
-    };
-    Object::entries(object).iter().map(entry).collect()
 }
