@@ -19,7 +19,7 @@ use futures_core::Stream;
 use super::digest::{self, Digest};
 use super::error::{GetError, GetErrorKind, Sort};
 use super::info::ObjectInfo;
-use super::names::chunk_subject;
+use super::names::{check_bucket, chunk_subject};
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
@@ -74,9 +74,11 @@ impl ObjectStore {
                 };
                 let store = match link.bucket == self.name {
                     true => self.clone(),
+                    // Its meta read with the stream's own get, which every
+                    // bucket answers: no look-up of the bucket first.
                     false => {
-                        let other = self.context.get_object_store(&link.bucket).await;
-                        other.map_err(|e| KindError::new(GetErrorKind::Other, e.into_cause()))?
+                        check_bucket(&link.bucket).map_err(|e| KindError::new(GetErrorKind::Other, e))?;
+                        ObjectStore::from_flags(self.context.clone(), &link.bucket, false, false)
                     }
                 };
                 let target = store.find(&target).await.map_err(GetErrorKind::error)?;

@@ -350,18 +350,11 @@ impl Upload {
         self.report(self.size);
         // The new object is in place: what it replaces can go.
         if let Some(old) = self.old.take() {
-            if !old.info.nuid.is_empty() && old.info.nuid != info.nuid {
-                let purged = store.purge_subject(chunk_subject(&store.name, &old.info.nuid)).await;
-                purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
-            }
-            // Written by nats.js under its Latin-1 name: one meta per object.
-            let purged = async {
-                if old.subject != subject {
-                    store.purge_subject(old.subject).await?;
-                }
-                store.purge_shadowed(old.shadowed, &subject).await
-            };
-            purged.await.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
+            let chunks = !old.info.nuid.is_empty() && old.info.nuid != info.nuid;
+            // The old meta's subject, when nats.js wrote it under its Latin-1 name: one meta per object.
+            let stale = [chunks.then(|| chunk_subject(&store.name, &old.info.nuid)), Some(old.subject)];
+            let purged = store.purge_replaced(&subject, stale, old.shadowed).await;
+            purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
         }
         Ok((info, revision))
     }

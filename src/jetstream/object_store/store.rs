@@ -156,17 +156,24 @@ impl ObjectStore {
         Ok(Stored { info, subject, sequence: message.sequence })
     }
 
-    /// Purges what `shadowed` holds, once a meta of the name went to
-    /// `written` (which may be the shadowed meta's subject).
-    pub(crate) async fn purge_shadowed(&self, shadowed: Option<Shadowed>, written: &str) -> Result<(), Error> {
-        let Some(Shadowed { subject, nuid }) = shadowed else { return Ok(()) };
-        if subject != written {
-            self.purge_subject(subject).await?;
+    /// Purges what a meta of the name just stored on `written` replaced:
+    /// the `stale` subjects (old chunks, an old name's meta) and what
+    /// `shadowed` holds, leaving `written` alone. The messages purged. One
+    /// path for every write, so the wasm holds one copy of it.
+    pub(crate) async fn purge_replaced(
+        &self,
+        written: &str,
+        stale: [Option<String>; 2],
+        shadowed: Option<Shadowed>,
+    ) -> Result<u64, Error> {
+        let shadowed = shadowed.map(|s| [Some(s.subject), s.nuid.map(|nuid| chunk_subject(&self.name, &nuid))]);
+        let mut purged = 0;
+        for subject in stale.into_iter().chain(shadowed.into_iter().flatten()).flatten() {
+            if subject != written {
+                purged += self.purge_subject(subject).await?;
+            }
         }
-        if let Some(nuid) = nuid {
-            self.purge_subject(chunk_subject(&self.name, &nuid)).await?;
-        }
-        Ok(())
+        Ok(purged)
     }
 
     /// Publishes `info` as the meta on `subject`, replacing the ones before; its revision.
@@ -217,11 +224,8 @@ impl ObjectStore {
         info.modified = Some(DefaultRuntime::wall_clock());
         let deleted = self.publish_meta(&subject, &info).await;
         deleted.map_err(|e| KindError::new(DeleteErrorKind::Metadata, e))?;
-        let purged = async {
-            let purged = self.purge_subject(chunks).await?;
-            self.purge_shadowed(shadowed, &subject).await.map(|()| purged)
-        };
-        purged.await.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
+        let purged = self.purge_replaced(&subject, [Some(chunks), None], shadowed).await;
+        purged.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
     }
 
     /// Changes the name, description, metadata or headers of object `name`.
@@ -273,13 +277,8 @@ impl ObjectStore {
         let new_subject = if renamed { meta_subject(&self.name, &info.name) } else { subject.clone() };
         let published = self.publish_meta(&new_subject, &info).await;
         let revision = published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
-        let purged = async {
-            if renamed {
-                self.purge_subject(subject).await?;
-            }
-            self.purge_shadowed(shadowed, &new_subject).await
-        };
-        purged.await.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
+        let purged = self.purge_replaced(&new_subject, [Some(subject), None], shadowed).await;
+        purged.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
         Ok((info, revision))
     }
 
@@ -355,7 +354,8 @@ impl ObjectStore {
             deleted: false,
         };
         let revision = self.publish_meta(&subject, &info).await.map_err(AddLinkErrorKind::error)?;
-        self.purge_shadowed(shadowed, &subject).await.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
+        let purged = self.purge_replaced(&subject, [None, None], shadowed).await;
+        purged.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
         Ok((info, revision))
     }
 
