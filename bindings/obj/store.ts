@@ -10,7 +10,16 @@ import { isMessageNotFound, InvalidArgumentError } from "../errors.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient, PubAck } from "../jetstream/client.js";
 import { StreamAPI } from "../jetstream/manager.js";
-import type { PurgeResponse, RawEntries, RawObjectStore, RawReader, StreamConfig, StreamInfo, StreamInfoRequestOptions } from "../raw.js";
+import type {
+  PurgeResponse,
+  RawEntries,
+  RawObjectStore,
+  RawObjectUpload,
+  RawReader,
+  StreamConfig,
+  StreamInfo,
+  StreamInfoRequestOptions,
+} from "../raw.js";
 import { EntryReader, type QueuedIterator } from "../reader.js";
 import { infoAt, metaJson, objectStatus, watchInfoAt } from "./infos.js";
 import { chunks, readAll, writeBytes, writeStream } from "./transfer.js";
@@ -48,7 +57,7 @@ export class ObjectBucket implements ObjectStore {
 
   async list(): Promise<ObjectInfo[]> {
     const infos: ObjectInfo[] = [];
-    for await (const info of new EntryReader(await this.#raw.read("list", true, true), infoAt)) infos.push(info);
+    for await (const info of new EntryReader(await this.#raw.read("list", false, false), infoAt)) infos.push(info);
     return infos;
   }
 
@@ -75,7 +84,7 @@ export class ObjectBucket implements ObjectStore {
     meta: ObjectStoreMeta,
     opts: ObjectStorePutOpts = {},
     size: number | undefined,
-    write: (upload: Awaited<ReturnType<RawObjectStore["upload"]>>) => Promise<void>,
+    write: (upload: RawObjectUpload) => Promise<void>,
   ): Promise<ObjectInfo> {
     const upload = await this.#raw.upload(metaJson(meta), opts.timeout, opts.previousRevision, size, opts.progress);
     await write(upload);

@@ -114,9 +114,16 @@ impl RawObjectStore {
         meta: Option<String>,
     ) -> Result<Promise, JsValue> {
         let (store, meta) = (self.store.clone(), meta.as_deref().map(from_js).transpose()?);
+        let write = match (op.as_str(), meta) {
+            ("delete", _) => Write::Delete,
+            ("update", Some(meta)) => Write::Update(meta),
+            ("link", Some(target)) => Write::Link(target),
+            _ => return Err(Error::InvalidArgument(format!("no object store write {op:?} (or no meta for it)")).into()),
+        };
         Ok(promise(async move {
-            let (info, revision) = match (op.as_str(), meta) {
-                ("update", Some(meta)) => {
+            let (info, revision) = match write {
+                Write::Delete => return Ok(JsValue::from(store.remove(&name).await? as f64)),
+                Write::Update(meta) => {
                     let change = |info: &mut ObjectInfo| {
                         info.description = meta.description;
                         info.metadata = meta.metadata;
@@ -126,9 +133,8 @@ impl RawObjectStore {
                     };
                     store.update(&name, Some(meta.name), change).await?
                 }
-                ("link", Some(target)) if target.name.is_empty() => store.link_bucket(name, target.bucket).await?,
-                ("link", Some(target)) => store.link_object(name, &target).await?,
-                _ => return Ok(JsValue::from(store.remove(&name).await? as f64)),
+                Write::Link(target) if target.name.is_empty() => store.link_bucket(name, target.bucket).await?,
+                Write::Link(target) => store.link_object(name, &target).await?,
             };
             Ok(JsValue::from(packed(&info, revision)?))
         }))
@@ -165,6 +171,13 @@ impl RawObjectStore {
         }
         Ok(promise(async move { Ok(RawObjectUpload::new(store.upload(metadata, options).await?)) }))
     }
+}
+
+/// What `write` does: a delete, or an update or link with its meta.
+enum Write {
+    Delete,
+    Update(ObjectInfo),
+    Link(ObjectInfo),
 }
 
 /// A progress callback made of the JS function `progress`.
