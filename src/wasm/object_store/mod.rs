@@ -4,14 +4,15 @@
 //! owns the rules (bucket and object names, subjects, chunking, the SHA-256,
 //! links, replacing and cleaning up, nats.js's Latin-1 names); here
 //! arguments are converted and metas packed for the crossing. A meta
-//! crosses as its JSON with its revision next to it (`RawEntries`), and TS
-//! reads the JSON; sealing, status and destroy are JetStream API calls in TS.
+//! crosses as JSON both ways: out with its revision next to it
+//! (`RawEntries`), in as TS writes it; sealing, status and destroy are
+//! JetStream API calls in TS. Puts leave fast batches out (see `put`).
 //! - [`buckets`]: `RawJetStream.objStream` (the stream a bucket is made
 //!   of) and `objBind` (a handle from the stream's config);
 //! - [`store`]: `RawObjectStore`, one bucket: info, get, listings and
 //!   watches, deletes, updates and links, puts;
 //! - [`upload`]: `RawObjectUpload`, an object being put;
-//! - [`meta`]: metas from JS (`RawObjectMeta`) and to JS.
+//! - [`meta`]: metas from JS and to JS.
 
 mod buckets;
 mod meta;

@@ -2,8 +2,9 @@
 //! `ObjectStore` calls as five exports (each export is a future of its own
 //! in the wasm): an object's meta, a get (its meta and a reader of its
 //! chunks), the reads of metas (a listing, a watch), the writes that are
-//! not puts (delete, update, link) and a put. A missing or deleted object
-//! is `null` to `info` (a deleted one is its meta) and `get`, as in nats.js.
+//! not puts (delete, update, link) and a put. As in nats.js, `info` is
+//! `null` for a missing object (a deleted one's meta says so), `get` for a
+//! missing or deleted one.
 
 use std::rc::Rc;
 
