@@ -70,6 +70,7 @@ export { Subscription, type SubscriptionOptions } from "./subscription.js";
 export { Empty, millis, nanos } from "./util.js";
 export * from "./jetstream/index.js";
 export * from "./kv/index.js";
+export * from "./obj/index.js";
 
 /** @internal Connects through one wasm build's raw `connect`. */
 export async function connectWith(

@@ -8,7 +8,7 @@
 #   2. wasm-bindgen  pkg/web (ES module, fetches the wasm via import.meta.url)
 #                    pkg/node (CommonJS glue, marked so by pkg/node/package.json)
 #      wasm-opt      -Oz on what wasm-bindgen wrote (binaryen's npm build)
-#   3. tsc           bindings/*.ts, bindings/jetstream/*.ts, bindings/kv/*.ts -> pkg/ (.js + .d.ts;
+#   3. tsc           bindings/*.ts, bindings/jetstream/*.ts, bindings/kv/*.ts, bindings/obj/*.ts -> pkg/ (.js + .d.ts;
 #                    web.js and node.js entries), plus the Node socket shim
 # and prints the gzip sizes. Environment: CARGO_TARGET_DIR (default target/).
 set -euo pipefail
@@ -38,7 +38,7 @@ if serde_json_de=$(LC_ALL=C grep -aoE '[0-9A-Za-z_$.]*serde_json(2de|\.\.de\.\.)
     exit 1
 fi
 
-rm -rf pkg/web pkg/node pkg/jetstream pkg/kv pkg/*.js pkg/*.d.ts
+rm -rf pkg/web pkg/node pkg/jetstream pkg/kv pkg/obj pkg/*.js pkg/*.d.ts
 for target in web nodejs; do
     out="pkg/${target%js}"
     wasm-bindgen --target "$target" --out-dir "$out" --remove-name-section --remove-producers-section "$wasm"
@@ -68,4 +68,4 @@ node_modules/.bin/tsc -p bindings/tsconfig.json
 
 gz() { gzip -9 -c "$@" | wc -c; }
 echo "natsjet_bg.wasm: $(wc -c < pkg/web/natsjet_bg.wasm) bytes, $(gz pkg/web/natsjet_bg.wasm) gzip"
-echo "web glue + wrapper (js): $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js pkg/kv/*.js | wc -c) bytes, $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js pkg/kv/*.js | gz) gzip"
+echo "web glue + wrapper (js): $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js pkg/kv/*.js pkg/obj/*.js | wc -c) bytes, $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js pkg/kv/*.js pkg/obj/*.js | gz) gzip"

@@ -15,6 +15,9 @@ export async function bundle(source) {
     minify: true,
     write: false,
     logLevel: "error",
+    // @nats-io/obj reaches for node:crypto where crypto.subtle is missing;
+    // browser bundles of it must leave that out (WIRE.md).
+    external: ["node:crypto"],
   });
   return out.outputFiles[0].contents;
 }

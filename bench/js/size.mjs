@@ -1,5 +1,6 @@
 // Bundle sizes: the same small app (connect, publish, subscribe, JetStream
-// publish, consume; and with a Key-Value put, get and watch) bundled for
+// publish, consume; with a Key-Value put, get and watch; and with an Object
+// Store put, info, get and list too) bundled for
 // browsers with esbuild (minified, ES module)
 // against natsjet's package (pkg/, web build: JS + its wasm) and against
 // nats.js v3 (@nats-io/nats-core + @nats-io/jetstream: JS only). Raw and
@@ -34,7 +35,14 @@ const kv = `
   console.log((await kv.get("sue.color"))?.string());
   for await (const e of await kv.watch({ key: "sue.>" })) { console.log(e.key, e.isUpdate); break; }
 `;
+const obj = `
+  const os = await new Objm(nc).create("files");
+  await os.putBlob({ name: "a.txt" }, new TextEncoder().encode("hello"));
+  console.log((await os.info("a.txt"))?.size, (await os.getBlob("a.txt"))?.length);
+  for (const info of await os.list()) console.log(info.name);
+`;
 const hasKv = typeof natsjet.Kvm === "function";
+const hasObj = typeof natsjet.Objm === "function";
 const apps = {
   natsjet: hasJetStream
     ? `import { connect, jetstream } from "natsjet";${core("connect")}${js}await nc.drain();`
@@ -45,6 +53,12 @@ const apps = {
     "natsjet + KV": `import { connect, jetstream, Kvm } from "natsjet";${core("connect")}${js}${kv}await nc.drain();`,
     "nats.js + KV": `import { wsconnect } from "@nats-io/nats-core";
       import { jetstream } from "@nats-io/jetstream"; import { Kvm } from "@nats-io/kv";${core("wsconnect")}${js}${kv}await nc.drain();`,
+  }),
+  ...(hasObj && {
+    "natsjet + KV + Obj": `import { connect, jetstream, Kvm, Objm } from "natsjet";${core("connect")}${js}${kv}${obj}await nc.drain();`,
+    "nats.js + KV + Obj": `import { wsconnect } from "@nats-io/nats-core";
+      import { jetstream } from "@nats-io/jetstream"; import { Kvm } from "@nats-io/kv"; import { Objm } from "@nats-io/obj";
+      ${core("wsconnect")}${js}${kv}${obj}await nc.drain();`,
   }),
   "nats.js core only": `import { wsconnect } from "@nats-io/nats-core";${core("wsconnect")}await nc.drain();`,
 };

@@ -11,7 +11,7 @@ import { millis } from "../util.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient } from "../jetstream/client.js";
 import { entryAt, keyAt, watchEntryAt } from "./entries.js";
-import { KvReader, type Watcher } from "./reader.js";
+import { EntryReader } from "../reader.js";
 import type {
   KV,
   KvDeleteOptions,
@@ -20,6 +20,7 @@ import type {
   KvPutOptions,
   KvStatus,
   KvWatchEntry,
+  KvWatcher,
   KvWatchOptions,
   QueuedIterator,
 } from "./types.js";
@@ -82,19 +83,19 @@ export class Bucket implements KV {
     await Promise.all(removed);
   }
 
-  async watch(opts: KvWatchOptions = {}): Promise<Watcher> {
+  async watch(opts: KvWatchOptions = {}): Promise<KvWatcher> {
     const { key = ">", include, ignoreDeletes, headers_only, resumeFromRevision } = opts;
     const raw = await this.#raw.read("watch", keys(key), include, ignoreDeletes === true, headers_only === true, resumeFromRevision);
-    return new KvReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, true));
+    return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, true));
   }
 
   async history(opts: { key?: string | string[]; headers_only?: boolean } = {}): Promise<QueuedIterator<KvWatchEntry>> {
     const raw = await this.#raw.read("history", keys(opts.key ?? ">"), undefined, false, opts.headers_only === true);
-    return new KvReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, false));
+    return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, false));
   }
 
   async keys(filter: string | string[] = ">"): Promise<QueuedIterator<string>> {
-    return new KvReader(await this.#raw.read("keys", keys(filter), undefined, false, true), keyAt);
+    return new EntryReader(await this.#raw.read("keys", keys(filter), undefined, false, true), keyAt);
   }
 
   async status(): Promise<KvStatus> {

@@ -1,29 +1,17 @@
 /**
- * Entries unpacked from the batches the wasm side sends (`RawKvEntries`):
- * each entry's key and value are slices of one `Uint8Array`, its numbers
- * seven slots of one `Float64Array`.
+ * Key-Value entries unpacked from the batches the wasm side sends
+ * (`RawEntries`): each entry's key and value are slices of one
+ * `Uint8Array`, its numbers seven slots of one `Float64Array`.
  */
-import type { RawKvEntries } from "../raw.js";
+import type { RawEntries } from "../raw.js";
+import { FIELDS, caughtUpAt } from "../reader.js";
 import type { KvEntry, KvWatchEntry } from "./types.js";
 
-/** Numbers per entry in a batch's `meta`. */
-const FIELDS = 7;
-const CAUGHT_UP = 4;
 const OPERATIONS = ["PUT", "DEL", "PURGE"] as const;
 const decoder = new TextDecoder();
 
-/** Entries in `batch`. */
-export function count(batch: RawKvEntries): number {
-  return batch[1].length / FIELDS;
-}
-
-/** Whether entry `i` of a watch's batch is one it caught up with. */
-export function caughtUpAt(batch: RawKvEntries, i: number): boolean {
-  return (batch[1][i * FIELDS + 6]! & CAUGHT_UP) !== 0;
-}
-
 /** The key of entry `i`. */
-export function keyAt([bytes, meta]: RawKvEntries, i: number): string {
+export function keyAt([bytes, meta]: RawEntries, i: number): string {
   return decoder.decode(bytes.subarray(i === 0 ? 0 : meta[i * FIELDS - FIELDS + 1]!, meta[i * FIELDS]!));
 }
 
@@ -56,7 +44,7 @@ class WatchEntry extends Entry implements KvWatchEntry {
   isUpdate = false;
 }
 
-function fill<E extends Entry>(make: new (...args: ConstructorParameters<typeof Entry>) => E, bucket: string, batch: RawKvEntries, i: number): E {
+function fill<E extends Entry>(make: new (...args: ConstructorParameters<typeof Entry>) => E, bucket: string, batch: RawEntries, i: number): E {
   const [bytes, meta] = batch;
   const m = i * FIELDS;
   const value = bytes.subarray(meta[m]!, meta[m + 1]!);
@@ -65,12 +53,12 @@ function fill<E extends Entry>(make: new (...args: ConstructorParameters<typeof 
 }
 
 /** Entry `i` of a get. */
-export function entryAt(bucket: string, batch: RawKvEntries, i: number): KvEntry {
+export function entryAt(bucket: string, batch: RawEntries, i: number): KvEntry {
   return fill(Entry, bucket, batch, i);
 }
 
 /** Entry `i` of a watch (`isUpdate` as the batch says) or of a history (`isUpdate` false). */
-export function watchEntryAt(bucket: string, batch: RawKvEntries, i: number, watch: boolean): KvWatchEntry {
+export function watchEntryAt(bucket: string, batch: RawEntries, i: number, watch: boolean): KvWatchEntry {
   const entry = fill(WatchEntry, bucket, batch, i);
   entry.isUpdate = watch && caughtUpAt(batch, i);
   return entry;

@@ -6,6 +6,9 @@
 import type { Placement, Republish, StreamInfo, StreamSource } from "../raw.js";
 import type { StorageType } from "../jetstream/enums.js";
 import type { Payload } from "../msg.js";
+import type { QueuedIterator } from "../reader.js";
+
+export type { QueuedIterator };
 
 /** What a watch delivers before the changes made while it runs (nats.js's values). */
 export const KvWatchInclude = {
@@ -139,18 +142,6 @@ export type KvPurgeOptions = KvDeleteOptions & {
   /** The purge marker lives this long (`"10s"`, `"1h"`; the bucket needs `markerTTL`). */
   ttl: string;
 };
-
-/** An iteration fed from the server (nats-core's `QueuedIterator`). */
-export interface QueuedIterator<T> extends AsyncIterable<T> {
-  /** Stops: what arrived is still handed out, then the iteration ends (throwing `err` if given). */
-  stop(err?: Error): void;
-  /** Items handed out so far. */
-  getProcessed(): number;
-  /** Items received and not handed out yet. */
-  getPending(): number;
-  /** Items received so far. */
-  getReceived(): number;
-}
 
 /** A watch: nats.js's iterator, and natsjet's `caughtUp()`. */
 export interface KvWatcher extends QueuedIterator<KvWatchEntry> {

@@ -2,6 +2,7 @@
 // listener. One browser and one page for the file: the page imports web.js
 // once, then each test runs its scenario in the page with page.evaluate.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { launchChromium, newPage, serve, skipBrowser } from "./chromium.mjs";
 import { startJetStreamServer, startServer } from "./harness.mjs";
@@ -351,5 +352,143 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       status: ["browser", 3, 5],
       destroyed: true,
     });
+  });
+  test("Object Store: sizes around the chunk size with metadata and progress, replace, update, links, watch, delete, seal", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const { Objm, NatsError, headers } = natsjet;
+      const bytes = (n, seed) => Uint8Array.from({ length: n }, (_, i) => (i * 7 + seed) % 251);
+      const nc = await natsjet.connect({ servers });
+      const objm = new Objm(nc);
+      const os = await objm.create("browser_obj", { description: "files" });
+      const watch = await os.watch();
+      const it = watch[Symbol.asyncIterator]();
+      const h = headers();
+      h.append("X-Kind", "a");
+      const puts = [];
+      for (const size of [0, 1, 1000, 1001, 25_017]) {
+        const progress = [];
+        const meta = { name: `o${size}`, description: `d${size}`, headers: h, metadata: { n: `${size}` }, options: { max_chunk_size: 1000 } };
+        const data = bytes(size, size);
+        const info = await os.putBlob(meta, data, { progress: (done, total) => progress.push([done, total]) });
+        const read = [];
+        const back = await os.getBlob(info.name, { progress: (done) => read.push(done) });
+        const same = back.length === size && back.every((b, i) => b === data[i]);
+        const found = await os.info(info.name);
+        puts.push([info.size, info.chunks, info.digest, same, found.revision === info.revision, found.description, found.headers.get("X-Kind"), found.metadata.n, progress.at(-1), read.at(-1) ?? 0]);
+      }
+      // A put from a ReadableStream of uneven pieces, read back as a stream.
+      const data = bytes(300_000, 3);
+      let at = 0;
+      const sizes = [1, 100_000, 7];
+      const rs = new ReadableStream({
+        pull(c) {
+          if (at >= data.length) return c.close();
+          const n = sizes.shift() ?? data.length - at;
+          c.enqueue(data.slice(at, at + n));
+          at += n;
+        },
+      });
+      const streamed = await os.put({ name: "streamed" }, rs, { size: data.length });
+      const result = await os.get("streamed");
+      const chunks = [];
+      for (const reader = result.data.getReader(); ; ) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value.length);
+      }
+      const streamedBack = [chunks.reduce((a, b) => a + b, 0), await result.error];
+      const replaced = await os.putBlob({ name: "o1" }, bytes(5, 9));
+      const ack = await os.update("o1", { name: "renamed", description: "new" });
+      const oldName = await os.info("o1");
+      const link = await os.link("link", await os.info("renamed"));
+      const viaLink = await os.getBlob("link");
+      const other = await objm.create("browser_obj2");
+      await os.linkStore("bucket", other);
+      const bucketLink = await os.get("bucket").then(() => "read", (e) => e instanceof NatsError && e.code);
+      const deleted = await os.delete("o1000");
+      const afterDelete = [await os.get("o1000"), (await os.info("o1000")).deleted];
+      const listed = (await os.list()).map((i) => i.name).sort();
+      const watched = [];
+      for (let i = 0; i < 5; i++) {
+        const { value } = await it.next();
+        watched.push([value.name, value.isUpdate]);
+      }
+      watch.stop();
+      const empty = await os.putBlob({ name: "" }, bytes(1, 0)).then(() => "accepted", (e) => e.code);
+      const sealed = (await os.seal()).sealed;
+      const refused = await os.putBlob({ name: "late" }, bytes(1, 0)).then(() => "accepted", (e) => [e.code, e.errCode]);
+      const status = await os.status();
+      const destroyed = await os.destroy();
+      await other.destroy();
+      await nc.close();
+      return {
+        puts,
+        streamed: [streamed.size, streamed.chunks, streamedBack],
+        update: [ack.stream, ack.seq > replaced.revision, oldName],
+        link: [link.options.link.name, viaLink.length, bucketLink],
+        deleted: [deleted, afterDelete],
+        listed,
+        watched,
+        empty,
+        sealed,
+        refused,
+        status: [status.bucket, status.description, status.sealed, status.backingStore],
+        destroyed,
+      };
+    }, jsServer.wsUrl);
+    const bytes = (n, seed) => Uint8Array.from({ length: n }, (_, i) => (i * 7 + seed) % 251);
+    const sha256 = (data) => `SHA-256=${createHash("sha256").update(data).digest("base64url")}=`;
+    assert.deepEqual(
+      got.puts,
+      [
+        [0, 0],
+        [1, 1],
+        [1000, 1],
+        [1001, 2],
+        [25_017, 26],
+      ].map(([size, chunks]) => [size, chunks, sha256(bytes(size, size)), true, true, `d${size}`, "a", `${size}`, [size, size], size]),
+    );
+    assert.deepEqual(got.streamed, [300_000, 3, [300_000, null]]);
+    assert.deepEqual(got.update, ["OBJ_browser_obj", true, null], "the old name is gone");
+    assert.deepEqual(got.link, ["renamed", 5, "INVALID_ARGUMENT"]);
+    assert.deepEqual(got.deleted, [{ success: true, purged: 1 }, [null, true]]);
+    assert.deepEqual(got.listed, ["bucket", "link", "o0", "o1001", "o25017", "renamed", "streamed"]);
+    assert.deepEqual(got.watched, [["o0", true], ["o1", true], ["o1000", true], ["o1001", true], ["o25017", true]]);
+    assert.equal(got.empty, "INVALID_ARGUMENT");
+    assert.equal(got.sealed, true);
+    assert.deepEqual(got.refused, ["JETSTREAM", 10109]);
+    assert.deepEqual(got.status, ["browser_obj", "files", true, "JetStream"]);
+    assert.equal(got.destroyed, true);
+  });
+
+  test("Object Store: a chunk altered behind the store's back errors the get's stream in DIGEST_MISMATCH", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers });
+      const os = await new natsjet.Objm(nc).create("browser_corrupt");
+      const info = await os.putBlob({ name: "x", options: { max_chunk_size: 1000 } }, new Uint8Array(3000).fill(1));
+      const jsm = await natsjet.jetstreamManager(nc);
+      const subject = `$O.browser_corrupt.C.${info.nuid}`;
+      const last = await jsm.streams.getMessage("OBJ_browser_corrupt", { last_by_subj: subject });
+      await jsm.streams.deleteMessage("OBJ_browser_corrupt", last.seq);
+      await natsjet.jetstream(nc).publish(subject, new Uint8Array(1000).fill(2));
+      const result = await os.get("x");
+      let handedOut = 0;
+      let end = "a clean end";
+      try {
+        for (const reader = result.data.getReader(); ; ) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          handedOut += value.length;
+        }
+      } catch (e) {
+        end = [e instanceof natsjet.NatsError, e.code];
+      }
+      const error = await result.error.then(() => "resolved", (e) => e.code);
+      const blob = await os.getBlob("x").then(() => "resolved", (e) => e.code);
+      await os.destroy();
+      await nc.close();
+      return { handedOut, end, error, blob };
+    }, jsServer.wsUrl);
+    assert.deepEqual(got, { handedOut: 2000, end: [true, "DIGEST_MISMATCH"], error: "DIGEST_MISMATCH", blob: "DIGEST_MISMATCH" });
   });
 });

@@ -1,6 +1,7 @@
 // The examples as users run them, against a real server with JetStream:
-// examples/node-service as a Node process, examples/browser in Chromium.
-// Their JetStream parts wait for the package's JetStream JS API (skipped until then).
+// examples/node-service and examples/walkthrough.mjs as Node processes,
+// examples/browser and examples/walkthrough/ in Chromium. Their JetStream
+// parts wait for the package's JetStream JS API (skipped until then).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, describe, test } from "node:test";
@@ -16,6 +17,35 @@ import { skipWithoutJetStream, startServer, withJetStream } from "./harness.mjs"
 const run = promisify(execFile);
 const examples = new URL("../../examples/", import.meta.url);
 const service = fileURLToPath(new URL("node-service/service.mjs", examples));
+const walkthrough = fileURLToPath(new URL("walkthrough.mjs", examples));
+
+/** The lines the walkthrough prints, step by step (as walkthrough.rs's), for a clean server. */
+const WALKTHROUGH = [
+  /^1\. stream WALK stores walk\.>$/,
+  /^2\. durable pull consumer "instant": ack policy all, replay instant$/,
+  /^2\. durable pull consumer "original": ack policy all, replay original$/,
+  /^3\. published 10 messages$/,
+  /^4\. fetched 10 messages from "instant" and acked them with one ack$/,
+  /^4\. fetched 10 messages from "original" and acked them with one ack$/,
+  /^5\. kv put color=blue at revision 1$/,
+  /^6\. kv get color = blue$/,
+  /^7\. kv delete color: get now says DEL$/,
+  /^8\. kv watch saw PUT color at revision 1$/,
+  /^8\. kv watch saw DEL color at revision 2$/,
+  /\[#{30}\] 100%$/,
+  /^9\. object put photo\.jpg: 3145728 bytes in 24 chunks, SHA-256=KcDLPy-hMJwhRM9Fbv5pc-3vIbBxHQVDhaFkg7D_0S8=$/,
+  /^10\. object list: photo\.jpg$/,
+  /^11\. object info: 3145728 bytes, modified \d{4}-\d\d-\d\dT[\d:.]+Z$/,
+  /\[#{30}\] 100%$/,
+  /^12\. object get: 3145728 bytes, size and digest checked$/,
+  /^13\. object delete: get now says null$/,
+];
+
+/** Asserts `lines` are the walkthrough's, in order. */
+function assertWalkthrough(lines) {
+  assert.equal(lines.length, WALKTHROUGH.length, lines.join("\n"));
+  lines.forEach((line, i) => assert.match(line, WALKTHROUGH[i]));
+}
 const skipJetStream = await skipWithoutJetStream();
 
 let server;
@@ -29,6 +59,36 @@ test("examples/node-service parses", () => run(process.execPath, ["--check", ser
 test("examples/node-service: 3 workers on one durable ack every message", { skip: skipJetStream }, async () => {
   const { stdout } = await run(process.execPath, [service, server.wsUrl, "3", "300"], { timeout: 60_000 });
   assert.match(stdout, /all 300 orders processed and acked/);
+});
+
+test("examples/walkthrough.mjs prints every step, twice over nats:// and ws://", { skip: skipJetStream }, async () => {
+  for (const url of [server.url, server.wsUrl]) {
+    const { stdout } = await run(process.execPath, [walkthrough, url], { timeout: 60_000 });
+    // The progress bar redraws its line with \r: each line's last drawing counts.
+    assertWalkthrough(stdout.trimEnd().split("\n").map((line) => line.split("\r").at(-1).trim()));
+  }
+});
+
+describe("examples/walkthrough/ in Chromium", { skip: skipBrowser || skipJetStream, timeout: 60_000 }, () => {
+  let http, browser, page;
+  before(async () => {
+    http = await serve({ "/examples/": examples, "/pkg/": new URL("../pkg/", examples) });
+    browser = await launchChromium();
+    page = await newPage(browser);
+    page.setDefaultTimeout(30_000);
+  });
+  after(async () => {
+    await browser?.close();
+    await http?.close();
+  });
+
+  test("prints every step and fills the progress bar", async () => {
+    await page.goto(`${http.url}/examples/walkthrough/?server=${encodeURIComponent(server.wsUrl)}`);
+    await page.locator("#status", { hasText: "done" }).waitFor();
+    assertWalkthrough((await page.locator("#log > div").allTextContents()).map((line) => line.trim()));
+    const progress = await page.evaluate(() => ["value", "max"].map((k) => document.getElementById("progress")[k]));
+    assert.deepEqual(progress, [3145728, 3145728], "the get's last progress: all of it");
+  });
 });
 
 describe("examples/browser in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {

@@ -89,6 +89,21 @@ import {
   type KvWatchOptions,
   type QueuedIterator,
   type RoKV,
+  Objm,
+  type ObjectInfo,
+  type ObjectLink,
+  type ObjectProgress,
+  type ObjectResult,
+  type ObjectStore,
+  type ObjectStoreGetOpts,
+  type ObjectStoreLink,
+  type ObjectStoreMeta,
+  type ObjectStoreMetaOptions,
+  type ObjectStoreOptions,
+  type ObjectStorePutOpts,
+  type ObjectStoreStatus,
+  type ObjectWatchInfo,
+  type PurgeResponse,
 } from "natsjet";
 
 export async function example(): Promise<void> {
@@ -513,4 +528,83 @@ export async function keyValue(nc: NatsConnection): Promise<void> {
   const gone: boolean = await kv.destroy();
   void gone;
   await kv.close();
+}
+
+/** Every Object Store call, typed as with nats.js's @nats-io/obj, and natsjet's progress. */
+export async function objectStore(nc: NatsConnection, rs: ReadableStream<Uint8Array>): Promise<void> {
+  const objm = new Objm(nc);
+  const alsoObjm = new Objm(jetstream(nc, { timeout: 2000 }));
+  const opts: Partial<ObjectStoreOptions> = {
+    description: "files",
+    ttl: nanos(60_000),
+    storage: StorageType.Memory,
+    replicas: 1,
+    max_bytes: -1,
+    placement: { cluster: "c", tags: ["a"] },
+    metadata: { team: "a" },
+    compression: true,
+  };
+  const os: ObjectStore = await objm.create("files", opts);
+  const other: ObjectStore = await alsoObjm.open("other");
+  void [await objm.open("files", false), await objm.open("files", { check: true })];
+  // @ts-expect-error: ttl is nanoseconds, a number
+  await objm.create("bad", { ttl: "1h" });
+
+  const options: ObjectStoreMetaOptions = { max_chunk_size: 64 * 1024 };
+  const h = headers();
+  h.set("Content-Type", "text/plain");
+  const meta: ObjectStoreMeta = { name: "a.txt", description: "d", headers: h, options, metadata: { k: "v" } };
+  const progress: ObjectProgress = (done: number, total?: number) => void [done, total];
+  const putOpts: ObjectStorePutOpts = { timeout: 5000, previousRevision: 0, progress, size: 3 };
+  const put: ObjectInfo = await os.put(meta, rs, putOpts);
+  const blob: ObjectInfo = await os.putBlob({ name: "b" }, new Uint8Array([1, 2, 3]), { progress });
+  void (await os.putBlob({ name: "empty" }, null));
+  // @ts-expect-error: a put takes a ReadableStream, not bytes
+  await os.put({ name: "c" }, new Uint8Array(1));
+  const fields: [string, string, string, number, number, string, boolean, string, number, string] = [
+    put.name, put.bucket, put.nuid, put.size, put.chunks, put.digest, put.deleted, put.mtime, put.revision, put.description,
+  ];
+  void [fields, put.headers.get("Content-Type"), put.metadata.k, put.options?.max_chunk_size, blob.options?.link?.bucket];
+
+  const info: ObjectInfo | null = await os.info("a.txt");
+  const getOpts: ObjectStoreGetOpts = { progress };
+  const result: ObjectResult | null = await os.get("a.txt", getOpts);
+  if (result) {
+    const data: ReadableStream<Uint8Array> = result.data;
+    const failed: Error | null = await result.error;
+    void [data, failed, result.info.size];
+  }
+  const bytes: Uint8Array | null = await os.getBlob("a.txt", { progress });
+  const all: ObjectInfo[] = await os.list();
+  void [info, bytes, all];
+
+  const deleted: PurgeResponse = await os.delete("b");
+  void [deleted.success, deleted.purged];
+  if (info) {
+    const link: ObjectInfo = await os.link("link", info);
+    const target: ObjectStoreLink | undefined = link.options?.link;
+    const alias: ObjectLink | undefined = target;
+    void alias;
+  }
+  void (await os.linkStore("all", other));
+  const ack: PubAck = await os.update("a.txt", { name: "b.txt", description: "e", metadata: {}, headers: h });
+  void [ack.seq, ack.stream, await os.update("b.txt", {})];
+
+  const watch: QueuedIterator<ObjectWatchInfo> = await os.watch({ includeHistory: true, ignoreDeletes: true });
+  for await (const w of watch) {
+    if (w.isUpdate) watch.stop();
+    void [w.name, w.deleted, w.revision];
+  }
+  void (await os.watch());
+
+  const status: ObjectStoreStatus = await os.status({ subjects_filter: "$O.files.M.>" });
+  void [status.bucket, status.description, status.ttl, status.storage, status.replicas, status.sealed, status.size];
+  void [status.backingStore, status.streamInfo.config.name, status.metadata?.team, status.compression];
+  const sealed: ObjectStoreStatus = await os.seal();
+  void sealed;
+  for await (const s of objm.list()) void s.bucket;
+  const listed: ObjectStoreStatus[] = await objm.list().next();
+  void listed;
+  const gone: boolean = await os.destroy();
+  void gone;
 }

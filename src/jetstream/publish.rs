@@ -7,6 +7,7 @@
 //! so a fast producer neither floods the stream nor grows memory unbounded.
 
 mod ack_future;
+#[cfg_attr(target_arch = "wasm32", allow(dead_code, reason = "the wasm only reads its API level"))]
 pub(crate) mod fast_ingest;
 mod message;
 mod window;

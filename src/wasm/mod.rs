@@ -25,10 +25,13 @@
 mod auth;
 mod batch;
 mod connection;
+mod entries;
 mod error;
 mod jetstream;
 mod kv;
+mod object_store;
 mod options;
+mod reader;
 mod responses;
 mod status;
 mod subscription;

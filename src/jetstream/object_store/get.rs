@@ -19,7 +19,7 @@ use futures_core::Stream;
 use super::digest::{self, Digest};
 use super::error::{GetError, GetErrorKind, Sort};
 use super::info::ObjectInfo;
-use super::names::chunk_subject;
+use super::names::{check_bucket, chunk_subject};
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
@@ -40,6 +40,7 @@ const STALL_CHECK: Duration = Duration::from_secs(5);
 /// after the bytes matched the meta's size and digest.
 pub struct Object {
     pub info: ObjectInfo,
+    revision: u64,
     /// `None` for an object without chunks, or whose chunks are gone.
     chunks: Option<Chunks>,
     digest: Digest,
@@ -63,8 +64,8 @@ impl ObjectStore {
     /// or another); `NotFound` for a missing or deleted object.
     pub async fn get<T: AsRef<str>>(&self, name: T) -> Result<Object, GetError> {
         let found = self.find(name.as_ref()).await.map_err(GetErrorKind::error)?;
-        let info = match found.info.link().cloned() {
-            None => found.info,
+        match found.info.link().cloned() {
+            None => self.read(found.info, found.revision).await,
             Some(link) => {
                 let Some(target) = link.name else {
                     let cause =
@@ -73,24 +74,25 @@ impl ObjectStore {
                 };
                 let store = match link.bucket == self.name {
                     true => self.clone(),
+                    // Its meta read with the stream's own get, which every
+                    // bucket answers: no look-up of the bucket first.
                     false => {
-                        let other = self.context.get_object_store(&link.bucket).await;
-                        other.map_err(|e| KindError::new(GetErrorKind::Other, e.into_cause()))?
+                        check_bucket(&link.bucket).map_err(|e| KindError::new(GetErrorKind::Other, e))?;
+                        ObjectStore::from_flags(self.context.clone(), &link.bucket, false, false)
                     }
                 };
-                let info = store.find(&target).await.map_err(GetErrorKind::error)?.info;
-                if info.link().is_some() {
-                    let cause = Error::InvalidArgument(format!("{target:?} is a link to a link"));
+                let target = store.find(&target).await.map_err(GetErrorKind::error)?;
+                if target.info.link().is_some() {
+                    let cause = Error::InvalidArgument(format!("{:?} is a link to a link", target.info.name));
                     return Err(KindError::new(GetErrorKind::Other, cause));
                 }
-                return store.read(info).await;
+                store.read(target.info, target.revision).await
             }
-        };
-        self.read(info).await
+        }
     }
 
-    /// Starts reading the chunks of the object `info` describes.
-    async fn read(&self, info: ObjectInfo) -> Result<Object, GetError> {
+    /// Starts reading the chunks of the object `info` (its meta at `revision`) describes.
+    async fn read(&self, info: ObjectInfo, revision: u64) -> Result<Object, GetError> {
         if info.deleted {
             let cause = Error::JetStream(crate::jetstream::api::JetStreamError {
                 code: 404,
@@ -131,6 +133,7 @@ impl ObjectStore {
         };
         Ok(Object {
             info,
+            revision,
             chunks,
             digest: Digest::new(),
             expected,
@@ -146,6 +149,11 @@ impl ObjectStore {
 impl Object {
     pub fn info(&self) -> &ObjectInfo {
         &self.info
+    }
+
+    /// The stream sequence of the object's meta (nats.js's `revision`).
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// Calls `progress` after every chunk with the bytes received so far
@@ -232,7 +240,8 @@ impl Object {
         Poll::Ready(Some(Err(error)))
     }
 
-    fn stop(&mut self) {
+    /// Stops reading: what arrived can still be read, then it ends.
+    pub(crate) fn stop(&mut self) {
         if let Some(chunks) = &mut self.chunks {
             chunks.messages.stop();
         }
@@ -283,7 +292,7 @@ impl Chunks {
                 Stall::Waiting(sleep) => {
                     ready!(sleep.as_mut().poll(cx));
                     let consumer = self.consumer.clone();
-                    self.stall = Stall::Asking(Box::pin(async move { consumer.info().await }));
+                    self.stall = Stall::Asking(Box::pin(async move { consumer.info_core().await }));
                 }
                 Stall::Asking(asked) => {
                     let info = ready!(asked.as_mut().poll(cx));

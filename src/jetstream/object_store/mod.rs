@@ -53,3 +53,8 @@ pub use names::is_valid_bucket_name;
 pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub(crate) use {
+    put::Upload,
+    store::{meta_json, parse_meta},
+};

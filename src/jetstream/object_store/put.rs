@@ -5,7 +5,8 @@
 //! and only then the old version's chunks purged. A put that fails purges
 //! the chunks it wrote. Where the bucket allows fast ingest (its stream has
 //! `allow_batched`, the server API level 4), the chunks and the meta go as
-//! one fast batch instead: acknowledged every few chunks, committed by the meta.
+//! one fast batch instead: acknowledged every few chunks, committed by the
+//! meta. Natively only: the npm package's wasm leaves fast batches out.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -23,6 +24,7 @@ use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::{Error, KindError};
 use crate::header::HeaderMap;
 use crate::jetstream::kv::NATS_ROLLUP;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::jetstream::publish::fast_ingest::FastIngest;
 use crate::jetstream::publish::{NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, Publish, PublishAckFuture};
 
@@ -86,6 +88,30 @@ pub(crate) struct Upload {
     options: PutOptions,
 }
 
+/// The wasm's stand-in for fast batches: none can be made, so the code
+/// that sends them is left out (about 3 KB gzip of the npm package).
+#[cfg(target_arch = "wasm32")]
+enum FastIngest {}
+
+#[cfg(target_arch = "wasm32")]
+impl FastIngest {
+    async fn start(_: &crate::Client, _: std::time::Duration) -> Result<FastIngest, Error> {
+        Err(Error::InvalidArgument("no fast batches in wasm".into()))
+    }
+
+    async fn add(&mut self, _: &str, _: Bytes) -> Result<(), Error> {
+        match *self {}
+    }
+
+    fn acked(&self) -> u64 {
+        match *self {}
+    }
+
+    async fn commit(self, _: &str, _: Option<&HeaderMap>, _: Bytes) -> Result<crate::jetstream::api::PubAck, Error> {
+        match self {}
+    }
+}
+
 /// How the chunks go out.
 enum Sender {
     /// Acked publishes, up to `max` in flight.
@@ -132,7 +158,7 @@ impl ObjectStore {
                 Err(e) => return Err(upload.fail(PutErrorKind::ReadChunks, e.into()).await),
             };
             if bytes.is_empty() {
-                return upload.finish().await;
+                return upload.finish().await.map(|(info, _)| info);
             }
             if let Err(e) = upload.write(bytes).await {
                 return Err(upload.fail(PutErrorKind::PublishChunks, e).await);
@@ -175,7 +201,7 @@ impl ObjectStore {
                 return Err(upload.fail(PutErrorKind::PublishChunks, e).await);
             }
         }
-        upload.finish().await
+        upload.finish().await.map(|(info, _)| info)
     }
 
     /// Starts putting the object `meta` names; nothing is written yet.
@@ -286,8 +312,9 @@ impl Upload {
         }
     }
 
-    /// Sends the last chunk and the meta, then purges what this replaces.
-    pub async fn finish(mut self) -> Result<ObjectInfo, PutError> {
+    /// Sends the last chunk and the meta, then purges what this replaces;
+    /// the object's meta and its revision.
+    pub async fn finish(mut self) -> Result<(ObjectInfo, u64), PutError> {
         if !self.partial.is_empty() {
             let chunk = self.partial.split().freeze();
             if let Err(e) = self.send(chunk).await {
@@ -316,26 +343,20 @@ impl Upload {
             deleted: false,
         };
         let subject = meta_subject(&store.name, &info.name);
-        if let Err(e) = self.publish_meta(&subject, &info).await {
-            return Err(self.fail(PutErrorKind::PublishMetadata, e).await);
-        }
+        let revision = match self.publish_meta(&subject, &info).await {
+            Ok(revision) => revision,
+            Err(e) => return Err(self.fail(PutErrorKind::PublishMetadata, e).await),
+        };
         self.report(self.size);
         // The new object is in place: what it replaces can go.
         if let Some(old) = self.old.take() {
-            if !old.info.nuid.is_empty() && old.info.nuid != info.nuid {
-                let purged = store.purge_subject(chunk_subject(&store.name, &old.info.nuid)).await;
-                purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
-            }
-            // Written by nats.js under its Latin-1 name: one meta per object.
-            let purged = async {
-                if old.subject != subject {
-                    store.purge_subject(old.subject).await?;
-                }
-                store.purge_shadowed(old.shadowed, &subject).await
-            };
-            purged.await.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
+            let chunks = !old.info.nuid.is_empty() && old.info.nuid != info.nuid;
+            // The old meta's subject, when nats.js wrote it under its Latin-1 name: one meta per object.
+            let stale = [chunks.then(|| chunk_subject(&store.name, &old.info.nuid)), Some(old.subject)];
+            let purged = store.purge_replaced(&subject, stale, old.shadowed).await;
+            purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
         }
-        Ok(info)
+        Ok((info, revision))
     }
 
     /// Publishes the meta: an acked publish, or the commit of the fast batch.

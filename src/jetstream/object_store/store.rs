@@ -17,6 +17,7 @@ use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata}
 use super::names::{all_meta, check_name, chunk_subject, latin1_meta_subject, meta_subject, stream_name};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::{Error, KindError};
+use crate::jetstream::ack::MessageMetadata;
 use crate::jetstream::api::{
     self, DeliverPolicy, MsgGetRequest, MsgGetResponse, PurgeRequest, PurgeResponse, timestamp,
 };
@@ -43,6 +44,8 @@ pub struct ObjectStore {
 /// An object's meta and where it was found.
 pub(crate) struct Found {
     pub info: ObjectInfo,
+    /// The meta's stream sequence (nats.js's `revision`).
+    pub revision: u64,
     /// The meta subject: the UTF-8 one, or the Latin-1 one nats.js 3.4 wrote.
     pub subject: String,
     /// An older meta of the name under the other subject.
@@ -94,12 +97,12 @@ impl ObjectStore {
     /// `STREAM.CREATE` reply).
     pub(crate) fn bind(context: Context, bucket: &str, info: &[u8]) -> Result<ObjectStore, Error> {
         let BoundInfo { config } = api::parse_checked_plain(info)?;
-        Ok(ObjectStore {
-            name: bucket.to_string(),
-            context,
-            direct: config.allow_direct,
-            batched: config.allow_batched,
-        })
+        Ok(ObjectStore::from_flags(context, bucket, config.allow_direct, config.allow_batched))
+    }
+
+    /// A handle on `bucket` whose stream has `allow_direct` and `allow_batched` as given.
+    pub(crate) fn from_flags(context: Context, bucket: &str, direct: bool, batched: bool) -> ObjectStore {
+        ObjectStore { name: bucket.to_string(), context, direct, batched }
     }
 
     /// The bucket's name.
@@ -153,17 +156,24 @@ impl ObjectStore {
         Ok(Stored { info, subject, sequence: message.sequence })
     }
 
-    /// Purges what `shadowed` holds, once a meta of the name went to
-    /// `written` (which may be the shadowed meta's subject).
-    pub(crate) async fn purge_shadowed(&self, shadowed: Option<Shadowed>, written: &str) -> Result<(), Error> {
-        let Some(Shadowed { subject, nuid }) = shadowed else { return Ok(()) };
-        if subject != written {
-            self.purge_subject(subject).await?;
+    /// Purges what a meta of the name just stored on `written` replaced:
+    /// the `stale` subjects (old chunks, an old name's meta) and what
+    /// `shadowed` holds, leaving `written` alone. The messages purged. One
+    /// path for every write, so the wasm holds one copy of it.
+    pub(crate) async fn purge_replaced(
+        &self,
+        written: &str,
+        stale: [Option<String>; 2],
+        shadowed: Option<Shadowed>,
+    ) -> Result<u64, Error> {
+        let shadowed = shadowed.map(|s| [Some(s.subject), s.nuid.map(|nuid| chunk_subject(&self.name, &nuid))]);
+        let mut purged = 0;
+        for subject in stale.into_iter().chain(shadowed.into_iter().flatten()).flatten() {
+            if subject != written {
+                purged += self.purge_subject(subject).await?;
+            }
         }
-        if let Some(nuid) = nuid {
-            self.purge_subject(chunk_subject(&self.name, &nuid)).await?;
-        }
-        Ok(())
+        Ok(purged)
     }
 
     /// Publishes `info` as the meta on `subject`, replacing the ones before; its revision.
@@ -182,9 +192,12 @@ impl ObjectStore {
         Ok(self.context.send_publish(subject, publish).await?.await?.seq)
     }
 
-    /// Whether puts go as fast batches: the stream allows them and the server takes them.
+    /// Whether puts go as fast batches: the stream allows them and the
+    /// server takes them (never in the wasm, which has none).
     pub(crate) fn batched(&self) -> bool {
-        self.batched && self.context.client().server_info().api_lvl >= FAST_INGEST_API_LEVEL
+        !cfg!(target_arch = "wasm32")
+            && self.batched
+            && self.context.client().server_info().api_lvl >= FAST_INGEST_API_LEVEL
     }
 
     /// Removes the messages on `subject`.
@@ -197,7 +210,12 @@ impl ObjectStore {
 
     /// Deletes object `name`: its meta says so, its chunks are purged.
     pub async fn delete<T: AsRef<str>>(&self, name: T) -> Result<(), DeleteError> {
-        let Found { mut info, subject, shadowed } = self.find(name.as_ref()).await.map_err(DeleteErrorKind::error)?;
+        self.remove(name.as_ref()).await.map(drop)
+    }
+
+    /// [`delete`](Self::delete), counting the chunks purged.
+    pub(crate) async fn remove(&self, name: &str) -> Result<u64, DeleteError> {
+        let Found { mut info, subject, shadowed, .. } = self.find(name).await.map_err(DeleteErrorKind::error)?;
         let chunks = chunk_subject(&self.name, &info.nuid);
         info.deleted = true;
         info.size = 0;
@@ -206,11 +224,8 @@ impl ObjectStore {
         info.modified = Some(DefaultRuntime::wall_clock());
         let deleted = self.publish_meta(&subject, &info).await;
         deleted.map_err(|e| KindError::new(DeleteErrorKind::Metadata, e))?;
-        let purged = async {
-            self.purge_subject(chunks).await?;
-            self.purge_shadowed(shadowed, &subject).await
-        };
-        purged.await.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
+        let purged = self.purge_replaced(&subject, [Some(chunks), None], shadowed).await;
+        purged.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
     }
 
     /// Changes the name, description, metadata or headers of object `name`.
@@ -221,15 +236,33 @@ impl ObjectStore {
         name: A,
         metadata: UpdateMetadata,
     ) -> Result<ObjectInfo, UpdateMetadataError> {
-        let found = self.find(name.as_ref()).await.map_err(UpdateMetadataErrorKind::error)?;
-        let Found { mut info, subject, shadowed } = found;
+        let UpdateMetadata { name: new_name, description, metadata, headers } = metadata;
+        let change = |info: &mut ObjectInfo| {
+            info.description = description;
+            info.metadata = metadata;
+            info.headers = headers;
+        };
+        Ok(self.update(name.as_ref(), Some(new_name), change).await?.0)
+    }
+
+    /// [`update_metadata`](Self::update_metadata) of what `change` changes,
+    /// renamed to `new_name` if given; the new meta and its revision.
+    pub(crate) async fn update(
+        &self,
+        name: &str,
+        new_name: Option<String>,
+        change: impl FnOnce(&mut ObjectInfo),
+    ) -> Result<(ObjectInfo, u64), UpdateMetadataError> {
+        let Found { mut info, subject, shadowed, .. } =
+            self.find(name).await.map_err(UpdateMetadataErrorKind::error)?;
         if info.deleted {
-            return Err(KindError::new(UpdateMetadataErrorKind::NotFound, not_found(name.as_ref())));
+            return Err(KindError::new(UpdateMetadataErrorKind::NotFound, not_found(name)));
         }
-        let renamed = metadata.name != info.name;
+        let new_name = new_name.unwrap_or_else(|| info.name.clone());
+        let renamed = new_name != info.name;
         if renamed {
-            check_name(&metadata.name).map_err(UpdateMetadataErrorKind::error)?;
-            match self.find(&metadata.name).await {
+            check_name(&new_name).map_err(UpdateMetadataErrorKind::error)?;
+            match self.find(&new_name).await {
                 Ok(Found { info, .. }) if !info.deleted => {
                     let taken = Error::InvalidArgument(format!("an object named {:?} exists", info.name));
                     return Err(KindError::new(UpdateMetadataErrorKind::NameAlreadyInUse, taken));
@@ -238,28 +271,28 @@ impl ObjectStore {
                 _ => {}
             }
         }
-        let UpdateMetadata { name: new_name, description, metadata, headers } = metadata;
+        change(&mut info);
         info.name = new_name;
-        info.description = description;
-        info.metadata = metadata;
-        info.headers = headers;
         info.modified = Some(DefaultRuntime::wall_clock());
         let new_subject = if renamed { meta_subject(&self.name, &info.name) } else { subject.clone() };
         let published = self.publish_meta(&new_subject, &info).await;
-        published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
-        let purged = async {
-            if renamed {
-                self.purge_subject(subject).await?;
-            }
-            self.purge_shadowed(shadowed, &new_subject).await
-        };
-        purged.await.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
-        Ok(info)
+        let revision = published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
+        let purged = self.purge_replaced(&new_subject, [Some(subject), None], shadowed).await;
+        purged.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
+        Ok((info, revision))
     }
 
     /// Adds `name` as a link to `object` (in this or another bucket).
     pub async fn add_link<T: ToString, O: AsObjectInfo>(&self, name: T, object: O) -> Result<ObjectInfo, AddLinkError> {
-        let object = object.as_info();
+        Ok(self.link_object(name.to_string(), object.as_info()).await?.0)
+    }
+
+    /// [`add_link`](Self::add_link): the link's meta and its revision.
+    pub(crate) async fn link_object(
+        &self,
+        name: String,
+        object: &ObjectInfo,
+    ) -> Result<(ObjectInfo, u64), AddLinkError> {
         let refused = |kind, text: &str| Err(KindError::new(kind, Error::InvalidArgument(text.to_string())));
         if object.name.is_empty() {
             return refused(AddLinkErrorKind::ObjectRequired, "the object to link to has no name");
@@ -271,7 +304,7 @@ impl ObjectStore {
             return refused(AddLinkErrorKind::LinkToLink, "the object to link to is a link");
         }
         let link = ObjectLink { name: Some(object.name.clone()), bucket: object.bucket.clone() };
-        self.publish_link(name.to_string(), link).await
+        self.publish_link(name, link).await
     }
 
     /// Adds `name` as a link to bucket `bucket`.
@@ -280,14 +313,19 @@ impl ObjectStore {
         name: T,
         bucket: U,
     ) -> Result<ObjectInfo, AddLinkError> {
-        let link = ObjectLink { name: None, bucket: bucket.to_string() };
+        Ok(self.link_bucket(name.to_string(), bucket.to_string()).await?.0)
+    }
+
+    /// [`add_bucket_link`](Self::add_bucket_link): the link's meta and its revision.
+    pub(crate) async fn link_bucket(&self, name: String, bucket: String) -> Result<(ObjectInfo, u64), AddLinkError> {
+        let link = ObjectLink { name: None, bucket };
         super::names::check_bucket(&link.bucket).map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
-        self.publish_link(name.to_string(), link).await
+        self.publish_link(name, link).await
     }
 
     /// Writes the meta of link `name`, unless an object (not a link or a
     /// deleted object) has the name.
-    async fn publish_link(&self, name: String, link: ObjectLink) -> Result<ObjectInfo, AddLinkError> {
+    async fn publish_link(&self, name: String, link: ObjectLink) -> Result<(ObjectInfo, u64), AddLinkError> {
         if name.is_empty() {
             return Err(KindError::new(AddLinkErrorKind::EmptyName, Error::InvalidArgument("empty link name".into())));
         }
@@ -315,9 +353,10 @@ impl ObjectStore {
             digest: None,
             deleted: false,
         };
-        self.publish_meta(&subject, &info).await.map_err(AddLinkErrorKind::error)?;
-        self.purge_shadowed(shadowed, &subject).await.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
-        Ok(info)
+        let revision = self.publish_meta(&subject, &info).await.map_err(AddLinkErrorKind::error)?;
+        let purged = self.purge_replaced(&subject, [None, None], shadowed).await;
+        purged.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
+        Ok((info, revision))
     }
 
     /// Seals the bucket: no more writes, deletes or purges.
@@ -378,11 +417,11 @@ pub struct WatchOptions {
     pub ignore_deletes: bool,
 }
 
-/// An object's meta from a message of the bucket.
-fn meta_of(message: &Message, timestamp_nanos: u64) -> Result<ObjectInfo, Error> {
+/// An object's meta from a message of the bucket, and its revision.
+fn meta_of(message: &Message, meta: &MessageMetadata) -> Result<(ObjectInfo, u64), Error> {
     let mut info = parse_meta(&message.payload)?;
-    info.modified = Some(timestamp::from_unix_nanos(timestamp_nanos));
-    Ok(info)
+    info.modified = Some(timestamp::from_unix_nanos(meta.timestamp_nanos));
+    Ok((info, meta.stream_sequence))
 }
 
 /// An object's meta as JSON.
@@ -391,7 +430,8 @@ pub(crate) fn meta_json(info: &ObjectInfo) -> Result<Bytes, Error> {
     Ok(Bytes::from(json))
 }
 
-fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
+/// An object's meta from its JSON.
+pub(crate) fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
     crate::plain_json::from_slice(json).map_err(|e| Error::Protocol(format!("bad object meta: {e}")))
 }
 
@@ -414,7 +454,7 @@ fn newer(utf8: Option<Stored>, latin1: Option<Stored>) -> Option<Found> {
         nuid: (!older.info.nuid.is_empty() && older.info.nuid != newer.info.nuid).then_some(older.info.nuid),
         subject: older.subject,
     });
-    Some(Found { info: newer.info, subject: newer.subject, shadowed })
+    Some(Found { info: newer.info, revision: newer.sequence, subject: newer.subject, shadowed })
 }
 
 fn not_found(name: &str) -> Error {
@@ -431,14 +471,21 @@ pub struct List {
 }
 
 impl List {
-    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<ObjectInfo, Error>>> {
+    /// The next object and its revision.
+    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(ObjectInfo, u64), Error>>> {
         loop {
             let item = ready!(self.read.poll_until_current(cx));
-            match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, meta.timestamp_nanos))) {
-                Some(Ok(info)) if info.deleted => continue,
+            match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, &meta))) {
+                Some(Ok((info, _))) if info.deleted => continue,
                 item => return Poll::Ready(item),
             }
         }
+    }
+
+    /// Stops listing: what arrived can still be read, then it ends (for JS's `stop()`).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn stop(&mut self) {
+        self.read.stop();
     }
 }
 
@@ -447,7 +494,7 @@ impl Stream for List {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let item = ready!(self.poll_info(cx));
-        Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+        Poll::Ready(item.map(|r| r.map(|(info, _)| info).map_err(WatcherErrorKind::error)))
     }
 }
 
@@ -463,14 +510,21 @@ impl Watch {
         self.read.seen_current()
     }
 
-    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<ObjectInfo, Error>>> {
+    /// The next meta and its revision.
+    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(ObjectInfo, u64), Error>>> {
         loop {
             let item = ready!(self.read.poll_next(cx));
-            match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, meta.timestamp_nanos))) {
-                Some(Ok(info)) if info.deleted && self.ignore_deletes => continue,
+            match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, &meta))) {
+                Some(Ok((info, _))) if info.deleted && self.ignore_deletes => continue,
                 item => return Poll::Ready(item),
             }
         }
+    }
+
+    /// Stops watching: what arrived can still be read, then it ends (for JS's `stop()`).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn stop(&mut self) {
+        self.read.stop();
     }
 }
 
@@ -479,7 +533,7 @@ impl Stream for Watch {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let item = ready!(self.poll_info(cx));
-        Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+        Poll::Ready(item.map(|r| r.map(|(info, _)| info).map_err(WatcherErrorKind::error)))
     }
 }
 

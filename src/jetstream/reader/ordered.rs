@@ -171,6 +171,15 @@ impl OrderedPushConsumer {
         self.ordered.pending_at_creation()
     }
 
+    /// [`info`](Self::info) as far as [`ConsumerInfo::from_json_core`]
+    /// reads it (names, `delivered`, `num_pending`): no serde_json parser
+    /// in the wasm for it.
+    pub(crate) async fn info_core(&self) -> Result<ConsumerInfo, Error> {
+        let context = &self.ordered.context;
+        let subject = crate::jetstream::api::consumer_info(context.api_prefix(), self.stream_name(), &self.name())?;
+        ConsumerInfo::from_json_core(&context.request_json(&subject, b"").await?)
+    }
+
     /// See [`OrderedCursor::end_without_stream`].
     pub(crate) fn end_without_stream(&self) {
         lock(&self.ordered.state).cursor.end_without_stream();

@@ -4,15 +4,12 @@
 //! rules (names, keys, subjects, operations, the bucket's stream, create
 //! over markers, watches that resume and know when they caught up); here
 //! arguments are converted and entries packed for the crossing.
-//! - [`buckets`]: `RawJetStream.kvCreate` / `kvOpen` (nats.js's `kvm.create`
-//!   and `kvm.open`);
+//! - [`buckets`]: `RawJetStream.kvStream` / `kvBind` (for nats.js's
+//!   `kvm.create` and `kvm.open`);
 //! - [`options`]: nats.js's `KvOptions` read into the Rust `Config`;
-//! - [`store`]: `RawKv`, one bucket: writes, gets, status, destroy;
-//! - [`reader`]: `RawKvReader`, a watch, history or key listing read in batches;
-//! - [`entries`]: entries packed for one crossing (`RawKvEntries`).
+//! - [`store`]: `RawKv`, one bucket: writes, gets and reads (a watch,
+//!   history or key listing, read in batches by [`crate::wasm::reader`]).
 
 mod buckets;
-mod entries;
 mod options;
-mod reader;
 mod store;

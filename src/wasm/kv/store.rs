@@ -12,14 +12,14 @@ use bytes::Bytes;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::entries::Packed;
-use super::reader::RawKvReader;
 use crate::error::Error;
 use crate::jetstream::Publish;
 use crate::jetstream::kv::{Operation, Store, WatchInclude, WatchOptions};
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
+use crate::wasm::entries::Packed;
 use crate::wasm::options::{millis, whole};
 use crate::wasm::promise;
+use crate::wasm::reader::{RawReader, Source};
 
 /// A bucket; calls share it with their futures.
 #[wasm_bindgen]
@@ -86,7 +86,7 @@ impl RawKv {
 
     /// The latest entry of `key`, or the one at `revision`, markers
     /// included; `null` when there is none (or that revision is another key's).
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawKvEntries | null>")]
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawEntries | null>")]
     pub fn get(&self, key: String, revision: Option<f64>) -> Result<Promise, JsValue> {
         let (store, at) = (self.store.clone(), self::revision(revision, "revision")?.filter(|r| *r > 0));
         Ok(promise(async move {
@@ -101,7 +101,7 @@ impl RawKv {
     /// latest entries, `"history"`: all, `"updates"`: none — or the entries
     /// from `resume_from` on, then every change), `"history"` (every kept
     /// revision, then the end) or `"keys"` (the keys holding a value, then the end).
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawKvReader>")]
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawReader>")]
     pub fn read(
         &self,
         #[wasm_bindgen(unchecked_param_type = "\"watch\" | \"history\" | \"keys\"")] kind: &str,
@@ -124,11 +124,12 @@ impl RawKv {
         let options = WatchOptions { include, ignore_deletes, meta_only: headers_only, resume_from_revision };
         let (store, kind) = (self.store.clone(), kind.to_string());
         Ok(promise(async move {
-            Ok(match kind.as_str() {
-                "history" => RawKvReader::history(store.history_with(keys, headers_only).await?),
-                "keys" => RawKvReader::keys(store.keys_filtered(keys).await?),
-                _ => RawKvReader::watch(store.watch_with(keys, options).await?),
-            })
+            let source = match kind.as_str() {
+                "history" => Source::History(store.history_with(keys, headers_only).await?),
+                "keys" => Source::Keys(store.keys_filtered(keys).await?),
+                _ => Source::Watch(store.watch_with(keys, options).await?),
+            };
+            Ok(RawReader::new(source))
         }))
     }
 }

@@ -1,7 +1,8 @@
-//! Entries packed for one crossing of the wasm boundary (`RawKvEntries`),
+//! Entries packed for one crossing of the wasm boundary (`RawEntries`),
 //! as messages are in [`crate::wasm::batch`]: one `Uint8Array` with every
-//! entry's key and value, one `Float64Array` with its numbers. Keys of a
-//! listing travel the same way, without values.
+//! entry's key and value, one `Float64Array` with its numbers. Key-Value
+//! entries and keys travel this way, and so do an object store's metas
+//! (their JSON as the value) and an object's chunks (values alone).
 
 use std::time::UNIX_EPOCH;
 
@@ -13,14 +14,16 @@ use crate::jetstream::kv::{Entry, Operation};
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ENTRIES: &str = r#"
 /**
- * Key-Value entries packed for one crossing. `bytes` holds each entry's key,
- * then its value; `meta` holds 7 numbers per entry: the end of its key and
- * of its value in `bytes`, its revision, delta, creation time (Unix ms), the
+ * Entries packed for one crossing. `bytes` holds each entry's key, then its
+ * value; `meta` holds 7 numbers per entry: the end of its key and of its
+ * value in `bytes`, its revision, delta, creation time (Unix ms), the
  * value's length (also for headers only) and flags (operation: 0 PUT, 1 DEL,
  * 2 PURGE; + 4 when the watch has caught up with it). `caughtUp`: the watch
  * has handed out, with the last entry here, all that existed when it started.
+ * An object store's metas have no key and their JSON as the value; an
+ * object's chunks are values alone, so `bytes` is the chunks in order.
  */
-export type RawKvEntries = [bytes: Uint8Array, meta: Float64Array, caughtUp: boolean];
+export type RawEntries = [bytes: Uint8Array, meta: Float64Array, caughtUp: boolean];
 "#;
 
 /// Numbers per entry in `meta`.
@@ -28,30 +31,36 @@ const FIELDS: usize = 7;
 /// The flag of an entry the watch caught up with.
 const CAUGHT_UP: u8 = 4;
 
-/// Entries (or keys) on their way to JS.
+/// Entries (or keys, or values) on their way to JS.
 #[derive(Default)]
-pub(super) struct Packed {
+pub(crate) struct Packed {
     bytes: Vec<u8>,
     meta: Vec<f64>,
 }
 
 impl Packed {
     /// Adds `entry`, whose value is `len` bytes long.
-    pub(super) fn entry(&mut self, entry: &Entry, len: usize) {
+    pub(crate) fn entry(&mut self, entry: &Entry, len: usize) {
         let created = entry.created.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
         let operation = match entry.operation {
             Operation::Put => 0,
             Operation::Delete => 1,
             Operation::Purge => 2,
         };
-        let flags = operation | if entry.seen_current { CAUGHT_UP } else { 0 };
+        let flags = operation | caught_up_flag(entry.seen_current);
         let numbers = [entry.revision as f64, entry.delta as f64, created as f64, len as f64, f64::from(flags)];
         self.push(entry.key.as_bytes(), &entry.value, numbers);
     }
 
     /// Adds a key alone.
-    pub(super) fn key(&mut self, key: &str) {
+    pub(crate) fn key(&mut self, key: &str) {
         self.push(key.as_bytes(), &[], [0.0; FIELDS - 2]);
+    }
+
+    /// Adds a value without a key, at `revision`.
+    pub(crate) fn value(&mut self, value: &[u8], revision: u64, caught_up: bool) {
+        let numbers = [revision as f64, 0.0, 0.0, value.len() as f64, f64::from(caught_up_flag(caught_up))];
+        self.push(&[], value, numbers);
     }
 
     fn push(&mut self, key: &[u8], value: &[u8], numbers: [f64; FIELDS - 2]) {
@@ -62,9 +71,13 @@ impl Packed {
         self.meta.extend_from_slice(&numbers);
     }
 
-    /// The `RawKvEntries` of what was added.
-    pub(super) fn to_js(&self, caught_up: bool) -> Array {
+    /// The `RawEntries` of what was added.
+    pub(crate) fn to_js(&self, caught_up: bool) -> Array {
         let bytes = Uint8Array::from(&self.bytes[..]);
         Array::of3(&bytes, &Float64Array::from(&self.meta[..]), &caught_up.into())
     }
+}
+
+fn caught_up_flag(caught_up: bool) -> u8 {
+    if caught_up { CAUGHT_UP } else { 0 }
 }

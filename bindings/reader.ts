@@ -1,25 +1,50 @@
 /**
- * `KvReader`: a watch, history or key listing (nats.js: a `QueuedIterator`)
- * read from wasm a batch at a time. The ordered consumer underneath (its
- * recreation after gaps, missed heartbeats and reconnects, its flow
- * control) runs in Rust, in the connection's task; a watch's `caughtUp()`
- * resolves when the iteration, having handed out the last entry it had to
- * catch up with, asks for the next (a `for await` body is done with it).
+ * `EntryReader`: a store's watch or listing (nats.js: a `QueuedIterator`) —
+ * a Key-Value watch, history or key listing, an object store's watch or
+ * listing of metas — read from wasm (`RawReader`) a batch at a time. The
+ * ordered consumer underneath (its recreation after gaps, missed heartbeats
+ * and reconnects, its flow control) runs in Rust, in the connection's task;
+ * a watch's `caughtUp()` resolves when the iteration, having handed out the
+ * last entry it had to catch up with, asks for the next (a `for await` body
+ * is done with it).
  */
-import type { RawKvEntries, RawKvReader } from "../raw.js";
-import { caughtUpAt, count } from "./entries.js";
-import type { KvWatcher, KvWatchEntry, QueuedIterator } from "./types.js";
+import type { RawEntries, RawReader } from "./raw.js";
 
 /** Entries taken from wasm per crossing, at most. */
 const BATCH = 256;
+/** Numbers per entry in a batch's `meta` (see `RawEntries`). */
+export const FIELDS = 7;
+const CAUGHT_UP = 4;
+
+/** Entries in `batch`. */
+export function count(batch: RawEntries): number {
+  return batch[1].length / FIELDS;
+}
+
+/** Whether entry `i` of a watch's batch is one it caught up with. */
+export function caughtUpAt(batch: RawEntries, i: number): boolean {
+  return (batch[1][i * FIELDS + 6]! & CAUGHT_UP) !== 0;
+}
+
+/** An iteration fed from the server (nats-core's `QueuedIterator`). */
+export interface QueuedIterator<T> extends AsyncIterable<T> {
+  /** Stops: what arrived is still handed out, then the iteration ends (throwing `err` if given). */
+  stop(err?: Error): void;
+  /** Items handed out so far. */
+  getProcessed(): number;
+  /** Items received and not handed out yet. */
+  getPending(): number;
+  /** Items received so far. */
+  getReceived(): number;
+}
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-export class KvReader<T> implements QueuedIterator<T> {
-  readonly #raw: RawKvReader;
-  readonly #item: (batch: RawKvEntries, i: number) => T;
+export class EntryReader<T> implements QueuedIterator<T> {
+  readonly #raw: RawReader;
+  readonly #item: (batch: RawEntries, i: number) => T;
   /** The batch being handed out, and the index of its next entry. */
-  #batch: RawKvEntries | null = null;
+  #batch: RawEntries | null = null;
   #index = 0;
   /** The read from wasm under way: one at a time. */
   #reading: Promise<void> | null = null;
@@ -32,8 +57,8 @@ export class KvReader<T> implements QueuedIterator<T> {
   #resolveCaughtUp!: () => void;
   readonly #caughtUp = new Promise<void>((resolve) => (this.#resolveCaughtUp = resolve));
 
-  /** Made by `kv.watch`, `kv.history` and `kv.keys`; `item` makes what the iteration yields. */
-  constructor(raw: RawKvReader, item: (batch: RawKvEntries, i: number) => T) {
+  /** Made by the stores' watches and listings; `item` makes what the iteration yields. */
+  constructor(raw: RawReader, item: (batch: RawEntries, i: number) => T) {
     this.#raw = raw;
     this.#item = item;
     if (raw.seenCurrent) this.#resolveCaughtUp();
@@ -110,6 +135,3 @@ export class KvReader<T> implements QueuedIterator<T> {
     }
   }
 }
-
-/** The type `kv.watch` resolves to. */
-export type Watcher = KvReader<KvWatchEntry> & KvWatcher;

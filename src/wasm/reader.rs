@@ -1,7 +1,10 @@
-//! `RawKvReader`: a [`Watch`], [`History`] or [`Keys`] read a batch at a
-//! time, like a consumer's messages. A batch also says whether the watch
-//! has caught up, which a delete it leaves out (`ignoreDeletes`) can make
-//! true without an entry to carry it.
+//! `RawReader`: a read of a store a batch at a time, like a consumer's
+//! messages — a Key-Value [`Watch`], [`History`] or [`Keys`], an object
+//! store's listing or watch of metas, or an object's chunks. One export for
+//! all of them (each export costs its glue and a future in the wasm). A
+//! batch also says whether a watch has caught up, which a delete it leaves
+//! out (`ignoreDeletes`) can make true without an entry to carry it. An
+//! object's size or digest error comes after the chunks before it.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -9,6 +12,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, ready};
 
+use bytes::Bytes;
 use futures_core::Stream;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -16,29 +20,40 @@ use wasm_bindgen::prelude::*;
 use super::entries::Packed;
 use crate::error::Error;
 use crate::jetstream::kv::{Entry, History, Keys, Watch};
+use crate::jetstream::object_store::{self as os, List, Object, meta_json};
 use crate::wasm::jetstream::batches::Batches;
 use crate::wasm::promise;
 
 /// What is read.
-enum Source {
+pub(crate) enum Source {
     Watch(Watch),
     History(History),
     Keys(Keys),
+    Objects(List),
+    ObjectWatch(os::Watch),
+    Chunks(Box<Object>),
 }
 
 impl Source {
     /// A watch that has handed out what existed when it started.
     fn caught_up(&self) -> bool {
-        matches!(self, Source::Watch(w) if w.seen_current())
+        match self {
+            Source::Watch(w) => w.seen_current(),
+            Source::ObjectWatch(w) => w.seen_current(),
+            _ => false,
+        }
     }
 }
 
 /// One step of a read.
-enum Item {
+pub(crate) enum Item {
     Entry(Entry, usize),
     Key(String),
     /// An entry the watch leaves out.
     Skipped,
+    /// An object's meta (its JSON) at a revision, and whether the watch
+    /// has caught up with it; or a chunk of an object (revision 0).
+    Value(Bytes, u64, bool),
 }
 
 impl Stream for Source {
@@ -46,45 +61,37 @@ impl Stream for Source {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let entry = |(entry, len)| Item::Entry(entry, len);
+        let meta = |(info, revision), caught_up| Ok(Item::Value(meta_json(&info)?, revision, caught_up));
         Poll::Ready(match self.get_mut() {
             Source::Watch(w) => ready!(w.poll_step(cx)).map(|r| r.map(|e| e.map_or(Item::Skipped, entry))),
             Source::History(h) => ready!(h.poll_entry(cx)).map(|r| r.map(entry)),
             Source::Keys(k) => ready!(k.poll_key(cx)).map(|r| r.map(Item::Key)),
+            Source::Objects(l) => ready!(l.poll_info(cx)).map(|r| r.and_then(|m| meta(m, false))),
+            Source::ObjectWatch(w) => ready!(w.poll_info(cx)).map(|r| r.and_then(|m| meta(m, w.seen_current()))),
+            Source::Chunks(o) => ready!(o.poll_chunk(cx)).map(|r| r.map(|chunk| Item::Value(chunk, 0, false))),
         })
     }
 }
 
-/// A read of a bucket. Freeing it (or its garbage collection) stops it.
+/// A read of a store. Freeing it (or its garbage collection) stops it.
 #[wasm_bindgen]
-pub struct RawKvReader {
+pub struct RawReader {
     /// Shared with a pending `nextBatch` promise, borrowed only while polled.
     reader: Rc<RefCell<Batches<Source>>>,
 }
 
-impl RawKvReader {
-    fn js(source: Source) -> JsValue {
-        RawKvReader { reader: Rc::new(RefCell::new(Batches::new(source))) }.into()
-    }
-
-    pub(super) fn watch(watch: Watch) -> JsValue {
-        Self::js(Source::Watch(watch))
-    }
-
-    pub(super) fn history(history: History) -> JsValue {
-        Self::js(Source::History(history))
-    }
-
-    pub(super) fn keys(keys: Keys) -> JsValue {
-        Self::js(Source::Keys(keys))
+impl RawReader {
+    pub(crate) fn new(source: Source) -> Self {
+        RawReader { reader: Rc::new(RefCell::new(Batches::new(source))) }
     }
 }
 
 #[wasm_bindgen]
-impl RawKvReader {
+impl RawReader {
     /// Up to `max` entries: those received, or else the first to arrive
     /// (none: only left-out ones came); `null` once the read ended. Rejects
     /// with the error that ended it. One call at a time.
-    #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawKvEntries | null>")]
+    #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawEntries | null>")]
     pub fn next_batch(&self, max: u32) -> Promise {
         let reader = self.reader.clone();
         let max = max.max(1) as usize;
@@ -93,6 +100,7 @@ impl RawKvReader {
                 Item::Entry(entry, _) => entry.key.len() + entry.value.len(),
                 Item::Key(key) => key.len(),
                 Item::Skipped => 0,
+                Item::Value(value, ..) => value.len(),
             };
             let items = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await?;
             if items.is_empty() {
@@ -104,6 +112,7 @@ impl RawKvReader {
                     Item::Entry(entry, len) => packed.entry(entry, *len),
                     Item::Key(key) => packed.key(key),
                     Item::Skipped => {}
+                    Item::Value(value, revision, caught_up) => packed.value(value, *revision, *caught_up),
                 }
             }
             let caught_up = reader.borrow().stream.get_ref().caught_up();
@@ -124,6 +133,9 @@ impl RawKvReader {
             Source::Watch(w) => w.stop(),
             Source::History(h) => h.stop(),
             Source::Keys(k) => k.stop(),
+            Source::Objects(l) => l.stop(),
+            Source::ObjectWatch(w) => w.stop(),
+            Source::Chunks(o) => o.stop(),
         }
     }
 }
