@@ -226,6 +226,42 @@ impl<K: fmt::Debug + fmt::Display> std::error::Error for KindError<K> {
     }
 }
 
+/// Declares an error-kind enum (async-nats's names) and its `Display`
+/// from a table of texts.
+macro_rules! error_kinds {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(match self {
+                    $(Self::$variant => $text,)*
+                })
+            }
+        }
+    };
+}
+pub(crate) use error_kinds;
+
+/// Sorts a cause into an operation's kind: what the error is, then what the
+/// call was doing.
+pub(crate) trait SortCause: Sized + Clone {
+    fn sort(cause: &Error) -> Self;
+
+    fn error(cause: Error) -> KindError<Self> {
+        KindError::new(Self::sort(&cause), cause)
+    }
+}
+
+/// The caller's mistake: nothing was sent.
+pub(crate) fn is_bad_input(cause: &Error) -> bool {
+    matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. })
+}
+
 impl<K> From<KindError<K>> for Error {
     fn from(e: KindError<K>) -> Self {
         e.cause

@@ -8,6 +8,7 @@ use super::config::{Config, Status};
 use super::error::*;
 use super::names::{bucket_of_stream, check_bucket, stream_name};
 use super::store::Store;
+use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::api::{self, DeleteResponse, ErrorCode, StreamInfo};
 use crate::jetstream::context::{Context, encode_request};

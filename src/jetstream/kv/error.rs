@@ -3,31 +3,10 @@
 //! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
 //! (the server's code and text, the bad key, the payload over the limit).
 
-use std::fmt;
-
-use crate::error::{Error, KindError};
+use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
 use crate::jetstream::api::ErrorCode;
 
-/// Writes the `Display` of kinds from a table of texts.
-macro_rules! kinds {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $($(#[$vdoc])* $variant,)*
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(match self {
-                    $(Self::$variant => $text,)*
-                })
-            }
-        }
-    };
-}
-
-kinds!(
+error_kinds!(
     /// Opening, listing or deleting a bucket.
     KeyValueErrorKind {
         InvalidStoreName => "invalid Key Value Store name",
@@ -36,7 +15,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// Creating a bucket.
     CreateKeyValueErrorKind {
         InvalidStoreName => "invalid Key Value Store name",
@@ -49,7 +28,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// Updating a bucket's config.
     UpdateKeyValueErrorKind {
         InvalidStoreName => "invalid Key Value Store name",
@@ -62,7 +41,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `Store::status`.
     StatusErrorKind {
         JetStream => "JetStream error",
@@ -70,7 +49,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `Store::create`.
     CreateErrorKind {
         /// The key has a value (not a delete or purge marker).
@@ -82,7 +61,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `Store::put`.
     PutErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
@@ -93,7 +72,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `Store::get`, `entry`, `entry_for_revision`.
     EntryErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
@@ -102,7 +81,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// Starting a watch, a history or a key listing.
     WatchErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
@@ -112,7 +91,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `Store::update`, `delete`, `purge` and their `_expect_revision` forms.
     UpdateErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
@@ -123,7 +102,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// An entry of a running watch, history or listing.
     WatcherErrorKind {
         Consumer => "watcher consumer error",
@@ -148,23 +127,7 @@ pub type PurgeErrorKind = UpdateErrorKind;
 pub type HistoryError = WatchError;
 pub type HistoryErrorKind = WatchErrorKind;
 
-/// Sorts a cause into a kind: what the error is, then what the call was doing.
-pub(crate) trait Sort: Sized {
-    fn sort(cause: &Error) -> Self;
-
-    fn error(cause: Error) -> KindError<Self>
-    where
-        Self: Clone,
-    {
-        KindError::new(Self::sort(&cause), cause)
-    }
-}
-
-fn is_bad_input(cause: &Error) -> bool {
-    matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. })
-}
-
-impl Sort for PutErrorKind {
+impl SortCause for PutErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => PutErrorKind::InvalidKey,
@@ -174,7 +137,7 @@ impl Sort for PutErrorKind {
     }
 }
 
-impl Sort for UpdateErrorKind {
+impl SortCause for UpdateErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => UpdateErrorKind::InvalidKey,
@@ -185,7 +148,7 @@ impl Sort for UpdateErrorKind {
     }
 }
 
-impl Sort for CreateErrorKind {
+impl SortCause for CreateErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => CreateErrorKind::InvalidKey,
@@ -195,7 +158,7 @@ impl Sort for CreateErrorKind {
     }
 }
 
-impl Sort for EntryErrorKind {
+impl SortCause for EntryErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => EntryErrorKind::InvalidKey,
@@ -205,7 +168,7 @@ impl Sort for EntryErrorKind {
     }
 }
 
-impl Sort for WatchErrorKind {
+impl SortCause for WatchErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => WatchErrorKind::InvalidKey,
@@ -216,7 +179,7 @@ impl Sort for WatchErrorKind {
     }
 }
 
-impl Sort for WatcherErrorKind {
+impl SortCause for WatcherErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             Error::Protocol(_) => WatcherErrorKind::Other,
@@ -225,7 +188,7 @@ impl Sort for WatcherErrorKind {
     }
 }
 
-impl Sort for StatusErrorKind {
+impl SortCause for StatusErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             Error::Timeout => StatusErrorKind::TimedOut,
@@ -234,7 +197,7 @@ impl Sort for StatusErrorKind {
     }
 }
 
-impl Sort for KeyValueErrorKind {
+impl SortCause for KeyValueErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => KeyValueErrorKind::InvalidStoreName,
@@ -244,7 +207,7 @@ impl Sort for KeyValueErrorKind {
     }
 }
 
-impl Sort for CreateKeyValueErrorKind {
+impl SortCause for CreateKeyValueErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => CreateKeyValueErrorKind::InvalidStoreName,
@@ -255,7 +218,7 @@ impl Sort for CreateKeyValueErrorKind {
     }
 }
 
-impl Sort for UpdateKeyValueErrorKind {
+impl SortCause for UpdateKeyValueErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => UpdateKeyValueErrorKind::InvalidStoreName,

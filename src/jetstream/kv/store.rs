@@ -15,6 +15,7 @@ use super::error::*;
 use super::names::{KeySubjects, Origin, check_bucket, check_key, stream_name};
 use super::watch::{History, Keys, Watch, WatchInclude, WatchOptions};
 use crate::driver::{DefaultRuntime, Runtime};
+use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::api::{
     self, DeliverPolicy, ErrorCode, JetStreamError, MsgGetRequest, MsgGetResponse, PurgeRequest, PurgeResponse,

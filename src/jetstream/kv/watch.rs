@@ -19,10 +19,11 @@ use std::time::Duration;
 use futures_core::Stream;
 
 use super::entry::{Entry, Operation, value_len};
-use super::error::{Sort, WatchError, WatcherError, WatcherErrorKind};
+use super::error::{WatchError, WatcherError, WatcherErrorKind};
 use super::names::check_filter;
 use super::store::Store;
 use crate::error::Error;
+use crate::error::SortCause;
 use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
 use crate::jetstream::reader::OrderedMessages;

@@ -8,6 +8,7 @@ use super::error::*;
 use super::info::{Config, Status};
 use super::names::{bucket_of_stream, check_bucket, stream_name};
 use super::store::ObjectStore;
+use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::api::{self, DeleteResponse, ErrorCode, StreamInfo};
 use crate::jetstream::context::{Context, encode_request};

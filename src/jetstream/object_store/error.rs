@@ -3,31 +3,11 @@
 //! [`Error`] (the server's code and text, the bad name, the digest that
 //! did not match).
 
-use std::fmt;
-
-use crate::error::{Error, KindError};
+use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
 use crate::jetstream::api::ErrorCode;
 pub use crate::jetstream::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;
 
-macro_rules! kinds {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $($(#[$vdoc])* $variant,)*
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(match self {
-                    $(Self::$variant => $text,)*
-                })
-            }
-        }
-    };
-}
-
-kinds!(
+error_kinds!(
     /// Opening or deleting a bucket.
     ObjectStoreErrorKind {
         InvalidBucketName => "invalid Object Store bucket name",
@@ -35,7 +15,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::info`.
     InfoErrorKind {
         InvalidName => "invalid object name",
@@ -45,7 +25,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::get`, and reading the object.
     GetErrorKind {
         InvalidName => "invalid object name",
@@ -58,7 +38,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::delete`.
     DeleteErrorKind {
         TimedOut => "timed out",
@@ -70,7 +50,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::put`.
     PutErrorKind {
         InvalidName => "invalid object name",
@@ -83,7 +63,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::add_link` and `add_bucket_link`.
     AddLinkErrorKind {
         EmptyName => "empty name",
@@ -96,7 +76,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::update_metadata`.
     UpdateMetadataErrorKind {
         InvalidName => "invalid object name",
@@ -109,7 +89,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// Starting a watch or a listing.
     WatchErrorKind {
         TimedOut => "timed out",
@@ -118,7 +98,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::seal`.
     SealErrorKind {
         TimedOut => "timed out",
@@ -128,7 +108,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// An item of a running watch or listing.
     WatcherErrorKind {
         ConsumerError => "watcher consumer error",
@@ -136,7 +116,7 @@ kinds!(
     }
 );
 
-kinds!(
+error_kinds!(
     /// `ObjectStore::status`.
     StatusErrorKind {
         JetStream => "JetStream error",
@@ -163,19 +143,6 @@ pub type ListerError = WatcherError;
 pub type ListerErrorKind = WatcherErrorKind;
 pub type StatusError = KindError<StatusErrorKind>;
 
-/// Sorts a cause into a kind.
-pub(crate) trait Sort: Sized + Clone {
-    fn sort(cause: &Error) -> Self;
-
-    fn error(cause: Error) -> KindError<Self> {
-        KindError::new(Self::sort(&cause), cause)
-    }
-}
-
-fn is_bad_input(cause: &Error) -> bool {
-    matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. })
-}
-
 /// The server's "no such message" (a missing meta).
 pub(crate) fn is_not_found(cause: &Error) -> bool {
     matches!(cause, Error::JetStream(e) if e.err_code == ErrorCode::NO_MESSAGE_FOUND)
@@ -184,7 +151,7 @@ pub(crate) fn is_not_found(cause: &Error) -> bool {
 /// One sorting rule per kind enum: bad input, time-outs, misses, the rest.
 macro_rules! sorts {
     ($($kind:ident { $bad:ident, $timeout:ident, $missing:ident, $other:ident })*) => {
-        $(impl Sort for $kind {
+        $(impl SortCause for $kind {
             fn sort(cause: &Error) -> Self {
                 match cause {
                     _ if is_bad_input(cause) => $kind::$bad,
@@ -204,7 +171,7 @@ sorts! {
     UpdateMetadataErrorKind { InvalidName, TimedOut, NotFound, Other }
 }
 
-impl Sort for PutErrorKind {
+impl SortCause for PutErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => PutErrorKind::InvalidName,
@@ -214,7 +181,7 @@ impl Sort for PutErrorKind {
     }
 }
 
-impl Sort for AddLinkErrorKind {
+impl SortCause for AddLinkErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => AddLinkErrorKind::EmptyName,
@@ -224,7 +191,7 @@ impl Sort for AddLinkErrorKind {
     }
 }
 
-impl Sort for WatchErrorKind {
+impl SortCause for WatchErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             Error::Timeout => WatchErrorKind::TimedOut,
@@ -234,7 +201,7 @@ impl Sort for WatchErrorKind {
     }
 }
 
-impl Sort for WatcherErrorKind {
+impl SortCause for WatcherErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             Error::Protocol(_) => WatcherErrorKind::Other,
@@ -243,7 +210,7 @@ impl Sort for WatcherErrorKind {
     }
 }
 
-impl Sort for SealErrorKind {
+impl SortCause for SealErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             Error::Timeout => SealErrorKind::TimedOut,
@@ -253,7 +220,7 @@ impl Sort for SealErrorKind {
     }
 }
 
-impl Sort for StatusErrorKind {
+impl SortCause for StatusErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             Error::Timeout => StatusErrorKind::TimedOut,
@@ -262,7 +229,7 @@ impl Sort for StatusErrorKind {
     }
 }
 
-impl Sort for ObjectStoreErrorKind {
+impl SortCause for ObjectStoreErrorKind {
     fn sort(cause: &Error) -> Self {
         match cause {
             _ if is_bad_input(cause) => ObjectStoreErrorKind::InvalidBucketName,

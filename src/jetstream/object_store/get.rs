@@ -17,12 +17,13 @@ use bytes::Bytes;
 use futures_core::Stream;
 
 use super::digest::{self, Digest};
-use super::error::{GetError, GetErrorKind, Sort};
+use super::error::{GetError, GetErrorKind};
 use super::info::ObjectInfo;
 use super::names::{check_bucket, chunk_subject};
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
+use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::ack::MessageMetadata;
 use crate::jetstream::api::ConsumerInfo;

@@ -16,11 +16,12 @@ use futures_core::Stream;
 use futures_util::StreamExt;
 
 use super::digest::{self, Digest};
-use super::error::{PutError, PutErrorKind, Sort, is_not_found};
+use super::error::{PutError, PutErrorKind, is_not_found};
 use super::info::{DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectMetadata, ObjectOptions};
 use super::names::{check_name, chunk_subject, meta_subject};
 use super::store::{Found, ObjectStore};
 use crate::driver::{DefaultRuntime, Runtime};
+use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::header::HeaderMap;
 use crate::jetstream::kv::NATS_ROLLUP;

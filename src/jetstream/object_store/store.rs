@@ -16,6 +16,7 @@ use super::error::*;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata};
 use super::names::{all_meta, check_name, chunk_subject, latin1_meta_subject, meta_subject, stream_name};
 use crate::driver::{DefaultRuntime, Runtime};
+use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::ack::MessageMetadata;
 use crate::jetstream::api::{
