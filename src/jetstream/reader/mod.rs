@@ -16,7 +16,7 @@ pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use futures_core::Stream;
@@ -379,10 +379,10 @@ impl Messages {
     }
 }
 
-impl Stream for Messages {
-    type Item = Result<Message, Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+impl Messages {
+    /// The next message as it came, counted as taken; [`poll_next`](Stream::poll_next)
+    /// wraps it with its acks.
+    pub(crate) fn poll_raw(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<crate::Message, Error>>> {
         let item = match self.items.poll_pop(cx) {
             Poll::Ready(Some(item)) => item,
             Poll::Ready(None) => return Poll::Ready(None),
@@ -402,7 +402,16 @@ impl Stream for Messages {
         if self.mark.as_ref().is_some_and(|mark| mark.take_one()) {
             self.report_taken();
         }
-        Poll::Ready(Some(Ok(Message::new(message, self.client.clone(), self.ack_timeout))))
+        Poll::Ready(Some(Ok(message)))
+    }
+}
+
+impl Stream for Messages {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let item = ready!(self.poll_raw(cx));
+        Poll::Ready(item.map(|r| r.map(|message| Message::new(message, self.client.clone(), self.ack_timeout))))
     }
 }
 
