@@ -97,18 +97,15 @@ impl<T> Queue<T> {
         Poll::Pending
     }
 
-    /// Every waiting item, moved to the back of `into` under one lock
-    /// (swapped in whole when `into` is empty): `Ready(false)` once closed
-    /// and empty. Items moved out no longer count against the capacity, so
-    /// only a receiver whose sender bounds what is in flight batches.
+    /// Every waiting item, swapped whole into `into` (which must be empty)
+    /// under one lock: `Ready(false)` once closed and empty. Items moved out
+    /// no longer count against the capacity, so only a receiver whose sender
+    /// bounds what is in flight batches.
     pub(crate) fn poll_pop_all(&self, cx: &mut Context<'_>, into: &mut VecDeque<T>) -> Poll<bool> {
+        debug_assert!(into.is_empty(), "poll_pop_all into a non-empty buffer");
         let mut state = lock(&self.state);
         if !state.items.is_empty() {
-            if into.is_empty() {
-                std::mem::swap(&mut state.items, into);
-            } else {
-                into.append(&mut state.items);
-            }
+            std::mem::swap(&mut state.items, into);
             return Poll::Ready(true);
         }
         if state.closed {
@@ -161,11 +158,13 @@ mod tests {
         assert_eq!(q.poll_pop_all(&mut cx, &mut taken), Poll::Ready(true));
         assert_eq!(taken, [1, 2]);
         assert!(q.is_empty());
+        taken.clear();
         q.push(3).unwrap();
         q.close();
         assert!(q.is_closed());
         assert_eq!(q.poll_pop_all(&mut cx, &mut taken), Poll::Ready(true), "what came before the close");
-        assert_eq!(taken, [1, 2, 3]);
+        assert_eq!(taken, [3]);
+        taken.clear();
         assert_eq!(q.poll_pop_all(&mut cx, &mut taken), Poll::Ready(false));
     }
 

@@ -426,10 +426,9 @@ impl Drop for Messages {
         inner.retire_reader(self.sid);
         // Received but never read: hand them back now.
         let nak = super::ack::AckKind::Nak(None).body();
-        let unread = std::mem::take(&mut self.buffer).into_iter().chain(std::iter::from_fn(|| self.items.try_pop()));
-        for message in unread.flatten() {
-            if let Some(reply) = message.reply.as_deref() {
-                let _ = inner.conn.publish(reply, None, None, &nak);
+        while let Some(item) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
+            if let Some(reply) = item.ok().and_then(|message| message.reply) {
+                let _ = inner.conn.publish(&reply, None, None, &nak);
             }
         }
         inner.wake_driver();
