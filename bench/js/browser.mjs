@@ -8,7 +8,7 @@
 //
 //   npm run bench:browser                       # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
-//   BENCH_WORKLOADS=drain node bench/js/browser.mjs  # some workloads only (core, jspub, drain)
+//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, kv, watch)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
 //
 // Playwright (the default) enables DevTools' Network domain on its pages, so
@@ -17,14 +17,17 @@
 // runs for its users.
 //
 // "main thread/op" is the page's main-thread busy time (Chromium's
-// TaskDuration metric) per message, connect and close included.
+// TaskDuration metric) per message or operation, connect and close
+// included (KV puts and gets are a page call each). The page is served
+// cross-origin isolated, so `performance.now()` has Chromium's fine
+// resolution (5 µs, not 100 µs) for the KV latencies.
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname } from "node:path";
 import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { openPage } from "./cdp.mjs";
-import { WORKLOADS } from "./workloads.mjs";
+import { WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
 import { benchServer, best, header, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -40,7 +43,9 @@ if (!existsSync(executablePath)) {
 
 /** nats.js as a browser app would ship it: one minified ES module. */
 function natsJsBundle() {
-  return bundle(`export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream";`);
+  return bundle(
+    `export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream"; export { Kvm } from "@nats-io/kv";`,
+  );
 }
 
 const pageHtml = `<!doctype html>
@@ -48,21 +53,31 @@ const pageHtml = `<!doctype html>
 <script type="module">
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
-  import { corePublish, jetStreamPublish, durableDrain } from "/workloads.mjs";
+  import { corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch } from "/workloads.mjs";
   const clients = {
     natsjet: {
       connect: (url) => natsjet.connect({ servers: url }),
       jetstream: typeof natsjet.jetstream === "function" ? natsjet.jetstream : undefined,
+      kvm: typeof natsjet.Kvm === "function" ? (nc) => new natsjet.Kvm(nc) : undefined,
     },
-    "nats.js": { connect: (url) => natsjs.wsconnect({ servers: url }), jetstream: natsjs.jetstream },
+    "nats.js": {
+      connect: (url) => natsjs.wsconnect({ servers: url }),
+      jetstream: natsjs.jetstream,
+      kvm: (nc) => new natsjs.Kvm(nc),
+    },
   };
   const clock = () => [performance.now(), NaN];
   window.hasJetStream = (client) => clients[client].jetstream !== undefined;
+  window.hasKv = (client) => clients[client].kvm !== undefined;
+  window.isolated = () => crossOriginIsolated;
   window.bench = async ({ client, workload, n, url, durable }) => {
     const c = clients[client];
     const nc = await c.connect(url);
     try {
       if (workload === "core") return await corePublish(nc, n, clock);
+      if (workload === "kvput") return await kvPut(c.kvm(nc), n, clock);
+      if (workload === "kvget") return await kvGet(c.kvm(nc), n, clock);
+      if (workload === "watch") return await kvWatch(c.kvm(nc), clock);
       const js = await c.jetstream(nc);
       if (workload === "jspub") return await jetStreamPublish(js, n, clock);
       return await durableDrain(nc, js, "DRAIN", durable, n, clock);
@@ -76,7 +91,10 @@ const pageHtml = `<!doctype html>
 function staticServer(natsJs) {
   const http = createServer((req, res) => {
     const path = new URL(req.url, "http://x").pathname;
-    const send = (type, body) => res.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
+    // Cross-origin isolated: performance.now() at its finest resolution.
+    const isolation = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
+    const send = (type, body) =>
+      res.writeHead(200, { "content-type": type, "cache-control": "no-store", ...isolation }).end(body);
     if (path === "/") return send(types[".html"], pageHtml);
     if (path === "/favicon.ico") return res.writeHead(204).end();
     if (path === "/natsjs.js") return send(types[".js"], natsJs);
@@ -151,16 +169,24 @@ try {
   page = await benchPage(`http://127.0.0.1:${http.address().port}/`);
   const { busy, errors } = page;
   const hasJetStream = await page.call("hasJetStream", "natsjet");
+  const hasKv = await page.call("hasKv", "natsjet");
 
   console.log(
     `natsjet web build vs nats.js (esbuild bundle) in ${page.version} (headless, ${page.driver}); ` +
       `BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, best of ${runs}`,
   );
   if (!hasJetStream) console.log("natsjet: JetStream API not in this build (JetStream rows show n/a)");
+  if (!(await page.call("isolated"))) console.log("page not cross-origin isolated: latencies in 100 µs steps");
 
   let durables = 0;
+  /** One page call: a run, or "n/a"; "kv" is two calls, `{ put, get }`. */
   async function measure(client, workload, n) {
-    if (workload !== "core" && client === "natsjet" && !hasJetStream) return "n/a";
+    if (workload === "kv") {
+      await server.noKvBucket();
+      return { put: await measure(client, "kvput", n), get: await measure(client, "kvget", n) };
+    }
+    const kv = workload === "kvput" || workload === "kvget" || workload === "watch";
+    if (client === "natsjet" && (kv ? !hasKv : workload !== "core" && !hasJetStream)) return "n/a";
     if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
     const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
     if (workload === "drain") await server.durable("DRAIN", durable);
@@ -173,18 +199,26 @@ try {
     return run;
   }
 
-  await server.filledStream("DRAIN", "bench.drain", scale(WORKLOADS.find((w) => w.id === "drain").count));
+  const selected = selectedWorkloads();
+  const count = (id) => scale(WORKLOADS.find((w) => w.id === id).count);
+  if (selected.some((w) => w.id === "drain")) await server.filledStream("DRAIN", "bench.drain", count("drain"));
+  if (selected.some((w) => w.id === "watch")) await server.filledBucket(WATCH_BUCKET, count("watch"));
   const results = [];
-  for (const w of selectedWorkloads()) {
+  for (const w of selected) {
     const n = scale(w.count);
     for (const client of ["natsjet", "nats.js"]) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
-    const got = {};
-    for (const client of ["natsjet", "nats.js"]) {
-      const tries = [];
-      for (let i = 0; i < runs; i++) tries.push(await measure(client, w.id, n));
-      got[client] = best(tries);
+    const tries = { natsjet: [], "nats.js": [] };
+    for (let i = 0; i < runs; i++) {
+      for (const client of ["natsjet", "nats.js"]) tries[client].push(await measure(client, w.id, n));
     }
-    results.push([`${w.title(n)} (ws://)`, got.natsjet, got["nats.js"]]);
+    if (w.id === "kv") {
+      for (const op of ["put", "get"]) {
+        const pick = (client) => best(tries[client].map((r) => r[op]));
+        results.push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js")]);
+      }
+    } else {
+      results.push([`${w.title(n)} (ws://)`, best(tries.natsjet), best(tries["nats.js"])]);
+    }
   }
   if (errors.length) console.log(`page errors: ${errors.join("; ")}`);
   console.log();

@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tcpConnect } from "@nats-io/transport-node";
 import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
 import { startServer } from "../../bindings/test/harness.mjs";
-import { CHUNK, PAYLOAD, WORKLOADS } from "./workloads.mjs";
+import { CHUNK, KV_BUCKET, PAYLOAD, VALUE, WORKLOADS } from "./workloads.mjs";
 
 /** `n` times `BENCH_SCALE` (default 1), at least 1. */
 export function scale(n) {
@@ -41,6 +42,17 @@ export async function benchServer() {
   const server = await startServer(`jetstream { store_dir: "${store}", max_memory_store: 1GB }\nmax_payload: 1MB`);
   const setup = await tcpConnect({ servers: server.url });
   const jsm = await jetstreamManager(setup);
+  /** Publishes `n` messages (`subject(i)`, `payload`) and waits until stream `name` holds them. */
+  async function fill(name, subject, payload, n) {
+    for (let sent = 0; sent < n; ) {
+      const chunk = Math.min(CHUNK, n - sent);
+      for (let i = 0; i < chunk; i++) setup.publish(subject(sent + i), payload);
+      sent += chunk;
+      await setup.flush();
+      // Let the stream take what was sent before sending more.
+      while ((await jsm.streams.info(name)).state.messages < sent) await new Promise((r) => setTimeout(r, 5));
+    }
+  }
   return {
     url: server.url,
     wsUrl: server.wsUrl,
@@ -67,14 +79,20 @@ export async function benchServer() {
     /** A fresh stream holding `n` x 128 B on `subject`, all stored before this returns. */
     async filledStream(name, subject, n) {
       await this.freshStream(name, [subject]);
-      for (let sent = 0; sent < n; ) {
-        const chunk = Math.min(CHUNK, n - sent);
-        for (let i = 0; i < chunk; i++) setup.publish(subject, PAYLOAD);
-        sent += chunk;
-        await setup.flush();
-        // Let the stream take what was sent before sending more.
-        while ((await jsm.streams.info(name)).state.messages < sent) await new Promise((r) => setTimeout(r, 5));
-      }
+      await fill(name, () => subject, PAYLOAD, n);
+    },
+    /** No bucket KV_BUCKET: each put run makes it with its client's defaults. */
+    async noKvBucket() {
+      await jsm.streams.delete(`KV_${KV_BUCKET}`).catch(() => {});
+    },
+    /**
+     * A fresh bucket `bucket` (nats.js's defaults) holding `keys` keys of
+     * 100 B, written straight to its subjects (`$KV.<bucket>.w.<i>`).
+     */
+    async filledBucket(bucket, keys) {
+      await jsm.streams.delete(`KV_${bucket}`).catch(() => {});
+      await new Kvm(setup).create(bucket);
+      await fill(`KV_${bucket}`, (i) => `$KV.${bucket}.w.${i}`, VALUE, keys);
     },
     /** A durable pull consumer with explicit acks (as in benches/consume.rs). */
     async durable(stream, name) {
@@ -107,7 +125,11 @@ export function header(ours = "natsjet", theirs = "nats.js", cpu = true, cpuName
   console.log(`|${cells.map((c) => "-".repeat(c.length + 2)).join("|")}|`);
 }
 
-/** One row; a run is `{ n, wallMs, cpuMs }`, or a string shown instead of figures. */
+/**
+ * One row; a run is `{ n, wallMs, cpuMs }`, or a string shown instead of
+ * figures. A run with latency percentiles (`p50Ms`, `p99Ms`) adds a row for
+ * each, whose ratio is theirs over ours (above 1: natsjet is faster).
+ */
 export function row(name, ours, theirs, cpu = true) {
   const rate = (r) => (typeof r === "string" ? r : (r.n / (r.wallMs / 1000)).toFixed(0));
   const perOp = (r) => (typeof r === "string" || !Number.isFinite(r.cpuMs) ? "-" : `${((r.cpuMs * 1000) / r.n).toFixed(2)} µs`);
@@ -119,6 +141,16 @@ export function row(name, ours, theirs, cpu = true) {
   if (cpu) cells.push(perOp(ours), perOp(theirs));
   for (let i = 1; i < cells.length; i++) cells[i] = cells[i].padStart(widths[i]);
   console.log(`| ${cells.join(" | ")} |`);
+  for (const p of ["p50", "p99"]) {
+    const ms = (r) => (typeof r === "string" ? undefined : r[`${p}Ms`]);
+    if (ms(ours) === undefined && ms(theirs) === undefined) continue;
+    const us = (r) => (ms(r) === undefined ? "-" : `${(ms(r) * 1000).toFixed(1)} µs`);
+    const lat = [`  ${p} latency`.padEnd(widths[0]), us(ours), us(theirs)];
+    lat.push(ms(ours) && ms(theirs) ? `${(ms(theirs) / ms(ours)).toFixed(2)}x` : "-");
+    if (cpu) lat.push("", "");
+    for (let i = 1; i < lat.length; i++) lat[i] = lat[i].padStart(widths[i]);
+    console.log(`| ${lat.join(" | ")} |`);
+  }
 }
 
 /**

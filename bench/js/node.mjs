@@ -6,13 +6,16 @@
 //
 //   npm run bench:node                    # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3
-//   BENCH_WORKLOADS=drain node bench/js/node.mjs  # some workloads only (core, jspub, drain)
+//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, drain, kv, watch)
 //
 // Workloads (bench/js/workloads.mjs, the same loop for both clients): core
 // publish 1M x 128 B then flush; JetStream publish 100k x 128 B with <= 256
-// acks in flight; durable pull drain of 200k x 128 B with an ack per message.
-// CPU/op is this process's CPU (user + system) per message: the client's
-// cost, the server runs in its own process.
+// acks in flight; durable pull drain of 200k x 128 B with an ack per message;
+// Key-Value 10k sequential puts then 10k sequential gets of 100 B (ops/s and
+// the p50 and p99 latencies); a KV watch of a bucket of 100k keys from
+// `watch()` to the caught-up entry (entries/s: the inverse of the time).
+// CPU/op is this process's CPU (user + system) per message or operation:
+// the client's cost, the server runs in its own process.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import * as natsjet from "natsjet"; // first: its Node entry installs a WebSocket for Node 20
@@ -20,7 +23,8 @@ import WebSocket from "ws";
 import { wsconnect } from "@nats-io/nats-core";
 import { connect as natsJsTcpConnect } from "@nats-io/transport-node";
 import { jetstream as natsJsJetstream } from "@nats-io/jetstream";
-import { WORKLOADS, corePublish, durableDrain, jetStreamPublish } from "./workloads.mjs";
+import { Kvm as NatsJsKvm } from "@nats-io/kv";
+import { WATCH_BUCKET, WORKLOADS, corePublish, durableDrain, jetStreamPublish, kvGet, kvPut, kvWatch } from "./workloads.mjs";
 import { benchServer, best, header, nodeClock, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 globalThis.WebSocket ??= WebSocket;
@@ -39,10 +43,12 @@ const clients = {
   natsjet: {
     connect: (url) => natsjet.connect({ servers: url }),
     jetstream: natsjetJetstream,
+    kvm: typeof natsjet.Kvm === "function" ? (nc) => new natsjet.Kvm(nc) : undefined,
   },
   "nats.js": {
     connect: (url) => (url.startsWith("ws") ? wsconnect({ servers: url }) : natsJsTcpConnect({ servers: url })),
     jetstream: natsJsJetstream,
+    kvm: (nc) => new NatsJsKvm(nc),
   },
 };
 
@@ -73,30 +79,45 @@ async function natsjetTcp(url) {
   }
 }
 
+/**
+ * One run of `workload` by `client`: a run (`{ n, wallMs, cpuMs, serverMs }`),
+ * for "kv" one for the puts and one for the gets (`{ put, get }`), or "n/a".
+ */
 async function measure(server, client, transport, workload, n) {
   const c = clients[client];
   const url = transport === "ws" ? server.wsUrl : server.url;
-  if (workload !== "core" && !c.jetstream) return "n/a";
+  if (workload === "kv" || workload === "watch" ? !c.kvm : workload !== "core" && !c.jetstream) {
+    return workload === "kv" ? { put: "n/a", get: "n/a" } : "n/a";
+  }
   if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
+  if (workload === "kv") await server.noKvBucket();
   const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;
   if (workload === "drain") await server.durable("DRAIN", durable);
   const nc = await c.connect(url);
-  // The server's CPU over the same span as the client's.
-  let serverStart = NaN;
-  const clock = () => {
-    serverStart = Number.isNaN(serverStart) ? server.cpuMs() : serverStart;
-    return nodeClock();
-  };
-  const run = async () => {
-    if (workload === "core") return await corePublish(nc, n, clock);
-    const js = await c.jetstream(nc);
-    if (workload === "jspub") return await jetStreamPublish(js, n, clock);
-    return await durableDrain(nc, js, "DRAIN", durable, n, clock);
-  };
-  try {
-    const result = await run();
+  /** `part(clock)`, with the server's CPU over the same span as the client's. */
+  const timed = async (part) => {
+    let serverStart = NaN;
+    const result = await part(() => {
+      serverStart = Number.isNaN(serverStart) ? server.cpuMs() : serverStart;
+      return nodeClock();
+    });
     result.serverMs = server.cpuMs() - serverStart;
     return result;
+  };
+  const run = async () => {
+    if (workload === "core") return await timed((clock) => corePublish(nc, n, clock));
+    if (workload === "kv") {
+      const kvm = c.kvm(nc);
+      const put = await timed((clock) => kvPut(kvm, n, clock));
+      return { put, get: await timed((clock) => kvGet(kvm, n, clock)) };
+    }
+    if (workload === "watch") return await timed((clock) => kvWatch(c.kvm(nc), clock));
+    const js = await c.jetstream(nc);
+    if (workload === "jspub") return await timed((clock) => jetStreamPublish(js, n, clock));
+    return await timed((clock) => durableDrain(nc, js, "DRAIN", durable, n, clock));
+  };
+  try {
+    return await run();
   } finally {
     await nc.close();
     if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
@@ -115,22 +136,31 @@ try {
   console.log(`natsjet over nats://: ${tcp}`);
   if (!natsjetJetstream) console.log("natsjet: JetStream API not in this build (JetStream rows show n/a)");
 
-  const drainCount = scale(WORKLOADS.find((w) => w.id === "drain").count);
-  await server.filledStream("DRAIN", "bench.drain", drainCount);
+  const selected = selectedWorkloads();
+  const count = (id) => scale(WORKLOADS.find((w) => w.id === id).count);
+  if (selected.some((w) => w.id === "drain")) await server.filledStream("DRAIN", "bench.drain", count("drain"));
+  if (selected.some((w) => w.id === "watch")) await server.filledBucket(WATCH_BUCKET, count("watch"));
 
   const results = [];
-  for (const w of selectedWorkloads()) {
+  for (const w of selected) {
     const n = scale(w.count);
-    // Warm-up: both clients once at a tenth of the count (JIT, server caches).
+    // Warm-up: both clients once at a tenth of the count (JIT, server
+    // caches); a watch reads the whole bucket.
     for (const client of Object.keys(clients)) await measure(server, client, "ws", w.id, Math.max(1, Math.floor(n / 10)));
     for (const transport of transports) {
-      const got = {};
-      for (const client of Object.keys(clients)) {
-        const tries = [];
-        for (let i = 0; i < runs; i++) tries.push(await measure(server, client, transport, w.id, n));
-        got[client] = best(tries);
+      const scheme = transport === "ws" ? "ws://" : "nats://";
+      const tries = { natsjet: [], "nats.js": [] };
+      for (let i = 0; i < runs; i++) {
+        for (const client of Object.keys(clients)) tries[client].push(await measure(server, client, transport, w.id, n));
       }
-      results.push([`${w.title(n)} (${transport === "ws" ? "ws://" : "nats://"})`, got.natsjet, got["nats.js"]]);
+      if (w.id === "kv") {
+        for (const op of ["put", "get"]) {
+          const pick = (client) => best(tries[client].map((r) => r[op]));
+          results.push([`${w.title(n, op)} (${scheme})`, pick("natsjet"), pick("nats.js")]);
+        }
+      } else {
+        results.push([`${w.title(n)} (${scheme})`, best(tries.natsjet), best(tries["nats.js"])]);
+      }
     }
   }
   console.log();

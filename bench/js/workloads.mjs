@@ -79,9 +79,80 @@ export async function durableDrain(nc, js, stream, durable, n, clock) {
   return elapsed(start, clock(), count);
 }
 
+/** A Key-Value value (as in benches/kv.rs). */
+export const VALUE = new Uint8Array(100).fill(0x76);
+/** Bucket of the put and get workloads, made afresh for every put run. */
+export const KV_BUCKET = "bench";
+/** Bucket of the watch workload, filled once by the runner. */
+export const WATCH_BUCKET = "watch";
+
+/** The key of operation `i`: 1,000 keys, each written and read in turn (as in benches/kv.rs). */
+const kvKey = (i) => `k.${i % 1000}`;
+
+/**
+ * `n` operations one after the other, each awaited before the next starts:
+ * the run, and the 50th and 99th percentiles of the operations' latencies.
+ */
+async function sequential(n, clock, op) {
+  const latencies = new Float64Array(n);
+  const start = clock();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await op(i);
+    latencies[i] = performance.now() - t;
+  }
+  const run = elapsed(start, clock(), n);
+  latencies.sort();
+  const at = (p) => latencies[Math.round((n - 1) * p)];
+  return { ...run, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+/**
+ * Key-Value puts of `n` x 100 B, one after the other, into bucket KV_BUCKET
+ * made with the client's defaults (`kvm.create`, not measured).
+ */
+export async function kvPut(kvm, n, clock) {
+  const kv = await kvm.create(KV_BUCKET);
+  return await sequential(n, clock, (i) => kv.put(kvKey(i), VALUE));
+}
+
+/** Key-Value gets of `n` keys one after the other, from the bucket `kvPut` filled (`kvm.open`, not measured). */
+export async function kvGet(kvm, n, clock) {
+  const kv = await kvm.open(KV_BUCKET);
+  return await sequential(n, clock, async (i) => {
+    const entry = await kv.get(kvKey(i));
+    if (entry?.value.length !== VALUE.length) throw new Error(`get ${kvKey(i)}: ${entry ? `${entry.value.length} B` : "no entry"}`);
+  });
+}
+
+/**
+ * A watch of every key of WATCH_BUCKET (the latest value of each, the
+ * default) from `watch()` to the caught-up signal: the first entry with
+ * `isUpdate` true, the last of those the bucket held when the watch
+ * started. Each entry's key and value are read, as a watcher would.
+ * `n` is the entries handed out.
+ */
+export async function kvWatch(kvm, clock) {
+  const kv = await kvm.open(WATCH_BUCKET);
+  const start = clock();
+  const watch = await kv.watch();
+  let n = 0;
+  let bytes = 0;
+  for await (const entry of watch) {
+    n++;
+    bytes += entry.key.length + entry.value.length;
+    if (entry.isUpdate) break;
+  }
+  const run = elapsed(start, clock(), n);
+  if (bytes === 0) throw new Error("watch: no entries");
+  return run;
+}
+
 /** The workload table: name and default count, scaled by the runner. */
 export const WORKLOADS = [
   { id: "core", count: 1_000_000, title: (n) => `core publish ${n} x 128 B + flush` },
   { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker` },
+  { id: "kv", count: 10_000, title: (n, op) => `KV ${op} ${n} x 100 B, sequential` },
+  { id: "watch", count: 100_000, title: (n) => `KV watch ${n} keys to caught-up` },
 ];

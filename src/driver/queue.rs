@@ -4,6 +4,7 @@
 //! driver can report a slow consumer instead of growing without bound.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
@@ -19,6 +20,9 @@ struct State<T> {
 pub(crate) struct Queue<T> {
     state: Mutex<State<T>>,
     capacity: usize,
+    /// `state.closed`, readable without the lock (the driver asks after
+    /// every message it routes to a reader).
+    closed: AtomicBool,
 }
 
 impl<T> Queue<T> {
@@ -26,6 +30,7 @@ impl<T> Queue<T> {
         Arc::new(Queue {
             state: Mutex::new(State { items: VecDeque::new(), pushed: 0, closed: false, waker: None }),
             capacity: capacity.max(1),
+            closed: AtomicBool::new(false),
         })
     }
 
@@ -47,6 +52,7 @@ impl<T> Queue<T> {
     pub(crate) fn close(&self) {
         let mut state = lock(&self.state);
         state.closed = true;
+        self.closed.store(true, Ordering::Release);
         if let Some(waker) = state.waker.take() {
             waker.wake();
         }
@@ -58,7 +64,7 @@ impl<T> Queue<T> {
     }
 
     pub(crate) fn is_closed(&self) -> bool {
-        lock(&self.state).closed
+        self.closed.load(Ordering::Acquire)
     }
 
     /// The next item if one is waiting.
@@ -83,6 +89,27 @@ impl<T> Queue<T> {
         }
         if state.closed {
             return Poll::Ready(None);
+        }
+        match &state.waker {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => state.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+
+    /// Every waiting item, swapped whole into `into` (which must be empty)
+    /// under one lock: `Ready(false)` once closed and empty. Items moved out
+    /// no longer count against the capacity, so only a receiver whose sender
+    /// bounds what is in flight batches.
+    pub(crate) fn poll_pop_all(&self, cx: &mut Context<'_>, into: &mut VecDeque<T>) -> Poll<bool> {
+        debug_assert!(into.is_empty(), "poll_pop_all into a non-empty buffer");
+        let mut state = lock(&self.state);
+        if !state.items.is_empty() {
+            std::mem::swap(&mut state.items, into);
+            return Poll::Ready(true);
+        }
+        if state.closed {
+            return Poll::Ready(false);
         }
         match &state.waker {
             Some(w) if w.will_wake(cx.waker()) => {}
@@ -117,6 +144,28 @@ mod tests {
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(1)));
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(2)));
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(None));
+    }
+
+    #[test]
+    fn pop_all_moves_what_waits_then_ends_after_close() {
+        let q = Queue::new(4);
+        let waker = noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut taken = VecDeque::new();
+        assert_eq!(q.poll_pop_all(&mut cx, &mut taken), Poll::Pending);
+        q.push(1).unwrap();
+        q.push(2).unwrap();
+        assert_eq!(q.poll_pop_all(&mut cx, &mut taken), Poll::Ready(true));
+        assert_eq!(taken, [1, 2]);
+        assert!(q.is_empty());
+        taken.clear();
+        q.push(3).unwrap();
+        q.close();
+        assert!(q.is_closed());
+        assert_eq!(q.poll_pop_all(&mut cx, &mut taken), Poll::Ready(true), "what came before the close");
+        assert_eq!(taken, [3]);
+        taken.clear();
+        assert_eq!(q.poll_pop_all(&mut cx, &mut taken), Poll::Ready(false));
     }
 
     #[test]

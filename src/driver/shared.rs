@@ -86,6 +86,15 @@ pub(crate) struct Inner {
     /// Set once the driver has been woken and has not run since: saves a
     /// wake per publish on the hot path.
     wake_pending: bool,
+    /// The driver is in its poll, from [`register_driver`](Self::register_driver)
+    /// to [`end_driver_poll`](Self::end_driver_poll): a wake is only noted
+    /// (`rerun`), and the driver runs another round before it returns
+    /// (checked under the lock it returns with, so none is lost). A
+    /// requester on another thread then does not schedule the running task
+    /// again, which would wake a second worker thread to poll it.
+    driver_polling: bool,
+    /// Work came while the driver was polling.
+    rerun: bool,
     /// The transport holds writes back and will wake the driver to flush
     /// them (wasm: at the end of the JS task), so new output needs no wake.
     pub writes_held: bool,
@@ -128,6 +137,8 @@ impl Shared {
             space_waiters: Vec::new(),
             driver_waker: None,
             wake_pending: false,
+            driver_polling: false,
+            rerun: false,
             writes_held: false,
             hurry: false,
             callback,
@@ -145,6 +156,10 @@ impl Shared {
 impl Inner {
     /// Wakes the driver after a command left work for it.
     pub fn wake_driver(&mut self) {
+        if self.driver_polling {
+            self.rerun = true;
+            return;
+        }
         if !self.wake_pending {
             if let Some(w) = &self.driver_waker {
                 self.wake_pending = true;
@@ -166,10 +181,23 @@ impl Inner {
     /// Called by the driver at the start of each poll.
     pub fn register_driver(&mut self, waker: &Waker) {
         self.wake_pending = false;
+        self.driver_polling = true;
         match &self.driver_waker {
             Some(w) if w.will_wake(waker) => {}
             _ => self.driver_waker = Some(waker.clone()),
         }
+    }
+
+    /// Whether work came while the driver polled: it runs another round
+    /// before it returns.
+    pub fn take_rerun(&mut self) -> bool {
+        std::mem::take(&mut self.rerun)
+    }
+
+    /// The driver returns from its poll now: wakes go to its waker again.
+    pub fn end_driver_poll(&mut self) {
+        self.driver_polling = false;
+        self.rerun = false;
     }
 
     /// Routes everything the connection has to report to its waiters.

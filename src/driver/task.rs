@@ -306,14 +306,18 @@ impl<R: Runtime> Future for Driver<R> {
                 inner = shared.lock();
             }
             if finished {
+                inner.end_driver_poll();
                 return Poll::Ready(());
             }
-            if !progress {
+            // Work that came during this round (it woke nobody) gets another.
+            if !progress && !inner.take_rerun() {
+                inner.end_driver_poll();
                 inner.writes_held = matches!(&this.link, Link::Open(t) if t.holds_writes());
                 return Poll::Pending;
             }
             budget -= 1;
             if budget == 0 {
+                inner.end_driver_poll();
                 inner.writes_held = false;
                 cx.waker().wake_by_ref();
                 return Poll::Pending;

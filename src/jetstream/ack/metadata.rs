@@ -30,25 +30,57 @@ pub struct MessageMetadata {
 const V1_TOKENS: usize = 9;
 const V2_TOKENS: usize = 11;
 
-impl MessageMetadata {
-    /// Reads the metadata of an ack reply subject.
+/// The numbers of a [`MessageMetadata`], for readers that need no names:
+/// read with the same checks, without allocating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DeliveryNumbers {
+    pub delivered: u64,
+    pub stream_sequence: u64,
+    pub consumer_sequence: u64,
+    pub timestamp_nanos: u64,
+    pub pending: u64,
+}
+
+impl DeliveryNumbers {
+    /// Reads the numbers of an ack reply subject; refuses what
+    /// [`MessageMetadata::parse`] refuses.
     pub fn parse(subject: &str) -> Result<Self, Error> {
-        // One more than v2 needs, so "11" and "more than 11" both show.
+        Ok(Tokens::parse(subject)?.numbers)
+    }
+}
+
+/// An ack reply subject's names, borrowed, and its numbers.
+struct Tokens<'a> {
+    domain: Option<&'a str>,
+    account_hash: Option<&'a str>,
+    stream: &'a str,
+    consumer: &'a str,
+    numbers: DeliveryNumbers,
+}
+
+impl<'a> Tokens<'a> {
+    fn parse(subject: &'a str) -> Result<Self, Error> {
+        // One more than v2 needs, so "11" and "more than 11" both show; the
+        // last holds the rest of the subject.
         let mut tokens = [""; V2_TOKENS + 1];
         let mut count = 0;
-        for token in subject.splitn(V2_TOKENS + 1, '.') {
-            tokens[count] = token;
+        let mut start = 0;
+        for (at, _) in subject.bytes().enumerate().filter(|&(_, b)| b == b'.') {
+            tokens[count] = &subject[start..at];
+            start = at + 1;
             count += 1;
+            if count == V2_TOKENS {
+                break;
+            }
         }
+        tokens[count] = &subject[start..];
+        count += 1;
         if tokens[0] != "$JS" || tokens[1] != "ACK" {
             return Err(refuse(subject, "it does not start with $JS.ACK"));
         }
         let (domain, account_hash, at) = match count {
             V1_TOKENS => (None, None, 2),
-            n if n >= V2_TOKENS => {
-                let domain = Some(tokens[2]).filter(|d| *d != "_");
-                (domain.map(str::to_string), Some(tokens[3].to_string()), 4)
-            }
+            n if n >= V2_TOKENS => (Some(tokens[2]).filter(|d| *d != "_"), Some(tokens[3]), 4),
             _ => return Err(refuse(subject, "it has neither 9 nor 11 or more tokens")),
         };
         let names = [tokens[at], tokens[at + 1]];
@@ -56,26 +88,47 @@ impl MessageMetadata {
             return Err(refuse(subject, "a name token is empty"));
         }
         let number = |i: usize| number(tokens[at + i]).ok_or_else(|| refuse(subject, "a number token is not a number"));
-        Ok(MessageMetadata {
-            domain,
-            account_hash,
-            stream: names[0].to_string(),
-            consumer: names[1].to_string(),
+        let numbers = DeliveryNumbers {
             delivered: number(2)?,
             stream_sequence: number(3)?,
             consumer_sequence: number(4)?,
             timestamp_nanos: number(5)?,
             pending: number(6)?,
+        };
+        Ok(Tokens { domain, account_hash, stream: names[0], consumer: names[1], numbers })
+    }
+}
+
+impl MessageMetadata {
+    /// Reads the metadata of an ack reply subject.
+    pub fn parse(subject: &str) -> Result<Self, Error> {
+        let Tokens { domain, account_hash, stream, consumer, numbers } = Tokens::parse(subject)?;
+        Ok(MessageMetadata {
+            domain: domain.map(str::to_string),
+            account_hash: account_hash.map(str::to_string),
+            stream: stream.to_string(),
+            consumer: consumer.to_string(),
+            delivered: numbers.delivered,
+            stream_sequence: numbers.stream_sequence,
+            consumer_sequence: numbers.consumer_sequence,
+            timestamp_nanos: numbers.timestamp_nanos,
+            pending: numbers.pending,
         })
     }
 }
 
-/// Plain ASCII digits only (`u64::from_str` would also take a `+`).
+/// Plain ASCII digits only (`u64::from_str` would also take a `+`), in one pass.
 fn number(token: &str) -> Option<u64> {
-    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
+    if token.is_empty() {
         return None;
     }
-    token.parse().ok()
+    token.bytes().try_fold(0u64, |n, b| {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 fn refuse(subject: &str, why: &str) -> Error {

@@ -25,6 +25,7 @@ pub use batch::{AckBatch, AckConfirmations, AckReport, PlannedAck};
 pub use guard::{LedgerWarning, check_ledger_fit, check_shared_durable};
 pub use kind::AckKind;
 pub use ledger::{AckLedger, LedgerEvent};
+pub(crate) use metadata::DeliveryNumbers;
 pub use metadata::MessageMetadata;
 pub use token::AckToken;
 

@@ -24,9 +24,10 @@ use super::names::check_filter;
 use super::store::Store;
 use crate::error::Error;
 use crate::error::SortCause;
+use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
-use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
-use crate::jetstream::reader::OrderedMessages;
+use crate::jetstream::ordered::OrderedConfig;
+use crate::jetstream::reader::tracked::TrackedRead;
 
 /// How long the server keeps a reader's consumer once nobody listens on
 /// its deliver subject. The reader replaces a lost consumer by itself, so
@@ -75,15 +76,13 @@ impl WatchOptions {
 /// An entry and the size of its value.
 type SizedEntry = (Entry, usize);
 
-/// One ordered read of entries, and how many of those that existed at its
-/// start are still to come.
+/// One ordered read of entries, which knows when it has delivered those
+/// that existed at its start.
 struct Reader {
-    messages: OrderedMessages,
+    read: TrackedRead,
     bucket: String,
+    /// `$KV.<bucket>.`: a subject without it is no entry of the bucket.
     prefix: String,
-    /// Messages the first consumer had to deliver, not yet seen.
-    left: u64,
-    seen_current: bool,
 }
 
 impl Reader {
@@ -110,46 +109,59 @@ impl Reader {
             headers_only: meta_only,
             name_prefix: None,
         };
-        let config = OrderedPushConfig { ordered, ..OrderedPushConfig::default() };
-        let consumer = store.context.ordered_push_consumer(&store.stream_name, config).await?;
-        let left = consumer.pending_at_creation();
         Ok(Reader {
-            messages: consumer.consume()?,
+            read: TrackedRead::open(&store.context, &store.stream_name, ordered).await?,
             bucket: store.name.clone(),
             prefix: store.subjects.read.clone(),
-            left,
-            seen_current: left == 0,
         })
     }
 
+    fn seen_current(&self) -> bool {
+        self.read.seen_current()
+    }
+
+    fn stop(&mut self) {
+        self.read.stop();
+    }
+
     fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-        let message = match ready!(Pin::new(&mut self.messages).poll_next(cx)) {
-            Some(Ok(message)) => message,
+        let (message, numbers) = match ready!(self.read.poll_next(cx)) {
+            Some(Ok(delivery)) => delivery,
             Some(Err(e)) => return Poll::Ready(Some(Err(e))),
             None => return Poll::Ready(None),
         };
-        Poll::Ready(Some(self.entry(&message.message)))
+        Poll::Ready(Some(self.entry(message, numbers)))
     }
 
-    fn entry(&mut self, message: &crate::Message) -> Result<SizedEntry, Error> {
-        let meta = crate::jetstream::ack::MessageMetadata::parse(message.reply.as_deref().unwrap_or_default())?;
-        let key = message.subject.strip_prefix(self.prefix.as_str()).ok_or_else(|| {
-            Error::Protocol(format!("watch got subject {:?} outside {:?}", message.subject, self.prefix))
-        })?;
-        self.left = self.left.saturating_sub(1);
-        self.seen_current |= self.left == 0 || meta.pending == 0;
-        let headers = message.headers.as_ref();
+    /// Reads until what existed at the start was delivered, then ends.
+    fn poll_until_current(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
+        if self.seen_current() {
+            self.stop();
+            return Poll::Ready(None);
+        }
+        self.poll_entry(cx)
+    }
+
+    fn entry(&self, message: crate::Message, numbers: DeliveryNumbers) -> Result<SizedEntry, Error> {
+        let crate::Message { subject: mut key, payload: value, headers, .. } = message;
+        if !key.starts_with(self.prefix.as_str()) {
+            return Err(Error::Protocol(format!("watch got subject {key:?} outside {:?}", self.prefix)));
+        }
+        // The key is the subject without the prefix, in the subject's own allocation.
+        key.drain(..self.prefix.len());
+        let headers = headers.as_ref();
+        let len = value_len(headers, &value);
         let entry = Entry {
             bucket: self.bucket.clone(),
-            key: key.to_string(),
-            value: message.payload.clone(),
-            revision: meta.stream_sequence,
-            delta: meta.pending,
-            created: crate::jetstream::api::timestamp::from_unix_nanos(meta.timestamp_nanos),
+            key,
+            value,
+            revision: numbers.stream_sequence,
+            delta: numbers.pending,
+            created: crate::jetstream::api::timestamp::from_unix_nanos(numbers.timestamp_nanos),
             operation: Operation::of(headers),
-            seen_current: self.seen_current,
+            seen_current: self.seen_current(),
         };
-        Ok((entry, value_len(headers, &message.payload)))
+        Ok((entry, len))
     }
 }
 
@@ -219,12 +231,12 @@ impl Watch {
     /// matching key, or only updates asked for), else with the entry whose
     /// [`seen_current`](Entry::seen_current) is first `true`.
     pub fn seen_current(&self) -> bool {
-        self.reader.seen_current
+        self.reader.seen_current()
     }
 
     /// Stops reading: what arrived can still be read, then it ends.
     pub fn stop(&mut self) {
-        self.reader.messages.stop();
+        self.reader.stop();
     }
 
     /// The next entry and the size of its value (also for headers only).
@@ -297,23 +309,14 @@ impl History {
     }
 
     pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-        poll_until_current(&mut self.reader, cx)
+        self.reader.poll_until_current(cx)
     }
 
     /// Stops reading: what arrived can still be read, then it ends (for JS's `stop()`).
     #[cfg(target_arch = "wasm32")]
     pub(crate) fn stop(&mut self) {
-        self.reader.messages.stop();
+        self.reader.stop();
     }
-}
-
-/// Reads `reader` until it has delivered what existed at its start, then ends.
-fn poll_until_current(reader: &mut Reader, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-    if reader.seen_current {
-        reader.messages.stop();
-        return Poll::Ready(None);
-    }
-    reader.poll_entry(cx)
 }
 
 impl Stream for History {

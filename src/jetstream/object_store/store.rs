@@ -18,7 +18,7 @@ use super::names::{all_meta, check_name, chunk_subject, latin1_meta_subject, met
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
-use crate::jetstream::ack::MessageMetadata;
+use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{
     self, DeliverPolicy, MsgGetRequest, MsgGetResponse, PurgeRequest, PurgeResponse, timestamp,
 };
@@ -419,7 +419,7 @@ pub struct WatchOptions {
 }
 
 /// An object's meta from a message of the bucket, and its revision.
-fn meta_of(message: &Message, meta: &MessageMetadata) -> Result<(ObjectInfo, u64), Error> {
+fn meta_of(message: &Message, meta: &DeliveryNumbers) -> Result<(ObjectInfo, u64), Error> {
     let mut info = parse_meta(&message.payload)?;
     info.modified = Some(timestamp::from_unix_nanos(meta.timestamp_nanos));
     Ok((info, meta.stream_sequence))

@@ -36,7 +36,7 @@
 
 use std::time::Duration;
 
-use super::ack::MessageMetadata;
+use super::ack::DeliveryNumbers;
 use super::api::{AckPolicy, ConsumerConfig, DeliverPolicy, ErrorCode, ReplayPolicy};
 use super::pull::{ConsumerEvent, ResetReason, StatusKind};
 use crate::error::Error;
@@ -284,16 +284,19 @@ impl OrderedCursor {
     /// A message from the current consumer: deliver it if it is the next
     /// one. A message without JetStream metadata is a protocol error.
     pub fn handle_message(&mut self, message: &Message) -> Result<Verdict, Error> {
-        let reply =
-            message.reply.as_deref().ok_or_else(|| Error::Protocol("ordered message without a reply".into()))?;
-        let meta = MessageMetadata::parse(reply)?;
+        Ok(self.handle_delivery(delivery_numbers(message)?))
+    }
+
+    /// [`handle_message`](Self::handle_message) with the numbers of the
+    /// message's ack subject already read ([`delivery_numbers`]).
+    pub(crate) fn handle_delivery(&mut self, numbers: DeliveryNumbers) -> Verdict {
         let expected = self.consumer_seq + 1;
-        if meta.consumer_sequence != expected {
-            return Ok(Verdict::Reset(ResetCause::Gap { expected, got: meta.consumer_sequence }));
+        if numbers.consumer_sequence != expected {
+            return Verdict::Reset(ResetCause::Gap { expected, got: numbers.consumer_sequence });
         }
         self.consumer_seq = expected;
-        self.stream_seq = meta.stream_sequence;
-        Ok(Verdict::Deliver)
+        self.stream_seq = numbers.stream_sequence;
+        Verdict::Deliver
     }
 
     /// A reader event: whether it calls for a new consumer.
@@ -318,6 +321,13 @@ impl OrderedCursor {
             _ => Err(error),
         }
     }
+}
+
+/// The numbers of an ordered message's ack subject; a message without
+/// JetStream metadata is a protocol error.
+pub(crate) fn delivery_numbers(message: &Message) -> Result<DeliveryNumbers, Error> {
+    let reply = message.reply.as_deref().ok_or_else(|| Error::Protocol("ordered message without a reply".into()))?;
+    DeliveryNumbers::parse(reply)
 }
 
 #[cfg(test)]

@@ -14,9 +14,10 @@ pub(crate) mod tracked;
 
 pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
 
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use futures_core::Stream;
@@ -103,7 +104,9 @@ impl Consumer {
             inner.wake_driver();
             sid
         };
-        Ok(Messages { sid, client, items, events, ack_timeout: context.timeout(), report, taken: (0, 0), mark: None })
+        let ack_timeout = context.timeout();
+        let buffer = VecDeque::new();
+        Ok(Messages { sid, client, items, buffer, events, ack_timeout, report, taken: (0, 0), mark: None })
     }
 }
 
@@ -284,6 +287,8 @@ pub struct Messages {
     sid: Sid,
     client: Client,
     items: Arc<Queue<Item>>,
+    /// Taken from `items` in one go (one lock for all that waited), not yet handed out.
+    buffer: VecDeque<Item>,
     events: Arc<Queue<ConsumerEvent>>,
     ack_timeout: Duration,
     /// For a consume: when to tell the driver what the user took.
@@ -306,10 +311,10 @@ enum Report {
 }
 
 impl Report {
-    fn is_due(self, (msgs, bytes): (u64, u64), items: &Queue<Item>) -> bool {
+    fn is_due(self, (msgs, bytes): (u64, u64), run_empty: impl FnOnce() -> bool) -> bool {
         match self {
             Report::Messages(every) => msgs >= every,
-            Report::Bytes(every) => bytes >= every || items.is_empty(),
+            Report::Bytes(every) => bytes >= every || run_empty(),
         }
     }
 }
@@ -320,7 +325,7 @@ pub type Batch = Messages;
 impl Messages {
     /// Messages received and not yet read from this stream.
     pub fn pending(&self) -> usize {
-        self.items.len()
+        self.buffer.len() + self.items.len()
     }
 
     /// The next consumer event (heartbeats missed, warnings, resets, pin
@@ -360,7 +365,8 @@ impl Messages {
     /// Whether anything was dropped.
     fn discard(mut self) -> bool {
         self.stop();
-        let mut dropped = false;
+        let mut dropped = !self.buffer.is_empty();
+        self.buffer.clear();
         while self.items.try_pop().is_some() {
             dropped = true;
         }
@@ -379,15 +385,14 @@ impl Messages {
     }
 }
 
-impl Stream for Messages {
-    type Item = Result<Message, Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let item = match self.items.poll_pop(cx) {
-            Poll::Ready(Some(item)) => item,
-            Poll::Ready(None) => return Poll::Ready(None),
-            Poll::Pending => return Poll::Pending,
-        };
+impl Messages {
+    /// The next message as it came, counted as taken; [`poll_next`](Stream::poll_next)
+    /// wraps it with its acks.
+    pub(crate) fn poll_raw(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<crate::Message, Error>>> {
+        if self.buffer.is_empty() && !ready!(self.items.poll_pop_all(cx, &mut self.buffer)) {
+            return Poll::Ready(None);
+        }
+        let Some(item) = self.buffer.pop_front() else { return Poll::Ready(None) };
         let message = match item {
             Ok(message) => message,
             Err(e) => return Poll::Ready(Some(Err(e))),
@@ -395,14 +400,23 @@ impl Stream for Messages {
         if let Some(report) = self.report {
             self.taken.0 += 1;
             self.taken.1 += message.length as u64;
-            if report.is_due(self.taken, &self.items) {
+            if report.is_due(self.taken, || self.buffer.is_empty() && self.items.is_empty()) {
                 self.report_taken();
             }
         }
         if self.mark.as_ref().is_some_and(|mark| mark.take_one()) {
             self.report_taken();
         }
-        Poll::Ready(Some(Ok(Message::new(message, self.client.clone(), self.ack_timeout))))
+        Poll::Ready(Some(Ok(message)))
+    }
+}
+
+impl Stream for Messages {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let item = ready!(self.poll_raw(cx));
+        Poll::Ready(item.map(|r| r.map(|message| Message::new(message, self.client.clone(), self.ack_timeout))))
     }
 }
 
@@ -412,11 +426,9 @@ impl Drop for Messages {
         inner.retire_reader(self.sid);
         // Received but never read: hand them back now.
         let nak = super::ack::AckKind::Nak(None).body();
-        while let Some(item) = self.items.try_pop() {
-            if let Ok(message) = item {
-                if let Some(reply) = message.reply.as_deref() {
-                    let _ = inner.conn.publish(reply, None, None, &nak);
-                }
+        while let Some(item) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
+            if let Some(reply) = item.ok().and_then(|message| message.reply) {
+                let _ = inner.conn.publish(&reply, None, None, &nak);
             }
         }
         inner.wake_driver();

@@ -18,11 +18,14 @@ use super::slot::EVENT_CAPACITY;
 use crate::driver::queue::{Queue, lock};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::Error;
+use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
 use crate::jetstream::consumer::Consumer;
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::message::Message;
-use crate::jetstream::ordered::{OrderedConfig, OrderedCursor, OrderedPushConfig, ResetCause, Verdict};
+use crate::jetstream::ordered::{
+    OrderedConfig, OrderedCursor, OrderedPushConfig, ResetCause, Verdict, delivery_numbers,
+};
 use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
 use crate::jetstream::push::PushOptions;
 use crate::jetstream::stream::Stream as JsStream;
@@ -417,7 +420,7 @@ impl OrderedMessages {
         None
     }
 
-    fn fail(&mut self, error: Error) -> Poll<Option<Result<Message, Error>>> {
+    fn fail<T>(&mut self, error: Error) -> Poll<Option<Result<T, Error>>> {
         self.finish();
         Poll::Ready(Some(Err(error)))
     }
@@ -427,7 +430,23 @@ impl Stream for OrderedMessages {
     type Item = Result<Message, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
-        let this = &mut *self;
+        let item = ready!(self.poll_delivery(cx));
+        let context = &self.consumer.context;
+        Poll::Ready(
+            item.map(|r| r.map(|(message, _)| Message::new(message, context.client().clone(), context.timeout()))),
+        )
+    }
+}
+
+impl OrderedMessages {
+    /// The next message the cursor lets through and the numbers of its ack
+    /// subject, read once: [`poll_next`](Stream::poll_next) without the acks
+    /// (the consumers take none), for readers that need the numbers too.
+    pub(crate) fn poll_delivery(
+        &mut self,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<(crate::Message, DeliveryNumbers), Error>>> {
+        let this = self;
         loop {
             if !this.stopped && this.poll_events(cx).is_some() {
                 this.reset();
@@ -466,13 +485,16 @@ impl Stream for OrderedMessages {
                         }
                     }
                 },
-                Step::Reading(reader) => match ready!(Pin::new(reader).poll_next(cx)) {
+                Step::Reading(reader) => match ready!(reader.poll_raw(cx)) {
                     Some(Ok(message)) => {
-                        let verdict = lock(&this.consumer.state).cursor.handle_message(&message.message);
-                        match verdict {
-                            Ok(Verdict::Deliver) => return Poll::Ready(Some(Ok(message))),
-                            Ok(Verdict::Reset(_)) => this.reset(),
+                        let numbers = match delivery_numbers(&message) {
+                            Ok(numbers) => numbers,
                             Err(e) => return this.fail(e),
+                        };
+                        let verdict = lock(&this.consumer.state).cursor.handle_delivery(numbers);
+                        match verdict {
+                            Verdict::Deliver => return Poll::Ready(Some(Ok((message, numbers)))),
+                            Verdict::Reset(_) => this.reset(),
                         }
                     }
                     Some(Err(e)) if this.stopped => return this.fail(e),

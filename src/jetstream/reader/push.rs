@@ -4,6 +4,7 @@
 //! happen there, whatever the reader's pace; flow-control replies once the
 //! reader has taken what came before them.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::read_mark::ReadMark;
@@ -72,5 +73,6 @@ pub(super) fn listen(
         sid
     };
     let ack_timeout = context.timeout();
-    Ok(Messages { sid, client, items, events, ack_timeout, report: None, taken: (0, 0), mark: Some(mark) })
+    let buffer = VecDeque::new();
+    Ok(Messages { sid, client, items, buffer, events, ack_timeout, report: None, taken: (0, 0), mark: Some(mark) })
 }

@@ -4,15 +4,12 @@
 //! to deliver; each message says how many are left after it. Either count
 //! reaching zero is the point, and it is at once when there was nothing.
 
-use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
-
-use futures_core::Stream;
 
 use super::OrderedMessages;
 use crate::error::Error;
 use crate::jetstream::Context;
-use crate::jetstream::ack::MessageMetadata;
+use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
 use crate::message::Message;
 
@@ -42,28 +39,26 @@ impl TrackedRead {
         self.messages.stop();
     }
 
-    /// The next message, its metadata, and whether it was the last one of
-    /// those that existed at the start or came after them.
-    pub fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Message, MessageMetadata), Error>>> {
-        let message = match ready!(Pin::new(&mut self.messages).poll_next(cx)) {
-            Some(Ok(message)) => message.message,
+    /// The next message and the numbers of its ack subject (read once,
+    /// also by the ordered cursor); whether it was the last one of those
+    /// that existed at the start or came after them is then
+    /// [`seen_current`](Self::seen_current).
+    pub fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Message, DeliveryNumbers), Error>>> {
+        let (message, numbers) = match ready!(self.messages.poll_delivery(cx)) {
+            Some(Ok(delivery)) => delivery,
             Some(Err(e)) => return Poll::Ready(Some(Err(e))),
             None => return Poll::Ready(None),
         };
-        let meta = match MessageMetadata::parse(message.reply.as_deref().unwrap_or_default()) {
-            Ok(meta) => meta,
-            Err(e) => return Poll::Ready(Some(Err(e))),
-        };
         self.left = self.left.saturating_sub(1);
-        self.seen_current |= self.left == 0 || meta.pending == 0;
-        Poll::Ready(Some(Ok((message, meta))))
+        self.seen_current |= self.left == 0 || numbers.pending == 0;
+        Poll::Ready(Some(Ok((message, numbers))))
     }
 
     /// Reads until what existed at the start was delivered, then ends (and stops).
     pub fn poll_until_current(
         &mut self,
         cx: &mut TaskContext<'_>,
-    ) -> Poll<Option<Result<(Message, MessageMetadata), Error>>> {
+    ) -> Poll<Option<Result<(Message, DeliveryNumbers), Error>>> {
         if self.seen_current {
             self.stop();
             return Poll::Ready(None);
