@@ -23,14 +23,6 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 #[cfg(target_arch = "wasm32")]
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T>>>;
 
-/// [`BoxFuture`] that may borrow for `'a`. Async calls that many others
-/// await return one, so their state machine is compiled once instead of
-/// into every caller's (each wasm export's future, notably).
-#[cfg(not(target_arch = "wasm32"))]
-pub type BoxFutureRef<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-#[cfg(target_arch = "wasm32")]
-pub type BoxFutureRef<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
-
 /// Spawning, sleeping and the monotonic clock. Implementations are zero-sized.
 pub trait Runtime: 'static {
     /// Runs `future` to completion in the background.
