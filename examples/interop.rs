@@ -23,7 +23,7 @@ async fn main() -> Result<(), natsjet::Error> {
     let client = natsjet::connect(url.as_str()).await?;
     match (command.as_str(), rest) {
         ("publish", [subject, payload, headers @ ..]) => {
-            client.publish_with_headers(subject.as_str(), parse_headers(headers)?, payload.as_bytes()).await?;
+            client.publish_with_headers(subject.as_str(), parse_headers(headers)?, payload.clone().into()).await?;
             client.flush().await?;
         }
         ("js-publish", [subject, payload, headers @ ..]) => {

@@ -23,7 +23,7 @@ async fn setup(server: &NatsServer, stream: &str, messages: usize) -> Context {
     let config = StreamConfig { name: stream.into(), subjects: vec![format!("{stream}.>")], ..Default::default() };
     js.create_stream(config).await.unwrap();
     for i in 0..messages {
-        client.request(format!("{stream}.{}", i % 10), format!("{i}")).await.unwrap();
+        client.request(format!("{stream}.{}", i % 10), format!("{i}").into()).await.unwrap();
     }
     js
 }
@@ -96,7 +96,7 @@ async fn consume_reads_everything_and_keeps_going() {
         m.ack().await.unwrap();
     }
     // New messages keep coming to the same reader.
-    js.client().publish("C.new", "late").await.unwrap();
+    js.client().publish("C.new", "late".into()).await.unwrap();
     let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
     assert_eq!(&m.payload[..], b"late");
     m.ack().await.unwrap();
@@ -280,7 +280,7 @@ async fn keep_waiting_survives_a_deleted_consumer_that_comes_back() {
     .unwrap();
     assert_eq!(deleted.code.0, 409);
     stream.create_consumer(durable_config("y")).await.unwrap();
-    js.client().request("Y.back", "hello").await.unwrap();
+    js.client().request("Y.back", "hello".into()).await.unwrap();
     let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
     assert_eq!(&m.payload[..], b"hello");
 }
@@ -295,14 +295,14 @@ async fn consume_survives_a_server_restart() {
         .unwrap();
     let consumer = durable(&js, "Z", durable_config("z")).await;
     let mut messages = consumer.stream().expires(Duration::from_secs(5)).messages().await.unwrap();
-    client.request("Z.1", "before").await.unwrap();
+    client.request("Z.1", "before".into()).await.unwrap();
     let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
     m.ack().await.unwrap();
     server.restart();
     // The reader re-pulls after the reconnect by itself (no consumer info call).
     let answer = timeout(WAIT, async {
         loop {
-            if let Ok(ack) = client.request("Z.2", "after").await {
+            if let Ok(ack) = client.request("Z.2", "after".into()).await {
                 break ack;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -350,7 +350,7 @@ async fn pinned_priority_group_delivers_to_one_reader() {
     let mut b = consumer.stream().priority(group).messages().await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     for i in 0..20 {
-        js.client().request(format!("G.{i}"), "job").await.unwrap();
+        js.client().request(format!("G.{i}"), "job".into()).await.unwrap();
     }
     let (mut got_a, mut got_b) = (0, 0);
     while got_a + got_b < 20 {
@@ -385,14 +385,14 @@ async fn overflow_priority_group_serves_the_overflow_reader_only_under_backlog()
         .await
         .unwrap();
     for i in 0..5 {
-        js.client().request(format!("O.{i}"), "job").await.unwrap();
+        js.client().request(format!("O.{i}"), "job".into()).await.unwrap();
     }
     assert_eq!(timeout(WAIT, (&mut spare).collect::<Vec<_>>()).await.unwrap().len(), 0, "no backlog, no overflow");
     let main =
         consumer.fetch().max_messages(5).expires(Duration::from_secs(1)).priority(group).messages().await.unwrap();
     assert_eq!(timeout(WAIT, main.collect::<Vec<_>>()).await.unwrap().len(), 5);
     for i in 0..150 {
-        js.client().request(format!("O.{i}"), "job").await.unwrap();
+        js.client().request(format!("O.{i}"), "job".into()).await.unwrap();
     }
     let spare =
         consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow).messages().await.unwrap();
@@ -413,7 +413,7 @@ async fn consume_continues_through_consumer_leader_changes() {
     let mut seen = 0;
     for round in 0..3 {
         for i in 0..20 {
-            client.request(format!("LC.{round}.{i}"), "x").await.unwrap();
+            client.request(format!("LC.{round}.{i}"), "x".into()).await.unwrap();
         }
         for _ in 0..20 {
             let m = timeout(WAIT, messages.next()).await.expect("no stall after a leader change").unwrap().unwrap();
@@ -422,12 +422,12 @@ async fn consume_continues_through_consumer_leader_changes() {
         }
         // Move the consumer's leadership to another node.
         let stepdown = "$JS.API.CONSUMER.LEADER.STEPDOWN.LC.lc";
-        let reply = client.request(stepdown, "").await.unwrap();
+        let reply = client.request(stepdown, "".into()).await.unwrap();
         assert!(String::from_utf8_lossy(&reply.payload).contains("success"), "{:?}", reply.payload);
     }
     assert_eq!(seen, 60);
     for i in 0..20 {
-        client.request(format!("LC.last.{i}"), "x").await.unwrap();
+        client.request(format!("LC.last.{i}"), "x".into()).await.unwrap();
     }
     for _ in 0..20 {
         timeout(WAIT, messages.next())

@@ -39,11 +39,11 @@ fn api_error<T: std::fmt::Debug>(result: Result<T, Error>) -> JetStreamError {
 /// flushed, may not be stored yet when the next API call arrives.
 async fn publish_all(client: &Client, messages: &[(&str, &str)]) {
     for (subject, payload) in messages {
-        check_stored(client.request(*subject, *payload).await);
+        check_stored(client.request(*subject, bytes::Bytes::copy_from_slice(payload.as_bytes())).await);
     }
 }
 
-fn check_stored(reply: Result<natsjet::Message, Error>) {
+fn check_stored(reply: Result<natsjet::Message, natsjet::RequestError>) {
     let ack: PubAck = jetstream::api::parse_response(&reply.unwrap().payload).unwrap();
     assert!(ack.seq > 0);
 }
@@ -186,7 +186,7 @@ async fn get_direct_get_delete_and_erase_messages() {
     let stream = js.create_stream(config).await.unwrap();
 
     let headers: HeaderMap = [("X-Id", "first")].into_iter().collect();
-    check_stored(client.request_with_headers("m.a", headers.clone(), "one").await);
+    check_stored(client.request_with_headers("m.a", headers.clone(), "one".into()).await);
     publish_all(&client, &[("m.b", "two"), ("m.a", "three"), ("m.b", "four")]).await;
 
     let first = stream.get_raw_message(1).await.unwrap();

@@ -27,7 +27,7 @@ async fn setup(client: &natsjet::Client, stream: &str, messages: usize) -> Conte
 
 async fn publish(client: &natsjet::Client, stream: &str, range: std::ops::Range<usize>) {
     for i in range {
-        client.request(format!("{stream}.{}", i % 10), format!("{i}")).await.unwrap();
+        client.request(format!("{stream}.{}", i % 10), format!("{i}").into()).await.unwrap();
     }
 }
 

@@ -29,7 +29,7 @@ async fn setup(client: &natsjet::Client, stream: &str, messages: usize, size: us
 /// Publishes each number of `range` (padded to `size` bytes) to `<stream>.<n % 10>`.
 async fn publish(client: &natsjet::Client, stream: &str, range: std::ops::Range<usize>, size: usize) {
     for i in range {
-        client.request(format!("{stream}.{}", i % 10), format!("{i:.<size$}")).await.unwrap();
+        client.request(format!("{stream}.{}", i % 10), format!("{i:.<size$}").into()).await.unwrap();
     }
 }
 

@@ -257,7 +257,7 @@ async fn the_window_bounds_acks_in_flight() {
 
     // An ack that arrives frees its room, though nobody awaits its future.
     let first = timeout(WAIT, silent.next()).await.unwrap().unwrap();
-    client.publish(first.reply.unwrap(), r#"{"stream":"HELD","seq":1}"#).await.unwrap();
+    client.publish(first.reply.unwrap(), r#"{"stream":"HELD","seq":1}"#.into()).await.unwrap();
     let fifth = timeout(WAIT, fifth).await.expect("room after an ack").unwrap();
     assert_eq!(js.acks_in_flight(), 4);
 

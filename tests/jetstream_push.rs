@@ -289,7 +289,7 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
     let sink = errors.clone();
     let reader = natsjet::ConnectOptions::new()
         .user_and_password("reader", "pw")
-        .event_callback(move |e| {
+        .on_event(move |e| {
             if let natsjet::Event::ServerError(e) = e {
                 sink.lock().unwrap().push(e);
             }

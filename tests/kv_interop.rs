@@ -367,7 +367,7 @@ async fn both_clients_write_the_same_ttl_headers() {
     let ours_at = our.create_with_ttl("d", b("v"), ttl).await.unwrap();
     let theirs_at = their.create_with_ttl("d", b("v"), ttl).await.unwrap();
     let ttl_of = |m: &natsjet::jetstream::stream::RawMessage| {
-        m.headers.as_ref().and_then(|h| h.get("Nats-TTL").map(String::from))
+        m.headers.as_ref().and_then(|h| h.get("Nats-TTL").map(|v| v.to_string()))
     };
     assert_eq!(ttl_of(&stored(&js, &our, ours_at).await).as_deref(), Some("60"));
     assert_eq!(ttl_of(&stored(&js, &their_view, theirs_at).await), None);

@@ -129,7 +129,7 @@ async fn write_through_stepdowns(
     for i in 0..count {
         if stepdowns.contains(&i) {
             leaders.push(leader(&stream_info(&js, &store.stream_name).await));
-            let reply = js.client().request(stepdown.as_str(), "").await.unwrap();
+            let reply = js.client().request(stepdown.as_str(), "".into()).await.unwrap();
             assert!(String::from_utf8_lossy(&reply.payload).contains("success"), "{:?}", reply.payload);
         }
         let mut attempt = 0;

@@ -35,7 +35,7 @@ async fn stream_with(js: &Context, name: &str, count: usize) {
 async fn publish(js: &Context, name: &str, range: std::ops::Range<usize>) {
     let client = js.client();
     for i in range {
-        client.publish(format!("{name}.{}", i % 16), i.to_string()).await.unwrap();
+        client.publish(format!("{name}.{}", i % 16), i.to_string().into()).await.unwrap();
     }
     client.flush().await.unwrap();
 }
@@ -204,7 +204,7 @@ async fn replay_original_paces_like_the_publishes_instant_does_not() {
         .await
         .unwrap();
     for i in 0..6 {
-        js.client().publish("P.x", i.to_string()).await.unwrap();
+        js.client().publish("P.x", i.to_string().into()).await.unwrap();
         js.client().flush().await.unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

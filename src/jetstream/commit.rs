@@ -28,9 +28,9 @@ impl AckBatch {
     /// consumer that is gone are dropped silently.
     pub async fn commit(self, client: &Client) -> Result<(), Error> {
         for ack in self.plan(self.policy()) {
-            client.publish(&ack.subject, &ack.body).await?;
+            client.publish_message(&ack.subject, None, None, &ack.body).await?;
         }
-        client.flush().await
+        client.flush_pong().await
     }
 
     /// Sends every ack as a request and waits up to `timeout` for the

@@ -87,7 +87,7 @@ impl Message {
     /// Sends `kind` without waiting for the server.
     pub async fn ack_with(&self, kind: AckKind) -> Result<(), Error> {
         let subject = self.claim(&kind)?;
-        self.client.publish(subject, kind.body()).await
+        self.client.publish_message(subject, None, None, &kind.body()).await
     }
 
     /// Sends `kind` at once, without waiting for room in the outgoing buffer,
@@ -104,7 +104,7 @@ impl Message {
     pub async fn ack_next(&self, deliver_to: &str, request: Option<PullRequest>) -> Result<(), Error> {
         let kind = AckKind::Next(request);
         let subject = self.claim(&kind)?;
-        self.client.publish_with_reply(subject, deliver_to, kind.body()).await
+        self.client.publish_message(subject, Some(deliver_to), None, &kind.body()).await
     }
 
     /// [`ack_next`](Self::ack_next) at once, without waiting for room in the
@@ -142,7 +142,7 @@ impl Message {
     /// instead of the JetStream context's timeout.
     pub async fn double_ack_within(&self, kind: AckKind, timeout: Duration) -> Result<(), Error> {
         let subject = self.claim(&kind)?;
-        let reply = self.client.send_request(subject, None, &kind.body(), Some(timeout))?.await?;
+        let reply = self.client.start_request(subject, None, &kind.body(), Some(timeout))?.await?;
         match reply.status {
             None => Ok(()),
             Some(code) => {

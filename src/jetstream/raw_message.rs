@@ -154,7 +154,7 @@ mod tests {
             time: "t".into(),
         };
         let m = RawMessage::try_from(stored(Some(b"NATS/1.0\r\nX-Key: v\r\n\r\n"))).unwrap();
-        assert_eq!(m.headers.unwrap().get("X-Key"), Some("v"));
+        assert_eq!(m.headers.unwrap().get("X-Key").map(|v| v.as_str()), Some("v"));
         assert_eq!(RawMessage::try_from(stored(None)).unwrap().headers, None);
         assert!(RawMessage::try_from(stored(Some(b"garbage"))).is_err());
     }

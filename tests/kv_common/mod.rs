@@ -89,7 +89,7 @@ impl Tap {
     /// their order), so `sender` sent nothing there before it.
     pub async fn assert_silent(&mut self, sender: &Client, what: &str) {
         for (subject, sub) in [("$KV.tap.end", &mut self.writes), ("$JS.API.tap.end", &mut self.requests)] {
-            sender.publish(subject, "end").await.unwrap();
+            sender.publish(subject, "end".into()).await.unwrap();
             sender.flush().await.unwrap();
             let first = timeout(WAIT, sub.next()).await.expect("the end marker in time").expect("subscribed");
             assert_eq!(first.subject, subject, "{what} sent {:?} to the server", first.subject);
@@ -98,7 +98,7 @@ impl Tap {
 
     /// The subjects of the API requests heard until `sender`'s marker.
     pub async fn requests(&mut self, sender: &Client) -> Vec<String> {
-        sender.publish("$JS.API.tap.end", "end").await.unwrap();
+        sender.publish("$JS.API.tap.end", "end".into()).await.unwrap();
         sender.flush().await.unwrap();
         let mut subjects = Vec::new();
         loop {

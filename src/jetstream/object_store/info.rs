@@ -219,7 +219,7 @@ mod headers {
         names.dedup();
         let mut map = s.serialize_map(Some(names.len()))?;
         for name in names {
-            map.serialize_entry(name, &headers.get_all(name).collect::<Vec<_>>())?;
+            map.serialize_entry(name, &headers.get_all(name).map(|v| v.as_str()).collect::<Vec<_>>())?;
         }
         map.end()
     }

@@ -352,7 +352,7 @@ impl Messages {
     pub fn drain(&mut self) -> impl Future<Output = Result<(), Error>> + 'static {
         self.stop();
         let client = self.client.clone();
-        async move { client.flush().await }
+        async move { client.flush_pong().await }
     }
 
     /// Stops and forgets what was received but not read, without naks:

@@ -363,7 +363,7 @@ impl OrderedMessages {
     pub fn drain(&mut self) -> impl Future<Output = Result<(), Error>> + 'static {
         self.stop();
         let client = self.consumer.context.client().clone();
-        async move { client.flush().await }
+        async move { client.flush_pong().await }
     }
 
     /// Ended: the consumer is free for the next reader, which needs a new
