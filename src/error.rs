@@ -227,14 +227,14 @@ impl<K: fmt::Debug + fmt::Display> std::error::Error for KindError<K> {
 }
 
 /// Declares an error-kind enum (async-nats's names) and its `Display`
-/// from a table of texts. A variant may carry one value, as async-nats's
-/// `JetStream(jetstream::Error)`; kinds without one add `#[derive(Copy, Hash)]`.
+/// from a table of texts. Variants may carry values, as async-nats's
+/// `JetStream(jetstream::Error)`; kinds without any add `#[derive(Copy, Hash)]`.
 macro_rules! error_kinds {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident $(($field:ty))? => $text:literal,)* }) => {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident $(($($field:ty),+))? => $text:literal,)* }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub enum $name {
-            $($(#[$vdoc])* $variant $(($field))?,)*
+            $($(#[$vdoc])* $variant $(($($field),+))?,)*
         }
 
         impl std::fmt::Display for $name {

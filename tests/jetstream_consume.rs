@@ -41,7 +41,7 @@ async fn fetch_next_and_acks() {
     let server = NatsServer::start_jetstream();
     let js = setup(&server, "F", 25).await;
     let consumer = durable(&js, "F", durable_config("f")).await;
-    let batch = consumer.fetch().max_messages(10).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let batch = consumer.batch().max_messages(10).expires(Duration::from_secs(2)).messages().await.unwrap();
     let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
     assert_eq!(got.len(), 10);
     for (i, m) in got.iter().enumerate() {
@@ -71,7 +71,7 @@ async fn double_ack_within_waits_only_as_long_as_asked() {
     let mut server = NatsServer::start_jetstream();
     let js = setup(&server, "W", 2).await;
     let consumer = durable(&js, "W", durable_config("w")).await;
-    let batch = consumer.fetch().max_messages(2).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let batch = consumer.batch().max_messages(2).expires(Duration::from_secs(2)).messages().await.unwrap();
     let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
     let (first, second) = (got[0].as_ref().unwrap(), got[1].as_ref().unwrap());
     assert_eq!(first.ack_timeout(), js.timeout());
@@ -138,7 +138,7 @@ async fn per_batch_pulls_ask_for_the_batch_and_max_messages_bounds_the_buffer() 
     assert!(batches.iter().all(|b| (10..=20).contains(b)), "{batches:?}");
     // A threshold above the batch is refused.
     let refused = consumer.stream().max_messages_per_batch(10).threshold_messages(11).messages().await;
-    assert!(matches!(refused, Err(Error::InvalidArgument(_))));
+    assert!(matches!(refused.map_err(Error::from), Err(Error::InvalidArgument(_))));
 }
 
 #[tokio::test]
@@ -177,7 +177,7 @@ async fn ack_batch_confirmed_and_plain() {
     let server = NatsServer::start_jetstream();
     let js = setup(&server, "A", 300).await;
     let consumer = durable(&js, "A", durable_config("a")).await;
-    let batch = consumer.fetch().max_messages(300).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let batch = consumer.batch().max_messages(300).expires(Duration::from_secs(2)).messages().await.unwrap();
     let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
     assert_eq!(got.len(), 300);
     let mut confirmed = AckBatch::new();
@@ -199,7 +199,7 @@ async fn ack_batch_confirmed_and_plain() {
     plain.commit(js.client()).await.unwrap();
     let info = js.get_stream("A").await.unwrap().consumer_info("a").await.unwrap();
     assert_eq!(info.num_ack_pending, 0);
-    assert_eq!(info.ack_floor.stream_seq, 300);
+    assert_eq!(info.ack_floor.stream_sequence, 300);
 }
 
 #[tokio::test]
@@ -207,7 +207,7 @@ async fn acks_to_a_deleted_consumer_are_unconfirmed_not_lost_silently() {
     let server = NatsServer::start_jetstream();
     let js = setup(&server, "D", 5).await;
     let consumer = durable(&js, "D", durable_config("d")).await;
-    let batch = consumer.fetch().max_messages(5).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let batch = consumer.batch().max_messages(5).expires(Duration::from_secs(2)).messages().await.unwrap();
     let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
     let mut acks = AckBatch::new();
     for m in &got {
@@ -228,7 +228,7 @@ async fn deleting_the_consumer_ends_consume_with_a_typed_error() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     js.get_stream("X").await.unwrap().delete_consumer("x").await.unwrap();
     let end = timeout(WAIT, messages.next()).await.expect("ends in time");
-    match end {
+    match end.map(|r| r.map_err(Error::from)) {
         Some(Err(Error::ConsumerStatus { code: 409, description })) => {
             assert!(description.contains("Consumer Deleted"), "{description}")
         }
@@ -254,7 +254,7 @@ async fn ack_next_acks_and_delivers_more_to_the_given_subject() {
     }
     assert!(matches!(first.ack().await, Err(Error::AlreadyAcknowledged)));
     let info = js.get_stream("N").await.unwrap().consumer_info("n").await.unwrap();
-    assert_eq!(info.ack_floor.stream_seq, 1, "+NXT acked the first");
+    assert_eq!(info.ack_floor.stream_sequence, 1, "+NXT acked the first");
 }
 
 #[tokio::test]
@@ -322,14 +322,14 @@ async fn request_limits_come_back_as_errors_of_the_fetch() {
     let js = setup(&server, "M", 20).await;
     let config = ConsumerConfig { max_batch: 5, ..durable_config("m") };
     let consumer = durable(&js, "M", config).await;
-    let batch = consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).messages().await.unwrap();
+    let batch = consumer.batch().max_messages(10).expires(Duration::from_secs(1)).messages().await.unwrap();
     let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
     assert!(
-        matches!(got.last(), Some(Err(Error::ConsumerStatus { code: 409, description })) if description.contains("MaxRequestBatch")),
+        matches!(got.last().map(|r| r.as_ref().map_err(|e| e.cause())), Some(Err(Error::ConsumerStatus { code: 409, description })) if description.contains("MaxRequestBatch")),
         "{got:?}"
     );
     // Fetching by bytes: a budget smaller than one message ends the fetch.
-    let batch = consumer.fetch().max_bytes(10).expires(Duration::from_secs(1)).messages().await.unwrap();
+    let batch = consumer.batch().max_bytes(10).expires(Duration::from_secs(1)).messages().await.unwrap();
     let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
     assert!(got.iter().all(|m| m.is_err()), "{got:?}");
 }
@@ -377,7 +377,7 @@ async fn overflow_priority_group_serves_the_overflow_reader_only_under_backlog()
     let overflow = PriorityOptions { group: "jobs".into(), min_pending: Some(100), ..Default::default() };
     // The overflow reader only gets messages while 100 or more are pending.
     let mut spare = consumer
-        .fetch()
+        .batch()
         .max_messages(10)
         .expires(Duration::from_secs(1))
         .priority(overflow.clone())
@@ -389,13 +389,13 @@ async fn overflow_priority_group_serves_the_overflow_reader_only_under_backlog()
     }
     assert_eq!(timeout(WAIT, (&mut spare).collect::<Vec<_>>()).await.unwrap().len(), 0, "no backlog, no overflow");
     let main =
-        consumer.fetch().max_messages(5).expires(Duration::from_secs(1)).priority(group).messages().await.unwrap();
+        consumer.batch().max_messages(5).expires(Duration::from_secs(1)).priority(group).messages().await.unwrap();
     assert_eq!(timeout(WAIT, main.collect::<Vec<_>>()).await.unwrap().len(), 5);
     for i in 0..150 {
         js.client().request(format!("O.{i}"), "job".into()).await.unwrap();
     }
     let spare =
-        consumer.fetch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow).messages().await.unwrap();
+        consumer.batch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow).messages().await.unwrap();
     assert_eq!(timeout(WAIT, spare.collect::<Vec<_>>()).await.unwrap().len(), 10, "backlog: overflow served");
 }
 

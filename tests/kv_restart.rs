@@ -174,10 +174,10 @@ async fn a_watch_of_an_r3_bucket_sees_every_revision_once_through_leader_changes
         }
     };
     leaders.push(leader(&info));
-    while seen.last() < Some(&info.state.last_seq) {
+    while seen.last() < Some(&info.state.last_sequence) {
         seen.push(next(&mut watch).await.revision);
     }
     assert!(leaders.windows(2).all(|w| w[0] != w[1] && w[1].is_some()), "each step-down moved the leader: {leaders:?}");
-    assert_eq!(seen, (1..=info.state.last_seq).collect::<Vec<_>>(), "every revision once, in order");
-    assert!(info.state.last_seq >= 150);
+    assert_eq!(seen, (1..=info.state.last_sequence).collect::<Vec<_>>(), "every revision once, in order");
+    assert!(info.state.last_sequence >= 150);
 }

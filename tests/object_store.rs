@@ -337,10 +337,10 @@ async fn a_slow_reader_of_an_object_past_the_flow_control_window_gets_it_all() {
         assert_eq!(consumers, 1);
         let mut infos = stream.consumers();
         let info = timeout(WAIT, infos.next()).await.unwrap().unwrap().unwrap();
-        if info.delivered.stream_seq == delivered && delivered > 0 {
+        if info.delivered.stream_sequence == delivered && delivered > 0 {
             break;
         }
-        delivered = info.delivered.stream_seq;
+        delivered = info.delivered.stream_sequence;
     }
     assert!((2..48).contains(&delivered), "the server held back at {delivered} of 48 chunks");
     let mut read = first.to_vec();

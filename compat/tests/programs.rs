@@ -217,7 +217,7 @@ program!(
     natsjet_compat::object_store::object_store,
     [
         "put report.bin 307200 bytes in 3 chunks, digest set true",
-        "put notes.txt in 2 chunks, owner Some(\"sue\")",
+        "put notes.txt 10 bytes, owner Some(\"sue\")",
         "get 307200 bytes, same: true, info size 307200",
         "info notes.txt Some(\"notes\") deleted false",
         "through the link: some notes",

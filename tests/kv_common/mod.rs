@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use natsjet::jetstream::kv::{self, Entry, Store};
-use natsjet::jetstream::stream::RawMessage;
+use natsjet::jetstream::stream::StreamMessage;
 use natsjet::jetstream::{self, Context};
 use natsjet::{Client, Subscriber};
 use tokio::time::timeout;
@@ -49,7 +49,7 @@ pub fn summary(entries: &[Entry]) -> Vec<(String, u64, kv::Operation)> {
 }
 
 /// The message the bucket's stream stored at `revision`, headers and all.
-pub async fn stored(js: &Context, store: &Store, revision: u64) -> RawMessage {
+pub async fn stored(js: &Context, store: &Store, revision: u64) -> StreamMessage {
     js.get_stream(&store.stream_name).await.unwrap().get_raw_message(revision).await.unwrap()
 }
 
@@ -59,8 +59,8 @@ pub async fn stored_count(js: &Context, store: &Store) -> u64 {
 }
 
 /// The headers of a stored message as sorted (name, value) pairs.
-pub fn header_pairs(message: &RawMessage) -> Vec<(String, String)> {
-    let mut pairs: Vec<_> = message.headers.iter().flat_map(|h| h.iter()).map(|(n, v)| (n.into(), v.into())).collect();
+pub fn header_pairs(message: &StreamMessage) -> Vec<(String, String)> {
+    let mut pairs: Vec<_> = message.headers.iter().map(|(n, v)| (n.into(), v.into())).collect();
     pairs.sort();
     pairs
 }

@@ -5,26 +5,34 @@
 //! domain `_` meaning none. Anything else is refused with a typed error; the
 //! work is one pass over the subject, whatever it holds.
 
-use crate::error::Error;
+use std::time::SystemTime;
 
-/// Where and when a JetStream message was delivered.
+use crate::error::Error;
+use crate::jetstream::api::timestamp;
+
+/// Where and when a JetStream message was delivered, with async-nats's
+/// field names (`jetstream::message::Info`), owned rather than borrowed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MessageMetadata {
     /// JetStream domain (v2 subjects), `None` for `_` or v1.
     pub domain: Option<String>,
     /// Hash of the account (v2 subjects), used by the server for routing.
-    pub account_hash: Option<String>,
+    pub acc_hash: Option<String>,
     pub stream: String,
     pub consumer: String,
     /// How many times this message was delivered, this time included.
-    pub delivered: u64,
+    pub delivered: i64,
     pub stream_sequence: u64,
     pub consumer_sequence: u64,
-    /// Server time of the message in Unix nanoseconds. Above 2^53: kept as
-    /// `u64`, never as a float.
+    /// When the stream stored the message.
+    pub published: SystemTime,
+    /// [`published`](Self::published) in Unix nanoseconds, exact: above
+    /// 2^53 it is kept as `u64`, never as a float.
     pub timestamp_nanos: u64,
     /// Messages left for the consumer after this one.
     pub pending: u64,
+    /// The token after the pending count in v2 subjects, if the server sends one.
+    pub token: Option<String>,
 }
 
 const V1_TOKENS: usize = 9;
@@ -43,7 +51,7 @@ impl MessageMetadata {
         if tokens[0] != "$JS" || tokens[1] != "ACK" {
             return Err(refuse(subject, "it does not start with $JS.ACK"));
         }
-        let (domain, account_hash, at) = match count {
+        let (domain, acc_hash, at) = match count {
             V1_TOKENS => (None, None, 2),
             n if n >= V2_TOKENS => {
                 let domain = Some(tokens[2]).filter(|d| *d != "_");
@@ -56,16 +64,22 @@ impl MessageMetadata {
             return Err(refuse(subject, "a name token is empty"));
         }
         let number = |i: usize| number(tokens[at + i]).ok_or_else(|| refuse(subject, "a number token is not a number"));
+        let timestamp_nanos = number(5)?;
+        let delivered = i64::try_from(number(2)?).map_err(|_| refuse(subject, "the delivery count is too large"))?;
+        // splitn leaves what follows the pending count in the last token.
+        let token = (count > V2_TOKENS).then(|| tokens[V2_TOKENS].split('.').next().unwrap_or_default().to_string());
         Ok(MessageMetadata {
             domain,
-            account_hash,
+            acc_hash,
             stream: names[0].to_string(),
             consumer: names[1].to_string(),
-            delivered: number(2)?,
+            delivered,
             stream_sequence: number(3)?,
             consumer_sequence: number(4)?,
-            timestamp_nanos: number(5)?,
+            published: timestamp::from_unix_nanos(timestamp_nanos),
+            timestamp_nanos,
             pending: number(6)?,
+            token,
         })
     }
 }

@@ -123,7 +123,7 @@ impl Reader {
     }
 
     fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-        let message = match ready!(Pin::new(&mut self.messages).poll_next(cx)) {
+        let message = match ready!(self.messages.poll_raw(cx)) {
             Some(Ok(message)) => message,
             Some(Err(e)) => return Poll::Ready(Some(Err(e))),
             None => return Poll::Ready(None),

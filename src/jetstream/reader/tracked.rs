@@ -4,10 +4,7 @@
 //! to deliver; each message says how many are left after it. Either count
 //! reaching zero is the point, and it is at once when there was nothing.
 
-use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
-
-use futures_core::Stream;
 
 use super::OrderedMessages;
 use crate::error::Error;
@@ -45,7 +42,7 @@ impl TrackedRead {
     /// The next message, its metadata, and whether it was the last one of
     /// those that existed at the start or came after them.
     pub fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Message, MessageMetadata), Error>>> {
-        let message = match ready!(Pin::new(&mut self.messages).poll_next(cx)) {
+        let message = match ready!(self.messages.poll_raw(cx)) {
             Some(Ok(message)) => message.message,
             Some(Err(e)) => return Poll::Ready(Some(Err(e))),
             None => return Poll::Ready(None),
