@@ -12,7 +12,7 @@
 
 pub mod addr;
 #[cfg(has_runtime)]
-mod client;
+pub mod client;
 pub mod conn;
 pub mod driver;
 pub mod error;
@@ -32,8 +32,9 @@ mod wasm;
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
 pub use client::{
-    Client, ConnectOptions, Event, IntoServerAddrs, RequestMany, ResponseFuture, Responses, Subscriber, connect,
-    create_inbox,
+    Client, ConnectError, ConnectErrorKind, ConnectOptions, Event, IntoServerAddrs, PublishError, PublishErrorKind,
+    Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses, SubscribeError,
+    SubscribeErrorKind, Subscriber, connect, create_inbox,
 };
 pub use conn::{AuthFn, CallbackAuth, State, Statistics};
 pub use error::{Error, Result};

@@ -3,7 +3,14 @@
 //! management calls, acked publish, pull, push and ordered readers, acks,
 //! `AckBatch` commits, the checkpoint ledger, the Key-Value store ([`kv`]) and the object store
 //! ([`object_store`]).
+//!
+//! The modules a program uses have async-nats's paths and names:
+//! [`context`], [`stream`], [`consumer`] (with `pull` and `push`),
+//! [`message`], [`publish`], [`account`]; [`api`] holds the same types under
+//! natsjet's names, for code that needs no runtime.
 
+#[cfg(has_runtime)]
+pub mod account;
 pub mod ack;
 pub mod api;
 pub mod kv;
@@ -21,11 +28,11 @@ pub mod consumer;
 #[cfg(has_runtime)]
 mod consumers;
 #[cfg(has_runtime)]
-pub(crate) mod context;
+pub mod context;
 #[cfg(has_runtime)]
 mod direct_batch;
 #[cfg(has_runtime)]
-mod message;
+pub mod message;
 #[cfg(has_runtime)]
 pub(crate) mod paging;
 #[cfg(has_runtime)]
@@ -45,10 +52,12 @@ mod stream_info;
 #[cfg(has_runtime)]
 mod streams;
 
+pub use ack::AckKind;
+pub use api::{ErrorCode, JetStreamError as Error};
 #[cfg(has_runtime)]
 pub use checkpoint::{CheckpointLedger, LedgerOptions};
 #[cfg(has_runtime)]
-pub use consumer::{Consumer, PullConsumer};
+pub use consumer::{Consumer, PullConsumer, PushConsumer};
 #[cfg(has_runtime)]
 pub use context::{Context, new, with_domain, with_prefix};
 #[cfg(has_runtime)]
@@ -58,6 +67,6 @@ pub use message::Message;
 #[cfg(has_runtime)]
 pub use publish::{Publish, PublishAckFuture};
 #[cfg(has_runtime)]
-pub use push_consumer::{BoundPushConfig, PushConsumer};
+pub use push_consumer::BoundPushConfig;
 #[cfg(has_runtime)]
 pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, OrderedPushConsumer, StreamBuilder};

@@ -4,7 +4,7 @@
 //! What each publish means travels in its reply subject,
 //! `<inbox>.<flow>.<gaps>.<seq>.<op>.$FI`, answered on the inbox: flow acks
 //! `{"type":"ack","seq":n,"msgs":m}` (at most two intervals of `m`
-//! messages may be unacknowledged), and for the last message the `PubAck`
+//! messages may be unacknowledged), and for the last message the `PublishAck`
 //! of the batch. [`FastWindow`] is the sans-IO bookkeeping; [`FastIngest`]
 //! sends over a client.
 
@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::Error;
-use crate::jetstream::api::{self, PubAck};
+use crate::jetstream::api::{self, PublishAck};
 use crate::{Client, HeaderMap, Subscriber};
 
 /// The API level of servers that take fast batches (nats-server 2.14).
@@ -41,7 +41,7 @@ pub enum Control {
     /// Everything up to `seq` arrived; flow acks now come every `msgs`.
     Ack { seq: u64, msgs: u64 },
     /// The batch is committed.
-    Done(PubAck),
+    Done(PublishAck),
 }
 
 #[derive(Deserialize, Default)]
@@ -51,7 +51,7 @@ struct Flow {
     kind: String,
     seq: u64,
     msgs: u64,
-    /// Set on the final `PubAck`.
+    /// Set on the final `PublishAck`.
     batch: Option<String>,
 }
 
@@ -91,7 +91,7 @@ impl FastWindow {
         format!("{}.{INITIAL_FLOW}.fail.{}.{}.$FI", self.inbox, self.seq, op as u8)
     }
 
-    /// A message on the inbox: flow ack, the batch's `PubAck`, or the error that ended it.
+    /// A message on the inbox: flow ack, the batch's `PublishAck`, or the error that ended it.
     pub fn handle(&mut self, payload: &[u8]) -> Result<Control, Error> {
         api::check_response(payload)?;
         let flow: Flow = api::parse_checked_plain(payload)?;
@@ -138,8 +138,13 @@ impl FastIngest {
         self.client.publish_message(subject, Some(&reply), None, &payload).await
     }
 
-    /// Publishes the last message (with `headers`) and waits for the batch's `PubAck`.
-    pub async fn commit(mut self, subject: &str, headers: Option<&HeaderMap>, payload: Bytes) -> Result<PubAck, Error> {
+    /// Publishes the last message (with `headers`) and waits for the batch's `PublishAck`.
+    pub async fn commit(
+        mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: Bytes,
+    ) -> Result<PublishAck, Error> {
         let reply = self.window.next_reply(true);
         self.client.publish_message(subject, Some(&reply), headers, &payload).await?;
         loop {
@@ -202,7 +207,7 @@ mod tests {
     fn the_batch_ends_with_its_pub_ack_or_an_error() {
         let mut window = FastWindow::new("_INBOX.B".into());
         let done = window.handle(br#"{"stream":"OBJ_b","seq":301,"batch":"B","count":301}"#).unwrap();
-        assert!(matches!(done, Control::Done(ack) if ack.seq == 301 && ack.count == Some(301)));
+        assert!(matches!(done, Control::Done(ack) if ack.sequence == 301 && ack.batch_size == Some(301)));
         let refused = window.handle(br#"{"error":{"code":400,"err_code":10174,"description":"no"}}"#);
         assert!(matches!(refused, Err(Error::JetStream(e)) if e.err_code.0 == 10174));
         assert!(matches!(window.handle(br#"{"type":"gap","last_seq":3,"seq":5}"#), Err(Error::Protocol(_))));
