@@ -135,13 +135,13 @@ impl FastIngest {
             }
         }
         let reply = self.window.next_reply(false);
-        self.client.publish_message(subject, Some(&reply), None, &payload).await
+        self.client.publish_shared(subject, Some(&reply), None, &payload).await
     }
 
     /// Publishes the last message (with `headers`) and waits for the batch's `PubAck`.
     pub async fn commit(mut self, subject: &str, headers: Option<&HeaderMap>, payload: Bytes) -> Result<PubAck, Error> {
         let reply = self.window.next_reply(true);
-        self.client.publish_message(subject, Some(&reply), headers, &payload).await?;
+        self.client.publish_shared(subject, Some(&reply), headers, &payload).await?;
         loop {
             if let Control::Done(ack) = self.next_control().await? {
                 return Ok(ack);
