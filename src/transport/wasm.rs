@@ -84,6 +84,22 @@ impl Transport {
         }
     }
 
+    /// Takes the pieces of `data` in turn, as [`poll_write`](Self::poll_write)
+    /// does each: all of them, or those before one that has to wait.
+    pub fn poll_write_vectored(&mut self, cx: &mut Context<'_>, data: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        let mut written = 0;
+        for piece in data.iter().filter(|piece| !piece.is_empty()) {
+            match self.poll_write(cx, piece) {
+                Poll::Ready(Ok(n)) if n == piece.len() => written += n,
+                Poll::Ready(Ok(n)) => return Poll::Ready(Ok(written + n)),
+                Poll::Ready(Err(e)) if written == 0 => return Poll::Ready(Err(e)),
+                Poll::Pending if written == 0 => return Poll::Pending,
+                Poll::Ready(Err(_)) | Poll::Pending => break,
+            }
+        }
+        Poll::Ready(Ok(written))
+    }
+
     /// Sends the writes held back in this JS task once the task is over
     /// (see [`HeldWrites`]); otherwise the host sends on its own.
     pub fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -354,14 +370,23 @@ fn run_after_task() {
 }
 
 /// Moves what a JS callback queued in `inbox` to the driver's `buf`, giving
-/// the byte count, or `None` when nothing is waiting.
+/// the byte count, or `None` when nothing is waiting: as much as `buf` has
+/// room for (all of it when it has none), so that `buf` keeps the size the
+/// driver gave it; the rest is taken next time.
 pub(super) fn take_received(inbox: &mut BytesMut, buf: &mut BytesMut) -> Option<usize> {
     if inbox.is_empty() {
         return None;
     }
-    let n = inbox.len();
-    buf.extend_from_slice(inbox);
-    inbox.clear();
+    let room = buf.capacity() - buf.len();
+    let n = match room {
+        0 => inbox.len(),
+        room => inbox.len().min(room),
+    };
+    buf.extend_from_slice(&inbox[..n]);
+    match n == inbox.len() {
+        true => inbox.clear(),
+        false => bytes::Buf::advance(inbox, n),
+    }
     Some(n)
 }
 
