@@ -16,6 +16,9 @@ mod client;
 pub mod conn;
 pub mod driver;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod header;
 mod id_map;
 pub mod jetstream;

@@ -23,6 +23,10 @@ use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 
 /// `json` as a plain `T`, or what was wrong with it (briefly in wasm).
 pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> {
+    #[cfg(feature = "fuzzing")]
+    if crate::fuzzing::reads_as_in_wasm() {
+        return lite::from_slice(json);
+    }
     #[cfg(not(target_arch = "wasm32"))]
     return serde_json::from_slice(json).map_err(|e| e.to_string());
     #[cfg(target_arch = "wasm32")]
@@ -82,7 +86,7 @@ where
     d.deserialize_option(Entries(std::marker::PhantomData))
 }
 
-#[cfg(any(test, target_arch = "wasm32"))]
+#[cfg(any(test, feature = "fuzzing", target_arch = "wasm32"))]
 mod lite {
     use serde::de::DeserializeOwned;
 
