@@ -384,6 +384,11 @@ impl Connection {
     pub fn pending_bytes(&self) -> usize {
         self.out.len() + self.reconnect_buf.len()
     }
+    /// Bytes `poll_transmit` has for the transport now (not those held
+    /// for after a reconnect's handshake): what reading more can add to.
+    pub fn transmit_bytes(&self) -> usize {
+        self.out.len()
+    }
     /// The server's max_payload (or a default before the first INFO).
     pub fn max_payload(&self) -> usize {
         match &self.info {
