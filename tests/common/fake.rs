@@ -30,6 +30,8 @@ pub struct FakeServer {
     addr: SocketAddr,
     written: Arc<Mutex<Vec<u8>>>,
     stop: Arc<AtomicBool>,
+    /// The connection a script plays, to end it when the server stops.
+    current: Arc<Mutex<Option<TcpStream>>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -41,8 +43,9 @@ impl FakeServer {
         let addr = listener.local_addr().unwrap();
         let written = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
+        let current = Arc::new(Mutex::new(None));
         let thread = std::thread::spawn({
-            let (written, stop) = (written.clone(), stop.clone());
+            let (written, stop, current) = (written.clone(), stop.clone(), current.clone());
             move || {
                 for stream in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {
@@ -52,13 +55,14 @@ impl FakeServer {
                     stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
                     // A client that stops reading ends a flood instead of hanging it.
                     stream.set_write_timeout(Some(EXPECT_TIMEOUT)).unwrap();
+                    *current.lock().unwrap() = stream.try_clone().ok();
                     let mut conn = FakeConn { stream, written: written.clone(), seen: 0 };
                     script(&mut conn);
                     let _ = conn.stream.shutdown(Shutdown::Both);
                 }
             }
         });
-        FakeServer { addr, written, stop, thread: Some(thread) }
+        FakeServer { addr, written, stop, current, thread: Some(thread) }
     }
 
     pub fn url(&self) -> String {
@@ -74,8 +78,11 @@ impl FakeServer {
 
     fn stop_and_join(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        // Wakes the accept loop; a script still running ends when its
-        // client is gone (its reads and writes fail).
+        // Ends a script still running (its reads and writes fail), then
+        // wakes the accept loop.
+        if let Some(stream) = self.current.lock().unwrap().take() {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
         let _ = TcpStream::connect(self.addr);
         if let Some(thread) = self.thread.take() {
             if !std::thread::panicking() {
@@ -175,6 +182,12 @@ impl FakeConn {
                 Err(_) => return None,
             }
         }
+    }
+
+    /// The client's next line (after what the last `expect` consumed; the
+    /// first is the one after CONNECT), without its CRLF.
+    pub fn next_line(&mut self) -> Option<String> {
+        self.expect(b"\n").map(|line| String::from_utf8_lossy(&line).into_owned())
     }
 
     /// The fields of the client's next `op` line (e.g. `"SUB"`; never the
