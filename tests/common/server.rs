@@ -87,7 +87,7 @@ impl NatsServerBuilder {
             .prefix("natsjet-server-")
             .tempdir()
             .map_err(|e| format!("create server temp dir: {e}"))?;
-        let tls = self.tls.map(|_| TlsFiles::generate(&dir.path().join("tls")));
+        let tls = self.tls.map(|mode| TlsFiles::generate(&dir.path().join("tls"), mode.server_names()));
         let auth = self.auth.as_ref().map(|a| AuthMaterial::generate(a, self.jetstream, dir.path()));
         let mut server = NatsServer {
             config_path: dir.path().join("nats-server.conf"),
@@ -262,8 +262,12 @@ impl NatsServer {
     }
     /// Issues another user of the same account (own `.creds` file in the temp dir).
     pub fn issue_user(&self, name: &str) -> CredsUser {
+        self.issue_user_expiring(name, None)
+    }
+    /// [`issue_user`](Self::issue_user) whose JWT expires at `exp` (Unix seconds).
+    pub fn issue_user_expiring(&self, name: &str, exp: Option<u64>) -> CredsUser {
         match &self.auth {
-            Some(AuthMaterial::Operator(op)) => op.issue_user(name),
+            Some(AuthMaterial::Operator(op)) => op.issue_user_expiring(name, exp),
             _ => panic!("server was not built with Auth::Creds"),
         }
     }
