@@ -53,6 +53,26 @@ async fn a_certificate_for_another_host() {
     );
 }
 
+#[tokio::test]
+async fn tls_first_where_the_server_asks_for_it() {
+    let server = NatsServer::builder().tls(Tls::First).start();
+    let tls = || trusting(&server.tls_files().ca_pem);
+    for url in [server.client_url(), server.tls_url()] {
+        let client = ConnectOptions::new().tls(tls()).tls_first().connect(&url).await.unwrap();
+        client.flush().await.unwrap();
+        assert!(client.server_info().tls_required, "{url}");
+    }
+    // A client that waits for the INFO first gets none.
+    let error = ConnectOptions::new()
+        .max_reconnects(0)
+        .connection_timeout(Duration::from_secs(1))
+        .tls(tls())
+        .connect(server.tls_url())
+        .await
+        .unwrap_err();
+    assert_eq!(error, Error::Timeout);
+}
+
 fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
 }

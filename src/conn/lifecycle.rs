@@ -19,8 +19,14 @@ impl Connection {
     pub(super) fn on_transport_open(&mut self, now: Instant) {
         match self.phase {
             Phase::Opening => {
-                self.phase = Phase::AwaitInfo;
                 self.timers.set(Timer::Handshake, now + self.config.connect_timeout);
+                match self.servers.current().cloned().filter(|addr| self.tls_first(addr)) {
+                    Some(addr) => {
+                        self.phase = Phase::AwaitTls;
+                        self.actions.push_back(Action::UpgradeTls { addr });
+                    }
+                    None => self.phase = Phase::AwaitInfo,
+                }
             }
             // Closed while the transport was opening: it is not wanted.
             Phase::Closed => self.actions.push_back(Action::Close),
@@ -29,10 +35,20 @@ impl Connection {
     }
 
     pub(super) fn on_tls_ready(&mut self) {
-        if self.phase == Phase::AwaitTls {
-            self.tls = true;
-            self.send_connect();
+        if self.phase != Phase::AwaitTls {
+            return;
         }
+        self.tls = true;
+        match self.servers.current().is_some_and(|addr| self.tls_first(addr)) {
+            // TLS first: the INFO comes now, over TLS.
+            true => self.phase = Phase::AwaitInfo,
+            false => self.send_connect(),
+        }
+    }
+
+    /// Whether TLS starts the connection to `addr`, before the INFO.
+    fn tls_first(&self, addr: &crate::addr::ServerAddr) -> bool {
+        self.config.tls_first && !addr.scheme.is_websocket()
     }
 
     /// The first INFO of a transport: TLS upgrade if wanted, then CONNECT.

@@ -97,6 +97,9 @@ pub struct Config {
     pub echo: bool,
     /// Require TLS even on `nats://` URLs.
     pub tls_required: bool,
+    /// TLS before the server's INFO, for servers configured with
+    /// `handshake_first` (not for WebSocket URLs, whose TLS is their own).
+    pub tls_first: bool,
     /// Interval between keep-alive PINGs (default 2 min).
     pub ping_interval: Duration,
     /// Unanswered keep-alive PINGs after which the connection is stale (default 2).
@@ -133,6 +136,7 @@ impl Default for Config {
             auth: Auth::default(),
             echo: true,
             tls_required: false,
+            tls_first: false,
             ping_interval: Duration::from_secs(120),
             max_pings_outstanding: 2,
             connect_timeout: Duration::from_secs(5),

@@ -383,11 +383,12 @@ impl NatsServer {
         }
         if let Some(files) = &self.tls {
             c += &format!(
-                "tls {{\n  cert_file: {}\n  key_file: {}\n  ca_file: {}\n  verify: {}\n  timeout: 5\n}}\n",
+                "tls {{\n  cert_file: {}\n  key_file: {}\n  ca_file: {}\n  verify: {}\n  handshake_first: {}\n  timeout: 5\n}}\n",
                 q(&files.server_cert.to_string_lossy()),
                 q(&files.server_key.to_string_lossy()),
                 q(&files.ca_cert.to_string_lossy()),
                 self.opts.tls == Some(Tls::Verify),
+                self.opts.tls == Some(Tls::First),
             );
         }
         if self.opts.websocket {

@@ -19,6 +19,9 @@ pub enum Tls {
     /// Like `Server`, with a certificate for another host only
     /// ([`OTHER_HOST`]): clients that check the host name refuse it.
     OtherHost,
+    /// Like `Server`, plus `handshake_first: true`: TLS starts before the
+    /// INFO, so only clients that start it first get in.
+    First,
 }
 
 /// The one name on a [`Tls::OtherHost`] server's certificate.
@@ -29,7 +32,7 @@ impl Tls {
     pub fn server_names(self) -> Vec<String> {
         match self {
             Tls::OtherHost => vec![OTHER_HOST.to_string()],
-            Tls::Server | Tls::Verify => ["127.0.0.1", "::1", "localhost"].map(String::from).to_vec(),
+            Tls::Server | Tls::Verify | Tls::First => ["127.0.0.1", "::1", "localhost"].map(String::from).to_vec(),
         }
     }
 }
