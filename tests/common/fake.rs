@@ -58,6 +58,9 @@ impl FakeServer {
                     *current.lock().unwrap() = stream.try_clone().ok();
                     let mut conn = FakeConn { stream, written: written.clone(), seen: 0 };
                     script(&mut conn);
+                    // Closed with the last handle, so that what the client
+                    // sent unread resets its connection, as a server's would.
+                    current.lock().unwrap().take();
                     let _ = conn.stream.shutdown(Shutdown::Both);
                 }
             }
