@@ -147,11 +147,11 @@ pub(crate) fn parse_checked<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Er
 
 /// [`parse_checked`] for a plain type (see [`plain_json`]).
 pub(crate) fn parse_checked_plain<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
-    plain_json::from_slice(object(payload)?).map_err(|e| bad_response(&e))
+    plain_json::from_slice(payload).map_err(|e| bad_response(&e))
 }
 
 /// Every API reply is a JSON object; serde would read an array into a
-/// struct, a field per element.
+/// struct, a field per element (plain JSON checks it by itself).
 fn object(payload: &[u8]) -> Result<&[u8], Error> {
     match payload.trim_ascii_start().first() {
         Some(b'{') => Ok(payload),
