@@ -21,6 +21,6 @@ pub fn check(data: &[u8]) {
     agree::<JetStreamError>(data);
 }
 
-fn agree<T: DeserializeOwned + std::fmt::Debug>(json: &[u8]) {
+fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(json: &[u8]) {
     super::agree(json, plain_json::<T>(json), as_in_wasm(|| plain_json::<T>(json)));
 }
