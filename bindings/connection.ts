@@ -9,6 +9,7 @@ import { encode, unpack, type Msg, type Payload, type PublishOptions, type Publi
 import { Responses, type RequestManyOptions } from "./responses.js";
 import type { Status, StatusHub } from "./status.js";
 import { Subscription, type SubscriptionOptions } from "./subscription.js";
+import { optStr, str } from "./names.js";
 
 export type { ServerInfo };
 
@@ -61,12 +62,13 @@ export class NatsConnection implements Publisher {
 
   /** Publishes at once; throws (e.g. `INVALID_SUBJECT`, `PAYLOAD_TOO_LARGE`) before sending anything. */
   publish(subject: string, data?: Payload, opts?: PublishOptions): void {
-    this.#raw.publish(subject, encode(data), opts?.reply, sendHeaders(opts));
+    this.#raw.publish(str(subject, "subject"), encode(data), optStr(opts?.reply, "reply"), sendHeaders(opts));
   }
 
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
     const release = () => this.#subscriptions.delete(sub);
-    const sub = new Subscription(this.#raw.subscribe(subject, opts.queue, opts.timeout), subject, this, opts, release);
+    const raw = this.#raw.subscribe(str(subject, "subject"), optStr(opts.queue, "queue"), opts.timeout);
+    const sub = new Subscription(raw, subject, this, opts, release);
     this.#subscriptions.add(sub);
     if (opts.callback) this.#callbacks.add(sub);
     void sub.closed.then(() => {
@@ -79,7 +81,8 @@ export class NatsConnection implements Publisher {
   /** The first answer to a request; rejects with `NO_RESPONDERS` or `TIMEOUT`. */
   async request(subject: string, data?: Payload, opts: RequestOptions = {}): Promise<Msg> {
     const headers = sendHeaders(opts);
-    const batch = await this.#raw.request(subject, encode(data), headers, opts.timeout ?? 1000, opts.noMux, opts.reply);
+    const [to, reply] = [str(subject, "subject"), optStr(opts.reply, "reply")];
+    const batch = await this.#raw.request(to, encode(data), headers, opts.timeout ?? 1000, opts.noMux, reply);
     return unpack(batch, 0, this)[0]!;
   }
 
@@ -93,7 +96,7 @@ export class NatsConnection implements Publisher {
   async requestMany(subject: string, data?: Payload, opts: Partial<RequestManyOptions> = {}): Promise<Responses> {
     const headers = sendHeaders(opts);
     const raw = this.#raw.requestMany(
-      subject,
+      str(subject, "subject"),
       encode(data),
       headers,
       opts.strategy,

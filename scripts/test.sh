@@ -3,6 +3,8 @@
 #   1. cargo test --tests --examples   unit + integration tests, natively; the
 #                                      integration tests start their own nats-servers
 #   2. cargo test --doc                doctests (natively only)
+#      cargo test --features fuzzing --test fuzz_corpora
+#                                      replays the fuzz corpora (fuzz/corpus) on stable
 #   3. cargo test --benches --no-run   benches must compile (they are run by hand)
 #   4. compat/, twice                  programs written for async-nats 0.51, built and
 #                                      run against natsjet, then against async-nats
@@ -52,6 +54,7 @@ echo "nats-server: $(command -v "${NATS_SERVER_BIN:-nats-server}") ($("${NATS_SE
 
 run_stage "cargo-test" cargo test --tests --examples
 run_stage "doctests" cargo test --doc
+run_stage "fuzz-corpora" cargo test --features fuzzing --test fuzz_corpora
 if [[ -d benches ]]; then
     run_stage "benches-build" cargo test --benches --no-run
 fi

@@ -20,6 +20,9 @@ pub mod connection {
 }
 pub mod driver;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod header;
 mod id_map;
 pub mod jetstream;

@@ -22,7 +22,17 @@ use serde::Deserialize;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 
 /// `json` as a plain `T`, or what was wrong with it (briefly in wasm).
+/// Plain JSON from the server is an object: serde_json would read an array
+/// into a struct field by field (`[]` as every field defaulted),
+/// serde-json-core would not, so neither does.
 pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> {
+    if json.trim_ascii_start().first() != Some(&b'{') {
+        return Err("not a JSON object".into());
+    }
+    #[cfg(feature = "fuzzing")]
+    if crate::fuzzing::reads_as_in_wasm() {
+        return lite::from_slice(json);
+    }
     #[cfg(not(target_arch = "wasm32"))]
     return serde_json::from_slice(json).map_err(|e| e.to_string());
     #[cfg(target_arch = "wasm32")]
@@ -82,7 +92,7 @@ where
     d.deserialize_option(Entries(std::marker::PhantomData))
 }
 
-#[cfg(any(test, target_arch = "wasm32"))]
+#[cfg(any(test, feature = "fuzzing", target_arch = "wasm32"))]
 mod lite {
     use serde::de::DeserializeOwned;
 
@@ -168,6 +178,16 @@ mod tests {
                 other => panic!("{other:?} for {}", String::from_utf8_lossy(json)),
             }
         }
+    }
+
+    #[test]
+    fn only_objects_are_plain_json() {
+        // serde_json alone would take `[]` as a ServerInfo with every field defaulted.
+        for json in [&b"[]"[..], b" [1]", b"7", b"\"s\"", b"null", b""] {
+            assert_eq!(from_slice::<PublishAck>(json).unwrap_err(), "not a JSON object");
+            assert!(from_slice::<ServerInfo>(json).is_err());
+        }
+        assert_eq!(from_slice::<PublishAck>(br#" {"stream":"S","seq":1}"#).unwrap().sequence, 1);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub fn validate_queue(queue: &str) -> Result<(), Error> {
         return Err(invalid(queue, "empty queue group"));
     }
     if queue.bytes().any(is_forbidden) {
-        return Err(invalid(queue, "whitespace or control character"));
+        return Err(invalid(queue, "whitespace or control character in a queue group"));
     }
     Ok(())
 }

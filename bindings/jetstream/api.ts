@@ -5,6 +5,7 @@
  * timeout, and rejects error replies as `NatsError`s.
  */
 import type { ApiCall, RawJetStream } from "../raw.js";
+import { str } from "../names.js";
 
 /** The reply to `call` on `stream` and `consumer` (`""`: none) as JSON text. */
 export function requestText(
@@ -14,7 +15,8 @@ export function requestText(
   consumer = "",
   body?: unknown,
 ): Promise<string> {
-  return raw.request(call, stream, consumer, body === undefined ? "" : JSON.stringify(body));
+  const [s, c] = [str(stream, "stream name"), str(consumer, "consumer name")];
+  return raw.request(call, s, c, body === undefined ? "" : JSON.stringify(body));
 }
 
 /** A reply's JSON, without the server's `type` tag. */

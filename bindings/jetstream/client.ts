@@ -7,6 +7,7 @@ import type { RawJetStream } from "../raw.js";
 import type { NatsConnection } from "../connection.js";
 import { toRaw, type MsgHdrs } from "../headers.js";
 import { encode, type Payload } from "../msg.js";
+import { str } from "../names.js";
 import { AckBatch, type AckBatchOptions } from "./ack_batch.js";
 import { Consumers } from "./consumer.js";
 import { JetStreamManager, StreamAPI, type Streams } from "./manager.js";
@@ -91,7 +92,7 @@ export class JetStreamClient {
    */
   async publish(subject: string, data?: Payload, opts?: JetStreamPublishOptions): Promise<PubAck> {
     const raw = opts && { ...opts, headers: opts.headers && toRaw(opts.headers) };
-    const [stream, seq, duplicate, domain] = await this.raw.publish(subject, encode(data), raw);
+    const [stream, seq, duplicate, domain] = await this.raw.publish(str(subject, "subject"), encode(data), raw);
     return domain === undefined ? { stream, seq, duplicate } : { stream, seq, duplicate, domain };
   }
 

@@ -23,6 +23,7 @@ import type {
 } from "../raw.js";
 import { InvalidOperationError } from "../errors.js";
 import { parseReply, request, requestText } from "./api.js";
+import { str } from "../names.js";
 import { ConsumerMessages, type ConsumerCallbackFn } from "./consumer_messages.js";
 import { DeliveredBatch, type JsMsg } from "./jsmsg.js";
 
@@ -309,7 +310,7 @@ export class Consumers {
       const info = await requestText(this.#raw, "CONSUMER.INFO", stream, nameOrOpts);
       return new Consumer(this.#raw.consumer(info), this.#raw, parseReply(info));
     }
-    return new OrderedConsumer(await this.#raw.orderedConsumer(stream, nameOrOpts), this.#raw, stream);
+    return new OrderedConsumer(await this.#raw.orderedConsumer(str(stream, "stream name"), nameOrOpts), this.#raw, stream);
   }
 
   /**
@@ -335,7 +336,7 @@ export class Consumers {
       const info = await requestText(this.#raw, "CONSUMER.INFO", stream, nameOrOpts);
       return new PushConsumer(this.#raw.pushConsumer(info), new Named(this.#raw, parseReply(info)));
     }
-    const ordered = await this.#raw.orderedPushConsumer(stream, nameOrOpts);
+    const ordered = await this.#raw.orderedPushConsumer(str(stream, "stream name"), nameOrOpts);
     return new PushConsumer(ordered, new Current(this.#raw, stream, ordered));
   }
 

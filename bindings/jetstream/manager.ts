@@ -24,6 +24,7 @@ import { parseReply, request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
 import { Consumers, type Consumer, type OrderedPushConsumerOptions, type PushConsumer } from "./consumer.js";
 import { Lister } from "./lister.js";
+import { optStr, str } from "../names.js";
 
 /** Which messages `purge` removes; `seq` and `keep` exclude each other. */
 export interface PurgeOpts {
@@ -189,7 +190,7 @@ export class StreamAPI implements Streams {
    */
   async info(name: string, opts?: StreamInfoRequestOptions): Promise<StreamInfo> {
     if (!opts) return request(this.#raw, "STREAM.INFO", name);
-    const pages = await this.#raw.streamInfo(name, opts.subjects_filter, opts.deleted_details);
+    const pages = await this.#raw.streamInfo(str(name, "stream name"), optStr(opts.subjects_filter, "subjects_filter"), opts.deleted_details);
     const [info, ...more] = pages.map((page) => parseReply<StreamInfo>(page));
     for (const page of more) Object.assign((info!.state.subjects ??= {}), page.state.subjects);
     return info!;
@@ -230,12 +231,12 @@ export class StreamAPI implements Streams {
 
   /** Info of every stream, or of those storing subjects that overlap `subject`. */
   list(subject?: string): Lister<StreamInfo> {
-    return new Lister(this.#raw.list("STREAM.LIST", "", subject));
+    return new Lister(this.#raw.list("STREAM.LIST", "", optStr(subject, "subject")));
   }
 
   /** Names of every stream, or of those storing subjects that overlap `subject`. */
   names(subject?: string): Lister<string> {
-    return new Lister(this.#raw.list("STREAM.NAMES", "", subject));
+    return new Lister(this.#raw.list("STREAM.NAMES", "", optStr(subject, "subject")));
   }
 
   /** The name of the stream that stores `subject`; rejects with a `StreamNotFoundError` (`JETSTREAM`, `errCode` 10059) when none does. */
@@ -345,7 +346,7 @@ export class DirectStreamAPI {
    */
   async getMessage(stream: string, query: DirectMsgRequest): Promise<StoredMsg | null> {
     const last = "last_by_subj" in query ? query.last_by_subj : undefined;
-    const found = await this.#raw.directGet(stream, last, last === undefined ? JSON.stringify(query) : "");
+    const found = await this.#raw.directGet(str(stream, "stream name"), optStr(last, "last_by_subj"), last === undefined ? JSON.stringify(query) : "");
     if (!found) return null;
     const [subject, seq, time, raw, data] = found;
     return storedMsg(subject, seq, raw ? fromRaw(raw) : headers(), data, time);
@@ -358,13 +359,13 @@ export class DirectStreamAPI {
    */
   async getBatch(stream: string, opts: DirectBatchOptions): Promise<StoredMsgs> {
     // JSON leaves the callback out.
-    const raw = this.#raw.directGetBatch(stream, JSON.stringify({ ...opts, batch: opts.batch || 1024 }));
+    const raw = this.#raw.directGetBatch(str(stream, "stream name"), JSON.stringify({ ...opts, batch: opts.batch || 1024 }));
     return new StoredMsgs(raw, opts.callback);
   }
 
   /** The newest message of each subject in `opts.multi_last` (server 2.11+), in stream order. */
   async getLastMessagesFor(stream: string, opts: DirectLastFor): Promise<StoredMsgs> {
-    return new StoredMsgs(this.#raw.directGetBatch(stream, JSON.stringify(opts)), opts.callback);
+    return new StoredMsgs(this.#raw.directGetBatch(str(stream, "stream name"), JSON.stringify(opts)), opts.callback);
   }
 }
 
@@ -423,12 +424,12 @@ export class ConsumerAPI {
 
   /** Info of every consumer of `stream`. */
   list(stream: string): Lister<ConsumerInfo> {
-    return new Lister(this.#raw.list("CONSUMER.LIST", stream));
+    return new Lister(this.#raw.list("CONSUMER.LIST", str(stream, "stream name")));
   }
 
   /** natsjet: names of every consumer of `stream`. */
   names(stream: string): Lister<string> {
-    return new Lister(this.#raw.list("CONSUMER.NAMES", stream));
+    return new Lister(this.#raw.list("CONSUMER.NAMES", str(stream, "stream name")));
   }
 
   /** Stops delivery until `until` (server 2.11+); acks are still taken. */

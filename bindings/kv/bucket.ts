@@ -12,6 +12,7 @@ import { request } from "../jetstream/api.js";
 import type { JetStreamClient } from "../jetstream/client.js";
 import { entryAt, keyAt, watchEntryAt } from "./entries.js";
 import { EntryReader } from "../reader.js";
+import { str } from "../names.js";
 import type {
   KV,
   KvDeleteOptions,
@@ -28,7 +29,7 @@ import type {
 const EMPTY = new Uint8Array(0);
 
 /** One key or several, as the wasm takes them. */
-const keys = (k: string | string[]): string[] => (Array.isArray(k) ? k : [k]);
+const keys = (k: string | string[]): string[] => (Array.isArray(k) ? k : [k]).map((key) => str(key, "key"));
 
 export class Bucket implements KV {
   /** The bucket's name. */
@@ -44,21 +45,21 @@ export class Bucket implements KV {
   }
 
   async create(k: string, data: Payload, markerTTL?: string): Promise<number> {
-    return this.#raw.write("create", k, encode(data), undefined, markerTTL);
+    return this.#raw.write("create", str(k, "key"), encode(data), undefined, markerTTL);
   }
 
   update(k: string, data: Payload, version: number, timeout?: number): Promise<number> {
     // nats.js throws here, before any promise.
     if (!(version > 0)) throw new InvalidArgumentError("update: the version must be greater than 0");
-    return this.#raw.write("put", k, encode(data), version, undefined, timeout);
+    return this.#raw.write("put", str(k, "key"), encode(data), version, undefined, timeout);
   }
 
   async put(k: string, data: Payload, opts: Partial<KvPutOptions> = {}): Promise<number> {
-    return this.#raw.write("put", k, encode(data), opts.previousSeq, undefined, opts.timeout);
+    return this.#raw.write("put", str(k, "key"), encode(data), opts.previousSeq, undefined, opts.timeout);
   }
 
   async get(k: string, opts?: { revision: number }): Promise<KvEntry | null> {
-    const found = await this.#raw.get(k, opts?.revision);
+    const found = await this.#raw.get(str(k, "key"), opts?.revision);
     return found && entryAt(this.bucket, found, 0);
   }
 
@@ -73,7 +74,7 @@ export class Bucket implements KV {
   /** A delete or purge marker; with wildcards, one on every matching key (as nats.js, without `opts`). */
   async #remove(k: string, purge: boolean, opts?: Partial<KvPurgeOptions>): Promise<void> {
     const op = purge ? "purge" : "delete";
-    if (!k.split(".").some((t) => t === "*" || t === ">")) {
+    if (!str(k, "key").split(".").some((t) => t === "*" || t === ">")) {
       // nats.js: a previousSeq of 0 expects nothing.
       await this.#raw.write(op, k, EMPTY, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
       return;

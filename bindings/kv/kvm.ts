@@ -11,20 +11,16 @@ import { JetStreamClient, jetstream } from "../jetstream/client.js";
 import { Lister } from "../jetstream/lister.js";
 import { request } from "../jetstream/api.js";
 import { Bucket, kvStatus } from "./bucket.js";
+import { optStr, str } from "../names.js";
 import type { KV, KvOptions, KvStatus } from "./types.js";
 
 /** Options natsjet's JS Key-Value refuses (the Rust API makes such buckets; `kvm.open` opens them). */
 const NESTED = ["mirror", "sources", "placement", "republish"] as const;
 
 /** `value` if it is a string or unset, else an error naming the option (the wasm takes strings only). */
-function text(value: unknown, name: string): string | undefined {
-  if (value === undefined || value === null || typeof value === "string") return value ?? undefined;
-  throw new InvalidArgumentError(`${name}: expected a string, got ${typeof value}`);
-}
-
 /** Refuses what the options ask for that natsjet does not do. */
 function check(name: string, opts: Partial<KvOptions>): Partial<KvOptions> {
-  text(name, "bucket");
+  str(name, "bucket name");
   if ("codec" in opts && opts.codec !== undefined) {
     throw new InvalidArgumentError("codec: natsjet's Key-Value has no key or value codecs");
   }
@@ -53,16 +49,16 @@ export class Kvm {
   async create(name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
     if (opts.bindOnly) return this.open(name, opts);
     const o = check(name, opts);
-    const metadata = Object.entries(o.metadata ?? {}).flatMap(([k, v]) => [k, text(v, `metadata.${k}`) ?? ""]);
+    const metadata = Object.entries(o.metadata ?? {}).flatMap(([k, v]) => [k, optStr(v, `metadata.${k}`) ?? ""]);
     const stream = this.js.raw.kvStream(
       name,
-      text(o.description, "description"),
+      optStr(o.description, "description"),
       o.history,
       o.max_bytes,
       o.maxValueSize,
       o.ttl,
       o.markerTTL,
-      text(o.storage, "storage"),
+      optStr(o.storage, "storage"),
       o.replicas,
       o.compression === true,
       metadata,

@@ -8,6 +8,7 @@ import type { NatsConnection } from "../connection.js";
 import { JetStreamClient, jetstream } from "../jetstream/client.js";
 import { Lister } from "../jetstream/lister.js";
 import { request } from "../jetstream/api.js";
+import { str } from "../names.js";
 import type { StreamConfig, StreamInfo } from "../raw.js";
 import { objectStatus } from "./infos.js";
 import { ObjectBucket } from "./store.js";
@@ -32,7 +33,7 @@ export class Objm {
   async create(name: string, opts: Partial<ObjectStoreOptions> = {}): Promise<ObjectStore> {
     const { description, ttl, storage, replicas, max_bytes, metadata, compression, allowBatched, placement } = opts;
     const flat = metadata && Object.entries(metadata).flat();
-    const json = this.js.raw.objStream(name, description, ttl, storage, replicas, max_bytes, flat, compression, allowBatched);
+    const json = this.js.raw.objStream(str(name, "bucket name"), description, ttl, storage, replicas, max_bytes, flat, compression, allowBatched);
     const config = JSON.parse(json) as StreamConfig;
     if (placement) config.placement = placement;
     return this.#bind(name, await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", config.name, "", config));
@@ -45,7 +46,7 @@ export class Objm {
    */
   async open(name: string, check: boolean | { check?: boolean } = true): Promise<ObjectStore> {
     // Checks the name before any request.
-    const stream = (JSON.parse(this.js.raw.objStream(name)) as StreamConfig).name;
+    const stream = (JSON.parse(this.js.raw.objStream(str(name, "bucket name"))) as StreamConfig).name;
     const ask = typeof check === "boolean" ? check : check.check === true;
     const config = ask ? (await request<StreamInfo>(this.js.raw, "STREAM.INFO", stream)).config : { allow_direct: true };
     return new ObjectBucket(name, this.js.raw.objBind(name, config), this.js);

@@ -23,6 +23,7 @@ import type {
 import { EntryReader, type QueuedIterator } from "../reader.js";
 import { infoAt, metaJson, objectStatus, watchInfoAt } from "./infos.js";
 import { chunks, readAll, writeBytes, writeStream } from "./transfer.js";
+import { str } from "../names.js";
 import type {
   ObjectInfo,
   ObjectResult,
@@ -51,7 +52,7 @@ export class ObjectBucket implements ObjectStore {
   }
 
   async info(name: string): Promise<ObjectInfo | null> {
-    const found = await this.#raw.info(name);
+    const found = await this.#raw.info(str(name, "object name"));
     return found && infoAt(found, 0);
   }
 
@@ -62,7 +63,7 @@ export class ObjectBucket implements ObjectStore {
   }
 
   async get(name: string, opts: ObjectStoreGetOpts = {}): Promise<ObjectResult | null> {
-    const found = (await this.#raw.get(name, opts.progress)) as [RawEntries, RawReader] | null;
+    const found = (await this.#raw.get(str(name, "object name"), opts.progress)) as [RawEntries, RawReader] | null;
     return found && { info: infoAt(found[0], 0), ...chunks(found[1]) };
   }
 
@@ -86,6 +87,7 @@ export class ObjectBucket implements ObjectStore {
     size: number | undefined,
     write: (upload: RawObjectUpload) => Promise<void>,
   ): Promise<ObjectInfo> {
+    str(meta.name, "object name");
     const upload = await this.#raw.upload(metaJson(meta), opts.timeout, opts.previousRevision, size, opts.progress);
     await write(upload);
     return infoAt(await upload.finish(), 0);
@@ -93,7 +95,7 @@ export class ObjectBucket implements ObjectStore {
 
   async delete(name: string): Promise<PurgeResponse> {
     try {
-      return { success: true, purged: (await this.#raw.write("delete", name)) as number };
+      return { success: true, purged: (await this.#raw.write("delete", str(name, "object name"))) as number };
     } catch (e) {
       // nats.js: nothing to delete is no error.
       if (isMessageNotFound(e as Error)) return { success: false, purged: 0 };
@@ -117,7 +119,7 @@ export class ObjectBucket implements ObjectStore {
   }
 
   async #write(op: "update" | "link", name: string, meta: Parameters<typeof metaJson>[0]): Promise<ObjectInfo> {
-    return infoAt((await this.#raw.write(op, name, metaJson(meta))) as RawEntries, 0);
+    return infoAt((await this.#raw.write(op, str(name, "object name"), metaJson(meta))) as RawEntries, 0);
   }
 
   async watch(opts: Partial<{ ignoreDeletes?: boolean; includeHistory?: boolean }> = {}): Promise<QueuedIterator<ObjectWatchInfo>> {

@@ -1,6 +1,6 @@
 // TLS to nats:// and tls:// servers from Node (the socket shim), with the
 // `tls` option's roots and client certificate, against a server that
-// verifies clients.
+// verifies clients, and TLS first for a server with `handshake_first`.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { connect } from "natsjet";
@@ -40,4 +40,24 @@ test("tls: without the CA, or without a client certificate, the connection fails
   // The server refuses after the handshake: Node reports its alert as a socket error.
   await assert.rejects(fail({ ca: certs.ca }), { code: "IO", message: /certificate required/ });
   await assert.rejects(fail({ ca: certs.ca, cert: certs.clientCert }), { code: "INVALID_ARGUMENT" });
+});
+
+test("tls: handshakeFirst where the server asks for it", async () => {
+  let pki;
+  const first = await startServer((dir) => {
+    pki = testCertificates(dir);
+    const { ca, cert, key } = pki.files;
+    return `tls { ca_file: "${ca}", cert_file: "${cert}", key_file: "${key}", handshake_first: true }`;
+  });
+  try {
+    const nc = await connect({ servers: first.url, tls: { ca: pki.ca, handshakeFirst: true } });
+    await nc.flush();
+    assert.equal(nc.info.tls_required, true);
+    await nc.close();
+    // A client that waits for the INFO first gets none.
+    const waiting = connect({ servers: first.url, tls: { ca: pki.ca }, maxReconnectAttempts: 0, timeout: 1000 });
+    await assert.rejects(waiting, { code: "TIMEOUT" });
+  } finally {
+    first.close();
+  }
 });

@@ -217,6 +217,14 @@ impl ConnectOptions {
         self
     }
 
+    /// Starts TLS before the server's INFO, as servers configured with
+    /// `handshake_first` expect (async-nats's `tls_first`); any URL but
+    /// WebSocket ones.
+    pub fn tls_first(mut self) -> Self {
+        self.config.tls_first = true;
+        self
+    }
+
     pub fn ping_interval(mut self, interval: Duration) -> Self {
         self.config.ping_interval = interval;
         self

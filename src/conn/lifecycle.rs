@@ -19,8 +19,14 @@ impl Connection {
     pub(super) fn on_transport_open(&mut self, now: Instant) {
         match self.phase {
             Phase::Opening => {
-                self.phase = Phase::AwaitInfo;
                 self.timers.set(Timer::Handshake, now + self.config.connect_timeout);
+                match self.servers.current().cloned().filter(|addr| self.tls_first(addr)) {
+                    Some(addr) => {
+                        self.phase = Phase::AwaitTls;
+                        self.actions.push_back(Action::UpgradeTls { addr });
+                    }
+                    None => self.phase = Phase::AwaitInfo,
+                }
             }
             // Closed while the transport was opening: it is not wanted.
             Phase::Closed => self.actions.push_back(Action::Close),
@@ -29,10 +35,20 @@ impl Connection {
     }
 
     pub(super) fn on_tls_ready(&mut self) {
-        if self.phase == Phase::AwaitTls {
-            self.tls = true;
-            self.send_connect();
+        if self.phase != Phase::AwaitTls {
+            return;
         }
+        self.tls = true;
+        match self.servers.current().is_some_and(|addr| self.tls_first(addr)) {
+            // TLS first: the INFO comes now, over TLS.
+            true => self.phase = Phase::AwaitInfo,
+            false => self.send_connect(),
+        }
+    }
+
+    /// Whether TLS starts the connection to `addr`, before the INFO.
+    fn tls_first(&self, addr: &crate::addr::ServerAddr) -> bool {
+        self.config.tls_first && !addr.scheme.is_websocket()
     }
 
     /// The first INFO of a transport: TLS upgrade if wanted, then CONNECT.
@@ -210,7 +226,12 @@ impl Connection {
         if matches!(self.phase, Phase::Idle | Phase::Closed) {
             return;
         }
-        let reason = self.close_reason.take().or(error);
+        // Closed by the server, not asked for: say so, rather than nothing.
+        let hung_up = (self.phase != Phase::Closing).then(|| Error::Io {
+            kind: std::io::ErrorKind::UnexpectedEof,
+            message: "the server closed the connection".into(),
+        });
+        let reason = self.close_reason.take().or(error).or(hung_up);
         let was_connected = std::mem::take(&mut self.transport_connected);
         if !was_connected && (self.ever_connected || !self.config.wait_on_first_connect) {
             self.servers.attempt_failed();
@@ -273,7 +294,9 @@ impl Connection {
         }
     }
 
-    /// Closed for good: everything pending fails with `Closed`.
+    /// Closed for good: pending requests fail with `error`, what closed it
+    /// (a protocol error, a refused handshake), or with `Closed`; flushes
+    /// with `Closed`.
     pub(super) fn finish_close(&mut self, error: Option<Error>) {
         // A transport the driver has not started opening is not wanted.
         self.actions.retain(|a| !matches!(a, Action::Connect { .. }));
@@ -283,8 +306,9 @@ impl Connection {
         self.timers.stop_all();
         self.out.clear();
         self.reconnect_buf.clear();
+        let cause = error.clone().unwrap_or(Error::Closed);
         for id in self.requests.take_pending() {
-            self.events.push_back(Event::Response { id, result: Err(Error::Closed) });
+            self.events.push_back(Event::Response { id, result: Err(cause.clone()) });
         }
         let flushes = self.pings.take_sent_flushes().into_iter().chain(self.pings.take_queued_flushes());
         for id in flushes.collect::<Vec<_>>() {

@@ -99,6 +99,9 @@ pub struct Config {
     pub echo: bool,
     /// Require TLS even on `nats://` URLs.
     pub tls_required: bool,
+    /// TLS before the server's INFO, for servers configured with
+    /// `handshake_first` (not for WebSocket URLs, whose TLS is their own).
+    pub tls_first: bool,
     /// Interval between keep-alive PINGs (default 2 min).
     pub ping_interval: Duration,
     /// Unanswered keep-alive PINGs after which the connection is stale (default 2).
@@ -135,6 +138,7 @@ impl Default for Config {
             auth: Auth::default(),
             echo: true,
             tls_required: false,
+            tls_first: false,
             ping_interval: Duration::from_secs(120),
             max_pings_outstanding: 2,
             connect_timeout: Duration::from_secs(5),
@@ -386,6 +390,11 @@ impl Connection {
     /// disconnected); the client applies backpressure on it.
     pub fn pending_bytes(&self) -> usize {
         self.out.len() + self.reconnect_buf.len()
+    }
+    /// Bytes `poll_transmit` has for the transport now (not those held
+    /// for after a reconnect's handshake): what reading more can add to.
+    pub fn transmit_bytes(&self) -> usize {
+        self.out.len()
     }
     /// The server's max_payload (or a default before the first INFO).
     pub fn max_payload(&self) -> usize {

@@ -18,7 +18,7 @@ use std::time::Duration;
 use bytes::{Buf, Bytes, BytesMut};
 
 use super::runtime::{BoxFuture, Runtime};
-use super::shared::{Answered, Inner, Shared};
+use super::shared::{Answered, HIGH_WATER, Inner, Shared};
 use crate::conn::{Action, State};
 use crate::error::Error;
 use crate::time::Instant;
@@ -162,7 +162,15 @@ impl<R: Runtime> Driver<R> {
         let Link::Open(transport) = &mut self.link else { return false };
         let mut progress = false;
         let mut failure: Option<Option<Error>> = None;
+        // No reading while the answers to what was read (PONGs, acks) and
+        // what was published wait over the high water mark: a peer that
+        // sends and never reads (a PING flood) then waits in its socket
+        // instead of growing the output here without bound.
+        let mut paused = shared.lock().conn.transmit_bytes() >= HIGH_WATER;
         for _ in 0..MAX_READS_PER_POLL {
+            if paused {
+                break;
+            }
             let room = self.read_buf.capacity() - self.read_buf.len();
             // The rest of a message body under way, exactly: a large one
             // (an object's chunk) is copied at most once, its first bytes,
@@ -185,6 +193,7 @@ impl<R: Runtime> Driver<R> {
                     inner.conn.handle_input(now, &mut self.read_buf);
                     self.awaited = inner.conn.awaited_input();
                     inner.dispatch_events(now);
+                    paused = inner.conn.transmit_bytes() >= HIGH_WATER;
                     send_answers(inner, &mut self.answered);
                 }
                 Poll::Ready(Err(e)) => {
@@ -196,7 +205,10 @@ impl<R: Runtime> Driver<R> {
         if failure.is_none() {
             match poll_write_all(transport, cx, &mut self.writing, shared) {
                 Poll::Ready(Err(e)) => failure = Some(Some(transport::io_error(e))),
-                Poll::Ready(Ok(())) | Poll::Pending => {}
+                // Written out: reading, if it paused, goes on (nothing else
+                // would wake it: no read was polled).
+                Poll::Ready(Ok(())) => progress |= paused,
+                Poll::Pending => {}
             }
         }
         if let Some(error) = failure {

@@ -87,6 +87,8 @@ export interface TlsOptions {
   certFile?: string;
   /** Node: a PEM file read into `key`. */
   keyFile?: string;
+  /** TLS before the server's INFO, for servers with `handshake_first` (not `wss://`). */
+  handshakeFirst?: boolean;
 }
 "#;
 
@@ -147,6 +149,8 @@ extern "C" {
     fn cert(this: &JsTlsOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn key(this: &JsTlsOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = handshakeFirst)]
+    fn handshake_first(this: &JsTlsOptions) -> JsValue;
 }
 
 /// nats.js's default server.
@@ -218,6 +222,9 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     }
     if let Some(tls) = tls {
         opts = opts.tls(tls_options(&tls)?).require_tls(true);
+        if flag(tls.handshake_first(), "tls.handshakeFirst")? == Some(true) {
+            opts = opts.tls_first();
+        }
     }
     if let Some(bytes) = number(o.reconnect_buffer_size(), "reconnectBufferSize")? {
         opts = opts.reconnect_buffer_size(whole(bytes, "reconnectBufferSize")?);

@@ -135,7 +135,12 @@ impl OperatorSetup {
 
     /// Issues another user of the application account, with its own creds file.
     pub fn issue_user(&self, name: &str) -> CredsUser {
-        issue_user(&self.account, name, &self.dir.join(format!("{name}.creds")))
+        self.issue_user_expiring(name, None)
+    }
+
+    /// [`issue_user`](Self::issue_user) whose JWT expires at `exp` (Unix seconds).
+    pub fn issue_user_expiring(&self, name: &str, exp: Option<u64>) -> CredsUser {
+        issue_user_expiring(&self.account, name, &self.dir.join(format!("{name}.creds")), exp)
     }
 
     fn config(&self) -> String {
@@ -179,8 +184,13 @@ fn account_jwt(operator: &KeyPair, account: &KeyPair, name: &str, jetstream: boo
 
 /// Issues a user JWT signed by `account` and writes its `.creds` file to `path`.
 pub fn issue_user(account: &KeyPair, name: &str, path: &Path) -> CredsUser {
+    issue_user_expiring(account, name, path, None)
+}
+
+/// [`issue_user`] with an expiry (`exp`, Unix seconds) in the user's JWT.
+pub fn issue_user_expiring(account: &KeyPair, name: &str, path: &Path, exp: Option<u64>) -> CredsUser {
     let user = KeyPair::new_user();
-    let jwt = encode_jwt(
+    let jwt = encode_jwt_expiring(
         account,
         &user.public_key(),
         name,
@@ -190,6 +200,7 @@ pub fn issue_user(account: &KeyPair, name: &str, path: &Path) -> CredsUser {
             "type": "user",
             "version": 2,
         }),
+        exp,
     );
     let seed = user.seed().expect("user seed");
     fs::write(path, creds_file(&jwt, &seed)).expect("write creds file");
@@ -198,6 +209,11 @@ pub fn issue_user(account: &KeyPair, name: &str, path: &Path) -> CredsUser {
 
 /// A JWT for `subject` with `nats` claims, issued and signed by `issuer`.
 pub fn encode_jwt(issuer: &KeyPair, subject: &str, name: &str, nats: Value) -> String {
+    encode_jwt_expiring(issuer, subject, name, nats, None)
+}
+
+/// [`encode_jwt`] with an expiry (`exp`, Unix seconds).
+pub fn encode_jwt_expiring(issuer: &KeyPair, subject: &str, name: &str, nats: Value, exp: Option<u64>) -> String {
     let header = json!({ "typ": "JWT", "alg": "ed25519-nkey" });
     let iat = SystemTime::now().duration_since(UNIX_EPOCH).expect("clock after 1970").as_secs();
     let mut claims = json!({
@@ -207,6 +223,9 @@ pub fn encode_jwt(issuer: &KeyPair, subject: &str, name: &str, nats: Value) -> S
         "sub": subject,
         "nats": nats,
     });
+    if let Some(exp) = exp {
+        claims["exp"] = json!(exp);
+    }
     let digest = Sha512_256::digest(serde_json::to_vec(&claims).unwrap());
     claims["jti"] = json!(data_encoding::BASE32_NOPAD.encode(&digest));
     let signing_input = format!(

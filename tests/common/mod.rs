@@ -29,6 +29,7 @@
 
 pub mod auth;
 pub mod cluster;
+pub mod fake;
 pub mod http;
 pub mod server;
 pub mod tls;
@@ -37,6 +38,8 @@ pub mod tls;
 pub use auth::{Auth, CredsUser};
 #[allow(unused_imports)]
 pub use cluster::NatsCluster;
+#[allow(unused_imports)]
+pub use fake::{FakeConn, FakeServer};
 #[allow(unused_imports)]
 pub use http::{free_port, http_get};
 #[allow(unused_imports)]

@@ -87,7 +87,7 @@ impl NatsServerBuilder {
             .prefix("natsjet-server-")
             .tempdir()
             .map_err(|e| format!("create server temp dir: {e}"))?;
-        let tls = self.tls.map(|_| TlsFiles::generate(&dir.path().join("tls")));
+        let tls = self.tls.map(|mode| TlsFiles::generate(&dir.path().join("tls"), mode.server_names()));
         let auth = self.auth.as_ref().map(|a| AuthMaterial::generate(a, self.jetstream, dir.path()));
         let mut server = NatsServer {
             config_path: dir.path().join("nats-server.conf"),
@@ -262,8 +262,12 @@ impl NatsServer {
     }
     /// Issues another user of the same account (own `.creds` file in the temp dir).
     pub fn issue_user(&self, name: &str) -> CredsUser {
+        self.issue_user_expiring(name, None)
+    }
+    /// [`issue_user`](Self::issue_user) whose JWT expires at `exp` (Unix seconds).
+    pub fn issue_user_expiring(&self, name: &str, exp: Option<u64>) -> CredsUser {
         match &self.auth {
-            Some(AuthMaterial::Operator(op)) => op.issue_user(name),
+            Some(AuthMaterial::Operator(op)) => op.issue_user_expiring(name, exp),
             _ => panic!("server was not built with Auth::Creds"),
         }
     }
@@ -379,11 +383,12 @@ impl NatsServer {
         }
         if let Some(files) = &self.tls {
             c += &format!(
-                "tls {{\n  cert_file: {}\n  key_file: {}\n  ca_file: {}\n  verify: {}\n  timeout: 5\n}}\n",
+                "tls {{\n  cert_file: {}\n  key_file: {}\n  ca_file: {}\n  verify: {}\n  handshake_first: {}\n  timeout: 5\n}}\n",
                 q(&files.server_cert.to_string_lossy()),
                 q(&files.server_key.to_string_lossy()),
                 q(&files.ca_cert.to_string_lossy()),
                 self.opts.tls == Some(Tls::Verify),
+                self.opts.tls == Some(Tls::First),
             );
         }
         if self.opts.websocket {

@@ -1,5 +1,5 @@
 //! Test PKI made with rcgen: a CA, a server certificate for `127.0.0.1`,
-//! `::1` and `localhost`, and a client certificate, all written as PEM files.
+//! `::1` and `localhost` (or another host), and a client certificate, all written as PEM files.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,6 +16,25 @@ pub enum Tls {
     /// Like `Server`, plus `verify: true`: clients must present a certificate
     /// signed by the CA (use [`TlsFiles::client_cert`] / [`TlsFiles::client_key`]).
     Verify,
+    /// Like `Server`, with a certificate for another host only
+    /// ([`OTHER_HOST`]): clients that check the host name refuse it.
+    OtherHost,
+    /// Like `Server`, plus `handshake_first: true`: TLS starts before the
+    /// INFO, so only clients that start it first get in.
+    First,
+}
+
+/// The one name on a [`Tls::OtherHost`] server's certificate.
+pub const OTHER_HOST: &str = "elsewhere.invalid";
+
+impl Tls {
+    /// The names the server's certificate holds.
+    pub fn server_names(self) -> Vec<String> {
+        match self {
+            Tls::OtherHost => vec![OTHER_HOST.to_string()],
+            Tls::Server | Tls::Verify | Tls::First => ["127.0.0.1", "::1", "localhost"].map(String::from).to_vec(),
+        }
+    }
 }
 
 /// Paths (and the CA PEM) of the generated test PKI.
@@ -30,8 +49,9 @@ pub struct TlsFiles {
 }
 
 impl TlsFiles {
-    /// Generates the CA, server and client certificates into `dir`.
-    pub fn generate(dir: &Path) -> TlsFiles {
+    /// Generates the CA, server (for `server_names`) and client
+    /// certificates into `dir`.
+    pub fn generate(dir: &Path, server_names: Vec<String>) -> TlsFiles {
         fs::create_dir_all(dir).expect("create tls dir");
 
         let ca_key = KeyPair::generate().expect("ca key");
@@ -45,10 +65,9 @@ impl TlsFiles {
         let issuer = Issuer::new(ca_params, ca_key);
 
         let server_key = KeyPair::generate().expect("server key");
-        let mut server_params =
-            CertificateParams::new(vec!["127.0.0.1".to_string(), "::1".to_string(), "localhost".to_string()])
-                .expect("server params");
-        server_params.distinguished_name.push(DnType::CommonName, "localhost");
+        let common_name = server_names.last().cloned().unwrap_or_default();
+        let mut server_params = CertificateParams::new(server_names).expect("server params");
+        server_params.distinguished_name.push(DnType::CommonName, common_name);
         server_params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
         server_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         let server_cert = server_params.signed_by(&server_key, &issuer).expect("sign server cert");

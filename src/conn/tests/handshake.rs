@@ -114,6 +114,26 @@ fn upgrades_to_tls_when_the_server_requires_it() {
 }
 
 #[test]
+fn tls_first_starts_tls_before_the_info() {
+    let mut cfg = config(&["nats://a:4222"]);
+    cfg.tls_first = true;
+    let mut s = FakeServer::new(cfg);
+    s.expect_connect();
+    s.open();
+    assert_eq!(s.take_actions(), [Action::UpgradeTls { addr: ServerAddr::parse("nats://a:4222").unwrap() }]);
+    s.conn.handle_tls_ready(s.now);
+    s.drive();
+    assert!(s.take_ops().is_empty(), "nothing before the INFO");
+    s.send(&info_with(r#""tls_required":true"#));
+    assert!(s.take_actions().is_empty(), "no second upgrade");
+    let ops = s.take_ops();
+    let ClientOp::Connect(json) = &ops[0] else { panic!("{ops:?}") };
+    assert_eq!(json["tls_required"], true);
+    s.send("PONG");
+    assert_eq!(s.conn.state(), State::Connected);
+}
+
+#[test]
 fn tls_url_upgrades_when_the_server_merely_offers_tls() {
     let mut s = FakeServer::new(config(&["tls://a:4222"]));
     s.expect_connect();

@@ -15,7 +15,10 @@ fn io_error() -> Error {
 fn publishes_while_disconnected_go_out_after_the_handshake_pong() {
     let mut s = FakeServer::connected(config(&["nats://a:4222"]));
     s.lose(None);
-    assert_eq!(s.take_conn_events(), [disconnected("nats://a:4222", None)]);
+    // The server hung up: the loss says so.
+    let hung_up =
+        Error::Io { kind: std::io::ErrorKind::UnexpectedEof, message: "the server closed the connection".into() };
+    assert_eq!(s.take_conn_events(), [disconnected("nats://a:4222", Some(hung_up))]);
     assert_eq!(s.conn.state(), State::Disconnected);
     s.conn.publish("a", None, None, b"1").unwrap();
     s.conn.publish("b", Some("r"), None, b"2").unwrap();

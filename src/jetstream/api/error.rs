@@ -133,8 +133,12 @@ struct ErrorProbe {
 pub fn check_response(payload: &[u8]) -> Result<(), Error> {
     // Most replies carry no error: skip the probe unless the key can be there.
     if memchr::memchr_iter(b'"', payload).any(|at| payload[at..].starts_with(b"\"error\"")) {
-        if let Ok(ErrorProbe { error: Some(e) }) = plain_json::from_slice(payload) {
-            return Err(Error::JetStream(e));
+        // An `error` that is no error envelope is no success either: the
+        // reply's own type, its fields defaulted, might read it as one.
+        match plain_json::from_slice(payload) {
+            Ok(ErrorProbe { error: Some(e) }) => return Err(Error::JetStream(e)),
+            Ok(ErrorProbe { error: None }) => {}
+            Err(e) => return Err(bad_response(&e)),
         }
     }
     Ok(())
@@ -155,12 +159,21 @@ pub(crate) fn parse_plain_response<T: DeserializeOwned>(payload: &[u8]) -> Resul
 
 /// Parses a reply [`check_response`] has passed.
 pub(crate) fn parse_checked<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
-    serde_json::from_slice(payload).map_err(|e| bad_response(&e))
+    serde_json::from_slice(object(payload)?).map_err(|e| bad_response(&e))
 }
 
 /// [`parse_checked`] for a plain type (see [`plain_json`]).
 pub(crate) fn parse_checked_plain<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
     plain_json::from_slice(payload).map_err(|e| bad_response(&e))
+}
+
+/// Every API reply is a JSON object; serde would read an array into a
+/// struct, a field per element (plain JSON checks it by itself).
+fn object(payload: &[u8]) -> Result<&[u8], Error> {
+    match payload.trim_ascii_start().first() {
+        Some(b'{') => Ok(payload),
+        _ => Err(bad_response(&"not a JSON object")),
+    }
 }
 
 pub(crate) fn bad_response(e: &dyn fmt::Display) -> Error {
@@ -176,6 +189,24 @@ pub fn parse_empty_response(payload: &[u8]) -> Result<(), Error> {
 mod tests {
     use super::*;
     use crate::jetstream::api::PublishAck;
+
+    #[test]
+    fn replies_that_are_no_reply_are_refused() {
+        // An array would read as a struct, field by field; an error that
+        // is no envelope would read as a reply with every field defaulted.
+        for body in [&b"[1,2,3]"[..], b" 7", br#"{"error":{"code":"x"}}"#, br#"{"error":"x"}"#] {
+            let err = parse_response::<AccountInfoProbe>(body).unwrap_err();
+            assert!(matches!(&err, Error::Protocol(text) if text.starts_with("bad JetStream API response")), "{err:?}");
+            assert_eq!(parse_plain_response::<AccountInfoProbe>(body).unwrap_err(), err);
+        }
+        assert_eq!(parse_response::<AccountInfoProbe>(br#" {"memory":1,"error":null}"#).unwrap().memory, 1);
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct AccountInfoProbe {
+        #[serde(default)]
+        memory: u64,
+    }
 
     #[test]
     fn error_envelope_becomes_jetstream_error() {

@@ -50,6 +50,8 @@ pub use store::Store;
 pub(crate) use store::{BucketExternal, BucketFacts, BucketMirror};
 #[cfg(has_runtime)]
 pub use watch::{History, Keys, Watch, WatchInclude, WatchOptions};
+#[cfg(feature = "fuzzing")]
+pub(crate) use {store::stored_entry, watch::watched_entry};
 
 /// async-nats's path of [`Status`].
 pub mod bucket {

@@ -24,12 +24,21 @@ pub fn is_valid_key(key: &str) -> bool {
 }
 
 pub(crate) fn check_bucket(bucket: &str) -> Result<(), Error> {
-    match is_valid_bucket_name(bucket) {
-        true => Ok(()),
-        false => Err(Error::InvalidArgument(format!(
-            "invalid bucket name {bucket:?}: use letters, digits, '_' and '-' only"
-        ))),
-    }
+    check_bucket_of(STREAM_PREFIX, bucket)
+}
+
+/// A bucket name whose stream is `stream_prefix` and the name: its stream
+/// name must fit the server's 255 bytes.
+pub(crate) fn check_bucket_of(stream_prefix: &str, bucket: &str) -> Result<(), Error> {
+    let longest = 255 - stream_prefix.len();
+    let why = if !is_valid_bucket_name(bucket) {
+        "use letters, digits, '_' and '-' only".to_string()
+    } else if bucket.len() > longest {
+        format!("longer than {longest} bytes")
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidArgument(format!("invalid bucket name {bucket:?}: {why}")))
 }
 
 pub(crate) fn check_key(key: &str) -> Result<(), Error> {
@@ -147,6 +156,12 @@ mod tests {
             let Err(Error::InvalidArgument(text)) = check_bucket(bad) else { panic!("{bad:?}") };
             assert!(text.contains(&format!("{bad:?}")), "{text}");
         }
+        // Its stream's name fits the server's 255 bytes, or it is refused.
+        check_bucket(&"b".repeat(252)).unwrap();
+        let Err(Error::InvalidArgument(text)) = check_bucket(&"b".repeat(253)) else { panic!() };
+        assert!(text.ends_with("longer than 252 bytes"), "{text}");
+        check_bucket_of("OBJ_", &"b".repeat(251)).unwrap();
+        assert!(check_bucket_of("OBJ_", &"b".repeat(252)).is_err());
     }
 
     #[test]

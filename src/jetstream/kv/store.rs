@@ -281,21 +281,7 @@ impl Store {
             Err(Error::JetStream(e)) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => return Ok(None),
             found => found?,
         };
-        if message.subject != subject {
-            return Ok(None);
-        }
-        let len = value_len(Some(&message.headers), &message.payload);
-        let entry = Entry {
-            bucket: self.name.clone(),
-            key: key.to_string(),
-            operation: Operation::of(Some(&message.headers)),
-            created: message.timestamp().unwrap_or(SystemTime::UNIX_EPOCH),
-            value: message.payload,
-            revision: message.sequence,
-            delta: 0,
-            seen_current: false,
-        };
-        Ok(Some((entry, len)))
+        Ok(stored_entry(&self.name, key, &subject, message))
     }
 
     /// A get from the stream leader, for buckets without direct gets.
@@ -413,6 +399,26 @@ impl Store {
         let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
         Ok(api::parse_checked_plain::<PurgeResponse>(&reply)?.purged)
     }
+}
+
+/// The entry of `key` a get read (its subject `subject`), and its value's
+/// size; `None` when the message is another key's.
+pub(crate) fn stored_entry(bucket: &str, key: &str, subject: &str, message: StreamMessage) -> Option<(Entry, usize)> {
+    if message.subject != subject {
+        return None;
+    }
+    let len = value_len(Some(&message.headers), &message.payload);
+    let entry = Entry {
+        bucket: bucket.to_string(),
+        key: key.to_string(),
+        operation: Operation::of(Some(&message.headers)),
+        created: message.timestamp().unwrap_or(SystemTime::UNIX_EPOCH),
+        value: message.payload,
+        revision: message.sequence,
+        delta: 0,
+        seen_current: false,
+    };
+    Some((entry, len))
 }
 
 fn updates_only() -> WatchOptions {

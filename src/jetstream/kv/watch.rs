@@ -143,26 +143,39 @@ impl Reader {
     }
 
     fn entry(&self, message: crate::Message, numbers: DeliveryNumbers) -> Result<SizedEntry, Error> {
-        let crate::Message { subject: mut key, payload: value, headers, .. } = message;
-        if !key.starts_with(self.prefix.as_str()) {
-            return Err(Error::Protocol(format!("watch got subject {key:?} outside {:?}", self.prefix)));
-        }
-        // The key is the subject without the prefix, in the subject's own allocation.
-        key.drain(..self.prefix.len());
-        let headers = headers.as_ref();
-        let len = value_len(headers, &value);
-        let entry = Entry {
-            bucket: self.bucket.clone(),
-            key,
-            value,
-            revision: numbers.stream_sequence,
-            delta: numbers.pending,
-            created: crate::jetstream::api::timestamp::from_unix_nanos(numbers.timestamp_nanos),
-            operation: Operation::of(headers),
-            seen_current: self.seen_current(),
-        };
-        Ok((entry, len))
+        watched_entry(&self.bucket, &self.prefix, self.seen_current(), message, numbers)
     }
+}
+
+/// The entry a watch's message holds: its key is the subject after
+/// `prefix` (`$KV.<bucket>.`), its revision and age come from the ack
+/// subject's `numbers`.
+pub(crate) fn watched_entry(
+    bucket: &str,
+    prefix: &str,
+    seen_current: bool,
+    message: crate::Message,
+    numbers: DeliveryNumbers,
+) -> Result<SizedEntry, Error> {
+    let crate::Message { subject: mut key, payload: value, headers, .. } = message;
+    if !key.starts_with(prefix) {
+        return Err(Error::Protocol(format!("watch got subject {key:?} outside {prefix:?}")));
+    }
+    // The key is the subject without the prefix, in the subject's own allocation.
+    key.drain(..prefix.len());
+    let headers = headers.as_ref();
+    let len = value_len(headers, &value);
+    let entry = Entry {
+        bucket: bucket.to_string(),
+        key,
+        value,
+        revision: numbers.stream_sequence,
+        delta: numbers.pending,
+        created: crate::jetstream::api::timestamp::from_unix_nanos(numbers.timestamp_nanos),
+        operation: Operation::of(headers),
+        seen_current,
+    };
+    Ok((entry, len))
 }
 
 /// An entry and the size of its value, or `None` for one a watch leaves out.

@@ -49,12 +49,11 @@ pub use info::{
     Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,
 };
 pub use names::is_valid_bucket_name;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub(crate) use put::Upload;
 #[cfg(has_runtime)]
 pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-pub(crate) use {
-    put::Upload,
-    store::{meta_json, parse_meta},
-};
+#[cfg(any(all(feature = "wasm", target_arch = "wasm32"), feature = "fuzzing"))]
+pub(crate) use store::{meta_json, parse_meta};

@@ -27,8 +27,12 @@ pub const STREAM_PREFIX: &str = "OBJ_";
 /// protocol line (the server's `max_control_line`, 4 KiB by default).
 pub const MAX_NAME_LEN: usize = 2048;
 
-pub(crate) use crate::jetstream::kv::names::check_bucket;
 pub use crate::jetstream::kv::names::is_valid_bucket_name;
+
+/// A bucket name: as a Key-Value bucket's, for a stream named `OBJ_…`.
+pub(crate) fn check_bucket(bucket: &str) -> Result<(), Error> {
+    crate::jetstream::kv::names::check_bucket_of(STREAM_PREFIX, bucket)
+}
 
 /// An object or link name: not empty, at most [`MAX_NAME_LEN`] bytes.
 pub(crate) fn check_name(name: &str) -> Result<(), Error> {

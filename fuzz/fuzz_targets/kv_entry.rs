@@ -1,0 +1,5 @@
+//! The `kv_entry` fuzz target: the check lives in `src/kv_entry.rs`, which the stable
+//! corpus replay (`tests/fuzz_corpora.rs`) runs too.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| natsjet_fuzz::kv_entry::check(data));
