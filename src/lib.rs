@@ -10,24 +10,18 @@
 //! spawns; the driver feeds it time from the runtime (tokio natively, JS
 //! timers in wasm). Nothing in the core panics on input from the network.
 
-pub mod addr;
 #[cfg(has_runtime)]
 mod client;
-pub mod conn;
+mod core;
 pub mod driver;
-pub mod error;
-pub mod header;
-mod id_map;
 pub mod jetstream;
-pub mod message;
-mod plain_json;
-pub mod proto;
-pub mod request_many;
-pub mod subject;
-pub mod time;
+mod runtime;
 pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
 mod wasm;
+
+pub use crate::core::{addr, conn, error, header, message, proto, request_many, subject, time};
+pub(crate) use crate::core::{id_map, plain_json};
 
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]

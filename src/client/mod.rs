@@ -5,7 +5,6 @@
 //! Commands lock the shared sans-IO connection, encode straight into its
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
-mod first_message;
 mod inbox;
 mod no_mux;
 mod options;
@@ -22,7 +21,6 @@ use std::time::Duration;
 use futures_channel::oneshot;
 
 use crate::conn::{self, Sid, State, Statistics};
-use crate::driver::queue::Queue;
 use crate::driver::shared::{Answer, HIGH_WATER, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
@@ -30,9 +28,10 @@ use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::proto::ServerInfo;
+use crate::runtime::queue::Queue;
 
 pub use crate::conn::ConnectionEvent as Event;
-pub(crate) use first_message::FirstMessageTimer;
+pub(crate) use crate::core::first_message::FirstMessageTimer;
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub(crate) use request_many::{GatherKey, GatherSlot};

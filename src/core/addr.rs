@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// How to reach a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

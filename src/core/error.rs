@@ -25,7 +25,7 @@ pub enum Error {
     /// The server reported an error with `-ERR`.
     Server(ServerError),
     /// The JetStream API answered a request with an error.
-    JetStream(crate::jetstream::api::JetStreamError),
+    JetStream(crate::core::jetstream::api::JetStreamError),
     /// A status that ended a pull consumer or fetch (e.g. 409 Consumer Deleted,
     /// 400 Bad Request, 412 Required Api Level).
     ConsumerStatus { code: u16, description: String },

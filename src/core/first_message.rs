@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::time::Instant;
+use crate::core::time::Instant;
 
 #[derive(Debug)]
 pub(crate) struct FirstMessageTimer {

@@ -2,8 +2,8 @@
 
 use bytes::Bytes;
 
-use crate::error::Error;
-use crate::header::{HeaderMap, StatusCode};
+use crate::core::error::Error;
+use crate::core::header::{HeaderMap, StatusCode};
 
 /// A message received from the server. The payload shares the read buffer
 /// (no copy).

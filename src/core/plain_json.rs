@@ -113,8 +113,8 @@ pub(crate) fn assert_same<T: DeserializeOwned + std::fmt::Debug>(json: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::PubAck;
-    use crate::proto::ServerInfo;
+    use crate::core::jetstream::api::PubAck;
+    use crate::core::proto::ServerInfo;
 
     #[test]
     fn server_info_alike() {

@@ -4,7 +4,7 @@
 //! otherwise inject a protocol line, and an empty token would be refused by
 //! the server only after the fact.
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// Checks a subject used to publish: non-empty, no whitespace or control
 /// characters, no empty tokens. Wildcards are allowed (the server decides).

@@ -1,5 +1,28 @@
-//! The runtime trait: how the driver spawns its task, sleeps and reads the
-//! clock. tokio natively; `spawn_local` and JS timers in wasm.
+//! The runtimes under the driver and the transports: the [`Runtime`] trait
+//! (how the driver spawns its task, sleeps and reads the clock), tokio
+//! natively, `spawn_local` and JS timers in wasm with the JS end-of-task
+//! scheduler, and the bounded queue from the driver to each reader.
+
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub(crate) mod js_task;
+#[cfg(has_runtime)]
+pub(crate) mod queue;
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+mod rt_tokio;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+mod rt_wasm;
+
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub use rt_tokio::TokioRuntime;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub use rt_wasm::WasmRuntime;
+
+/// The runtime of this target.
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub type DefaultRuntime = TokioRuntime;
+/// The runtime of this target.
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub type DefaultRuntime = WasmRuntime;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::addr::ServerAddr;
-use crate::error::Error;
-use crate::proto::ConnectInfo;
+use crate::core::addr::ServerAddr;
+use crate::core::error::Error;
+use crate::core::proto::ConnectInfo;
 
 /// What an [`AuthCallback`] answers for the server's nonce. Each field it
 /// sets goes into CONNECT over the options' own credentials.
@@ -159,7 +159,7 @@ mod nkey {
 
     use super::{Engine as _, URL_SAFE_NO_PAD};
 
-    use crate::error::Error;
+    use crate::core::error::Error;
 
     /// The seed's key pair; the error never echoes the seed.
     fn key_pair(seed: &str) -> Result<KeyPair, Error> {
@@ -181,7 +181,7 @@ mod nkey {
 
 #[cfg(not(feature = "nkeys"))]
 mod nkey {
-    use crate::error::Error;
+    use crate::core::error::Error;
 
     fn missing() -> Error {
         Error::Credentials("nkey and .creds authentication need natsjet's cargo feature `nkeys`".into())

@@ -5,10 +5,10 @@ use bytes::BytesMut;
 
 use super::pings::PingKind;
 use super::{Connection, ConnectionEvent, Event, Phase, Sid};
-use crate::error::{Error, ServerError};
-use crate::message::Message;
-use crate::proto::{self, ServerOp};
-use crate::time::Instant;
+use crate::core::error::{Error, ServerError};
+use crate::core::message::Message;
+use crate::core::proto::{self, ServerOp};
+use crate::core::time::Instant;
 
 impl Connection {
     pub(super) fn on_input(&mut self, now: Instant, data: &mut BytesMut) {

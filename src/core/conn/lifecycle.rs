@@ -6,10 +6,10 @@ use super::pings::PingKind;
 use super::servers::{PoolChange, RetryPolicy};
 use super::timers::Timer;
 use super::{Action, Connection, ConnectionEvent, Event, Phase, State};
-use crate::addr::Scheme;
-use crate::error::Error;
-use crate::proto::{self, ConnectInfo, Parser, ParserLimits, ServerInfo};
-use crate::time::Instant;
+use crate::core::addr::Scheme;
+use crate::core::error::Error;
+use crate::core::proto::{self, ConnectInfo, Parser, ParserLimits, ServerInfo};
+use crate::core::time::Instant;
 
 /// Room above the server's max_payload for headers the server adds to
 /// deliveries (JetStream metadata), so the parser does not refuse them.

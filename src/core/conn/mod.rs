@@ -44,13 +44,13 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 
-use crate::addr::ServerAddr;
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::message::Message;
-use crate::proto::{self, Parser, ParserLimits, ServerInfo};
-use crate::subject::{validate_queue, validate_subject, validate_subscribe_subject};
-use crate::time::Instant;
+use crate::core::addr::ServerAddr;
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
+use crate::core::proto::{self, Parser, ParserLimits, ServerInfo};
+use crate::core::subject::{validate_queue, validate_subject, validate_subscribe_subject};
+use crate::core::time::Instant;
 
 mod auth;
 mod inbound;
@@ -524,7 +524,7 @@ impl Connection {
     /// Like [`request`](Self::request), but every reply comes back as an
     /// [`Event::Response`] until [`cancel_request`](Self::cancel_request)
     /// (a scatter-gather request; its end rules are the caller's, see
-    /// [`crate::request_many::Gather`]).
+    /// [`crate::core::request_many::Gather`]).
     pub fn request_many(
         &mut self,
         subject: &str,

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use bytes::BytesMut;
 
 use super::FlushId;
-use crate::proto::encode_ping;
+use crate::core::proto::encode_ping;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PingKind {

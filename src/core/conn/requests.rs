@@ -4,9 +4,9 @@
 //! its caller cancels it.
 
 use super::RequestId;
-use crate::error::Error;
-use crate::id_map::IdMap;
-use crate::message::Message;
+use crate::core::error::Error;
+use crate::core::id_map::IdMap;
+use crate::core::message::Message;
 
 #[derive(Default)]
 pub(super) struct Requests {

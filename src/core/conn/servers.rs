@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::rng::Rng;
-use crate::addr::ServerAddr;
-use crate::time::Instant;
+use crate::core::addr::ServerAddr;
+use crate::core::time::Instant;
 
 struct Server {
     addr: ServerAddr,

@@ -3,8 +3,8 @@
 
 use bytes::BytesMut;
 
-use crate::id_map::IdMap;
-use crate::proto::{encode_sub, encode_unsub};
+use crate::core::id_map::IdMap;
+use crate::core::proto::{encode_sub, encode_unsub};
 
 struct Sub {
     subject: String,

@@ -1,7 +1,7 @@
 //! The connection's timer table: one optional deadline per purpose, so
 //! `poll_timeout` is a fold and `handle_timeout` dispatches by name.
 
-use crate::time::{Instant, soonest};
+use crate::core::time::{Instant, soonest};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Timer {

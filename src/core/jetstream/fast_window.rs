@@ -5,20 +5,13 @@
 //! `<inbox>.<flow>.<gaps>.<seq>.<op>.$FI`, answered on the inbox: flow acks
 //! `{"type":"ack","seq":n,"msgs":m}` (at most two intervals of `m`
 //! messages may be unacknowledged), and for the last message the `PubAck`
-//! of the batch. [`FastWindow`] is the sans-IO bookkeeping; [`FastIngest`]
-//! sends over a client.
+//! of the batch. [`FastWindow`] is the sans-IO bookkeeping; the publish
+//! module's `FastIngest` sends over a client.
 
-use std::time::Duration;
-
-use bytes::Bytes;
-use futures_util::StreamExt;
-use futures_util::future::{Either, select};
 use serde::Deserialize;
 
-use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::Error;
-use crate::jetstream::api::{self, PubAck};
-use crate::{Client, HeaderMap, Subscriber};
+use crate::core::error::Error;
+use crate::core::jetstream::api::{self, PubAck};
 
 /// The API level of servers that take fast batches (nats-server 2.14).
 pub const FAST_INGEST_API_LEVEL: u32 = 4;
@@ -91,6 +84,11 @@ impl FastWindow {
         format!("{}.{INITIAL_FLOW}.fail.{}.{}.$FI", self.inbox, self.seq, op as u8)
     }
 
+    /// Messages the server acknowledged so far.
+    pub fn acked(&self) -> u64 {
+        self.acked
+    }
+
     /// A message on the inbox: flow ack, the batch's `PubAck`, or the error that ended it.
     pub fn handle(&mut self, payload: &[u8]) -> Result<Control, Error> {
         api::check_response(payload)?;
@@ -109,59 +107,6 @@ impl FastWindow {
             "gap" => Err(Error::Protocol(format!("the stream missed messages of fast batch {}", self.inbox))),
             other => Err(Error::Protocol(format!("fast batch control message of type {other:?}"))),
         }
-    }
-}
-
-/// A fast batch over a client: publishes wait only while the window is full.
-pub(crate) struct FastIngest {
-    client: Client,
-    window: FastWindow,
-    controls: Subscriber,
-    timeout: Duration,
-}
-
-impl FastIngest {
-    pub async fn start(client: &Client, timeout: Duration) -> Result<FastIngest, Error> {
-        let window = FastWindow::new(client.new_inbox());
-        let controls = client.subscribe(window.subscription()).await?;
-        Ok(FastIngest { client: client.clone(), window, controls, timeout })
-    }
-
-    /// Publishes `payload` to `subject` as the batch's next message.
-    pub async fn add(&mut self, subject: &str, payload: Bytes) -> Result<(), Error> {
-        while !self.window.has_room() {
-            if let Control::Done(_) = self.next_control().await? {
-                return Err(Error::Protocol("the server ended a fast batch early".into()));
-            }
-        }
-        let reply = self.window.next_reply(false);
-        self.client.publish_message(subject, Some(&reply), None, &payload).await
-    }
-
-    /// Publishes the last message (with `headers`) and waits for the batch's `PubAck`.
-    pub async fn commit(mut self, subject: &str, headers: Option<&HeaderMap>, payload: Bytes) -> Result<PubAck, Error> {
-        let reply = self.window.next_reply(true);
-        self.client.publish_message(subject, Some(&reply), headers, &payload).await?;
-        loop {
-            if let Control::Done(ack) = self.next_control().await? {
-                return Ok(ack);
-            }
-        }
-    }
-
-    /// The next control message, within the timeout.
-    async fn next_control(&mut self) -> Result<Control, Error> {
-        let next = self.controls.next();
-        match select(next, DefaultRuntime::sleep(self.timeout)).await {
-            Either::Left((Some(message), _)) => self.window.handle(&message.payload),
-            Either::Left((None, _)) => Err(Error::Closed),
-            Either::Right(_) => Err(Error::Timeout),
-        }
-    }
-
-    /// Messages the server acknowledged so far.
-    pub fn acked(&self) -> u64 {
-        self.window.acked
     }
 }
 

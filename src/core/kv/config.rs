@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use super::error::CreateKeyValueErrorKind;
 use super::names::{STREAM_PREFIX, bucket_of_stream, check_bucket, stream_name};
-use crate::error::Error;
-use crate::jetstream::api::{
+use crate::core::error::Error;
+use crate::core::jetstream::api::{
     Compression, DiscardPolicy, Placement, Republish, StorageType, StreamConfig, StreamInfo, StreamSource,
     SubjectTransform,
 };

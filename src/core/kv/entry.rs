@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use bytes::Bytes;
 
-use crate::header::HeaderMap;
+use crate::core::header::HeaderMap;
 
 /// The header that marks deletes and purges.
 pub const KV_OPERATION: &str = "KV-Operation";

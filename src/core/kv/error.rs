@@ -3,8 +3,8 @@
 //! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
 //! (the server's code and text, the bad key, the payload over the limit).
 
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
-use crate::jetstream::api::ErrorCode;
+use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::core::jetstream::api::ErrorCode;
 
 error_kinds!(
     /// Opening, listing or deleting a bucket.
@@ -233,7 +233,7 @@ impl SortCause for UpdateKeyValueErrorKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::JetStreamError;
+    use crate::core::jetstream::api::JetStreamError;
 
     fn api(err_code: ErrorCode) -> Error {
         Error::JetStream(JetStreamError { code: 400, err_code, description: "x".into() })

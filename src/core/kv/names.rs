@@ -6,7 +6,7 @@
 //! prefix; writes go to the origin of a mirror, and through the JetStream
 //! API prefix when the context has one of its own (an imported account).
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// The prefix of a bucket's stream name.
 pub const STREAM_PREFIX: &str = "KV_";

@@ -3,9 +3,9 @@
 //! [`Error`] (the server's code and text, the bad name, the digest that
 //! did not match).
 
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
-use crate::jetstream::api::ErrorCode;
-pub use crate::jetstream::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;
+use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::core::jetstream::api::ErrorCode;
+pub use crate::core::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;
 
 error_kinds!(
     /// Opening or deleting a bucket.

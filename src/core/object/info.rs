@@ -12,9 +12,11 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::names::{check_bucket, stream_name};
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::jetstream::api::{Compression, DiscardPolicy, Placement, StorageType, StreamConfig, StreamInfo, timestamp};
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::jetstream::api::{
+    Compression, DiscardPolicy, Placement, StorageType, StreamConfig, StreamInfo, timestamp,
+};
 
 /// The size of the chunks of a put that sets none.
 pub const DEFAULT_CHUNK_SIZE: usize = 128 * 1024;
@@ -25,7 +27,11 @@ pub struct ObjectInfo {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "empty_as_none")]
     pub description: Option<String>,
-    #[serde(default, skip_serializing_if = "HashMap::is_empty", deserialize_with = "crate::plain_json::string_map")]
+    #[serde(
+        default,
+        skip_serializing_if = "HashMap::is_empty",
+        deserialize_with = "crate::core::plain_json::string_map"
+    )]
     pub metadata: HashMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "headers")]
     pub headers: Option<HeaderMap>,
@@ -251,7 +257,7 @@ mod headers {
 
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut headers = HeaderMap::new();
-            while let Some((crate::plain_json::Key(name), values)) = map.next_entry::<_, Vec<String>>()? {
+            while let Some((crate::core::plain_json::Key(name), values)) = map.next_entry::<_, Vec<String>>()? {
                 for value in values {
                     headers.append(name.clone(), value);
                 }
@@ -294,7 +300,7 @@ mod tests {
         assert_eq!((info.size, info.chunks, info.nuid.as_str()), (5, 1, "N"));
         assert!(info.modified.is_some());
         assert_eq!(info.options.as_ref().unwrap().max_chunk_size, Some(131072));
-        crate::plain_json::assert_same::<ObjectInfo>(NATS_JS.as_bytes());
+        crate::core::plain_json::assert_same::<ObjectInfo>(NATS_JS.as_bytes());
 
         let link: ObjectInfo =
             serde_json::from_str(r#"{"name":"l","bucket":"b","options":{"link":{"bucket":"c","name":"o"}}}"#).unwrap();

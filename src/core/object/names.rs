@@ -19,7 +19,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE;
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// The prefix of a bucket's stream name.
 pub const STREAM_PREFIX: &str = "OBJ_";
@@ -27,8 +27,8 @@ pub const STREAM_PREFIX: &str = "OBJ_";
 /// protocol line (the server's `max_control_line`, 4 KiB by default).
 pub const MAX_NAME_LEN: usize = 2048;
 
-pub(crate) use crate::jetstream::kv::names::check_bucket;
-pub use crate::jetstream::kv::names::is_valid_bucket_name;
+pub(crate) use crate::core::kv::names::check_bucket;
+pub use crate::core::kv::names::is_valid_bucket_name;
 
 /// An object or link name: not empty, at most [`MAX_NAME_LEN`] bytes.
 pub(crate) fn check_name(name: &str) -> Result<(), Error> {

@@ -1,5 +1,5 @@
 //! Encoder for client operations, writing into a shared `BytesMut`.
-//! Callers validate subjects (`crate::subject`) and headers
+//! Callers validate subjects (`crate::core::subject`) and headers
 //! ([`validate_headers`](super::validate_headers)) first; the encoder
 //! writes what it is given. No heap allocation besides `out` growing, but
 //! for CONNECT (once a connection): its JSON goes through a `Vec` like all
@@ -8,8 +8,8 @@
 use bytes::{BufMut, BytesMut};
 
 use super::headers::{headers_len, write_headers};
-use crate::header::HeaderMap;
-use crate::proto::ConnectInfo;
+use crate::core::header::HeaderMap;
+use crate::core::proto::ConnectInfo;
 
 /// `CONNECT <json>\r\n`.
 pub fn encode_connect(out: &mut BytesMut, info: &ConnectInfo) {

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use bytes::BytesMut;
 
 use super::{protocol_error, truncated};
-use crate::error::Error;
-use crate::header::{HeaderMap, StatusCode};
+use crate::core::error::Error;
+use crate::core::header::{HeaderMap, StatusCode};
 
 const VERSION_LINE: &[u8] = b"NATS/1.0";
 

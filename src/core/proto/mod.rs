@@ -15,7 +15,7 @@ pub use headers::{headers_len, parse_headers, validate_headers};
 pub use parser::{Parser, ParserLimits, ServerOp};
 pub use types::{ConnectInfo, ServerInfo};
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// Longest piece of offending input quoted in an error: enough to recognise
 /// it, never a megabyte of hostile bytes in a log line.

@@ -8,9 +8,9 @@
 use bytes::{Buf, BytesMut};
 
 use super::{parse_headers, protocol_error, truncated};
-use crate::error::Error;
-use crate::message::Message;
-use crate::proto::ServerInfo;
+use crate::core::error::Error;
+use crate::core::message::Message;
+use crate::core::proto::ServerInfo;
 
 /// One operation from the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -254,7 +254,7 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 fn info(json: &[u8]) -> Result<ServerInfo, Error> {
-    crate::plain_json::from_slice(json.trim_ascii())
+    crate::core::plain_json::from_slice(json.trim_ascii())
         .map_err(|e| Error::Protocol(format!("bad INFO: {}", truncated(&e))))
 }
 

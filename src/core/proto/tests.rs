@@ -4,9 +4,9 @@
 use bytes::{Bytes, BytesMut};
 
 use super::*;
-use crate::error::Error;
-use crate::header::{HeaderMap, StatusCode};
-use crate::message::Message;
+use crate::core::error::Error;
+use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::message::Message;
 
 const INFO: &str = r#"INFO {"server_id":"NDXYZ","server_name":"n1","version":"2.15.0","go":"go1.25.1","host":"0.0.0.0","port":4222,"headers":true,"max_payload":1048576,"proto":1,"client_id":7,"jetstream":true,"nonce":"abc","client_ip":"127.0.0.1","connect_urls":["10.0.0.2:4222"],"some_new_field":{"x":[1,2]}}"#;
 

@@ -39,9 +39,9 @@
 
 use std::time::Duration;
 
-use crate::error::Error;
-use crate::message::Message;
-use crate::time::Instant;
+use crate::core::error::Error;
+use crate::core::message::Message;
+use crate::core::time::Instant;
 
 #[cfg(test)]
 mod tests;

@@ -22,11 +22,11 @@ use futures_util::task::AtomicWaker;
 use super::message::Publish;
 use super::window::{AckWindow, Acquire, Permit};
 use crate::client::{Client, ResponseFuture};
-use crate::driver::queue::lock;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::Error;
 use crate::jetstream::api::{PubAck, parse_plain_response};
 use crate::message::Message;
+use crate::runtime::queue::lock;
 
 /// Wait before the first re-send (after a 503 or a retried timeout); doubles each time.
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);

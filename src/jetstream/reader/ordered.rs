@@ -15,7 +15,6 @@ use futures_util::future::join;
 
 use super::Messages;
 use super::slot::EVENT_CAPACITY;
-use crate::driver::queue::{Queue, lock};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::Error;
 use crate::jetstream::ack::DeliveryNumbers;
@@ -29,6 +28,7 @@ use crate::jetstream::ordered::{
 use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
 use crate::jetstream::push::PushOptions;
 use crate::jetstream::stream::Stream as JsStream;
+use crate::runtime::queue::{Queue, lock};
 
 /// A stream read in order through client-made consumers, shaped like
 /// async-nats's `Consumer<OrderedConfig>` and nats.js's ordered consumer.

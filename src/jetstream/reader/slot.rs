@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use super::read_mark::ReadMark;
 use crate::conn::{Connection, RequestId, Sid};
-use crate::driver::queue::Queue;
 use crate::error::Error;
 use crate::jetstream::api;
 use crate::jetstream::pull::{ConsumerEvent, Delivery, FetchEnd, PullConsumer, PullStatus, StatusKind};
 use crate::jetstream::push::PushInbox;
 use crate::message::Message;
+use crate::runtime::queue::Queue;
 use crate::time::Instant;
 
 /// What the user's stream yields: messages, then maybe the error that ended it.

@@ -2,6 +2,10 @@
 //! WebSocket over either. WebSocket frames are NATS byte-stream chunks: each
 //! write becomes one binary frame, each received frame is appended as is.
 
+mod tls;
+
+pub(crate) use tls::io_to_error;
+
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -16,7 +20,7 @@ use tokio_rustls::client::TlsStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
-use super::{TlsOptions, tls};
+use super::TlsOptions;
 use crate::addr::{Scheme, ServerAddr};
 use crate::error::Error;
 

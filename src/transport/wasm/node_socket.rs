@@ -16,7 +16,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::TlsOptions;
-use super::wasm::{HeldWrites, js_message, js_to_io, take_received};
+use super::held::HeldWrites;
+use super::js_io::{js_message, js_to_io, take_received};
 use crate::addr::ServerAddr;
 use crate::error::Error;
 

@@ -16,10 +16,12 @@ use wasm_bindgen::convert::FromWasmAbi;
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
 
-use super::wasm::{HeldWrites, after_task, end_of_task_is_microtask, js_message, js_to_io, take_received};
+use super::held::HeldWrites;
+use super::js_io::{js_message, js_to_io, take_received};
 use crate::addr::{Scheme, ServerAddr};
-use crate::driver::{BoxFuture, Runtime, WasmRuntime};
 use crate::error::Error;
+use crate::runtime::js_task::{after_task, end_of_task_is_microtask};
+use crate::runtime::{BoxFuture, Runtime, WasmRuntime};
 
 /// Above this many bytes queued in the socket, writes wait.
 const MAX_BUFFERED: u32 = 8 << 20;

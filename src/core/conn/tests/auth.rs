@@ -8,8 +8,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use nkeys::KeyPair;
 
 use super::*;
-use crate::conn::{Auth, CallbackAuth};
-use crate::error::{ServerError, ServerErrorKind};
+use crate::core::conn::{Auth, CallbackAuth};
+use crate::core::error::{ServerError, ServerErrorKind};
 
 const NONCE: &str = "nonce-from-the-server";
 
@@ -141,11 +141,11 @@ fn without_the_nkeys_feature_a_seed_is_a_credentials_error_naming_it() {
     assert!(matches!(&err, Error::Credentials(what) if what.contains("`nkeys`")), "{err}");
 }
 
-fn callback_auth(callback: impl crate::conn::AuthFn) -> Config {
+fn callback_auth(callback: impl crate::core::conn::AuthFn) -> Config {
     with_auth(Auth {
         token: Some("static".into()),
         user: Some("kept".into()),
-        callback: Some(crate::conn::AuthCallback(std::sync::Arc::new(callback))),
+        callback: Some(crate::core::conn::AuthCallback(std::sync::Arc::new(callback))),
         ..Auth::default()
     })
 }

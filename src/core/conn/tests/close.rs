@@ -2,7 +2,7 @@
 //! fails with `Closed`, and later commands are refused.
 
 use super::*;
-use crate::conn::State;
+use crate::core::conn::State;
 
 #[test]
 fn close_writes_what_was_accepted_then_closes_the_transport() {

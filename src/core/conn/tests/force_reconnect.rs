@@ -2,7 +2,7 @@
 //! connection reports as current.
 
 use super::*;
-use crate::conn::State;
+use crate::core::conn::State;
 
 #[test]
 fn writes_what_was_accepted_then_reconnects_and_resubscribes() {

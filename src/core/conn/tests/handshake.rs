@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::conn::State;
+use crate::core::conn::State;
 
 #[test]
 fn first_action_connects_to_the_first_server() {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::conn::State;
+use crate::core::conn::State;
 
 #[test]
 fn moves_to_another_server_without_losing_publishes() {

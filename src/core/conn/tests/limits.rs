@@ -2,7 +2,7 @@
 //! bound, config validation, transmit sizes and counters.
 
 use super::*;
-use crate::header::HeaderMap;
+use crate::core::header::HeaderMap;
 
 fn small_server() -> FakeServer {
     let mut s = FakeServer::new(config(&["nats://a:4222"]));
@@ -25,7 +25,7 @@ fn payload_over_the_server_max_is_refused() {
 fn headers_count_towards_max_payload() {
     let mut s = small_server();
     let headers: HeaderMap = [("Key", "v".repeat(40))].into_iter().collect();
-    let header_len = crate::proto::headers_len(&headers);
+    let header_len = crate::core::proto::headers_len(&headers);
     let fits = 100 - header_len;
     s.conn.publish("a", None, Some(&headers), &vec![b'x'; fits]).unwrap();
     let ops = s.take_ops();

@@ -17,9 +17,9 @@ use std::time::Duration;
 use bytes::BytesMut;
 
 use super::{Action, Config, Connection, ConnectionEvent, Event};
-use crate::addr::ServerAddr;
-use crate::error::Error;
-use crate::time::Instant;
+use crate::core::addr::ServerAddr;
+use crate::core::error::Error;
+use crate::core::time::Instant;
 
 /// A basic INFO line, as nats-server 2.15 sends it (trimmed).
 pub(super) const INFO: &str =

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::conn::{FlushId, State};
+use crate::core::conn::{FlushId, State};
 
 fn fast_pings() -> Config {
     Config { ping_interval: Duration::from_secs(1), ..config(&["nats://a:4222"]) }

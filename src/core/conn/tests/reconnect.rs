@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::*;
-use crate::conn::State;
-use crate::error::{PermissionOp, ServerError, ServerErrorKind};
+use crate::core::conn::State;
+use crate::core::error::{PermissionOp, ServerError, ServerErrorKind};
 
 fn io_error() -> Error {
     Error::Io { kind: std::io::ErrorKind::ConnectionRefused, message: "refused".into() }

@@ -1,7 +1,7 @@
 //! Requests over the muxed inbox.
 
 use super::*;
-use crate::conn::RequestId;
+use crate::core::conn::RequestId;
 
 fn responses(events: &[Event]) -> Vec<(RequestId, Result<String, Error>)> {
     events
@@ -110,7 +110,7 @@ fn the_request_inbox_cannot_be_unsubscribed_by_hand() {
     let mut s = FakeServer::connected(config(&["nats://a:4222"]));
     s.conn.request("svc", None, b"").unwrap();
     let (_, sid, _) = sent_request(&s.take_ops());
-    let err = s.conn.unsubscribe(crate::conn::Sid(sid), None).unwrap_err();
+    let err = s.conn.unsubscribe(crate::core::conn::Sid(sid), None).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument(_)));
 }
 

@@ -1,7 +1,7 @@
 //! The subscription table: SUB/UNSUB, delivery, limits, resubscription.
 
 use super::*;
-use crate::conn::Sid;
+use crate::core::conn::Sid;
 
 fn messages(events: &[Event]) -> Vec<(Sid, String)> {
     events

@@ -8,12 +8,12 @@ use bytes::Bytes;
 
 use super::kind::AckKind;
 use super::token::AckToken;
-use crate::error::Error;
-use crate::header::StatusCode;
-use crate::id_map::IdMap;
-use crate::jetstream::api::AckPolicy;
-use crate::message::Message;
-use crate::time::Instant;
+use crate::core::error::Error;
+use crate::core::header::StatusCode;
+use crate::core::id_map::IdMap;
+use crate::core::jetstream::api::AckPolicy;
+use crate::core::message::Message;
+use crate::core::time::Instant;
 
 /// Acks gathered for one round (for example one checkpoint). Each delivery
 /// gets at most one final ack: a second is an error, never a resend, and a

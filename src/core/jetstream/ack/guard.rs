@@ -5,8 +5,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::error::Error;
-use crate::jetstream::api::AckPolicy;
+use crate::core::error::Error;
+use crate::core::jetstream::api::AckPolicy;
 
 /// Refuses ack policies that cannot be shared by several workers.
 ///

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::jetstream::pull::PullRequest;
+use crate::core::jetstream::pull::PullRequest;
 
 /// What to tell the server about a delivered message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,8 +18,8 @@ use std::collections::{BinaryHeap, HashSet, VecDeque};
 use std::time::Duration;
 
 use super::token::AckToken;
-use crate::error::Error;
-use crate::time::Instant;
+use crate::core::error::Error;
+use crate::core::time::Instant;
 
 /// Something the user should hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]

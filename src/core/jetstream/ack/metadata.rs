@@ -5,7 +5,7 @@
 //! domain `_` meaning none. Anything else is refused with a typed error; the
 //! work is one pass over the subject, whatever it holds.
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// Where and when a JetStream message was delivered.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

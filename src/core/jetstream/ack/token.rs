@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::metadata::MessageMetadata;
-use crate::error::Error;
-use crate::message::Message;
+use crate::core::error::Error;
+use crate::core::message::Message;
 
 /// One delivery of one message: its ack reply subject, which names stream,
 /// consumer and sequences, so any connection of the account can ack it.

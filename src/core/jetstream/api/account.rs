@@ -70,7 +70,7 @@ pub struct ApiStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::parse_response;
+    use crate::core::jetstream::api::parse_response;
 
     #[test]
     fn account_info_from_server_json() {

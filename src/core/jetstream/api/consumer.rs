@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stream::ClusterInfo;
 use super::{is_default, null_as_default, parse_checked_plain, serde_nanos};
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// A consumer's configuration, as sent to `CONSUMER.CREATE` and returned in
 /// [`ConsumerInfo`]. With `durable_name` the consumer outlives its clients;
@@ -334,7 +334,7 @@ impl CreateConsumerRequest {
     /// pick the subject ([`consumer_create`](super::consumer_create)) and
     /// the ledger's; every other field keeps its default.
     pub fn config_from_json_core(json: &[u8]) -> Result<ConsumerConfig, Error> {
-        let request: CreateRequestCore = crate::plain_json::from_slice(json)
+        let request: CreateRequestCore = crate::core::plain_json::from_slice(json)
             .map_err(|e| Error::InvalidArgument(format!("consumer create request: {e}")))?;
         Ok(request.config.into())
     }
@@ -421,7 +421,7 @@ pub struct ConsumerResetResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::{consumer_create, parse_response};
+    use crate::core::jetstream::api::{consumer_create, parse_response};
     use serde_json::json;
 
     #[test]
@@ -589,9 +589,9 @@ mod tests {
 
     #[test]
     fn core_fields_read_alike_in_wasm() {
-        crate::plain_json::assert_same::<InfoCore>(CONSUMER_INFO.as_bytes());
-        crate::plain_json::assert_same::<InfoCore>(br#"{"name":"x"}"#);
-        crate::plain_json::assert_same::<InfoCore>(
+        crate::core::plain_json::assert_same::<InfoCore>(CONSUMER_INFO.as_bytes());
+        crate::core::plain_json::assert_same::<InfoCore>(br#"{"name":"x"}"#);
+        crate::core::plain_json::assert_same::<InfoCore>(
             br#"{"stream_name":"S","name":"n","config":{"ack_policy":"sometimes"}}"#,
         );
         for body in [
@@ -600,7 +600,7 @@ mod tests {
             br#"{"config":{"name":"n","filter_subjects":["b","c"],"ack_policy":"none","max_ack_pending":-1,"metadata":{"k":"v"}}}"#,
             b"{}",
         ] {
-            crate::plain_json::assert_same::<CreateRequestCore>(body);
+            crate::core::plain_json::assert_same::<CreateRequestCore>(body);
         }
     }
 

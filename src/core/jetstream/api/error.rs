@@ -10,8 +10,8 @@ use std::fmt;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
-use crate::plain_json;
+use crate::core::error::Error;
+use crate::core::plain_json;
 
 /// The server's fine-grained error number (`err_code`), stable across
 /// releases unlike the description text (`server/jetstream_errors_generated.go`).
@@ -158,7 +158,7 @@ pub fn parse_empty_response(payload: &[u8]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::PubAck;
+    use crate::core::jetstream::api::PubAck;
 
     #[test]
     fn error_envelope_becomes_jetstream_error() {
@@ -181,9 +181,9 @@ mod tests {
             br#"{"stream":"S","seq":1}"#,
             br#"{"error":"string"}"#,
         ] {
-            crate::plain_json::assert_same::<ErrorProbe>(json);
+            crate::core::plain_json::assert_same::<ErrorProbe>(json);
         }
-        crate::plain_json::assert_same::<IgnoredAny>(br#"{"success":true,"x":[{"y":null}]}"#);
+        crate::core::plain_json::assert_same::<IgnoredAny>(br#"{"success":true,"x":[{"y":null}]}"#);
     }
 
     #[test]

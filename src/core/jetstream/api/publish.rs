@@ -29,7 +29,7 @@ pub struct PubAck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::parse_response;
+    use crate::core::jetstream::api::parse_response;
 
     #[test]
     fn pub_acks() {

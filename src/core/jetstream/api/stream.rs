@@ -548,7 +548,7 @@ mod base64_option {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jetstream::api::parse_response;
+    use crate::core::jetstream::api::parse_response;
 
     #[test]
     fn minimal_config_is_just_the_name() {

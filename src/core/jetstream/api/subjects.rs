@@ -7,8 +7,8 @@
 //! stream called `a.b`.
 
 use super::consumer::ConsumerConfig;
-use crate::error::Error;
-use crate::subject::validate_subject;
+use crate::core::error::Error;
+use crate::core::subject::validate_subject;
 
 /// The server's limit on stream and consumer name length.
 const MAX_NAME_LEN: usize = 255;

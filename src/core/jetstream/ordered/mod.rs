@@ -39,10 +39,10 @@ use std::time::Duration;
 use super::ack::DeliveryNumbers;
 use super::api::{AckPolicy, ConsumerConfig, DeliverPolicy, ErrorCode, ReplayPolicy};
 use super::pull::{ConsumerEvent, ResetReason, StatusKind};
-use crate::error::Error;
-use crate::message::Message;
-use crate::subject::validate_subject;
-use crate::time::Instant;
+use crate::core::error::Error;
+use crate::core::message::Message;
+use crate::core::subject::validate_subject;
+use crate::core::time::Instant;
 
 /// How long an idle ordered consumer outlives its reader on the server (nats.js: 5 min).
 pub const DEFAULT_INACTIVE_THRESHOLD: Duration = Duration::from_secs(5 * 60);

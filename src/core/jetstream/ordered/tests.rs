@@ -6,9 +6,9 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::*;
-use crate::header::StatusCode;
-use crate::jetstream::api::{ErrorCode, JetStreamError};
-use crate::jetstream::pull::{PullStatus, StatusKind};
+use crate::core::header::StatusCode;
+use crate::core::jetstream::api::{ErrorCode, JetStreamError};
+use crate::core::jetstream::pull::{PullStatus, StatusKind};
 
 fn msg(consumer: &str, sseq: u64, cseq: u64) -> Message {
     Message {

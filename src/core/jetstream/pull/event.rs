@@ -1,7 +1,7 @@
 //! What the pull consumer tells its caller.
 
 use super::status::{PullStatus, StatusKind};
-use crate::jetstream::api::JetStreamError;
+use crate::core::jetstream::api::JetStreamError;
 
 /// What [`super::PullConsumer::handle_message`] made of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

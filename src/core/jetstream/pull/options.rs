@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// `batch` sent with byte-limited pulls: with 0 the server would send one message (ADR-37).
 pub const BYTES_MODE_BATCH: u64 = 1_000_000;

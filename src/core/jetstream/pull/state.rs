@@ -9,9 +9,9 @@ use super::pending::Pending;
 use super::request::PullRequest;
 use super::status::{Effect, PullStatus, StatusKind, returned_pending};
 use super::timer::{Timer, Timers};
-use crate::error::Error;
-use crate::message::Message;
-use crate::time::Instant;
+use crate::core::error::Error;
+use crate::core::message::Message;
+use crate::core::time::Instant;
 
 /// Header carrying the pin id of a pinned-client priority group (ADR-42).
 pub const PIN_ID_HEADER: &str = "Nats-Pin-Id";

@@ -5,8 +5,8 @@
 //! things), so [`classify`] reads code and text together, in one table, and
 //! the rest of the machine matches on [`StatusKind`], never on strings.
 
-use crate::header::StatusCode;
-use crate::message::Message;
+use crate::core::header::StatusCode;
+use crate::core::message::Message;
 
 /// Header with the messages a finished pull did not deliver.
 pub const PENDING_MESSAGES: &str = "Nats-Pending-Messages";

@@ -1,6 +1,6 @@
 //! The pull consumer's timers, one slot each (quinn's timer table).
 
-use crate::time::Instant;
+use crate::core::time::Instant;
 
 /// A timer of the pull consumer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -32,9 +32,9 @@ use std::time::Duration;
 
 use super::api::ErrorCode;
 use super::pull::{ConsumerEvent, Delivery, PullStatus, ResetReason, StatusKind};
-use crate::error::Error;
-use crate::message::Message;
-use crate::time::Instant;
+use crate::core::error::Error;
+use crate::core::message::Message;
+use crate::core::time::Instant;
 
 /// Header of an idle heartbeat naming the flow-control subject the server
 /// still waits on (`server/stream.go` `JSConsumerStalled`).

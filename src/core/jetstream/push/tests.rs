@@ -6,8 +6,8 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::*;
-use crate::header::{HeaderMap, StatusCode};
-use crate::jetstream::api::JetStreamError;
+use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::jetstream::api::JetStreamError;
 
 fn t(ms: u64) -> Instant {
     Instant::from_millis(ms)

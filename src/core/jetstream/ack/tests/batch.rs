@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use super::*;
-use crate::error::Error;
-use crate::jetstream::ack::{AckBatch, AckKind};
-use crate::jetstream::api::AckPolicy;
+use crate::core::error::Error;
+use crate::core::jetstream::ack::{AckBatch, AckKind};
+use crate::core::jetstream::api::AckPolicy;
 
 #[test]
 fn a_second_final_ack_is_an_error_not_a_resend() {

@@ -5,10 +5,10 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::*;
-use crate::header::StatusCode;
-use crate::jetstream::ack::{AckBatch, AckConfirmations};
-use crate::jetstream::api::AckPolicy;
-use crate::message::Message;
+use crate::core::header::StatusCode;
+use crate::core::jetstream::ack::{AckBatch, AckConfirmations};
+use crate::core::jetstream::api::AckPolicy;
+use crate::core::message::Message;
 
 fn reply(payload: &'static [u8], status: Option<(u16, &str)>) -> Message {
     Message {

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use crate::error::Error;
-use crate::jetstream::ack::{LedgerWarning, check_ledger_fit, check_shared_durable};
-use crate::jetstream::api::AckPolicy;
+use crate::core::error::Error;
+use crate::core::jetstream::ack::{LedgerWarning, check_ledger_fit, check_shared_durable};
+use crate::core::jetstream::api::AckPolicy;
 
 #[test]
 fn shared_durables_need_explicit_acks() {

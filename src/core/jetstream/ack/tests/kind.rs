@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use crate::jetstream::ack::AckKind;
-use crate::jetstream::pull::PullRequest;
+use crate::core::jetstream::ack::AckKind;
+use crate::core::jetstream::pull::PullRequest;
 
 #[test]
 fn bodies() {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::*;
-use crate::jetstream::ack::{AckLedger, LedgerEvent};
+use crate::core::jetstream::ack::{AckLedger, LedgerEvent};
 
 const ACK_WAIT: Duration = Duration::from_secs(30);
 

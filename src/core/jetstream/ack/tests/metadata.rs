@@ -1,8 +1,8 @@
 //! Ack reply subjects, v1 and v2, and what is refused.
 
 use super::*;
-use crate::error::Error;
-use crate::jetstream::ack::MessageMetadata;
+use crate::core::error::Error;
+use crate::core::jetstream::ack::MessageMetadata;
 
 #[test]
 fn v1_nine_tokens() {
@@ -76,7 +76,7 @@ fn tokens_serialize_as_the_subject_and_are_checked_on_the_way_back() {
 
 #[test]
 fn token_from_a_message_needs_a_reply() {
-    let mut message = crate::message::Message {
+    let mut message = crate::core::message::Message {
         subject: "orders.new".into(),
         reply: Some("$JS.ACK.S.C.1.2.3.4.5".into()),
         payload: bytes::Bytes::new(),

@@ -9,7 +9,7 @@ mod ledger;
 mod metadata;
 
 use super::AckToken;
-use crate::time::Instant;
+use crate::core::time::Instant;
 
 fn t(ms: u64) -> Instant {
     Instant::from_millis(ms)

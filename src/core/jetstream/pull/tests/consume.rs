@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, ResetReason};
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, ResetReason};
 
 fn consume(options: ConsumeOptions) -> PullConsumer {
     PullConsumer::consume(t(0), options).unwrap()

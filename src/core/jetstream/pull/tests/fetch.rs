@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::jetstream::pull::{ConsumerEvent::*, Delivery, FetchEnd, FetchOptions, StatusKind};
+use crate::core::jetstream::pull::{ConsumerEvent::*, Delivery, FetchEnd, FetchOptions, StatusKind};
 
 fn fetch(options: FetchOptions) -> PullConsumer {
     PullConsumer::fetch(t(0), options).unwrap()
@@ -80,7 +80,7 @@ fn client_side_expiry_after_margin() {
     assert!(events(&mut c).is_empty());
     c.handle_timeout(t(6_000));
     assert_eq!(events(&mut c), [FetchDone(FetchEnd::TimedOut)]);
-    assert_eq!(c.last_timeout_reason(), Some(crate::jetstream::pull::Timer::PullExpiry));
+    assert_eq!(c.last_timeout_reason(), Some(crate::core::jetstream::pull::Timer::PullExpiry));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, StatusKind, Timer};
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, StatusKind, Timer};
 
 /// Heartbeat 10 s; pulls live 300 s so their expiry stays out of the way.
 fn consume() -> PullConsumer {

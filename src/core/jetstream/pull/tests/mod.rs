@@ -11,9 +11,9 @@ mod statuses;
 use bytes::Bytes;
 
 use super::{ConsumerEvent, PullConsumer, PullRequest};
-use crate::header::{HeaderMap, StatusCode};
-use crate::message::Message;
-use crate::time::Instant;
+use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::message::Message;
+use crate::core::time::Instant;
 
 fn t(ms: u64) -> Instant {
     Instant::from_millis(ms)

@@ -2,7 +2,7 @@
 //! `Nats-Pin-Id`, echoed as `id`, and dropped on 423.
 
 use super::*;
-use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, FetchEnd, FetchOptions, PriorityOptions};
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, FetchEnd, FetchOptions, PriorityOptions};
 
 fn pinned_user(id: &str) -> Message {
     let mut m = user(10);

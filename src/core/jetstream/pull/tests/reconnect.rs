@@ -2,7 +2,7 @@
 //! fresh pull at once when back (ADR-37), no consumer-info round trip.
 
 use super::*;
-use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, FetchEnd, FetchOptions, ResetReason};
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, FetchEnd, FetchOptions, ResetReason};
 
 #[test]
 fn reconnect_resets_pending_and_repulls() {

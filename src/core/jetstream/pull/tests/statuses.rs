@@ -1,7 +1,7 @@
 //! Every status a pull can meet: how it is sorted and what consume does.
 
 use super::*;
-use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, ResetReason, StatusKind, classify};
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, ResetReason, StatusKind, classify};
 
 fn consume_with(options: ConsumeOptions) -> PullConsumer {
     let mut c = PullConsumer::consume(t(0), options).unwrap();
