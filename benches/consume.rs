@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use natsjet::jetstream::PullConsumer;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
 use support::{Run, Stopwatch, scale};
@@ -63,7 +64,7 @@ async fn natsjet_drain(url: &str, n: usize, workers: usize) -> Run {
         let (url, done) = (url.to_string(), done.clone());
         tasks.push(tokio::spawn(async move {
             let js = natsjet::jetstream::new(natsjet::connect(url.as_str()).await.unwrap());
-            let consumer = js.get_consumer_from_stream("d", "DRAIN").await.unwrap();
+            let consumer: PullConsumer = js.get_consumer_from_stream("d", "DRAIN").await.unwrap();
             let mut messages = consumer.stream().max_messages_per_batch(BATCH).messages().await.unwrap();
             while done.load(Ordering::Relaxed) < n {
                 match tokio::time::timeout(Duration::from_millis(200), messages.next()).await {
@@ -133,7 +134,7 @@ async fn natsjet_confirmed_acks(url: &str, n: usize, batched: bool) -> Run {
     let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
     let consumer = js.create_consumer_on_stream(durable("a"), "ACKS").await.unwrap();
     let fetched: Vec<_> = consumer
-        .fetch()
+        .batch()
         .max_messages(n as u64)
         .expires(Duration::from_secs(10))
         .messages()
@@ -174,7 +175,7 @@ async fn async_nats_confirmed_acks(url: &str, n: usize) -> Run {
         })
         .await
         .unwrap();
-    let mut batch = consumer.fetch().max_messages(n).expires(Duration::from_secs(10)).messages().await.unwrap();
+    let mut batch = consumer.batch().max_messages(n).expires(Duration::from_secs(10)).messages().await.unwrap();
     let mut fetched = Vec::new();
     while let Some(m) = batch.next().await {
         fetched.push(m.unwrap());

@@ -23,9 +23,9 @@ async fn natsjet_publish(url: &str, n: usize) -> Run {
     let _echo = natsjet_echo(url, "bench.echo.nj").await;
     let clock = Stopwatch::start();
     for _ in 0..n {
-        client.publish("bench.pub", PAYLOAD).await.unwrap();
+        client.publish("bench.pub", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
     }
-    client.request("bench.echo.nj", "").await.unwrap();
+    client.request("bench.echo.nj", "".into()).await.unwrap();
     clock.stop(n)
 }
 
@@ -46,7 +46,7 @@ async fn natsjet_requests(url: &str, n: usize) -> Run {
     let _echo = natsjet_echo(url, "bench.rr.nj").await;
     let clock = Stopwatch::start();
     for _ in 0..n {
-        client.request("bench.rr.nj", PAYLOAD).await.unwrap();
+        client.request("bench.rr.nj", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
     }
     clock.stop(n)
 }

@@ -13,7 +13,7 @@ async fn main() -> Result<(), natsjet::Error> {
     let url = std::env::args().nth(1).unwrap_or_else(|| "nats://127.0.0.1:4222".into());
     let client = ConnectOptions::new()
         .name("natsjet-demo")
-        .event_callback(|event| println!("  [event] {event:?}"))
+        .on_event(|event| println!("  [event] {event:?}"))
         .connect(url.as_str())
         .await?;
     let info = client.server_info();
@@ -21,23 +21,23 @@ async fn main() -> Result<(), natsjet::Error> {
 
     // A service answering requests, as two members of one queue group.
     for worker in 0..2 {
-        let mut requests = client.queue_subscribe("demo.greet", "greeters").await?;
+        let mut requests = client.queue_subscribe("demo.greet", "greeters".to_string()).await?;
         let responder = client.clone();
         tokio::spawn(async move {
             while let Some(request) = requests.next().await {
                 let name = String::from_utf8_lossy(&request.payload).to_string();
                 if let Some(reply) = request.reply {
-                    let _ = responder.publish(reply, format!("hello {name}, from worker {worker}")).await;
+                    let _ = responder.publish(reply, format!("hello {name}, from worker {worker}").into()).await;
                 }
             }
         });
     }
     client.flush().await?;
     for name in ["ada", "grace", "linus"] {
-        let answer = client.request("demo.greet", name).await?;
+        let answer = client.request("demo.greet", bytes::Bytes::copy_from_slice(name.as_ref())).await?;
         println!("request {name:>6} -> {}", String::from_utf8_lossy(&answer.payload));
     }
-    match client.request("demo.nobody", "anyone?").await {
+    match client.request("demo.nobody", "anyone?".into()).await.map_err(natsjet::Error::from) {
         Err(natsjet::Error::NoResponders) => {
             println!("request to a subject nobody serves -> no responders (typed error)")
         }
@@ -48,7 +48,7 @@ async fn main() -> Result<(), natsjet::Error> {
     let mut sub = client.subscribe("demo.headers").await?;
     let mut headers = HeaderMap::new();
     headers.insert("Trace-Id", "abc123");
-    client.publish_with_headers("demo.headers", headers, "with headers").await?;
+    client.publish_with_headers("demo.headers", headers, "with headers".into()).await?;
     let msg = sub.next().await.expect("message");
     println!("headers: Trace-Id = {:?}", msg.headers.as_ref().and_then(|h| h.get("Trace-Id")));
 
@@ -67,9 +67,9 @@ async fn main() -> Result<(), natsjet::Error> {
         }
         n
     });
-    let payload = [b'x'; 128];
+    let payload = bytes::Bytes::from_static(&[b'x'; 128]);
     for _ in 0..count {
-        client.publish("demo.firehose", payload).await?;
+        client.publish("demo.firehose", payload.clone()).await?;
     }
     client.flush().await?;
     let received = counter.await.expect("counter task");

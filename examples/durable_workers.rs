@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
-use natsjet::jetstream::{self, CheckpointLedger, LedgerOptions};
+use natsjet::jetstream::{self, CheckpointLedger, LedgerOptions, PullConsumer};
 
 const STREAM: &str = "ORDERS";
 const DURABLE: &str = "order-processors";
@@ -77,14 +77,14 @@ async fn main() -> Result<(), natsjet::Error> {
     let info = js.get_stream(STREAM).await?.consumer_info(DURABLE).await?;
     println!(
         "consumer: ack floor {} , {} pending acks, {} redelivered",
-        info.ack_floor.stream_seq, info.num_ack_pending, info.num_redelivered
+        info.ack_floor.stream_sequence, info.num_ack_pending, info.num_redelivered
     );
     Ok(())
 }
 
 async fn worker(id: usize, url: &str, workers: usize, total: u64, done: Arc<AtomicU64>) -> Result<(), natsjet::Error> {
     let js = jetstream::new(natsjet::connect(url).await?);
-    let consumer = js.get_stream(STREAM).await?.get_consumer(DURABLE).await?;
+    let consumer: PullConsumer = js.get_stream(STREAM).await?.get_consumer(DURABLE).await?;
     let ledger =
         CheckpointLedger::new(&consumer, LedgerOptions { workers, batch: 200, checkpoint_interval: CHECKPOINT })?;
     for warning in ledger.warnings() {

@@ -4,13 +4,14 @@
 //!
 //! Usage: cargo run --example interop -- <url> <command>
 //!   publish <subject> <payload> [Name:Value ...]     core publish with headers
-//!   js-publish <subject> <payload> [Name:Value ...]  JetStream publish, waits for the PubAck
+//!   js-publish <subject> <payload> [Name:Value ...]  JetStream publish, waits for the PublishAck
 //!   subscribe <subject> <count>                      prints "ready", then <count> messages
 //!   echo <subject>                                   prints "ready", answers requests with
 //!                                                    their payload and headers, forever
 //!   consume <stream> <durable> <count>               <count> messages, each acked (confirmed)
 
 use futures_util::StreamExt;
+use natsjet::jetstream::PullConsumer;
 use natsjet::{HeaderMap, Message, jetstream};
 use serde_json::{Map, Value, json};
 
@@ -23,13 +24,13 @@ async fn main() -> Result<(), natsjet::Error> {
     let client = natsjet::connect(url.as_str()).await?;
     match (command.as_str(), rest) {
         ("publish", [subject, payload, headers @ ..]) => {
-            client.publish_with_headers(subject.as_str(), parse_headers(headers)?, payload.as_bytes()).await?;
+            client.publish_with_headers(subject.as_str(), parse_headers(headers)?, payload.clone().into()).await?;
             client.flush().await?;
         }
         ("js-publish", [subject, payload, headers @ ..]) => {
             let js = jetstream::new(client.clone());
             let ack = js.publish_with_headers(subject.clone(), parse_headers(headers)?, payload.clone().into()).await?;
-            println!("{}", json!({ "seq": ack.await?.seq }));
+            println!("{}", json!({ "seq": ack.await?.sequence }));
         }
         ("subscribe", [subject, count]) => {
             let mut sub = client.subscribe(subject.as_str()).await?;
@@ -53,7 +54,7 @@ async fn main() -> Result<(), natsjet::Error> {
         }
         ("consume", [stream, durable, count]) => {
             let js = jetstream::new(client.clone());
-            let consumer = js.get_stream(stream).await?.get_consumer(durable).await?;
+            let consumer: PullConsumer = js.get_stream(stream).await?.get_consumer(durable).await?;
             let count = parse_count(count)?;
             let mut messages = consumer.stream().max_messages_per_batch(count).messages().await?;
             for _ in 0..count {

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, ReplayPolicy, StreamConfig};
 use natsjet::jetstream::object_store::{self, Progress, PutOptions};
-use natsjet::jetstream::{self, Context, kv};
+use natsjet::jetstream::{self, Context, PullConsumer, kv};
 
 #[tokio::main]
 async fn main() -> Result<(), natsjet::Error> {
@@ -49,8 +49,8 @@ async fn streams_and_consumers(js: &Context) -> Result<(), natsjet::Error> {
     }
     println!("3. published 10 messages");
     for name in ["instant", "original"] {
-        let consumer = stream.get_consumer(name).await?;
-        let mut batch = consumer.fetch().max_messages(10).expires(Duration::from_secs(5)).messages().await?;
+        let consumer: PullConsumer = stream.get_consumer(name).await?;
+        let mut batch = consumer.batch().max_messages(10).expires(Duration::from_secs(5)).messages().await?;
         let mut last = None;
         let mut count = 0;
         while let Some(message) = batch.next().await {

@@ -4,9 +4,12 @@
 #                                      integration tests start their own nats-servers
 #   2. cargo test --doc                doctests (natively only)
 #   3. cargo test --benches --no-run   benches must compile (they are run by hand)
-#   4. scripts/wasm-smoke.sh           when it exists (wasm build + tests)
-#   5. scripts/build-pkg.sh            builds the npm package in pkg/ that the JS tests use
-#   6. npm test                        in every folder whose package.json has a test script
+#   4. compat/, twice                  programs written for async-nats 0.51, built and
+#                                      run against natsjet, then against async-nats
+#   5. scripts/wasm-smoke.sh           when it exists (wasm build + tests)
+#   6. scripts/build-pkg.sh            builds the npm package in pkg/ that the JS tests use
+#   7. npm test                        in every folder whose package.json has a test script
+#                                      (bindings/: also the nats.js programs of test/compat/)
 # Every stage runs even if an earlier one failed; exits non-zero if any failed.
 #
 #   scripts/test.sh
@@ -52,6 +55,10 @@ run_stage "doctests" cargo test --doc
 if [[ -d benches ]]; then
     run_stage "benches-build" cargo test --benches --no-run
 fi
+# A workspace member, so both builds share target/ with the stages above.
+for library in natsjet async-nats; do
+    run_stage "compat-$library" cargo test -p natsjet-compat --features "$library"
+done
 
 if [[ -f scripts/wasm-smoke.sh ]]; then
     run_stage "wasm-smoke" bash scripts/wasm-smoke.sh

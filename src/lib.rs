@@ -11,7 +11,7 @@
 //! timers in wasm). Nothing in the core panics on input from the network.
 
 #[cfg(has_runtime)]
-mod client;
+pub mod client;
 mod core;
 pub mod driver;
 pub mod jetstream;
@@ -26,8 +26,9 @@ pub(crate) use crate::core::{id_map, plain_json};
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
 pub use client::{
-    Client, ConnectOptions, Event, IntoServerAddrs, RequestMany, ResponseFuture, Responses, Subscriber, connect,
-    create_inbox,
+    Client, ConnectError, ConnectErrorKind, ConnectOptions, Event, IntoServerAddrs, PublishError, PublishErrorKind,
+    Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses, SubscribeError,
+    SubscribeErrorKind, Subscriber, connect, create_inbox,
 };
 pub use conn::{AuthFn, CallbackAuth, State, Statistics};
 pub use error::{Error, Result};

@@ -11,12 +11,12 @@ use natsjet::{ConnectOptions, Error, TlsOptions};
 async fn round_trip(client: &natsjet::Client) {
     let mut sub = client.subscribe("auth.check").await.unwrap();
     client.flush().await.unwrap();
-    client.publish("auth.check", "ok").await.unwrap();
+    client.publish("auth.check", "ok".into()).await.unwrap();
     assert_eq!(&sub.next().await.unwrap().payload[..], b"ok");
 }
 
-fn assert_authorization_violation(result: Result<natsjet::Client, Error>) {
-    match result {
+fn assert_authorization_violation(result: Result<natsjet::Client, natsjet::ConnectError>) {
+    match result.map_err(Error::from) {
         Err(Error::Server(ServerError { kind: ServerErrorKind::AuthorizationViolation, .. })) => {}
         other => panic!("expected an authorization violation, got {other:?}"),
     }
@@ -57,7 +57,7 @@ async fn nkey() {
     let other = nkeys::KeyPair::new_user().seed().unwrap();
     assert_authorization_violation(ConnectOptions::new().nkey(other).connect(server.client_url()).await);
     assert!(matches!(
-        ConnectOptions::new().nkey("not a seed").connect(server.client_url()).await,
+        ConnectOptions::new().nkey("not a seed").connect(server.client_url()).await.map_err(Error::from),
         Err(Error::Credentials(_))
     ));
 }
@@ -79,7 +79,7 @@ async fn auth_callback_signs_the_nonce_with_a_key_held_by_the_app() {
 
     let refused = ConnectOptions::new().auth_callback(|_| Err(Error::Credentials("vault unavailable".into())));
     assert!(matches!(
-        refused.connect(server.client_url()).await,
+        refused.connect(server.client_url()).await.map_err(Error::from),
         Err(Error::Credentials(what)) if what == "vault unavailable"
     ));
     let wrong_key = nkeys::KeyPair::new_user();
@@ -132,14 +132,14 @@ async fn tls_url_and_upgrade_when_server_requires_it() {
     round_trip(&client).await;
     // Without the CA the certificate is not trusted.
     let err = natsjet::connect(server.tls_url()).await.unwrap_err();
-    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+    assert!(matches!(err.cause(), Error::Tls(_)), "{err:?}");
 }
 
 #[tokio::test]
 async fn require_tls_refuses_a_plain_server() {
     let server = NatsServer::start();
     let err = ConnectOptions::new().require_tls(true).connect(server.client_url()).await.unwrap_err();
-    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+    assert!(matches!(err.cause(), Error::Tls(_)), "{err:?}");
 }
 
 #[tokio::test]
@@ -150,5 +150,5 @@ async fn client_certificates() {
     let client = ConnectOptions::new().tls(tls).connect(server.tls_url()).await.unwrap();
     round_trip(&client).await;
     let err = ConnectOptions::new().tls(trusted(&server)).connect(server.tls_url()).await.unwrap_err();
-    assert!(matches!(err, Error::Tls(_) | Error::Io { .. }), "{err:?}");
+    assert!(matches!(err.cause(), Error::Tls(_) | Error::Io { .. }), "{err:?}");
 }

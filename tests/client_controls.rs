@@ -31,12 +31,12 @@ async fn first_message_timeout_ends_a_silent_subscription_only(url: &str) {
     silent.set_first_message_timeout(Duration::from_millis(200));
     let mut busy = client.subscribe("fmt.busy").await.unwrap();
     busy.set_first_message_timeout(Duration::from_millis(200));
-    client.publish("fmt.busy", "first").await.unwrap();
+    client.publish("fmt.busy", "first".into()).await.unwrap();
     assert_eq!(&timeout(WAIT, busy.next()).await.unwrap().unwrap().payload[..], b"first");
     assert!(timeout(WAIT, silent.next()).await.unwrap().is_none(), "ended");
     assert!(silent.timed_out());
-    client.publish("fmt.silent", "late").await.unwrap();
-    client.publish("fmt.busy", "second").await.unwrap();
+    client.publish("fmt.silent", "late".into()).await.unwrap();
+    client.publish("fmt.busy", "second".into()).await.unwrap();
     assert_eq!(&timeout(WAIT, busy.next()).await.unwrap().unwrap().payload[..], b"second", "past the timeout");
     assert!(!busy.timed_out());
     assert!(silent.next().await.is_none());
@@ -53,7 +53,7 @@ async fn request_on_inbox_is_answered_there(url: &str) {
     tokio::spawn(async move {
         while let Some(m) = echo.next().await {
             let reply = m.reply.unwrap();
-            responder.publish(reply.clone(), reply).await.unwrap();
+            responder.publish(reply.clone(), reply.into()).await.unwrap();
         }
     });
     let answer = client.send_request_on_inbox("own.echo", "my.inbox", None, b"", Some(WAIT)).unwrap().await.unwrap();
@@ -76,12 +76,12 @@ async fn subscriber_drain_delivers_what_the_server_sent_before_it(url: &str) {
     let mut other = client.subscribe("sdrain.other").await.unwrap();
     client.flush().await.unwrap();
     for i in 0..2000u32 {
-        publisher.publish("sdrain", i.to_be_bytes()).await.unwrap();
+        publisher.publish("sdrain", bytes::Bytes::copy_from_slice(i.to_be_bytes().as_ref())).await.unwrap();
     }
     publisher.flush().await.unwrap();
     timeout(WAIT, sub.drain()).await.expect("drain in time").unwrap();
-    publisher.publish("sdrain", "late").await.unwrap();
-    publisher.publish("sdrain.other", "still").await.unwrap();
+    publisher.publish("sdrain", "late".into()).await.unwrap();
+    publisher.publish("sdrain.other", "still".into()).await.unwrap();
     publisher.flush().await.unwrap();
     assert_eq!(sub.received(), 2000);
     let got: Vec<_> = timeout(WAIT, (&mut sub).collect::<Vec<_>>()).await.expect("the stream ends");
@@ -115,7 +115,7 @@ async fn force_reconnect_comes_back_with_the_subscriptions(url: &str) {
     let sink = events.clone();
     let client = ConnectOptions::new()
         .reconnect_delay(Duration::from_millis(50), Duration::ZERO)
-        .event_callback(move |e| sink.lock().unwrap().push(e))
+        .on_event(move |e| sink.lock().unwrap().push(e))
         .connect(url)
         .await
         .unwrap();
@@ -141,7 +141,7 @@ async fn force_reconnect_comes_back_with_the_subscriptions(url: &str) {
         "after Connected, each naming the one server"
     );
     assert_eq!(client.statistics().reconnects, 1);
-    client.publish("forced", "after").await.unwrap();
+    client.publish("forced", "after".into()).await.unwrap();
     assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"after");
     client.close().await.unwrap();
     assert_eq!(client.force_reconnect().await, Err(Error::Closed));
@@ -182,7 +182,7 @@ async fn created_inboxes_are_subjects_a_client_can_use() {
     let inbox = natsjet::create_inbox(None).unwrap();
     let mut sub = client.subscribe(&inbox).await.unwrap();
     client.flush().await.unwrap();
-    client.publish(&inbox, "hi").await.unwrap();
+    client.publish(&inbox, "hi".into()).await.unwrap();
     assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"hi");
     assert_ne!(
         natsjet::create_inbox(Some("app.replies")).unwrap(),

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use common::NatsServer;
 use futures_util::{StreamExt, TryStreamExt};
-use natsjet::jetstream::api::{ConsumerConfig, ErrorCode, JetStreamError, PubAck, StreamConfig};
+use natsjet::jetstream::api::{ConsumerConfig, ErrorCode, JetStreamError, PublishAck, StreamConfig};
 use natsjet::jetstream::{self, Context};
 use natsjet::{Client, Error, HeaderMap};
 
@@ -28,24 +28,24 @@ fn durable(name: &str) -> ConsumerConfig {
 }
 
 /// The API error of `result`, or a panic naming what came instead.
-fn api_error<T: std::fmt::Debug>(result: Result<T, Error>) -> JetStreamError {
-    match result {
+fn api_error<T: std::fmt::Debug, E: Into<Error>>(result: Result<T, E>) -> JetStreamError {
+    match result.map_err(Into::into) {
         Err(Error::JetStream(e)) => e,
         other => panic!("expected a JetStream API error, got {other:?}"),
     }
 }
 
-/// Publishes as requests and checks each PubAck: a plain publish, even
+/// Publishes as requests and checks each PublishAck: a plain publish, even
 /// flushed, may not be stored yet when the next API call arrives.
 async fn publish_all(client: &Client, messages: &[(&str, &str)]) {
     for (subject, payload) in messages {
-        check_stored(client.request(*subject, *payload).await);
+        check_stored(client.request(*subject, bytes::Bytes::copy_from_slice(payload.as_bytes())).await);
     }
 }
 
-fn check_stored(reply: Result<natsjet::Message, Error>) {
-    let ack: PubAck = jetstream::api::parse_response(&reply.unwrap().payload).unwrap();
-    assert!(ack.seq > 0);
+fn check_stored(reply: Result<natsjet::Message, natsjet::RequestError>) {
+    let ack: PublishAck = jetstream::api::parse_response(&reply.unwrap().payload).unwrap();
+    assert!(ack.sequence > 0);
 }
 
 /// Runs `call(0..5)` in five tasks at once; the distinct answers.
@@ -75,7 +75,7 @@ async fn stream_create_update_info_delete() {
     // Creating again with the same config is not an error; another config is.
     js.create_stream(stream_config("ORDERS", &["orders.>"])).await.unwrap();
     let e = api_error(js.create_stream(stream_config("ORDERS", &["other.>"])).await);
-    assert_eq!(e.err_code, ErrorCode::STREAM_NAME_EXISTS);
+    assert_eq!(e.err_code, ErrorCode::STREAM_NAME_EXIST);
 
     publish_all(&client, &[("orders.1", "a"), ("orders.2", "b")]).await;
     assert_eq!(stream.info().await.unwrap().state.messages, 2);
@@ -91,7 +91,7 @@ async fn stream_create_update_info_delete() {
     let e = api_error(js.update_stream(stream_config("MISSING", &["missing"])).await);
     assert_eq!(e.err_code, ErrorCode::STREAM_NOT_FOUND);
 
-    assert!(js.delete_stream("ORDERS").await.unwrap());
+    assert!(js.delete_stream("ORDERS").await.unwrap().success);
     let e = api_error(js.get_stream("ORDERS").await);
     assert_eq!((e.code, e.err_code, e.description.as_str()), (404, ErrorCode::STREAM_NOT_FOUND, "stream not found"));
     assert_eq!(api_error(js.delete_stream("ORDERS").await).err_code, ErrorCode::STREAM_NOT_FOUND);
@@ -165,17 +165,23 @@ async fn purge_whole_by_filter_keep_and_sequence() {
     // Left: p.1 at 7, 9; p.2 at 2, 4, 6, 8, 10. Below 6 that is 2 and 4.
     assert_eq!(stream.purge().sequence(6).await.unwrap().purged, 2);
     let state = &stream.info().await.unwrap().state;
-    assert_eq!((state.messages, state.first_seq), (5, 6));
+    assert_eq!((state.messages, state.first_sequence), (5, 6));
 
     assert_eq!(stream.purge().keep(1).await.unwrap().purged, 4);
     let state = &stream.info().await.unwrap().state;
-    assert_eq!((state.messages, state.first_seq, state.last_seq), (1, 10, 10));
+    assert_eq!((state.messages, state.first_sequence, state.last_sequence), (1, 10, 10));
 
     assert_eq!(stream.purge().await.unwrap().purged, 1);
     assert_eq!(stream.info().await.unwrap().state.messages, 0);
 
-    assert!(matches!(stream.purge().keep(1).sequence(2).await, Err(Error::InvalidArgument(_))));
-    assert!(matches!(stream.purge().filter("bad subject").await, Err(Error::InvalidSubject { .. })));
+    assert!(matches!(
+        stream.purge().keep(1).sequence(2).await.map_err(natsjet::Error::from),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        stream.purge().filter("bad subject").await.map_err(natsjet::Error::from),
+        Err(Error::InvalidSubject { .. })
+    ));
 }
 
 #[tokio::test]
@@ -186,15 +192,15 @@ async fn get_direct_get_delete_and_erase_messages() {
     let stream = js.create_stream(config).await.unwrap();
 
     let headers: HeaderMap = [("X-Id", "first")].into_iter().collect();
-    check_stored(client.request_with_headers("m.a", headers.clone(), "one").await);
+    check_stored(client.request_with_headers("m.a", headers.clone(), "one".into()).await);
     publish_all(&client, &[("m.b", "two"), ("m.a", "three"), ("m.b", "four")]).await;
 
     let first = stream.get_raw_message(1).await.unwrap();
     assert_eq!((first.subject.as_str(), first.sequence, &first.payload[..]), ("m.a", 1, &b"one"[..]));
-    assert_eq!(first.headers, Some(headers));
+    assert_eq!(first.headers, headers);
     assert!(first.timestamp().unwrap() <= SystemTime::now());
     let second = stream.get_raw_message(2).await.unwrap();
-    assert_eq!(second.headers, None);
+    assert!(second.headers.is_empty());
 
     let last_a = stream.get_last_raw_message_by_subject("m.a").await.unwrap();
     assert_eq!((last_a.sequence, &last_a.payload[..]), (3, &b"three"[..]));
@@ -224,7 +230,7 @@ async fn get_direct_get_delete_and_erase_messages() {
 
     // Without allow_direct nobody answers direct gets.
     let plain = js.create_stream(stream_config("PLAIN", &["plain"])).await.unwrap();
-    assert_eq!(plain.direct_get(1).await, Err(Error::NoResponders));
+    assert_eq!(plain.direct_get(1).await.map_err(natsjet::Error::from), Err(Error::NoResponders));
 }
 
 #[tokio::test]
@@ -282,12 +288,12 @@ async fn consumer_lifecycle() {
     // Strict create: the same config is fine, another one is refused.
     stream.create_consumer_strict(config.clone()).await.unwrap();
     config.description = Some("fourth".into());
-    assert_eq!(api_error(stream.create_consumer_strict(config).await).err_code, ErrorCode::CONSUMER_EXISTS);
+    assert_eq!(api_error(stream.create_consumer_strict(config).await).err_code, ErrorCode::CONSUMER_ALREADY_EXISTS);
     assert_eq!(api_error(stream.update_consumer(durable("nope")).await).err_code, ErrorCode::CONSUMER_DOES_NOT_EXIST);
 
-    let got = stream.get_consumer("d1").await.unwrap();
+    let got = stream.get_consumer::<ConsumerConfig>("d1").await.unwrap();
     assert_eq!(got.cached_info().config.description.as_deref(), Some("third"));
-    let e = api_error(stream.get_consumer("nope").await);
+    let e = api_error(stream.get_consumer::<ConsumerConfig>("nope").await);
     assert_eq!((e.code, e.err_code), (404, ErrorCode::CONSUMER_NOT_FOUND));
 
     // get_or_create: creates under the given name, and never changes an existing one.
@@ -296,14 +302,17 @@ async fn consumer_lifecycle() {
     let other = ConsumerConfig { description: Some("other".into()), ..Default::default() };
     let existing = stream.get_or_create_consumer("d1", other).await.unwrap();
     assert_eq!(existing.cached_info().config.description.as_deref(), Some("third"));
-    assert!(matches!(stream.get_or_create_consumer("d3", durable("d4")).await, Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        stream.get_or_create_consumer("d3", durable("d4")).await.map_err(natsjet::Error::from),
+        Err(Error::InvalidArgument(_))
+    ));
 
     // The same calls by stream name on the context.
     let ctx_made = js.create_consumer_on_stream(durable("d3"), "C").await.unwrap();
     assert_eq!(ctx_made.name(), "d3");
-    assert_eq!(js.get_consumer_from_stream("d3", "C").await.unwrap().name(), "d3");
+    assert_eq!(js.get_consumer_from_stream::<ConsumerConfig, _, _>("d3", "C").await.unwrap().name(), "d3");
     let strict = js.create_consumer_strict_on_stream(ConsumerConfig { max_deliver: 3, ..durable("d3") }, "C").await;
-    assert_eq!(api_error(strict).err_code, ErrorCode::CONSUMER_EXISTS);
+    assert_eq!(api_error(strict).err_code, ErrorCode::CONSUMER_ALREADY_EXISTS);
     let updated = js.update_consumer_on_stream(ConsumerConfig { max_deliver: 3, ..durable("d3") }, "C").await.unwrap();
     assert_eq!(updated.cached_info().config.max_deliver, 3);
     assert_eq!(js.consumer_info_from_stream("d3", "C").await.unwrap().config.max_deliver, 3);
@@ -314,8 +323,8 @@ async fn consumer_lifecycle() {
     assert_eq!(infos.len(), 3);
     assert!(infos.iter().all(|i| i.stream_name == "C"));
 
-    assert!(js.delete_consumer_from_stream("d3", "C").await.unwrap());
-    assert!(stream.delete_consumer("d2").await.unwrap());
+    assert!(js.delete_consumer_from_stream("d3", "C").await.unwrap().success);
+    assert!(stream.delete_consumer("d2").await.unwrap().success);
     assert_eq!(api_error(stream.delete_consumer("d2").await).err_code, ErrorCode::CONSUMER_NOT_FOUND);
     let e = api_error(stream.consumer_info("d2").await);
     assert_eq!((e.code, e.err_code), (404, ErrorCode::CONSUMER_NOT_FOUND));
@@ -353,7 +362,7 @@ async fn pause_and_resume_consumer() {
     let until = SystemTime::now() + Duration::from_secs(60);
     let paused = stream.pause_consumer("d", until).await.unwrap();
     assert!(paused.paused);
-    assert!(paused.pause_remaining > Duration::from_secs(50));
+    assert!(paused.pause_remaining > Some(Duration::from_secs(50)));
     let info = stream.consumer_info("d").await.unwrap();
     assert!(info.paused);
     let pause_until = info.config.pause_until.as_deref().and_then(jetstream::api::timestamp::parse_rfc3339);
@@ -373,23 +382,36 @@ async fn invalid_names_are_refused_before_any_request() {
     let sent = client.statistics().out_msgs;
 
     let invalid = |r: Result<_, Error>| matches!(r, Err(Error::InvalidArgument(_)));
-    assert!(invalid(js.get_stream("a.b").await.map(drop)));
-    assert!(invalid(js.create_stream(stream_config("a b", &[])).await.map(drop)));
-    assert!(invalid(js.get_or_create_stream(stream_config("", &[])).await.map(drop)));
-    assert!(invalid(js.update_stream(stream_config("a*", &[])).await.map(drop)));
-    assert!(invalid(js.delete_stream("a>").await.map(drop)));
-    assert!(invalid(js.create_consumer_on_stream(durable("c"), "a.b").await.map(drop)));
-    assert!(invalid(js.get_consumer_from_stream("c.d", "OK").await.map(drop)));
-    assert!(invalid(js.delete_consumer_from_stream("c", "").await.map(drop)));
-    assert!(invalid(stream.create_consumer(durable("x.y")).await.map(drop)));
-    assert!(invalid(stream.get_or_create_consumer("x y", ConsumerConfig::default()).await.map(drop)));
-    assert!(invalid(stream.consumer_info("*").await.map(drop)));
-    assert!(invalid(stream.pause_consumer("a/b", SystemTime::now()).await.map(drop)));
-    assert!(matches!(js.stream_by_subject("a..b").await, Err(Error::InvalidSubject { .. })));
-    let first = js.stream_names_for_subject("bad subject").next().await;
+    assert!(invalid(js.get_stream("a.b").await.map(drop).map_err(Error::from)));
+    assert!(invalid(js.create_stream(stream_config("a b", &[])).await.map(drop).map_err(Error::from)));
+    assert!(invalid(js.get_or_create_stream(stream_config("", &[])).await.map(drop).map_err(Error::from)));
+    assert!(invalid(js.update_stream(stream_config("a*", &[])).await.map(drop).map_err(Error::from)));
+    assert!(invalid(js.delete_stream("a>").await.map(drop).map_err(Error::from)));
+    assert!(invalid(js.create_consumer_on_stream(durable("c"), "a.b").await.map(drop).map_err(Error::from)));
+    assert!(invalid(
+        js.get_consumer_from_stream::<ConsumerConfig, _, _>("c.d", "OK").await.map(drop).map_err(Error::from)
+    ));
+    assert!(invalid(js.delete_consumer_from_stream("c", "").await.map(drop).map_err(Error::from)));
+    assert!(invalid(stream.create_consumer(durable("x.y")).await.map(drop).map_err(Error::from)));
+    assert!(invalid(
+        stream.get_or_create_consumer("x y", ConsumerConfig::default()).await.map(drop).map_err(Error::from)
+    ));
+    assert!(invalid(stream.consumer_info("*").await.map(drop).map_err(Error::from)));
+    assert!(invalid(stream.pause_consumer("a/b", SystemTime::now()).await.map(drop).map_err(Error::from)));
+    assert!(matches!(
+        js.stream_by_subject("a..b").await.map_err(natsjet::Error::from),
+        Err(Error::InvalidSubject { .. })
+    ));
+    let first = js.stream_names_for_subject("bad subject").next().await.map(|r| r.map_err(Error::from));
     assert!(matches!(first, Some(Err(Error::InvalidSubject { .. }))));
-    assert!(matches!(stream.direct_get_last_for_subject("a b").await, Err(Error::InvalidSubject { .. })));
-    assert!(matches!(stream.get_last_raw_message_by_subject("").await, Err(Error::InvalidSubject { .. })));
+    assert!(matches!(
+        stream.direct_get_last_for_subject("a b").await.map_err(natsjet::Error::from),
+        Err(Error::InvalidSubject { .. })
+    ));
+    assert!(matches!(
+        stream.get_last_raw_message_by_subject("").await.map_err(natsjet::Error::from),
+        Err(Error::InvalidSubject { .. })
+    ));
 
     client.flush().await.unwrap();
     assert_eq!(client.statistics().out_msgs, sent, "nothing was published");
@@ -399,10 +421,13 @@ async fn invalid_names_are_refused_before_any_request() {
 async fn server_without_jetstream_answers_no_responders() {
     let server = NatsServer::start();
     let (_client, js) = connect(&server).await;
-    assert_eq!(js.query_account().await, Err(Error::NoResponders));
-    assert_eq!(js.get_stream("S").await.map(drop), Err(Error::NoResponders));
-    assert_eq!(js.create_stream(stream_config("S", &["s"])).await.map(drop), Err(Error::NoResponders));
-    assert_eq!(js.stream_names().next().await, Some(Err(Error::NoResponders)));
+    assert_eq!(js.query_account().await.map_err(natsjet::Error::from), Err(Error::NoResponders));
+    assert_eq!(js.get_stream("S").await.map(drop).map_err(Error::from), Err(Error::NoResponders));
+    assert_eq!(
+        js.create_stream(stream_config("S", &["s"])).await.map(drop).map_err(Error::from),
+        Err(Error::NoResponders)
+    );
+    assert_eq!(js.stream_names().next().await.map(|r| r.map_err(Error::from)), Some(Err(Error::NoResponders)));
 }
 
 #[tokio::test]
@@ -419,7 +444,7 @@ async fn account_info_counts_streams_and_consumers() {
     let after = js.query_account().await.unwrap();
     assert_eq!((after.streams, after.consumers), (1, 1));
     assert!(after.storage > 0);
-    assert!(after.api.total > before.api.total);
+    assert!(after.requests.total > before.requests.total);
 }
 
 /// The stream sequences of one `no_wait` fetch of up to `n` messages, acked or not.
@@ -466,7 +491,10 @@ async fn reset_consumer_to_the_ack_floor_and_to_a_sequence() {
     let e = api_error(stream.reset_consumer("new", Some(1)).await);
     assert!(e.description.contains("not allowed"), "{e:?}");
     assert_eq!(api_error(stream.reset_consumer("nope", None).await).err_code, ErrorCode::CONSUMER_NOT_FOUND);
-    assert!(matches!(stream.reset_consumer("a.b", None).await, Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        stream.reset_consumer("a.b", None).await.map_err(natsjet::Error::from),
+        Err(Error::InvalidArgument(_))
+    ));
 }
 
 #[tokio::test]
@@ -485,7 +513,7 @@ async fn unpin_a_pinned_priority_group() {
     };
     let consumer = stream.create_consumer(config).await.unwrap();
     let priority = PriorityOptions { group: "g".into(), ..Default::default() };
-    let batch = consumer.fetch().max_messages(1).priority(priority).messages().await.unwrap();
+    let batch = consumer.batch().max_messages(1).priority(priority).messages().await.unwrap();
     let got: Vec<_> = batch.try_collect().await.unwrap();
     assert_eq!(got.len(), 1);
     let pinned = |info: &jetstream::api::ConsumerInfo| info.priority_groups[0].pinned_client_id.is_some();
@@ -510,13 +538,13 @@ async fn stream_info_with_subject_counts_and_deleted_sequences() {
     assert!(stream.delete_message(2).await.unwrap());
 
     let plain = stream.info().await.unwrap();
-    assert_eq!((plain.state.subjects.as_ref(), plain.state.deleted.len()), (None, 0));
+    assert_eq!((plain.state.subjects.as_ref(), plain.state.deleted.as_ref().map_or(0, Vec::len)), (None, 0));
     let request =
         StreamInfoRequest { subjects_filter: Some("d.a.*".into()), deleted_details: true, ..Default::default() };
     let info = stream.info_with(request).await.unwrap();
     let subjects: BTreeSet<(String, u64)> = info.state.subjects.clone().unwrap().into_iter().collect();
     assert_eq!(subjects, BTreeSet::from([("d.a.1".to_string(), 2), ("d.a.3".into(), 1)]));
-    assert_eq!(info.state.deleted, [2]);
+    assert_eq!(info.state.deleted.as_deref(), Some(&[2][..]));
 
     let all = StreamInfoRequest { subjects_filter: Some(">".into()), ..Default::default() };
     assert_eq!(stream.info_with(all).await.unwrap().state.subjects.as_ref().map(|s| s.len()), Some(3));

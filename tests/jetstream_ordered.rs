@@ -27,7 +27,7 @@ async fn setup(client: &natsjet::Client, stream: &str, messages: usize) -> Conte
 
 async fn publish(client: &natsjet::Client, stream: &str, range: std::ops::Range<usize>) {
     for i in range {
-        client.request(format!("{stream}.{}", i % 10), format!("{i}")).await.unwrap();
+        client.request(format!("{stream}.{}", i % 10), format!("{i}").into()).await.unwrap();
     }
 }
 
@@ -53,7 +53,7 @@ async fn every_message_once_in_order_from_an_unacked_memory_consumer() {
     let ordered = js.ordered_consumer("O", OrderedConfig::default()).await.unwrap();
     let info = ordered.info().await.unwrap();
     assert_eq!(info.config.ack_policy, AckPolicy::None);
-    assert!(info.config.mem_storage);
+    assert!(info.config.memory_storage);
     assert_eq!(info.config.durable_name, None);
     assert_eq!(info.name, ordered.name());
 
@@ -123,7 +123,7 @@ async fn a_deleted_consumer_is_replaced_without_gap_or_duplicate() {
     assert_eq!(read(&mut messages, 30).await, expected(0..30));
 
     let first = ordered.name();
-    assert!(js.delete_consumer_from_stream(&first, "D").await.unwrap());
+    assert!(js.delete_consumer_from_stream(&first, "D").await.unwrap().success);
     publish(&client, "D", 150..200).await;
     assert_eq!(read(&mut messages, 170).await, expected(30..200));
     let second = ordered.name();
@@ -140,7 +140,7 @@ async fn a_deleted_consumer_is_replaced_without_gap_or_duplicate() {
 
     // Caught up, a pull waits on the server: the deletion answers it with 409.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(js.delete_consumer_from_stream(&second, "D").await.unwrap());
+    assert!(js.delete_consumer_from_stream(&second, "D").await.unwrap().success);
     publish(&client, "D", 200..210).await;
     assert_eq!(read(&mut messages, 10).await, expected(200..210));
     assert_ne!(ordered.name(), second);

@@ -29,7 +29,7 @@ async fn setup(client: &natsjet::Client, stream: &str, messages: usize, size: us
 /// Publishes each number of `range` (padded to `size` bytes) to `<stream>.<n % 10>`.
 async fn publish(client: &natsjet::Client, stream: &str, range: std::ops::Range<usize>, size: usize) {
     for i in range {
-        client.request(format!("{stream}.{}", i % 10), format!("{i:.<size$}")).await.unwrap();
+        client.request(format!("{stream}.{}", i % 10), format!("{i:.<size$}").into()).await.unwrap();
     }
 }
 
@@ -83,7 +83,10 @@ async fn every_message_once_in_order_past_the_flow_control_window() {
     let info = ordered.info().await.unwrap();
     assert_eq!(info.name, ordered.name());
     let config = &info.config;
-    assert_eq!((config.ack_policy, config.mem_storage, config.durable_name.as_deref()), (AckPolicy::None, true, None));
+    assert_eq!(
+        (config.ack_policy, config.memory_storage, config.durable_name.as_deref()),
+        (AckPolicy::None, true, None)
+    );
     assert!(config.flow_control);
     assert_eq!(config.idle_heartbeat, Duration::from_secs(5));
     assert!(config.deliver_subject.as_deref().is_some_and(|s| s.starts_with("_INBOX.") && s.ends_with(".1")));
@@ -143,7 +146,7 @@ async fn a_deleted_consumer_is_replaced_without_gap_or_duplicate() {
     assert_eq!(read(&mut messages, 30).await, expected(0..30));
 
     let first = ordered.name();
-    assert!(js.delete_consumer_from_stream(&first, "D").await.unwrap());
+    assert!(js.delete_consumer_from_stream(&first, "D").await.unwrap().success);
     publish(&client, "D", 150..200, 0).await;
     // What the first consumer pushed before is read; two missed heartbeats
     // later its successor starts after the last one read.

@@ -1,4 +1,4 @@
-//! JetStream publish with acks against a real server: PubAck fields,
+//! JetStream publish with acks against a real server: PublishAck fields,
 //! pipelining under the ack window, dedupe, optimistic-concurrency headers,
 //! TTL, 503 retries, timeouts, and a stream leader killed mid-stream.
 #![cfg(not(target_arch = "wasm32"))]
@@ -37,11 +37,11 @@ async fn stream_info(js: &Context, name: &str) -> Result<StreamInfo, Error> {
     js.request_raw(&api::stream_info(js.api_prefix(), name)?, b"").await
 }
 
-async fn publish(js: &Context, subject: &str, publish: Publish) -> Result<api::PubAck, Error> {
-    timeout(WAIT, js.send_publish(subject, publish).await?).await.expect("ack in time")
+async fn publish(js: &Context, subject: &str, publish: Publish) -> Result<api::PublishAck, Error> {
+    Ok(timeout(WAIT, js.send_publish(subject, publish).await?).await.expect("ack in time")?)
 }
 
-fn err_code(result: Result<api::PubAck, Error>) -> ErrorCode {
+fn err_code(result: Result<api::PublishAck, Error>) -> ErrorCode {
     match result {
         Err(Error::JetStream(e)) => e.err_code,
         other => panic!("expected a JetStream API error, got {other:?}"),
@@ -59,12 +59,12 @@ async fn pub_ack_names_the_stream_and_sequence() {
     create_stream(&js, &config("ORDERS", &["orders.>"])).await.unwrap();
     for seq in 1..=3 {
         let ack = js.publish("orders.new", Bytes::from_static(b"x")).await.unwrap().await.unwrap();
-        assert_eq!(ack, api::PubAck { stream: "ORDERS".into(), seq, ..Default::default() });
+        assert_eq!(ack, api::PublishAck { stream: "ORDERS".into(), sequence: seq, ..Default::default() });
     }
     let mut headers = natsjet::HeaderMap::new();
     headers.insert("X-Origin", "test");
     let ack = js.publish_with_headers("orders.new", headers, Bytes::new()).await.unwrap().await.unwrap();
-    assert_eq!(ack.seq, 4);
+    assert_eq!(ack.sequence, 4);
 }
 
 #[tokio::test]
@@ -84,7 +84,7 @@ async fn ten_thousand_pipelined_publishes_are_acked_in_order() {
     assert!(most_in_flight <= 256, "{most_in_flight} acks in flight");
     for (expected, ack) in (1..).zip(acks) {
         let ack = timeout(WAIT, ack).await.unwrap().unwrap();
-        assert_eq!((ack.stream.as_str(), ack.seq), ("PIPE", expected));
+        assert_eq!((ack.stream.as_str(), ack.sequence), ("PIPE", expected));
     }
     assert_eq!(js.acks_in_flight(), 0);
     assert_eq!(stream_info(&js, "PIPE").await.unwrap().state.messages, 10_000);
@@ -97,10 +97,10 @@ async fn message_id_dedupes() {
     create_stream(&js, &config("DEDUPE", &["dedupe"])).await.unwrap();
     let first = publish(&js, "dedupe", data("a").message_id("id-1")).await.unwrap();
     let again = publish(&js, "dedupe", data("b").message_id("id-1")).await.unwrap();
-    assert_eq!((first.seq, first.duplicate), (1, false));
-    assert_eq!((again.seq, again.duplicate), (1, true));
+    assert_eq!((first.sequence, first.duplicate), (1, false));
+    assert_eq!((again.sequence, again.duplicate), (1, true));
     let other = publish(&js, "dedupe", data("c").message_id("id-2")).await.unwrap();
-    assert_eq!((other.seq, other.duplicate), (2, false));
+    assert_eq!((other.sequence, other.duplicate), (2, false));
     assert_eq!(stream_info(&js, "DEDUPE").await.unwrap().state.messages, 2);
 }
 
@@ -109,8 +109,8 @@ async fn expected_last_sequence() {
     let server = NatsServer::start_jetstream();
     let (_client, js) = connect(&server).await;
     create_stream(&js, &config("SEQ", &["seq.>"])).await.unwrap();
-    assert_eq!(publish(&js, "seq.a", data("1").expected_last_sequence(0)).await.unwrap().seq, 1);
-    assert_eq!(publish(&js, "seq.b", data("2").expected_last_sequence(1)).await.unwrap().seq, 2);
+    assert_eq!(publish(&js, "seq.a", data("1").expected_last_sequence(0)).await.unwrap().sequence, 1);
+    assert_eq!(publish(&js, "seq.b", data("2").expected_last_sequence(1)).await.unwrap().sequence, 2);
     assert_eq!(err_code(publish(&js, "seq.a", data("3").expected_last_sequence(1)).await), ErrorCode(10071));
 }
 
@@ -120,9 +120,9 @@ async fn expected_last_subject_sequence() {
     let (_client, js) = connect(&server).await;
     create_stream(&js, &config("SUBJ", &["subj.>"])).await.unwrap();
     // 0: the subject must have no message yet.
-    assert_eq!(publish(&js, "subj.a", data("1").expected_last_subject_sequence(0)).await.unwrap().seq, 1);
-    assert_eq!(publish(&js, "subj.b", data("2").expected_last_subject_sequence(0)).await.unwrap().seq, 2);
-    assert_eq!(publish(&js, "subj.a", data("3").expected_last_subject_sequence(1)).await.unwrap().seq, 3);
+    assert_eq!(publish(&js, "subj.a", data("1").expected_last_subject_sequence(0)).await.unwrap().sequence, 1);
+    assert_eq!(publish(&js, "subj.b", data("2").expected_last_subject_sequence(0)).await.unwrap().sequence, 2);
+    assert_eq!(publish(&js, "subj.a", data("3").expected_last_subject_sequence(1)).await.unwrap().sequence, 3);
     let stale = publish(&js, "subj.a", data("4").expected_last_subject_sequence(1)).await;
     assert_eq!(err_code(stale), ErrorCode::STREAM_WRONG_LAST_SEQUENCE);
     let not_empty = publish(&js, "subj.b", data("5").expected_last_subject_sequence(0)).await;
@@ -134,7 +134,7 @@ async fn expected_stream() {
     let server = NatsServer::start_jetstream();
     let (_client, js) = connect(&server).await;
     create_stream(&js, &config("MINE", &["mine"])).await.unwrap();
-    assert_eq!(publish(&js, "mine", data("1").expected_stream("MINE")).await.unwrap().seq, 1);
+    assert_eq!(publish(&js, "mine", data("1").expected_stream("MINE")).await.unwrap().sequence, 1);
     let wrong = publish(&js, "mine", data("2").expected_stream("OTHER")).await;
     assert_eq!(err_code(wrong), ErrorCode::STREAM_NOT_MATCH);
 }
@@ -146,21 +146,21 @@ async fn expected_last_message_id() {
     create_stream(&js, &config("MSGID", &["msgid"])).await.unwrap();
     publish(&js, "msgid", data("1").message_id("a")).await.unwrap();
     let ack = publish(&js, "msgid", data("2").message_id("b").expected_last_message_id("a")).await.unwrap();
-    assert_eq!(ack.seq, 2);
+    assert_eq!(ack.sequence, 2);
     let stale = publish(&js, "msgid", data("3").message_id("c").expected_last_message_id("a")).await;
-    assert_eq!(err_code(stale), ErrorCode::STREAM_WRONG_LAST_MSG_ID);
+    assert_eq!(err_code(stale), ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID);
 }
 
 #[tokio::test]
 async fn ttl_needs_allow_msg_ttl() {
     let server = NatsServer::start_jetstream();
     let (_client, js) = connect(&server).await;
-    create_stream(&js, &StreamConfig { allow_msg_ttl: true, ..config("TTL", &["ttl"]) }).await.unwrap();
+    create_stream(&js, &StreamConfig { allow_message_ttl: true, ..config("TTL", &["ttl"]) }).await.unwrap();
     create_stream(&js, &config("NOTTL", &["nottl"])).await.unwrap();
     let ack = publish(&js, "ttl", data("1").ttl(Duration::from_secs(60))).await.unwrap();
-    assert_eq!((ack.stream.as_str(), ack.seq), ("TTL", 1));
+    assert_eq!((ack.stream.as_str(), ack.sequence), ("TTL", 1));
     let go_duration = publish(&js, "ttl", data("2").ttl(Duration::from_millis(1500))).await.unwrap();
-    assert_eq!(go_duration.seq, 2);
+    assert_eq!(go_duration.sequence, 2);
     let too_short = publish(&js, "ttl", data("3").ttl(Duration::from_millis(500))).await;
     assert_eq!(err_code(too_short), ErrorCode::MESSAGE_TTL_INVALID);
     let refused = publish(&js, "nottl", data("4").ttl(Duration::from_secs(60))).await;
@@ -172,7 +172,7 @@ async fn no_stream_fails_with_no_responders_after_retries() {
     let server = NatsServer::start_jetstream();
     let (_client, mut js) = connect(&server).await;
     let started = Instant::now();
-    let result = js.publish("nobody.home", Bytes::from_static(b"x")).await.unwrap().await;
+    let result = js.publish("nobody.home", Bytes::from_static(b"x")).await.unwrap().await.map_err(Error::from);
     assert_eq!(result, Err(Error::NoResponders));
     // Three re-sends, 50 + 100 + 200 ms apart.
     assert!(started.elapsed() >= Duration::from_millis(350), "{:?}", started.elapsed());
@@ -180,7 +180,7 @@ async fn no_stream_fails_with_no_responders_after_retries() {
 
     js.set_publish_retries(0);
     let started = Instant::now();
-    let result = js.publish("nobody.home", Bytes::from_static(b"x")).await.unwrap().await;
+    let result = js.publish("nobody.home", Bytes::from_static(b"x")).await.unwrap().await.map_err(Error::from);
     assert_eq!(result, Err(Error::NoResponders));
     assert!(started.elapsed() < Duration::from_millis(50), "{:?}", started.elapsed());
 }
@@ -194,7 +194,7 @@ async fn a_retry_reaches_a_stream_created_meanwhile() {
     // The first attempt gets a 503; the stream exists before the retries end.
     create_stream(&js, &config("LATE", &["late.>"])).await.unwrap();
     let ack = timeout(WAIT, ack).await.unwrap().unwrap();
-    assert_eq!((ack.stream.as_str(), ack.seq), ("LATE", 1));
+    assert_eq!((ack.stream.as_str(), ack.sequence), ("LATE", 1));
     assert!(started.elapsed() >= Duration::from_millis(50), "stored without a retry");
 }
 
@@ -213,7 +213,7 @@ async fn ack_timeout() {
     let _silent = silent_listener(&client, "silent").await;
     js.set_timeout(Duration::from_millis(200));
     let started = Instant::now();
-    let result = js.publish("silent", Bytes::from_static(b"x")).await.unwrap().await;
+    let result = js.publish("silent", Bytes::from_static(b"x")).await.unwrap().await.map_err(Error::from);
     assert_eq!(result, Err(Error::Timeout));
     assert!(started.elapsed() >= Duration::from_millis(200));
     assert_eq!(js.acks_in_flight(), 0);
@@ -226,10 +226,10 @@ async fn timeouts_are_sent_again_only_when_asked() {
     let mut silent = silent_listener(&client, "slow").await;
     js.set_timeout(Duration::from_millis(100));
     js.set_publish_retries(2);
-    let result = js.publish("slow", Bytes::from_static(b"once")).await.unwrap().await;
+    let result = js.publish("slow", Bytes::from_static(b"once")).await.unwrap().await.map_err(Error::from);
     assert_eq!(result, Err(Error::Timeout));
     js.set_publish_retry_on_timeout(true);
-    let result = js.publish("slow", Bytes::from_static(b"thrice")).await.unwrap().await;
+    let result = js.publish("slow", Bytes::from_static(b"thrice")).await.unwrap().await.map_err(Error::from);
     assert_eq!(result, Err(Error::Timeout));
     assert_eq!(js.acks_in_flight(), 0);
     let mut got = Vec::new();
@@ -257,7 +257,7 @@ async fn the_window_bounds_acks_in_flight() {
 
     // An ack that arrives frees its room, though nobody awaits its future.
     let first = timeout(WAIT, silent.next()).await.unwrap().unwrap();
-    client.publish(first.reply.unwrap(), r#"{"stream":"HELD","seq":1}"#).await.unwrap();
+    client.publish(first.reply.unwrap(), r#"{"stream":"HELD","seq":1}"#.into()).await.unwrap();
     let fifth = timeout(WAIT, fifth).await.expect("room after an ack").unwrap();
     assert_eq!(js.acks_in_flight(), 4);
 
@@ -265,7 +265,7 @@ async fn the_window_bounds_acks_in_flight() {
     drop(acks.pop());
     assert_eq!(js.acks_in_flight(), 3);
     let first = acks.remove(0);
-    assert_eq!(first.await.unwrap(), api::PubAck { stream: "HELD".into(), seq: 1, ..Default::default() });
+    assert_eq!(first.await.unwrap(), api::PublishAck { stream: "HELD".into(), sequence: 1, ..Default::default() });
     drop((acks, fifth));
     assert_eq!(js.acks_in_flight(), 0);
 }
@@ -297,7 +297,7 @@ async fn a_small_window_still_carries_every_publish() {
         assert!(js.acks_in_flight() <= 4);
     }
     let acks = futures_util::future::try_join_all(acks).await.unwrap();
-    assert_eq!(acks.iter().map(|a| a.seq).collect::<Vec<_>>(), (1..=100).collect::<Vec<_>>());
+    assert_eq!(acks.iter().map(|a| a.sequence).collect::<Vec<_>>(), (1..=100).collect::<Vec<_>>());
 }
 
 /// Server name of the stream's leader (`n1`..`n3`), once it has one.
@@ -377,14 +377,14 @@ async fn acked_publishes_survive_a_stream_leader_kill() {
     let mut failures = std::collections::BTreeMap::<String, usize>::new();
     let mut acked = std::collections::HashSet::new();
     for (i, result) in &results {
-        match result {
+        match result.as_ref().map_err(|e| e.cause()) {
             Ok(ack) => {
-                assert!(acked.insert(ack.seq), "seq {} acked twice", ack.seq);
+                assert!(acked.insert(ack.sequence), "seq {} acked twice", ack.sequence);
                 assert_eq!(ack.stream, "ELECT");
-                let request = MsgGetRequest { seq: Some(ack.seq), ..Default::default() };
+                let request = MsgGetRequest { seq: Some(ack.sequence), ..Default::default() };
                 let subject = api::stream_msg_get(js.api_prefix(), "ELECT").unwrap();
                 let stored: MsgGetResponse = js.request(&subject, &request).await.unwrap();
-                assert_eq!(stored.message.data, i.to_string(), "acked seq {} holds another message", ack.seq);
+                assert_eq!(stored.message.data, i.to_string(), "acked seq {} holds another message", ack.sequence);
             }
             Err(e @ (Error::NoResponders | Error::Timeout | Error::Disconnected)) => {
                 *failures.entry(format!("{e:?}")).or_default() += 1

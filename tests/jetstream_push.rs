@@ -90,7 +90,7 @@ async fn a_durable_push_consumer_delivers_everything_and_takes_acks() {
     assert_eq!(read_acked(&mut messages, 300).await, (0..300).collect::<Vec<_>>());
     client.flush().await.unwrap();
     let info = js.consumer_info_from_stream("push", "P").await.unwrap();
-    assert_eq!(info.ack_floor.stream_seq, 300);
+    assert_eq!(info.ack_floor.stream_sequence, 300);
     assert_eq!(info.num_ack_pending, 0);
     // Someone listens now, without a deliver group: a second reader would get everything twice.
     let mut again = consumer.clone();
@@ -185,7 +185,7 @@ async fn a_reader_that_does_not_read_holds_the_server_back() {
     }
     assert!((1..6000).contains(&buffered), "buffered {buffered} of 6000 messages");
     let info = js.consumer_info_from_stream("slow", "S").await.unwrap();
-    assert!(info.delivered.stream_seq < 6000, "the server held back: {:?}", info.delivered);
+    assert!(info.delivered.stream_sequence < 6000, "the server held back: {:?}", info.delivered);
     // Reading lets it all through, in order.
     let mut got = Vec::new();
     while got.len() < 6000 {
@@ -204,11 +204,11 @@ async fn a_deleted_consumer_ends_the_messages_with_the_server_error() {
     let consumer = push_consumer(&js, "D", push_config("gone", "deliver.gone")).await;
     let mut messages = consumer.messages().await.unwrap();
     assert_eq!(read_acked(&mut messages, 3).await, [0, 1, 2]);
-    assert!(js.delete_consumer_from_stream("gone", "D").await.unwrap());
+    assert!(js.delete_consumer_from_stream("gone", "D").await.unwrap().success);
 
     // Two missed heartbeats (2 s), then a CONSUMER.INFO finds it gone.
     let end = timeout(WAIT, messages.next()).await.expect("ended in time").expect("an error item");
-    match end {
+    match end.map_err(Error::from) {
         Err(Error::JetStream(e)) => assert_eq!(e.err_code, ErrorCode::CONSUMER_NOT_FOUND),
         other => panic!("{other:?}"),
     }
@@ -226,7 +226,7 @@ async fn keeping_waiting_delivers_again_once_the_consumer_is_back() {
     let js = setup(&client, "K").await;
     let consumer = push_consumer(&js, "K", push_config("back", "deliver.back")).await;
     let mut messages = consumer.consume_with(PushOptions { keep_waiting: true }).unwrap();
-    assert!(js.delete_consumer_from_stream("back", "K").await.unwrap());
+    assert!(js.delete_consumer_from_stream("back", "K").await.unwrap().success);
     let gone = timeout(WAIT, async {
         loop {
             match messages.try_next_event() {
@@ -289,7 +289,7 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
     let sink = errors.clone();
     let reader = natsjet::ConnectOptions::new()
         .user_and_password("reader", "pw")
-        .event_callback(move |e| {
+        .on_event(move |e| {
             if let natsjet::Event::ServerError(e) = e {
                 sink.lock().unwrap().push(e);
             }
@@ -305,17 +305,20 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
     };
     let mut consumer = jetstream::new(reader.clone()).bound_push_consumer(bound.clone()).unwrap();
     assert!(consumer.is_bound() && consumer.name().is_empty());
-    assert!(matches!(consumer.info().await, Err(Error::InvalidArgument(_))), "no consumer to ask");
+    assert!(
+        matches!(consumer.info().await.map_err(natsjet::Error::from), Err(Error::InvalidArgument(_))),
+        "no consumer to ask"
+    );
     let mut messages = consumer.messages().await.unwrap();
     reader.flush().await.unwrap();
     publish(&js, "B", 50, 16).await;
     assert_eq!(read_acked(&mut messages, 50).await, (0..50).collect::<Vec<_>>());
     reader.flush().await.unwrap();
     let info = js.consumer_info_from_stream("bound", "B").await.unwrap();
-    assert_eq!((info.ack_floor.stream_seq, info.num_ack_pending), (50, 0), "the reader's acks count");
+    assert_eq!((info.ack_floor.stream_sequence, info.num_ack_pending), (50, 0), "the reader's acks count");
 
     // Deleted: heartbeats stop, which is reported; nothing asks the API.
-    assert!(js.delete_consumer_from_stream("bound", "B").await.unwrap());
+    assert!(js.delete_consumer_from_stream("bound", "B").await.unwrap().success);
     let missed = timeout(WAIT, async {
         loop {
             match messages.try_next_event() {

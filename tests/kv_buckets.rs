@@ -14,9 +14,7 @@ use common::NatsServer;
 use futures_util::StreamExt;
 use kv_common::{Tap, WAIT, b, bucket, js};
 use natsjet::Error;
-use natsjet::jetstream::api::{
-    Compression, DiscardPolicy, ErrorCode, Republish, StorageType, StreamConfig, StreamSource,
-};
+use natsjet::jetstream::api::{Compression, DiscardPolicy, ErrorCode, Republish, Source, StorageType, StreamConfig};
 use natsjet::jetstream::kv::{self, CreateKeyValueErrorKind, KeyValueErrorKind, UpdateKeyValueErrorKind};
 use tokio::time::timeout;
 
@@ -37,7 +35,7 @@ async fn a_bucket_is_a_stream_with_the_kv_layout() {
         max_bytes: 1 << 20,
         storage: StorageType::Memory,
         num_replicas: 1,
-        republish: Some(Republish { src: ">".into(), dest: "changes.>".into(), headers_only: false }),
+        republish: Some(Republish { source: ">".into(), destination: "changes.>".into(), headers_only: false }),
         compression: true,
         metadata: HashMap::from([("team".to_string(), "blue".to_string())]),
         ..Default::default()
@@ -51,14 +49,17 @@ async fn a_bucket_is_a_stream_with_the_kv_layout() {
     let stream = stream_config(&js, "profiles").await;
     assert_eq!(stream.subjects, ["$KV.profiles.>"]);
     assert_eq!(stream.description.as_deref(), Some("who likes what"));
-    assert_eq!((stream.max_msgs_per_subject, stream.max_msg_size, stream.max_bytes), (5, 256, 1 << 20));
-    assert_eq!((stream.max_msgs, stream.max_consumers), (-1, -1));
+    assert_eq!((stream.max_messages_per_subject, stream.max_message_size, stream.max_bytes), (5, 256, 1 << 20));
+    assert_eq!((stream.max_messages, stream.max_consumers), (-1, -1));
     assert_eq!((stream.max_age, stream.duplicate_window), (Duration::from_secs(90), Duration::from_secs(90)));
-    assert_eq!((stream.storage, stream.num_replicas, stream.compression), (StorageType::Memory, 1, Compression::S2));
+    assert_eq!(
+        (stream.storage, stream.num_replicas, stream.compression),
+        (StorageType::Memory, 1, Some(Compression::S2))
+    );
     assert_eq!(stream.discard, DiscardPolicy::New);
-    assert!(stream.allow_rollup_hdrs && stream.deny_delete && stream.allow_direct && !stream.deny_purge);
-    assert!(!stream.mirror_direct && !stream.allow_msg_ttl && stream.subject_delete_marker_ttl.is_zero());
-    assert_eq!(stream.republish.unwrap().dest, "changes.>");
+    assert!(stream.allow_rollup && stream.deny_delete && stream.allow_direct && !stream.deny_purge);
+    assert!(!stream.mirror_direct && !stream.allow_message_ttl && stream.subject_delete_marker_ttl.is_none());
+    assert_eq!(stream.republish.unwrap().destination, "changes.>");
     assert_eq!(stream.metadata.get("team").map(String::as_str), Some("blue"));
 
     // mirror_direct is for mirrors (which always get it): the server refuses it on another bucket.
@@ -69,9 +70,12 @@ async fn a_bucket_is_a_stream_with_the_kv_layout() {
 
     let plain = bucket(&js, "plain", 0).await;
     let stream = stream_config(&js, &plain.name).await;
-    assert_eq!(stream.max_msgs_per_subject, 1, "history 0 keeps one value");
-    assert_eq!((stream.max_msg_size, stream.max_bytes, stream.duplicate_window), (-1, -1, Duration::from_secs(120)));
-    assert_eq!((stream.storage, stream.compression), (StorageType::File, Compression::None));
+    assert_eq!(stream.max_messages_per_subject, 1, "history 0 keeps one value");
+    assert_eq!(
+        (stream.max_message_size, stream.max_bytes, stream.duplicate_window),
+        (-1, -1, Duration::from_secs(120))
+    );
+    assert_eq!((stream.storage, stream.compression), (StorageType::File, Some(Compression::None)));
 }
 
 #[tokio::test]
@@ -87,8 +91,8 @@ async fn creating_an_existing_bucket_returns_it_unless_the_config_differs() {
     let other = js.create_key_value(kv::Config { bucket: "b".into(), history: 4, ..Default::default() }).await;
     let e = other.unwrap_err();
     assert_eq!(e.kind(), CreateKeyValueErrorKind::BucketCreate);
-    assert!(matches!(e.cause(), Error::JetStream(j) if j.err_code == ErrorCode::STREAM_NAME_EXISTS), "{e}");
-    assert_eq!(stream_config(&js, "b").await.max_msgs_per_subject, 3);
+    assert!(matches!(e.cause(), Error::JetStream(j) if j.err_code == ErrorCode::STREAM_NAME_EXIST), "{e}");
+    assert_eq!(stream_config(&js, "b").await.max_messages_per_subject, 3);
 }
 
 #[tokio::test]
@@ -258,8 +262,8 @@ async fn limit_markers_turn_on_message_ttls_and_marker_ttls() {
     let config = kv::Config { bucket: "m".into(), limit_markers: Some(Duration::from_secs(5)), ..Default::default() };
     let store = js.create_key_value(config).await.unwrap();
     let stream = stream_config(&js, "m").await;
-    assert!(stream.allow_msg_ttl);
-    assert_eq!(stream.subject_delete_marker_ttl, Duration::from_secs(5));
+    assert!(stream.allow_message_ttl);
+    assert_eq!(stream.subject_delete_marker_ttl, Some(Duration::from_secs(5)));
     assert_eq!(store.status().await.unwrap().limit_markers(), Some(Duration::from_secs(5)));
 }
 
@@ -284,8 +288,8 @@ async fn a_bucket_without_direct_gets_is_read_through_the_stream_leader() {
     let config = StreamConfig {
         name: "KV_nd".into(),
         subjects: vec!["$KV.nd.>".into()],
-        max_msgs_per_subject: 5,
-        allow_rollup_hdrs: true,
+        max_messages_per_subject: 5,
+        allow_rollup: true,
         deny_delete: true,
         discard: DiscardPolicy::New,
         allow_direct: false,
@@ -323,7 +327,7 @@ async fn a_mirror_bucket_writes_to_its_origin() {
     let server = NatsServer::start_jetstream();
     let js = js(&server.client_url()).await;
     let origin = bucket(&js, "origin", 1).await;
-    let mirror = StreamSource { name: "origin".into(), ..Default::default() };
+    let mirror = Source { name: "origin".into(), ..Default::default() };
     let config = kv::Config { bucket: "copy".into(), mirror: Some(mirror), ..Default::default() };
     let copy = js.create_key_value(config).await.unwrap();
     let stream = stream_config(&js, "copy").await;

@@ -129,7 +129,7 @@ async fn write_through_stepdowns(
     for i in 0..count {
         if stepdowns.contains(&i) {
             leaders.push(leader(&stream_info(&js, &store.stream_name).await));
-            let reply = js.client().request(stepdown.as_str(), "").await.unwrap();
+            let reply = js.client().request(stepdown.as_str(), "".into()).await.unwrap();
             assert!(String::from_utf8_lossy(&reply.payload).contains("success"), "{:?}", reply.payload);
         }
         let mut attempt = 0;
@@ -174,10 +174,10 @@ async fn a_watch_of_an_r3_bucket_sees_every_revision_once_through_leader_changes
         }
     };
     leaders.push(leader(&info));
-    while seen.last() < Some(&info.state.last_seq) {
+    while seen.last() < Some(&info.state.last_sequence) {
         seen.push(next(&mut watch).await.revision);
     }
     assert!(leaders.windows(2).all(|w| w[0] != w[1] && w[1].is_some()), "each step-down moved the leader: {leaders:?}");
-    assert_eq!(seen, (1..=info.state.last_seq).collect::<Vec<_>>(), "every revision once, in order");
-    assert!(info.state.last_seq >= 150);
+    assert_eq!(seen, (1..=info.state.last_sequence).collect::<Vec<_>>(), "every revision once, in order");
+    assert!(info.state.last_sequence >= 150);
 }

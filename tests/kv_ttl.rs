@@ -23,7 +23,7 @@ use tokio::time::timeout;
 /// A bucket whose markers live one second, republishing to `seen.<key>`,
 /// and a subscription on what it republishes.
 async fn marked(js: &Context, name: &str) -> (Store, Subscriber) {
-    let republish = Republish { src: format!("$KV.{name}.>"), dest: "seen.>".into(), headers_only: true };
+    let republish = Republish { source: format!("$KV.{name}.>"), destination: "seen.>".into(), headers_only: true };
     let config = kv::Config {
         bucket: name.into(),
         history: 5,
@@ -148,7 +148,7 @@ async fn a_bucket_with_history_raises_a_ttl_below_the_marker_ttl() {
         let store = js.create_key_value(config).await.unwrap();
         let revision = store.create_with_ttl("k", b("v"), Duration::from_secs(1)).await.unwrap();
         let message = js.get_stream(&store.stream_name).await.unwrap().get_raw_message(revision).await.unwrap();
-        assert_eq!(message.headers.unwrap().get("Nats-TTL"), Some(stored), "history {history}");
+        assert_eq!(message.headers.get("Nats-TTL").map(|v| v.as_str()), Some(stored), "history {history}");
     }
 }
 

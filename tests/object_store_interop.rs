@@ -94,7 +94,7 @@ async fn read_async_nats(store: &an::ObjectStore, name: &str) -> Vec<u8> {
 async fn meta_json(js: &Context, bucket: &str, name: &str) -> Value {
     let stream = js.get_stream(format!("OBJ_{bucket}")).await.unwrap();
     let message = stream.get_last_raw_message_by_subject(nj::names::meta_subject(bucket, name)).await.unwrap();
-    assert_eq!(message.headers.as_ref().and_then(|h| h.get("Nats-Rollup")), Some("sub"), "a rollup");
+    assert_eq!(message.headers.get("Nats-Rollup").map(|v| v.as_str()), Some("sub"), "a rollup");
     serde_json::from_slice(&message.payload).unwrap()
 }
 

@@ -345,7 +345,7 @@ async fn buckets_are_created_opened_listed_and_deleted() {
     let other = object_store::Config { description: Some("else".into()), ..config("one") };
     let refused = js.create_object_store(other.clone()).await.unwrap_err();
     assert_eq!(refused.kind(), CreateObjectStoreErrorKind::BucketCreate);
-    assert_eq!(code(refused.cause()), ErrorCode::STREAM_NAME_EXISTS);
+    assert_eq!(code(refused.cause()), ErrorCode::STREAM_NAME_EXIST);
     let existing = js.get_or_create_object_store(other).await.unwrap();
     assert_eq!(existing.status().await.unwrap().description(), None, "the bucket as it is");
     js.get_or_create_object_store(config("two")).await.unwrap();

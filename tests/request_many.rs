@@ -38,10 +38,10 @@ async fn responders(client: &Client, subject: &str, n: usize, replies: usize, se
             while let Some(req) = sub.next().await {
                 let reply = req.reply.clone().unwrap();
                 for k in 0..replies {
-                    client.publish(reply.clone(), format!("{i}.{k}")).await.unwrap();
+                    client.publish(reply.clone(), format!("{i}.{k}").into()).await.unwrap();
                 }
                 if sentinel {
-                    client.publish(reply, "").await.unwrap();
+                    client.publish(reply, "".into()).await.unwrap();
                 }
             }
         });
@@ -184,8 +184,9 @@ async fn headers_reach_the_responders(url: &str) {
     let responder = client.clone();
     tokio::spawn(async move {
         while let Some(req) = sub.next().await {
-            let value = req.headers.as_ref().and_then(|h| h.get("X-Who")).unwrap_or_default().to_string();
-            responder.publish(req.reply.unwrap(), value).await.unwrap();
+            let value =
+                req.headers.as_ref().and_then(|h| h.get("X-Who").map(|v| v.as_str())).unwrap_or_default().to_string();
+            responder.publish(req.reply.unwrap(), value.into()).await.unwrap();
         }
     });
     client.flush().await.unwrap();

@@ -35,7 +35,7 @@ async fn stream_with(js: &Context, name: &str, count: usize) {
 async fn publish(js: &Context, name: &str, range: std::ops::Range<usize>) {
     let client = js.client();
     for i in range {
-        client.publish(format!("{name}.{}", i % 16), i.to_string()).await.unwrap();
+        client.publish(format!("{name}.{}", i % 16), i.to_string().into()).await.unwrap();
     }
     client.flush().await.unwrap();
 }
@@ -109,7 +109,7 @@ async fn four_workers_drain_twenty_thousand_without_loss() {
     assert_eq!(acked, (1..=20_000).collect::<HashSet<u64>>(), "every sequence acked");
     let info = js.get_stream("W").await.unwrap().consumer_info("workers").await.unwrap();
     assert_eq!(info.num_ack_pending, 0);
-    assert_eq!(info.ack_floor.stream_seq, 20_000);
+    assert_eq!(info.ack_floor.stream_sequence, 20_000);
     tasks.iter().for_each(|t| t.abort());
 }
 
@@ -204,7 +204,7 @@ async fn replay_original_paces_like_the_publishes_instant_does_not() {
         .await
         .unwrap();
     for i in 0..6 {
-        js.client().publish("P.x", i.to_string()).await.unwrap();
+        js.client().publish("P.x", i.to_string().into()).await.unwrap();
         js.client().flush().await.unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -245,7 +245,7 @@ async fn max_deliver_and_backoff_are_honoured() {
         at.push((m.info().unwrap().delivered, started.elapsed()));
         // never acked: the server redelivers after each backoff step
     }
-    let delivered: Vec<u64> = at.iter().map(|(d, _)| *d).collect();
+    let delivered: Vec<i64> = at.iter().map(|(d, _)| *d).collect();
     assert_eq!(delivered, [1, 2, 3], "max_deliver 3: {at:?}");
     assert!(at[1].1 - at[0].1 >= Duration::from_millis(250), "first backoff: {at:?}");
     assert!(at[2].1 - at[1].1 >= Duration::from_millis(800), "second backoff: {at:?}");
@@ -298,7 +298,7 @@ async fn a_message_the_ledger_refuses_keeps_its_ack() {
     let consumer = js.get_stream("R").await.unwrap().create_consumer(durable("r")).await.unwrap();
     let options = LedgerOptions { workers: 1, batch: 2, checkpoint_interval: Duration::from_secs(1) };
     let ledger = CheckpointLedger::new(&consumer, options).unwrap();
-    let mut messages = consumer.fetch().max_messages(2).messages().await.unwrap();
+    let mut messages = consumer.batch().max_messages(2).messages().await.unwrap();
     let first = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
     let second = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
     ledger.track(&first, 1).unwrap();

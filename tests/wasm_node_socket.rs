@@ -123,7 +123,7 @@ async fn reconnects_over_tls_after_a_server_restart() {
     let client = ConnectOptions::new()
         .tls(tls_options())
         .reconnect_delay(Duration::from_millis(50), Duration::ZERO)
-        .event_callback(move |e| seen.borrow_mut().push(e))
+        .on_event(move |e| seen.borrow_mut().push(e))
         .connect(env!("NATS_TLS_URL"))
         .await
         .unwrap();

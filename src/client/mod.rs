@@ -1,13 +1,17 @@
 //! The user-facing client, shaped like async-nats: [`connect`],
-//! [`ConnectOptions`], [`Client`] and [`Subscriber`].
+//! [`ConnectOptions`], [`Client`], [`Subscriber`], [`Request`] and the
+//! error kinds of each call.
 //!
 //! A `Client` is a cheap handle; every clone talks to the same driver task.
 //! Commands lock the shared sans-IO connection, encode straight into its
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
+mod error;
+mod event;
 mod inbox;
 mod no_mux;
 mod options;
+mod request;
 mod request_many;
 mod response;
 mod subscriber;
@@ -18,13 +22,14 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_channel::oneshot;
 
 use crate::conn::{self, Sid, State, Statistics};
 use crate::driver::shared::{Answer, HIGH_WATER, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
-use crate::error::Error;
+use crate::error::{Error, SortCause};
 use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::proto::ServerInfo;
@@ -32,15 +37,20 @@ use crate::runtime::queue::Queue;
 
 pub use crate::conn::ConnectionEvent as Event;
 pub(crate) use crate::core::first_message::FirstMessageTimer;
+pub use error::{
+    ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
+    RequestErrorKind, SubscribeError, SubscribeErrorKind,
+};
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
+pub use request::Request;
 pub(crate) use request_many::{GatherKey, GatherSlot};
 pub use request_many::{RequestMany, Responses};
 pub use response::ResponseFuture;
 pub use subscriber::Subscriber;
 
 /// Connects to `servers` with default options.
-pub async fn connect(servers: impl IntoServerAddrs) -> Result<Client, Error> {
+pub async fn connect(servers: impl IntoServerAddrs) -> Result<Client, ConnectError> {
     ConnectOptions::new().connect(servers).await
 }
 
@@ -76,26 +86,26 @@ impl fmt::Debug for Client {
 
 impl Client {
     /// Publishes `payload` to `subject`.
-    pub async fn publish(&self, subject: impl AsRef<str>, payload: impl AsRef<[u8]>) -> Result<(), Error> {
-        self.publish_message(subject.as_ref(), None, None, payload.as_ref()).await
+    pub async fn publish(&self, subject: impl AsRef<str>, payload: Bytes) -> Result<(), PublishError> {
+        self.publish_sorted(subject.as_ref(), None, None, &payload).await
     }
 
     pub async fn publish_with_headers(
         &self,
         subject: impl AsRef<str>,
         headers: HeaderMap,
-        payload: impl AsRef<[u8]>,
-    ) -> Result<(), Error> {
-        self.publish_message(subject.as_ref(), None, Some(&headers), payload.as_ref()).await
+        payload: Bytes,
+    ) -> Result<(), PublishError> {
+        self.publish_sorted(subject.as_ref(), None, Some(&headers), &payload).await
     }
 
     pub async fn publish_with_reply(
         &self,
         subject: impl AsRef<str>,
         reply: impl AsRef<str>,
-        payload: impl AsRef<[u8]>,
-    ) -> Result<(), Error> {
-        self.publish_message(subject.as_ref(), Some(reply.as_ref()), None, payload.as_ref()).await
+        payload: Bytes,
+    ) -> Result<(), PublishError> {
+        self.publish_sorted(subject.as_ref(), Some(reply.as_ref()), None, &payload).await
     }
 
     pub async fn publish_with_reply_and_headers(
@@ -103,9 +113,19 @@ impl Client {
         subject: impl AsRef<str>,
         reply: impl AsRef<str>,
         headers: HeaderMap,
-        payload: impl AsRef<[u8]>,
-    ) -> Result<(), Error> {
-        self.publish_message(subject.as_ref(), Some(reply.as_ref()), Some(&headers), payload.as_ref()).await
+        payload: Bytes,
+    ) -> Result<(), PublishError> {
+        self.publish_sorted(subject.as_ref(), Some(reply.as_ref()), Some(&headers), &payload).await
+    }
+
+    async fn publish_sorted(
+        &self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), PublishError> {
+        self.publish_message(subject, reply, headers, payload).await.map_err(PublishErrorKind::error)
     }
 
     /// Publishes, first waiting while the outgoing buffer is over its high
@@ -157,16 +177,18 @@ impl Client {
         result
     }
 
-    pub async fn subscribe(&self, subject: impl AsRef<str>) -> Result<Subscriber, Error> {
-        self.subscribe_inner(subject.as_ref(), None)
+    pub async fn subscribe(&self, subject: impl AsRef<str>) -> Result<Subscriber, SubscribeError> {
+        self.subscribe_inner(subject.as_ref(), None).map_err(SubscribeErrorKind::error)
     }
 
     /// Subscribes as a member of `queue`: each message goes to one member.
-    pub async fn queue_subscribe(&self, subject: impl AsRef<str>, queue: impl AsRef<str>) -> Result<Subscriber, Error> {
-        self.subscribe_inner(subject.as_ref(), Some(queue.as_ref()))
+    pub async fn queue_subscribe(&self, subject: impl AsRef<str>, queue: String) -> Result<Subscriber, SubscribeError> {
+        let invalid_queue = |e| SubscribeError::new(SubscribeErrorKind::InvalidQueueName, e);
+        crate::subject::validate_queue(&queue).map_err(invalid_queue)?;
+        self.subscribe_inner(subject.as_ref(), Some(&queue)).map_err(SubscribeErrorKind::error)
     }
 
-    fn subscribe_inner(&self, subject: &str, queue: Option<&str>) -> Result<Subscriber, Error> {
+    pub(crate) fn subscribe_inner(&self, subject: &str, queue: Option<&str>) -> Result<Subscriber, Error> {
         let mut inner = self.inner.shared.lock();
         let sid = inner.conn.subscribe(subject, queue)?;
         let messages = Queue::new(self.inner.subscription_capacity);
@@ -178,17 +200,45 @@ impl Client {
 
     /// Sends a request and waits for the first answer, up to the default
     /// request timeout.
-    pub async fn request(&self, subject: impl AsRef<str>, payload: impl AsRef<[u8]>) -> Result<Message, Error> {
-        self.request_message(subject.as_ref(), None, payload.as_ref(), self.inner.request_timeout).await
+    pub async fn request(&self, subject: impl AsRef<str>, payload: Bytes) -> Result<Message, RequestError> {
+        self.request_sorted(subject.as_ref(), None, &payload, self.inner.request_timeout).await
     }
 
     pub async fn request_with_headers(
         &self,
         subject: impl AsRef<str>,
         headers: HeaderMap,
-        payload: impl AsRef<[u8]>,
-    ) -> Result<Message, Error> {
-        self.request_message(subject.as_ref(), Some(&headers), payload.as_ref(), self.inner.request_timeout).await
+        payload: Bytes,
+    ) -> Result<Message, RequestError> {
+        self.request_sorted(subject.as_ref(), Some(&headers), &payload, self.inner.request_timeout).await
+    }
+
+    /// A request built with [`Request`]: its payload, headers, timeout
+    /// (the default one unless set) and inbox (the shared muxed one unless set).
+    pub async fn send_request(&self, subject: impl AsRef<str>, request: Request) -> Result<Message, RequestError> {
+        let Request { payload, headers, timeout, inbox } = request;
+        let timeout = timeout.unwrap_or(self.inner.request_timeout);
+        let payload = payload.unwrap_or_default();
+        let answer = match inbox {
+            Some(inbox) => {
+                match self.send_request_on_inbox(subject.as_ref(), &inbox, headers.as_ref(), &payload, timeout) {
+                    Ok(answer) => answer.await,
+                    Err(e) => Err(e),
+                }
+            }
+            None => self.request_message(subject.as_ref(), headers.as_ref(), &payload, timeout).await,
+        };
+        answer.map_err(RequestErrorKind::error)
+    }
+
+    async fn request_sorted(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        timeout: Option<Duration>,
+    ) -> Result<Message, RequestError> {
+        self.request_message(subject, headers, payload, timeout).await.map_err(RequestErrorKind::error)
     }
 
     /// A request with its own timeout (`None` waits forever).
@@ -199,13 +249,13 @@ impl Client {
         payload: &[u8],
         timeout: Option<Duration>,
     ) -> Result<Message, Error> {
-        self.send_request(subject, headers, payload, timeout)?.await
+        self.start_request(subject, headers, payload, timeout)?.await
     }
 
     /// Publishes a request now and returns a future of its answer, so many
     /// requests can be in flight on the one muxed inbox (JetStream publish and
     /// confirmed acks pipeline this way). Dropping the future forgets the request.
-    pub fn send_request(
+    pub fn start_request(
         &self,
         subject: &str,
         headers: Option<&HeaderMap>,
@@ -264,7 +314,11 @@ impl Client {
 
     /// Returns once the server has processed everything sent before this call
     /// (a PING/PONG round trip, not just an emptied socket buffer).
-    pub async fn flush(&self) -> Result<(), Error> {
+    pub async fn flush(&self) -> Result<(), FlushError> {
+        self.flush_pong().await.map_err(FlushErrorKind::error)
+    }
+
+    pub(crate) async fn flush_pong(&self) -> Result<(), Error> {
         let (tx, rx) = oneshot::channel();
         {
             let mut inner = self.inner.shared.lock();
@@ -295,7 +349,7 @@ impl Client {
             // The PONG comes after the server processed the UNSUBs, so every
             // message it sent for them has arrived by then. Without it (the
             // connection dropped) the drain still ends closed, and says so.
-            let flushed = client.flush().await;
+            let flushed = client.flush_pong().await;
             {
                 let mut inner = client.inner.shared.lock();
                 for sid in sids {
@@ -339,7 +393,7 @@ impl Client {
             State::Connecting | State::Disconnected => return Err(Error::Disconnected),
         }
         let start = self.now();
-        self.flush().await?;
+        self.flush_pong().await?;
         Ok(self.now().saturating_duration_since(start))
     }
 

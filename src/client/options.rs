@@ -8,12 +8,12 @@ use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, AuthCallback, AuthFn};
 use crate::driver::shared::{EventCallback, Shared};
 use crate::driver::task::Driver;
-use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::Error;
+use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
+use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
 
-use super::Event;
 use super::{Client, ClientRef};
+use super::{ConnectError, ConnectErrorKind, Event};
 
 /// Anything that names one or more servers: `"nats://a:4222,nats://b:4222"`,
 /// a `Vec` or slice of URLs, or [`ServerAddr`]s.
@@ -69,8 +69,26 @@ pub struct ConnectOptions {
     config: conn::Config,
     tls: TlsOptions,
     callback: Option<EventCallback>,
+    async_callback: Option<AsyncEventCallback>,
+    /// Root and client certificate files, read when connecting (async-nats's options).
+    #[cfg(not(target_arch = "wasm32"))]
+    tls_files: TlsFiles,
     request_timeout: Option<Duration>,
     subscription_capacity: usize,
+}
+
+/// An async-nats event callback: the future it returns for an event is
+/// awaited before the next event's, in a task of its own.
+#[cfg(not(target_arch = "wasm32"))]
+type AsyncEventCallback = Arc<dyn Fn(Event) -> BoxFuture<()> + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+type AsyncEventCallback = Arc<dyn Fn(Event) -> BoxFuture<()>>;
+
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug, Clone, Default)]
+struct TlsFiles {
+    roots: Vec<std::path::PathBuf>,
+    client: Option<(std::path::PathBuf, std::path::PathBuf)>,
 }
 
 impl Default for ConnectOptions {
@@ -79,6 +97,9 @@ impl Default for ConnectOptions {
             config: conn::Config::default(),
             tls: TlsOptions::default(),
             callback: None,
+            async_callback: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            tls_files: TlsFiles::default(),
             request_timeout: Some(Duration::from_secs(10)),
             subscription_capacity: 65_536,
         }
@@ -105,6 +126,26 @@ impl ConnectOptions {
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.config.name = Some(name.into());
         self
+    }
+
+    /// Options that authenticate with `token`.
+    pub fn with_token(token: String) -> Self {
+        Self::new().token(token)
+    }
+
+    /// Options that authenticate with a user and password.
+    pub fn with_user_and_password(user: String, password: String) -> Self {
+        Self::new().user_and_password(user, password)
+    }
+
+    /// Options that authenticate with an nkey seed.
+    pub fn with_nkey(seed: String) -> Self {
+        Self::new().nkey(seed)
+    }
+
+    /// Options that authenticate with the contents of a `.creds` file.
+    pub fn with_credentials(contents: &str) -> Result<Self, Error> {
+        Self::new().credentials(contents)
     }
 
     pub fn token(mut self, token: impl Into<String>) -> Self {
@@ -153,6 +194,20 @@ impl ConnectOptions {
     /// TLS settings: roots, client certificate, or a whole rustls config.
     pub fn tls(mut self, tls: TlsOptions) -> Self {
         self.tls = tls;
+        self
+    }
+
+    /// Trusts the CA certificates in this PEM file, read when connecting.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn add_root_certificates(mut self, path: std::path::PathBuf) -> Self {
+        self.tls_files.roots.push(path);
+        self
+    }
+
+    /// Presents this client certificate chain and key (PEM files, read when connecting).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn add_client_certificate(mut self, cert: std::path::PathBuf, key: std::path::PathBuf) -> Self {
+        self.tls_files.client = Some((cert, key));
         self
     }
 
@@ -218,6 +273,11 @@ impl ConnectOptions {
         self
     }
 
+    /// The async-nats name of [`dont_randomize`](Self::dont_randomize).
+    pub fn retain_servers_order(self) -> Self {
+        self.dont_randomize()
+    }
+
     /// Ignore servers announced by the cluster.
     pub fn ignore_discovered_servers(mut self) -> Self {
         self.config.discover_servers = false;
@@ -248,35 +308,101 @@ impl ConnectOptions {
         self
     }
 
-    /// Called (from the driver task, keep it short) on every connection event.
+    /// Called from the driver task, in order, on every connection event:
+    /// nothing waits in between, so keep it short (a channel send).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn event_callback(mut self, callback: impl Fn(Event) + Send + Sync + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(Event) + Send + Sync + 'static) -> Self {
         self.callback = Some(Arc::new(callback));
         self
     }
 
-    /// Called (from the driver task, keep it short) on every connection event.
+    /// Called from the driver task, in order, on every connection event:
+    /// nothing waits in between, so keep it short (a channel send).
     #[cfg(target_arch = "wasm32")]
-    pub fn event_callback(mut self, callback: impl Fn(Event) + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(Event) + 'static) -> Self {
         self.callback = Some(Arc::new(callback));
         self
+    }
+
+    /// async-nats's event callback: the future `callback` returns for an
+    /// event runs in a task of its own, each to its end before the next
+    /// event's, so a slow one holds back only later events.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn event_callback<F, Fut>(mut self, callback: F) -> Self
+    where
+        F: Fn(Event) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.async_callback = Some(Arc::new(move |event| Box::pin(callback(event))));
+        self
+    }
+
+    /// async-nats's event callback: the future `callback` returns for an
+    /// event runs in a task of its own, each to its end before the next
+    /// event's, so a slow one holds back only later events.
+    #[cfg(target_arch = "wasm32")]
+    pub fn event_callback<F, Fut>(mut self, callback: F) -> Self
+    where
+        F: Fn(Event) -> Fut + 'static,
+        Fut: Future<Output = ()> + 'static,
+    {
+        self.async_callback = Some(Arc::new(move |event| Box::pin(callback(event))));
+        self
+    }
+
+    /// The driver's callback: [`on_event`](Self::on_event)'s, and a
+    /// channel to a task spawned now that awaits `event_callback`'s futures.
+    fn events<R: Runtime>(&mut self) -> Option<EventCallback> {
+        let Some(callback) = self.async_callback.take() else {
+            return self.callback.take();
+        };
+        let (tx, mut rx) = futures_channel::mpsc::unbounded::<Event>();
+        R::spawn(async move {
+            use futures_util::StreamExt;
+            while let Some(event) = rx.next().await {
+                callback(event).await;
+            }
+        });
+        let listener = self.callback.take();
+        Some(Arc::new(move |event: Event| {
+            if let Some(listener) = &listener {
+                listener(event.clone());
+            }
+            let _ = tx.unbounded_send(event);
+        }))
+    }
+
+    /// Reads the certificate files given by path into the TLS options.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn read_tls_files(&mut self) -> Result<(), Error> {
+        let files = std::mem::take(&mut self.tls_files);
+        for root in files.roots {
+            self.tls = std::mem::take(&mut self.tls).add_root_certificates_file(root)?;
+        }
+        if let Some((cert, key)) = files.client {
+            self.tls = std::mem::take(&mut self.tls).client_auth_files(cert, key)?;
+        }
+        Ok(())
     }
 
     /// Connects; returns once the first handshake succeeded (or at once with
     /// `retry_on_initial_connect`).
-    pub async fn connect(self, servers: impl IntoServerAddrs) -> Result<Client, Error> {
-        self.connect_with::<DefaultRuntime>(servers).await
+    pub async fn connect(self, servers: impl IntoServerAddrs) -> Result<Client, ConnectError> {
+        self.connect_with::<DefaultRuntime>(servers).await.map_err(ConnectErrorKind::error)
     }
 
     // In wasm the shared state holds JS callbacks (not Send); there is one thread.
     #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     pub(crate) async fn connect_with<R: Runtime>(mut self, servers: impl IntoServerAddrs) -> Result<Client, Error> {
         self.config.servers = servers.into_server_addrs()?;
+        #[cfg(not(target_arch = "wasm32"))]
+        self.read_tls_files()?;
         let retry = self.config.retry_on_initial_connect;
         let connect_timeout = self.config.connect_timeout;
         let seed = getrandom::u64().map_err(|e| Error::InvalidArgument(format!("no entropy source: {e}")))?;
+        let events = self.events::<R>();
         let conn = conn::Connection::new(self.config, R::now(), seed)?;
-        let (shared, first_connect) = Shared::new(conn, self.callback);
+        let (shared, first_connect) = Shared::new(conn, events);
         R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout));
         let client = Client {
             inner: Arc::new(ClientRef {

@@ -227,19 +227,20 @@ impl<K: fmt::Debug + fmt::Display> std::error::Error for KindError<K> {
 }
 
 /// Declares an error-kind enum (async-nats's names) and its `Display`
-/// from a table of texts.
+/// from a table of texts. Variants may carry values, as async-nats's
+/// `JetStream(jetstream::Error)`; kinds without any add `#[derive(Copy, Hash)]`.
 macro_rules! error_kinds {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident $(($($field:ty),+))? => $text:literal,)* }) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub enum $name {
-            $($(#[$vdoc])* $variant,)*
+            $($(#[$vdoc])* $variant $(($($field),+))?,)*
         }
 
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(match self {
-                    $(Self::$variant => $text,)*
+                    $(Self::$variant { .. } => $text,)*
                 })
             }
         }

@@ -113,7 +113,7 @@ pub(crate) fn assert_same<T: DeserializeOwned + std::fmt::Debug>(json: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::jetstream::api::PubAck;
+    use crate::core::jetstream::api::PublishAck;
     use crate::core::proto::ServerInfo;
 
     #[test]
@@ -179,7 +179,7 @@ mod tests {
             br#"{"stream":"B","seq":10,"batch":"b1","count":3}"#,
             br#"{"error":{"code":503,"description":"no \"leader\""},"stream":"S"}"#,
         ] {
-            assert_same::<PubAck>(json);
+            assert_same::<PublishAck>(json);
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::client::{FirstMessageTimer, GatherKey, GatherSlot};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::error::Error;
 use crate::id_map::IdMap;
-use crate::jetstream::ack::{AckKind, AckLedger};
+use crate::jetstream::ack::{Ack, AckLedger};
 use crate::jetstream::reader::slot::{self, ReaderSlot};
 use crate::message::Message;
 use crate::time::{Instant, soonest};
@@ -309,7 +309,7 @@ impl Inner {
 
     /// Publishes the `+WPI`s the ledgers have due.
     fn send_progress(&mut self) {
-        let body = AckKind::Progress.body();
+        let body = Ack::Progress.body();
         for ledger in self.ledgers.values_mut() {
             while let Some(tokens) = ledger.poll_progress() {
                 for token in tokens {

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::ack::{AckBatch, AckKind, AckLedger, AckReport, LedgerEvent, LedgerWarning};
+use super::ack::{Ack, AckBatch, AckLedger, AckReport, LedgerEvent, LedgerWarning};
 use super::ack::{check_ledger_fit, check_shared_durable};
 use super::consumer::Consumer;
 use super::message::Message;
@@ -36,7 +36,7 @@ pub struct CheckpointLedger {
 }
 
 impl CheckpointLedger {
-    pub fn new(consumer: &Consumer, options: LedgerOptions) -> Result<Self, Error> {
+    pub fn new<T>(consumer: &Consumer<T>, options: LedgerOptions) -> Result<Self, Error> {
         let info = consumer.cached_info();
         check_shared_durable(info.config.ack_policy, options.workers)?;
         let warnings = check_ledger_fit(
@@ -63,7 +63,7 @@ impl CheckpointLedger {
     /// (an epoch already committed, a closed connection), the message keeps
     /// its ack.
     pub fn track(&self, message: &Message, epoch: u64) -> Result<(), Error> {
-        let token = message.claim_token(&AckKind::Ack)?;
+        let token = message.claim_token(&Ack::Ack)?;
         let now = self.client.now();
         let mut inner = self.client.shared().lock();
         let tracked = match inner.ledger_mut(self.id) {

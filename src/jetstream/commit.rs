@@ -7,7 +7,7 @@ use std::time::Duration;
 use std::future::poll_fn;
 use std::task::Poll;
 
-use super::ack::{AckBatch, AckConfirmations, AckKind, AckReport, AckToken};
+use super::ack::{Ack, AckBatch, AckConfirmations, AckReport, AckToken};
 use super::message::Message;
 use crate::client::Client;
 use crate::driver::{DefaultRuntime, Runtime};
@@ -18,7 +18,8 @@ use crate::time::Instant;
 impl AckBatch {
     /// Adds the final ack `kind` for `message`; the message then refuses any
     /// other final ack ([`Error::AlreadyAcknowledged`]), so it is acked once.
-    pub fn add_message(&mut self, message: &Message, kind: AckKind) -> Result<(), Error> {
+    pub fn add_message(&mut self, message: &Message, kind: impl Into<Ack>) -> Result<(), Error> {
+        let kind = kind.into();
         let token = message.claim_token(&kind)?;
         self.add(token, kind)
     }
@@ -28,9 +29,9 @@ impl AckBatch {
     /// consumer that is gone are dropped silently.
     pub async fn commit(self, client: &Client) -> Result<(), Error> {
         for ack in self.plan(self.policy()) {
-            client.publish(&ack.subject, &ack.body).await?;
+            client.publish_message(&ack.subject, None, None, &ack.body).await?;
         }
-        client.flush().await
+        client.flush_pong().await
     }
 
     /// Sends every ack as a request and waits up to `timeout` for the
@@ -77,7 +78,7 @@ impl AckBatch {
 
 impl Message {
     /// The token of this message, marking `kind` as taken (final acks once).
-    pub(crate) fn claim_token(&self, kind: &AckKind) -> Result<AckToken, Error> {
+    pub(crate) fn claim_token(&self, kind: &Ack) -> Result<AckToken, Error> {
         AckToken::new(self.claim(kind)?)
     }
 }

@@ -7,51 +7,61 @@ use bytes::Bytes;
 
 use super::api::{self, ConsumerAction, ConsumerConfig, ConsumerInfo, ConsumerResetRequest, ConsumerResetResponse};
 use super::api::{ConsumerUnpinRequest, CreateConsumerRequest, DeleteResponse};
-use super::consumer::Consumer;
+use super::consumer::{Consumer, FromConsumer, IntoConsumerConfig};
 use super::context::{Context, encode_request};
-use crate::error::Error;
+use super::stream::{
+    ConsumerCreateStrictError, ConsumerCreateStrictErrorKind, ConsumerError, ConsumerErrorKind, ConsumerUpdateError,
+    ConsumerUpdateErrorKind, DeleteStatus,
+};
+use crate::error::{Error, SortCause};
 
 impl Context {
     /// Creates the consumer, or updates it if one with that name exists.
-    pub async fn create_consumer_on_stream(
+    pub async fn create_consumer_on_stream<T: IntoConsumerConfig + FromConsumer>(
         &self,
-        config: ConsumerConfig,
+        config: T,
         stream: impl AsRef<str>,
-    ) -> Result<Consumer, Error> {
-        self.consumer_action(config, stream.as_ref(), ConsumerAction::CreateOrUpdate).await
+    ) -> Result<Consumer<T>, ConsumerError> {
+        let created =
+            self.consumer_action::<T>(config.into_consumer_config(), stream.as_ref(), ConsumerAction::CreateOrUpdate);
+        Ok(Consumer::new(self.clone(), created.await.map_err(ConsumerErrorKind::error)?))
     }
 
-    /// Creates the consumer; fails with [`api::ErrorCode::CONSUMER_EXISTS`]
+    /// Creates the consumer; fails with [`api::ErrorCode::CONSUMER_ALREADY_EXISTS`]
     /// if one with that name exists with another config (an identical one is
     /// returned as is). Server 2.10+.
-    pub async fn create_consumer_strict_on_stream(
+    pub async fn create_consumer_strict_on_stream<T: IntoConsumerConfig + FromConsumer>(
         &self,
-        config: ConsumerConfig,
+        config: T,
         stream: impl AsRef<str>,
-    ) -> Result<Consumer, Error> {
-        self.consumer_action(config, stream.as_ref(), ConsumerAction::Create).await
+    ) -> Result<Consumer<T>, ConsumerCreateStrictError> {
+        let created = self.consumer_action::<T>(config.into_consumer_config(), stream.as_ref(), ConsumerAction::Create);
+        Ok(Consumer::new(self.clone(), created.await.map_err(ConsumerCreateStrictErrorKind::error)?))
     }
 
     /// Updates an existing consumer; fails with
     /// [`api::ErrorCode::CONSUMER_DOES_NOT_EXIST`] if there is none. Server 2.10+.
-    pub async fn update_consumer_on_stream(
+    pub async fn update_consumer_on_stream<T: IntoConsumerConfig + FromConsumer>(
         &self,
-        config: ConsumerConfig,
+        config: T,
         stream: impl AsRef<str>,
-    ) -> Result<Consumer, Error> {
-        self.consumer_action(config, stream.as_ref(), ConsumerAction::Update).await
+    ) -> Result<Consumer<T>, ConsumerUpdateError> {
+        let updated = self.consumer_action::<T>(config.into_consumer_config(), stream.as_ref(), ConsumerAction::Update);
+        Ok(Consumer::new(self.clone(), updated.await.map_err(ConsumerUpdateErrorKind::error)?))
     }
 
-    async fn consumer_action(
+    /// Sends `CONSUMER.CREATE` with `action`; the info, if it is a consumer `T` reads.
+    async fn consumer_action<T: FromConsumer>(
         &self,
         config: ConsumerConfig,
         stream: &str,
         action: ConsumerAction,
-    ) -> Result<Consumer, Error> {
+    ) -> Result<ConsumerInfo, Error> {
         let subject = api::consumer_create(self.api_prefix(), stream, &config)?;
         let request = CreateConsumerRequest { stream_name: stream.to_string(), config, action };
-        let info = self.request(&subject, &request).await?;
-        Ok(Consumer::new(self.clone(), info))
+        let info: ConsumerInfo = self.request(&subject, &request).await?;
+        T::try_from_consumer_config(info.config.clone())?;
+        Ok(info)
     }
 
     /// The consumer `name` of `stream`: the existing one whatever its
@@ -74,7 +84,7 @@ impl Context {
             found => return found,
         }
         match self.request_json(&api::consumer_create(self.api_prefix(), stream, &config)?, create).await {
-            Err(Error::JetStream(e)) if e.err_code == api::ErrorCode::CONSUMER_EXISTS => {
+            Err(Error::JetStream(e)) if e.err_code == api::ErrorCode::CONSUMER_ALREADY_EXISTS => {
                 self.request_json(&info, b"").await
             }
             created => created,
@@ -91,13 +101,17 @@ impl Context {
         self.request_raw(&subject, b"").await
     }
 
-    /// A handle on an existing consumer.
-    pub async fn get_consumer_from_stream(
+    /// A handle on an existing consumer, read as `T` says
+    /// (`get_consumer_from_stream::<pull::Config, _, _>`); an
+    /// `InvalidConsumerType` for a consumer of another kind.
+    pub async fn get_consumer_from_stream<T: FromConsumer, C: AsRef<str>, S: AsRef<str>>(
         &self,
-        consumer: impl AsRef<str>,
-        stream: impl AsRef<str>,
-    ) -> Result<Consumer, Error> {
-        let info = self.consumer_info_from_stream(consumer, stream).await?;
+        consumer: C,
+        stream: S,
+    ) -> Result<Consumer<T>, ConsumerError> {
+        let info = self.consumer_info_from_stream(consumer, stream).await.map_err(ConsumerErrorKind::error)?;
+        let invalid_type = |e| ConsumerError::new(ConsumerErrorKind::InvalidConsumerType, e);
+        T::try_from_consumer_config(info.config.clone()).map_err(invalid_type)?;
         Ok(Consumer::new(self.clone(), info))
     }
 
@@ -106,10 +120,12 @@ impl Context {
         &self,
         consumer: impl AsRef<str>,
         stream: impl AsRef<str>,
-    ) -> Result<bool, Error> {
-        let subject = api::consumer_delete(self.api_prefix(), stream.as_ref(), consumer.as_ref())?;
-        let response: DeleteResponse = self.request_raw(&subject, b"").await?;
-        Ok(response.success)
+    ) -> Result<DeleteStatus, ConsumerError> {
+        let deleted = async {
+            let subject = api::consumer_delete(self.api_prefix(), stream.as_ref(), consumer.as_ref())?;
+            self.request_raw::<DeleteResponse>(&subject, b"").await
+        };
+        deleted.await.map_err(ConsumerErrorKind::error)
     }
 
     /// Unpins the client pinned to priority group `group` of a consumer

@@ -9,7 +9,7 @@ use std::task::{Context, Poll, ready};
 use futures_core::Stream;
 
 use super::api::{ErrorCode, JetStreamError};
-use super::raw_message::RawMessage;
+use super::raw_message::StreamMessage;
 use crate::client::Responses;
 use crate::error::Error;
 use crate::header::StatusCode;
@@ -40,7 +40,7 @@ impl DirectBatch {
 }
 
 impl Stream for DirectBatch {
-    type Item = Result<RawMessage, Error>;
+    type Item = Result<StreamMessage, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if self.done {
@@ -48,7 +48,7 @@ impl Stream for DirectBatch {
         }
         let item = match ready!(Pin::new(&mut self.replies).poll_next(cx)) {
             Some(Ok(reply)) => match reply.status {
-                None => return Poll::Ready(Some(RawMessage::from_direct_reply(reply))),
+                None => return Poll::Ready(Some(StreamMessage::from_direct_reply(reply))),
                 Some(END_OF_BATCH | StatusCode::NOT_FOUND) => None,
                 Some(StatusCode(code)) => {
                     let description = reply.description.unwrap_or_default();

@@ -1,12 +1,18 @@
-//! A message delivered by a JetStream consumer, with its acks.
+//! A message delivered by a JetStream consumer, with its acks; and, under
+//! async-nats's `jetstream::message` names, its [`Info`], the
+//! [`AckKind`]s, stored messages ([`StreamMessage`]) and the
+//! [`PublishMessage`] builder.
 
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::ack::{AckKind, AckToken, MessageMetadata};
+use super::ack::{Ack, AckToken};
+pub use super::ack::{AckKind, MessageMetadata as Info};
+pub use super::publish::Publish as PublishMessage;
 use super::pull::PullRequest;
+pub use super::raw_message::StreamMessage;
 use crate::client::Client;
 use crate::error::Error;
 
@@ -44,8 +50,8 @@ impl Message {
 
     /// Stream, consumer, sequences, delivery count, timestamp and pending,
     /// from the ack subject (v1 and v2 forms).
-    pub fn info(&self) -> Result<MessageMetadata, Error> {
-        MessageMetadata::parse(self.reply_subject()?)
+    pub fn info(&self) -> Result<Info, Error> {
+        Info::parse(self.reply_subject()?)
     }
 
     /// A small serializable handle to ack this message later, from any
@@ -76,24 +82,28 @@ impl Message {
 
     /// Never redeliver this message.
     pub async fn term(&self) -> Result<(), Error> {
-        self.ack_with(AckKind::Term(None)).await
+        self.ack_with(AckKind::Term).await
     }
 
     /// Never redeliver; the reason shows in the server's advisory.
     pub async fn term_with_reason(&self, reason: impl Into<String>) -> Result<(), Error> {
-        self.ack_with(AckKind::Term(Some(reason.into()))).await
+        self.send_ack(Ack::Term(Some(reason.into()))).await
     }
 
     /// Sends `kind` without waiting for the server.
     pub async fn ack_with(&self, kind: AckKind) -> Result<(), Error> {
+        self.send_ack(kind.into()).await
+    }
+
+    async fn send_ack(&self, kind: Ack) -> Result<(), Error> {
         let subject = self.claim(&kind)?;
-        self.client.publish(subject, kind.body()).await
+        self.client.publish_message(subject, None, None, &kind.body()).await
     }
 
     /// Sends `kind` at once, without waiting for room in the outgoing buffer,
     /// for callers that cannot wait (JavaScript's synchronous `ack()`), as
     /// [`Client::publish_nowait`] does for publishes.
-    pub fn ack_nowait(&self, kind: AckKind) -> Result<(), Error> {
+    pub fn ack_nowait(&self, kind: Ack) -> Result<(), Error> {
         let subject = self.claim(&kind)?;
         self.client.publish_nowait(subject, None, None, &kind.body())
     }
@@ -102,15 +112,15 @@ impl Message {
     /// expires, no_wait; one message by default), delivered to `deliver_to`,
     /// e.g. an inbox subscribed beforehand.
     pub async fn ack_next(&self, deliver_to: &str, request: Option<PullRequest>) -> Result<(), Error> {
-        let kind = AckKind::Next(request);
+        let kind = Ack::Next(request);
         let subject = self.claim(&kind)?;
-        self.client.publish_with_reply(subject, deliver_to, kind.body()).await
+        self.client.publish_message(subject, Some(deliver_to), None, &kind.body()).await
     }
 
     /// [`ack_next`](Self::ack_next) at once, without waiting for room in the
     /// outgoing buffer (JavaScript's synchronous `next()`).
     pub fn ack_next_nowait(&self, deliver_to: &str, request: Option<PullRequest>) -> Result<(), Error> {
-        let kind = AckKind::Next(request);
+        let kind = Ack::Next(request);
         let subject = self.claim(&kind)?;
         self.client.publish_nowait(subject, Some(deliver_to), None, &kind.body())
     }
@@ -140,9 +150,10 @@ impl Message {
 
     /// [`double_ack_with`](Self::double_ack_with), waiting at most `timeout`
     /// instead of the JetStream context's timeout.
-    pub async fn double_ack_within(&self, kind: AckKind, timeout: Duration) -> Result<(), Error> {
+    pub async fn double_ack_within(&self, kind: impl Into<Ack>, timeout: Duration) -> Result<(), Error> {
+        let kind = kind.into();
         let subject = self.claim(&kind)?;
-        let reply = self.client.send_request(subject, None, &kind.body(), Some(timeout))?.await?;
+        let reply = self.client.start_request(subject, None, &kind.body(), Some(timeout))?.await?;
         match reply.status {
             None => Ok(()),
             Some(code) => {
@@ -152,7 +163,7 @@ impl Message {
     }
 
     /// Marks a final ack as taken, refusing a second one.
-    pub(crate) fn claim(&self, kind: &AckKind) -> Result<&str, Error> {
+    pub(crate) fn claim(&self, kind: &Ack) -> Result<&str, Error> {
         let subject = self.reply_subject()?;
         if kind.is_final() && self.acked.swap(true, Ordering::AcqRel) {
             return Err(Error::AlreadyAcknowledged);

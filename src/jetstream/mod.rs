@@ -4,7 +4,14 @@
 //! management calls, acked publish, pull, push and ordered readers, acks,
 //! `AckBatch` commits, the checkpoint ledger, the Key-Value store ([`kv`]) and the object store
 //! ([`object_store`]).
+//!
+//! The modules a program uses have async-nats's paths and names:
+//! [`context`], [`stream`], [`consumer`] (with `pull` and `push`),
+//! [`message`], [`publish`], [`account`]; [`api`] holds the same types under
+//! natsjet's names, for code that needs no runtime.
 
+#[cfg(has_runtime)]
+pub mod account;
 pub use crate::core::jetstream::{ack, api, ordered, pull, push};
 pub mod kv;
 pub mod object_store;
@@ -18,11 +25,11 @@ pub mod consumer;
 #[cfg(has_runtime)]
 mod consumers;
 #[cfg(has_runtime)]
-pub(crate) mod context;
+pub mod context;
 #[cfg(has_runtime)]
 mod direct_batch;
 #[cfg(has_runtime)]
-mod message;
+pub mod message;
 #[cfg(has_runtime)]
 pub(crate) mod paging;
 #[cfg(has_runtime)]
@@ -42,10 +49,12 @@ mod stream_info;
 #[cfg(has_runtime)]
 mod streams;
 
+pub use ack::AckKind;
+pub use api::{ErrorCode, JetStreamError as Error};
 #[cfg(has_runtime)]
 pub use checkpoint::{CheckpointLedger, LedgerOptions};
 #[cfg(has_runtime)]
-pub use consumer::{Consumer, PullConsumer};
+pub use consumer::{Consumer, PullConsumer, PushConsumer};
 #[cfg(has_runtime)]
 pub use context::{Context, new, with_domain, with_prefix};
 #[cfg(has_runtime)]
@@ -55,6 +64,6 @@ pub use message::Message;
 #[cfg(has_runtime)]
 pub use publish::{Publish, PublishAckFuture};
 #[cfg(has_runtime)]
-pub use push_consumer::{BoundPushConfig, PushConsumer};
+pub use push_consumer::BoundPushConfig;
 #[cfg(has_runtime)]
 pub use reader::{Batch, FetchBuilder, Messages, OrderedConsumer, OrderedMessages, OrderedPushConsumer, StreamBuilder};

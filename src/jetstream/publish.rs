@@ -1,6 +1,7 @@
 //! JetStream publish: each message goes out at once as a request on the
 //! client's muxed inbox (encoded straight into the outgoing buffer), and a
-//! [`PublishAckFuture`] waits for the stream's [`PubAck`](super::api::PubAck).
+//! [`PublishAckFuture`] waits for the stream's [`PublishAck`]. Errors have
+//! async-nats's kinds ([`PublishErrorKind`]).
 //!
 //! Publishes pipeline, bounded by a window: at most `max_ack_inflight` acks
 //! outstanding per context (clones share it), and `publish` waits for room,
@@ -12,6 +13,8 @@ pub(crate) mod fast_ingest;
 mod message;
 mod window;
 
+pub use super::api::PublishAck;
+pub use super::context::{PublishError, PublishErrorKind};
 pub use ack_future::PublishAckFuture;
 pub use message::{
     NATS_EXPECTED_LAST_MESSAGE_ID, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
@@ -21,7 +24,7 @@ pub use message::{
 use bytes::Bytes;
 
 use super::context::Context;
-use crate::error::Error;
+use crate::error::SortCause;
 use crate::header::HeaderMap;
 use crate::subject::validate_subject;
 use ack_future::Route;
@@ -54,7 +57,7 @@ impl Default for PublishSettings {
 impl Context {
     /// Publishes `payload` to a subject a stream captures. Awaits only room
     /// in the window; the returned future resolves to the stream's ack.
-    pub async fn publish(&self, subject: impl Into<String>, payload: Bytes) -> Result<PublishAckFuture, Error> {
+    pub async fn publish(&self, subject: impl Into<String>, payload: Bytes) -> Result<PublishAckFuture, PublishError> {
         self.send_publish(subject, Publish::build().payload(payload)).await
     }
 
@@ -63,16 +66,20 @@ impl Context {
         subject: impl Into<String>,
         headers: HeaderMap,
         payload: Bytes,
-    ) -> Result<PublishAckFuture, Error> {
+    ) -> Result<PublishAckFuture, PublishError> {
         self.send_publish(subject, Publish::build().payload(payload).headers(headers)).await
     }
 
     /// Publishes a message built with [`Publish`] (message id, expected
     /// stream or last sequence, TTL).
-    pub async fn send_publish(&self, subject: impl Into<String>, publish: Publish) -> Result<PublishAckFuture, Error> {
+    pub async fn send_publish(
+        &self,
+        subject: impl Into<String>,
+        publish: Publish,
+    ) -> Result<PublishAckFuture, PublishError> {
         let subject = subject.into();
         // Refuse a bad subject before waiting for room.
-        validate_subject(&subject)?;
+        validate_subject(&subject).map_err(PublishErrorKind::error)?;
         let settings = &self.publish;
         let permit = settings.window.acquire().await;
         let route = Route {
@@ -83,7 +90,7 @@ impl Context {
             retries: settings.retries,
             retry_timeouts: settings.retry_timeouts,
         };
-        PublishAckFuture::send(route, publish, permit)
+        PublishAckFuture::send(route, publish, permit).map_err(PublishErrorKind::error)
     }
 
     /// Bounds the acks outstanding (at least 1). The window is shared with

@@ -5,8 +5,9 @@ use std::future::IntoFuture;
 
 use super::api::{self, PurgeRequest, PurgeResponse};
 use super::context::Context;
+use super::stream::{PurgeError, PurgeErrorKind};
 use crate::driver::BoxFuture;
-use crate::error::Error;
+use crate::error::{Error, SortCause};
 use crate::subject::validate_subject;
 
 /// A purge of one stream; without options it removes every message.
@@ -56,10 +57,10 @@ impl Purge {
 }
 
 impl IntoFuture for Purge {
-    type Output = Result<PurgeResponse, Error>;
+    type Output = Result<PurgeResponse, PurgeError>;
     type IntoFuture = BoxFuture<Self::Output>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        Box::pin(async move { self.send().await.map_err(PurgeErrorKind::error) })
     }
 }

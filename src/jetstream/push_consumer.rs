@@ -1,24 +1,15 @@
-//! A handle on one push consumer of a stream: a consumer whose config has a
-//! `deliver_subject`, where the server sends messages without being asked.
-//! Reading (`messages`) lives in the reader module, beside the pull readers.
+//! Push consumers ([`PushConsumer`], async-nats's `Consumer<push::Config>`)
+//! looked up by name, or bound by their deliver settings alone: a consumer
+//! whose config has a `deliver_subject`, where the server sends messages
+//! without being asked. Reading (`messages`) lives in the reader module.
 
 use std::time::Duration;
 
 use super::api::ConsumerInfo;
+use super::consumer::PushConsumer;
 use super::context::Context;
 use crate::error::Error;
 use crate::subject::{validate_queue, validate_subscribe_subject};
-
-/// A push consumer (durable or one made elsewhere), shaped like
-/// async-nats's `Consumer<push::Config>`. Its messages are the same
-/// [`Message`](super::Message)s as a pull consumer's, acked the same way.
-#[derive(Debug, Clone)]
-pub struct PushConsumer {
-    pub(crate) context: Context,
-    pub(crate) info: ConsumerInfo,
-    /// Known only by its deliver settings ([`Context::bound_push_consumer`]).
-    pub(crate) bound: bool,
-}
 
 /// The deliver settings of a push consumer someone else made, as nats.js's
 /// `BoundPushConsumerOptions`: they must match the consumer's config.
@@ -36,43 +27,11 @@ impl PushConsumer {
     /// A handle from the info the server returned; an
     /// [`Error::InvalidArgument`] if the consumer has no `deliver_subject`
     /// (a pull consumer).
-    pub fn new(context: Context, info: ConsumerInfo) -> Result<Self, Error> {
+    pub fn try_new(context: Context, info: ConsumerInfo) -> Result<Self, Error> {
         if info.config.deliver_subject.is_none() {
             return Err(Error::InvalidArgument(format!("consumer {:?} is not a push consumer", info.name)));
         }
-        Ok(PushConsumer { context, info, bound: false })
-    }
-
-    /// The info as of the last call that returned it (no round trip).
-    pub fn cached_info(&self) -> &ConsumerInfo {
-        &self.info
-    }
-
-    /// Fresh info from the server; an [`Error::InvalidArgument`] for a
-    /// bound consumer, whose name natsjet does not know.
-    pub async fn info(&mut self) -> Result<&ConsumerInfo, Error> {
-        if self.bound {
-            return Err(Error::InvalidArgument("bound consumers cannot info".into()));
-        }
-        self.info = self.context.consumer_info_from_stream(&self.info.name, &self.info.stream_name).await?;
-        Ok(&self.info)
-    }
-
-    /// Made by [`Context::bound_push_consumer`]: its name and stream are empty.
-    pub fn is_bound(&self) -> bool {
-        self.bound
-    }
-
-    pub fn name(&self) -> &str {
-        &self.info.name
-    }
-
-    pub fn stream_name(&self) -> &str {
-        &self.info.stream_name
-    }
-
-    pub fn context(&self) -> &Context {
-        &self.context
+        Ok(PushConsumer::new(context, info))
     }
 }
 
@@ -97,7 +56,7 @@ impl Context {
         consumer: impl AsRef<str>,
         stream: impl AsRef<str>,
     ) -> Result<PushConsumer, Error> {
-        PushConsumer::new(self.clone(), self.consumer_info_from_stream(consumer, stream).await?)
+        PushConsumer::try_new(self.clone(), self.consumer_info_from_stream(consumer, stream).await?)
     }
 
     /// A push consumer read by its deliver subject alone, without any
@@ -132,6 +91,6 @@ impl Context {
         info.config.deliver_subject = Some(config.deliver_subject);
         info.config.deliver_group = config.deliver_group;
         info.config.idle_heartbeat = config.idle_heartbeat;
-        Ok(PushConsumer { context: self.clone(), info, bound: true })
+        Ok(PushConsumer::new(self.clone(), info))
     }
 }

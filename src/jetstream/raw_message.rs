@@ -22,17 +22,17 @@ const DIRECT_SUBJECT: &str = "Nats-Subject";
 
 /// A stored message, as async-nats's `StreamMessage`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawMessage {
+pub struct StreamMessage {
     pub subject: String,
     pub sequence: u64,
-    /// The headers it was published with; `None` when it had none.
-    pub headers: Option<HeaderMap>,
+    /// The headers it was published with (empty when it had none).
+    pub headers: HeaderMap,
     pub payload: Bytes,
     /// When the stream stored it, RFC 3339 as the server wrote it.
     pub time: String,
 }
 
-impl RawMessage {
+impl StreamMessage {
     /// [`time`](Self::time) as a `SystemTime`.
     pub fn timestamp(&self) -> Option<SystemTime> {
         timestamp::parse_rfc3339(&self.time)
@@ -58,20 +58,20 @@ impl RawMessage {
         for name in [DIRECT_STREAM, DIRECT_SEQUENCE, DIRECT_TIME, DIRECT_SUBJECT] {
             headers.remove(name);
         }
-        Ok(RawMessage { subject, sequence, headers: non_empty(headers), payload: reply.payload, time })
+        Ok(StreamMessage { subject, sequence, headers, payload: reply.payload, time })
     }
 }
 
-impl TryFrom<StoredMessage> for RawMessage {
+impl TryFrom<StoredMessage> for StreamMessage {
     type Error = Error;
 
     /// Parses the raw header block of a `STREAM.MSG.GET` reply.
     fn try_from(message: StoredMessage) -> Result<Self, Error> {
         let headers = match message.hdrs {
-            Some(block) if !block.is_empty() => non_empty(parse_headers(&block)?.2),
-            _ => None,
+            Some(block) if !block.is_empty() => parse_headers(&block)?.2,
+            _ => HeaderMap::new(),
         };
-        Ok(RawMessage {
+        Ok(StreamMessage {
             subject: message.subject,
             sequence: message.seq,
             headers,
@@ -92,10 +92,6 @@ fn not_found() -> Error {
 
 fn missing(header: &str) -> Error {
     Error::Protocol(format!("direct get reply without a valid {header} header"))
-}
-
-fn non_empty(headers: HeaderMap) -> Option<HeaderMap> {
-    (!headers.is_empty()).then_some(headers)
 }
 
 #[cfg(test)]
@@ -123,25 +119,25 @@ mod tests {
 
     #[test]
     fn direct_reply_metadata_becomes_fields() {
-        let m = RawMessage::from_direct_reply(reply(None, &META, b"hi")).unwrap();
+        let m = StreamMessage::from_direct_reply(reply(None, &META, b"hi")).unwrap();
         assert_eq!((m.subject.as_str(), m.sequence, m.time.as_str()), ("orders.1", 7, "2026-01-02T03:04:05.6Z"));
-        assert_eq!(m.headers, None);
+        assert!(m.headers.is_empty());
         assert_eq!(m.payload, "hi");
         assert!(m.timestamp().is_some());
 
         let with_user = [&META[..], &[("X-Key", "v")]].concat();
-        let m = RawMessage::from_direct_reply(reply(None, &with_user, b"")).unwrap();
-        assert_eq!(m.headers, Some([("X-Key", "v")].into_iter().collect()));
+        let m = StreamMessage::from_direct_reply(reply(None, &with_user, b"")).unwrap();
+        assert_eq!(m.headers, [("X-Key", "v")].into_iter().collect());
     }
 
     #[test]
     fn direct_reply_errors() {
-        assert_eq!(RawMessage::from_direct_reply(reply(Some(404), &[], b"")), Err(not_found()));
-        match RawMessage::from_direct_reply(reply(Some(408), &[], b"")) {
+        assert_eq!(StreamMessage::from_direct_reply(reply(Some(404), &[], b"")), Err(not_found()));
+        match StreamMessage::from_direct_reply(reply(Some(408), &[], b"")) {
             Err(Error::JetStream(e)) => assert_eq!(e.code, 408),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(RawMessage::from_direct_reply(reply(None, &META[..3], b"")), Err(Error::Protocol(_))));
+        assert!(matches!(StreamMessage::from_direct_reply(reply(None, &META[..3], b"")), Err(Error::Protocol(_))));
     }
 
     #[test]
@@ -153,9 +149,9 @@ mod tests {
             data: Bytes::from_static(b"x"),
             time: "t".into(),
         };
-        let m = RawMessage::try_from(stored(Some(b"NATS/1.0\r\nX-Key: v\r\n\r\n"))).unwrap();
-        assert_eq!(m.headers.unwrap().get("X-Key"), Some("v"));
-        assert_eq!(RawMessage::try_from(stored(None)).unwrap().headers, None);
-        assert!(RawMessage::try_from(stored(Some(b"garbage"))).is_err());
+        let m = StreamMessage::try_from(stored(Some(b"NATS/1.0\r\nX-Key: v\r\n\r\n"))).unwrap();
+        assert_eq!(m.headers.get("X-Key").map(|v| v.as_str()), Some("v"));
+        assert!(StreamMessage::try_from(stored(None)).unwrap().headers.is_empty());
+        assert!(StreamMessage::try_from(stored(Some(b"garbage"))).is_err());
     }
 }

@@ -1,56 +1,76 @@
 //! Stream management on [`Context`]: create, update, look up, delete, list.
-//! Shaped like async-nats's context; every call returns typed API errors
-//! ([`Error::JetStream`] with an [`ErrorCode`]).
+//! Shaped like async-nats's context: every call fails with its kind
+//! (`CreateStreamErrorKind`…) over the API's error ([`Error::JetStream`]
+//! with an [`ErrorCode`]).
 
 use std::borrow::Borrow;
 
 use bytes::Bytes;
 use futures_core::Stream as AsyncStream;
+use futures_util::StreamExt;
 
 use super::api::{self, DeleteResponse, ErrorCode, JetStreamError, StreamConfig, StreamInfo};
 use super::api::{StreamNamesRequest, StreamNamesResponse};
-use super::context::{Context, encode_request};
+use super::context::{
+    Context, CreateStreamError, CreateStreamErrorKind, DeleteStreamError, GetStreamByNameError,
+    GetStreamByNameErrorKind, GetStreamError, GetStreamErrorKind, StreamsError, StreamsErrorKind, UpdateStreamError,
+    encode_request,
+};
 use super::direct_batch::DirectBatch;
 use super::paging::typed;
-use super::stream::{RawMessage, Stream};
-use crate::error::Error;
+use super::stream::{DeleteStatus, Stream, StreamMessage};
+use crate::error::{Error, KindError, SortCause};
 use crate::request_many::RequestManyOptions;
 use crate::subject::validate_subject;
 
 impl Context {
     /// Creates a stream. Creating one that exists with the same config
     /// returns it; with another config fails with
-    /// [`ErrorCode::STREAM_NAME_EXISTS`].
-    pub async fn create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, Error> {
+    /// [`ErrorCode::STREAM_NAME_EXIST`].
+    pub async fn create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, CreateStreamError> {
         let config = config.borrow();
-        let subject = api::stream_create(self.api_prefix(), &config.name)?;
-        let info = self.request(&subject, config).await?;
-        Ok(Stream::new(self.clone(), info))
+        named(&config.name, CreateStreamErrorKind::EmptyStreamName)?;
+        let info = async {
+            let subject = api::stream_create(self.api_prefix(), &config.name)?;
+            self.request(&subject, config).await
+        };
+        Ok(Stream::new(self.clone(), info.await.map_err(CreateStreamErrorKind::error)?))
     }
 
     /// Changes an existing stream's config; [`ErrorCode::STREAM_NOT_FOUND`]
     /// if there is none.
-    pub async fn update_stream(&self, config: impl Borrow<StreamConfig>) -> Result<StreamInfo, Error> {
+    pub async fn update_stream(&self, config: impl Borrow<StreamConfig>) -> Result<StreamInfo, UpdateStreamError> {
         let config = config.borrow();
-        let subject = api::stream_update(self.api_prefix(), &config.name)?;
-        self.request(&subject, config).await
+        named(&config.name, CreateStreamErrorKind::EmptyStreamName)?;
+        let info = async {
+            let subject = api::stream_update(self.api_prefix(), &config.name)?;
+            self.request(&subject, config).await
+        };
+        info.await.map_err(CreateStreamErrorKind::error)
     }
 
     /// A handle on an existing stream; [`ErrorCode::STREAM_NOT_FOUND`] if there is none.
-    pub async fn get_stream(&self, name: impl AsRef<str>) -> Result<Stream, Error> {
-        let subject = api::stream_info(self.api_prefix(), name.as_ref())?;
-        let info = self.request_raw(&subject, b"").await?;
-        Ok(Stream::new(self.clone(), info))
+    pub async fn get_stream(&self, name: impl AsRef<str>) -> Result<Stream, GetStreamError> {
+        let name = name.as_ref();
+        named(name, GetStreamErrorKind::EmptyName)?;
+        let info = async {
+            let subject = api::stream_info(self.api_prefix(), name)?;
+            self.request_raw(&subject, b"").await
+        };
+        Ok(Stream::new(self.clone(), info.await.map_err(GetStreamErrorKind::error)?))
     }
 
     /// The stream named in `config`: the existing one whatever its config,
     /// else one created from `config`. Safe to call from many clients at
     /// once: one that loses the race to create looks the winner's stream up.
-    pub async fn get_or_create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, Error> {
+    pub async fn get_or_create_stream(&self, config: impl Borrow<StreamConfig>) -> Result<Stream, CreateStreamError> {
         let config = config.borrow();
-        let body = encode_request(config)?;
-        let info = self.get_or_create_stream_json(&config.name, &body).await?;
-        Ok(Stream::new(self.clone(), api::parse_checked(&info)?))
+        named(&config.name, CreateStreamErrorKind::EmptyStreamName)?;
+        let info = async {
+            let body = encode_request(config)?;
+            api::parse_checked(&self.get_or_create_stream_json(&config.name, &body).await?)
+        };
+        Ok(Stream::new(self.clone(), info.await.map_err(CreateStreamErrorKind::error)?))
     }
 
     /// [`get_or_create_stream`](Self::get_or_create_stream) with the
@@ -62,7 +82,7 @@ impl Context {
             found => return found,
         }
         match self.request_json(&api::stream_create(self.api_prefix(), name)?, config).await {
-            Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NAME_EXISTS => {
+            Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NAME_EXIST => {
                 self.request_json(&info, b"").await
             }
             created => created,
@@ -70,26 +90,33 @@ impl Context {
     }
 
     /// Deletes a stream and its consumers; whether the server reported success.
-    pub async fn delete_stream(&self, name: impl AsRef<str>) -> Result<bool, Error> {
-        let subject = api::stream_delete(self.api_prefix(), name.as_ref())?;
-        let response: DeleteResponse = self.request_raw(&subject, b"").await?;
-        Ok(response.success)
+    pub async fn delete_stream(&self, name: impl AsRef<str>) -> Result<DeleteStatus, DeleteStreamError> {
+        let name = name.as_ref();
+        named(name, GetStreamErrorKind::EmptyName)?;
+        let status = async {
+            let subject = api::stream_delete(self.api_prefix(), name)?;
+            self.request_raw::<DeleteResponse>(&subject, b"").await
+        };
+        status.await.map_err(GetStreamErrorKind::error)
     }
 
     /// The name of the stream that stores `subject`;
     /// [`ErrorCode::STREAM_NOT_FOUND`] if none does.
-    pub async fn stream_by_subject(&self, subject: impl AsRef<str>) -> Result<String, Error> {
+    pub async fn stream_by_subject(&self, subject: impl AsRef<str>) -> Result<String, GetStreamByNameError> {
         let subject = subject.as_ref();
-        validate_subject(subject)?;
-        let request = StreamNamesRequest { offset: 0, subject: Some(subject.to_string()) };
-        let page: StreamNamesResponse = self.request(&api::stream_names(self.api_prefix()), &request).await?;
-        page.streams.into_iter().next().ok_or_else(|| {
-            Error::JetStream(JetStreamError {
-                code: 404,
-                err_code: ErrorCode::STREAM_NOT_FOUND,
-                description: format!("no stream stores subject {subject:?}"),
+        let name = async {
+            validate_subject(subject)?;
+            let request = StreamNamesRequest { offset: 0, subject: Some(subject.to_string()) };
+            let page: StreamNamesResponse = self.request(&api::stream_names(self.api_prefix()), &request).await?;
+            page.streams.into_iter().next().ok_or_else(|| {
+                Error::JetStream(JetStreamError {
+                    code: 404,
+                    err_code: ErrorCode::STREAM_NOT_FOUND,
+                    description: format!("no stream stores subject {subject:?}"),
+                })
             })
-        })
+        };
+        name.await.map_err(GetStreamByNameErrorKind::error)
     }
 
     /// A direct get (ADR-31) from any replica of `stream`: `payload` is a
@@ -103,13 +130,13 @@ impl Context {
         stream: &str,
         last_for_subject: Option<&str>,
         payload: &[u8],
-    ) -> Result<RawMessage, Error> {
+    ) -> Result<StreamMessage, Error> {
         let subject = match last_for_subject {
             Some(subject) => api::direct_get_last(self.api_prefix(), stream, subject)?,
             None => api::direct_get(self.api_prefix(), stream)?,
         };
         let reply = self.client().request_message(&subject, None, payload, Some(self.timeout())).await?;
-        RawMessage::from_direct_reply(reply)
+        StreamMessage::from_direct_reply(reply)
     }
 
     /// A batched direct get (ADR-31, server 2.11+) from any replica of
@@ -124,19 +151,20 @@ impl Context {
     }
 
     /// Names of all streams, a page at a time.
-    pub fn stream_names(&self) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
-        self.stream_names_filtered(None)
+    pub fn stream_names(&self) -> impl AsyncStream<Item = Result<String, StreamsError>> + Unpin + use<> {
+        self.stream_names_filtered(None).map(sorted)
     }
 
     /// Names of the streams whose subjects overlap `subject` (wildcards allowed).
     pub fn stream_names_for_subject<S: Into<String>>(
         &self,
         subject: S,
-    ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<S> {
-        self.stream_names_filtered(Some(subject.into()))
+    ) -> impl AsyncStream<Item = Result<String, StreamsError>> + Unpin + use<S> {
+        self.stream_names_filtered(Some(subject.into())).map(sorted)
     }
 
-    fn stream_names_filtered(
+    /// The stream names with natsjet's [`Error`] (the stores list buckets with them).
+    pub(crate) fn stream_names_filtered(
         &self,
         filter: Option<String>,
     ) -> impl AsyncStream<Item = Result<String, Error>> + Unpin + use<> {
@@ -144,12 +172,24 @@ impl Context {
     }
 
     /// Info of all streams, a page at a time.
-    pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, Error>> + Unpin + use<> {
-        typed(self.list_pages(api::stream_list(self.api_prefix()), None))
+    pub fn streams(&self) -> impl AsyncStream<Item = Result<StreamInfo, StreamsError>> + Unpin + use<> {
+        typed(self.list_pages(api::stream_list(self.api_prefix()), None)).map(sorted)
     }
 }
 
 /// A batch's replies until `timeout` at most; the end-of-batch status ends it sooner.
 fn batch_options(timeout: std::time::Duration) -> RequestManyOptions {
     RequestManyOptions { max_wait: timeout, ..RequestManyOptions::default() }
+}
+
+/// An empty name is its own kind, as in async-nats.
+fn named<K: SortCause>(name: &str, empty: K) -> Result<(), KindError<K>> {
+    match name.is_empty() {
+        true => Err(KindError::new(empty, Error::InvalidArgument("the stream name is empty".into()))),
+        false => Ok(()),
+    }
+}
+
+fn sorted<T>(item: Result<T, Error>) -> Result<T, StreamsError> {
+    item.map_err(StreamsErrorKind::error)
 }

@@ -10,9 +10,10 @@ use super::options::{ConnectionOptions, millis, parse};
 use super::responses::{self, RawResponses};
 use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
-use super::{at_once, boxed_promise, promise, to_js_object};
+use super::{boxed_promise, promise, to_js_object};
 use crate::Client;
 use crate::conn::State;
+use crate::driver::DefaultRuntime;
 use crate::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -34,7 +35,7 @@ export type RawStats = Float64Array;
 #[wasm_bindgen(unchecked_return_type = "Promise<RawConnection>")]
 pub fn connect(options: Option<ConnectionOptions>, sink: StatusSink) -> Result<Promise, JsValue> {
     let (servers, options) = parse(options)?;
-    let connecting = options.event_callback(forward(sink)).connect(servers);
+    let connecting = options.on_event(forward(sink)).connect_with::<DefaultRuntime>(servers);
     Ok(promise(async move { connecting.await.map(|client| RawConnection { client }) }))
 }
 
@@ -75,8 +76,8 @@ impl RawConnection {
     ) -> Result<RawSubscription, JsValue> {
         let timeout = millis(timeout.into(), "timeout")?;
         let mut subscriber = match queue {
-            Some(queue) => at_once(self.client.queue_subscribe(subject, queue))?,
-            None => at_once(self.client.subscribe(subject))?,
+            Some(queue) => self.client.subscribe_inner(subject, Some(&queue))?,
+            None => self.client.subscribe_inner(subject, None)?,
         };
         if let Some(timeout) = timeout {
             subscriber.set_first_message_timeout(timeout);
@@ -100,7 +101,7 @@ impl RawConnection {
         let headers = headers.map(header_map).transpose()?;
         let timeout = millis(timeout_ms.into(), "timeout")?;
         let answer = match (no_mux == Some(true), reply) {
-            (false, None) => Either::Left(self.client.send_request(subject, headers.as_ref(), payload, timeout)?),
+            (false, None) => Either::Left(self.client.start_request(subject, headers.as_ref(), payload, timeout)?),
             (false, Some(_)) => return Err(Error::InvalidArgument("reply: only with noMux".into()).into()),
             (true, reply) => {
                 let inbox = reply.unwrap_or_else(|| self.client.new_inbox());
@@ -139,7 +140,7 @@ impl RawConnection {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn flush(&self) -> Promise {
         let client = self.client.clone();
-        promise(async move { client.flush().await.map(|()| JsValue::UNDEFINED) })
+        promise(async move { client.flush_pong().await.map(|()| JsValue::UNDEFINED) })
     }
 
     /// Unsubscribes everything, delivers what already arrived, flushes, closes.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use natsjet::jetstream::kv::{self, Entry, Store};
-use natsjet::jetstream::stream::RawMessage;
+use natsjet::jetstream::stream::StreamMessage;
 use natsjet::jetstream::{self, Context};
 use natsjet::{Client, Subscriber};
 use tokio::time::timeout;
@@ -49,7 +49,7 @@ pub fn summary(entries: &[Entry]) -> Vec<(String, u64, kv::Operation)> {
 }
 
 /// The message the bucket's stream stored at `revision`, headers and all.
-pub async fn stored(js: &Context, store: &Store, revision: u64) -> RawMessage {
+pub async fn stored(js: &Context, store: &Store, revision: u64) -> StreamMessage {
     js.get_stream(&store.stream_name).await.unwrap().get_raw_message(revision).await.unwrap()
 }
 
@@ -59,8 +59,8 @@ pub async fn stored_count(js: &Context, store: &Store) -> u64 {
 }
 
 /// The headers of a stored message as sorted (name, value) pairs.
-pub fn header_pairs(message: &RawMessage) -> Vec<(String, String)> {
-    let mut pairs: Vec<_> = message.headers.iter().flat_map(|h| h.iter()).map(|(n, v)| (n.into(), v.into())).collect();
+pub fn header_pairs(message: &StreamMessage) -> Vec<(String, String)> {
+    let mut pairs: Vec<_> = message.headers.iter().map(|(n, v)| (n.into(), v.into())).collect();
     pairs.sort();
     pairs
 }
@@ -89,7 +89,7 @@ impl Tap {
     /// their order), so `sender` sent nothing there before it.
     pub async fn assert_silent(&mut self, sender: &Client, what: &str) {
         for (subject, sub) in [("$KV.tap.end", &mut self.writes), ("$JS.API.tap.end", &mut self.requests)] {
-            sender.publish(subject, "end").await.unwrap();
+            sender.publish(subject, "end".into()).await.unwrap();
             sender.flush().await.unwrap();
             let first = timeout(WAIT, sub.next()).await.expect("the end marker in time").expect("subscribed");
             assert_eq!(first.subject, subject, "{what} sent {:?} to the server", first.subject);
@@ -98,7 +98,7 @@ impl Tap {
 
     /// The subjects of the API requests heard until `sender`'s marker.
     pub async fn requests(&mut self, sender: &Client) -> Vec<String> {
-        sender.publish("$JS.API.tap.end", "end").await.unwrap();
+        sender.publish("$JS.API.tap.end", "end".into()).await.unwrap();
         sender.flush().await.unwrap();
         let mut subjects = Vec::new();
         loop {

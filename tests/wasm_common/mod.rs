@@ -45,5 +45,5 @@ pub async fn round_trip(client: &Client, prefix: &str) {
     client.flush().await.unwrap();
     let answer = client.request(format!("echo.{prefix}"), "ping").await.unwrap();
     assert_eq!(&answer.payload[..], b"ping");
-    assert_eq!(client.request("nobody.home", "x").await.unwrap_err(), natsjet::Error::NoResponders);
+    assert_eq!(client.request("nobody.home", "x").await.unwrap_err().into_cause(), natsjet::Error::NoResponders);
 }

@@ -4,14 +4,14 @@
 //! What each publish means travels in its reply subject,
 //! `<inbox>.<flow>.<gaps>.<seq>.<op>.$FI`, answered on the inbox: flow acks
 //! `{"type":"ack","seq":n,"msgs":m}` (at most two intervals of `m`
-//! messages may be unacknowledged), and for the last message the `PubAck`
+//! messages may be unacknowledged), and for the last message the `PublishAck`
 //! of the batch. [`FastWindow`] is the sans-IO bookkeeping; the publish
 //! module's `FastIngest` sends over a client.
 
 use serde::Deserialize;
 
 use crate::core::error::Error;
-use crate::core::jetstream::api::{self, PubAck};
+use crate::core::jetstream::api::{self, PublishAck};
 
 /// The API level of servers that take fast batches (nats-server 2.14).
 pub const FAST_INGEST_API_LEVEL: u32 = 4;
@@ -34,7 +34,7 @@ pub enum Control {
     /// Everything up to `seq` arrived; flow acks now come every `msgs`.
     Ack { seq: u64, msgs: u64 },
     /// The batch is committed.
-    Done(PubAck),
+    Done(PublishAck),
 }
 
 #[derive(Deserialize, Default)]
@@ -44,7 +44,7 @@ struct Flow {
     kind: String,
     seq: u64,
     msgs: u64,
-    /// Set on the final `PubAck`.
+    /// Set on the final `PublishAck`.
     batch: Option<String>,
 }
 
@@ -89,7 +89,7 @@ impl FastWindow {
         self.acked
     }
 
-    /// A message on the inbox: flow ack, the batch's `PubAck`, or the error that ended it.
+    /// A message on the inbox: flow ack, the batch's `PublishAck`, or the error that ended it.
     pub fn handle(&mut self, payload: &[u8]) -> Result<Control, Error> {
         api::check_response(payload)?;
         let flow: Flow = api::parse_checked_plain(payload)?;
@@ -147,7 +147,7 @@ mod tests {
     fn the_batch_ends_with_its_pub_ack_or_an_error() {
         let mut window = FastWindow::new("_INBOX.B".into());
         let done = window.handle(br#"{"stream":"OBJ_b","seq":301,"batch":"B","count":301}"#).unwrap();
-        assert!(matches!(done, Control::Done(ack) if ack.seq == 301 && ack.count == Some(301)));
+        assert!(matches!(done, Control::Done(ack) if ack.sequence == 301 && ack.batch_size == Some(301)));
         let refused = window.handle(br#"{"error":{"code":400,"err_code":10174,"description":"no"}}"#);
         assert!(matches!(refused, Err(Error::JetStream(e)) if e.err_code.0 == 10174));
         assert!(matches!(window.handle(br#"{"type":"gap","last_seq":3,"seq":5}"#), Err(Error::Protocol(_))));

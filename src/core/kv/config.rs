@@ -10,8 +10,7 @@ use super::error::CreateKeyValueErrorKind;
 use super::names::{STREAM_PREFIX, bucket_of_stream, check_bucket, stream_name};
 use crate::core::error::Error;
 use crate::core::jetstream::api::{
-    Compression, DiscardPolicy, Placement, Republish, StorageType, StreamConfig, StreamInfo, StreamSource,
-    SubjectTransform,
+    Compression, DiscardPolicy, Placement, Republish, Source, StorageType, StreamConfig, StreamInfo, SubjectTransform,
 };
 
 /// The most values a bucket keeps per key.
@@ -38,9 +37,9 @@ pub struct Config {
     /// Republishes every change to another subject.
     pub republish: Option<Republish>,
     /// A read-only copy of another bucket (its name, with or without `KV_`).
-    pub mirror: Option<StreamSource>,
+    pub mirror: Option<Source>,
     /// Buckets whose keys flow into this one.
-    pub sources: Option<Vec<StreamSource>>,
+    pub sources: Option<Vec<Source>>,
     /// Let the mirror answer direct gets for its origin (always on for mirrors).
     pub mirror_direct: bool,
     /// S2 compression of the stored values.
@@ -73,7 +72,8 @@ impl Config {
                 // A source's keys land under this bucket's name (nats.go).
                 if source.external.is_none() && origin != self.bucket && source.subject_transforms.is_empty() {
                     let src = format!("$KV.{origin}.>");
-                    source.subject_transforms = vec![SubjectTransform { src, dest: format!("$KV.{}.>", self.bucket) }];
+                    source.subject_transforms =
+                        vec![SubjectTransform { source: src, destination: format!("$KV.{}.>", self.bucket) }];
                 }
             }
             subjects.push(format!("$KV.{}.>", self.bucket));
@@ -84,32 +84,31 @@ impl Config {
             age if !age.is_zero() && age < MAX_DUPLICATE_WINDOW => age,
             _ => MAX_DUPLICATE_WINDOW,
         };
-        let marker_ttl = self.limit_markers.unwrap_or_default();
         Ok(StreamConfig {
             name: stream_name(&self.bucket),
             description: Some(self.description).filter(|d| !d.is_empty()),
             subjects,
-            max_msgs_per_subject: self.history.max(1),
+            max_messages_per_subject: self.history.max(1),
             max_bytes: if self.max_bytes == 0 { -1 } else { self.max_bytes },
             max_age: self.max_age,
-            max_msg_size: if self.max_value_size == 0 { -1 } else { self.max_value_size },
-            max_msgs: -1,
+            max_message_size: if self.max_value_size == 0 { -1 } else { self.max_value_size },
+            max_messages: -1,
             max_consumers: -1,
             storage: self.storage,
             num_replicas: self.num_replicas.max(1),
             republish: self.republish,
-            allow_rollup_hdrs: true,
+            allow_rollup: true,
             deny_delete: true,
             allow_direct: true,
             mirror_direct: mirror.is_some() || self.mirror_direct,
             mirror,
-            sources,
+            sources: Some(sources).filter(|sources| !sources.is_empty()),
             discard: DiscardPolicy::New,
             duplicate_window,
-            compression: if self.compression { Compression::S2 } else { Compression::None },
+            compression: self.compression.then_some(Compression::S2),
             placement: self.placement,
-            allow_msg_ttl: self.limit_markers.is_some(),
-            subject_delete_marker_ttl: marker_ttl,
+            allow_message_ttl: self.limit_markers.is_some(),
+            subject_delete_marker_ttl: self.limit_markers.filter(|ttl| !ttl.is_zero()),
             metadata: self.metadata,
             ..StreamConfig::default()
         })
@@ -149,7 +148,7 @@ impl Status {
 
     /// Values kept per key.
     pub fn history(&self) -> i64 {
-        self.info.config.max_msgs_per_subject
+        self.info.config.max_messages_per_subject
     }
 
     /// How long a value lives (zero: forever).
@@ -164,7 +163,7 @@ impl Status {
 
     /// How long limit markers live, if the bucket has them.
     pub fn limit_markers(&self) -> Option<Duration> {
-        Some(self.info.config.subject_delete_marker_ttl).filter(|ttl| !ttl.is_zero())
+        self.info.config.subject_delete_marker_ttl.filter(|ttl| !ttl.is_zero())
     }
 }
 
@@ -217,38 +216,39 @@ mod tests {
         };
         let stream = config.into_stream_config().unwrap();
         assert_eq!(stream.description.as_deref(), Some("d"));
-        assert_eq!((stream.max_msgs_per_subject, stream.max_bytes, stream.max_msg_size), (5, 1024, 128));
+        assert_eq!((stream.max_messages_per_subject, stream.max_bytes, stream.max_message_size), (5, 1024, 128));
         assert_eq!((stream.num_replicas, stream.storage), (3, StorageType::Memory));
         assert_eq!(stream.duplicate_window, Duration::from_secs(30), "at most the TTL");
-        assert_eq!(stream.compression, Compression::S2);
-        assert!(stream.allow_msg_ttl);
-        assert_eq!(stream.subject_delete_marker_ttl, Duration::from_secs(5));
+        assert_eq!(stream.compression, Some(Compression::S2));
+        assert!(stream.allow_message_ttl);
+        assert_eq!(stream.subject_delete_marker_ttl, Some(Duration::from_secs(5)));
         assert_eq!(stream.metadata.get("k").map(String::as_str), Some("v"));
     }
 
     #[test]
     fn mirrors_and_sources() {
-        let mirror = StreamSource { name: "origin".into(), ..StreamSource::default() };
+        let mirror = Source { name: "origin".into(), ..Source::default() };
         let config = Config { bucket: "m".into(), mirror: Some(mirror), ..Config::default() };
         let stream = config.into_stream_config().unwrap();
         assert_eq!(stream.mirror.unwrap().name, "KV_origin");
         assert!(stream.mirror_direct && stream.subjects.is_empty());
         assert!(stream.duplicate_window.is_zero(), "no de-duplication of publishes a mirror never takes");
 
-        let sources = vec![
-            StreamSource { name: "KV_a".into(), ..StreamSource::default() },
-            StreamSource { name: "s".into(), ..StreamSource::default() },
-        ];
+        let sources =
+            vec![Source { name: "KV_a".into(), ..Source::default() }, Source { name: "s".into(), ..Source::default() }];
         let config = Config { bucket: "s".into(), sources: Some(sources), ..Config::default() };
         let stream = config.into_stream_config().unwrap();
         assert_eq!(stream.subjects, ["$KV.s.>"]);
-        assert_eq!(stream.sources[0].name, "KV_a");
+        assert_eq!(stream.sources.as_ref().unwrap()[0].name, "KV_a");
         assert_eq!(
-            stream.sources[0].subject_transforms,
-            [SubjectTransform { src: "$KV.a.>".into(), dest: "$KV.s.>".into() }]
+            stream.sources.as_ref().unwrap()[0].subject_transforms,
+            [SubjectTransform { source: "$KV.a.>".into(), destination: "$KV.s.>".into() }]
         );
-        assert_eq!(stream.sources[1].name, "KV_s");
-        assert!(stream.sources[1].subject_transforms.is_empty(), "a source of the same name keeps its subjects");
+        assert_eq!(stream.sources.as_ref().unwrap()[1].name, "KV_s");
+        assert!(
+            stream.sources.as_ref().unwrap()[1].subject_transforms.is_empty(),
+            "a source of the same name keeps its subjects"
+        );
     }
 
     #[test]

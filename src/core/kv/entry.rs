@@ -49,7 +49,7 @@ impl Operation {
         if let Some(operation) = headers.get(KV_OPERATION) {
             return operation.parse().unwrap_or(Operation::Put);
         }
-        match headers.get(NATS_MARKER_REASON) {
+        match headers.get(NATS_MARKER_REASON).map(|v| v.as_str()) {
             Some("MaxAge" | "Purge") => Operation::Purge,
             Some("Remove") => Operation::Delete,
             _ => Operation::Put,

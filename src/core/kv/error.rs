@@ -8,6 +8,7 @@ use crate::core::jetstream::api::ErrorCode;
 
 error_kinds!(
     /// Opening, listing or deleting a bucket.
+    #[derive(Copy, Hash)]
     KeyValueErrorKind {
         InvalidStoreName => "invalid Key Value Store name",
         GetBucket => "failed to get the bucket",
@@ -17,6 +18,7 @@ error_kinds!(
 
 error_kinds!(
     /// Creating a bucket.
+    #[derive(Copy, Hash)]
     CreateKeyValueErrorKind {
         InvalidStoreName => "invalid Key Value Store name",
         TooLongHistory => "too long history",
@@ -30,6 +32,7 @@ error_kinds!(
 
 error_kinds!(
     /// Updating a bucket's config.
+    #[derive(Copy, Hash)]
     UpdateKeyValueErrorKind {
         InvalidStoreName => "invalid Key Value Store name",
         TooLongHistory => "too long history",
@@ -43,6 +46,7 @@ error_kinds!(
 
 error_kinds!(
     /// `Store::status`.
+    #[derive(Copy, Hash)]
     StatusErrorKind {
         JetStream => "JetStream error",
         TimedOut => "timed out",
@@ -51,6 +55,7 @@ error_kinds!(
 
 error_kinds!(
     /// `Store::create`.
+    #[derive(Copy, Hash)]
     CreateErrorKind {
         /// The key has a value (not a delete or purge marker).
         AlreadyExists => "key already exists",
@@ -63,6 +68,7 @@ error_kinds!(
 
 error_kinds!(
     /// `Store::put`.
+    #[derive(Copy, Hash)]
     PutErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
         /// The message was not sent: too large, connection closed.
@@ -74,6 +80,7 @@ error_kinds!(
 
 error_kinds!(
     /// `Store::get`, `entry`, `entry_for_revision`.
+    #[derive(Copy, Hash)]
     EntryErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
         TimedOut => "timed out",
@@ -83,6 +90,7 @@ error_kinds!(
 
 error_kinds!(
     /// Starting a watch, a history or a key listing.
+    #[derive(Copy, Hash)]
     WatchErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
         TimedOut => "timed out",
@@ -93,6 +101,7 @@ error_kinds!(
 
 error_kinds!(
     /// `Store::update`, `delete`, `purge` and their `_expect_revision` forms.
+    #[derive(Copy, Hash)]
     UpdateErrorKind {
         InvalidKey => "key cannot be empty or start/end with `.`",
         TimedOut => "timed out",
@@ -104,6 +113,7 @@ error_kinds!(
 
 error_kinds!(
     /// An entry of a running watch, history or listing.
+    #[derive(Copy, Hash)]
     WatcherErrorKind {
         Consumer => "watcher consumer error",
         Other => "watcher error",

@@ -9,6 +9,7 @@ pub use crate::core::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;
 
 error_kinds!(
     /// Opening or deleting a bucket.
+    #[derive(Copy, Hash)]
     ObjectStoreErrorKind {
         InvalidBucketName => "invalid Object Store bucket name",
         GetStore => "failed to get Object Store",
@@ -17,6 +18,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::info`.
+    #[derive(Copy, Hash)]
     InfoErrorKind {
         InvalidName => "invalid object name",
         NotFound => "not found",
@@ -27,6 +29,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::get`, and reading the object.
+    #[derive(Copy, Hash)]
     GetErrorKind {
         InvalidName => "invalid object name",
         ConsumerCreate => "failed creating consumer for fetching object",
@@ -40,6 +43,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::delete`.
+    #[derive(Copy, Hash)]
     DeleteErrorKind {
         TimedOut => "timed out",
         NotFound => "object not found",
@@ -52,6 +56,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::put`.
+    #[derive(Copy, Hash)]
     PutErrorKind {
         InvalidName => "invalid object name",
         ReadChunks => "error while reading the content",
@@ -65,6 +70,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::add_link` and `add_bucket_link`.
+    #[derive(Copy, Hash)]
     AddLinkErrorKind {
         EmptyName => "empty name",
         ObjectRequired => "the linked object has no name",
@@ -78,6 +84,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::update_metadata`.
+    #[derive(Copy, Hash)]
     UpdateMetadataErrorKind {
         InvalidName => "invalid object name",
         NotFound => "object not found",
@@ -91,6 +98,7 @@ error_kinds!(
 
 error_kinds!(
     /// Starting a watch or a listing.
+    #[derive(Copy, Hash)]
     WatchErrorKind {
         TimedOut => "timed out",
         ConsumerCreate => "watch consumer creation failed",
@@ -100,6 +108,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::seal`.
+    #[derive(Copy, Hash)]
     SealErrorKind {
         TimedOut => "timed out",
         Other => "sealing failed",
@@ -110,6 +119,7 @@ error_kinds!(
 
 error_kinds!(
     /// An item of a running watch or listing.
+    #[derive(Copy, Hash)]
     WatcherErrorKind {
         ConsumerError => "watcher consumer error",
         Other => "watcher error",
@@ -118,6 +128,7 @@ error_kinds!(
 
 error_kinds!(
     /// `ObjectStore::status`.
+    #[derive(Copy, Hash)]
     StatusErrorKind {
         JetStream => "JetStream error",
         TimedOut => "timed out",

@@ -148,12 +148,12 @@ impl Config {
             storage: self.storage,
             num_replicas: self.num_replicas.max(1),
             discard: DiscardPolicy::New,
-            allow_rollup_hdrs: true,
+            allow_rollup: true,
             allow_direct: true,
-            compression: if self.compression { Compression::S2 } else { Compression::None },
+            compression: self.compression.then_some(Compression::S2),
             placement: self.placement.clone(),
             metadata: self.metadata.clone(),
-            allow_batched: self.allow_batched,
+            allow_batch_publish: self.allow_batched,
             ..StreamConfig::default()
         })
     }
@@ -225,7 +225,7 @@ mod headers {
         names.dedup();
         let mut map = s.serialize_map(Some(names.len()))?;
         for name in names {
-            map.serialize_entry(name, &headers.get_all(name).collect::<Vec<_>>())?;
+            map.serialize_entry(name, &headers.get_all(name).map(|v| v.as_str()).collect::<Vec<_>>())?;
         }
         map.end()
     }

@@ -8,7 +8,7 @@ use bytes::BytesMut;
 
 use super::{protocol_error, truncated};
 use crate::core::error::Error;
-use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::header::{HeaderMap, HeaderValue, StatusCode};
 
 const VERSION_LINE: &[u8] = b"NATS/1.0";
 
@@ -23,7 +23,7 @@ pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>
         first.strip_prefix(VERSION_LINE).ok_or_else(|| protocol_error("header block without NATS/1.0", first))?;
     let (status, description) = parse_status(status_part)?;
 
-    let mut entries: Vec<(String, Vec<String>)> = Vec::new();
+    let mut entries: Vec<(String, Vec<HeaderValue>)> = Vec::new();
     // Borrowed names -> position in `entries`: one hash per line keeps a
     // block of many distinct names linear.
     let mut index: HashMap<&[u8], usize> = HashMap::new();
@@ -35,7 +35,7 @@ pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>
             break;
         }
         let (name, value) = split_header_line(line)?;
-        let value = String::from_utf8_lossy(value.trim_ascii()).into_owned();
+        let value = HeaderValue::from(String::from_utf8_lossy(value.trim_ascii()).into_owned());
         match index.get(name) {
             Some(&i) => entries[i].1.push(value),
             None => {
@@ -157,10 +157,10 @@ mod tests {
         let (status, description, headers) = parse_headers(block).unwrap();
         assert_eq!(status, Some(StatusCode::REQUEST_TIMEOUT));
         assert_eq!(description.as_deref(), Some("Request Timeout"));
-        assert_eq!(headers.get("Nats-Pending-Messages"), Some("5"));
-        assert_eq!(headers.get("Nats-Pending-Bytes"), Some("1024"));
+        assert_eq!(headers.get("Nats-Pending-Messages").map(|v| v.as_str()), Some("5"));
+        assert_eq!(headers.get("Nats-Pending-Bytes").map(|v| v.as_str()), Some("1024"));
         assert_eq!(headers.get_all("X-A").collect::<Vec<_>>(), ["1", "3"]);
-        assert_eq!(headers.get("x-a"), Some("2"));
+        assert_eq!(headers.get("x-a").map(|v| v.as_str()), Some("2"));
         assert_eq!(headers.len(), 4);
     }
 
@@ -174,7 +174,7 @@ mod tests {
         assert!(headers.is_empty());
         // No closing blank line: tolerated.
         let (_, _, headers) = parse_headers(b"NATS/1.0\r\nA: b\r\n").unwrap();
-        assert_eq!(headers.get("A"), Some("b"));
+        assert_eq!(headers.get("A").map(|v| v.as_str()), Some("b"));
         let (_, _, headers) = parse_headers(b"NATS/1.0 100 Idle Heartbeat").unwrap();
         assert!(headers.is_empty());
     }
@@ -182,8 +182,8 @@ mod tests {
     #[test]
     fn empty_value_and_lossy_value() {
         let (_, _, headers) = parse_headers(b"NATS/1.0\r\nA:\r\nB: \xff\r\n\r\n").unwrap();
-        assert_eq!(headers.get("A"), Some(""));
-        assert_eq!(headers.get("B"), Some("\u{fffd}"));
+        assert_eq!(headers.get("A").map(|v| v.as_str()), Some(""));
+        assert_eq!(headers.get("B").map(|v| v.as_str()), Some("\u{fffd}"));
     }
 
     #[test]
@@ -214,7 +214,7 @@ mod tests {
         block.extend_from_slice(b"\r\n");
         let (_, _, headers) = parse_headers(&block).unwrap();
         assert_eq!(headers.len(), 10_000);
-        assert_eq!(headers.get("H9999"), Some("9999"));
+        assert_eq!(headers.get("H9999").map(|v| v.as_str()), Some("9999"));
     }
 
     #[test]

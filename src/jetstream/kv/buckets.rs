@@ -20,7 +20,7 @@ const LIMIT_MARKERS_API_LEVEL: u32 = 1;
 impl Context {
     /// Creates bucket `config.bucket`. One that exists with the same config
     /// is returned; with another config it fails with `BucketCreate`
-    /// ([`ErrorCode::STREAM_NAME_EXISTS`]).
+    /// ([`ErrorCode::STREAM_NAME_EXIST`]).
     pub async fn create_key_value(&self, config: Config) -> Result<Store, CreateKeyValueError> {
         let bucket = config.bucket.clone();
         let body = self.bucket_stream(config)?;
@@ -114,7 +114,7 @@ impl Context {
 
     /// Names of all buckets, a page at a time.
     pub fn key_value_store_names(&self) -> impl Stream<Item = Result<String, Error>> + Unpin + use<> {
-        self.stream_names().filter_map(|name| {
+        self.stream_names_filtered(None).filter_map(|name| {
             let bucket = name.map(|name| bucket_of_stream(&name).map(str::to_string)).transpose();
             std::future::ready(bucket)
         })

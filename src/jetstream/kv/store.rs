@@ -22,7 +22,7 @@ use crate::jetstream::api::{
 };
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::publish::Publish;
-use crate::jetstream::stream::RawMessage;
+use crate::jetstream::stream::StreamMessage;
 
 /// Every key.
 const ALL_KEYS: &str = ">";
@@ -236,7 +236,7 @@ impl Store {
             }));
         }
         let ack = self.context.send_publish(self.subjects.write(key), publish.payload(value)).await?.await?;
-        Ok(ack.seq)
+        Ok(ack.sequence)
     }
 
     /// The value of `key`; `None` when it has none (never put, deleted or purged).
@@ -284,11 +284,11 @@ impl Store {
         if message.subject != subject {
             return Ok(None);
         }
-        let len = value_len(message.headers.as_ref(), &message.payload);
+        let len = value_len(Some(&message.headers), &message.payload);
         let entry = Entry {
             bucket: self.name.clone(),
             key: key.to_string(),
-            operation: Operation::of(message.headers.as_ref()),
+            operation: Operation::of(Some(&message.headers)),
             created: message.timestamp().unwrap_or(SystemTime::UNIX_EPOCH),
             value: message.payload,
             revision: message.sequence,
@@ -299,7 +299,7 @@ impl Store {
     }
 
     /// A get from the stream leader, for buckets without direct gets.
-    async fn stored_message(&self, subject: &str, revision: Option<u64>) -> Result<RawMessage, Error> {
+    async fn stored_message(&self, subject: &str, revision: Option<u64>) -> Result<StreamMessage, Error> {
         let request = match revision {
             Some(seq) => MsgGetRequest { seq: Some(seq), ..MsgGetRequest::default() },
             None => MsgGetRequest { last_by_subj: Some(subject.to_string()), ..MsgGetRequest::default() },

@@ -18,7 +18,7 @@ use crate::jetstream::publish::fast_ingest::FAST_INGEST_API_LEVEL;
 impl Context {
     /// Creates bucket `config.bucket`. One that exists with the same config
     /// is returned; with another config it fails (`BucketCreate`,
-    /// [`ErrorCode::STREAM_NAME_EXISTS`]).
+    /// [`ErrorCode::STREAM_NAME_EXIST`]).
     pub async fn create_object_store(&self, config: Config) -> Result<ObjectStore, CreateObjectStoreError> {
         let created = async {
             let body = self.object_bucket_stream(&config)?;
@@ -74,7 +74,7 @@ impl Context {
 
     /// Names of all object store buckets, a page at a time.
     pub fn object_store_names(&self) -> impl Stream<Item = Result<String, Error>> + Unpin + use<> {
-        self.stream_names().filter_map(|name| {
+        self.stream_names_filtered(None).filter_map(|name| {
             let bucket = name.map(|name| bucket_of_stream(&name).map(str::to_string)).transpose();
             std::future::ready(bucket)
         })

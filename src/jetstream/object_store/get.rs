@@ -272,13 +272,13 @@ impl Chunks {
     /// The next chunk; `None` also when the server has no more to send,
     /// however many the object has.
     fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Message, Error>>> {
-        if let Poll::Ready(item) = Pin::new(&mut self.messages).poll_next(cx) {
+        if let Poll::Ready(item) = self.messages.poll_raw(cx) {
             self.stall = Stall::Idle;
             return Poll::Ready(item.map(|r| r.map(|m| m.message)));
         }
         ready!(self.poll_ran_dry(cx));
         // What the server sent before its answer is queued by now.
-        match Pin::new(&mut self.messages).poll_next(cx) {
+        match self.messages.poll_raw(cx) {
             Poll::Ready(item) => Poll::Ready(item.map(|r| r.map(|m| m.message))),
             Poll::Pending => Poll::Ready(None),
         }
@@ -318,7 +318,7 @@ fn ran_dry(info: &ConsumerInfo, last: Option<&(String, u64)>) -> bool {
         Some((consumer, sequence)) if *consumer == info.name => *sequence,
         _ => 0,
     };
-    info.num_pending == 0 && info.delivered.consumer_seq <= received
+    info.num_pending == 0 && info.delivered.consumer_sequence <= received
 }
 
 impl Stream for Object {
@@ -365,7 +365,7 @@ mod tests {
 
     fn info(name: &str, num_pending: u64, consumer_seq: u64) -> ConsumerInfo {
         // The stream sequence moves past purged chunks: never looked at.
-        let delivered = SequenceInfo { consumer_seq, stream_seq: 999, last_active: None };
+        let delivered = SequenceInfo { consumer_sequence: consumer_seq, stream_sequence: 999, last_active: None };
         ConsumerInfo { name: name.into(), num_pending, delivered, ..ConsumerInfo::default() }
     }
 

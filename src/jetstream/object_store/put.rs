@@ -108,7 +108,12 @@ impl FastIngest {
         match *self {}
     }
 
-    async fn commit(self, _: &str, _: Option<&HeaderMap>, _: Bytes) -> Result<crate::jetstream::api::PubAck, Error> {
+    async fn commit(
+        self,
+        _: &str,
+        _: Option<&HeaderMap>,
+        _: Bytes,
+    ) -> Result<crate::jetstream::api::PublishAck, Error> {
         match self {}
     }
 }
@@ -378,7 +383,7 @@ impl Upload {
                 if let Some(revision) = expected {
                     headers.insert(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, revision.to_string());
                 }
-                Ok(fast.commit(subject, Some(&headers), super::store::meta_json(info)?).await?.seq)
+                Ok(fast.commit(subject, Some(&headers), super::store::meta_json(info)?).await?.sequence)
             }
         }
     }

@@ -28,7 +28,7 @@ use crate::jetstream::ordered::OrderedConfig;
 use crate::jetstream::publish::Publish;
 use crate::jetstream::publish::fast_ingest::FAST_INGEST_API_LEVEL;
 use crate::jetstream::reader::tracked::TrackedRead;
-use crate::jetstream::stream::RawMessage;
+use crate::jetstream::stream::StreamMessage;
 use crate::message::Message;
 
 /// An object store bucket.
@@ -146,7 +146,7 @@ impl ObjectStore {
                 let request = MsgGetRequest { last_by_subj: Some(subject.clone()), ..MsgGetRequest::default() };
                 let call = api::stream_msg_get(self.context.api_prefix(), &self.stream())?;
                 let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
-                RawMessage::try_from(api::parse_checked_plain::<MsgGetResponse>(&reply)?.message)?
+                StreamMessage::try_from(api::parse_checked_plain::<MsgGetResponse>(&reply)?.message)?
             }
         };
         let mut info = parse_meta(&message.payload)?;
@@ -190,7 +190,7 @@ impl ObjectStore {
         with: Publish,
     ) -> Result<u64, Error> {
         let publish = with.header(NATS_ROLLUP, "sub").payload(meta_json(info)?);
-        Ok(self.context.send_publish(subject, publish).await?.await?.seq)
+        Ok(self.context.send_publish(subject, publish).await?.await?.sequence)
     }
 
     /// Whether puts go as fast batches: the stream allows them and the
@@ -363,9 +363,10 @@ impl ObjectStore {
     /// Seals the bucket: no more writes, deletes or purges.
     pub async fn seal(&mut self) -> Result<(), SealError> {
         let stream = self.context.get_stream(self.stream()).await;
-        let mut config = stream.map_err(|e| KindError::new(SealErrorKind::Info, e))?.cached_info().config.clone();
+        let mut config =
+            stream.map_err(|e| KindError::new(SealErrorKind::Info, e.into_cause()))?.cached_info().config.clone();
         config.sealed = true;
-        self.context.update_stream(&config).await.map_err(SealErrorKind::error)?;
+        self.context.update_stream(&config).await.map_err(|e| SealErrorKind::error(e.into_cause()))?;
         Ok(())
     }
 

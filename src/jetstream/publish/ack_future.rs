@@ -23,8 +23,9 @@ use super::message::Publish;
 use super::window::{AckWindow, Acquire, Permit};
 use crate::client::{Client, ResponseFuture};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
-use crate::error::Error;
-use crate::jetstream::api::{PubAck, parse_plain_response};
+use crate::error::{Error, SortCause};
+use crate::jetstream::api::{PublishAck, parse_plain_response};
+use crate::jetstream::context::{PublishError, PublishErrorKind};
 use crate::message::Message;
 use crate::runtime::queue::lock;
 
@@ -42,7 +43,7 @@ pub(super) struct Route {
     pub retry_timeouts: bool,
 }
 
-/// Resolves to the stream's [`PubAck`], shaped like async-nats's
+/// Resolves to the stream's [`PublishAck`], shaped like async-nats's
 /// `PublishAckFuture` (`js.publish(s, p).await?.await?`).
 ///
 /// Errors: [`Error::JetStream`] when the stream refused the message (e.g.
@@ -123,7 +124,7 @@ impl PublishAckFuture {
 
     fn attempt(&mut self, permit: Permit) -> Result<Step, Error> {
         let Route { client, subject, timeout, .. } = &self.route;
-        let mut response = client.send_request(subject, self.message.headers.as_ref(), &self.message.payload, None)?;
+        let mut response = client.start_request(subject, self.message.headers.as_ref(), &self.message.payload, None)?;
         let deadline = DefaultRuntime::sleep(*timeout);
         *lock(&self.answered.permit) = Some(permit);
         Ok(match poll_answer(&mut response, &self.answered, &self.answer_waker) {
@@ -144,7 +145,7 @@ fn poll_answer(response: &mut ResponseFuture, answered: &Answered, waker: &Waker
 }
 
 impl Future for PublishAckFuture {
-    type Output = Result<PubAck, Error>;
+    type Output = Result<PublishAck, PublishError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
@@ -193,7 +194,8 @@ impl Future for PublishAckFuture {
                 }
                 answer => {
                     this.step = Step::Done;
-                    return Poll::Ready(answer.and_then(|reply| parse_plain_response(&reply.payload)));
+                    let ack = answer.and_then(|reply| parse_plain_response(&reply.payload));
+                    return Poll::Ready(ack.map_err(PublishErrorKind::error));
                 }
             }
         }

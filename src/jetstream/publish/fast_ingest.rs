@@ -8,7 +8,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 
-use crate::core::jetstream::api::PubAck;
+use crate::core::jetstream::api::PublishAck;
 pub use crate::core::jetstream::fast_window::FAST_INGEST_API_LEVEL;
 use crate::core::jetstream::fast_window::{Control, FastWindow};
 use crate::driver::{DefaultRuntime, Runtime};
@@ -41,8 +41,13 @@ impl FastIngest {
         self.client.publish_message(subject, Some(&reply), None, &payload).await
     }
 
-    /// Publishes the last message (with `headers`) and waits for the batch's `PubAck`.
-    pub async fn commit(mut self, subject: &str, headers: Option<&HeaderMap>, payload: Bytes) -> Result<PubAck, Error> {
+    /// Publishes the last message (with `headers`) and waits for the batch's `PublishAck`.
+    pub async fn commit(
+        mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: Bytes,
+    ) -> Result<PublishAck, Error> {
         let reply = self.window.next_reply(true);
         self.client.publish_message(subject, Some(&reply), headers, &payload).await?;
         loop {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::header::HeaderMap;
+use crate::header::{HeaderMap, HeaderValue};
 
 /// De-duplication id: a second message with the same id within the stream's
 /// `duplicate_window` is acknowledged as a duplicate and not stored.
@@ -47,17 +47,17 @@ impl Publish {
     }
 
     /// Sets one header, replacing its earlier values.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<HeaderValue>) -> Self {
         self.headers.get_or_insert_with(HeaderMap::new).insert(name, value);
         self
     }
 
-    pub fn message_id(self, id: impl Into<String>) -> Self {
-        self.header(NATS_MESSAGE_ID, id)
+    pub fn message_id(self, id: impl AsRef<str>) -> Self {
+        self.header(NATS_MESSAGE_ID, id.as_ref())
     }
 
-    pub fn expected_stream(self, stream: impl Into<String>) -> Self {
-        self.header(NATS_EXPECTED_STREAM, stream)
+    pub fn expected_stream(self, stream: impl AsRef<str>) -> Self {
+        self.header(NATS_EXPECTED_STREAM, stream.as_ref())
     }
 
     pub fn expected_last_sequence(self, sequence: u64) -> Self {
@@ -68,8 +68,8 @@ impl Publish {
         self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, sequence.to_string())
     }
 
-    pub fn expected_last_message_id(self, id: impl Into<String>) -> Self {
-        self.header(NATS_EXPECTED_LAST_MESSAGE_ID, id)
+    pub fn expected_last_message_id(self, id: impl AsRef<str>) -> Self {
+        self.header(NATS_EXPECTED_LAST_MESSAGE_ID, id.as_ref())
     }
 
     /// The message expires `ttl` after it is stored. The server counts whole
@@ -123,6 +123,6 @@ mod tests {
     #[test]
     fn fractional_ttl_is_a_go_duration() {
         let publish = Publish::build().ttl(Duration::from_millis(1500));
-        assert_eq!(publish.headers.unwrap().get(NATS_MESSAGE_TTL), Some("1500000000ns"));
+        assert_eq!(publish.headers.unwrap().get(NATS_MESSAGE_TTL).map(|v| v.as_str()), Some("1500000000ns"));
     }
 }

@@ -22,13 +22,15 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use super::api;
-use super::consumer::Consumer;
+use super::api::{self, ConsumerInfo};
+use super::consumer::StreamErrorKind;
+use super::consumer::{BatchError, BatchErrorKind, Consumer, MessagesError, MessagesErrorKind, PullKind, StreamError};
+use super::context::Context as JsContext;
 use super::message::Message;
 use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
 use crate::client::Client;
 use crate::conn::Sid;
-use crate::error::Error;
+use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
 use slot::{EVENT_CAPACITY, Item, ReaderSlot};
 
@@ -37,41 +39,63 @@ use slot::{EVENT_CAPACITY, Item, ReaderSlot};
 /// threshold), so this only has to be larger than any one batch.
 const ITEM_CAPACITY: usize = 1 << 24;
 
-impl Consumer {
+impl<T: PullKind> Consumer<T> {
     /// Continuous reading with the default options (100 messages requested
     /// ahead, refilled at half, 30 s expiry, heartbeats every 15 s). Never
     /// ends by itself: it re-pulls after reconnects, leader changes and
     /// missed heartbeats; only a terminal status (consumer deleted…) ends
     /// it, with an error.
-    pub async fn messages(&self) -> Result<Messages, Error> {
+    pub async fn messages(&self) -> Result<Messages, StreamError> {
         self.stream().messages().await
     }
 
     /// Continuous reading with options.
     pub fn stream(&self) -> StreamBuilder<'_> {
-        StreamBuilder { consumer: self, options: ConsumeOptions::default(), per_pull: None }
+        StreamBuilder { consumer: self.puller(), options: ConsumeOptions::default(), per_pull: None }
+    }
+
+    /// One batch of what is there now, up to `max_messages` (default 100),
+    /// as async-nats's `fetch`: the pull does not wait for more (`no_wait`).
+    pub fn fetch(&self) -> FetchBuilder<'_> {
+        FetchBuilder { consumer: self.puller(), options: FetchOptions { no_wait: true, ..FetchOptions::default() } }
     }
 
     /// One batch: up to `max_messages` (default 100), waiting up to `expires`
-    /// (default 30 s) for them; `no_wait` returns what is there now.
-    pub fn fetch(&self) -> FetchBuilder<'_> {
-        FetchBuilder { consumer: self, options: FetchOptions::default() }
-    }
-
-    /// The async-nats name of [`fetch`](Self::fetch).
+    /// (default 30 s) for them, as async-nats's `batch`.
     pub fn batch(&self) -> FetchBuilder<'_> {
-        self.fetch()
+        FetchBuilder { consumer: self.puller(), options: FetchOptions::default() }
     }
 
     /// The next message, waiting up to `expires`; `None` if none came.
     pub async fn next(&self, expires: Duration) -> Result<Option<Message>, Error> {
-        use futures_util::StreamExt;
-        let mut batch = self.fetch().max_messages(1).expires(expires).messages().await?;
-        batch.next().await.transpose()
+        let mut batch = self.batch().max_messages(1).expires(expires).messages().await?;
+        std::future::poll_fn(|cx| batch.poll_raw(cx)).await.transpose()
     }
 
     /// Continuous reading with these options, as given.
     pub fn consume_with(&self, options: ConsumeOptions) -> Result<Messages, Error> {
+        self.puller().consume_with(options)
+    }
+
+    /// One batch with these options.
+    pub fn fetch_with(&self, options: FetchOptions) -> Result<Messages, Error> {
+        self.puller().fetch_with(options)
+    }
+
+    fn puller(&self) -> Puller<'_> {
+        Puller { context: &self.context, info: &self.info }
+    }
+}
+
+/// What pulling from a consumer needs: the context and the consumer's names.
+#[derive(Clone, Copy)]
+struct Puller<'a> {
+    context: &'a JsContext,
+    info: &'a ConsumerInfo,
+}
+
+impl Puller<'_> {
+    fn consume_with(self, options: ConsumeOptions) -> Result<Messages, Error> {
         let mut machine = PullConsumer::consume(self.context.client().now(), options.clone())?;
         machine.track_buffered();
         let report = match options.max_bytes {
@@ -84,15 +108,14 @@ impl Consumer {
         self.start(machine, Some(report))
     }
 
-    /// One batch with these options.
-    pub fn fetch_with(&self, options: FetchOptions) -> Result<Messages, Error> {
+    fn fetch_with(self, options: FetchOptions) -> Result<Messages, Error> {
         self.start(PullConsumer::fetch(self.context.client().now(), options)?, None)
     }
 
-    fn start(&self, machine: PullConsumer, report: Option<Report>) -> Result<Messages, Error> {
-        let context = &self.context;
+    fn start(self, machine: PullConsumer, report: Option<Report>) -> Result<Messages, Error> {
+        let context = self.context;
         let client = context.client().clone();
-        let next_subject = api::consumer_next(context.api_prefix(), self.stream_name(), self.name())?;
+        let next_subject = api::consumer_next(context.api_prefix(), &self.info.stream_name, &self.info.name)?;
         let inbox = client.new_inbox();
         let items = Queue::new(ITEM_CAPACITY);
         let events = Queue::new(EVENT_CAPACITY);
@@ -112,7 +135,7 @@ impl Consumer {
 
 /// Options of a continuous reader, shaped like async-nats's `stream()` builder.
 pub struct StreamBuilder<'a> {
-    consumer: &'a Consumer,
+    consumer: Puller<'a>,
     options: ConsumeOptions,
     /// Set by the `*_per_batch` methods: every refill asks for this much.
     per_pull: Option<PerPull>,
@@ -203,7 +226,11 @@ impl StreamBuilder<'_> {
         self
     }
 
-    pub async fn messages(mut self) -> Result<Messages, Error> {
+    pub async fn messages(self) -> Result<Messages, StreamError> {
+        self.start().map_err(StreamErrorKind::error)
+    }
+
+    fn start(mut self) -> Result<Messages, Error> {
         // A pull of `n` at threshold `t` is a buffer of `n + t` refilled at `t`.
         match self.per_pull {
             Some(PerPull::Messages(n)) => {
@@ -234,7 +261,7 @@ fn per_pull_threshold(given: Option<u64>, per_pull: u64, unit: &str) -> Result<u
 
 /// Options of one batch.
 pub struct FetchBuilder<'a> {
-    consumer: &'a Consumer,
+    consumer: Puller<'a>,
     options: FetchOptions,
 }
 
@@ -274,8 +301,8 @@ impl FetchBuilder<'_> {
         self
     }
 
-    pub async fn messages(self) -> Result<Messages, Error> {
-        self.consumer.fetch_with(self.options)
+    pub async fn messages(self) -> Result<Messages, BatchError> {
+        self.consumer.fetch_with(self.options).map_err(BatchErrorKind::error)
     }
 }
 
@@ -357,7 +384,7 @@ impl Messages {
     pub fn drain(&mut self) -> impl Future<Output = Result<(), Error>> + 'static {
         self.stop();
         let client = self.client.clone();
-        async move { client.flush().await }
+        async move { client.flush_pong().await }
     }
 
     /// Stops and forgets what was received but not read, without naks:
@@ -385,10 +412,38 @@ impl Messages {
     }
 }
 
+impl Stream for Messages {
+    type Item = Result<Message, MessagesError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.poll_raw(cx).map(|item| item.map(|item| item.map_err(MessagesErrorKind::error)))
+    }
+}
+
+/// A reader whose items keep natsjet's [`Error`], for callers that need
+/// the cause rather than async-nats's kind (the wasm readers).
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub(crate) struct Raw<S>(pub S);
+
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+impl Stream for Raw<Messages> {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_raw(cx)
+    }
+}
+
 impl Messages {
-    /// The next message as it came, counted as taken; [`poll_next`](Stream::poll_next)
+    /// The next message, or what ended the reader as natsjet's [`Error`].
+    pub(crate) fn poll_raw(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Message, Error>>> {
+        let item = ready!(self.poll_core(cx));
+        Poll::Ready(item.map(|r| r.map(|message| Message::new(message, self.client.clone(), self.ack_timeout))))
+    }
+
+    /// The next message as it came, counted as taken; [`poll_raw`](Self::poll_raw)
     /// wraps it with its acks.
-    pub(crate) fn poll_raw(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<crate::Message, Error>>> {
+    pub(crate) fn poll_core(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<crate::Message, Error>>> {
         if self.buffer.is_empty() && !ready!(self.items.poll_pop_all(cx, &mut self.buffer)) {
             return Poll::Ready(None);
         }
@@ -411,21 +466,12 @@ impl Messages {
     }
 }
 
-impl Stream for Messages {
-    type Item = Result<Message, Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let item = ready!(self.poll_raw(cx));
-        Poll::Ready(item.map(|r| r.map(|message| Message::new(message, self.client.clone(), self.ack_timeout))))
-    }
-}
-
 impl Drop for Messages {
     fn drop(&mut self) {
         let mut inner = self.client.shared().lock();
         inner.retire_reader(self.sid);
         // Received but never read: hand them back now.
-        let nak = super::ack::AckKind::Nak(None).body();
+        let nak = super::ack::Ack::Nak(None).body();
         while let Some(item) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
             if let Some(reply) = item.ok().and_then(|message| message.reply) {
                 let _ = inner.conn.publish(&reply, None, None, &nak);

@@ -14,12 +14,14 @@ use futures_core::Stream;
 use futures_util::future::join;
 
 use super::Messages;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+use super::Raw;
 use super::slot::EVENT_CAPACITY;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
-use crate::error::Error;
+use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
-use crate::jetstream::consumer::Consumer;
+use crate::jetstream::consumer::{Consumer, OrderedError, OrderedErrorKind};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::message::Message;
 use crate::jetstream::ordered::{
@@ -114,18 +116,33 @@ impl Context {
         let inbox = self.client().new_inbox();
         let prefix = config.deliver_prefix.as_deref().unwrap_or(&inbox);
         let cursor = OrderedCursor::new(config.ordered, unique(&inbox))?.pushing(prefix, config.idle_heartbeat)?;
-        Ok(OrderedPushConsumer { ordered: self.start_ordered(stream.into(), cursor).await? })
+        Ok(self.start_ordered(stream.into(), cursor).await?.into())
     }
 
     async fn start_ordered(&self, stream: String, mut cursor: OrderedCursor) -> Result<OrderedConsumer, Error> {
         let current = create(self.clone(), stream.clone(), cursor.next_consumer(), None).await?;
+        Ok(OrderedConsumer::adopt(self.clone(), stream, cursor, current))
+    }
+}
+
+impl OrderedConsumer {
+    /// Reads on from `current`, a consumer made (elsewhere) as the
+    /// cursor's first: async-nats's `create_consumer(OrderedConfig)`.
+    pub(crate) fn adopt(context: Context, stream: String, mut cursor: OrderedCursor, current: Consumer) -> Self {
         cursor.handle_created();
-        cursor.handle_started_after(current.cached_info().delivered.stream_seq);
+        cursor.handle_started_after(current.cached_info().delivered.stream_sequence);
         let state = State { cursor, current, stale: false, reading: false };
         // JS values make the client `!Send` in wasm, where there is one thread.
         #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         let state = Arc::new(Mutex::new(state));
-        Ok(OrderedConsumer { context: self.clone(), stream, state })
+        OrderedConsumer { context, stream, state }
+    }
+}
+
+impl From<OrderedConsumer> for OrderedPushConsumer {
+    /// An ordered consumer whose cursor makes push consumers.
+    fn from(ordered: OrderedConsumer) -> Self {
+        OrderedPushConsumer { ordered }
     }
 }
 
@@ -240,9 +257,9 @@ impl OrderedConsumer {
 
     /// The next message, waiting up to `expires`; `None` if none came.
     pub async fn next(&self, expires: Duration) -> Result<Option<Message>, Error> {
-        use futures_util::StreamExt;
         let options = FetchOptions { expires, ..FetchOptions::messages(1) };
-        self.fetch(options)?.next().await.transpose()
+        let mut batch = self.fetch(options)?;
+        std::future::poll_fn(|cx| batch.poll_raw(cx)).await.transpose()
     }
 
     fn open(&self, mode: Mode) -> Result<OrderedMessages, Error> {
@@ -366,7 +383,7 @@ impl OrderedMessages {
     pub fn drain(&mut self) -> impl Future<Output = Result<(), Error>> + 'static {
         self.stop();
         let client = self.consumer.context.client().clone();
-        async move { client.flush().await }
+        async move { client.flush_pong().await }
     }
 
     /// Ended: the consumer is free for the next reader, which needs a new
@@ -427,20 +444,34 @@ impl OrderedMessages {
 }
 
 impl Stream for OrderedMessages {
+    type Item = Result<Message, OrderedError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        self.poll_raw(cx).map(|item| item.map(|item| item.map_err(OrderedErrorKind::error)))
+    }
+}
+
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+impl Stream for Raw<OrderedMessages> {
     type Item = Result<Message, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_raw(cx)
+    }
+}
+
+impl OrderedMessages {
+    /// The next message, or what ended the read as natsjet's [`Error`].
+    pub(crate) fn poll_raw(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Message, Error>>> {
         let item = ready!(self.poll_delivery(cx));
         let context = &self.consumer.context;
         Poll::Ready(
             item.map(|r| r.map(|(message, _)| Message::new(message, context.client().clone(), context.timeout()))),
         )
     }
-}
 
-impl OrderedMessages {
     /// The next message the cursor lets through and the numbers of its ack
-    /// subject, read once: [`poll_next`](Stream::poll_next) without the acks
+    /// subject, read once: [`poll_raw`](Self::poll_raw) without the acks
     /// (the consumers take none), for readers that need the numbers too.
     pub(crate) fn poll_delivery(
         &mut self,
@@ -485,7 +516,7 @@ impl OrderedMessages {
                         }
                     }
                 },
-                Step::Reading(reader) => match ready!(reader.poll_raw(cx)) {
+                Step::Reading(reader) => match ready!(reader.poll_core(cx)) {
                     Some(Ok(message)) => {
                         let numbers = match delivery_numbers(&message) {
                             Ok(numbers) => numbers,

@@ -35,7 +35,7 @@ impl PushConsumer {
     /// deliver group that someone already listens to, as its last info
     /// says (`push_bound`): both would get every message.
     pub fn consume_with(&self, options: PushOptions) -> Result<Messages, Error> {
-        listen(&self.context, &self.info, !self.bound, options)
+        listen(&self.context, &self.info, !self.is_bound(), options)
     }
 }
 

@@ -19,7 +19,7 @@ use super::direct_batch::RawDirectBatch;
 use super::lister::RawLister;
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest, ErrorCode, StreamInfoRequest};
-use crate::jetstream::stream::RawMessage;
+use crate::jetstream::stream::StreamMessage;
 use crate::jetstream::{Consumer, Context};
 use crate::proto;
 use crate::wasm::batch::raw_headers;
@@ -186,8 +186,11 @@ fn unknown(call: &str) -> Error {
 }
 
 /// A stored message as `RawStoredMsg`.
-pub(super) fn stored_msg(m: RawMessage) -> Array {
-    let headers = m.headers.as_ref().map_or(JsValue::UNDEFINED, |h| raw_headers(None, None, Some(h)).into());
+pub(super) fn stored_msg(m: StreamMessage) -> Array {
+    let headers = match m.headers.is_empty() {
+        true => JsValue::UNDEFINED,
+        false => raw_headers(None, None, Some(&m.headers)).into(),
+    };
     let data = Uint8Array::from(&m.payload[..]);
     let fields: [JsValue; 5] = [m.subject.into(), (m.sequence as f64).into(), m.time.into(), headers, data.into()];
     fields.iter().collect()

@@ -149,8 +149,8 @@ impl RawJetStream {
         }
         Ok(promise(async move {
             let ack = context.send_publish(subject, publish).await?.await?;
-            let domain = ack.domain.map_or(JsValue::UNDEFINED, JsValue::from);
-            Ok(Array::of4(&ack.stream.into(), &(ack.seq as f64).into(), &ack.duplicate.into(), &domain))
+            let domain = Some(ack.domain).filter(|d| !d.is_empty()).map_or(JsValue::UNDEFINED, JsValue::from);
+            Ok(Array::of4(&ack.stream.into(), &(ack.sequence as f64).into(), &ack.duplicate.into(), &domain))
         }))
     }
 

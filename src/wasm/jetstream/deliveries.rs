@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use super::whole_number;
 use crate::error::Error;
 use crate::jetstream::Message;
-use crate::jetstream::ack::AckKind;
+use crate::jetstream::ack::Ack;
 use crate::jetstream::pull::PullRequest;
 use crate::wasm::batch::pack_without_replies;
 use crate::wasm::options::millis;
@@ -54,12 +54,12 @@ pub(super) fn delivered(mut messages: Vec<Message>) -> JsValue {
 }
 
 /// An ack kind from JS, with the nak delay (ms) or term reason that goes with it.
-pub(super) fn ack_kind(kind: u32, delay: Option<f64>, reason: Option<String>) -> Result<AckKind, Error> {
+pub(super) fn ack_kind(kind: u32, delay: Option<f64>, reason: Option<String>) -> Result<Ack, Error> {
     Ok(match kind {
-        0 => AckKind::Ack,
-        1 => AckKind::Nak(millis(delay.into(), "nak delay")?),
-        2 => AckKind::Progress,
-        3 => AckKind::Term(reason),
+        0 => Ack::Ack,
+        1 => Ack::Nak(millis(delay.into(), "nak delay")?),
+        2 => Ack::Progress,
+        3 => Ack::Term(reason),
         _ => return Err(Error::InvalidArgument(format!("ack kind {kind}: expected 0 to 3"))),
     })
 }
@@ -98,7 +98,7 @@ impl RawDeliveries {
         let message = self.get(i)?;
         match subject.filter(|s| !s.is_empty()) {
             Some(deliver_to) => message.ack_next_nowait(&deliver_to, Some(request))?,
-            None => message.ack_nowait(AckKind::Next(Some(request)))?,
+            None => message.ack_nowait(Ack::Next(Some(request)))?,
         }
         Ok(())
     }
@@ -110,7 +110,7 @@ impl RawDeliveries {
     pub fn ack_ack(&self, i: u32, timeout: Option<f64>) -> Result<Promise, JsValue> {
         let timeout = millis(timeout.into(), "ackAck timeout")?.unwrap_or(self.get(i)?.ack_timeout());
         let messages = self.messages.clone();
-        Ok(promise(async move { messages[i as usize].double_ack_within(AckKind::Ack, timeout).await.map(|()| true) }))
+        Ok(promise(async move { messages[i as usize].double_ack_within(Ack::Ack, timeout).await.map(|()| true) }))
     }
 
     /// Message `i`'s delivery metadata, from its ack subject.

@@ -18,6 +18,7 @@ use super::batches::Batches;
 use super::deliveries::delivered;
 use crate::error::Error;
 use crate::jetstream::pull::{ConsumerEvent, FetchEnd, PullStatus, ResetReason};
+use crate::jetstream::reader::Raw;
 use crate::jetstream::{Message, Messages, OrderedMessages};
 use crate::wasm::batch::packed_len;
 use crate::wasm::promise;
@@ -36,21 +37,21 @@ pub(super) trait Reader: Stream<Item = Result<Message, Error>> + Unpin {
     fn drain(&mut self) -> Pin<Box<dyn Future<Output = Result<(), Error>>>>;
 }
 
-/// The same four calls on both readers.
+/// The same four calls on both readers, read with natsjet's errors.
 macro_rules! reader {
     ($type:ty) => {
-        impl Reader for $type {
+        impl Reader for Raw<$type> {
             fn poll_event(&self, cx: &mut Context<'_>) -> Poll<Option<ConsumerEvent>> {
-                self.poll_next_event(cx)
+                self.0.poll_next_event(cx)
             }
             fn pending(&self) -> usize {
-                <$type>::pending(self)
+                self.0.pending()
             }
             fn stop(&mut self) {
-                <$type>::stop(self)
+                self.0.stop()
             }
             fn drain(&mut self) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
-                Box::pin(<$type>::drain(self))
+                Box::pin(self.0.drain())
             }
         }
     };
@@ -67,8 +68,11 @@ pub struct RawConsumerMessages {
 }
 
 impl RawConsumerMessages {
-    pub(super) fn new(reader: impl Reader + 'static) -> Self {
-        let reader: Box<dyn Reader> = Box::new(reader);
+    pub(super) fn new<R: 'static>(reader: R) -> Self
+    where
+        Raw<R>: Reader,
+    {
+        let reader: Box<dyn Reader> = Box::new(Raw(reader));
         RawConsumerMessages { reader: Rc::new(RefCell::new(Batches::new(reader))) }
     }
 }

@@ -78,7 +78,7 @@ impl RawJetStream {
     #[wasm_bindgen(js_name = pushConsumer)]
     pub fn push_consumer(&self, info: &str) -> Result<RawPushConsumer, JsValue> {
         let info = ConsumerInfo::from_json_core(info.as_bytes())?;
-        Ok(RawPushConsumer { consumer: PushConsumer::new(self.context.clone(), info)? })
+        Ok(RawPushConsumer { consumer: PushConsumer::try_new(self.context.clone(), info)? })
     }
 
     /// A push consumer known by its deliver settings (no API call).

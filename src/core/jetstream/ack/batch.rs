@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::kind::AckKind;
+use super::kind::Ack;
 use super::token::AckToken;
 use crate::core::error::Error;
 use crate::core::header::StatusCode;
@@ -20,7 +20,7 @@ use crate::core::time::Instant;
 /// `+WPI` after a final ack is dropped (ADR-15).
 #[derive(Debug, Default)]
 pub struct AckBatch {
-    entries: Vec<(AckToken, AckKind)>,
+    entries: Vec<(AckToken, Ack)>,
     index: HashMap<AckToken, usize>,
     /// The consumers' ack policy, for [`plan`](Self::plan) (default explicit).
     policy: AckPolicy,
@@ -53,12 +53,13 @@ impl AckBatch {
 
     /// Adds `+ACK` for `token`.
     pub fn ack(&mut self, token: AckToken) -> Result<(), Error> {
-        self.add(token, AckKind::Ack)
+        self.add(token, Ack::Ack)
     }
 
     /// Adds an ack of any kind but `+NXT`, which is a pull, not a batchable ack.
-    pub fn add(&mut self, token: AckToken, kind: AckKind) -> Result<(), Error> {
-        if matches!(kind, AckKind::Next(_)) {
+    pub fn add(&mut self, token: AckToken, kind: impl Into<Ack>) -> Result<(), Error> {
+        let kind = kind.into();
+        if matches!(kind, Ack::Next(_)) {
             return Err(Error::InvalidArgument("+NXT pulls messages; it cannot be batched".into()));
         }
         let Some(&at) = self.index.get(&token) else {
@@ -95,7 +96,7 @@ impl AckBatch {
     /// `+ACK` per consumer at its highest stream sequence, which acks
     /// everything below it. Otherwise one publish per delivery, in order.
     pub fn plan(&self, policy: AckPolicy) -> Vec<PlannedAck> {
-        let single = |token: &AckToken, kind: &AckKind| PlannedAck {
+        let single = |token: &AckToken, kind: &Ack| PlannedAck {
             subject: token.subject().to_string(),
             body: kind.body(),
             tokens: vec![token.clone()],
@@ -108,7 +109,7 @@ impl AckBatch {
                 // appear; a batch spans few of them, so a list will do.
                 let mut floors: Vec<((&str, &str), Vec<&AckToken>)> = Vec::new();
                 for (token, kind) in &self.entries {
-                    if !matches!(kind, AckKind::Ack) {
+                    if !matches!(kind, Ack::Ack) {
                         plan.push(single(token, kind));
                         continue;
                     }
@@ -122,7 +123,7 @@ impl AckBatch {
                     if let Some(top) = tokens.iter().max_by_key(|t| t.stream_sequence()) {
                         plan.push(PlannedAck {
                             tokens: tokens.iter().map(|t| (*t).clone()).collect(),
-                            ..single(top, &AckKind::Ack)
+                            ..single(top, &Ack::Ack)
                         });
                     }
                 }

@@ -5,26 +5,34 @@
 //! domain `_` meaning none. Anything else is refused with a typed error; the
 //! work is one pass over the subject, whatever it holds.
 
-use crate::core::error::Error;
+use std::time::SystemTime;
 
-/// Where and when a JetStream message was delivered.
+use crate::core::error::Error;
+use crate::core::jetstream::api::timestamp;
+
+/// Where and when a JetStream message was delivered, with async-nats's
+/// field names (`jetstream::message::Info`), owned rather than borrowed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MessageMetadata {
     /// JetStream domain (v2 subjects), `None` for `_` or v1.
     pub domain: Option<String>,
     /// Hash of the account (v2 subjects), used by the server for routing.
-    pub account_hash: Option<String>,
+    pub acc_hash: Option<String>,
     pub stream: String,
     pub consumer: String,
     /// How many times this message was delivered, this time included.
-    pub delivered: u64,
+    pub delivered: i64,
     pub stream_sequence: u64,
     pub consumer_sequence: u64,
-    /// Server time of the message in Unix nanoseconds. Above 2^53: kept as
-    /// `u64`, never as a float.
+    /// When the stream stored the message.
+    pub published: SystemTime,
+    /// [`published`](Self::published) in Unix nanoseconds, exact: above
+    /// 2^53 it is kept as `u64`, never as a float.
     pub timestamp_nanos: u64,
     /// Messages left for the consumer after this one.
     pub pending: u64,
+    /// The token after the pending count in v2 subjects, if the server sends one.
+    pub token: Option<String>,
 }
 
 const V1_TOKENS: usize = 9;
@@ -52,10 +60,11 @@ impl DeliveryNumbers {
 /// An ack reply subject's names, borrowed, and its numbers.
 struct Tokens<'a> {
     domain: Option<&'a str>,
-    account_hash: Option<&'a str>,
+    acc_hash: Option<&'a str>,
     stream: &'a str,
     consumer: &'a str,
     numbers: DeliveryNumbers,
+    token: Option<&'a str>,
 }
 
 impl<'a> Tokens<'a> {
@@ -78,7 +87,7 @@ impl<'a> Tokens<'a> {
         if tokens[0] != "$JS" || tokens[1] != "ACK" {
             return Err(refuse(subject, "it does not start with $JS.ACK"));
         }
-        let (domain, account_hash, at) = match count {
+        let (domain, acc_hash, at) = match count {
             V1_TOKENS => (None, None, 2),
             n if n >= V2_TOKENS => (Some(tokens[2]).filter(|d| *d != "_"), Some(tokens[3]), 4),
             _ => return Err(refuse(subject, "it has neither 9 nor 11 or more tokens")),
@@ -95,24 +104,32 @@ impl<'a> Tokens<'a> {
             timestamp_nanos: number(5)?,
             pending: number(6)?,
         };
-        Ok(Tokens { domain, account_hash, stream: names[0], consumer: names[1], numbers })
+        if i64::try_from(numbers.delivered).is_err() {
+            return Err(refuse(subject, "the delivery count is too large"));
+        }
+        // What follows the pending count in v2 subjects, up to its next dot.
+        let token = (count > V2_TOKENS).then(|| tokens[V2_TOKENS].split('.').next().unwrap_or_default());
+        Ok(Tokens { domain, acc_hash, stream: names[0], consumer: names[1], numbers, token })
     }
 }
 
 impl MessageMetadata {
     /// Reads the metadata of an ack reply subject.
     pub fn parse(subject: &str) -> Result<Self, Error> {
-        let Tokens { domain, account_hash, stream, consumer, numbers } = Tokens::parse(subject)?;
+        let Tokens { domain, acc_hash, stream, consumer, numbers, token } = Tokens::parse(subject)?;
         Ok(MessageMetadata {
             domain: domain.map(str::to_string),
-            account_hash: account_hash.map(str::to_string),
+            acc_hash: acc_hash.map(str::to_string),
             stream: stream.to_string(),
             consumer: consumer.to_string(),
-            delivered: numbers.delivered,
+            // Checked by Tokens::parse.
+            delivered: numbers.delivered as i64,
             stream_sequence: numbers.stream_sequence,
             consumer_sequence: numbers.consumer_sequence,
+            published: timestamp::from_unix_nanos(numbers.timestamp_nanos),
             timestamp_nanos: numbers.timestamp_nanos,
             pending: numbers.pending,
+            token: token.map(str::to_string),
         })
     }
 }

@@ -4,7 +4,8 @@
 //! - [`MessageMetadata`] and [`AckToken`]: a delivery, read from and named by
 //!   its ack reply subject, storable in a checkpoint and ackable from any
 //!   connection.
-//! - [`AckKind`]: the ack bodies (`+ACK`, `-NAK`, `+WPI`, `+TERM`, `+NXT`).
+//! - [`AckKind`] (async-nats's) and [`Ack`]: the ack bodies (`+ACK`,
+//!   `-NAK`, `+WPI`, `+TERM`, `+NXT`).
 //! - [`AckBatch`] and [`AckConfirmations`]: one ack per delivery, AckAll
 //!   collapsed to its floor, and which acks the server confirmed.
 //! - [`AckLedger`]: deliveries held until their checkpoint commits, kept
@@ -23,7 +24,7 @@ mod token;
 
 pub use batch::{AckBatch, AckConfirmations, AckReport, PlannedAck};
 pub use guard::{LedgerWarning, check_ledger_fit, check_shared_durable};
-pub use kind::AckKind;
+pub use kind::{Ack, AckKind};
 pub use ledger::{AckLedger, LedgerEvent};
 pub(crate) use metadata::DeliveryNumbers;
 pub use metadata::MessageMetadata;

@@ -22,7 +22,9 @@ pub struct AccountInfo {
     pub limits: AccountLimits,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
-    pub api: ApiStats,
+    /// API counters and level (`api` on the wire; async-nats's name).
+    #[serde(rename = "api")]
+    pub requests: ApiStats,
     #[serde(skip_serializing_if = "HashMap::is_empty")]
     pub tiers: HashMap<String, Tier>,
 }
@@ -60,7 +62,7 @@ pub struct Tier {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ApiStats {
-    pub level: u32,
+    pub level: usize,
     pub total: u64,
     pub errors: u64,
     #[serde(skip_serializing_if = "is_default")]
@@ -90,7 +92,7 @@ mod tests {
         assert_eq!((info.storage, info.streams, info.consumers), (2048, 2, 3));
         assert_eq!(info.limits.max_streams, -1);
         assert_eq!(info.domain.as_deref(), Some("hub"));
-        assert_eq!(info.api, ApiStats { level: 2, total: 10, errors: 1, inflight: 0 });
+        assert_eq!(info.requests, ApiStats { level: 2, total: 10, errors: 1, inflight: 0 });
         assert_eq!(info.tiers["R1"].limits.max_memory, 1024);
 
         // A server before API levels, without tiers or domain.
@@ -98,6 +100,6 @@ mod tests {
             br#"{"memory":0,"storage":0,"streams":0,"consumers":0,"limits":{},"api":{"total":0,"errors":0}}"#,
         )
         .unwrap();
-        assert_eq!((old.api.level, old.domain, old.tiers.len()), (0, None, 0));
+        assert_eq!((old.requests.level, old.domain, old.tiers.len()), (0, None, 0));
     }
 }

@@ -19,6 +19,8 @@ use crate::core::error::Error;
 /// [`ConsumerInfo`]. With `durable_name` the consumer outlives its clients;
 /// with only `name` it is ephemeral and goes after `inactive_threshold`
 /// (server default 5 s) without clients. Reading one requires `deliver_policy`.
+/// Fields have async-nats's names (`consumer::Config`); the wire's are in
+/// the `serde` renames.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ConsumerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -41,18 +43,19 @@ pub struct ConsumerConfig {
     /// Redelivery delays; the first replaces `ack_wait`, the last repeats.
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "serde_nanos::vec")]
     pub backoff: Vec<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter_subject: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
+    pub filter_subject: String,
     /// Several filters (server 2.10); excludes `filter_subject`.
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub filter_subjects: Vec<String>,
     #[serde(default, skip_serializing_if = "is_default")]
     pub replay_policy: ReplayPolicy,
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub rate_limit_bps: u64,
-    /// Percentage of acks to sample into metrics, e.g. `"50%"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sample_freq: Option<String>,
+    /// Bits per second.
+    #[serde(rename = "rate_limit_bps", default, skip_serializing_if = "is_default")]
+    pub rate_limit: u64,
+    /// Percentage of acks to sample into metrics (`"50%"` on the wire).
+    #[serde(rename = "sample_freq", default, skip_serializing_if = "is_default", with = "sample_frequency")]
+    pub sample_frequency: u8,
     /// Pull requests the server queues; 0 lets it pick (512).
     #[serde(default, skip_serializing_if = "is_default")]
     pub max_waiting: i64,
@@ -85,8 +88,8 @@ pub struct ConsumerConfig {
     /// 0 inherits the stream's.
     #[serde(default, skip_serializing_if = "is_default")]
     pub num_replicas: usize,
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub mem_storage: bool,
+    #[serde(rename = "mem_storage", default, skip_serializing_if = "is_default")]
+    pub memory_storage: bool,
     #[serde(default, skip_serializing_if = "HashMap::is_empty", deserialize_with = "null_as_default")]
     pub metadata: HashMap<String, String>,
     /// Deliver nothing until this RFC 3339 time (server 2.11).
@@ -163,6 +166,24 @@ pub enum PriorityPolicy {
     Prioritized,
 }
 
+/// The sampling percentage, written `"50"` and read from `"50"` or `"50%"`.
+mod sample_frequency {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    pub fn serialize<S: Serializer>(percent: &u8, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(percent)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+        let text = Option::<String>::deserialize(d)?.unwrap_or_default();
+        let number = text.trim().trim_end_matches('%');
+        if number.is_empty() {
+            return Ok(0);
+        }
+        number.parse().map_err(|_| D::Error::custom("sample_freq: not a percentage"))
+    }
+}
+
 /// `CONSUMER.INFO` and `CONSUMER.CREATE` reply.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -175,10 +196,10 @@ pub struct ConsumerInfo {
     pub delivered: SequenceInfo,
     /// Everything at or below is acked.
     pub ack_floor: SequenceInfo,
-    pub num_ack_pending: u64,
-    pub num_redelivered: u64,
+    pub num_ack_pending: usize,
+    pub num_redelivered: usize,
     /// Pull requests waiting.
-    pub num_waiting: u64,
+    pub num_waiting: usize,
     /// Messages left to deliver.
     pub num_pending: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -187,8 +208,8 @@ pub struct ConsumerInfo {
     pub push_bound: bool,
     #[serde(skip_serializing_if = "is_default")]
     pub paused: bool,
-    #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
-    pub pause_remaining: Duration,
+    #[serde(skip_serializing_if = "Option::is_none", with = "serde_nanos::option")]
+    pub pause_remaining: Option<Duration>,
     /// When the server gathered this info.
     #[serde(rename = "ts", skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
@@ -200,8 +221,10 @@ pub struct ConsumerInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SequenceInfo {
-    pub consumer_seq: u64,
-    pub stream_seq: u64,
+    #[serde(rename = "consumer_seq")]
+    pub consumer_sequence: u64,
+    #[serde(rename = "stream_seq")]
+    pub stream_sequence: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_active: Option<String>,
 }
@@ -233,7 +256,7 @@ pub enum ConsumerAction {
     #[default]
     #[serde(rename = "")]
     CreateOrUpdate,
-    /// Fail with `CONSUMER_EXISTS` if it exists with another config.
+    /// Fail with `CONSUMER_ALREADY_EXISTS` if it exists with another config.
     #[serde(rename = "create")]
     Create,
     /// Fail with `CONSUMER_DOES_NOT_EXIST` if it does not exist.
@@ -251,7 +274,8 @@ pub enum ConsumerAction {
 struct ConfigCore {
     name: Option<String>,
     durable_name: Option<String>,
-    filter_subject: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    filter_subject: String,
     #[serde(default, deserialize_with = "null_as_default")]
     filter_subjects: Vec<String>,
     #[serde(default)]
@@ -387,8 +411,8 @@ pub struct ConsumerPauseRequest {
 pub struct ConsumerPauseResponse {
     pub paused: bool,
     pub pause_until: String,
-    #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
-    pub pause_remaining: Duration,
+    #[serde(skip_serializing_if = "Option::is_none", with = "serde_nanos::option")]
+    pub pause_remaining: Option<Duration>,
 }
 
 /// `CONSUMER.UNPIN` body: drop the pinned client of `group`.
@@ -480,7 +504,7 @@ mod tests {
             max_bytes: 1 << 20,
             inactive_threshold: Duration::from_secs(300),
             num_replicas: 3,
-            mem_storage: true,
+            memory_storage: true,
             headers_only: true,
             metadata: HashMap::from([("team".into(), "x".into())]),
             pause_until: Some("2030-01-01T00:00:00Z".into()),
@@ -545,13 +569,13 @@ mod tests {
         assert_eq!(info.config.max_deliver, -1);
         assert_eq!(info.config.backoff, [Duration::from_secs(1), Duration::from_secs(2)]);
         assert_eq!(info.config.priority_policy, PriorityPolicy::Overflow);
-        assert_eq!(info.delivered.stream_seq, 14);
+        assert_eq!(info.delivered.stream_sequence, 14);
         assert_eq!(info.delivered.last_active.as_deref(), Some("2026-09-01T10:11:13Z"));
-        assert_eq!(info.ack_floor, SequenceInfo { consumer_seq: 3, stream_seq: 12, last_active: None });
+        assert_eq!(info.ack_floor, SequenceInfo { consumer_sequence: 3, stream_sequence: 12, last_active: None });
         assert_eq!((info.num_ack_pending, info.num_redelivered, info.num_waiting, info.num_pending), (2, 1, 4, 100));
         assert_eq!(info.cluster.unwrap().leader.as_deref(), Some("n1"));
         assert!(info.paused);
-        assert_eq!(info.pause_remaining, Duration::from_secs(5));
+        assert_eq!(info.pause_remaining, Some(Duration::from_secs(5)));
         assert_eq!(info.priority_groups[0].pinned_client_id.as_deref(), Some("pin1"));
     }
 
@@ -561,8 +585,8 @@ mod tests {
         assert_eq!((info.stream_name.as_str(), info.name.as_str()), ("ORDERS", "workers"));
         let c = &info.config;
         assert_eq!((c.ack_policy, c.ack_wait, c.max_ack_pending), (AckPolicy::Explicit, Duration::from_secs(30), 1000));
-        assert_eq!(c.filter_subject.as_deref(), Some("orders.new"));
-        assert_eq!((info.delivered.stream_seq, info.num_pending), (14, 100));
+        assert_eq!(c.filter_subject, "orders.new");
+        assert_eq!((info.delivered.stream_sequence, info.num_pending), (14, 100));
         // The rest is left at its default, unread.
         assert_eq!((c.max_deliver, &c.deliver_policy, info.num_ack_pending), (0, &DeliverPolicy::All, 0));
         assert!(matches!(ConsumerInfo::from_json_core(br#"{"name":"x"}"#), Err(Error::Protocol(_))));
@@ -622,7 +646,7 @@ mod tests {
         )
         .unwrap();
         assert!(resp.paused);
-        assert_eq!(resp.pause_remaining, Duration::from_secs(60));
+        assert_eq!(resp.pause_remaining.unwrap(), Duration::from_secs(60));
         let unpin = ConsumerUnpinRequest { group: "jobs".into() };
         assert_eq!(serde_json::to_string(&unpin).unwrap(), r#"{"group":"jobs"}"#);
         assert_eq!(serde_json::to_string(&ConsumerResetRequest::default()).unwrap(), "{}");

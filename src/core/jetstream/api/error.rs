@@ -23,7 +23,7 @@ impl ErrorCode {
     pub const ACCOUNT_RESOURCES_EXCEEDED: ErrorCode = ErrorCode(10002);
     pub const BAD_REQUEST: ErrorCode = ErrorCode(10003);
     pub const CLUSTER_NOT_AVAILABLE: ErrorCode = ErrorCode(10008);
-    pub const CONSUMER_NAME_EXISTS: ErrorCode = ErrorCode(10013);
+    pub const CONSUMER_NAME_EXIST: ErrorCode = ErrorCode(10013);
     pub const CONSUMER_NOT_FOUND: ErrorCode = ErrorCode(10014);
     pub const INSUFFICIENT_RESOURCES: ErrorCode = ErrorCode(10023);
     pub const INVALID_JSON: ErrorCode = ErrorCode(10025);
@@ -36,12 +36,12 @@ impl ErrorCode {
     pub const STREAM_MESSAGE_EXCEEDS_MAXIMUM: ErrorCode = ErrorCode(10054);
     /// The stream name in the subject differs from the one in the body.
     pub const STREAM_MISMATCH: ErrorCode = ErrorCode(10056);
-    pub const STREAM_NAME_EXISTS: ErrorCode = ErrorCode(10058);
+    pub const STREAM_NAME_EXIST: ErrorCode = ErrorCode(10058);
     pub const STREAM_NOT_FOUND: ErrorCode = ErrorCode(10059);
     /// `Nats-Expected-Stream` did not match the stream the message went to.
     pub const STREAM_NOT_MATCH: ErrorCode = ErrorCode(10060);
     pub const STREAM_SUBJECT_OVERLAP: ErrorCode = ErrorCode(10065);
-    pub const STREAM_WRONG_LAST_MSG_ID: ErrorCode = ErrorCode(10070);
+    pub const STREAM_WRONG_LAST_MESSAGE_ID: ErrorCode = ErrorCode(10070);
     pub const STREAM_WRONG_LAST_SEQUENCE: ErrorCode = ErrorCode(10071);
     pub const JETSTREAM_NOT_ENABLED: ErrorCode = ErrorCode(10076);
     pub const STREAM_SEALED: ErrorCode = ErrorCode(10109);
@@ -51,7 +51,7 @@ impl ErrorCode {
     pub const CONSUMER_CREATE_FILTER_SUBJECT_MISMATCH: ErrorCode = ErrorCode(10131);
     pub const CONSUMER_MULTIPLE_FILTERS_NOT_ALLOWED: ErrorCode = ErrorCode(10137);
     /// `action: create` found a consumer with a different config.
-    pub const CONSUMER_EXISTS: ErrorCode = ErrorCode(10148);
+    pub const CONSUMER_ALREADY_EXISTS: ErrorCode = ErrorCode(10148);
     /// `action: update` found no consumer.
     pub const CONSUMER_DOES_NOT_EXIST: ErrorCode = ErrorCode(10149);
     pub const STREAM_DUPLICATE_MESSAGE_CONFLICT: ErrorCode = ErrorCode(10158);
@@ -65,6 +65,8 @@ impl ErrorCode {
     pub const ATOMIC_PUBLISH_DISABLED: ErrorCode = ErrorCode(10174);
     pub const ATOMIC_PUBLISH_INCOMPLETE_BATCH: ErrorCode = ErrorCode(10176);
     pub const REQUIRED_API_LEVEL: ErrorCode = ErrorCode(10185);
+    /// A consumer reset to a sequence its deliver policy does not allow (ADR-60).
+    pub const CONSUMER_INVALID_RESET: ErrorCode = ErrorCode(10204);
 }
 
 impl fmt::Display for ErrorCode {
@@ -84,6 +86,21 @@ pub struct JetStreamError {
 }
 
 impl JetStreamError {
+    /// The status, as async-nats's `jetstream::Error::code`.
+    pub fn code(&self) -> usize {
+        self.code.into()
+    }
+
+    /// The error number, as async-nats's `jetstream::Error::error_code`.
+    pub fn error_code(&self) -> ErrorCode {
+        self.err_code
+    }
+
+    /// The error number, as async-nats's `jetstream::Error::kind`.
+    pub fn kind(&self) -> ErrorCode {
+        self.err_code
+    }
+
     /// Whether the server's optimistic-concurrency check refused a publish
     /// (`Nats-Expected-Last-*`); R1 and R>1 streams report it differently.
     pub fn is_wrong_last_sequence(&self) -> bool {
@@ -158,12 +175,12 @@ pub fn parse_empty_response(payload: &[u8]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::jetstream::api::PubAck;
+    use crate::core::jetstream::api::PublishAck;
 
     #[test]
     fn error_envelope_becomes_jetstream_error() {
         let body = br#"{"type":"io.nats.jetstream.api.v1.stream_info_response","error":{"code":404,"err_code":10059,"description":"stream not found"}}"#;
-        let err = parse_response::<PubAck>(body).unwrap_err();
+        let err = parse_response::<PublishAck>(body).unwrap_err();
         let expected =
             JetStreamError { code: 404, err_code: ErrorCode::STREAM_NOT_FOUND, description: "stream not found".into() };
         assert_eq!(err, Error::JetStream(expected.clone()));
@@ -197,12 +214,12 @@ mod tests {
             (
                 br#"{"error":{"code":400,"err_code":10148,"description":"consumer already exists"}}"#,
                 400,
-                ErrorCode::CONSUMER_EXISTS,
+                ErrorCode::CONSUMER_ALREADY_EXISTS,
             ),
             (
                 br#"{"error":{"code":400,"err_code":10013,"description":"consumer name already in use"}}"#,
                 400,
-                ErrorCode::CONSUMER_NAME_EXISTS,
+                ErrorCode::CONSUMER_NAME_EXIST,
             ),
             (
                 br#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 7"}}"#,
@@ -212,7 +229,7 @@ mod tests {
             (
                 br#"{"error":{"code":400,"err_code":10070,"description":"wrong last msg ID: a"}}"#,
                 400,
-                ErrorCode::STREAM_WRONG_LAST_MSG_ID,
+                ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID,
             ),
             (
                 br#"{"error":{"code":404,"err_code":10037,"description":"no message found"}}"#,
@@ -226,7 +243,7 @@ mod tests {
             ),
         ];
         for (body, code, err_code) in cases {
-            match parse_response::<PubAck>(body) {
+            match parse_response::<PublishAck>(body) {
                 Err(Error::JetStream(e)) => {
                     assert_eq!((e.code, e.err_code), (*code, *err_code));
                 }
@@ -241,9 +258,9 @@ mod tests {
     fn nested_error_keys_are_not_api_errors() {
         // A stream source's own error is data, not a failed call.
         let body = br#"{"stream":"S","seq":3,"val":"\"error\"","x":{"error":{"code":500}}}"#;
-        let ack: PubAck = parse_response(body).unwrap();
-        assert_eq!(ack.seq, 3);
-        assert_eq!(parse_response::<PubAck>(br#"{"error":null,"stream":"S","seq":1}"#).unwrap().seq, 1);
+        let ack: PublishAck = parse_response(body).unwrap();
+        assert_eq!(ack.sequence, 3);
+        assert_eq!(parse_response::<PublishAck>(br#"{"error":null,"stream":"S","seq":1}"#).unwrap().sequence, 1);
     }
 
     #[test]
@@ -257,8 +274,8 @@ mod tests {
 
     #[test]
     fn bad_json_is_a_protocol_error() {
-        assert!(matches!(parse_response::<PubAck>(b"not json"), Err(Error::Protocol(_))));
-        assert!(matches!(parse_response::<PubAck>(b""), Err(Error::Protocol(_))));
-        assert!(matches!(parse_response::<PubAck>(br#"{"error":"#), Err(Error::Protocol(_))));
+        assert!(matches!(parse_response::<PublishAck>(b"not json"), Err(Error::Protocol(_))));
+        assert!(matches!(parse_response::<PublishAck>(b""), Err(Error::Protocol(_))));
+        assert!(matches!(parse_response::<PublishAck>(br#"{"error":"#), Err(Error::Protocol(_))));
     }
 }

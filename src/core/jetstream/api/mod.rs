@@ -23,13 +23,13 @@ pub use consumer::{
 };
 pub use error::{ErrorCode, JetStreamError, check_response, parse_empty_response, parse_response};
 pub(crate) use error::{bad_response, parse_checked, parse_checked_plain, parse_plain_response};
-pub use publish::PubAck;
+pub use publish::PublishAck;
 pub use stream::{
-    ClusterInfo, Compression, ConsumerLimits, DeleteResponse, DiscardPolicy, ExternalStream, LostStreamData,
-    MsgDeleteRequest, MsgGetRequest, MsgGetResponse, PeerInfo, PersistMode, Placement, PurgeRequest, PurgeResponse,
-    Republish, RetentionPolicy, StorageType, StoredMessage, StreamAlternate, StreamConfig, StreamConsumerSource,
-    StreamInfo, StreamInfoRequest, StreamListResponse, StreamNamesRequest, StreamNamesResponse, StreamSource,
-    StreamSourceInfo, StreamState, SubjectTransform,
+    ClusterInfo, Compression, ConsumerLimits, DeleteResponse, DiscardPolicy, External, LostStreamData,
+    MsgDeleteRequest, MsgGetRequest, MsgGetResponse, PeerInfo, PersistenceMode, Placement, PurgeRequest, PurgeResponse,
+    Republish, RetentionPolicy, Source, SourceInfo, StorageType, StoredMessage, StreamAlternate, StreamConfig,
+    StreamConsumerSource, StreamInfo, StreamInfoRequest, StreamListResponse, StreamNamesRequest, StreamNamesResponse,
+    StreamState, SubjectTransform,
 };
 pub use subjects::*;
 

@@ -19,6 +19,8 @@ use super::{is_default, null_as_default, serde_nanos};
 
 /// A stream's configuration, as sent to `STREAM.CREATE` / `STREAM.UPDATE`
 /// and returned in [`StreamInfo`]. Limits left at 0 mean "unlimited".
+/// Fields have async-nats's names (`stream::Config`); the wire's are in
+/// the `serde` renames.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamConfig {
@@ -31,20 +33,20 @@ pub struct StreamConfig {
     #[serde(skip_serializing_if = "is_default")]
     pub retention: RetentionPolicy,
     #[serde(skip_serializing_if = "is_default")]
-    pub max_consumers: i64,
-    #[serde(skip_serializing_if = "is_default")]
-    pub max_msgs: i64,
+    pub max_consumers: i32,
+    #[serde(rename = "max_msgs", skip_serializing_if = "is_default")]
+    pub max_messages: i64,
     #[serde(skip_serializing_if = "is_default")]
     pub max_bytes: i64,
     #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
     pub max_age: Duration,
-    #[serde(skip_serializing_if = "is_default")]
-    pub max_msgs_per_subject: i64,
-    #[serde(skip_serializing_if = "is_default")]
-    pub max_msg_size: i32,
+    #[serde(rename = "max_msgs_per_subject", skip_serializing_if = "is_default")]
+    pub max_messages_per_subject: i64,
+    #[serde(rename = "max_msg_size", skip_serializing_if = "is_default")]
+    pub max_message_size: i32,
     #[serde(skip_serializing_if = "is_default")]
     pub discard: DiscardPolicy,
-    /// With [`DiscardPolicy::New`], apply `max_msgs_per_subject` per subject too.
+    /// With [`DiscardPolicy::New`], apply `max_messages_per_subject` per subject too.
     #[serde(skip_serializing_if = "is_default")]
     pub discard_new_per_subject: bool,
     #[serde(skip_serializing_if = "is_default")]
@@ -60,9 +62,9 @@ pub struct StreamConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mirror: Option<StreamSource>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
-    pub sources: Vec<StreamSource>,
+    pub mirror: Option<Source>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Vec<Source>>,
     #[serde(skip_serializing_if = "is_default")]
     pub sealed: bool,
     #[serde(skip_serializing_if = "is_default")]
@@ -70,8 +72,8 @@ pub struct StreamConfig {
     #[serde(skip_serializing_if = "is_default")]
     pub deny_purge: bool,
     /// Honour `Nats-Rollup` headers.
-    #[serde(skip_serializing_if = "is_default")]
-    pub allow_rollup_hdrs: bool,
+    #[serde(rename = "allow_rollup_hdrs", skip_serializing_if = "is_default")]
+    pub allow_rollup: bool,
     /// Answer `DIRECT.GET` from any replica.
     #[serde(skip_serializing_if = "is_default")]
     pub allow_direct: bool,
@@ -80,38 +82,41 @@ pub struct StreamConfig {
     pub mirror_direct: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub republish: Option<Republish>,
-    #[serde(skip_serializing_if = "is_default")]
-    pub compression: Compression,
-    /// Sequence of the first message of a new stream; 0 = 1.
-    #[serde(skip_serializing_if = "is_default")]
-    pub first_seq: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compression: Option<Compression>,
+    /// Sequence of the first message of a new stream (default 1).
+    #[serde(rename = "first_seq", skip_serializing_if = "Option::is_none")]
+    pub first_sequence: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject_transform: Option<SubjectTransform>,
     #[serde(skip_serializing_if = "HashMap::is_empty", deserialize_with = "null_as_default")]
     pub metadata: HashMap<String, String>,
     /// Defaults for the stream's consumers.
-    #[serde(skip_serializing_if = "is_default")]
-    pub consumer_limits: ConsumerLimits,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consumer_limits: Option<ConsumerLimits>,
     /// Honour per-message `Nats-TTL` (server 2.11).
-    #[serde(skip_serializing_if = "is_default")]
-    pub allow_msg_ttl: bool,
+    #[serde(rename = "allow_msg_ttl", skip_serializing_if = "is_default")]
+    pub allow_message_ttl: bool,
     /// Leave a delete marker with this TTL when limits remove a subject's last message (2.11).
-    #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
-    pub subject_delete_marker_ttl: Duration,
+    #[serde(skip_serializing_if = "Option::is_none", with = "serde_nanos::option")]
+    pub subject_delete_marker_ttl: Option<Duration>,
     /// Counter stream: `Nats-Incr` (2.12).
-    #[serde(skip_serializing_if = "is_default")]
-    pub allow_msg_counter: bool,
+    #[serde(rename = "allow_msg_counter", skip_serializing_if = "is_default")]
+    pub allow_message_counter: bool,
     /// Atomic batch publish (2.12).
-    #[serde(skip_serializing_if = "is_default")]
-    pub allow_atomic: bool,
+    #[serde(rename = "allow_atomic", skip_serializing_if = "is_default")]
+    pub allow_atomic_publish: bool,
     /// `Nats-Schedule` messages (2.12).
-    #[serde(skip_serializing_if = "is_default")]
-    pub allow_msg_schedules: bool,
+    #[serde(rename = "allow_msg_schedules", skip_serializing_if = "is_default")]
+    pub allow_message_schedules: bool,
     /// Fast-ingest batch publish (2.14).
-    #[serde(skip_serializing_if = "is_default")]
-    pub allow_batched: bool,
-    #[serde(skip_serializing_if = "is_default")]
-    pub persist_mode: PersistMode,
+    #[serde(rename = "allow_batched", skip_serializing_if = "is_default")]
+    pub allow_batch_publish: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub persist_mode: Option<PersistenceMode>,
+    /// Set by the server on streams it made from a template (deprecated).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub template_owner: String,
 }
 
 /// When messages leave the stream.
@@ -157,7 +162,7 @@ pub enum Compression {
 /// Whether a publish is acked before (`async`) or after the write is flushed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PersistMode {
+pub enum PersistenceMode {
     #[default]
     #[serde(alias = "")]
     Default,
@@ -180,19 +185,20 @@ pub struct Placement {
 /// A stream this stream mirrors or sources from.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct StreamSource {
+pub struct Source {
     pub name: String,
-    #[serde(skip_serializing_if = "is_default")]
-    pub opt_start_seq: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub opt_start_time: Option<String>,
+    #[serde(rename = "opt_start_seq", skip_serializing_if = "Option::is_none")]
+    pub start_sequence: Option<u64>,
+    /// RFC 3339 ([`super::timestamp`]).
+    #[serde(rename = "opt_start_time", skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub filter_subject: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub subject_transforms: Vec<SubjectTransform>,
     /// The origin lives in another account or domain.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub external: Option<ExternalStream>,
+    pub external: Option<External>,
     /// Source through this durable consumer on the origin (server 2.15).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consumer: Option<StreamConsumerSource>,
@@ -211,28 +217,32 @@ pub struct StreamConsumerSource {
 /// API and delivery prefixes that reach a stream in another account or domain.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct ExternalStream {
+pub struct External {
     /// e.g. `$JS.hub.API`.
-    pub api: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub deliver: String,
+    #[serde(rename = "api")]
+    pub api_prefix: String,
+    #[serde(rename = "deliver", skip_serializing_if = "Option::is_none")]
+    pub delivery_prefix: Option<String>,
 }
 
-/// Rewrites subjects matching `src` to `dest`.
+/// Rewrites subjects matching `source` to `destination`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SubjectTransform {
-    pub src: String,
-    pub dest: String,
+    #[serde(rename = "src")]
+    pub source: String,
+    #[serde(rename = "dest")]
+    pub destination: String,
 }
 
-/// Republishes every stored message matching `src` to `dest`.
+/// Republishes every stored message matching `source` to `destination`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Republish {
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub src: String,
-    pub dest: String,
+    #[serde(rename = "src", skip_serializing_if = "String::is_empty")]
+    pub source: String,
+    #[serde(rename = "dest")]
+    pub destination: String,
     #[serde(skip_serializing_if = "is_default")]
     pub headers_only: bool,
 }
@@ -259,9 +269,9 @@ pub struct StreamInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mirror: Option<StreamSourceInfo>,
+    pub mirror: Option<SourceInfo>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
-    pub sources: Vec<StreamSourceInfo>,
+    pub sources: Vec<SourceInfo>,
     /// Mirrors that can answer for this stream.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub alternates: Vec<StreamAlternate>,
@@ -276,19 +286,24 @@ pub struct StreamInfo {
 pub struct StreamState {
     pub messages: u64,
     pub bytes: u64,
-    pub first_seq: u64,
-    pub first_ts: String,
-    pub last_seq: u64,
-    pub last_ts: String,
-    #[serde(skip_serializing_if = "is_default")]
-    pub num_subjects: u64,
+    #[serde(rename = "first_seq")]
+    pub first_sequence: u64,
+    #[serde(rename = "first_ts")]
+    pub first_timestamp: String,
+    #[serde(rename = "last_seq")]
+    pub last_sequence: u64,
+    #[serde(rename = "last_ts")]
+    pub last_timestamp: String,
+    #[serde(rename = "num_subjects", skip_serializing_if = "is_default")]
+    pub subjects_count: u64,
     /// Message count per subject, only when asked for with `subjects_filter`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subjects: Option<HashMap<String, u64>>,
-    #[serde(skip_serializing_if = "is_default")]
-    pub num_deleted: u64,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
-    pub deleted: Vec<u64>,
+    #[serde(rename = "num_deleted", skip_serializing_if = "Option::is_none")]
+    pub deleted_count: Option<u64>,
+    /// The deleted sequences, only when asked for with `deleted_details`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted: Option<Vec<u64>>,
     /// Messages the server found corrupt or missing on recovery.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<LostStreamData>,
@@ -331,17 +346,17 @@ pub struct PeerInfo {
     /// Time since it was last seen.
     #[serde(with = "serde_nanos")]
     pub active: Duration,
-    #[serde(skip_serializing_if = "is_default")]
-    pub lag: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lag: Option<u64>,
 }
 
 /// Progress of a mirror or source.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct StreamSourceInfo {
+pub struct SourceInfo {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub external: Option<ExternalStream>,
+    pub external: Option<External>,
     /// Messages behind the origin.
     pub lag: u64,
     /// Time since the last message from the origin; `None` if never.
@@ -561,27 +576,30 @@ mod tests {
         let cfg = StreamConfig {
             name: "KV_cfg".into(),
             subjects: vec!["$KV.cfg.>".into()],
-            max_msgs_per_subject: 5,
+            max_messages_per_subject: 5,
             max_age: Duration::from_secs(60),
             duplicate_window: Duration::from_secs(60),
             discard: DiscardPolicy::New,
             storage: StorageType::Memory,
             retention: RetentionPolicy::WorkQueue,
             num_replicas: 3,
-            allow_rollup_hdrs: true,
+            allow_rollup: true,
             deny_delete: true,
             allow_direct: true,
-            compression: Compression::S2,
-            allow_msg_ttl: true,
-            subject_delete_marker_ttl: Duration::from_secs(5),
-            consumer_limits: ConsumerLimits { max_ack_pending: 100, ..Default::default() },
-            sources: vec![StreamSource {
+            compression: Some(Compression::S2),
+            allow_message_ttl: true,
+            subject_delete_marker_ttl: Some(Duration::from_secs(5)),
+            consumer_limits: Some(ConsumerLimits { max_ack_pending: 100, ..Default::default() }),
+            sources: Some(vec![Source {
                 name: "KV_up".into(),
-                subject_transforms: vec![SubjectTransform { src: "$KV.up.>".into(), dest: "$KV.cfg.>".into() }],
-                external: Some(ExternalStream { api: "$JS.hub.API".into(), deliver: String::new() }),
+                subject_transforms: vec![SubjectTransform {
+                    source: "$KV.up.>".into(),
+                    destination: "$KV.cfg.>".into(),
+                }],
+                external: Some(External { api_prefix: "$JS.hub.API".into(), delivery_prefix: None }),
                 consumer: Some(StreamConsumerSource { name: Some("kv-src".into()), deliver_subject: None }),
                 ..Default::default()
-            }],
+            }]),
             ..Default::default()
         };
         let json: serde_json::Value = serde_json::to_value(&cfg).unwrap();
@@ -646,13 +664,13 @@ mod tests {
     fn stream_info_from_server_json() {
         let info: StreamInfo = parse_response(STREAM_INFO.as_bytes()).unwrap();
         assert_eq!(info.config.name, "ORDERS");
-        assert_eq!(info.config.max_msgs, -1);
+        assert_eq!(info.config.max_messages, -1);
         assert_eq!(info.config.duplicate_window, Duration::from_secs(120));
         assert_eq!(info.config.metadata["_nats.ver"], "2.15.1");
         assert_eq!(info.created, "2026-09-01T10:11:12.123456789Z");
         assert_eq!(info.state.messages, 3);
-        assert_eq!(info.state.last_seq, 4);
-        assert_eq!(info.state.deleted, [2]);
+        assert_eq!(info.state.last_sequence, 4);
+        assert_eq!(info.state.deleted.unwrap(), [2]);
         assert_eq!(info.state.consumer_count, 1);
         assert_eq!(info.state.subjects, None);
         let cluster = info.cluster.unwrap();

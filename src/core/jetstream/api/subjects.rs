@@ -122,7 +122,7 @@ pub fn consumer_create(prefix: &str, stream: &str, config: &ConsumerConfig) -> R
         return Ok(format!("{prefix}.CONSUMER.CREATE.{stream}"));
     };
     validate_consumer_name(name)?;
-    match config.filter_subject.as_deref().filter(|_| config.filter_subjects.is_empty()) {
+    match Some(config.filter_subject.as_str()).filter(|f| !f.is_empty() && config.filter_subjects.is_empty()) {
         Some(filter) => {
             validate_subject(filter)?;
             Ok(format!("{prefix}.CONSUMER.CREATE.{stream}.{name}.{filter}"))
@@ -220,16 +220,16 @@ mod tests {
         assert_eq!(consumer_create(p, "S", &cfg).unwrap(), "$JS.API.CONSUMER.CREATE.S.d");
         cfg.name = Some("n".into());
         assert_eq!(consumer_create(p, "S", &cfg).unwrap(), "$JS.API.CONSUMER.CREATE.S.n");
-        cfg.filter_subject = Some("orders.*.new".into());
+        cfg.filter_subject = "orders.*.new".into();
         assert_eq!(consumer_create(p, "S", &cfg).unwrap(), "$JS.API.CONSUMER.CREATE.S.n.orders.*.new");
-        cfg.filter_subject = None;
+        cfg.filter_subject = String::new();
         cfg.filter_subjects = vec!["a".into()];
         assert_eq!(consumer_create(p, "S", &cfg).unwrap(), "$JS.API.CONSUMER.CREATE.S.n");
         cfg.name = Some("bad.name".into());
         assert!(matches!(consumer_create(p, "S", &cfg), Err(Error::InvalidArgument(_))));
         cfg.name = Some("n".into());
         cfg.filter_subjects.clear();
-        cfg.filter_subject = Some("bad subject".into());
+        cfg.filter_subject = "bad subject".into();
         assert!(matches!(consumer_create(p, "S", &cfg), Err(Error::InvalidSubject { .. })));
     }
 

@@ -45,9 +45,9 @@ fn first_consumer_is_ephemeral_unacked_in_memory_and_starts_where_asked() {
     assert_eq!(first.name.as_deref(), Some("kv_U_1"));
     assert_eq!(first.durable_name, None);
     assert_eq!(first.ack_policy, AckPolicy::None);
-    assert_eq!((first.max_deliver, first.mem_storage, first.num_replicas), (1, true, 1));
+    assert_eq!((first.max_deliver, first.memory_storage, first.num_replicas), (1, true, 1));
     assert_eq!(first.deliver_policy, DeliverPolicy::ByStartSequence { start_sequence: 40 });
-    assert_eq!(first.filter_subject.as_deref(), Some("orders.>"), "one filter goes as filter_subject");
+    assert_eq!(first.filter_subject, "orders.>", "one filter goes as filter_subject");
     assert!(first.filter_subjects.is_empty());
     assert_eq!(first.replay_policy, ReplayPolicy::Original);
     assert_eq!(first.inactive_threshold, Duration::from_secs(7));
@@ -98,7 +98,7 @@ fn before_any_delivery_a_reset_keeps_the_users_start() {
     c.next_consumer();
     assert_eq!(c.next_consumer().deliver_policy, DeliverPolicy::New);
     let mut c = cursor(OrderedConfig { deliver_policy: DeliverPolicy::LastPerSubject, ..OrderedConfig::default() });
-    assert_eq!(c.next_consumer().filter_subject.as_deref(), Some(">"), "last per subject needs a filter");
+    assert_eq!(c.next_consumer().filter_subject, ">", "last per subject needs a filter");
 }
 
 #[test]
@@ -202,7 +202,7 @@ fn push_consumers_deliver_each_to_a_subject_of_its_own_with_flow_control_and_hea
     assert_eq!(first.deliver_subject.as_deref(), Some("_INBOX.abc.1"));
     assert!(first.flow_control);
     assert_eq!(first.idle_heartbeat, hb);
-    assert_eq!((first.ack_policy, first.mem_storage), (AckPolicy::None, true));
+    assert_eq!((first.ack_policy, first.memory_storage), (AckPolicy::None, true));
     c.handle_created();
     assert_eq!(c.handle_message(&msg("U_1", 3, 1)).unwrap(), Verdict::Deliver);
     let second = c.next_consumer();

@@ -173,7 +173,7 @@ impl std::fmt::Display for PullStatus {
 /// server computes them as signed numbers).
 pub(crate) fn returned_pending(message: &Message) -> Option<(u64, u64)> {
     let headers = message.headers.as_ref()?;
-    let read = |name| headers.get(name).map(|v: &str| v.trim().parse::<i64>().map_or(0, |n| n.max(0) as u64));
+    let read = |name| headers.get(name).map(|v| v.trim().parse::<i64>().map_or(0, |n| n.max(0) as u64));
     match (read(PENDING_MESSAGES), read(PENDING_BYTES)) {
         (None, None) => None,
         (m, b) => Some((m.unwrap_or(0), b.unwrap_or(0))),

@@ -126,7 +126,7 @@ impl PushInbox {
         match kind {
             StatusKind::FlowControl => self.hold_reply(message.reply.as_deref()),
             StatusKind::IdleHeartbeat => {
-                self.hold_reply(message.headers.as_ref().and_then(|h| h.get(CONSUMER_STALLED)));
+                self.hold_reply(message.headers.as_ref().and_then(|h| h.get(CONSUMER_STALLED)).map(|v| v.as_str()));
             }
             StatusKind::ConsumerDeleted | StatusKind::PushBased | StatusKind::RequiredApiLevel => {
                 self.finish(Error::ConsumerStatus { code: status.code.0, description: status.description.clone() });

@@ -2,21 +2,21 @@
 
 use std::time::Duration;
 
-use crate::core::jetstream::ack::AckKind;
+use crate::core::jetstream::ack::Ack;
 use crate::core::jetstream::pull::PullRequest;
 
 #[test]
 fn bodies() {
     let cases = [
-        (AckKind::Ack, "+ACK"),
-        (AckKind::Nak(None), "-NAK"),
-        (AckKind::Nak(Some(Duration::from_secs(5))), r#"-NAK {"delay":5000000000}"#),
-        (AckKind::Progress, "+WPI"),
-        (AckKind::Term(None), "+TERM"),
-        (AckKind::Term(Some(String::new())), "+TERM"),
-        (AckKind::Term(Some("bad payload".into())), "+TERM bad payload"),
-        (AckKind::Next(None), "+NXT"),
-        (AckKind::Next(Some(PullRequest { batch: 5, ..Default::default() })), r#"+NXT {"batch":5}"#),
+        (Ack::Ack, "+ACK"),
+        (Ack::Nak(None), "-NAK"),
+        (Ack::Nak(Some(Duration::from_secs(5))), r#"-NAK {"delay":5000000000}"#),
+        (Ack::Progress, "+WPI"),
+        (Ack::Term(None), "+TERM"),
+        (Ack::Term(Some(String::new())), "+TERM"),
+        (Ack::Term(Some("bad payload".into())), "+TERM bad payload"),
+        (Ack::Next(None), "+NXT"),
+        (Ack::Next(Some(PullRequest { batch: 5, ..Default::default() })), r#"+NXT {"batch":5}"#),
     ];
     for (kind, body) in cases {
         assert_eq!(kind.body(), body.as_bytes(), "{kind:?}");
@@ -25,8 +25,8 @@ fn bodies() {
 
 #[test]
 fn only_progress_is_not_final() {
-    assert!(!AckKind::Progress.is_final());
-    for kind in [AckKind::Ack, AckKind::Nak(None), AckKind::Term(None), AckKind::Next(None)] {
+    assert!(!Ack::Progress.is_final());
+    for kind in [Ack::Ack, Ack::Nak(None), Ack::Term(None), Ack::Next(None)] {
         assert!(kind.is_final(), "{kind:?}");
     }
 }

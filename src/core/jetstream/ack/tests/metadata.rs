@@ -11,14 +11,16 @@ fn v1_nine_tokens() {
         m,
         MessageMetadata {
             domain: None,
-            account_hash: None,
+            acc_hash: None,
             stream: "ORDERS".into(),
             consumer: "workers".into(),
             delivered: 3,
             stream_sequence: 1042,
             consumer_sequence: 77,
+            published: crate::core::jetstream::api::timestamp::from_unix_nanos(1_764_412_345_123_456_789),
             timestamp_nanos: 1_764_412_345_123_456_789,
             pending: 12,
+            token: None,
         }
     );
     assert!(m.timestamp_nanos > 1 << 53, "kept exact beyond f64 precision");
@@ -28,7 +30,7 @@ fn v1_nine_tokens() {
 fn v2_with_domain_hash_and_extra_tokens() {
     let m = MessageMetadata::parse("$JS.ACK.hub.ACCHASH.ORDERS.workers.1.5.6.18446744073709551615.0.rand123").unwrap();
     assert_eq!(m.domain.as_deref(), Some("hub"));
-    assert_eq!(m.account_hash.as_deref(), Some("ACCHASH"));
+    assert_eq!(m.acc_hash.as_deref(), Some("ACCHASH"));
     assert_eq!((m.stream.as_str(), m.consumer.as_str()), ("ORDERS", "workers"));
     assert_eq!((m.delivered, m.stream_sequence, m.consumer_sequence), (1, 5, 6));
     assert_eq!(m.timestamp_nanos, u64::MAX);

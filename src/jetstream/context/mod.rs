@@ -2,6 +2,20 @@
 //! timeout of API calls. Every management call goes through
 //! [`Context::request_json`]: JSON out, the reply's JSON or a typed API error
 //! back; the typed calls parse that reply, the JS API hands it over as text.
+//! The error kinds of the context's calls are here, as in async-nats.
+
+mod error;
+
+pub use super::kv::{
+    CreateKeyValueError, CreateKeyValueErrorKind, KeyValueError, KeyValueErrorKind, UpdateKeyValueError,
+    UpdateKeyValueErrorKind,
+};
+pub use super::object_store::{
+    CreateObjectStoreError, CreateObjectStoreErrorKind, DeleteObjectStore, DeleteObjectStoreKind, ObjectStoreError,
+    ObjectStoreErrorKind,
+};
+pub use super::publish::{Publish, PublishAckFuture};
+pub use error::*;
 
 use std::time::Duration;
 
@@ -12,7 +26,7 @@ use serde::de::DeserializeOwned;
 use super::api::{self, AccountInfo};
 use super::publish::PublishSettings;
 use crate::client::Client;
-use crate::error::Error;
+use crate::error::{Error, SortCause};
 
 /// Entry point to JetStream, shaped like async-nats's `jetstream::Context`.
 #[derive(Debug, Clone)]
@@ -93,8 +107,8 @@ impl Context {
     }
 
     /// Account limits and usage.
-    pub async fn query_account(&self) -> Result<AccountInfo, Error> {
-        self.request_raw(&api::account_info(&self.prefix), b"").await
+    pub async fn query_account(&self) -> Result<AccountInfo, AccountError> {
+        self.request_raw(&api::account_info(&self.prefix), b"").await.map_err(AccountErrorKind::error)
     }
 }
 

@@ -1,0 +1,232 @@
+//! Runs every compat program against its own real nats-server and checks
+//! its transcript. The same expectations hold for both libraries: this
+//! file is built once with `--features natsjet` and once with
+//! `--features async-nats`, so what natsjet does is what async-nats does.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::NatsServer;
+use natsjet_compat::Outcome;
+
+/// Runs `program` on a fresh JetStream server and prints its transcript.
+async fn run<F: Future<Output = Outcome>>(program: impl FnOnce(String) -> F) -> Vec<String> {
+    let server = NatsServer::builder().jetstream().start();
+    match program(server.client_url()).await {
+        Ok(seen) => {
+            for line in &seen {
+                println!("{line}");
+            }
+            seen
+        }
+        Err(e) => panic!("program failed: {e}\n{}", server.log_tail(20)),
+    }
+}
+
+macro_rules! program {
+    ($name:ident, $path:path, [$($line:literal,)*]) => {
+        #[tokio::test]
+        async fn $name() {
+            let seen = run(|url| async move { $path(&url).await }).await;
+            assert_eq!(seen, [$($line),*]);
+        }
+    };
+}
+
+program!(
+    publish_subscribe,
+    natsjet_compat::core::publish_subscribe,
+    [
+        "greet.joe hello",
+        "greet.ann hi",
+        "headers Some(\"42\") Some(\"m-1\")",
+        "greet.bob yo",
+        "reply to greet.replies",
+        "after unsubscribe: None",
+    ]
+);
+
+program!(
+    queue_groups,
+    natsjet_compat::core::queue_groups,
+    ["queue members took 10", "unsubscribe_after(3) delivered 3",]
+);
+
+program!(
+    request_reply,
+    natsjet_compat::core::request_reply,
+    ["PING", "HELLO for ann", "BUILT", "no responders", "timed out",]
+);
+
+program!(
+    connect_and_errors,
+    natsjet_compat::core::connect_and_errors,
+    [
+        "max payload 1048576",
+        "state Connected",
+        "subscribe: invalid subject",
+        "publish: invalid subject",
+        "publish: too big",
+        "closed event: true",
+        "connect: io",
+    ]
+);
+
+program!(
+    manage_streams,
+    natsjet_compat::streams::manage_streams,
+    [
+        "created ORDERS",
+        "messages 5 first 1 last 5 consumers 0",
+        "storage Memory retention Limits discard Old",
+        "raw 2 orders.0 order 2 id Some(\"order-2\")",
+        "last on orders.1: 5",
+        "direct last on orders.0: 4",
+        "direct 1: order 1",
+        "deleted 3: true",
+        "purged 2 success true",
+        "updated max_messages 50",
+        "get_or_create kept WorkQueue",
+        "names [\"EVENTS\", \"ORDERS\"]",
+        "streams [\"EVENTS=0\", \"ORDERS=2\"]",
+        "by subject: EVENTS",
+        "create again: name exists (400)",
+        "get missing: not found",
+        "deleted EVENTS: true",
+        "delete again: JetStream error",
+        "account streams 1",
+    ]
+);
+
+program!(
+    manage_consumers,
+    natsjet_compat::consumers::manage_consumers,
+    [
+        "even: pending 3 ack pending 0 delivered 0/0 filter tasks.even",
+        "after two acks: pending 1 ack floor 3/2",
+        "cached still 3 pending, name even",
+        "got even on TASKS",
+        "description Some(\"even tasks\")",
+        "odd ack policy Explicit",
+        "get_or_create kept filter tasks.odd",
+        "ephemeral has a name: true",
+        "odd pending 3",
+        "consumer names: 3",
+        "durables [\"even\", \"odd\"]",
+        "missing consumer: not found",
+        "deleted odd: true",
+        "deleted even: true",
+    ]
+);
+
+program!(
+    publish_with_acks,
+    natsjet_compat::publish::publish_with_acks,
+    [
+        "PAYMENTS 1 duplicate false",
+        "batch 2..=21",
+        "dedup: 22 then 22 (duplicate true)",
+        "with headers: 23",
+        "expected last sequence ok: 24",
+        "stale: wrong last sequence",
+        "wrong stream: Other",
+        "no stream: stream not found",
+        "stored 24",
+    ]
+);
+
+program!(
+    fetch_batch_messages,
+    natsjet_compat::pull::fetch_batch_messages,
+    [
+        "fetch: [\"events.0\", \"events.1\", \"events.2\", \"events.3\", \"events.4\"]",
+        "batch: 10 up to stream sequence 15 (15 pending)",
+        "fetch the rest: 15",
+        "empty fetch: 0",
+        "messages: 30 from event 0 to event 29",
+        "stream builder: 30, last 30 of EVENTS by tuned",
+    ]
+);
+
+program!(
+    every_ack_kind,
+    natsjet_compat::acks::every_ack_kind,
+    [
+        "nak: seq 1 delivered 1",
+        "redelivered: seq 1 delivered 2",
+        "after delay: seq 2 delivered 2",
+        "progress twice, then double ack",
+        "term: seq 3 delivered 1",
+        "nothing left: true",
+        "ack floor 5 pending 0 ack pending 0 redelivered 0",
+    ]
+);
+
+program!(
+    shared_durable,
+    natsjet_compat::workers::shared_durable,
+    ["handled 200 messages, 200 distinct", "ack floor 200 pending 0 ack pending 0",]
+);
+
+program!(
+    ordered_consumers,
+    natsjet_compat::ordered::ordered_consumers,
+    [
+        "ordered pull: [2, 3, 5, 6, 8, 9, 11, 12]",
+        "ordered from last: line 11",
+        "ordered push: [\"line 0\", \"line 3\", \"line 6\", \"line 9\"]",
+    ]
+);
+
+program!(
+    push_consumers,
+    natsjet_compat::push::push_consumers,
+    [
+        "push: 10 first alerts.0 last alerts.9",
+        "group Some(\"team\")",
+        "deliver group took 10",
+        "pager pending 0 deliver subject set true",
+    ]
+);
+
+program!(
+    key_value,
+    natsjet_compat::kv::key_value,
+    [
+        "sue.color @ 1 -> blue (Put)",
+        "update: wrong last revision",
+        "updated to revision 1",
+        "create: already exists",
+        "get: Some(\"green\")",
+        "history: [\"blue\", \"green\"]",
+        "after delete: Some(Delete)",
+        "get deleted: None",
+        "keys: [\"sue.color\"]",
+        "watch history: sue.color Put",
+        "watch: sue.color -> yellow",
+        "watch all: ann.color",
+        "status: profiles history 5 values 7",
+        "get_key_value: Some(5)",
+        "missing bucket: GetBucket",
+        "bucket deleted",
+    ]
+);
+
+program!(
+    object_store,
+    natsjet_compat::object_store::object_store,
+    [
+        "put report.bin 307200 bytes in 3 chunks, digest set true",
+        "put notes.txt 10 bytes, owner Some(\"sue\")",
+        "get 307200 bytes, same: true, info size 307200",
+        "info notes.txt Some(\"notes\") deleted false",
+        "through the link: some notes",
+        "list [\"latest\", \"notes.txt\", \"report.bin\"]",
+        "watch: new.txt 3",
+        "get deleted: not found",
+        "info missing: not found",
+        "put after seal: PublishChunks",
+        "reopened: 307200",
+        "bucket deleted",
+    ]
+);

@@ -1,0 +1,206 @@
+//! Pull consumers as async-nats shapes them: [`Config`] and
+//! [`OrderedConfig`], and the readers under its names ([`Stream`],
+//! [`Batch`], [`Ordered`] and their builders).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::{AckPolicy, Config as ConsumerConfig, DeliverPolicy, PriorityPolicy, ReplayPolicy};
+pub use super::{BatchError, BatchErrorKind, MessagesError, MessagesErrorKind, OrderedError, OrderedErrorKind};
+use super::{Consumer, FromConsumer, IntoConsumerConfig, StreamError, StreamErrorKind, ordered_config, unique};
+use crate::error::{Error, SortCause};
+use crate::jetstream::OrderedConsumer;
+use crate::jetstream::ordered::OrderedCursor;
+pub use crate::jetstream::reader::{
+    Batch, FetchBuilder, FetchBuilder as BatchBuilder, Messages as Stream, OrderedMessages as Ordered, StreamBuilder,
+};
+
+/// A pull consumer's config: [`ConsumerConfig`] without the push-only
+/// fields. Ack policy explicit by default.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Config {
+    /// With a durable name the consumer outlives its clients.
+    pub durable_name: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub deliver_policy: DeliverPolicy,
+    pub ack_policy: AckPolicy,
+    pub ack_wait: Duration,
+    pub max_deliver: i64,
+    pub filter_subject: String,
+    pub filter_subjects: Vec<String>,
+    pub replay_policy: ReplayPolicy,
+    pub rate_limit: u64,
+    pub sample_frequency: u8,
+    pub max_waiting: i64,
+    pub max_ack_pending: i64,
+    pub headers_only: bool,
+    pub max_batch: i64,
+    pub max_bytes: i64,
+    pub max_expires: Duration,
+    pub inactive_threshold: Duration,
+    pub num_replicas: usize,
+    pub memory_storage: bool,
+    pub metadata: HashMap<String, String>,
+    pub backoff: Vec<Duration>,
+    pub priority_policy: PriorityPolicy,
+    pub priority_groups: Vec<String>,
+    pub priority_timeout: Duration,
+    /// RFC 3339 ([`timestamp`](crate::jetstream::api::timestamp)).
+    pub pause_until: Option<String>,
+}
+
+impl IntoConsumerConfig for Config {
+    fn into_consumer_config(self) -> ConsumerConfig {
+        ConsumerConfig {
+            durable_name: self.durable_name,
+            name: self.name,
+            description: self.description,
+            deliver_policy: self.deliver_policy,
+            ack_policy: self.ack_policy,
+            ack_wait: self.ack_wait,
+            max_deliver: self.max_deliver,
+            filter_subject: self.filter_subject,
+            filter_subjects: self.filter_subjects,
+            replay_policy: self.replay_policy,
+            rate_limit: self.rate_limit,
+            sample_frequency: self.sample_frequency,
+            max_waiting: self.max_waiting,
+            max_ack_pending: self.max_ack_pending,
+            headers_only: self.headers_only,
+            max_batch: self.max_batch,
+            max_bytes: self.max_bytes,
+            max_expires: self.max_expires,
+            inactive_threshold: self.inactive_threshold,
+            num_replicas: self.num_replicas,
+            memory_storage: self.memory_storage,
+            metadata: self.metadata,
+            backoff: self.backoff,
+            priority_policy: self.priority_policy,
+            priority_groups: self.priority_groups,
+            priority_timeout: self.priority_timeout,
+            pause_until: self.pause_until,
+            ..ConsumerConfig::default()
+        }
+    }
+}
+
+impl IntoConsumerConfig for &Config {
+    fn into_consumer_config(self) -> ConsumerConfig {
+        self.clone().into_consumer_config()
+    }
+}
+
+impl FromConsumer for Config {
+    fn try_from_consumer_config(config: ConsumerConfig) -> Result<Self, Error> {
+        if config.deliver_subject.is_some() {
+            return Err(Error::InvalidArgument("a push consumer is not read by pulling".into()));
+        }
+        Ok(Config {
+            durable_name: config.durable_name,
+            name: config.name,
+            description: config.description,
+            deliver_policy: config.deliver_policy,
+            ack_policy: config.ack_policy,
+            ack_wait: config.ack_wait,
+            max_deliver: config.max_deliver,
+            filter_subject: config.filter_subject,
+            filter_subjects: config.filter_subjects,
+            replay_policy: config.replay_policy,
+            rate_limit: config.rate_limit,
+            sample_frequency: config.sample_frequency,
+            max_waiting: config.max_waiting,
+            max_ack_pending: config.max_ack_pending,
+            headers_only: config.headers_only,
+            max_batch: config.max_batch,
+            max_bytes: config.max_bytes,
+            max_expires: config.max_expires,
+            inactive_threshold: config.inactive_threshold,
+            num_replicas: config.num_replicas,
+            memory_storage: config.memory_storage,
+            metadata: config.metadata,
+            backoff: config.backoff,
+            priority_policy: config.priority_policy,
+            priority_groups: config.priority_groups,
+            priority_timeout: config.priority_timeout,
+            pause_until: config.pause_until,
+        })
+    }
+}
+
+/// async-nats's ordered pull consumer: the stream (or its `filter_subject`
+/// and `filter_subjects`) read in order through ephemeral consumers the
+/// client makes, and replaces after a gap, a deletion or a reconnect.
+/// `name` prefixes their names. natsjet sends what its own
+/// [`ordered::OrderedConfig`](crate::jetstream::ordered::OrderedConfig)
+/// has; `description`, `rate_limit`, `sample_frequency`, `max_waiting`,
+/// `metadata` and the `max_*` limits are not sent.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OrderedConfig {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub filter_subject: String,
+    pub filter_subjects: Vec<String>,
+    pub replay_policy: ReplayPolicy,
+    pub rate_limit: u64,
+    pub sample_frequency: u8,
+    pub headers_only: bool,
+    pub deliver_policy: DeliverPolicy,
+    pub max_waiting: i64,
+    pub metadata: HashMap<String, String>,
+    pub max_batch: i64,
+    pub max_bytes: i64,
+    pub max_expires: Duration,
+}
+
+impl OrderedConfig {
+    /// The cursor that makes this config's consumers, named after `unique`.
+    fn cursor(&self, unique: &str) -> Result<OrderedCursor, Error> {
+        let filters = (!self.filter_subject.is_empty()).then(|| self.filter_subject.clone());
+        let mut config = ordered_config(filters, &self.filter_subjects, &self.deliver_policy, self.replay_policy);
+        config.headers_only = self.headers_only;
+        config.name_prefix = self.name.clone();
+        OrderedCursor::new(config, unique)
+    }
+}
+
+impl IntoConsumerConfig for OrderedConfig {
+    /// The first consumer of the chain, as the cursor makes it; a name that
+    /// cannot prefix consumer names is sent as given, for the server to refuse.
+    fn into_consumer_config(self) -> ConsumerConfig {
+        match unique().and_then(|unique| self.cursor(&unique)) {
+            Ok(mut cursor) => cursor.next_consumer(),
+            Err(_) => ConsumerConfig { name: self.name, ..ConsumerConfig::default() },
+        }
+    }
+}
+
+impl FromConsumer for OrderedConfig {
+    fn try_from_consumer_config(config: ConsumerConfig) -> Result<Self, Error> {
+        if config.deliver_subject.is_some() {
+            return Err(Error::InvalidArgument("a push consumer is not read by pulling".into()));
+        }
+        Ok(OrderedConfig {
+            filter_subject: config.filter_subject,
+            filter_subjects: config.filter_subjects,
+            replay_policy: config.replay_policy,
+            headers_only: config.headers_only,
+            deliver_policy: config.deliver_policy,
+            ..OrderedConfig::default()
+        })
+    }
+}
+
+impl Consumer<OrderedConfig> {
+    /// The messages in stream order, each once; never ends by itself. The
+    /// consumer made by `create_consumer` is the first one read.
+    pub async fn messages(self) -> Result<Ordered, StreamError> {
+        let config = OrderedConfig::try_from_consumer_config(self.info.config.clone());
+        let cursor = config.and_then(|config| config.cursor(&unique()?)).map_err(StreamErrorKind::error)?;
+        let stream = self.info.stream_name.clone();
+        OrderedConsumer::adopt(self.context.clone(), stream, cursor, self.retype())
+            .messages()
+            .await
+            .map_err(StreamErrorKind::error)
+    }
+}

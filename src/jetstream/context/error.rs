@@ -1,0 +1,232 @@
+//! The error kinds of the JetStream context's calls, named as async-nats
+//! 0.51 names them in `jetstream::context`: publishing, stream management,
+//! consumer info and the account. Each error is a [`KindError`]: the kind,
+//! and natsjet's [`Error`] as the cause.
+
+use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::jetstream::api::{ErrorCode, JetStreamError};
+
+error_kinds!(
+    /// `Context::publish`, `send_publish` and their ack futures.
+    #[derive(Copy, Hash)]
+    PublishErrorKind {
+        /// No stream captures the subject (nobody answered, after the retries).
+        StreamNotFound => "no stream found for given subject",
+        WrongLastMessageId => "wrong last message id",
+        WrongLastSequence => "wrong last sequence",
+        TimedOut => "timed out: didn't receive ack in time",
+        /// The connection closed before the ack came.
+        BrokenPipe => "broken pipe",
+        MaxAckPending => "max ack pending reached",
+        MaxPayloadExceeded => "max payload size exceeded",
+        Other => "publish failed",
+    }
+);
+
+error_kinds!(
+    /// A JetStream API request: `Stream::info`, listings.
+    #[derive(Copy, Hash)]
+    RequestErrorKind {
+        NoResponders => "requested JetStream resource does not exist",
+        TimedOut => "timed out",
+        InvalidSubject => "invalid subject",
+        Other => "request failed",
+    }
+);
+
+error_kinds!(
+    /// `Consumer::info`, `get_info` and `Stream::consumer_info`.
+    ConsumerInfoErrorKind {
+        InvalidName => "invalid consumer name",
+        Offline => "consumer is offline",
+        NotFound => "consumer not found",
+        StreamNotFound => "stream not found",
+        Request => "request error",
+        JetStream(JetStreamError) => "jetstream error",
+        TimedOut => "timed out",
+        NoResponders => "no responders",
+    }
+);
+
+error_kinds!(
+    /// `Context::create_stream`, `update_stream`, `get_or_create_stream`.
+    CreateStreamErrorKind {
+        EmptyStreamName => "stream name cannot be empty",
+        InvalidStreamName => "stream name cannot contain `.`, `_`",
+        DomainAndExternalSet => "domain and external are both set",
+        /// Nobody answered: JetStream is not enabled for the account.
+        JetStreamUnavailable => "jetstream unavailable",
+        JetStream(JetStreamError) => "jetstream error",
+        TimedOut => "jetstream request timed out",
+        Response => "response error",
+        NotFound => "stream not found",
+        ResponseParse => "failed to parse server response",
+    }
+);
+
+error_kinds!(
+    /// `Context::get_stream` and `delete_stream`.
+    GetStreamErrorKind {
+        EmptyName => "empty name cannot be empty",
+        Request => "request error",
+        InvalidStreamName => "invalid stream name",
+        JetStream(JetStreamError) => "jetstream error",
+    }
+);
+
+error_kinds!(
+    /// `Context::stream_by_subject`.
+    GetStreamByNameErrorKind {
+        Request => "request error",
+        NotFound => "stream not found",
+        InvalidSubject => "invalid subject",
+        JetStream(JetStreamError) => "jetstream error",
+    }
+);
+
+error_kinds!(
+    /// `Context::query_account`.
+    AccountErrorKind {
+        TimedOut => "timed out",
+        JetStream(JetStreamError) => "JetStream error",
+        JetStreamUnavailable => "JetStream unavailable",
+        Other => "error",
+    }
+);
+
+pub type PublishError = KindError<PublishErrorKind>;
+pub type RequestError = KindError<RequestErrorKind>;
+pub type ConsumerInfoError = KindError<ConsumerInfoErrorKind>;
+pub type CreateStreamError = KindError<CreateStreamErrorKind>;
+pub type GetStreamError = KindError<GetStreamErrorKind>;
+pub type GetStreamByNameError = KindError<GetStreamByNameErrorKind>;
+pub type AccountError = KindError<AccountErrorKind>;
+pub type UpdateStreamError = CreateStreamError;
+pub type UpdateStreamErrorKind = CreateStreamErrorKind;
+pub type DeleteStreamError = GetStreamError;
+pub type DeleteStreamErrorKind = GetStreamErrorKind;
+/// The items of `stream_names()` and `streams()`.
+pub type StreamsError = RequestError;
+pub type StreamsErrorKind = RequestErrorKind;
+
+impl SortCause for PublishErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::NoResponders => PublishErrorKind::StreamNotFound,
+            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID => {
+                PublishErrorKind::WrongLastMessageId
+            }
+            Error::JetStream(e) if e.is_wrong_last_sequence() => PublishErrorKind::WrongLastSequence,
+            Error::Timeout => PublishErrorKind::TimedOut,
+            Error::Closed | Error::Disconnected => PublishErrorKind::BrokenPipe,
+            Error::PayloadTooLarge { .. } => PublishErrorKind::MaxPayloadExceeded,
+            _ => PublishErrorKind::Other,
+        }
+    }
+}
+
+impl SortCause for RequestErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::NoResponders => RequestErrorKind::NoResponders,
+            Error::Timeout => RequestErrorKind::TimedOut,
+            _ if is_bad_input(cause) => RequestErrorKind::InvalidSubject,
+            _ => RequestErrorKind::Other,
+        }
+    }
+}
+
+impl SortCause for ConsumerInfoErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => ConsumerInfoErrorKind::InvalidName,
+            Error::JetStream(e) => match e.err_code {
+                ErrorCode::CONSUMER_NOT_FOUND => ConsumerInfoErrorKind::NotFound,
+                ErrorCode::STREAM_NOT_FOUND => ConsumerInfoErrorKind::StreamNotFound,
+                ErrorCode::CONSUMER_OFFLINE => ConsumerInfoErrorKind::Offline,
+                _ => ConsumerInfoErrorKind::JetStream(e.clone()),
+            },
+            Error::Timeout => ConsumerInfoErrorKind::TimedOut,
+            Error::NoResponders => ConsumerInfoErrorKind::NoResponders,
+            _ => ConsumerInfoErrorKind::Request,
+        }
+    }
+}
+
+impl SortCause for CreateStreamErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => CreateStreamErrorKind::InvalidStreamName,
+            Error::JetStream(e) => CreateStreamErrorKind::JetStream(e.clone()),
+            Error::Timeout => CreateStreamErrorKind::TimedOut,
+            Error::NoResponders => CreateStreamErrorKind::JetStreamUnavailable,
+            Error::Protocol(_) => CreateStreamErrorKind::ResponseParse,
+            _ => CreateStreamErrorKind::Response,
+        }
+    }
+}
+
+impl SortCause for GetStreamErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => GetStreamErrorKind::InvalidStreamName,
+            Error::JetStream(e) => GetStreamErrorKind::JetStream(e.clone()),
+            _ => GetStreamErrorKind::Request,
+        }
+    }
+}
+
+impl SortCause for GetStreamByNameErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => GetStreamByNameErrorKind::InvalidSubject,
+            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => GetStreamByNameErrorKind::NotFound,
+            Error::JetStream(e) => GetStreamByNameErrorKind::JetStream(e.clone()),
+            _ => GetStreamByNameErrorKind::Request,
+        }
+    }
+}
+
+impl SortCause for AccountErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Timeout => AccountErrorKind::TimedOut,
+            Error::NoResponders => AccountErrorKind::JetStreamUnavailable,
+            Error::JetStream(e) => AccountErrorKind::JetStream(e.clone()),
+            _ => AccountErrorKind::Other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(err_code: ErrorCode) -> Error {
+        Error::JetStream(JetStreamError { code: 400, err_code, description: "x".into() })
+    }
+
+    #[test]
+    fn causes_sort_as_async_nats_sorts_them() {
+        assert_eq!(PublishErrorKind::sort(&Error::NoResponders), PublishErrorKind::StreamNotFound);
+        assert_eq!(
+            PublishErrorKind::sort(&api(ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)),
+            PublishErrorKind::WrongLastSequence
+        );
+        assert_eq!(
+            PublishErrorKind::sort(&api(ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID)),
+            PublishErrorKind::WrongLastMessageId
+        );
+        let exists = JetStreamError { code: 400, err_code: ErrorCode::STREAM_NAME_EXIST, description: "x".into() };
+        assert_eq!(
+            CreateStreamErrorKind::sort(&Error::JetStream(exists.clone())),
+            CreateStreamErrorKind::JetStream(exists)
+        );
+        assert_eq!(CreateStreamErrorKind::sort(&Error::NoResponders), CreateStreamErrorKind::JetStreamUnavailable);
+        let bad_name = Error::InvalidArgument("stream name \"a.b\" contains '.', '*' or '>'".into());
+        assert_eq!(GetStreamErrorKind::sort(&bad_name), GetStreamErrorKind::InvalidStreamName);
+        assert_eq!(ConsumerInfoErrorKind::sort(&api(ErrorCode::CONSUMER_NOT_FOUND)), ConsumerInfoErrorKind::NotFound);
+        assert_eq!(AccountErrorKind::sort(&Error::NoResponders), AccountErrorKind::JetStreamUnavailable);
+        assert_eq!(RequestErrorKind::sort(&Error::Timeout), RequestErrorKind::TimedOut);
+    }
+}
