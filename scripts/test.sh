@@ -2,6 +2,8 @@
 # The one test command: installs what is missing (scripts/setup.sh), then runs
 #   1. cargo test --tests --examples   unit + integration tests, natively; the
 #                                      integration tests start their own nats-servers
+#      core-alone                      the sans-IO core built without a runtime, warning-free
+#                                      (tests/core_imports.rs guards what it names)
 #   2. cargo test --doc                doctests (natively only)
 #   3. cargo test --benches --no-run   benches must compile (they are run by hand)
 #   4. compat/, twice                  programs written for async-nats 0.51, built and
@@ -51,6 +53,9 @@ source scripts/env.sh
 echo "nats-server: $(command -v "${NATS_SERVER_BIN:-nats-server}") ($("${NATS_SERVER_BIN:-nats-server}" --version))"
 
 run_stage "cargo-test" cargo test --tests --examples
+# The sans-IO core builds alone, without a runtime (build.rs's has_runtime
+# off), and without a warning; tests/core_imports.rs checks what it names.
+run_stage "core-alone" cargo clippy --lib --no-default-features -- -D warnings
 run_stage "doctests" cargo test --doc
 if [[ -d benches ]]; then
     run_stage "benches-build" cargo test --benches --no-run

@@ -743,6 +743,6 @@ mod tests {
             parse_response(br#"{"message":{"subject":"a","seq":1,"time":"2026-09-01T10:11:12Z"}}"#).unwrap();
         assert_eq!((bare.message.hdrs, bare.message.data), (None, Bytes::new()));
         let bad = parse_response::<MsgGetResponse>(br#"{"message":{"subject":"a","seq":1,"data":"!!"}}"#);
-        assert!(matches!(bad, Err(crate::Error::Protocol(_))));
+        assert!(matches!(bad, Err(crate::core::error::Error::Protocol(_))));
     }
 }
