@@ -406,7 +406,7 @@ impl Client {
     pub async fn force_reconnect(&self) -> Result<(), Error> {
         let mut inner = self.inner.shared.lock();
         if inner.draining && inner.conn.state() != State::Closed {
-            return Err(Error::InvalidArgument("the connection is draining".into()));
+            return Err(Error::ApiMisuse("the connection is draining"));
         }
         inner.conn.force_reconnect(self.now())?;
         inner.wake_driver();

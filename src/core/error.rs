@@ -1,13 +1,18 @@
 //! The one error type of natsjet.
 //!
 //! Errors are grouped by who is at fault: the caller ([`Error::InvalidSubject`],
-//! [`Error::InvalidArgument`], [`Error::PayloadTooLarge`]), the server
-//! ([`Error::Server`], [`Error::Protocol`], [`Error::NoResponders`]), or the
-//! network ([`Error::Io`], [`Error::Tls`], [`Error::Timeout`]). Every variant is
+//! [`Error::InvalidArgument`], [`Error::PayloadTooLarge`] for bad input,
+//! [`Error::ApiMisuse`] for a call the object's state or kind does not allow),
+//! the server ([`Error::Server`], [`Error::Protocol`] with its
+//! [`ProtocolError`] cause, [`Error::ConsumerStatus`] with the typed
+//! [`PullStatus`], [`Error::NoResponders`]), or the network ([`Error::Io`],
+//! [`Error::Tls`], [`Error::Timeout`]). Every variant is
 //! `Clone + PartialEq` so a sticky terminal error can be handed to many waiters
 //! and compared in tests.
 
 use std::fmt;
+
+use crate::core::jetstream::pull::PullStatus;
 
 /// Everything that can go wrong in natsjet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,17 +23,22 @@ pub enum Error {
     InvalidSubject { subject: String, reason: &'static str },
     /// An argument or option the API cannot accept. Nothing was written.
     InvalidArgument(String),
+    /// A call the object's state or kind does not allow (reading a push
+    /// consumer by pulling, a second reader of an ordered consumer, a call
+    /// that would have to wait where it cannot). Nothing was written.
+    ApiMisuse(&'static str),
     /// The message is larger than the server's `max_payload`. Nothing was written.
     PayloadTooLarge { size: usize, max_payload: usize },
-    /// The server sent bytes that are not NATS protocol.
-    Protocol(String),
+    /// The server sent bytes or answers that break the protocol; the cause says which.
+    Protocol(ProtocolError),
     /// The server reported an error with `-ERR`.
     Server(ServerError),
     /// The JetStream API answered a request with an error.
     JetStream(crate::core::jetstream::api::JetStreamError),
     /// A status that ended a pull consumer or fetch (e.g. 409 Consumer Deleted,
-    /// 400 Bad Request, 412 Required Api Level).
-    ConsumerStatus { code: u16, description: String },
+    /// 400 Bad Request, 412 Required Api Level): its [`kind`](PullStatus::kind)
+    /// to match on, with the server's code and text.
+    ConsumerStatus(PullStatus),
     /// The message already had a final ack (ack, nak, term); a message is
     /// acknowledged once, never re-sent.
     AlreadyAcknowledged,
@@ -54,6 +64,60 @@ pub enum Error {
     DigestMismatch { name: String, expected: String, computed: String },
     /// An object store object's chunks add up to another size than its meta holds.
     SizeMismatch { name: String, expected: u64, received: u64 },
+}
+
+/// Why the server's bytes or answers break the protocol. Each cause keeps a
+/// short text for people, quoting at most a preview of the offending input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProtocolError {
+    /// A control line, message frame or size that is not NATS protocol.
+    Frame(String),
+    /// A message's header block that cannot be read.
+    Headers(String),
+    /// The server's INFO is not the JSON it should be.
+    Info(String),
+    /// The server opened with something other than INFO.
+    ExpectedInfo,
+    /// The WebSocket handshake failed.
+    WebSocket(String),
+    /// A JetStream API reply that is not the JSON the call expects, or none where one is due.
+    ApiResponse(String),
+    /// A JetStream message whose reply is missing or is not an ack subject.
+    AckSubject(String),
+    /// A direct-get reply without a header it must carry.
+    DirectGet(String),
+    /// A fast-ingest batch that the server broke off or answered out of turn.
+    FastBatch(String),
+    /// What a Key-Value or Object Store bucket holds breaks the store's rules
+    /// (a watched message outside its keys, an unreadable object meta).
+    Store(String),
+    /// A value that cannot cross to JavaScript (wasm).
+    JsValue(String),
+}
+
+impl fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProtocolError::ExpectedInfo => f.write_str("expected INFO first"),
+            ProtocolError::Frame(text)
+            | ProtocolError::Headers(text)
+            | ProtocolError::Info(text)
+            | ProtocolError::WebSocket(text)
+            | ProtocolError::ApiResponse(text)
+            | ProtocolError::AckSubject(text)
+            | ProtocolError::DirectGet(text)
+            | ProtocolError::FastBatch(text)
+            | ProtocolError::Store(text)
+            | ProtocolError::JsValue(text) => f.write_str(text),
+        }
+    }
+}
+
+impl From<ProtocolError> for Error {
+    fn from(e: ProtocolError) -> Self {
+        Error::Protocol(e)
+    }
 }
 
 /// An error the server sent with `-ERR`, sorted by kind.
@@ -146,13 +210,14 @@ impl fmt::Display for Error {
                 write!(f, "invalid subject {subject:?}: {reason}")
             }
             Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
+            Error::ApiMisuse(what) => write!(f, "invalid operation: {what}"),
             Error::PayloadTooLarge { size, max_payload } => {
                 write!(f, "message of {size} bytes exceeds the server's max_payload of {max_payload}")
             }
             Error::Protocol(what) => write!(f, "protocol error: {what}"),
             Error::Server(e) => write!(f, "server error: {}", e.message),
             Error::JetStream(e) => write!(f, "JetStream API error: {e}"),
-            Error::ConsumerStatus { code, description } => write!(f, "consumer status {code}: {description}"),
+            Error::ConsumerStatus(status) => write!(f, "consumer status {}: {}", status.code.0, status.description),
             Error::AlreadyAcknowledged => f.write_str("message already acknowledged"),
             Error::NoResponders => f.write_str("no responders"),
             Error::Timeout => f.write_str("timed out"),
@@ -260,7 +325,7 @@ pub(crate) trait SortCause: Sized + Clone {
 
 /// The caller's mistake: nothing was sent.
 pub(crate) fn is_bad_input(cause: &Error) -> bool {
-    matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. })
+    matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. } | Error::ApiMisuse(_))
 }
 
 impl<K> From<KindError<K>> for Error {

@@ -5,7 +5,7 @@ use bytes::BytesMut;
 
 use super::pings::PingKind;
 use super::{Connection, ConnectionEvent, Event, Phase, Sid};
-use crate::core::error::{Error, ServerError};
+use crate::core::error::{Error, ProtocolError, ServerError};
 use crate::core::message::Message;
 use crate::core::proto::{self, ServerOp};
 use crate::core::time::Instant;
@@ -31,7 +31,7 @@ impl Connection {
         if self.phase == Phase::AwaitInfo {
             match op {
                 ServerOp::Info(info) => self.on_handshake_info(*info),
-                _ => self.close_transport(Some(Error::Protocol("expected INFO first".into()))),
+                _ => self.close_transport(Some(Error::Protocol(ProtocolError::ExpectedInfo))),
             }
             return;
         }

@@ -468,7 +468,7 @@ impl Connection {
     pub fn unsubscribe(&mut self, sid: Sid, max: Option<u64>) -> Result<(), Error> {
         self.check_open()?;
         if self.requests.mux_sid() == Some(sid.0) {
-            return Err(Error::InvalidArgument("the request inbox cannot be unsubscribed".into()));
+            return Err(Error::ApiMisuse("the request inbox cannot be unsubscribed"));
         }
         let draining = self.subs.is_draining(sid.0);
         let ended = match max {

@@ -10,7 +10,7 @@
 
 use serde::Deserialize;
 
-use crate::core::error::Error;
+use crate::core::error::{Error, ProtocolError};
 use crate::core::jetstream::api::{self, PublishAck};
 
 /// The API level of servers that take fast batches (nats-server 2.14).
@@ -104,8 +104,13 @@ impl FastWindow {
                 }
                 Ok(Control::Ack { seq: flow.seq, msgs: self.flow })
             }
-            "gap" => Err(Error::Protocol(format!("the stream missed messages of fast batch {}", self.inbox))),
-            other => Err(Error::Protocol(format!("fast batch control message of type {other:?}"))),
+            "gap" => Err(Error::Protocol(ProtocolError::FastBatch(format!(
+                "the stream missed messages of fast batch {}",
+                self.inbox
+            )))),
+            other => {
+                Err(Error::Protocol(ProtocolError::FastBatch(format!("fast batch control message of type {other:?}"))))
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use bytes::BytesMut;
 
-use super::{protocol_error, truncated};
+use super::{header_error, truncated};
 use crate::core::error::Error;
 use crate::core::header::{HeaderMap, HeaderValue, StatusCode};
 
@@ -18,9 +18,9 @@ const VERSION_LINE: &[u8] = b"NATS/1.0";
 /// any bytes). A status line without a description gives `None` for it.
 pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>, HeaderMap), Error> {
     let mut lines = Lines(block);
-    let first = lines.next_line()?.ok_or_else(|| protocol_error("empty header block", block))?;
+    let first = lines.next_line()?.ok_or_else(|| header_error("empty header block", block))?;
     let status_part =
-        first.strip_prefix(VERSION_LINE).ok_or_else(|| protocol_error("header block without NATS/1.0", first))?;
+        first.strip_prefix(VERSION_LINE).ok_or_else(|| header_error("header block without NATS/1.0", first))?;
     let (status, description) = parse_status(status_part)?;
 
     let mut entries: Vec<(String, Vec<HeaderValue>)> = Vec::new();
@@ -30,7 +30,7 @@ pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>
     while let Some(line) = lines.next_line()? {
         if line.is_empty() {
             if !lines.0.is_empty() {
-                return Err(protocol_error("bytes after header block", lines.0));
+                return Err(header_error("bytes after header block", lines.0));
             }
             break;
         }
@@ -39,7 +39,7 @@ pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>
         match index.get(name) {
             Some(&i) => entries[i].1.push(value),
             None => {
-                let name_str = std::str::from_utf8(name).map_err(|_| protocol_error("header name not UTF-8", name))?;
+                let name_str = std::str::from_utf8(name).map_err(|_| header_error("header name not UTF-8", name))?;
                 index.insert(name, entries.len());
                 entries.push((name_str.to_owned(), vec![value]));
             }
@@ -98,7 +98,7 @@ fn parse_status(rest: &[u8]) -> Result<(Option<StatusCode>, Option<String>), Err
     if rest.is_empty() {
         return Ok((None, None));
     }
-    let bad = || protocol_error("bad header status line", rest);
+    let bad = || header_error("bad header status line", rest);
     if !matches!(rest[0], b' ' | b'\t') {
         return Err(bad());
     }
@@ -118,10 +118,10 @@ fn parse_status(rest: &[u8]) -> Result<(Option<StatusCode>, Option<String>), Err
 }
 
 fn split_header_line(line: &[u8]) -> Result<(&[u8], &[u8]), Error> {
-    let colon = memchr::memchr(b':', line).ok_or_else(|| protocol_error("header line without ':'", line))?;
+    let colon = memchr::memchr(b':', line).ok_or_else(|| header_error("header line without ':'", line))?;
     let (name, value) = (&line[..colon], &line[colon + 1..]);
     if name.is_empty() || !name.iter().copied().all(is_name_byte) {
-        return Err(protocol_error("bad header name", name));
+        return Err(header_error("bad header name", name));
     }
     Ok((name, value))
 }
@@ -141,7 +141,7 @@ impl<'a> Lines<'a> {
             return Ok(Some(line));
         };
         let line =
-            self.0[..lf].strip_suffix(b"\r").ok_or_else(|| protocol_error("header line without CR", &self.0[..lf]))?;
+            self.0[..lf].strip_suffix(b"\r").ok_or_else(|| header_error("header line without CR", &self.0[..lf]))?;
         self.0 = &self.0[lf + 1..];
         Ok(Some(line))
     }

@@ -8,7 +8,7 @@
 use bytes::{Buf, BytesMut};
 
 use super::{parse_headers, protocol_error, truncated};
-use crate::core::error::Error;
+use crate::core::error::{Error, ProtocolError};
 use crate::core::message::Message;
 use crate::core::proto::ServerInfo;
 
@@ -255,7 +255,7 @@ fn lossy(bytes: &[u8]) -> String {
 
 fn info(json: &[u8]) -> Result<ServerInfo, Error> {
     crate::core::plain_json::from_slice(json.trim_ascii())
-        .map_err(|e| Error::Protocol(format!("bad INFO: {}", truncated(&e))))
+        .map_err(|e| ProtocolError::Info(format!("bad INFO: {}", truncated(&e))).into())
 }
 
 /// `-ERR 'Authorization Violation'` gives `Authorization Violation`.

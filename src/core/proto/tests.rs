@@ -244,7 +244,8 @@ fn hostile_inputs_are_errors() {
         let shown = input.escape_ascii().to_string();
         let (ops, err) = feed_whole(input);
         assert!(ops.is_empty(), "{shown}");
-        let Some(Error::Protocol(text)) = &err else { panic!("{shown}: {err:?}") };
+        let Some(Error::Protocol(cause)) = &err else { panic!("{shown}: {err:?}") };
+        let text = cause.to_string();
         assert!(text.len() < 120, "error text too long: {text}");
         assert_eq!(feed_bytewise(input), (ops, err), "{shown}");
     }

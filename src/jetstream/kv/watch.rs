@@ -22,8 +22,8 @@ use super::entry::{Entry, Operation, value_len};
 use super::error::{WatchError, WatcherError, WatcherErrorKind};
 use super::names::check_filter;
 use super::store::Store;
-use crate::error::Error;
 use crate::error::SortCause;
+use crate::error::{Error, ProtocolError};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
 use crate::jetstream::ordered::OrderedConfig;
@@ -145,7 +145,10 @@ impl Reader {
     fn entry(&self, message: crate::Message, numbers: DeliveryNumbers) -> Result<SizedEntry, Error> {
         let crate::Message { subject: mut key, payload: value, headers, .. } = message;
         if !key.starts_with(self.prefix.as_str()) {
-            return Err(Error::Protocol(format!("watch got subject {key:?} outside {:?}", self.prefix)));
+            return Err(Error::Protocol(ProtocolError::Store(format!(
+                "watch got subject {key:?} outside {:?}",
+                self.prefix
+            ))));
         }
         // The key is the subject without the prefix, in the subject's own allocation.
         key.drain(..self.prefix.len());

@@ -12,7 +12,7 @@ use crate::core::jetstream::api::PublishAck;
 pub use crate::core::jetstream::fast_window::FAST_INGEST_API_LEVEL;
 use crate::core::jetstream::fast_window::{Control, FastWindow};
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::Error;
+use crate::error::{Error, ProtocolError};
 use crate::{Client, HeaderMap, Subscriber};
 
 /// A fast batch over a client: publishes wait only while the window is full.
@@ -34,7 +34,7 @@ impl FastIngest {
     pub async fn add(&mut self, subject: &str, payload: Bytes) -> Result<(), Error> {
         while !self.window.has_room() {
             if let Control::Done(_) = self.next_control().await? {
-                return Err(Error::Protocol("the server ended a fast batch early".into()));
+                return Err(Error::Protocol(ProtocolError::FastBatch("the server ended a fast batch early".into())));
             }
         }
         let reply = self.window.next_reply(false);

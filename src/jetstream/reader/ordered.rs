@@ -266,7 +266,7 @@ impl OrderedConsumer {
         let started = {
             let mut state = lock(&self.state);
             if state.reading {
-                return Err(Error::InvalidArgument("an ordered consumer has one reader at a time".into()));
+                return Err(Error::ApiMisuse("an ordered consumer has one reader at a time"));
             }
             let started = (!state.stale).then(|| mode.start(&state.current)).transpose()?;
             state.reading = true;

@@ -258,7 +258,7 @@ fn is_quiet_end(status: &PullStatus) -> bool {
 fn status_error(status: &PullStatus) -> Error {
     match status.kind {
         StatusKind::NoResponders => Error::NoResponders,
-        _ => Error::ConsumerStatus { code: status.code.0, description: status.description.clone() },
+        _ => Error::ConsumerStatus(status.clone()),
     }
 }
 

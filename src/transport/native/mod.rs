@@ -22,7 +22,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use super::TlsOptions;
 use crate::addr::{Scheme, ServerAddr};
-use crate::error::Error;
+use crate::error::{Error, ProtocolError};
 
 /// Below this much spare room, `poll_read` grows the buffer by [`READ_CHUNK`].
 const MIN_READ_ROOM: usize = 8 * 1024;
@@ -162,7 +162,7 @@ async fn websocket(addr: &ServerAddr, stream: ByteStream) -> Result<WebSocketStr
     match tokio_tungstenite::client_async(addr.url_without_credentials(), stream).await {
         Ok((ws, _response)) => Ok(ws),
         Err(WsError::Io(e)) => Err(tls::io_to_error(e)),
-        Err(e) => Err(Error::Protocol(format!("websocket handshake with {addr}: {e}"))),
+        Err(e) => Err(Error::Protocol(ProtocolError::WebSocket(format!("websocket handshake with {addr}: {e}")))),
     }
 }
 

@@ -111,7 +111,7 @@ fn the_request_inbox_cannot_be_unsubscribed_by_hand() {
     s.conn.request("svc", None, b"").unwrap();
     let (_, sid, _) = sent_request(&s.take_ops());
     let err = s.conn.unsubscribe(crate::core::conn::Sid(sid), None).unwrap_err();
-    assert!(matches!(err, Error::InvalidArgument(_)));
+    assert!(matches!(err, Error::ApiMisuse(_)));
 }
 
 #[test]

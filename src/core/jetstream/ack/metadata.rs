@@ -7,7 +7,7 @@
 
 use std::time::SystemTime;
 
-use crate::core::error::Error;
+use crate::core::error::{Error, ProtocolError};
 use crate::core::jetstream::api::timestamp;
 
 /// Where and when a JetStream message was delivered, with async-nats's
@@ -151,5 +151,5 @@ fn number(token: &str) -> Option<u64> {
 fn refuse(subject: &str, why: &str) -> Error {
     let shown: String = subject.chars().take(80).collect();
     let more = if shown.len() < subject.len() { "…" } else { "" };
-    Error::Protocol(format!("not a JetStream ack subject ({why}): {shown}{more}"))
+    Error::Protocol(ProtocolError::AckSubject(format!("not a JetStream ack subject ({why}): {shown}{more}")))
 }

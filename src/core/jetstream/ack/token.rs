@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::metadata::MessageMetadata;
-use crate::core::error::Error;
+use crate::core::error::{Error, ProtocolError};
 use crate::core::message::Message;
 
 /// One delivery of one message: its ack reply subject, which names stream,
@@ -30,7 +30,10 @@ impl AckToken {
     pub fn from_message(message: &Message) -> Result<Self, Error> {
         match &message.reply {
             Some(reply) => AckToken::new(reply.clone()),
-            None => Err(Error::Protocol(format!("message on {} has no ack reply subject", message.subject))),
+            None => Err(Error::Protocol(ProtocolError::AckSubject(format!(
+                "message on {} has no ack reply subject",
+                message.subject
+            )))),
         }
     }
 

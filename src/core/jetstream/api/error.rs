@@ -10,7 +10,7 @@ use std::fmt;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
-use crate::core::error::Error;
+use crate::core::error::{Error, ProtocolError};
 use crate::core::plain_json;
 
 /// The server's fine-grained error number (`err_code`), stable across
@@ -164,7 +164,7 @@ pub(crate) fn parse_checked_plain<T: DeserializeOwned>(payload: &[u8]) -> Result
 }
 
 pub(crate) fn bad_response(e: &dyn fmt::Display) -> Error {
-    Error::Protocol(format!("bad JetStream API response: {e}"))
+    Error::Protocol(ProtocolError::ApiResponse(format!("bad JetStream API response: {e}")))
 }
 
 /// Parses a reply that carries nothing but success or an error.

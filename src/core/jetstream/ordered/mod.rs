@@ -39,7 +39,7 @@ use std::time::Duration;
 use super::ack::DeliveryNumbers;
 use super::api::{AckPolicy, ConsumerConfig, DeliverPolicy, ErrorCode, ReplayPolicy};
 use super::pull::{ConsumerEvent, ResetReason, StatusKind};
-use crate::core::error::Error;
+use crate::core::error::{Error, ProtocolError};
 use crate::core::message::Message;
 use crate::core::subject::validate_subject;
 use crate::core::time::Instant;
@@ -266,7 +266,7 @@ impl OrderedCursor {
     /// API error before any consumer existed, such as a missing stream).
     pub fn handle_create_failed(&mut self, now: Instant, error: Error) -> Result<Instant, Error> {
         let retry = match &error {
-            Error::InvalidArgument(_) | Error::InvalidSubject { .. } | Error::Closed => false,
+            Error::InvalidArgument(_) | Error::ApiMisuse(_) | Error::InvalidSubject { .. } | Error::Closed => false,
             Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => {
                 self.created_once && !self.ends_without_stream
             }
@@ -314,8 +314,8 @@ impl OrderedCursor {
     /// bad request would fail the same way again; a closed client stays closed).
     pub fn handle_reader_error(&self, error: Error) -> Result<ResetCause, Error> {
         match &error {
-            Error::ConsumerStatus { code: 400, .. } => Err(error),
-            Error::ConsumerStatus { .. } | Error::NoResponders | Error::Timeout | Error::Disconnected => {
+            Error::ConsumerStatus(status) if status.kind == StatusKind::BadRequest => Err(error),
+            Error::ConsumerStatus(_) | Error::NoResponders | Error::Timeout | Error::Disconnected => {
                 Ok(ResetCause::ReaderFailed(error))
             }
             _ => Err(error),
@@ -326,7 +326,10 @@ impl OrderedCursor {
 /// The numbers of an ordered message's ack subject; a message without
 /// JetStream metadata is a protocol error.
 pub(crate) fn delivery_numbers(message: &Message) -> Result<DeliveryNumbers, Error> {
-    let reply = message.reply.as_deref().ok_or_else(|| Error::Protocol("ordered message without a reply".into()))?;
+    let reply = message
+        .reply
+        .as_deref()
+        .ok_or_else(|| Error::Protocol(ProtocolError::AckSubject("ordered message without a reply".into())))?;
     DeliveryNumbers::parse(reply)
 }
 

@@ -125,10 +125,10 @@ fn missed_heartbeats_reconnects_and_lost_consumers_reset_other_events_do_not() {
 #[test]
 fn a_deleted_consumer_resets_a_bad_request_ends() {
     let c = cursor(OrderedConfig::default());
-    let deleted = Error::ConsumerStatus { code: 409, description: "Consumer Deleted".into() };
+    let deleted = Error::ConsumerStatus(PullStatus::new(StatusCode(409), "Consumer Deleted"));
     assert_eq!(c.handle_reader_error(deleted.clone()), Ok(ResetCause::ReaderFailed(deleted)));
     assert_eq!(c.handle_reader_error(Error::NoResponders), Ok(ResetCause::ReaderFailed(Error::NoResponders)));
-    let bad = Error::ConsumerStatus { code: 400, description: "Bad Request".into() };
+    let bad = Error::ConsumerStatus(PullStatus::new(StatusCode(400), "Bad Request"));
     assert_eq!(c.handle_reader_error(bad.clone()), Err(bad));
     assert_eq!(c.handle_reader_error(Error::Closed), Err(Error::Closed));
 }

@@ -154,11 +154,15 @@ pub struct PullStatus {
 }
 
 impl PullStatus {
+    /// A status with `code` and the server's `description`, sorted.
+    pub fn new(code: StatusCode, description: impl Into<String>) -> PullStatus {
+        let description = description.into();
+        PullStatus { kind: classify(code, &description), code, description }
+    }
+
     /// The status of `message`, or `None` for a user message.
     pub fn of(message: &Message) -> Option<PullStatus> {
-        let code = message.status?;
-        let description = message.description.clone().unwrap_or_default();
-        Some(PullStatus { kind: classify(code, &description), code, description })
+        Some(PullStatus::new(message.status?, message.description.clone().unwrap_or_default()))
     }
 }
 

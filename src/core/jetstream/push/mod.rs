@@ -129,7 +129,7 @@ impl PushInbox {
                 self.hold_reply(message.headers.as_ref().and_then(|h| h.get(CONSUMER_STALLED)).map(|v| v.as_str()));
             }
             StatusKind::ConsumerDeleted | StatusKind::PushBased | StatusKind::RequiredApiLevel => {
-                self.finish(Error::ConsumerStatus { code: status.code.0, description: status.description.clone() });
+                self.finish(Error::ConsumerStatus(status.clone()));
                 self.events.push_back(ConsumerEvent::Terminal(status));
             }
             _ => self.events.push_back(ConsumerEvent::Warning(status)),

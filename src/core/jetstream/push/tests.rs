@@ -206,7 +206,7 @@ fn terminal_statuses_end_with_a_typed_error() {
     let deleted = status(409, "Consumer Deleted", None, &[]);
     assert_eq!(inbox.handle_message(t(1), &deleted), Delivery::Status(StatusKind::ConsumerDeleted));
     assert!(inbox.is_finished());
-    let error = Error::ConsumerStatus { code: 409, description: "Consumer Deleted".into() };
+    let error = Error::ConsumerStatus(PullStatus::new(StatusCode(409), "Consumer Deleted"));
     assert_eq!(inbox.poll_end(), Some(error));
     assert!(
         matches!(events(&mut inbox)[..], [ConsumerEvent::Terminal(ref s)] if s.kind == StatusKind::ConsumerDeleted)

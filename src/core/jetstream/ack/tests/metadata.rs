@@ -1,7 +1,7 @@
 //! Ack reply subjects, v1 and v2, and what is refused.
 
 use super::*;
-use crate::core::error::Error;
+use crate::core::error::{Error, ProtocolError};
 use crate::core::jetstream::ack::MessageMetadata;
 
 #[test]
@@ -61,7 +61,7 @@ fn refuses_anything_else() {
         assert!(matches!(MessageMetadata::parse(subject), Err(Error::Protocol(_))), "{subject:?}");
     }
     let long = format!("$JS.ACK.{}", "é".repeat(10_000));
-    let Err(Error::Protocol(text)) = MessageMetadata::parse(&long) else { panic!() };
+    let Err(Error::Protocol(ProtocolError::AckSubject(text))) = MessageMetadata::parse(&long) else { panic!() };
     assert!(text.len() < 300, "the error quotes a bounded prefix");
 }
 
