@@ -26,7 +26,7 @@ cargo build --target wasm32-unknown-unknown --no-default-features --features was
 wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 
 # serde_json's deserializer must stay out of the wasm: the wasm reads the
-# server's JSON with serde-json-core (src/plain_json.rs), and serde_json's
+# server's JSON with serde-json-core (src/core/plain_json.rs), and serde_json's
 # deserializing links its float printer and Debug escaping (~24 KB gzip).
 # The name section (removed only by wasm-bindgen below) names every function,
 # mangled: serde_json::de::x is `10serde_json2de`, <serde_json::de::X as ..> is

@@ -109,7 +109,9 @@ pub struct Config {
     pub reconnect_delay: Duration,
     /// Random extra wait added to each reconnect delay, up to this (default 100 ms).
     pub reconnect_jitter: Duration,
-    /// Give up (and close) when the very first connect fails, instead of retrying.
+    /// Retry a first connect that fails as later reconnects are retried
+    /// (delays, `max_reconnects`). With `false`, the default, every server is
+    /// tried once and then the connection closes.
     pub retry_on_initial_connect: bool,
     /// Keep trying until the first connect succeeds, those attempts not
     /// counting towards `max_reconnects` (nats.js's `waitOnFirstConnect`).
