@@ -4,6 +4,7 @@
 #                                      integration tests start their own nats-servers
 #      core-alone                      the sans-IO core built without a runtime, warning-free
 #                                      (tests/core_imports.rs guards what it names)
+#      wasm-core                       the core's unit tests on wasm32, in Node
 #   2. cargo test --doc                doctests (natively only)
 #   3. cargo test --benches --no-run   benches must compile (they are run by hand)
 #   4. compat/, twice                  programs written for async-nats 0.51, built and
@@ -56,6 +57,13 @@ run_stage "cargo-test" cargo test --tests --examples
 # The sans-IO core builds alone, without a runtime (build.rs's has_runtime
 # off), and without a warning; tests/core_imports.rs checks what it names.
 run_stage "core-alone" cargo clippy --lib --no-default-features -- -D warnings
+# The core's unit tests again on wasm32, in Node (wasm-bindgen-test-runner,
+# set as the runner in .cargo/config.toml); the lib's other tests need a
+# runtime or I/O and stay native. The npm package's features: nkeys' tests
+# make keys, which nkeys cannot do in wasm, and stay native too.
+if [[ "${NATSJET_SKIP_WASM:-0}" != 1 ]]; then
+    run_stage "wasm-core" cargo test --target wasm32-unknown-unknown --no-default-features --features wasm --lib
+fi
 run_stage "doctests" cargo test --doc
 if [[ -d benches ]]; then
     run_stage "benches-build" cargo test --benches --no-run

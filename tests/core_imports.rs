@@ -4,7 +4,9 @@
 //! runtimes, the transports, the API folders or the wasm bindings (or to the
 //! crate root's re-exports of them) fails here, as does naming tokio,
 //! wasm-bindgen, js-sys, web-sys or an executor. Comments are not code and
-//! may name anything.
+//! may name anything. And every test module of the core also runs on wasm32
+//! (`scripts/test.sh`, stage wasm-core), where `#[test]` is
+//! wasm-bindgen-test's.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -81,6 +83,30 @@ fn the_core_names_no_runtime_host_or_upper_layer() {
         }
     }
     assert!(found.is_empty(), "the sans-IO core must stay free of runtimes and upper layers:\n{}", found.join("\n"));
+}
+
+/// The line that makes `#[test]` wasm-bindgen-test's on wasm32; without it
+/// a module's tests would silently run natively only.
+const WASM_TEST: &str = "use wasm_bindgen_test::wasm_bindgen_test as test;";
+
+#[test]
+fn every_core_test_module_also_runs_on_wasm32() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let missing: Vec<_> = files
+        .iter()
+        .filter(|file| {
+            let text = fs::read_to_string(file).unwrap();
+            text.contains("#[test]") && !text.contains(WASM_TEST)
+        })
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "these test modules need `#[cfg(target_arch = \"wasm32\")] {WASM_TEST}`:\n{}",
+        missing.join("\n")
+    );
 }
 
 #[test]

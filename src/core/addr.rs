@@ -158,6 +158,8 @@ impl fmt::Debug for ServerAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn parses_defaults_and_schemes() {

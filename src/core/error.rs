@@ -337,6 +337,8 @@ impl<K> From<KindError<K>> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn sorts_server_errors() {

@@ -39,6 +39,8 @@ impl FirstMessageTimer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const T: Duration = Duration::from_millis(500);
 

@@ -306,6 +306,8 @@ impl fmt::Display for StatusCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn multi_valued_and_case_preserving() {

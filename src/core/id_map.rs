@@ -89,6 +89,8 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn a_map_in_id_order() {

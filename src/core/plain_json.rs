@@ -115,6 +115,8 @@ mod tests {
     use super::*;
     use crate::core::jetstream::api::PublishAck;
     use crate::core::proto::ServerInfo;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn server_info_alike() {

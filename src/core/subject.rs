@@ -72,6 +72,8 @@ fn invalid(subject: &str, reason: &'static str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn accepts_ordinary_subjects() {

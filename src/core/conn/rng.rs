@@ -61,6 +61,8 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn tokens_are_nuid_sized_and_follow_the_seed() {

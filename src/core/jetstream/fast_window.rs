@@ -118,6 +118,8 @@ impl FastWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn replies_say_what_each_publish_does() {

@@ -170,6 +170,8 @@ impl Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn json(config: &Config) -> serde_json::Value {
         serde_json::to_value(config.clone().into_stream_config().unwrap()).unwrap()

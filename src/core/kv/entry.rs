@@ -116,6 +116,8 @@ pub(crate) fn value_len(headers: Option<&HeaderMap>, value: &Bytes) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         pairs.iter().copied().collect()

@@ -244,6 +244,8 @@ impl SortCause for UpdateKeyValueErrorKind {
 mod tests {
     use super::*;
     use crate::core::jetstream::api::JetStreamError;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn api(err_code: ErrorCode) -> Error {
         Error::JetStream(JetStreamError { code: 400, err_code, description: "x".into() })

@@ -286,6 +286,8 @@ mod mtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// A meta as nats.js 3.4 writes it (description "", no mtime for a link).
     const NATS_JS: &str = r#"{"name":"a.txt","description":"","options":{"max_chunk_size":131072},

@@ -2,6 +2,8 @@
 //! point, hostile inputs, and encoder output read back by the parser.
 
 use bytes::{Bytes, BytesMut};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::error::Error;

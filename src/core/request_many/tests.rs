@@ -1,6 +1,8 @@
 //! The end rules on a fake clock: every strategy and edge, no sleeping.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 

@@ -1,5 +1,8 @@
 //! Credentials in CONNECT, `.creds` files, and what happens when they fail.
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 #[cfg(feature = "nkeys")]
 use base64::Engine;
 #[cfg(feature = "nkeys")]

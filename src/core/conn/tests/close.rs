@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::core::conn::State;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[test]
 fn close_writes_what_was_accepted_then_closes_the_transport() {

@@ -1,6 +1,8 @@
 //! INFO → (TLS) → CONNECT + SUBs + PING → PONG, and its deadline.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::conn::State;

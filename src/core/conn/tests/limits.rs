@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::core::header::HeaderMap;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 fn small_server() -> FakeServer {
     let mut s = FakeServer::new(config(&["nats://a:4222"]));

@@ -2,6 +2,8 @@
 //! PINGs in order).
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::conn::{FlushId, State};

@@ -2,6 +2,8 @@
 //! discovery, giving up, and the errors that cause reconnects.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::conn::State;

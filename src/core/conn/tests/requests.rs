@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::core::conn::RequestId;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 fn responses(events: &[Event]) -> Vec<(RequestId, Result<String, Error>)> {
     events

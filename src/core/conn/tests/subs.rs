@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::core::conn::Sid;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 fn messages(events: &[Event]) -> Vec<(Sid, String)> {
     events

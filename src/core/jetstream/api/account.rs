@@ -73,6 +73,8 @@ pub struct ApiStats {
 mod tests {
     use super::*;
     use crate::core::jetstream::api::parse_response;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn account_info_from_server_json() {

@@ -447,6 +447,8 @@ mod tests {
     use super::*;
     use crate::core::jetstream::api::{consumer_create, parse_response};
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn durable_pull_config_sends_ack_policy_and_nanos() {

@@ -176,6 +176,8 @@ pub fn parse_empty_response(payload: &[u8]) -> Result<(), Error> {
 mod tests {
     use super::*;
     use crate::core::jetstream::api::PublishAck;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn error_envelope_becomes_jetstream_error() {

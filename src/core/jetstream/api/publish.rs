@@ -33,6 +33,8 @@ pub struct PublishAck {
 mod tests {
     use super::*;
     use crate::core::jetstream::api::parse_response;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn pub_acks() {

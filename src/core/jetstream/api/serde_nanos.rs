@@ -56,6 +56,8 @@ pub mod vec {
 mod tests {
     use super::*;
     use serde::Deserialize;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct T {

@@ -564,6 +564,8 @@ mod base64_option {
 mod tests {
     use super::*;
     use crate::core::jetstream::api::parse_response;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn minimal_config_is_just_the_name() {

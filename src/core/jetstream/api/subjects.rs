@@ -175,6 +175,8 @@ pub fn consumer_list(prefix: &str, stream: &str) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn prefixes() {

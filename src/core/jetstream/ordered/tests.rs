@@ -2,6 +2,8 @@
 //! `Instant::from_millis`, nothing sleeps.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use bytes::Bytes;
 

@@ -1,6 +1,8 @@
 //! AckBatch: one final ack per delivery, and the plan per ack policy.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::error::Error;

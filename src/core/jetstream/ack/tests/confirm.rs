@@ -1,6 +1,8 @@
 //! Confirmations of acks sent as requests, sorted on a fake clock.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use bytes::Bytes;
 

@@ -1,6 +1,8 @@
 //! Guardrails for shared durables and checkpoint acking.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use crate::core::error::Error;
 use crate::core::jetstream::ack::{LedgerWarning, check_ledger_fit, check_shared_durable};

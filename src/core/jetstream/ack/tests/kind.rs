@@ -1,6 +1,8 @@
 //! Ack bodies as processAck reads them.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use crate::core::jetstream::ack::Ack;
 use crate::core::jetstream::pull::PullRequest;

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::jetstream::ack::{AckLedger, LedgerEvent};

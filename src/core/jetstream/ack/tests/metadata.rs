@@ -3,6 +3,8 @@
 use super::*;
 use crate::core::error::{Error, ProtocolError};
 use crate::core::jetstream::ack::MessageMetadata;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[test]
 fn v1_nine_tokens() {

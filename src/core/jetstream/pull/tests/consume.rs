@@ -2,6 +2,8 @@
 //! expire, drain on stop.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, ResetReason};

@@ -1,6 +1,8 @@
 //! `fetch`: one pull, ended by count, bytes, a status, or the client's deadline.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::jetstream::pull::{ConsumerEvent::*, Delivery, FetchEnd, FetchOptions, StatusKind};

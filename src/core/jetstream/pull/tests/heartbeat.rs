@@ -1,6 +1,8 @@
 //! The idle-heartbeat watchdog: 2 × idle_heartbeat of silence, on the caller's clock.
 
 use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
 use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, StatusKind, Timer};

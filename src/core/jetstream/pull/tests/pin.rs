@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, FetchEnd, FetchOptions, PriorityOptions};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 fn pinned_user(id: &str) -> Message {
     let mut m = user(10);

@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, FetchEnd, FetchOptions, ResetReason};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[test]
 fn reconnect_resets_pending_and_repulls() {

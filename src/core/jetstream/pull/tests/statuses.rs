@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, ResetReason, StatusKind, classify};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 fn consume_with(options: ConsumeOptions) -> PullConsumer {
     let mut c = PullConsumer::consume(t(0), options).unwrap();
