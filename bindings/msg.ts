@@ -20,7 +20,7 @@ export interface PublishOptions extends TraceOptions {
 
 export interface Msg {
   readonly subject: string;
-  /** Where to answer, when the sender expects one. */
+  /** Where to answer; `""` when the sender expects no answer (as nats.js). */
   readonly reply?: string;
   /** The payload; a view into the batch it arrived in. */
   readonly data: Uint8Array;
@@ -57,7 +57,7 @@ class NatsMsg implements Msg {
 
   constructor(
     readonly subject: string,
-    readonly reply: string | undefined,
+    readonly reply: string,
     readonly data: Uint8Array,
     readonly headers: MsgHdrs | undefined,
     readonly sid: number,
@@ -75,7 +75,7 @@ class NatsMsg implements Msg {
   }
 
   respond(data?: Payload, opts?: PublishOptions): boolean {
-    if (this.reply === undefined) return false;
+    if (!this.reply) return false;
     this.#publisher.publish(this.reply, data, opts);
     return true;
   }
@@ -89,7 +89,7 @@ export function unpack([bytes, ends, headers]: RawBatch, sid: number, publisher:
     const replyEnd = ends[3 * i + 1]!;
     const end = ends[3 * i + 2]!;
     const subject = decoder.decode(bytes.subarray(start, subjectEnd));
-    const reply = replyEnd > subjectEnd ? decoder.decode(bytes.subarray(subjectEnd, replyEnd)) : undefined;
+    const reply = decoder.decode(bytes.subarray(subjectEnd, replyEnd));
     const raw = headers?.[i];
     msgs[i] = new NatsMsg(subject, reply, bytes.subarray(replyEnd, end), raw && fromRaw(raw), sid, publisher);
     start = end;

@@ -79,7 +79,7 @@ async fn main() -> Result<(), natsjet::Error> {
     let stats = client.statistics();
     println!(
         "statistics: out {} msgs / {} B, in {} msgs / {} B",
-        stats.out_msgs, stats.out_bytes, stats.in_msgs, stats.in_bytes
+        stats.out_messages, stats.out_bytes, stats.in_messages, stats.in_bytes
     );
     client.drain().await?;
     println!("drained and closed");

@@ -25,6 +25,10 @@
 
 #[cfg(has_runtime)]
 pub mod client;
+/// async-nats's path of the connection's [`State`].
+pub mod connection {
+    pub use crate::conn::State;
+}
 mod core;
 pub mod driver;
 pub mod jetstream;
@@ -41,13 +45,14 @@ pub use addr::ServerAddr;
 pub use client::{
     Client, ConnectError, ConnectErrorKind, ConnectOptions, Event, IntoServerAddrs, PublishError, PublishErrorKind,
     Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses, SubscribeError,
-    SubscribeErrorKind, Subscriber, connect, create_inbox,
+    SubscribeErrorKind, Subscriber, connect, connect_with_options, create_inbox,
 };
 pub use conn::{AuthFn, CallbackAuth, State, Statistics};
 pub use error::{Error, Result};
-pub use header::{HeaderMap, StatusCode};
+pub use header::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 pub use message::Message;
 pub use proto::ServerInfo;
+pub use subject::Subject;
 pub use transport::TlsOptions;
 
 /// The README's examples, compiled as doctests.

@@ -269,9 +269,9 @@ async fn statistics_and_server_info(url: &str) {
     client.publish("stats", "12345".into()).await.unwrap();
     next(&mut sub).await;
     let stats = client.statistics();
-    assert_eq!(stats.out_msgs, 1);
+    assert_eq!(stats.out_messages, 1);
     assert_eq!(stats.out_bytes, 5);
-    assert_eq!(stats.in_msgs, 1);
+    assert_eq!(stats.in_messages, 1);
     assert_eq!(stats.in_bytes, 5);
     let info = client.server_info();
     assert!(info.version.starts_with("2."), "{info:?}");

@@ -379,7 +379,7 @@ async fn invalid_names_are_refused_before_any_request() {
     let server = NatsServer::start_jetstream();
     let (client, js) = connect(&server).await;
     let stream = js.create_stream(stream_config("OK", &["ok"])).await.unwrap();
-    let sent = client.statistics().out_msgs;
+    let sent = client.statistics().out_messages;
 
     let invalid = |r: Result<_, Error>| matches!(r, Err(Error::InvalidArgument(_)));
     assert!(invalid(js.get_stream("a.b").await.map(drop).map_err(Error::from)));
@@ -414,7 +414,7 @@ async fn invalid_names_are_refused_before_any_request() {
     ));
 
     client.flush().await.unwrap();
-    assert_eq!(client.statistics().out_msgs, sent, "nothing was published");
+    assert_eq!(client.statistics().out_messages, sent, "nothing was published");
 }
 
 #[tokio::test]

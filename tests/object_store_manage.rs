@@ -378,7 +378,7 @@ async fn bad_names_are_refused_before_anything_is_written() {
     let js = js(&server.client_url()).await;
     let store = bucket(&js, "v").await;
     let object = put(&store, "o", b"x").await;
-    let sent = || js.client().statistics().out_msgs;
+    let sent = || js.client().statistics().out_messages;
     let before = sent();
 
     for bad in ["", "a.b", "a b", "a*", "a>", "ü"] {

@@ -112,7 +112,7 @@ async fn closed_port_is_an_io_error() {
     let err = Transport::connect(&addr, &TlsOptions::new(), TIMEOUT).await.err().unwrap();
     assert!(matches!(err, Error::Io { kind: std::io::ErrorKind::ConnectionRefused, .. }), "{err:?}");
     let err = natsjet::connect("nats://127.0.0.1:1").await.err().unwrap();
-    assert!(matches!(err, Error::Io { .. }), "{err:?}");
+    assert!(matches!(err.cause(), Error::Io { .. }), "{err:?}");
 }
 
 #[wasm_bindgen_test]
@@ -143,7 +143,7 @@ async fn reconnects_over_tls_after_a_server_restart() {
 
     assert_ne!(client.server_info().server_id, first_server, "a new server process");
     // The subscription was renewed on the restarted server.
-    client.publish("restart.after", "again").await.unwrap();
+    client.publish("restart.after", "again".into()).await.unwrap();
     let msg = sub.next().await.expect("message after reconnect");
     assert_eq!(&msg.payload[..], b"again");
     client.close().await.unwrap();

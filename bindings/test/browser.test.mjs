@@ -60,7 +60,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       return got;
     }, server.wsUrl);
     assert.deepEqual(got, [
-      { subject: "browser.a", data: [..."hello"].map((c) => c.charCodeAt(0)), reply: undefined, trace: ["42", "43"] },
+      { subject: "browser.a", data: [..."hello"].map((c) => c.charCodeAt(0)), reply: "", trace: ["42", "43"] },
       { subject: "browser.b", data: [1, 2, 3], reply: "answer.here", trace: undefined },
     ]);
   });

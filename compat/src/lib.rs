@@ -26,6 +26,7 @@ pub mod publish;
 pub mod pull;
 pub mod push;
 pub mod streams;
+pub mod surface;
 pub mod workers;
 
 /// What a program saw, one line per observation.

@@ -54,6 +54,15 @@ pub async fn connect(servers: impl IntoServerAddrs) -> Result<Client, ConnectErr
     ConnectOptions::new().connect(servers).await
 }
 
+/// Connects to `servers` with `options`: async-nats's spelling of
+/// [`ConnectOptions::connect`].
+pub async fn connect_with_options(
+    servers: impl IntoServerAddrs,
+    options: ConnectOptions,
+) -> Result<Client, ConnectError> {
+    options.connect(servers).await
+}
+
 pub(super) struct ClientRef {
     pub(super) shared: Arc<Shared>,
     pub(super) now: fn() -> crate::time::Instant,

@@ -1,10 +1,15 @@
-//! Validation of subjects, queue groups and inbox prefixes.
+//! Subjects: their type, as async-nats names it, and their validation.
 //!
 //! Runs before a byte is written: a subject holding whitespace, CR or LF could
 //! otherwise inject a protocol line, and an empty token would be refused by
 //! the server only after the fact.
 
 use crate::core::error::Error;
+
+/// A subject, as async-nats names its type. natsjet's subjects are plain
+/// `String`s (async-nats's `Subject` is a cheap-to-clone `Bytes`): what a
+/// program does with one (`as_str`, `to_string`, `==`, `format!`) works on both.
+pub type Subject = String;
 
 /// Checks a subject used to publish: non-empty, no whitespace or control
 /// characters, no empty tokens. Wildcards are allowed (the server decides).

@@ -170,7 +170,7 @@ impl RawConnection {
     #[wasm_bindgen(unchecked_return_type = "RawStats")]
     pub fn stats(&self) -> Vec<f64> {
         let s = self.client.statistics();
-        [s.in_msgs, s.out_msgs, s.in_bytes, s.out_bytes, s.reconnects].map(|n| n as f64).to_vec()
+        [s.in_messages, s.out_messages, s.in_bytes, s.out_bytes, s.reconnects].map(|n| n as f64).to_vec()
     }
 
     /// A unique subject under the inbox prefix.

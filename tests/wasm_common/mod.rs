@@ -10,7 +10,7 @@ pub async fn round_trip(client: &Client, prefix: &str) {
     let mut sub = client.subscribe(format!("{prefix}.>")).await.unwrap();
     client.flush().await.unwrap();
     for i in 0..10 {
-        client.publish(format!("{prefix}.{i}"), format!("hello {i}")).await.unwrap();
+        client.publish(format!("{prefix}.{i}"), format!("hello {i}").into()).await.unwrap();
     }
     for i in 0..10 {
         let msg = sub.next().await.expect("message");
@@ -19,16 +19,16 @@ pub async fn round_trip(client: &Client, prefix: &str) {
     }
     // Many small writes in one JS task leave coalesced: complete and in order.
     for i in 0..5000 {
-        client.publish(format!("{prefix}.seq"), i.to_string()).await.unwrap();
+        client.publish(format!("{prefix}.seq"), i.to_string().into()).await.unwrap();
     }
     for i in 0..5000 {
         let msg = sub.next().await.expect("burst message");
         assert_eq!((msg.subject.as_str(), &msg.payload[..]), (&*format!("{prefix}.seq"), i.to_string().as_bytes()));
     }
     // 4 MiB in one go: more than any host's send buffer holds.
-    let big = vec![7u8; 64 * 1024];
+    let big = bytes::Bytes::from(vec![7u8; 64 * 1024]);
     for _ in 0..64 {
-        client.publish(format!("{prefix}.big"), &big).await.unwrap();
+        client.publish(format!("{prefix}.big"), big.clone()).await.unwrap();
     }
     for _ in 0..64 {
         let msg = sub.next().await.expect("big message");
@@ -43,7 +43,7 @@ pub async fn round_trip(client: &Client, prefix: &str) {
         }
     });
     client.flush().await.unwrap();
-    let answer = client.request(format!("echo.{prefix}"), "ping").await.unwrap();
+    let answer = client.request(format!("echo.{prefix}"), "ping".into()).await.unwrap();
     assert_eq!(&answer.payload[..], b"ping");
-    assert_eq!(client.request("nobody.home", "x").await.unwrap_err().into_cause(), natsjet::Error::NoResponders);
+    assert_eq!(client.request("nobody.home", "x".into()).await.unwrap_err().into_cause(), natsjet::Error::NoResponders);
 }

@@ -37,7 +37,7 @@ impl Connection {
         }
         match op {
             ServerOp::Info(info) => {
-                let lame_duck = info.ldm;
+                let lame_duck = info.lame_duck_mode;
                 self.apply_info(*info);
                 if lame_duck && self.phase == Phase::Connected {
                     self.start_move(now);
@@ -57,7 +57,7 @@ impl Connection {
     }
 
     fn on_msg(&mut self, sid: u64, message: Message) {
-        self.stats.in_msgs += 1;
+        self.stats.in_messages += 1;
         self.stats.in_bytes += message.payload.len() as u64;
         if self.requests.mux_sid() == Some(sid) {
             if let Some((id, result)) = self.requests.route(message) {

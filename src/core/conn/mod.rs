@@ -257,11 +257,12 @@ pub enum ConnectionEvent {
     },
 }
 
-/// Counters since the connection was created.
+/// Counters since the connection was created, as a snapshot (async-nats
+/// hands out its live atomics, with `connects` = `reconnects` + 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Statistics {
-    pub in_msgs: u64,
-    pub out_msgs: u64,
+    pub in_messages: u64,
+    pub out_messages: u64,
     pub in_bytes: u64,
     pub out_bytes: u64,
     pub reconnects: u64,
@@ -690,7 +691,7 @@ impl Connection {
                 return Err(Error::ReconnectBufferFull { capacity: self.config.reconnect_buffer_size });
             }
         }
-        self.stats.out_msgs += 1;
+        self.stats.out_messages += 1;
         self.stats.out_bytes += payload.len() as u64;
         Ok(())
     }

@@ -27,8 +27,9 @@ pub struct ServerInfo {
     pub connect_urls: Vec<String>,
     /// Websocket ports as servers gossip them (empty in client INFOs).
     pub ws_connect_urls: Vec<String>,
-    /// Lame duck mode: the server is about to shut down.
-    pub ldm: bool,
+    /// Lame duck mode: the server is about to shut down (`ldm` on the wire).
+    #[serde(rename = "ldm")]
+    pub lame_duck_mode: bool,
     pub jetstream: bool,
     pub nonce: Option<String>,
     pub cluster: Option<String>,

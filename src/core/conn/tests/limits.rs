@@ -59,7 +59,7 @@ fn invalid_subjects_reply_and_headers_write_nothing() {
     assert!(matches!(s.conn.publish("a", None, Some(&bad), b""), Err(Error::InvalidArgument(_))));
     assert!(s.take_ops().is_empty());
     assert_eq!(s.conn.pending_bytes(), 0);
-    assert_eq!(s.conn.statistics().out_msgs, 0);
+    assert_eq!(s.conn.statistics().out_messages, 0);
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn reconnect_buffer_full_refuses_and_keeps_what_it_has() {
         s.take_ops(),
         [ClientOp::pub_("a", "0123456789"), ClientOp::pub_("a", "0123456789"), ClientOp::pub_("a", "")]
     );
-    assert_eq!(s.conn.statistics().out_msgs, 3);
+    assert_eq!(s.conn.statistics().out_messages, 3);
 }
 
 #[test]
@@ -124,5 +124,5 @@ fn counters() {
     s.conn.publish("a", None, None, b"").unwrap();
     s.send(&msg("a", sid.0, None, "123"));
     let stats = s.conn.statistics();
-    assert_eq!((stats.out_msgs, stats.out_bytes, stats.in_msgs, stats.in_bytes), (2, 5, 1, 3));
+    assert_eq!((stats.out_messages, stats.out_bytes, stats.in_messages, stats.in_bytes), (2, 5, 1, 3));
 }

@@ -41,7 +41,7 @@ fn subscribe_writes_sub_and_delivers_messages() {
     let Event::Message { message, .. } = &events[0] else { panic!() };
     assert_eq!((message.subject.as_str(), message.reply.as_deref()), ("a.x", Some("r")));
     let stats = s.conn.statistics();
-    assert_eq!((stats.in_msgs, stats.in_bytes), (3, 9), "unknown sids still count as received");
+    assert_eq!((stats.in_messages, stats.in_bytes), (3, 9), "unknown sids still count as received");
 }
 
 #[test]
