@@ -2,10 +2,12 @@
 //! against one local nats-server started here.
 //!
 //! Run with `cargo bench --bench object_store` (`BENCH_SCALE=0.1` for a
-//! quick pass). Puts then gets a 64 MiB object (MiB/s, client CPU per MiB),
+//! quick pass). Puts then gets a 64 MiB object (MiB/s, client CPU per MiB,
+//! best of 3; natsjet with its defaults and in a bucket with
+//! `allow_batched`, its one tuning knob), with the server's CPU beside;
 //! then, each in a process of its own so the figure is its own, puts and
 //! gets a 1 GiB object streamed from and to nowhere and reports the peak
-//! resident memory (`VmHWM`).
+//! resident memory (`VmHWM`): before the put, during it, during the get.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -60,16 +62,19 @@ fn reader(
     Reader { pieces, current: Bytes::new() }
 }
 
-/// A put and a get with natsjet; with `fast`, in a bucket that takes fast batches.
-async fn natsjet_pass(url: &str, len: usize, fast: bool) -> (Run, Run) {
+/// A put and a get with natsjet; with `fast`, in a bucket that takes fast
+/// batches. `mark` is called before the put and before the get.
+async fn natsjet_pass(url: &str, len: usize, fast: bool, mut mark: impl FnMut()) -> (Run, Run) {
     use natsjet::jetstream::object_store::{Config, ObjectMetadata};
     let js = natsjet::connect(url).await.unwrap().jetstream();
     let _ = js.delete_object_store("bench").await;
     let config = Config { bucket: "bench".into(), allow_batched: fast, ..Default::default() };
     let store = js.create_object_store(config).await.unwrap();
+    mark();
     let clock = Stopwatch::start();
     store.put(ObjectMetadata::from("blob"), &mut source(len)).await.unwrap();
     let put = clock.stop(len / MIB);
+    mark();
     let clock = Stopwatch::start();
     let mut object = store.get("blob").await.unwrap();
     let mut read = 0;
@@ -80,14 +85,16 @@ async fn natsjet_pass(url: &str, len: usize, fast: bool) -> (Run, Run) {
     (put, clock.stop(len / MIB))
 }
 
-async fn async_nats_pass(url: &str, len: usize) -> (Run, Run) {
+async fn async_nats_pass(url: &str, len: usize, mut mark: impl FnMut()) -> (Run, Run) {
     use async_nats::jetstream::object_store::{Config, ObjectMetadata};
     let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
     let _ = js.delete_object_store("bench").await;
     let store = js.create_object_store(Config { bucket: "bench".into(), ..Default::default() }).await.unwrap();
+    mark();
     let clock = Stopwatch::start();
     store.put(ObjectMetadata { name: "blob".into(), ..Default::default() }, &mut source(len)).await.unwrap();
     let put = clock.stop(len / MIB);
+    mark();
     let clock = Stopwatch::start();
     let mut object = store.get("blob").await.unwrap();
     let mut buffer = vec![0; MIB];
@@ -103,23 +110,49 @@ async fn async_nats_pass(url: &str, len: usize) -> (Run, Run) {
     (put, clock.stop(len / MIB))
 }
 
-/// The peak resident memory of this process, in MiB.
-fn peak_mib() -> f64 {
+/// A memory figure of this process from `/proc/self/status`, in MiB.
+fn status_mib(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kib =
-        status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse().ok());
+        status.lines().find_map(|l| l.strip_prefix(field)).and_then(|v| v.split_whitespace().next()?.parse().ok());
     kib.map_or(f64::NAN, |kib: f64| kib / 1024.0)
 }
 
-/// Runs in a child process: one client puts and gets `len` bytes, then prints its peak memory.
+/// The peak resident memory of this process (since the last [`reset_peak`]), in MiB.
+fn peak_mib() -> f64 {
+    status_mib("VmHWM:")
+}
+
+/// The resident memory of this process now, in MiB.
+fn resident_mib() -> f64 {
+    status_mib("VmRSS:")
+}
+
+/// Starts a new peak: `VmHWM` falls back to what is resident now (Linux 4.0+).
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Runs in a child process: one client puts and gets `len` bytes, then
+/// prints its peak memory over the whole run, the resident memory before
+/// the put (connected, bucket made), the peaks of the put and of the get
+/// alone (each a new peak from what was resident when it started), and
+/// the two throughputs.
 fn peak_child(client: &str, url: &str, len: usize) {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let (put, get) = match client {
-        "natsjet" => rt.block_on(natsjet_pass(url, len, false)),
-        "natsjet-fast" => rt.block_on(natsjet_pass(url, len, true)),
-        _ => rt.block_on(async_nats_pass(url, len)),
+    let mut marks = Vec::new();
+    let mut mark = || {
+        marks.push((peak_mib(), resident_mib()));
+        reset_peak();
     };
-    println!("{:.1} {:.0} {:.0}", peak_mib(), put.per_second, get.per_second);
+    let (put, get) = match client {
+        "natsjet" => rt.block_on(natsjet_pass(url, len, false, &mut mark)),
+        "natsjet-fast" => rt.block_on(natsjet_pass(url, len, true, &mut mark)),
+        _ => rt.block_on(async_nats_pass(url, len, &mut mark)),
+    };
+    let whole = marks.iter().map(|m| m.0).fold(peak_mib(), f64::max);
+    let (before, put_peak, get_peak) = (marks[0].1, marks[1].0, peak_mib());
+    println!("{whole:.1} {before:.1} {put_peak:.1} {get_peak:.1} {:.0} {:.0}", put.per_second, get.per_second);
 }
 
 fn peak_row(client: &str, url: &str, len: usize) {
@@ -128,9 +161,17 @@ fn peak_row(client: &str, url: &str, len: usize) {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut fields = text.split_whitespace();
-    let (peak, put, get) = (fields.next().unwrap_or("?"), fields.next().unwrap_or("?"), fields.next().unwrap_or("?"));
-    println!("| {client:<12} | {:>8} MiB | {:>7} MiB/s | {:>7} MiB/s |", peak, put, get);
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let field = |i: usize| fields.get(i).copied().unwrap_or("?");
+    println!(
+        "| {client:<12} | {:>8} MiB | {:>8} MiB | {:>8} MiB | {:>8} MiB | {:>7} MiB/s | {:>7} MiB/s |",
+        field(0),
+        field(1),
+        field(2),
+        field(3),
+        field(4),
+        field(5)
+    );
 }
 
 fn main() {
@@ -144,36 +185,42 @@ fn main() {
     let url = server.client_url();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let len = scale(64) * MIB;
-    rt.block_on(natsjet_pass(&url, len / 8, false));
-    rt.block_on(async_nats_pass(&url, len / 8));
+    rt.block_on(natsjet_pass(&url, len / 8, false, || ()));
+    rt.block_on(async_nats_pass(&url, len / 8, || ()));
 
-    println!("MiB/s (CPU per MiB):");
+    println!("MiB/s (CPU per MiB), best of 3:");
     support::header();
     let (mut ours, mut fast, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..3 {
-        ours.push(rt.block_on(natsjet_pass(&url, len, false)));
-        fast.push(rt.block_on(natsjet_pass(&url, len, true)));
-        theirs.push(rt.block_on(async_nats_pass(&url, len)));
+        ours.push(rt.block_on(natsjet_pass(&url, len, false, || ())));
+        fast.push(rt.block_on(natsjet_pass(&url, len, true, || ())));
+        theirs.push(rt.block_on(async_nats_pass(&url, len, || ())));
     }
     let best = |runs: &[(Run, Run)], get: bool| {
         let pick = |r: &(Run, Run)| if get { r.1 } else { r.0 };
         runs.iter().map(pick).max_by(|a, b| a.per_second.total_cmp(&b.per_second)).unwrap()
     };
     let mib = len / MIB;
-    support::row(&format!("object put {mib} MiB"), best(&ours, false), best(&theirs, false));
-    support::row(&format!("object get {mib} MiB"), best(&ours, true), best(&theirs, true));
-    support::row(
-        &format!("object put {mib} MiB, fast batches (allow_batched)"),
-        best(&fast, false),
-        best(&theirs, false),
-    );
-    support::row(&format!("object get {mib} MiB, from that bucket"), best(&fast, true), best(&theirs, true));
+    let rows = [
+        (format!("object put {mib} MiB"), best(&ours, false), best(&theirs, false)),
+        (format!("object get {mib} MiB"), best(&ours, true), best(&theirs, true)),
+        (format!("object put {mib} MiB, fast batches (allow_batched)"), best(&fast, false), best(&theirs, false)),
+        (format!("object get {mib} MiB, from that bucket"), best(&fast, true), best(&theirs, true)),
+    ];
+    for (name, ours, theirs) in &rows {
+        support::row(name, *ours, *theirs);
+    }
+    support::server_table(&rows);
     drop(rt);
 
     let big = scale(1024) * MIB;
     println!();
     println!("{} MiB put then get, each client in a process of its own:", big / MIB);
-    println!("| {:<12} | {:>12} | {:>13} | {:>13} |", "client", "peak RSS", "put", "get");
+    println!(
+        "| {:<12} | {:>12} | {:>12} | {:>12} | {:>12} | {:>13} | {:>13} |",
+        "client", "peak RSS", "before put", "put's peak", "get's peak", "put", "get"
+    );
+    println!("|{:-<14}|{:-<14}|{:-<14}|{:-<14}|{:-<14}|{:-<15}|{:-<15}|", "", "", "", "", "", "", "");
     peak_row("natsjet", &url, big);
     peak_row("natsjet-fast", &url, big);
     peak_row("async-nats", &url, big);

@@ -2,9 +2,11 @@
  * The Node.js entry: the `nodejs` wasm build (CommonJS glue that loads the
  * wasm synchronously). Node 20 has no global `WebSocket`, which the wasm
  * transport uses, so this installs one made from `ws` when it is missing;
- * and it registers Node sockets (`node:net`/`node:tls`) for `nats://` and
- * `tls://` servers.
+ * it registers Node sockets (`node:net`/`node:tls`) for `nats://` and
+ * `tls://` servers, and `node:crypto`'s SHA-256 for object store digests
+ * (the wasm's own software one is many times slower).
  */
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import WebSocket from "ws";
 import * as wasm from "./node/natsjet.js";
@@ -32,6 +34,7 @@ class NodeWebSocket extends WebSocket {
 wasm.setErrorClasses(errorClasses);
 wasmAuth.credsParts = wasm.credsParts;
 installNodeSockets(wasm);
+wasm.setSha256Factory(() => createHash("sha256"));
 
 /** Connects to a NATS server: `nats://` and `tls://` over TCP, `ws://` and `wss://` over WebSocket. */
 export async function connect(options?: ConnectionOptions): Promise<NatsConnection> {

@@ -8,7 +8,7 @@
 //
 //   npm run bench:browser                       # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
-//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, kv, watch)
+//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
 //
 // Playwright (the default) enables DevTools' Network domain on its pages, so
@@ -21,6 +21,13 @@
 // included (KV puts and gets are a page call each). The page is served
 // cross-origin isolated, so `performance.now()` has Chromium's fine
 // resolution (5 µs, not 100 µs) for the KV latencies.
+//
+// The Object Store workload puts 16 MiB then gets it (MiB/s; a get that
+// hands out nothing for 5 s is "stalled", nats.js#430), then each client
+// puts and gets 1 GiB in a fresh page of its own, reporting its memory: the
+// page's JS heap at its highest (DevTools' Runtime.getHeapUsage, sampled
+// every 100 ms; ArrayBuffers' backing stores counted where Chromium says)
+// and, for natsjet, its wasm memory's size at the end (it never shrinks).
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname } from "node:path";
@@ -44,31 +51,49 @@ if (!existsSync(executablePath)) {
 /** nats.js as a browser app would ship it: one minified ES module. */
 function natsJsBundle() {
   return bundle(
-    `export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream"; export { Kvm } from "@nats-io/kv";`,
+    `export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream"; export { Kvm } from "@nats-io/kv"; export { Objm } from "@nats-io/obj";`,
   );
 }
 
 const pageHtml = `<!doctype html>
 <title>natsjet vs nats.js</title>
+<script>
+  // Every wasm memory instantiated (natsjet's): its size is its peak.
+  window.wasmMemories = [];
+  for (const name of ["instantiate", "instantiateStreaming"]) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = async (...args) => {
+      const made = await original.apply(WebAssembly, args);
+      const memory = (made.instance ?? made).exports?.memory;
+      if (memory instanceof WebAssembly.Memory) window.wasmMemories.push(memory);
+      return made;
+    };
+  }
+</script>
 <script type="module">
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
-  import { corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch } from "/workloads.mjs";
+  import { corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
   const clients = {
     natsjet: {
       connect: (url) => natsjet.connect({ servers: url }),
       jetstream: typeof natsjet.jetstream === "function" ? natsjet.jetstream : undefined,
       kvm: typeof natsjet.Kvm === "function" ? (nc) => new natsjet.Kvm(nc) : undefined,
+      objm: typeof natsjet.Objm === "function" ? (nc) => new natsjet.Objm(nc) : undefined,
     },
     "nats.js": {
       connect: (url) => natsjs.wsconnect({ servers: url }),
       jetstream: natsjs.jetstream,
       kvm: (nc) => new natsjs.Kvm(nc),
+      objm: (nc) => new natsjs.Objm(nc),
     },
   };
   const clock = () => [performance.now(), NaN];
   window.hasJetStream = (client) => clients[client].jetstream !== undefined;
   window.hasKv = (client) => clients[client].kvm !== undefined;
+  window.hasObj = (client) => clients[client].objm !== undefined;
+  /** The largest wasm memory of the page, in bytes (0: none). */
+  window.wasmBytes = () => Math.max(0, ...window.wasmMemories.map((m) => m.buffer.byteLength));
   window.isolated = () => crossOriginIsolated;
   window.bench = async ({ client, workload, n, url, durable }) => {
     const c = clients[client];
@@ -78,6 +103,8 @@ const pageHtml = `<!doctype html>
       if (workload === "kvput") return await kvPut(c.kvm(nc), n, clock);
       if (workload === "kvget") return await kvGet(c.kvm(nc), n, clock);
       if (workload === "watch") return await kvWatch(c.kvm(nc), clock);
+      if (workload === "objput") return await objectPut(c.objm(nc), n, clock);
+      if (workload === "objget") return await objectGet(c.objm(nc), n, clock);
       const js = await c.jetstream(nc);
       if (workload === "jspub") return await jetStreamPublish(js, n, clock);
       return await durableDrain(nc, js, "DRAIN", durable, n, clock);
@@ -108,20 +135,27 @@ function staticServer(natsJs) {
   return new Promise((resolve) => http.listen(0, "127.0.0.1", () => resolve(http)));
 }
 
+/** Polls `ready` until it is true, for at most 30 s. */
+async function waitFor(ready) {
+  const deadline = Date.now() + 30_000;
+  while (!(await ready().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error("page did not load");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * The bench page in headless Chromium, through Playwright or (BENCH_BROWSER=cdp)
  * plain DevTools protocol: `call(name, args)` awaits `window[name](args)`,
- * `busy()` is the main thread's busy seconds so far.
+ * `busy()` is the main thread's busy seconds so far, `heap()` its JS heap
+ * (Runtime.getHeapUsage), `send(method, params)` any DevTools call to it,
+ * `reload()` loads it afresh.
  */
 async function benchPage(url) {
   if (process.env.BENCH_BROWSER === "cdp") {
     const page = await openPage(executablePath, url);
     try {
-      const deadline = Date.now() + 30_000;
-      while (!(await page.evaluate("window.benchReady === true"))) {
-        if (Date.now() > deadline) throw new Error("page did not load");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitFor(() => page.evaluate("window.benchReady === true"));
       await page.send("Performance.enable");
     } catch (e) {
       await page.close();
@@ -133,6 +167,12 @@ async function benchPage(url) {
       errors: [],
       call: (name, args) => page.evaluate(`window.${name}(${JSON.stringify(args)})`),
       busy: async () => (await page.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value,
+      heap: () => page.send("Runtime.getHeapUsage"),
+      send: (method, params) => page.send(method, params),
+      reload: async () => {
+        await page.evaluate("window.benchReady = false, location.reload(), true");
+        await waitFor(() => page.evaluate("window.benchReady === true"));
+      },
       close: () => page.close(),
     };
   }
@@ -154,12 +194,88 @@ async function benchPage(url) {
       errors,
       call: (name, args) => tab.evaluate(`window.${name}(${JSON.stringify(args)})`),
       busy: async () => (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value,
+      heap: () => cdp.send("Runtime.getHeapUsage"),
+      send: (method, params) => cdp.send(method, params),
+      reload: async () => {
+        await tab.reload();
+        await tab.waitForFunction(() => window.benchReady === true, null, { timeout: 30_000 });
+      },
       close: () => browser.close(),
     };
   } catch (e) {
     await browser.close();
     throw e;
   }
+}
+
+/** What the object gets did: which stalled (nats.js#430), where. */
+function stallNote(stalls) {
+  const mib = (b) => (b / (1 << 20)).toFixed(1);
+  const of = (client) => stalls.filter((s) => s.client === client);
+  const lines = [];
+  if (!of("nats.js").length) lines.push("nats.js#430 check: no nats.js get stalled here: each read to its end.");
+  for (const client of ["nats.js", "natsjet"]) {
+    const theirs = of(client);
+    if (theirs.length) lines.push(`${client}: ${theirs.length} get(s) stalled (nothing for 5 s), after ${theirs.map((s) => `${mib(s.at)} MiB`).join(", ")}.`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Each client puts and gets `mib` MiB in the page loaded afresh (what the
+ * runs before left behind is gone), while its JS heap is sampled every
+ * 100 ms; prints their table.
+ */
+async function peakTable(page, mib) {
+  console.log();
+  console.log(`${mib} MiB put then get, each client in the page loaded afresh:`);
+  const cells = ["client", "JS heap before", "JS heap peak", "wasm memory", "put", "get"];
+  const widths = [8, 14, 12, 11, 11, 13];
+  const line = (values) => `| ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
+  console.log(line(cells));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  const mibCell = (bytes) => `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+  const rateCell = (r) => (typeof r === "string" ? r : `${(r.n / (r.wallMs / 1000)).toFixed(1)} MiB/s`);
+  let stores = false;
+  for (const client of ["natsjet", "nats.js"]) {
+    await page.reload();
+    await server.noObjBucket();
+    /** The JS heap in use, ArrayBuffers' backing stores included where Chromium counts them. */
+    const used = async () => {
+      const h = await page.heap();
+      stores ||= h.backingStorageSize !== undefined;
+      return h.usedSize + (h.backingStorageSize ?? 0);
+    };
+    await page.send("HeapProfiler.collectGarbage");
+    const before = await used();
+    let peak = before;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await used().catch(() => 0));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    let put, get;
+    try {
+      put = await page.call("bench", { client, workload: "objput", n: mib, url: server.wsUrl });
+      get = await page.call("bench", { client, workload: "objget", n: mib, url: server.wsUrl });
+    } catch (e) {
+      put = get = `failed: ${String(e).slice(0, 60)}`;
+    } finally {
+      sampling = false;
+      await sampler;
+    }
+    peak = Math.max(peak, await used());
+    const wasm = client === "natsjet" ? mibCell(await page.call("wasmBytes")) : "-";
+    const getCell = typeof get !== "string" && get.stalledAt !== undefined ? `stalled@${(get.stalledAt / (1 << 20)).toFixed(0)}MiB` : rateCell(get);
+    console.log(line([client, mibCell(before), mibCell(peak), wasm, rateCell(put), getCell]));
+  }
+  console.log(
+    `JS heap: V8's (the 1 MiB pieces made for the put are garbage until collected)${stores ? ", ArrayBuffers' backing stores included" : ""};` +
+      " wasm memory: natsjet's, outside the JS heap.",
+  );
+  await server.noObjBucket();
 }
 
 const server = await benchServer();
@@ -170,6 +286,9 @@ try {
   const { busy, errors } = page;
   const hasJetStream = await page.call("hasJetStream", "natsjet");
   const hasKv = await page.call("hasKv", "natsjet");
+  const hasObj = await page.call("hasObj", "natsjet");
+  /** Object gets given up as stalled: `{ client, at }` (bytes read). */
+  const stalls = [];
 
   console.log(
     `natsjet web build vs nats.js (esbuild bundle) in ${page.version} (headless, ${page.driver}); ` +
@@ -184,6 +303,15 @@ try {
     if (workload === "kv") {
       await server.noKvBucket();
       return { put: await measure(client, "kvput", n), get: await measure(client, "kvget", n) };
+    }
+    if (workload === "obj") {
+      if (client === "natsjet" && !hasObj) return { put: "n/a", get: "n/a" };
+      await server.noObjBucket();
+      const put = await measure(client, "objput", n);
+      const get = await measure(client, "objget", n);
+      if (get.stalledAt === undefined) return { put, get };
+      stalls.push({ client, at: get.stalledAt });
+      return { put, get: "stalled" };
     }
     const kv = workload === "kvput" || workload === "kvget" || workload === "watch";
     if (client === "natsjet" && (kv ? !hasKv : workload !== "core" && !hasJetStream)) return "n/a";
@@ -204,27 +332,44 @@ try {
   if (selected.some((w) => w.id === "drain")) await server.filledStream("DRAIN", "bench.drain", count("drain"));
   if (selected.some((w) => w.id === "watch")) await server.filledBucket(WATCH_BUCKET, count("watch"));
   const results = [];
+  const objects = [];
   for (const w of selected) {
-    const n = scale(w.count);
+    const n = scale(w.browserCount ?? w.count);
     for (const client of ["natsjet", "nats.js"]) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
     const tries = { natsjet: [], "nats.js": [] };
     for (let i = 0; i < runs; i++) {
       for (const client of ["natsjet", "nats.js"]) tries[client].push(await measure(client, w.id, n));
     }
-    if (w.id === "kv") {
+    if (w.id === "kv" || w.id === "obj") {
       for (const op of ["put", "get"]) {
         const pick = (client) => best(tries[client].map((r) => r[op]));
-        results.push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js")]);
+        (w.id === "obj" ? objects : results).push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js")]);
       }
     } else {
       results.push([`${w.title(n)} (ws://)`, best(tries.natsjet), best(tries["nats.js"])]);
     }
   }
   if (errors.length) console.log(`page errors: ${errors.join("; ")}`);
-  console.log();
-  header("natsjet", "nats.js", true, "main thread/op");
-  for (const r of results) row(...r);
-  serverTable(results);
+  if (results.length) {
+    console.log();
+    header("natsjet", "nats.js", true, "main thread/op");
+    for (const r of results) row(...r);
+    serverTable(results);
+  }
+  if (objects.length) {
+    console.log();
+    console.log("Object Store (MiB/s; main-thread time per MiB; a get ratio only where both gets finished):");
+    header("natsjet", "nats.js", true, "thread/MiB", "MiB/s");
+    for (const r of objects) row(...r, true, "ms");
+    serverTable(objects, "MiB", "ms");
+    console.log();
+    console.log(stallNote(stalls));
+    if (page.driver !== "plain DevTools protocol") {
+      console.log("(Playwright's Network domain turns every WebSocket frame, payload and all, into a DevTools event:");
+      console.log(" BENCH_BROWSER=cdp gives the figures of a page without DevTools attached.)");
+    }
+    await peakTable(page, scale(1024));
+  }
 } finally {
   await page?.close();
   http.close();

@@ -9,7 +9,7 @@ import { connect as tcpConnect } from "@nats-io/transport-node";
 import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { startServer } from "../../bindings/test/harness.mjs";
-import { CHUNK, KV_BUCKET, PAYLOAD, VALUE, WORKLOADS } from "./workloads.mjs";
+import { CHUNK, KV_BUCKET, OBJ_BUCKET, PAYLOAD, VALUE, WORKLOADS } from "./workloads.mjs";
 
 /** `n` times `BENCH_SCALE` (default 1), at least 1. */
 export function scale(n) {
@@ -85,6 +85,10 @@ export async function benchServer() {
     async noKvBucket() {
       await jsm.streams.delete(`KV_${KV_BUCKET}`).catch(() => {});
     },
+    /** No object bucket OBJ_BUCKET: each put run makes it with its client's defaults. */
+    async noObjBucket() {
+      await jsm.streams.delete(`OBJ_${OBJ_BUCKET}`).catch(() => {});
+    },
     /**
      * A fresh bucket `bucket` (nats.js's defaults) holding `keys` keys of
      * 100 B, written straight to its subjects (`$KV.<bucket>.w.<i>`).
@@ -111,12 +115,15 @@ const WIDTH = 58;
 /** Column widths of the last header printed. */
 let widths = [WIDTH, 13, 13, 6, 15, 15];
 
-/** Prints the table head: the two clients, and the name of the CPU columns (none when false). */
-export function header(ours = "natsjet", theirs = "nats.js", cpu = true, cpuName = "CPU/op") {
+/**
+ * Prints the table head: the two clients, the name of the CPU columns (none
+ * when `cpu` is false) and the unit of the rate columns.
+ */
+export function header(ours = "natsjet", theirs = "nats.js", cpu = true, cpuName = "CPU/op", unit = "/s") {
   const cells = [
     "workload".padEnd(WIDTH),
-    `${ours} /s`.padStart(13),
-    `${theirs} /s`.padStart(13),
+    `${ours} ${unit}`.padStart(13),
+    `${theirs} ${unit}`.padStart(13),
     "ratio".padStart(6),
   ];
   if (cpu) cells.push(`${ours} ${cpuName}`.padStart(15), `${theirs} ${cpuName}`.padStart(15));
@@ -125,14 +132,25 @@ export function header(ours = "natsjet", theirs = "nats.js", cpu = true, cpuName
   console.log(`|${cells.map((c) => "-".repeat(c.length + 2)).join("|")}|`);
 }
 
+/** CPU milliseconds per unit of a run, as a cell in `unit` ("µs" or "ms"). */
+function cpuCell(ms, n, unit) {
+  if (!Number.isFinite(ms)) return "-";
+  return unit === "ms" ? `${(ms / n).toFixed(2)} ms` : `${((ms * 1000) / n).toFixed(2)} µs`;
+}
+
 /**
  * One row; a run is `{ n, wallMs, cpuMs }`, or a string shown instead of
  * figures. A run with latency percentiles (`p50Ms`, `p99Ms`) adds a row for
- * each, whose ratio is theirs over ours (above 1: natsjet is faster).
+ * each, whose ratio is theirs over ours (above 1: natsjet is faster). CPU
+ * per unit is shown in `cpuUnit` ("µs", or "ms" for the MiB of object rows).
  */
-export function row(name, ours, theirs, cpu = true) {
-  const rate = (r) => (typeof r === "string" ? r : (r.n / (r.wallMs / 1000)).toFixed(0));
-  const perOp = (r) => (typeof r === "string" || !Number.isFinite(r.cpuMs) ? "-" : `${((r.cpuMs * 1000) / r.n).toFixed(2)} µs`);
+export function row(name, ours, theirs, cpu = true, cpuUnit = "µs") {
+  const rate = (r) => {
+    if (typeof r === "string") return r;
+    const perSecond = r.n / (r.wallMs / 1000);
+    return perSecond.toFixed(perSecond < 100 ? 1 : 0);
+  };
+  const perOp = (r) => (typeof r === "string" ? "-" : cpuCell(r.cpuMs, r.n, cpuUnit));
   const ratio =
     typeof ours === "string" || typeof theirs === "string"
       ? "-"
@@ -157,12 +175,12 @@ export function row(name, ours, theirs, cpu = true) {
  * The server's side of the rows: its CPU per message and its share of one
  * core over each run (`serverMs`, set by the runners), natsjet then nats.js.
  */
-export function serverTable(results) {
+export function serverTable(results, unit = "op", cpuUnit = "µs") {
   const cell = (r) =>
     typeof r === "string" || !Number.isFinite(r.serverMs)
       ? "-"
-      : `${((r.serverMs * 1000) / r.n).toFixed(2)} µs, ${((100 * r.serverMs) / r.wallMs).toFixed(0)}%`;
-  const cells = ["workload (nats-server CPU/op, % of a core)".padEnd(WIDTH), "natsjet".padStart(16), "nats.js".padStart(16)];
+      : `${cpuCell(r.serverMs, r.n, cpuUnit)}, ${((100 * r.serverMs) / r.wallMs).toFixed(0)}%`;
+  const cells = [`workload (nats-server CPU/${unit}, % of a core)`.padEnd(WIDTH), "natsjet".padStart(16), "nats.js".padStart(16)];
   console.log();
   console.log(`| ${cells.join(" | ")} |`);
   console.log(`|${cells.map((c) => "-".repeat(c.length + 2)).join("|")}|`);

@@ -6,16 +6,23 @@
 //
 //   npm run bench:node                    # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3
-//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, drain, kv, watch)
+//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, drain, kv, watch, obj)
 //
 // Workloads (bench/js/workloads.mjs, the same loop for both clients): core
 // publish 1M x 128 B then flush; JetStream publish 100k x 128 B with <= 256
 // acks in flight; durable pull drain of 200k x 128 B with an ack per message;
 // Key-Value 10k sequential puts then 10k sequential gets of 100 B (ops/s and
 // the p50 and p99 latencies); a KV watch of a bucket of 100k keys from
-// `watch()` to the caught-up entry (entries/s: the inverse of the time).
-// CPU/op is this process's CPU (user + system) per message or operation:
-// the client's cost, the server runs in its own process.
+// `watch()` to the caught-up entry (entries/s: the inverse of the time);
+// an Object Store put of 64 MiB from a ReadableStream of 1 MiB pieces made
+// as they are pulled, then a get of it read to the end (MiB/s; a get that
+// hands out nothing for 5 s is reported "stalled", nats.js#430), each
+// client's bucket made with its defaults (nats.js: its pure-JS SHA-256,
+// one chunk acknowledged at a time). CPU/op is this process's CPU (user +
+// system) per message, operation or MiB: the client's cost, the server runs
+// in its own process. With the obj workload, each client then puts and gets
+// 1 GiB in a Node process of its own (bench/js/obj_peak.mjs) that reports
+// its peak memory.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import * as natsjet from "natsjet"; // first: its Node entry installs a WebSocket for Node 20
@@ -24,8 +31,21 @@ import { wsconnect } from "@nats-io/nats-core";
 import { connect as natsJsTcpConnect } from "@nats-io/transport-node";
 import { jetstream as natsJsJetstream } from "@nats-io/jetstream";
 import { Kvm as NatsJsKvm } from "@nats-io/kv";
-import { WATCH_BUCKET, WORKLOADS, corePublish, durableDrain, jetStreamPublish, kvGet, kvPut, kvWatch } from "./workloads.mjs";
+import { Objm as NatsJsObjm } from "@nats-io/obj";
+import {
+  WATCH_BUCKET,
+  WORKLOADS,
+  corePublish,
+  durableDrain,
+  jetStreamPublish,
+  kvGet,
+  kvPut,
+  kvWatch,
+  objectGet,
+  objectPut,
+} from "./workloads.mjs";
 import { benchServer, best, header, nodeClock, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
+import { peakTable } from "./obj_peak.mjs";
 
 globalThis.WebSocket ??= WebSocket;
 
@@ -44,13 +64,20 @@ const clients = {
     connect: (url) => natsjet.connect({ servers: url }),
     jetstream: natsjetJetstream,
     kvm: typeof natsjet.Kvm === "function" ? (nc) => new natsjet.Kvm(nc) : undefined,
+    objm: typeof natsjet.Objm === "function" ? (nc) => new natsjet.Objm(nc) : undefined,
   },
   "nats.js": {
     connect: (url) => (url.startsWith("ws") ? wsconnect({ servers: url }) : natsJsTcpConnect({ servers: url })),
     jetstream: natsJsJetstream,
     kvm: (nc) => new NatsJsKvm(nc),
+    objm: (nc) => new NatsJsObjm(nc),
   },
 };
+
+/** Gets given up as stalled: `{ client, transport, at }` (bytes read). */
+const stalls = [];
+/** Gets read to their end, per client. */
+const finished = { natsjet: 0, "nats.js": 0 };
 
 /**
  * Whether natsjet connects to nats:// here. The package's Node entry may not
@@ -81,16 +108,18 @@ async function natsjetTcp(url) {
 
 /**
  * One run of `workload` by `client`: a run (`{ n, wallMs, cpuMs, serverMs }`),
- * for "kv" one for the puts and one for the gets (`{ put, get }`), or "n/a".
+ * for "kv" and "obj" one for the puts and one for the gets (`{ put, get }`),
+ * or "n/a"; a get given up is "stalled".
  */
 async function measure(server, client, transport, workload, n) {
   const c = clients[client];
   const url = transport === "ws" ? server.wsUrl : server.url;
-  if (workload === "kv" || workload === "watch" ? !c.kvm : workload !== "core" && !c.jetstream) {
-    return workload === "kv" ? { put: "n/a", get: "n/a" } : "n/a";
-  }
+  const missing =
+    workload === "obj" ? !c.objm : workload === "kv" || workload === "watch" ? !c.kvm : workload !== "core" && !c.jetstream;
+  if (missing) return workload === "kv" || workload === "obj" ? { put: "n/a", get: "n/a" } : "n/a";
   if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
   if (workload === "kv") await server.noKvBucket();
+  if (workload === "obj") await server.noObjBucket();
   const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;
   if (workload === "drain") await server.durable("DRAIN", durable);
   const nc = await c.connect(url);
@@ -112,6 +141,17 @@ async function measure(server, client, transport, workload, n) {
       return { put, get: await timed((clock) => kvGet(kvm, n, clock)) };
     }
     if (workload === "watch") return await timed((clock) => kvWatch(c.kvm(nc), clock));
+    if (workload === "obj") {
+      const objm = c.objm(nc);
+      const put = await timed((clock) => objectPut(objm, n, clock));
+      const get = await timed((clock) => objectGet(objm, n, clock));
+      if (get.stalledAt === undefined) {
+        finished[client]++;
+        return { put, get };
+      }
+      stalls.push({ client, transport, at: get.stalledAt });
+      return { put, get: "stalled" };
+    }
     const js = await c.jetstream(nc);
     if (workload === "jspub") return await timed((clock) => jetStreamPublish(js, n, clock));
     return await timed((clock) => durableDrain(nc, js, "DRAIN", durable, n, clock));
@@ -124,6 +164,24 @@ async function measure(server, client, transport, workload, n) {
   }
 }
 measure.count = 0;
+
+/** What the nats.js gets did: whether any stalled (nats.js#430), with this server. */
+function stallNote(stalls, finished, serverVersion) {
+  const theirs = stalls.filter((s) => s.client === "nats.js");
+  const ours = stalls.filter((s) => s.client === "natsjet");
+  const mib = (b) => (b / (1 << 20)).toFixed(1);
+  const lines = [];
+  if (theirs.length === 0) {
+    lines.push(
+      `nats.js#430 check: no nats.js get stalled here (nats-server ${serverVersion}): all ${finished["nats.js"]} read to their end, flow control answered.`,
+    );
+  } else {
+    const where = theirs.map((s) => `${s.transport}:// after ${mib(s.at)} MiB`).join(", ");
+    lines.push(`nats.js#430 check: ${theirs.length} nats.js get(s) stalled (nothing for 5 s) with nats-server ${serverVersion}: ${where}.`);
+  }
+  if (ours.length) lines.push(`natsjet: ${ours.length} get(s) stalled: ${ours.map((s) => `${s.transport}:// after ${mib(s.at)} MiB`).join(", ")}.`);
+  return lines.join("\n");
+}
 
 const server = await benchServer();
 try {
@@ -142,6 +200,7 @@ try {
   if (selected.some((w) => w.id === "watch")) await server.filledBucket(WATCH_BUCKET, count("watch"));
 
   const results = [];
+  const objects = [];
   for (const w of selected) {
     const n = scale(w.count);
     // Warm-up: both clients once at a tenth of the count (JIT, server
@@ -153,20 +212,36 @@ try {
       for (let i = 0; i < runs; i++) {
         for (const client of Object.keys(clients)) tries[client].push(await measure(server, client, transport, w.id, n));
       }
-      if (w.id === "kv") {
+      if (w.id === "kv" || w.id === "obj") {
         for (const op of ["put", "get"]) {
           const pick = (client) => best(tries[client].map((r) => r[op]));
-          results.push([`${w.title(n, op)} (${scheme})`, pick("natsjet"), pick("nats.js")]);
+          (w.id === "obj" ? objects : results).push([`${w.title(n, op)} (${scheme})`, pick("natsjet"), pick("nats.js")]);
         }
       } else {
         results.push([`${w.title(n)} (${scheme})`, best(tries.natsjet), best(tries["nats.js"])]);
       }
     }
   }
-  console.log();
-  header();
-  for (const r of results) row(...r);
-  serverTable(results);
+  if (results.length) {
+    console.log();
+    header();
+    for (const r of results) row(...r);
+    serverTable(results);
+  }
+  if (objects.length) {
+    console.log();
+    console.log("Object Store (MiB/s; client CPU per MiB; a get ratio only where both gets finished):");
+    header("natsjet", "nats.js", true, "CPU/MiB", "MiB/s");
+    for (const r of objects) row(...r, true, "ms");
+    serverTable(objects, "MiB", "ms");
+    console.log();
+    console.log(stallNote(stalls, finished, server.setup.info?.version));
+    const transport = transports.includes("nats") ? "nats" : "ws";
+    const mib = scale(1024);
+    console.log();
+    console.log(`${mib} MiB put then get over ${transport}://, each client in a Node process of its own (bench/js/obj_peak.mjs):`);
+    await peakTable(server, transport, mib, tcp);
+  }
 } finally {
   await server.close();
 }

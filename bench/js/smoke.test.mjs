@@ -20,6 +20,13 @@ test("node.mjs runs every workload against both clients", async () => {
     assert.match(stdout, new RegExp(`\\| ${workload} .*\\(ws://\\) .*\\d+ \\|`), stdout);
   }
   assert.match(stdout, /\|   p99 latency +\| +[\d.]+ µs \| +[\d.]+ µs \|/, stdout);
+  for (const op of ["put", "get"]) {
+    assert.match(stdout, new RegExp(`\\| object ${op} 1 MiB, 1 MiB pieces \\(nats://\\) +\\| +[\\d.]+ \\| +([\\d.]+|stalled) \\|`), stdout);
+  }
+  assert.match(stdout, /nats\.js#430 check: /, stdout);
+  for (const client of ["natsjet", "nats.js"]) {
+    assert.match(stdout, new RegExp(`\\| ${client} +\\| +[\\d.]+ MiB \\| +[\\d.]+ MiB \\|`), stdout);
+  }
 });
 
 test("browser.mjs runs in Chromium", { skip: !existsSync(process.env.CHROMIUM ?? "/usr/bin/chromium") }, async () => {
@@ -28,6 +35,8 @@ test("browser.mjs runs in Chromium", { skip: !existsSync(process.env.CHROMIUM ??
   assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
   assert.match(stdout, /\| KV get 10 x 100 B, sequential \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);
   assert.match(stdout, /\| KV watch 100 keys .*\| +\d+ \|/, stdout);
+  assert.match(stdout, /\| object put 1 MiB, 1 MiB pieces \(ws:\/\/\) +\| +[\d.]+ \| +[\d.]+ \|/, stdout);
+  assert.match(stdout, /\| natsjet +\| +[\d.]+ MiB \| +[\d.]+ MiB \| +[\d.]+ MiB \|/, stdout);
 });
 
 test("browser.mjs runs over plain DevTools protocol", { skip: !existsSync(process.env.CHROMIUM ?? "/usr/bin/chromium") }, async () => {

@@ -148,6 +148,80 @@ export async function kvWatch(kvm, clock) {
   return run;
 }
 
+/** An object store benchmark's unit: objects are streamed in pieces of 1 MiB and measured in MiB. */
+export const MIB = 1 << 20;
+/** Bucket of the object workloads, made afresh (with the client's defaults) for every put run. */
+export const OBJ_BUCKET = "objbench";
+/** The object the put stores and the get reads. */
+export const OBJ_NAME = "blob";
+/** A get that hands out nothing for this long has stalled (nats.js#430). */
+export const STALL_MS = 5_000;
+
+/**
+ * `mib` MiB as a `ReadableStream` of 1 MiB pieces, each made when the put
+ * pulls it (never one big buffer: the source holds a piece at a time).
+ */
+export function generatedObject(mib) {
+  let made = 0;
+  return new ReadableStream(
+    {
+      pull(controller) {
+        if (made === mib) return controller.close();
+        controller.enqueue(new Uint8Array(MIB).fill(made++ & 0xff));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * An object store put of `mib` MiB (`generatedObject`) into bucket
+ * OBJ_BUCKET, made with the client's defaults (`objm.create`, not measured).
+ * `n` is the MiB stored.
+ */
+export async function objectPut(objm, mib, clock) {
+  const os = await objm.create(OBJ_BUCKET);
+  const start = clock();
+  const info = await os.put({ name: OBJ_NAME }, generatedObject(mib));
+  const run = elapsed(start, clock(), mib);
+  if (info.size !== mib * MIB) throw new Error(`put: ${info.size} B stored of ${mib * MIB}`);
+  return run;
+}
+
+/**
+ * An object store get of what `objectPut` stored, its `data` read to the end
+ * (bytes counted, not kept), then its `error` awaited (a corrupt object
+ * fails there). A get that hands out nothing for `stallMs` is given up:
+ * the run then has `stalledAt`, the bytes it got (nats.js 3.4.0 stalls
+ * after 16 chunks when it does not answer flow control, nats.js#430).
+ */
+export async function objectGet(objm, mib, clock, stallMs = STALL_MS) {
+  const os = await objm.open(OBJ_BUCKET);
+  const start = clock();
+  const result = await os.get(OBJ_NAME);
+  if (!result) throw new Error(`get: no object ${OBJ_NAME}`);
+  const reader = result.data.getReader();
+  const stalled = Symbol("stalled");
+  let bytes = 0;
+  for (;;) {
+    let timer;
+    const waited = new Promise((resolve) => (timer = setTimeout(resolve, stallMs, stalled)));
+    const next = await Promise.race([reader.read(), waited]);
+    clearTimeout(timer);
+    if (next === stalled) {
+      reader.cancel().catch(() => {});
+      return { ...elapsed(start, clock(), bytes / MIB), stalledAt: bytes };
+    }
+    if (next.done) break;
+    bytes += next.value.length;
+  }
+  const error = await result.error;
+  const run = elapsed(start, clock(), mib);
+  if (error) throw error;
+  if (bytes !== mib * MIB) throw new Error(`get: ${bytes} B read of ${mib * MIB}`);
+  return run;
+}
+
 /** The workload table: name and default count, scaled by the runner. */
 export const WORKLOADS = [
   { id: "core", count: 1_000_000, title: (n) => `core publish ${n} x 128 B + flush` },
@@ -155,4 +229,11 @@ export const WORKLOADS = [
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker` },
   { id: "kv", count: 10_000, title: (n, op) => `KV ${op} ${n} x 100 B, sequential` },
   { id: "watch", count: 100_000, title: (n) => `KV watch ${n} keys to caught-up` },
+  {
+    id: "obj",
+    count: 64,
+    browserCount: 16,
+    unit: "MiB",
+    title: (n, op) => `object ${op} ${n} MiB, 1 MiB pieces`,
+  },
 ];

@@ -4,10 +4,13 @@
 // exactly one chunk, one chunk + 1 byte and many chunks, with description,
 // headers and metadata, put from blobs and streams, replaced, deleted,
 // renamed, linked and watched; progress; a chunk altered behind the store's
-// back ends the get in DIGEST_MISMATCH, a missing one in SIZE_MISMATCH;
+// back ends the get in DIGEST_MISMATCH, a missing one in SIZE_MISMATCH,
+// with node:crypto's SHA-256 (the Node entry's) and with the wasm's own;
 // bad names and options refused before anything is written.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   InvalidArgumentError,
@@ -24,6 +27,10 @@ import {
   nanos,
 } from "natsjet";
 import { rejectsWith, startJetStreamServer } from "./harness.mjs";
+
+// The package's raw wasm module, to choose the SHA-256 digests are made with.
+const require = createRequire(import.meta.url);
+const wasm = require(join(dirname(require.resolve("natsjet/package.json")), "node/natsjet.js"));
 
 /** Bounds every wait on the server: a hang fails the test instead of stalling it. */
 const WAIT = 15_000;
@@ -453,3 +460,86 @@ for (const transport of ["ws", "nats"]) {
     });
   });
 }
+
+describe("Object Store digests: node:crypto's SHA-256 and the wasm's own", () => {
+  let nc, objm, jsm;
+  /** Hashers made by the registered factory. */
+  let made = 0;
+  const counted = () => {
+    made++;
+    return createHash("sha256");
+  };
+  before(async () => {
+    nc = await connect({ servers: server.url });
+    objm = new Objm(nc);
+    jsm = await jetstreamManager(nc);
+  });
+  after(async () => {
+    wasm.setSha256Factory(() => createHash("sha256"));
+    await nc.close();
+  });
+
+  for (const hasher of ["node:crypto", "wasm"]) {
+    test(`with ${hasher === "wasm" ? "the wasm's own" : "node:crypto's"}: digests of puts and gets match, an altered chunk is a mismatch`, async () => {
+      wasm.setSha256Factory(hasher === "wasm" ? null : counted);
+      made = 0;
+      const bucket = `digest_${hasher.replace(/\W/g, "")}`;
+      const os = await objm.create(bucket);
+      // Pieces that straddle chunks, so the hasher is fed at odd offsets.
+      for (const [name, size] of [["zero", 0], ["one", 1], ["chunk", 1000], ["many", 25_017]]) {
+        const data = bytes(size, size % 13);
+        const info = await os.put({ name, options: { max_chunk_size: 1000 } }, streamOf(data, 7, 993, 1500));
+        assert.equal(info.digest, sha256(data), name);
+        assert.deepEqual(await os.getBlob(name), data, name);
+      }
+      // A put and a get each make one hasher; the registration's check makes none here.
+      assert.equal(made, hasher === "wasm" ? 0 : 8, "hashers made by the registered factory");
+
+      const info = await os.putBlob({ name: "x", options: { max_chunk_size: 1000 } }, bytes(3000));
+      const subject = `$O.${bucket}.C.${info.nuid}`;
+      const last = await jsm.streams.getMessage(`OBJ_${bucket}`, { last_by_subj: subject });
+      await jsm.streams.deleteMessage(`OBJ_${bucket}`, last.seq);
+      await jetstream(nc).publish(subject, new Uint8Array(1000));
+      await rejectsWith(os.getBlob("x"), "DIGEST_MISMATCH");
+      await os.destroy();
+    });
+  }
+
+  test("a factory whose hasher is not SHA-256 is refused, and the one before stays", async () => {
+    wasm.setSha256Factory(counted);
+    const md5 = () => createHash("md5");
+    assert.throws(() => wasm.setSha256Factory(md5), (e) => e instanceof TypeError && /SHA-256/.test(e.message));
+    assert.throws(() => wasm.setSha256Factory(() => 1), TypeError);
+    assert.throws(() => wasm.setSha256Factory("sha256"), TypeError);
+    made = 0;
+    const os = await objm.create("digest_kept");
+    const data = bytes(5000);
+    assert.equal((await os.putBlob({ name: "k" }, data)).digest, sha256(data));
+    assert.equal(made, 1);
+    await os.destroy();
+  });
+
+  test("a hasher that fails under a put fails the put, and nothing is stored", async () => {
+    // Passes the registration's check (two updates), then throws.
+    wasm.setSha256Factory(() => {
+      const sha = createHash("sha256");
+      let updates = 0;
+      return {
+        update(data) {
+          if (++updates > 2) throw new Error("hasher broke");
+          sha.update(data);
+        },
+        digest: () => sha.digest(),
+      };
+    });
+    const os = await objm.create("digest_broken");
+    await assert.rejects(os.putBlob({ name: "b", options: { max_chunk_size: 1000 } }, bytes(5000)), (e) => {
+      assert.ok(e instanceof NatsError, `a NatsError: ${e}`);
+      assert.match(e.message, /SHA-256 failed: hasher broke/);
+      return true;
+    });
+    assert.equal(await os.info("b"), null);
+    assert.equal((await jsm.streams.info("OBJ_digest_broken")).state.messages, 0, "the chunks written were purged");
+    await os.destroy();
+  });
+});

@@ -146,6 +146,26 @@ impl Client {
         headers: Option<&HeaderMap>,
         payload: &[u8],
     ) -> Result<(), Error> {
+        self.publish_when_room(|conn| conn.publish(subject, reply, headers, payload)).await
+    }
+
+    /// [`publish_message`](Self::publish_message) of a payload that is
+    /// written out as it is (a large one never copied: an object's chunk).
+    pub(crate) async fn publish_shared(
+        &self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &Bytes,
+    ) -> Result<(), Error> {
+        self.publish_when_room(|conn| conn.publish_shared(subject, reply, headers, payload)).await
+    }
+
+    /// Runs `publish` once the outgoing buffer is below its high water mark.
+    async fn publish_when_room(
+        &self,
+        mut publish: impl FnMut(&mut conn::Connection) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         poll_fn(|cx| {
             let mut inner = self.inner.shared.lock();
             if inner.conn.state() == State::Connected && inner.conn.pending_bytes() >= HIGH_WATER {
@@ -153,7 +173,11 @@ impl Client {
                 inner.wake_driver();
                 return Poll::Pending;
             }
-            Poll::Ready(Self::publish_locked(&mut inner, subject, reply, headers, payload))
+            let result = publish(&mut inner.conn);
+            if result.is_ok() {
+                inner.wake_writer();
+            }
+            Poll::Ready(result)
         })
         .await
     }
@@ -271,9 +295,29 @@ impl Client {
         payload: &[u8],
         timeout: Option<Duration>,
     ) -> Result<ResponseFuture, Error> {
+        self.send_request_with(timeout, |conn| conn.request(subject, headers, payload))
+    }
+
+    /// [`start_request`](Self::start_request) of a payload that is written
+    /// out as it is (a large one never copied: an object's chunk).
+    pub(crate) fn start_request_shared(
+        &self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &Bytes,
+        timeout: Option<Duration>,
+    ) -> Result<ResponseFuture, Error> {
+        self.send_request_with(timeout, |conn| conn.request_shared(subject, headers, payload))
+    }
+
+    fn send_request_with(
+        &self,
+        timeout: Option<Duration>,
+        request: impl FnOnce(&mut conn::Connection) -> Result<conn::RequestId, Error>,
+    ) -> Result<ResponseFuture, Error> {
         let (tx, rx) = oneshot::channel();
         let mut inner = self.inner.shared.lock();
-        let id = inner.conn.request(subject, headers, payload)?;
+        let id = request(&mut inner.conn)?;
         inner.requests.insert(id, Answer::One(tx));
         inner.wake_writer();
         Ok(ResponseFuture {

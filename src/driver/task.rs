@@ -6,7 +6,9 @@
 //! a transport read or write: a user command on another thread (a request's
 //! publish right after its answer woke it) then does not wait out a syscall.
 
+use std::collections::VecDeque;
 use std::future::Future;
+use std::io::IoSlice;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::{Arc, MutexGuard};
@@ -49,8 +51,10 @@ pub(crate) struct Driver<R: Runtime> {
     connect_timeout: Duration,
     link: Link,
     read_buf: BytesMut,
+    /// The bytes `read_buf` must hold for the message under way (0: none).
+    awaited: usize,
     /// Bytes taken from the connection and not yet fully written.
-    writing: Bytes,
+    writing: Writing,
     timer: Option<(Instant, BoxFuture<()>)>,
     /// Answers taken from the connection's state, sent outside the lock.
     answered: Vec<Answered>,
@@ -65,7 +69,8 @@ impl<R: Runtime> Driver<R> {
             connect_timeout,
             link: Link::Idle,
             read_buf: BytesMut::with_capacity(READ_CHUNK),
-            writing: Bytes::new(),
+            awaited: 0,
+            writing: Writing::default(),
             timer: None,
             answered: Vec::new(),
             _runtime: PhantomData,
@@ -78,6 +83,7 @@ impl<R: Runtime> Driver<R> {
                 Action::Connect { addr } => {
                     self.writing.clear();
                     self.read_buf.clear();
+                    self.awaited = 0;
                     let tls = self.tls.clone();
                     let timeout = self.connect_timeout;
                     self.link = Link::Opening {
@@ -157,7 +163,14 @@ impl<R: Runtime> Driver<R> {
         let mut progress = false;
         let mut failure: Option<Option<Error>> = None;
         for _ in 0..MAX_READS_PER_POLL {
-            if self.read_buf.capacity() - self.read_buf.len() < READ_CHUNK / 4 {
+            let room = self.read_buf.capacity() - self.read_buf.len();
+            // The rest of a message body under way, exactly: a large one
+            // (an object's chunk) is copied at most once, its first bytes,
+            // and keeps only itself alive while the user holds it.
+            let missing = self.awaited.saturating_sub(self.read_buf.len());
+            if missing > room {
+                self.read_buf.reserve(missing);
+            } else if missing == 0 && room < READ_CHUNK / 4 {
                 self.read_buf.reserve(READ_CHUNK);
             }
             match transport.poll_read(cx, &mut self.read_buf) {
@@ -170,6 +183,7 @@ impl<R: Runtime> Driver<R> {
                     progress = true;
                     let mut inner = shared.lock();
                     inner.conn.handle_input(now, &mut self.read_buf);
+                    self.awaited = inner.conn.awaited_input();
                     inner.dispatch_events(now);
                     send_answers(inner, &mut self.answered);
                 }
@@ -236,30 +250,79 @@ fn send_answers(mut inner: MutexGuard<'_, Inner>, answered: &mut Vec<Answered>) 
     }
 }
 
+/// Pieces taken from the connection and not yet fully written, oldest
+/// first: written together (one `writev` on a socket), so a large payload
+/// the connection hands out as it is costs no write of its own.
+#[derive(Default)]
+struct Writing {
+    pieces: VecDeque<Bytes>,
+    len: usize,
+}
+
+/// Pieces written at once, at most.
+const MAX_PIECES: usize = 32;
+
+impl Writing {
+    fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.pieces.clear();
+        self.len = 0;
+    }
+
+    /// Takes pieces from the connection, up to [`MAX_WRITE`] bytes in all.
+    fn refill(&mut self, conn: &mut crate::conn::Connection) {
+        while self.pieces.len() < MAX_PIECES && self.len < MAX_WRITE {
+            let Some(piece) = conn.poll_transmit(MAX_WRITE - self.len) else { break };
+            self.len += piece.len();
+            self.pieces.push_back(piece);
+        }
+    }
+
+    /// `n` bytes were written.
+    fn advance(&mut self, mut n: usize) {
+        self.len -= n;
+        while n > 0 {
+            let Some(front) = self.pieces.front_mut() else { return };
+            if n < front.len() {
+                front.advance(n);
+                return;
+            }
+            n -= front.len();
+            self.pieces.pop_front();
+        }
+    }
+}
+
 /// Writes `writing`, refilling it from the connection, until the connection
-/// has nothing more or the transport is busy; then flushes.
+/// has nothing more to send; then flushes (and hurries what the transport
+/// holds back, when asked to).
 fn poll_write_all(
     transport: &mut Transport,
     cx: &mut Context<'_>,
-    writing: &mut Bytes,
+    writing: &mut Writing,
     shared: &Shared,
 ) -> Poll<std::io::Result<()>> {
     loop {
         if writing.is_empty() {
             let mut inner = shared.lock();
-            match inner.conn.poll_transmit(MAX_WRITE) {
-                Some(bytes) => *writing = bytes,
-                None => {
-                    let hurry = std::mem::take(&mut inner.hurry);
-                    drop(inner);
-                    if hurry {
-                        transport.hurry()?;
-                    }
-                    return transport.poll_flush(cx);
+            writing.refill(&mut inner.conn);
+            if writing.is_empty() {
+                let hurry = std::mem::take(&mut inner.hurry);
+                drop(inner);
+                if hurry {
+                    transport.hurry()?;
                 }
+                return transport.poll_flush(cx);
             }
         }
-        match transport.poll_write(cx, writing) {
+        let mut slices = [IoSlice::new(&[]); MAX_PIECES];
+        for (slice, piece) in slices.iter_mut().zip(&writing.pieces) {
+            *slice = IoSlice::new(piece);
+        }
+        match transport.poll_write_vectored(cx, &slices[..writing.pieces.len()]) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Ok(0)) => {
                 return Poll::Ready(Err(std::io::Error::new(

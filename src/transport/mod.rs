@@ -12,6 +12,7 @@
 //! Transport::is_tls(&self) -> bool
 //! Transport::poll_read(&mut self, cx, &mut BytesMut) -> Poll<io::Result<usize>>  Ok(0) = closed
 //! Transport::poll_write(&mut self, cx, &[u8]) -> Poll<io::Result<usize>>
+//! Transport::poll_write_vectored(&mut self, cx, &[IoSlice]) -> Poll<io::Result<usize>>
 //! Transport::poll_flush / poll_close(&mut self, cx) -> Poll<io::Result<()>>
 //! Transport::holds_writes(&self) -> bool
 //! ```

@@ -44,7 +44,7 @@ impl Connection {
                 }
             }
             ServerOp::Msg { sid, message } => self.on_msg(sid, message),
-            ServerOp::Ping => proto::encode_pong(&mut self.out),
+            ServerOp::Ping => proto::encode_pong(self.out.open()),
             ServerOp::Pong => match self.pings.pong() {
                 Some(PingKind::Handshake) => self.on_handshake_done(now),
                 Some(PingKind::Flush(id)) => self.events.push_back(Event::Flushed { id, result: Ok(()) }),

@@ -78,9 +78,9 @@ impl Connection {
             self.close_transport(Some(e));
             return;
         }
-        proto::encode_connect(&mut self.out, &connect);
-        self.subs.resubscribe(&mut self.out);
-        self.pings.send(&mut self.out, PingKind::Handshake);
+        proto::encode_connect(self.out.open(), &connect);
+        self.subs.resubscribe(self.out.open());
+        self.pings.send(self.out.open(), PingKind::Handshake);
         self.phase = Phase::AwaitPong;
     }
 
@@ -93,9 +93,9 @@ impl Connection {
         self.timers.stop(Timer::Handshake);
         self.timers.set(Timer::Ping, now + self.config.ping_interval);
         self.servers.attempt_succeeded();
-        self.out.extend_from_slice(&self.reconnect_buf);
+        self.out.room(self.reconnect_buf.len()).extend_from_slice(&self.reconnect_buf);
         self.reconnect_buf.clear();
-        self.pings.send_queued(&mut self.out);
+        self.pings.send_queued(self.out.open());
         let event = if self.ever_connected {
             self.stats.reconnects += 1;
             ConnectionEvent::Reconnected { server }
@@ -131,7 +131,7 @@ impl Connection {
         let Some(server) = self.servers.current().cloned() else { return };
         self.events.push_back(Event::Connection(ConnectionEvent::LameDuck { server }));
         self.phase = Phase::Moving;
-        self.pings.send(&mut self.out, PingKind::LameDuck);
+        self.pings.send(self.out.open(), PingKind::LameDuck);
         self.timers.stop(Timer::Ping);
         self.timers.set(Timer::LameDuck, now + self.config.connect_timeout);
     }
@@ -175,7 +175,7 @@ impl Connection {
             self.close_transport(Some(Error::Timeout));
             return;
         }
-        self.pings.send(&mut self.out, PingKind::KeepAlive);
+        self.pings.send(self.out.open(), PingKind::KeepAlive);
         let pending_pings = self.pings.keepalives_unanswered();
         self.events.push_back(Event::Connection(ConnectionEvent::Ping { pending_pings }));
         self.timers.set(Timer::Ping, now + self.config.ping_interval);
@@ -263,7 +263,7 @@ impl Connection {
             Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitPong | Phase::Connected | Phase::Moving => {
                 // Best effort for what waited for this server: CONNECT is out.
                 if matches!(self.phase, Phase::AwaitPong | Phase::Moving) {
-                    self.out.extend_from_slice(&self.reconnect_buf);
+                    self.out.room(self.reconnect_buf.len()).extend_from_slice(&self.reconnect_buf);
                     self.reconnect_buf.clear();
                 }
                 self.terminal = true;

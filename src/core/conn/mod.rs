@@ -55,6 +55,7 @@ use crate::core::time::Instant;
 mod auth;
 mod inbound;
 mod lifecycle;
+mod outbox;
 mod pings;
 mod requests;
 mod rng;
@@ -65,6 +66,7 @@ mod tests;
 mod timers;
 
 pub use auth::{Auth, AuthCallback, AuthFn, CallbackAuth, credentials_parts};
+use outbox::Outbox;
 use pings::{PingKind, Pings};
 use requests::Requests;
 pub(crate) use rng::Rng;
@@ -306,7 +308,7 @@ pub struct Connection {
     parser: Parser,
     info: Option<ServerInfo>,
     /// Bytes for the open transport.
-    out: BytesMut,
+    out: Outbox,
     /// Publishes made while not connected; written after the next handshake.
     reconnect_buf: BytesMut,
     pings: Pings,
@@ -348,7 +350,7 @@ impl Connection {
             servers,
             parser: Parser::new(ParserLimits::default()),
             info: None,
-            out: BytesMut::new(),
+            out: Outbox::default(),
             reconnect_buf: BytesMut::new(),
             pings: Pings::default(),
             subs: Subscriptions::default(),
@@ -426,6 +428,15 @@ impl Connection {
         let now = self.tick(now);
         self.on_input(now, data);
     }
+    /// How many bytes the input buffer must hold, from its front, before
+    /// the next [`handle_input`](Self::handle_input) can take the message
+    /// under way (its body; 0 when no body is awaited). A driver that makes
+    /// room for exactly the rest gives the message an allocation of its own:
+    /// no copy of it as the buffer grows, and none of the next message's
+    /// bytes kept alive with it.
+    pub fn awaited_input(&self) -> usize {
+        self.parser.awaited()
+    }
     pub fn handle_timeout(&mut self, now: Instant) {
         let now = self.tick(now);
         while let Some(timer) = self.timers.pop_expired(now) {
@@ -444,13 +455,36 @@ impl Connection {
         headers: Option<&HeaderMap>,
         payload: &[u8],
     ) -> Result<(), Error> {
+        self.publish_body(subject, reply, headers, Body::Slice(payload))
+    }
+
+    /// [`publish`](Self::publish) of a payload the output shares: a large
+    /// one is handed to [`poll_transmit`](Self::poll_transmit) as it is,
+    /// never copied.
+    pub fn publish_shared(
+        &mut self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &Bytes,
+    ) -> Result<(), Error> {
+        self.publish_body(subject, reply, headers, Body::Shared(payload))
+    }
+
+    fn publish_body(
+        &mut self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        body: Body<'_>,
+    ) -> Result<(), Error> {
         self.check_open()?;
         validate_subject(subject)?;
         if let Some(reply) = reply {
             validate_subject(reply)?;
         }
-        self.check_message(headers, payload)?;
-        self.write_pub(subject, reply, headers, payload)
+        self.check_message(headers, body.bytes())?;
+        self.write_pub(subject, reply, headers, body)
     }
 
     pub fn subscribe(&mut self, subject: &str, queue: Option<&str>) -> Result<Sid, Error> {
@@ -461,7 +495,7 @@ impl Connection {
         }
         let sid = self.subs.add(subject, queue);
         if self.sends_subs() {
-            proto::encode_sub(&mut self.out, subject, queue, sid);
+            proto::encode_sub(self.out.open(), subject, queue, sid);
         }
         Ok(Sid(sid))
     }
@@ -486,7 +520,7 @@ impl Connection {
                 Limit::Reached => true,
                 Limit::Remaining(remaining) => {
                     if self.sends_subs() {
-                        proto::encode_unsub(&mut self.out, sid.0, Some(remaining));
+                        proto::encode_unsub(self.out.open(), sid.0, Some(remaining));
                     }
                     false
                 }
@@ -494,7 +528,7 @@ impl Connection {
         };
         if ended {
             if self.sends_subs() {
-                proto::encode_unsub(&mut self.out, sid.0, None);
+                proto::encode_unsub(self.out.open(), sid.0, None);
             }
             self.events.push_back(Event::SubscriptionEnded { sid });
         }
@@ -507,7 +541,7 @@ impl Connection {
     pub fn drain_subscription(&mut self, sid: Sid) -> Result<(), Error> {
         self.check_open()?;
         if self.subs.drain(sid.0) && self.sends_subs() {
-            proto::encode_unsub(&mut self.out, sid.0, None);
+            proto::encode_unsub(self.out.open(), sid.0, None);
         }
         Ok(())
     }
@@ -521,7 +555,18 @@ impl Connection {
     /// Publishes with a reply on the muxed inbox; the first answer comes back
     /// as [`Event::Response`]. Timeouts are the caller's business.
     pub fn request(&mut self, subject: &str, headers: Option<&HeaderMap>, payload: &[u8]) -> Result<RequestId, Error> {
-        self.send_request(subject, headers, payload, false)
+        self.send_request(subject, headers, Body::Slice(payload), false)
+    }
+
+    /// [`request`](Self::request) of a payload the output shares, as
+    /// [`publish_shared`](Self::publish_shared).
+    pub fn request_shared(
+        &mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &Bytes,
+    ) -> Result<RequestId, Error> {
+        self.send_request(subject, headers, Body::Shared(payload), false)
     }
 
     /// Like [`request`](Self::request), but every reply comes back as an
@@ -534,25 +579,25 @@ impl Connection {
         headers: Option<&HeaderMap>,
         payload: &[u8],
     ) -> Result<RequestId, Error> {
-        self.send_request(subject, headers, payload, true)
+        self.send_request(subject, headers, Body::Slice(payload), true)
     }
 
     fn send_request(
         &mut self,
         subject: &str,
         headers: Option<&HeaderMap>,
-        payload: &[u8],
+        payload: Body<'_>,
         many: bool,
     ) -> Result<RequestId, Error> {
         self.check_open()?;
         validate_subject(subject)?;
-        self.check_message(headers, payload)?;
+        self.check_message(headers, payload.bytes())?;
         if self.requests.mux_sid().is_none() {
             let prefix = format!("{}.", self.new_inbox());
             let subject = format!("{prefix}*");
             let sid = self.subs.add(&subject, None);
             if self.sends_subs() {
-                proto::encode_sub(&mut self.out, &subject, None, sid);
+                proto::encode_sub(self.out.open(), &subject, None, sid);
             }
             self.requests.open_mux(sid, prefix);
         }
@@ -575,7 +620,7 @@ impl Connection {
         self.last_flush += 1;
         let id = FlushId(self.last_flush);
         if self.is_live() {
-            self.pings.send(&mut self.out, PingKind::Flush(id));
+            self.pings.send(self.out.open(), PingKind::Flush(id));
         } else {
             self.pings.queue_flush(id);
         }
@@ -628,8 +673,7 @@ impl Connection {
         if !writable || self.out.is_empty() {
             return None;
         }
-        let n = max.clamp(1, self.out.len());
-        Some(self.out.split_to(n).freeze())
+        self.out.take(max)
     }
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
@@ -679,10 +723,27 @@ impl Connection {
         subject: &str,
         reply: Option<&str>,
         headers: Option<&HeaderMap>,
-        payload: &[u8],
+        body: Body<'_>,
     ) -> Result<(), Error> {
+        let payload = body.bytes();
         if self.is_live() {
-            proto::encode_pub(&mut self.out, subject, reply, headers, payload);
+            match body {
+                Body::Shared(shared) if shared.len() >= SHARED_MIN => {
+                    proto::encode_pub_head(
+                        self.out.room(proto::pub_len(subject, reply, headers, 0)),
+                        subject,
+                        reply,
+                        headers,
+                        shared.len(),
+                    );
+                    self.out.push_shared(shared.clone());
+                    self.out.open().extend_from_slice(b"\r\n");
+                }
+                _ => {
+                    let out = self.out.room(proto::pub_len(subject, reply, headers, payload.len()));
+                    proto::encode_pub(out, subject, reply, headers, payload);
+                }
+            }
         } else {
             let before = self.reconnect_buf.len();
             proto::encode_pub(&mut self.reconnect_buf, subject, reply, headers, payload);
@@ -694,6 +755,26 @@ impl Connection {
         self.stats.out_messages += 1;
         self.stats.out_bytes += payload.len() as u64;
         Ok(())
+    }
+}
+
+/// Shared payloads of at least this size go to the transport as they are;
+/// smaller ones are copied in with what surrounds them.
+const SHARED_MIN: usize = 16 * 1024;
+
+/// A message body: copied into the output, or shared with it.
+#[derive(Clone, Copy)]
+enum Body<'a> {
+    Slice(&'a [u8]),
+    Shared(&'a Bytes),
+}
+
+impl Body<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Body::Slice(bytes) => bytes,
+            Body::Shared(bytes) => bytes,
+        }
     }
 }
 

@@ -23,12 +23,32 @@ pub fn encode_connect(out: &mut BytesMut, info: &ConnectInfo) {
     out.extend_from_slice(b"\r\n");
 }
 
-/// PUB, or HPUB when `headers` is `Some` (even if empty).
-pub fn encode_pub(out: &mut BytesMut, subject: &str, reply: Option<&str>, headers: Option<&HeaderMap>, payload: &[u8]) {
+/// At least the bytes [`encode_pub`] writes.
+pub fn pub_len(subject: &str, reply: Option<&str>, headers: Option<&HeaderMap>, payload_len: usize) -> usize {
     let header_len = headers.map_or(0, headers_len);
     let reply_len = reply.map_or(0, |r| r.len() + 1);
     // Op, spaces, two sizes of at most 20 digits and the two CRLFs.
-    out.reserve(5 + subject.len() + reply_len + 2 * 21 + 4 + header_len + payload.len());
+    5 + subject.len() + reply_len + 2 * 21 + 4 + header_len + payload_len
+}
+
+/// PUB, or HPUB when `headers` is `Some` (even if empty).
+pub fn encode_pub(out: &mut BytesMut, subject: &str, reply: Option<&str>, headers: Option<&HeaderMap>, payload: &[u8]) {
+    out.reserve(pub_len(subject, reply, headers, payload.len()));
+    encode_pub_head(out, subject, reply, headers, payload.len());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// What [`encode_pub`] writes before the payload of `payload_len` bytes
+/// (which is then followed by CRLF).
+pub fn encode_pub_head(
+    out: &mut BytesMut,
+    subject: &str,
+    reply: Option<&str>,
+    headers: Option<&HeaderMap>,
+    payload_len: usize,
+) {
+    let header_len = headers.map_or(0, headers_len);
     out.extend_from_slice(if headers.is_some() { b"HPUB " } else { b"PUB " });
     out.extend_from_slice(subject.as_bytes());
     if let Some(reply) = reply {
@@ -40,13 +60,11 @@ pub fn encode_pub(out: &mut BytesMut, subject: &str, reply: Option<&str>, header
         put_decimal(out, header_len as u64);
         out.put_u8(b' ');
     }
-    put_decimal(out, (header_len + payload.len()) as u64);
+    put_decimal(out, (header_len + payload_len) as u64);
     out.extend_from_slice(b"\r\n");
     if let Some(headers) = headers {
         write_headers(out, headers);
     }
-    out.extend_from_slice(payload);
-    out.extend_from_slice(b"\r\n");
 }
 
 /// `SUB <subject> [queue] <sid>\r\n`.

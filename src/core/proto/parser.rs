@@ -67,6 +67,12 @@ impl Parser {
         self.limits.max_payload = max_payload;
     }
 
+    /// The bytes of the message body being awaited (its CRLF included), all
+    /// of which the buffer must hold before it is parsed; 0 when none is.
+    pub fn awaited(&self) -> usize {
+        self.pending.as_ref().map_or(0, Pending::frame_len)
+    }
+
     /// Takes one complete operation off the front of `buf`, or `Ok(None)` if
     /// more bytes are needed. Payloads share `buf`'s memory (no copy).
     /// Errors are `Error::Protocol`; after one, the stream is unusable.

@@ -139,7 +139,7 @@ impl ObjectStore {
             info,
             revision,
             chunks,
-            digest: Digest::new(),
+            digest: crate::runtime::object_digest(),
             expected,
             received: 0,
             done: false,
@@ -223,7 +223,7 @@ impl Object {
         if self.received != self.info.size as u64 {
             return Err(self.size_mismatch());
         }
-        let computed = std::mem::take(&mut self.digest).finish();
+        let computed = std::mem::take(&mut self.digest).finish()?;
         if computed != self.expected {
             return Err(Error::DigestMismatch {
                 name: self.info.name.clone(),

@@ -237,7 +237,7 @@ impl ObjectStore {
             nuid,
             chunk_size,
             partial: BytesMut::new(),
-            digest: Digest::new(),
+            digest: crate::runtime::object_digest(),
             size: 0,
             chunks: 0,
             acked: 0,
@@ -332,6 +332,10 @@ impl Upload {
                 return Err(self.fail(PutErrorKind::PublishChunks, e).await);
             }
         }
+        let sum = match std::mem::take(&mut self.digest).finish() {
+            Ok(sum) => sum,
+            Err(e) => return Err(self.fail(PutErrorKind::Other, e).await),
+        };
         let store = self.store.clone();
         let meta = std::mem::take(&mut self.meta);
         let info = ObjectInfo {
@@ -345,7 +349,7 @@ impl Upload {
             size: self.size as usize,
             chunks: self.chunks,
             modified: Some(DefaultRuntime::wall_clock()),
-            digest: Some(digest::format(&std::mem::take(&mut self.digest).finish())),
+            digest: Some(digest::format(&sum)),
             deleted: false,
         };
         let subject = meta_subject(&store.name, &info.name);

@@ -124,7 +124,8 @@ impl PublishAckFuture {
 
     fn attempt(&mut self, permit: Permit) -> Result<Step, Error> {
         let Route { client, subject, timeout, .. } = &self.route;
-        let mut response = client.start_request(subject, self.message.headers.as_ref(), &self.message.payload, None)?;
+        let mut response =
+            client.start_request_shared(subject, self.message.headers.as_ref(), &self.message.payload, None)?;
         let deadline = DefaultRuntime::sleep(*timeout);
         *lock(&self.answered.permit) = Some(permit);
         Ok(match poll_answer(&mut response, &self.answered, &self.answer_waker) {

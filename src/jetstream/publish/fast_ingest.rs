@@ -38,7 +38,7 @@ impl FastIngest {
             }
         }
         let reply = self.window.next_reply(false);
-        self.client.publish_message(subject, Some(&reply), None, &payload).await
+        self.client.publish_shared(subject, Some(&reply), None, &payload).await
     }
 
     /// Publishes the last message (with `headers`) and waits for the batch's `PublishAck`.
@@ -49,7 +49,7 @@ impl FastIngest {
         payload: Bytes,
     ) -> Result<PublishAck, Error> {
         let reply = self.window.next_reply(true);
-        self.client.publish_message(subject, Some(&reply), headers, &payload).await?;
+        self.client.publish_shared(subject, Some(&reply), headers, &payload).await?;
         loop {
             if let Control::Done(ack) = self.next_control().await? {
                 return Ok(ack);

@@ -24,8 +24,8 @@ use super::TlsOptions;
 use crate::addr::{Scheme, ServerAddr};
 use crate::error::{Error, ProtocolError};
 
-/// Below this much spare room, `poll_read` grows the buffer by [`READ_CHUNK`].
-const MIN_READ_ROOM: usize = 8 * 1024;
+/// What `poll_read` grows a buffer without spare room by. The caller sizes
+/// the room otherwise (the driver makes exactly the room a message needs).
 const READ_CHUNK: usize = 64 * 1024;
 /// ALPN for `wss://`, as HTTP servers and proxies in front of NATS expect.
 const ALPN_HTTP1: &[u8] = b"http/1.1";
@@ -81,7 +81,7 @@ impl Transport {
     pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         match &mut self.inner {
             Inner::Stream(stream) => {
-                if buf.capacity() - buf.len() < MIN_READ_ROOM {
+                if buf.capacity() == buf.len() {
                     buf.reserve(READ_CHUNK);
                 }
                 // `read_buf` keeps no state of its own, so a fresh one per poll is fine.
@@ -114,6 +114,26 @@ impl Transport {
                 ready!(ws.as_mut().poll_ready(cx)).map_err(ws_to_io)?;
                 ws.start_send(Message::Binary(Bytes::copy_from_slice(data))).map_err(ws_to_io)?;
                 Poll::Ready(Ok(data.len()))
+            }
+        }
+    }
+
+    /// Writes a prefix of `data`, one `writev` on a socket; on WebSocket
+    /// all of it, as one binary frame.
+    pub fn poll_write_vectored(&mut self, cx: &mut Context<'_>, data: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        match &mut self.inner {
+            Inner::Stream(stream) => Pin::new(stream).poll_write_vectored(cx, data),
+            Inner::Ws(_) if data.iter().all(|d| d.is_empty()) => Poll::Ready(Ok(0)),
+            Inner::Ws(ws) => {
+                let mut ws = Pin::new(&mut **ws);
+                ready!(ws.as_mut().poll_ready(cx)).map_err(ws_to_io)?;
+                let mut frame = BytesMut::with_capacity(data.iter().map(|d| d.len()).sum());
+                for piece in data {
+                    frame.extend_from_slice(piece);
+                }
+                let len = frame.len();
+                ws.start_send(Message::Binary(frame.freeze())).map_err(ws_to_io)?;
+                Poll::Ready(Ok(len))
             }
         }
     }
@@ -188,6 +208,24 @@ impl AsyncWrite for ByteStream {
         match self.get_mut() {
             ByteStream::Tcp(s) => Pin::new(s).poll_write(cx, data),
             ByteStream::Tls(s) => Pin::new(&mut **s).poll_write(cx, data),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            ByteStream::Tcp(s) => Pin::new(s).poll_write_vectored(cx, data),
+            ByteStream::Tls(s) => Pin::new(&mut **s).poll_write_vectored(cx, data),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            ByteStream::Tcp(s) => s.is_write_vectored(),
+            ByteStream::Tls(s) => s.is_write_vectored(),
         }
     }
 

@@ -6,14 +6,23 @@ use bytes::BytesMut;
 use wasm_bindgen::prelude::*;
 
 /// Moves what a JS callback queued in `inbox` to the driver's `buf`, giving
-/// the byte count, or `None` when nothing is waiting.
+/// the byte count, or `None` when nothing is waiting: as much as `buf` has
+/// room for (all of it when it has none), so that `buf` keeps the size the
+/// driver gave it; the rest is taken next time.
 pub(crate) fn take_received(inbox: &mut BytesMut, buf: &mut BytesMut) -> Option<usize> {
     if inbox.is_empty() {
         return None;
     }
-    let n = inbox.len();
-    buf.extend_from_slice(inbox);
-    inbox.clear();
+    let room = buf.capacity() - buf.len();
+    let n = match room {
+        0 => inbox.len(),
+        room => inbox.len().min(room),
+    };
+    buf.extend_from_slice(&inbox[..n]);
+    match n == inbox.len() {
+        true => inbox.clear(),
+        false => bytes::Buf::advance(inbox, n),
+    }
     Some(n)
 }
 

@@ -91,6 +91,22 @@ impl Transport {
         }
     }
 
+    /// Takes the pieces of `data` in turn, as [`poll_write`](Self::poll_write)
+    /// does each: all of them, or those before one that has to wait.
+    pub fn poll_write_vectored(&mut self, cx: &mut Context<'_>, data: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        let mut written = 0;
+        for piece in data.iter().filter(|piece| !piece.is_empty()) {
+            match self.poll_write(cx, piece) {
+                Poll::Ready(Ok(n)) if n == piece.len() => written += n,
+                Poll::Ready(Ok(n)) => return Poll::Ready(Ok(written + n)),
+                Poll::Ready(Err(e)) if written == 0 => return Poll::Ready(Err(e)),
+                Poll::Pending if written == 0 => return Poll::Pending,
+                Poll::Ready(Err(_)) | Poll::Pending => break,
+            }
+        }
+        Poll::Ready(Ok(written))
+    }
+
     /// Sends the writes held back in this JS task once the task is over
     /// (see [`HeldWrites`](held::HeldWrites)); otherwise the host sends on its own.
     pub fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

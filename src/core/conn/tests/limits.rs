@@ -126,3 +126,38 @@ fn counters() {
     let stats = s.conn.statistics();
     assert_eq!((stats.out_messages, stats.out_bytes, stats.in_messages, stats.in_bytes), (2, 5, 1, 3));
 }
+
+#[test]
+fn a_large_shared_payload_goes_out_as_it_is_and_the_wire_is_the_same() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let payload = bytes::Bytes::from(vec![b'z'; 100_000]);
+    let headers: HeaderMap = [("Key", "v")].into_iter().collect();
+    let wire = |s: &mut FakeServer, shared: bool| {
+        s.conn.publish("small", None, None, b"1").unwrap();
+        let id = match shared {
+            true => s.conn.request_shared("big", Some(&headers), &payload).unwrap(),
+            false => s.conn.request("big", Some(&headers), &payload).unwrap(),
+        };
+        s.conn.publish("small", None, None, b"2").unwrap();
+        let (mut written, mut pieces) = (Vec::new(), Vec::new());
+        while let Some(piece) = s.conn.poll_transmit(usize::MAX) {
+            written.extend_from_slice(&piece);
+            pieces.push(piece);
+        }
+        (written, pieces, id)
+    };
+    wire(&mut s, false); // subscribes to the request inbox
+    let (copied, _, first) = wire(&mut s, false);
+    let (shared, pieces, second) = wire(&mut s, true);
+    let reply = |id: super::super::RequestId| format!(".{} ", id.0);
+    assert_eq!(copied.len(), shared.len());
+    // The same bytes but for the request's own reply token.
+    let (a, b) = (String::from_utf8_lossy(&copied), String::from_utf8_lossy(&shared));
+    assert_eq!(a.replace(&reply(first), ".# "), b.replace(&reply(second), ".# "));
+    assert!(pieces.iter().any(|p| p.as_ptr() == payload.as_ptr() && p.len() == payload.len()), "not copied");
+    s.conn.publish_shared("big", None, None, &payload).unwrap();
+    assert_eq!(s.conn.pending_bytes(), "PUB big 100000\r\n".len() + 100_000 + 2);
+    let ops = s.take_ops();
+    let [ClientOp::Pub { subject, payload: sent, .. }] = ops.as_slice() else { panic!("{ops:?}") };
+    assert_eq!((subject.as_str(), sent.len()), ("big", 100_000));
+}
