@@ -51,9 +51,10 @@ export class InvalidArgumentError extends NatsError {
 }
 
 /**
- * A call the object's state does not allow: a second final ack
- * (`ALREADY_ACKNOWLEDGED`), iterating a subscription that has a callback
- * (`INVALID_ARGUMENT`).
+ * A call the object's state or kind does not allow: a second final ack
+ * (`ALREADY_ACKNOWLEDGED`); iterating a subscription that has a callback,
+ * reconnecting while draining, a second reader of an ordered consumer,
+ * pulling from a push consumer (`INVALID_ARGUMENT`, natsjet's `ApiMisuse`).
  */
 export class InvalidOperationError extends NatsError {
   constructor(message: string, options?: ErrorOptions) {

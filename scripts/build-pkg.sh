@@ -7,7 +7,8 @@
 #                    fails if serde_json's deserializer got linked into it
 #   2. wasm-bindgen  pkg/web (ES module, fetches the wasm via import.meta.url)
 #                    pkg/node (CommonJS glue, marked so by pkg/node/package.json)
-#      wasm-opt      -Oz on what wasm-bindgen wrote (binaryen's npm build)
+#      wasm-opt      -Oz on what wasm-bindgen wrote (binaryen's npm build);
+#                    fails if the wasm imports anything but its glue (`env`)
 #   3. tsc           bindings/*.ts, bindings/jetstream/*.ts, bindings/kv/*.ts, bindings/obj/*.ts -> pkg/ (.js + .d.ts;
 #                    web.js and node.js entries), plus the Node socket shim
 # and prints the gzip sizes. Environment: CARGO_TARGET_DIR (default target/).
@@ -25,7 +26,7 @@ cargo build --target wasm32-unknown-unknown --no-default-features --features was
 wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 
 # serde_json's deserializer must stay out of the wasm: the wasm reads the
-# server's JSON with serde-json-core (src/plain_json.rs), and serde_json's
+# server's JSON with serde-json-core (src/core/plain_json.rs), and serde_json's
 # deserializing links its float printer and Debug escaping (~24 KB gzip).
 # The name section (removed only by wasm-bindgen below) names every function,
 # mangled: serde_json::de::x is `10serde_json2de`, <serde_json::de::X as ..> is
@@ -61,6 +62,19 @@ else
     optimize pkg/web/natsjet_bg.wasm
     optimize pkg/node/natsjet_bg.wasm
 fi
+# Every import of the wasm must come from its wasm-bindgen glue: one from
+# "env" (or any other module) is a symbol nothing defines — a C dependency,
+# a std function wasm32 lacks — and the module would fail to instantiate.
+node -e '
+const fs = require("node:fs");
+for (const file of process.argv.slice(1)) {
+    const imports = WebAssembly.Module.imports(new WebAssembly.Module(fs.readFileSync(file)));
+    const foreign = imports.filter((i) => i.module !== "./natsjet_bg.js").map((i) => `${i.module}.${i.name}`);
+    if (imports.length === 0 || foreign.length > 0) {
+        console.error(`build-pkg: ${file} imports from outside its glue: ${foreign.join(", ") || "(no imports at all)"}`);
+        process.exit(1);
+    }
+}' pkg/web/natsjet_bg.wasm pkg/node/natsjet_bg.wasm
 echo '{ "type": "commonjs" }' > pkg/node/package.json
 cp bindings/node/socket.mjs pkg/node/socket.mjs
 

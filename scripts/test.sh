@@ -2,6 +2,9 @@
 # The one test command: installs what is missing (scripts/setup.sh), then runs
 #   1. cargo test --tests --examples   unit + integration tests, natively; the
 #                                      integration tests start their own nats-servers
+#      core-alone                      the sans-IO core built without a runtime, warning-free
+#                                      (tests/core_imports.rs guards what it names)
+#      wasm-core                       the core's unit tests on wasm32, in Node
 #   2. cargo test --doc                doctests (natively only)
 #      cargo test --features fuzzing --test fuzz_corpora
 #                                      replays the fuzz corpora (fuzz/corpus) on stable
@@ -53,6 +56,16 @@ source scripts/env.sh
 echo "nats-server: $(command -v "${NATS_SERVER_BIN:-nats-server}") ($("${NATS_SERVER_BIN:-nats-server}" --version))"
 
 run_stage "cargo-test" cargo test --tests --examples
+# The sans-IO core builds alone, without a runtime (build.rs's has_runtime
+# off), and without a warning; tests/core_imports.rs checks what it names.
+run_stage "core-alone" cargo clippy --lib --no-default-features -- -D warnings
+# The core's unit tests again on wasm32, in Node (wasm-bindgen-test-runner,
+# set as the runner in .cargo/config.toml); the lib's other tests need a
+# runtime or I/O and stay native. The npm package's features: nkeys' tests
+# make keys, which nkeys cannot do in wasm, and stay native too.
+if [[ "${NATSJET_SKIP_WASM:-0}" != 1 ]]; then
+    run_stage "wasm-core" cargo test --target wasm32-unknown-unknown --no-default-features --features wasm --lib
+fi
 run_stage "doctests" cargo test --doc
 run_stage "fuzz-corpora" cargo test --features fuzzing --test fuzz_corpora
 if [[ -d benches ]]; then

@@ -1,40 +1,47 @@
 //! natsjet: a NATS and JetStream client with one sans-IO core that runs on
 //! tokio and, compiled to WebAssembly, in browsers and Node.js.
 //!
-//! Layers, bottom up: [`proto`] (wire codec), [`conn`] (the connection state
-//! machine: bytes, commands and `now` in; bytes, events and the next deadline
-//! out — see its docs for the loop contract), the JetStream machines in
-//! [`jetstream::pull`], [`jetstream::ack`] and [`jetstream::ordered`], then one driver task per
-//! connection ([`driver`]) over a [`transport`], and the API on top
-//! ([`Client`], [`jetstream::Context`]). The core never reads a clock or
-//! spawns; the driver feeds it time from the runtime (tokio natively, JS
-//! timers in wasm). Nothing in the core panics on input from the network.
+//! Layers, bottom up, one folder each: the sans-IO core (`src/core/`: the
+//! wire codec [`proto`], the connection machine [`conn`] — bytes, commands
+//! and `now` in; bytes, events and the next deadline out, see its docs for
+//! the loop contract — the JetStream machines [`jetstream::pull`],
+//! [`jetstream::push`], [`jetstream::ack`] and [`jetstream::ordered`],
+//! [`request_many`], and the Key-Value and Object Store rules), the
+//! runtimes (`src/runtime/`: tokio natively, JS timers in wasm, re-exported
+//! in [`driver`]), the [`transport`]s, one driver task per connection
+//! ([`driver`]), and the API on top ([`Client`], [`jetstream::Context`],
+//! [`jetstream::kv`], [`jetstream::object_store`]). The core never reads a
+//! clock or spawns; the driver feeds it time from the runtime. Nothing in
+//! the core panics on input from the network.
 
-pub mod addr;
+#![cfg_attr(
+    not(has_runtime),
+    allow(
+        dead_code,
+        unused_imports,
+        reason = "the core's crate-internal helpers serve the client, which this build leaves out"
+    )
+)]
+
 #[cfg(has_runtime)]
 pub mod client;
-pub mod conn;
 /// async-nats's path of the connection's [`State`].
 pub mod connection {
     pub use crate::conn::State;
 }
+mod core;
 pub mod driver;
-pub mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod header;
-mod id_map;
 pub mod jetstream;
-pub mod message;
-mod plain_json;
-pub mod proto;
-pub mod request_many;
-pub mod subject;
-pub mod time;
+mod runtime;
 pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
 mod wasm;
+
+pub use crate::core::{addr, conn, error, header, message, proto, request_many, subject, time};
+pub(crate) use crate::core::{id_map, plain_json};
 
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]

@@ -155,7 +155,7 @@ async fn drain_marks_the_client_draining() {
     let drained = client.drain();
     assert!(client.is_draining(), "from the call on");
     let refused = client.force_reconnect().await.unwrap_err();
-    assert!(matches!(refused, Error::InvalidArgument(_)), "{refused:?}");
+    assert!(matches!(refused, Error::ApiMisuse(_)), "{refused:?}");
     drained.await.unwrap();
     assert!(client.is_draining());
     assert_eq!(client.connection_state(), State::Closed);

@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use natsjet::Error;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, PriorityPolicy, StreamConfig};
-use natsjet::jetstream::pull::{ConsumerEvent, PriorityOptions, PullRequest};
+use natsjet::jetstream::pull::{ConsumerEvent, PriorityOptions, PullRequest, StatusKind};
 use natsjet::jetstream::{self, Consumer, Context};
 use tokio::time::timeout;
 
@@ -229,8 +229,8 @@ async fn deleting_the_consumer_ends_consume_with_a_typed_error() {
     js.get_stream("X").await.unwrap().delete_consumer("x").await.unwrap();
     let end = timeout(WAIT, messages.next()).await.expect("ends in time");
     match end.map(|r| r.map_err(Error::from)) {
-        Some(Err(Error::ConsumerStatus { code: 409, description })) => {
-            assert!(description.contains("Consumer Deleted"), "{description}")
+        Some(Err(Error::ConsumerStatus(status))) => {
+            assert_eq!((status.kind, status.code.0), (StatusKind::ConsumerDeleted, 409), "{status}")
         }
         other => panic!("expected 409 Consumer Deleted, got {other:?}"),
     }
@@ -325,7 +325,7 @@ async fn request_limits_come_back_as_errors_of_the_fetch() {
     let batch = consumer.batch().max_messages(10).expires(Duration::from_secs(1)).messages().await.unwrap();
     let got: Vec<_> = timeout(WAIT, batch.collect::<Vec<_>>()).await.unwrap();
     assert!(
-        matches!(got.last().map(|r| r.as_ref().map_err(|e| e.cause())), Some(Err(Error::ConsumerStatus { code: 409, description })) if description.contains("MaxRequestBatch")),
+        matches!(got.last().map(|r| r.as_ref().map_err(|e| e.cause())), Some(Err(Error::ConsumerStatus(status))) if status.kind == StatusKind::ExceededMaxRequestBatch),
         "{got:?}"
     );
     // Fetching by bytes: a budget smaller than one message ends the fetch.

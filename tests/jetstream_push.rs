@@ -312,7 +312,7 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
     let mut consumer = jetstream::new(reader.clone()).bound_push_consumer(bound.clone()).unwrap();
     assert!(consumer.is_bound() && consumer.name().is_empty());
     assert!(
-        matches!(consumer.info().await.map_err(natsjet::Error::from), Err(Error::InvalidArgument(_))),
+        matches!(consumer.info().await.map_err(natsjet::Error::from), Err(Error::ApiMisuse(_))),
         "no consumer to ask"
     );
     let mut messages = consumer.messages().await.unwrap();

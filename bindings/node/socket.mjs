@@ -2,7 +2,7 @@
 // node:net and node:tls, so Node services can use the standard port without a
 // websocket listener. Only the Node entry loads this file; browsers never do.
 // The contract (`SocketFactory` in the generated .d.ts) is kept by
-// src/transport/node_socket.rs.
+// src/transport/wasm/node_socket.rs.
 
 import net from 'node:net';
 import tls from 'node:tls';

@@ -3,8 +3,8 @@
 use std::sync::Mutex;
 
 use crate::conn::{Rng, validate_inbox_prefix};
-use crate::driver::queue::lock;
 use crate::error::Error;
+use crate::runtime::queue::lock;
 
 /// The process's inbox generator, seeded from the OS on first use.
 static INBOXES: Mutex<Option<Rng>> = Mutex::new(None);

@@ -8,7 +8,6 @@
 
 mod error;
 mod event;
-mod first_message;
 mod inbox;
 mod no_mux;
 mod options;
@@ -27,7 +26,6 @@ use bytes::Bytes;
 use futures_channel::oneshot;
 
 use crate::conn::{self, Sid, State, Statistics};
-use crate::driver::queue::Queue;
 use crate::driver::shared::{Answer, HIGH_WATER, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
@@ -35,13 +33,14 @@ use crate::error::{Error, SortCause};
 use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::proto::ServerInfo;
+use crate::runtime::queue::Queue;
 
 pub use crate::conn::ConnectionEvent as Event;
+pub(crate) use crate::core::first_message::FirstMessageTimer;
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
     RequestErrorKind, SubscribeError, SubscribeErrorKind,
 };
-pub(crate) use first_message::FirstMessageTimer;
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub use request::Request;
@@ -460,7 +459,7 @@ impl Client {
     pub async fn force_reconnect(&self) -> Result<(), Error> {
         let mut inner = self.inner.shared.lock();
         if inner.draining && inner.conn.state() != State::Closed {
-            return Err(Error::InvalidArgument("the connection is draining".into()));
+            return Err(Error::ApiMisuse("the connection is draining"));
         }
         inner.conn.force_reconnect(self.now())?;
         inner.wake_driver();

@@ -15,11 +15,11 @@ use futures_core::Stream;
 
 use super::Client;
 use crate::conn::{RequestId, Sid};
-use crate::driver::queue::Queue;
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::request_many::{Gather, RequestManyOptions, RequestStrategy};
+use crate::runtime::queue::Queue;
 use crate::time::Instant;
 
 /// Where the replies of a request for many come: the muxed inbox, or a

@@ -12,9 +12,9 @@ use futures_channel::oneshot;
 use futures_core::Stream;
 
 use crate::conn::{Sid, State};
-use crate::driver::queue::Queue;
 use crate::error::Error;
 use crate::message::Message;
+use crate::runtime::queue::Queue;
 
 use super::{Client, FirstMessageTimer};
 

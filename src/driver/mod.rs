@@ -1,28 +1,11 @@
-//! The async driver and the runtimes it runs on.
+//! The async driver: one task per connection that moves bytes between the
+//! transport and the sans-IO core and wakes the readers waiting on it. The
+//! runtimes it runs on live in `src/runtime`; their public types are
+//! re-exported here, where they always were.
 
-mod runtime;
-pub use runtime::*;
+pub use crate::runtime::*;
 
-#[cfg(has_runtime)]
-pub(crate) mod queue;
 #[cfg(has_runtime)]
 pub(crate) mod shared;
 #[cfg(has_runtime)]
 pub(crate) mod task;
-
-#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
-mod rt_tokio;
-#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
-pub use rt_tokio::TokioRuntime;
-
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-mod rt_wasm;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-pub use rt_wasm::WasmRuntime;
-
-/// The runtime of this target.
-#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
-pub type DefaultRuntime = TokioRuntime;
-/// The runtime of this target.
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-pub type DefaultRuntime = WasmRuntime;

@@ -17,10 +17,10 @@ use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
 
-use super::runtime::{BoxFuture, Runtime};
 use super::shared::{Answered, HIGH_WATER, Inner, Shared};
 use crate::conn::{Action, State};
 use crate::error::Error;
+use crate::runtime::{BoxFuture, Runtime};
 use crate::time::Instant;
 use crate::transport::{self, TlsOptions, Transport};
 

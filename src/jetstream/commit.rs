@@ -10,9 +10,9 @@ use std::task::Poll;
 use super::ack::{Ack, AckBatch, AckConfirmations, AckReport, AckToken};
 use super::message::Message;
 use crate::client::Client;
-use crate::driver::queue::Queue;
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::Error;
+use crate::runtime::queue::Queue;
 use crate::time::Instant;
 
 impl AckBatch {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::ack::{Ack, AckToken};
 pub use super::ack::{AckKind, MessageMetadata as Info};
 pub use super::publish::Publish as PublishMessage;
-use super::pull::PullRequest;
+use super::pull::{PullRequest, PullStatus};
 pub use super::raw_message::StreamMessage;
 use crate::client::Client;
 use crate::error::Error;
@@ -157,7 +157,7 @@ impl Message {
         match reply.status {
             None => Ok(()),
             Some(code) => {
-                Err(Error::ConsumerStatus { code: code.0, description: reply.description.clone().unwrap_or_default() })
+                Err(Error::ConsumerStatus(PullStatus::new(code, reply.description.clone().unwrap_or_default())))
             }
         }
     }
@@ -184,6 +184,6 @@ impl Message {
         self.message
             .reply
             .as_deref()
-            .ok_or_else(|| Error::InvalidArgument("message has no ack subject (not from a JetStream consumer)".into()))
+            .ok_or(Error::ApiMisuse("message has no ack subject (not from a JetStream consumer)"))
     }
 }

@@ -1,5 +1,6 @@
-//! JetStream: API types, the sans-IO pull consumer, push inbox, ack and
-//! ordered-read machines, and — where a runtime exists — the context,
+//! JetStream: the sans-IO API types, pull consumer, push inbox, ack and
+//! ordered-read machines (from `src/core/jetstream`, under their old paths
+//! here), and — where a runtime exists — the context,
 //! management calls, acked publish, pull, push and ordered readers, acks,
 //! `AckBatch` commits, the checkpoint ledger, the Key-Value store ([`kv`]) and the object store
 //! ([`object_store`]).
@@ -11,13 +12,9 @@
 
 #[cfg(has_runtime)]
 pub mod account;
-pub mod ack;
-pub mod api;
+pub use crate::core::jetstream::{ack, api, ordered, pull, push};
 pub mod kv;
 pub mod object_store;
-pub mod ordered;
-pub mod pull;
-pub mod push;
 
 #[cfg(has_runtime)]
 mod checkpoint;

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use bytes::Bytes;
 
 use super::api::{ErrorCode, JetStreamError, StoredMessage, timestamp};
-use crate::error::Error;
+use crate::error::{Error, ProtocolError};
 use crate::header::{HeaderMap, StatusCode};
 use crate::message::Message;
 use crate::proto::parse_headers;
@@ -91,7 +91,7 @@ fn not_found() -> Error {
 }
 
 fn missing(header: &str) -> Error {
-    Error::Protocol(format!("direct get reply without a valid {header} header"))
+    Error::Protocol(ProtocolError::DirectGet(format!("direct get reply without a valid {header} header")))
 }
 
 #[cfg(test)]

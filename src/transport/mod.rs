@@ -31,25 +31,19 @@ pub use tls_options::TlsOptions;
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 mod native;
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
-mod tls;
-#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 pub use native::Transport;
 
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-mod node_socket;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 mod wasm;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-mod ws_web;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
-pub use {node_socket::set_socket_factory, wasm::Transport};
+pub use wasm::{Transport, set_socket_factory};
 
 /// Turns a transport's I/O error into natsjet's error; natively a TLS
 /// failure reported after the handshake (e.g. a refused client certificate)
 /// becomes [`Error::Tls`](crate::Error::Tls) rather than a bare I/O error.
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 pub(crate) fn io_error(e: std::io::Error) -> crate::Error {
-    tls::io_to_error(e)
+    native::io_to_error(e)
 }
 
 /// Turns a transport's I/O error into natsjet's error.

@@ -153,9 +153,9 @@ fn fields(error: &Error, subject: Option<&str>) -> Fields {
             js.set_err_code(e.err_code.0 as f64);
             js.set_description(&e.description);
         }
-        Error::ConsumerStatus { code, description } => {
-            js.set_status(*code);
-            js.set_description(description);
+        Error::ConsumerStatus(status) => {
+            js.set_status(status.code.0);
+            js.set_description(&status.description);
         }
         Error::NoResponders => {
             js.set_status(503);
@@ -177,6 +177,7 @@ fn class(error: &Error) -> Class {
     match error {
         Error::InvalidSubject { .. } => Class::InvalidSubjectError,
         Error::InvalidArgument(_) | Error::PayloadTooLarge { .. } => Class::InvalidArgumentError,
+        Error::ApiMisuse(_) => Class::InvalidOperationError,
         Error::Protocol(_) => Class::ProtocolError,
         Error::Server(e) => match e.kind {
             ServerErrorKind::AuthorizationViolation | ServerErrorKind::AuthenticationRevoked => {
@@ -215,7 +216,8 @@ fn class(error: &Error) -> Class {
 fn code(error: &Error) -> &'static str {
     match error {
         Error::InvalidSubject { .. } => "INVALID_SUBJECT",
-        Error::InvalidArgument(_) => "INVALID_ARGUMENT",
+        // nats.js's InvalidOperationError, whose code natsjet's TS layer already gives.
+        Error::InvalidArgument(_) | Error::ApiMisuse(_) => "INVALID_ARGUMENT",
         Error::PayloadTooLarge { .. } => "PAYLOAD_TOO_LARGE",
         Error::Protocol(_) => "PROTOCOL",
         Error::Server(e) => match e.kind {

@@ -44,7 +44,7 @@ use js_sys::Promise;
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
-use crate::error::Error;
+use crate::error::{Error, ProtocolError};
 
 /// A JS promise of a Rust API future; errors reject it as `NatsError`s.
 fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {
@@ -61,7 +61,7 @@ fn boxed_promise(future: LocalBoxFuture<'static, Result<JsValue, JsValue>>) -> P
 /// unsubscribe only lock the connection and queue protocol; they are async
 /// for async-nats's shape), so JS gets nats.js's synchronous calls.
 fn at_once<T>(future: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
-    future.now_or_never().unwrap_or_else(|| Err(Error::InvalidArgument("the call would have to wait".into())))
+    future.now_or_never().unwrap_or_else(|| Err(Error::ApiMisuse("the call would have to wait")))
 }
 
 /// `value` as a plain JS object with its serde (the server's JSON) names.
@@ -71,10 +71,11 @@ fn to_js_object(value: &impl Serialize) -> Result<JsValue, Error> {
 
 /// Without serde_json's error text, as the JetStream `encode_request`.
 fn to_json(value: &impl Serialize) -> Result<String, Error> {
-    serde_json::to_string(value).map_err(|_| Error::Protocol("cannot encode for JS".into()))
+    serde_json::to_string(value).map_err(|_| Error::Protocol(ProtocolError::JsValue("cannot encode for JS".into())))
 }
 
 /// `JSON.parse` of JSON that natsjet made.
 fn parse_json(json: &str) -> Result<JsValue, Error> {
-    js_sys::JSON::parse(json).map_err(|_| Error::Protocol("JSON.parse refused natsjet's JSON".into()))
+    js_sys::JSON::parse(json)
+        .map_err(|_| Error::Protocol(ProtocolError::JsValue("JSON.parse refused natsjet's JSON".into())))
 }

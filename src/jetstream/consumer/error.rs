@@ -6,6 +6,7 @@
 
 use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
 use crate::jetstream::api::ErrorCode;
+use crate::jetstream::pull::StatusKind;
 
 error_kinds!(
     /// Starting a continuous reader (`messages()`, `stream().messages()`).
@@ -101,19 +102,15 @@ pub(crate) enum MessagesSort {
 impl MessagesSort {
     pub(crate) fn of(cause: &Error) -> Self {
         match cause {
-            Error::ConsumerStatus { code: 409, description } => {
-                let lower = description.to_ascii_lowercase();
-                if lower.contains("deleted") {
-                    MessagesSort::ConsumerDeleted
-                } else if lower.contains("exceeded") {
-                    MessagesSort::RequestLimitExceeded
-                } else if lower.contains("push") {
-                    MessagesSort::PushBasedConsumer
-                } else {
-                    MessagesSort::Pull
-                }
-            }
-            Error::ConsumerStatus { .. } => MessagesSort::Pull,
+            Error::ConsumerStatus(status) => match status.kind {
+                StatusKind::ConsumerDeleted => MessagesSort::ConsumerDeleted,
+                StatusKind::ExceededMaxWaiting
+                | StatusKind::ExceededMaxRequestBatch
+                | StatusKind::ExceededMaxRequestExpires
+                | StatusKind::ExceededMaxRequestMaxBytes => MessagesSort::RequestLimitExceeded,
+                StatusKind::PushBased => MessagesSort::PushBasedConsumer,
+                _ => MessagesSort::Pull,
+            },
             Error::JetStream(e)
                 if matches!(e.err_code, ErrorCode::CONSUMER_NOT_FOUND | ErrorCode::STREAM_NOT_FOUND) =>
             {
@@ -161,10 +158,12 @@ impl SortCause for OrderedErrorKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::StatusCode;
     use crate::jetstream::api::JetStreamError;
+    use crate::jetstream::pull::PullStatus;
 
     fn status(code: u16, description: &str) -> Error {
-        Error::ConsumerStatus { code, description: description.into() }
+        Error::ConsumerStatus(PullStatus::new(StatusCode(code), description))
     }
 
     #[test]

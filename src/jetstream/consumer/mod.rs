@@ -124,7 +124,7 @@ impl<T> Consumer<T> {
     /// bound push consumer, whose name natsjet does not know.
     pub async fn get_info(&self) -> Result<ConsumerInfo, ConsumerInfoError> {
         if self.is_bound() {
-            let refused = Error::InvalidArgument("bound consumers cannot info".into());
+            let refused = Error::ApiMisuse("bound consumers cannot info");
             return Err(ConsumerInfoError::new(ConsumerInfoErrorKind::InvalidName, refused));
         }
         let subject = api::consumer_info(self.context.api_prefix(), &self.info.stream_name, &self.info.name);

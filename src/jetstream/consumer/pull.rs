@@ -94,7 +94,7 @@ impl IntoConsumerConfig for &Config {
 impl FromConsumer for Config {
     fn try_from_consumer_config(config: ConsumerConfig) -> Result<Self, Error> {
         if config.deliver_subject.is_some() {
-            return Err(Error::InvalidArgument("a push consumer is not read by pulling".into()));
+            return Err(Error::ApiMisuse("a push consumer is not read by pulling"));
         }
         Ok(Config {
             durable_name: config.durable_name,
@@ -178,7 +178,7 @@ impl IntoConsumerConfig for OrderedConfig {
 impl FromConsumer for OrderedConfig {
     fn try_from_consumer_config(config: ConsumerConfig) -> Result<Self, Error> {
         if config.deliver_subject.is_some() {
-            return Err(Error::InvalidArgument("a push consumer is not read by pulling".into()));
+            return Err(Error::ApiMisuse("a push consumer is not read by pulling"));
         }
         Ok(OrderedConfig {
             filter_subject: config.filter_subject,

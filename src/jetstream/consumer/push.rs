@@ -89,7 +89,7 @@ impl IntoConsumerConfig for &Config {
 impl FromConsumer for Config {
     fn try_from_consumer_config(config: ConsumerConfig) -> Result<Self, Error> {
         let Some(deliver_subject) = config.deliver_subject else {
-            return Err(Error::InvalidArgument("a pull consumer has no deliver subject to listen on".into()));
+            return Err(Error::ApiMisuse("a pull consumer has no deliver subject to listen on"));
         };
         Ok(Config {
             deliver_subject,
@@ -171,7 +171,7 @@ impl IntoConsumerConfig for OrderedConfig {
 impl FromConsumer for OrderedConfig {
     fn try_from_consumer_config(config: ConsumerConfig) -> Result<Self, Error> {
         let Some(deliver_subject) = config.deliver_subject else {
-            return Err(Error::InvalidArgument("a pull consumer has no deliver subject to listen on".into()));
+            return Err(Error::ApiMisuse("a pull consumer has no deliver subject to listen on"));
         };
         Ok(OrderedConfig {
             deliver_subject,

@@ -4,9 +4,10 @@
 //! What natsjet writes, nats.js, nats.go, async-nats and the `nats` CLI read,
 //! and the other way round.
 //!
-//! The rules need no connection ([`names`], [`Config`]'s stream, [`Entry`]
-//! and [`Operation`] from headers); [`Store`], [`Watch`], [`History`] and
-//! [`Keys`] use them over the JetStream context.
+//! The rules need no connection and live in the core (`src/core/kv`:
+//! [`names`], [`Config`]'s stream, [`Entry`] and [`Operation`] from
+//! headers, the error kinds); [`Store`], [`Watch`], [`History`] and
+//! [`Keys`] here use them over the JetStream context.
 //!
 //! ```no_run
 //! # async fn f(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
@@ -26,10 +27,8 @@
 //! # Ok(()) }
 //! ```
 
-mod config;
-mod entry;
-mod error;
-pub mod names;
+pub use crate::core::kv::names;
+pub(crate) use crate::core::kv::{config, entry, error};
 
 #[cfg(has_runtime)]
 mod buckets;
@@ -38,12 +37,11 @@ mod store;
 #[cfg(has_runtime)]
 mod watch;
 
-pub use config::{Config, MAX_HISTORY, Status};
-pub use entry::{
-    Entry, KV_OPERATION, NATS_MARKER_REASON, NATS_MESSAGE_SIZE, NATS_ROLLUP, Operation, ParseOperationError,
+pub use crate::core::kv::{
+    Config, Entry, KV_OPERATION, MAX_HISTORY, NATS_MARKER_REASON, NATS_MESSAGE_SIZE, NATS_ROLLUP, Operation,
+    ParseOperationError, Status, is_valid_bucket_name, is_valid_key,
 };
 pub use error::*;
-pub use names::{is_valid_bucket_name, is_valid_key};
 #[cfg(has_runtime)]
 pub use store::Store;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]

@@ -22,8 +22,8 @@ use super::entry::{Entry, Operation, value_len};
 use super::error::{WatchError, WatcherError, WatcherErrorKind};
 use super::names::check_filter;
 use super::store::Store;
-use crate::error::Error;
 use crate::error::SortCause;
+use crate::error::{Error, ProtocolError};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
 use crate::jetstream::ordered::OrderedConfig;
@@ -159,7 +159,7 @@ pub(crate) fn watched_entry(
 ) -> Result<SizedEntry, Error> {
     let crate::Message { subject: mut key, payload: value, headers, .. } = message;
     if !key.starts_with(prefix) {
-        return Err(Error::Protocol(format!("watch got subject {key:?} outside {prefix:?}")));
+        return Err(Error::Protocol(ProtocolError::Store(format!("watch got subject {key:?} outside {prefix:?}"))));
     }
     // The key is the subject without the prefix, in the subject's own allocation.
     key.drain(..prefix.len());

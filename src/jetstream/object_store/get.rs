@@ -24,7 +24,7 @@ use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::SortCause;
-use crate::error::{Error, KindError};
+use crate::error::{Error, KindError, ProtocolError};
 use crate::jetstream::ack::MessageMetadata;
 use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
@@ -103,7 +103,10 @@ impl ObjectStore {
             return Err(KindError::new(GetErrorKind::NotFound, cause));
         }
         let Some(expected) = info.digest.as_deref().and_then(digest::parse) else {
-            let cause = Error::Protocol(format!("object {:?} has no SHA-256 digest to check it with", info.name));
+            let cause = Error::Protocol(ProtocolError::Store(format!(
+                "object {:?} has no SHA-256 digest to check it with",
+                info.name
+            )));
             return Err(KindError::new(GetErrorKind::Other, cause));
         };
         let chunks = match info.size {
@@ -136,7 +139,7 @@ impl ObjectStore {
             info,
             revision,
             chunks,
-            digest: Digest::new(),
+            digest: crate::runtime::object_digest(),
             expected,
             received: 0,
             done: false,

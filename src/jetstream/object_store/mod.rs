@@ -6,9 +6,10 @@
 //! before the end. What natsjet writes, nats.js, nats.go and async-nats read,
 //! and the other way round (see [`names`] for names outside ASCII).
 //!
-//! The rules need no connection ([`names`], [`digest`], [`ObjectInfo`] and
-//! [`Config`]'s stream); [`ObjectStore`] and [`Object`] use them over the
-//! JetStream context.
+//! The rules need no connection and live in the core (`src/core/object`:
+//! [`names`], [`digest`], [`ObjectInfo`], [`Config`]'s stream, the error
+//! kinds); [`ObjectStore`] and [`Object`] here use them over the JetStream
+//! context.
 //!
 //! ```no_run
 //! # async fn f(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
@@ -28,10 +29,8 @@
 //! # Ok(()) }
 //! ```
 
-pub mod digest;
-mod error;
-mod info;
-pub mod names;
+pub use crate::core::object::{digest, names};
+pub(crate) use crate::core::object::{error, info};
 
 #[cfg(has_runtime)]
 mod buckets;
@@ -42,13 +41,13 @@ mod put;
 #[cfg(has_runtime)]
 mod store;
 
+pub use crate::core::object::{
+    Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,
+    is_valid_bucket_name,
+};
 pub use error::*;
 #[cfg(has_runtime)]
 pub use get::Object;
-pub use info::{
-    Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,
-};
-pub use names::is_valid_bucket_name;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 pub(crate) use put::Upload;
 #[cfg(has_runtime)]

@@ -237,7 +237,7 @@ impl ObjectStore {
             nuid,
             chunk_size,
             partial: BytesMut::new(),
-            digest: Digest::new(),
+            digest: crate::runtime::object_digest(),
             size: 0,
             chunks: 0,
             acked: 0,

@@ -17,7 +17,7 @@ use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata}
 use super::names::{all_meta, check_name, chunk_subject, latin1_meta_subject, meta_subject, stream_name};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
-use crate::error::{Error, KindError};
+use crate::error::{Error, KindError, ProtocolError};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{
     self, DeliverPolicy, MsgGetRequest, MsgGetResponse, PurgeRequest, PurgeResponse, timestamp,
@@ -434,7 +434,8 @@ pub(crate) fn meta_json(info: &ObjectInfo) -> Result<Bytes, Error> {
 
 /// An object's meta from its JSON.
 pub(crate) fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
-    crate::plain_json::from_slice(json).map_err(|e| Error::Protocol(format!("bad object meta: {e}")))
+    crate::plain_json::from_slice(json)
+        .map_err(|e| Error::Protocol(ProtocolError::Store(format!("bad object meta: {e}"))))
 }
 
 fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<Stored>, Error> {

@@ -22,12 +22,12 @@ use futures_util::task::AtomicWaker;
 use super::message::Publish;
 use super::window::{AckWindow, Acquire, Permit};
 use crate::client::{Client, ResponseFuture};
-use crate::driver::queue::lock;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::jetstream::api::{PublishAck, parse_plain_response};
 use crate::jetstream::context::{PublishError, PublishErrorKind};
 use crate::message::Message;
+use crate::runtime::queue::lock;
 
 /// Wait before the first re-send (after a 503 or a retried timeout); doubles each time.
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);

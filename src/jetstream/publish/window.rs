@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
-use crate::driver::queue::lock;
+use crate::runtime::queue::lock;
 
 /// Counts acks outstanding against a limit; clones share the count.
 #[derive(Clone)]

@@ -30,8 +30,8 @@ use super::message::Message;
 use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
 use crate::client::Client;
 use crate::conn::Sid;
-use crate::driver::queue::Queue;
 use crate::error::{Error, SortCause};
+use crate::runtime::queue::Queue;
 use slot::{EVENT_CAPACITY, Item, ReaderSlot};
 
 /// Room for messages between the driver and the reader. The pull machine

@@ -17,7 +17,6 @@ use super::Messages;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 use super::Raw;
 use super::slot::EVENT_CAPACITY;
-use crate::driver::queue::{Queue, lock};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;
@@ -31,6 +30,7 @@ use crate::jetstream::ordered::{
 use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
 use crate::jetstream::push::PushOptions;
 use crate::jetstream::stream::Stream as JsStream;
+use crate::runtime::queue::{Queue, lock};
 
 /// A stream read in order through client-made consumers, shaped like
 /// async-nats's `Consumer<OrderedConfig>` and nats.js's ordered consumer.
@@ -266,7 +266,7 @@ impl OrderedConsumer {
         let started = {
             let mut state = lock(&self.state);
             if state.reading {
-                return Err(Error::InvalidArgument("an ordered consumer has one reader at a time".into()));
+                return Err(Error::ApiMisuse("an ordered consumer has one reader at a time"));
             }
             let started = (!state.stale).then(|| mode.start(&state.current)).transpose()?;
             state.reading = true;

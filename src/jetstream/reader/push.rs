@@ -10,11 +10,11 @@ use std::sync::Arc;
 use super::read_mark::ReadMark;
 use super::slot::{EVENT_CAPACITY, ReaderSlot};
 use super::{ITEM_CAPACITY, Messages};
-use crate::driver::queue::Queue;
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo};
 use crate::jetstream::push::{PushInbox, PushOptions};
 use crate::jetstream::{Context, PushConsumer};
+use crate::runtime::queue::Queue;
 
 impl PushConsumer {
     /// The consumer's messages, as the server pushes them. Never ends by

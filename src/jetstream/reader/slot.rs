@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use super::read_mark::ReadMark;
 use crate::conn::{Connection, RequestId, Sid};
-use crate::driver::queue::Queue;
 use crate::error::Error;
 use crate::jetstream::api;
 use crate::jetstream::pull::{ConsumerEvent, Delivery, FetchEnd, PullConsumer, PullStatus, StatusKind};
 use crate::jetstream::push::PushInbox;
 use crate::message::Message;
+use crate::runtime::queue::Queue;
 use crate::time::Instant;
 
 /// What the user's stream yields: messages, then maybe the error that ended it.
@@ -258,7 +258,7 @@ fn is_quiet_end(status: &PullStatus) -> bool {
 fn status_error(status: &PullStatus) -> Error {
     match status.kind {
         StatusKind::NoResponders => Error::NoResponders,
-        _ => Error::ConsumerStatus { code: status.code.0, description: status.description.clone() },
+        _ => Error::ConsumerStatus(status.clone()),
     }
 }
 

@@ -33,7 +33,7 @@ use super::context::{
 use super::paging::typed;
 pub use super::purge::Purge;
 pub use super::raw_message::StreamMessage;
-use crate::error::{Error, SortCause};
+use crate::error::{Error, ProtocolError, SortCause};
 use crate::subject::validate_subject;
 
 /// A stream, with the info the server returned when it was looked up.
@@ -90,7 +90,7 @@ impl Stream {
                 (None, subjects) => info = Some(Info { state: State { subjects, ..page.state }, ..page }),
             }
         }
-        self.info = info.ok_or_else(|| Error::Protocol("no STREAM.INFO reply".into()))?;
+        self.info = info.ok_or_else(|| Error::Protocol(ProtocolError::ApiResponse("no STREAM.INFO reply".into())))?;
         Ok(&self.info)
     }
 

@@ -17,7 +17,7 @@ use super::consumer::RawConsumer;
 use super::context::RawJetStream;
 use super::direct_batch::RawDirectBatch;
 use super::lister::RawLister;
-use crate::error::Error;
+use crate::error::{Error, ProtocolError};
 use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest, ErrorCode, StreamInfoRequest};
 use crate::jetstream::stream::StreamMessage;
 use crate::jetstream::{Consumer, Context};
@@ -178,7 +178,8 @@ fn subject(context: &Context, call: &str, stream: &str, consumer: &str, body: &s
 
 /// A JetStream API reply as text for JS.
 pub(crate) fn reply_text(reply: Bytes) -> Result<String, Error> {
-    String::from_utf8(reply.into()).map_err(|_| Error::Protocol("JetStream API reply is not UTF-8".into()))
+    String::from_utf8(reply.into())
+        .map_err(|_| Error::Protocol(ProtocolError::ApiResponse("JetStream API reply is not UTF-8".into())))
 }
 
 fn unknown(call: &str) -> Error {

@@ -30,7 +30,7 @@ impl RawObjectUpload {
     /// The upload, while no other call has it and the put has not ended.
     fn take(&self) -> Result<Upload, Error> {
         let taken = self.upload.borrow_mut().take();
-        taken.ok_or_else(|| Error::InvalidArgument("the put ended, or a write is under way".into()))
+        taken.ok_or(Error::ApiMisuse("the put ended, or a write is under way"))
     }
 }
 

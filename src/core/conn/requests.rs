@@ -1,0 +1,59 @@
+//! Requests over one muxed inbox subscription `<prefix>.<token>.*`: each
+//! request gets its own last token, so one SUB serves every request and the
+//! first reply settles it. A request for many replies stays open until
+//! its caller cancels it.
+
+use super::RequestId;
+use crate::core::error::Error;
+use crate::core::id_map::IdMap;
+use crate::core::message::Message;
+
+#[derive(Default)]
+pub(super) struct Requests {
+    /// The muxed subscription's sid and the reply prefix (ends with '.').
+    mux: Option<(u64, String)>,
+    /// Ids of the requests waiting for an answer; `true`: for many replies.
+    pending: IdMap<u64, bool>,
+    last_id: u64,
+}
+
+impl Requests {
+    pub(super) fn mux_sid(&self) -> Option<u64> {
+        self.mux.as_ref().map(|(sid, _)| *sid)
+    }
+
+    pub(super) fn open_mux(&mut self, sid: u64, reply_prefix: String) {
+        self.mux = Some((sid, reply_prefix));
+    }
+
+    /// A new request id and its reply subject. Call after `open_mux`.
+    pub(super) fn next(&mut self) -> (RequestId, String) {
+        self.last_id += 1;
+        let prefix = self.mux.as_ref().map_or("", |(_, p)| p.as_str());
+        (RequestId(self.last_id), format!("{prefix}{}", self.last_id))
+    }
+
+    pub(super) fn track(&mut self, id: RequestId, many: bool) {
+        self.pending.insert(id.0, many);
+    }
+
+    pub(super) fn cancel(&mut self, id: RequestId) {
+        self.pending.remove(&id.0);
+    }
+
+    /// Settles the request a message on the muxed inbox answers; `None` for
+    /// replies nobody waits for (cancelled, already answered, foreign).
+    pub(super) fn route(&mut self, message: Message) -> Option<(RequestId, Result<Message, Error>)> {
+        let (_, prefix) = self.mux.as_ref()?;
+        let token: u64 = message.subject.strip_prefix(prefix.as_str())?.parse().ok()?;
+        if !*self.pending.get(&token)? {
+            self.pending.remove(&token);
+        }
+        Some((RequestId(token), message.into_answer()))
+    }
+
+    /// Every pending request, oldest first, forgotten.
+    pub(super) fn take_pending(&mut self) -> Vec<RequestId> {
+        self.pending.drain().map(|(id, _)| RequestId(id)).collect()
+    }
+}

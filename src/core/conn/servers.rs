@@ -1,0 +1,175 @@
+//! The server pool: which server to try next and when.
+//!
+//! The pool is a rotation: the server being tried (or connected) sits at the
+//! back, the next candidate at the front, so a reconnect always prefers a
+//! server other than the one just lost. A server tried recently waits
+//! `reconnect_delay` plus jitter since its last attempt; a server whose
+//! failed attempts since its last success reach `max_reconnects` is dropped.
+//! Servers learned from INFO leave the pool when a later INFO no longer
+//! lists them (unless connected to); the servers given by the user stay.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use super::rng::Rng;
+use crate::core::addr::ServerAddr;
+use crate::core::time::Instant;
+
+struct Server {
+    addr: ServerAddr,
+    /// Attempts that did not reach a complete handshake since the last one that did.
+    failures: usize,
+    last_attempt: Option<Instant>,
+    /// Learned from INFO `connect_urls`, not given by the user.
+    discovered: bool,
+}
+
+/// How an INFO changed the pool (nats.js's `update` status).
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct PoolChange {
+    pub(super) added: Vec<ServerAddr>,
+    pub(super) deleted: Vec<ServerAddr>,
+}
+
+/// How the pool paces and bounds attempts.
+pub(super) struct RetryPolicy {
+    pub(super) max_reconnects: Option<usize>,
+    pub(super) delay: Duration,
+    pub(super) jitter: Duration,
+    /// Before the first success without `retry_on_initial_connect`: each
+    /// server gets exactly one attempt.
+    pub(super) initial_only: bool,
+}
+
+pub(super) struct ServerPool {
+    servers: VecDeque<Server>,
+    /// Whether the back of the rotation is the server of the current attempt.
+    has_current: bool,
+}
+
+impl ServerPool {
+    pub(super) fn new(addrs: Vec<ServerAddr>, randomize: bool, rng: &mut Rng) -> Self {
+        let mut servers: Vec<Server> =
+            addrs.into_iter().map(|addr| Server { addr, failures: 0, last_attempt: None, discovered: false }).collect();
+        if randomize {
+            rng.shuffle(&mut servers);
+        }
+        ServerPool { servers: servers.into(), has_current: false }
+    }
+
+    /// The server of the current (or last) attempt.
+    pub(super) fn current(&self) -> Option<&ServerAddr> {
+        self.current_server().map(|s| &s.addr)
+    }
+
+    fn current_server(&self) -> Option<&Server> {
+        self.servers.back().filter(|_| self.has_current)
+    }
+
+    fn current_mut(&mut self) -> Option<&mut Server> {
+        self.servers.back_mut().filter(|_| self.has_current)
+    }
+
+    /// When the next attempt may start, after dropping servers that are out
+    /// of attempts; `None` when no server is left to try.
+    pub(super) fn next_attempt_at(&mut self, now: Instant, policy: &RetryPolicy, rng: &mut Rng) -> Option<Instant> {
+        loop {
+            let front = self.servers.front()?;
+            if policy.initial_only {
+                if front.last_attempt.is_some() {
+                    return None;
+                }
+                break;
+            }
+            match policy.max_reconnects {
+                Some(max) if front.failures >= max => {
+                    self.servers.pop_front();
+                    if self.servers.is_empty() {
+                        self.has_current = false;
+                    }
+                }
+                _ => break,
+            }
+        }
+        let front = self.servers.front()?;
+        Some(match front.last_attempt {
+            None => now,
+            Some(at) => (at + policy.delay + rng.jitter(policy.jitter)).max(now),
+        })
+    }
+
+    /// Makes the front server the current one and returns its address.
+    pub(super) fn begin_attempt(&mut self, now: Instant) -> Option<ServerAddr> {
+        let mut server = self.servers.pop_front()?;
+        server.last_attempt = Some(now);
+        let addr = server.addr.clone();
+        self.servers.push_back(server);
+        self.has_current = true;
+        Some(addr)
+    }
+
+    pub(super) fn attempt_failed(&mut self) {
+        if let Some(s) = self.current_mut() {
+            s.failures += 1;
+        }
+    }
+
+    pub(super) fn attempt_succeeded(&mut self) {
+        if let Some(s) = self.current_mut() {
+            s.failures = 0;
+        }
+    }
+
+    /// Counts the current server as just tried, so coming back to it waits
+    /// the full delay (lame duck: it is about to go away).
+    pub(super) fn hold_current(&mut self, now: Instant) {
+        if let Some(s) = self.current_mut() {
+            s.last_attempt = Some(now);
+        }
+    }
+
+    /// Takes in INFO `connect_urls` (`host:port`), reached like `like`
+    /// (scheme, path, credentials): unknown endpoints join the pool before
+    /// the current server in the rotation, and discovered servers no longer
+    /// listed leave it (the current one excepted).
+    pub(super) fn discover(&mut self, urls: &[String], like: &ServerAddr, shuffle: bool, rng: &mut Rng) -> PoolChange {
+        let listed: Vec<ServerAddr> = urls
+            .iter()
+            .filter_map(|url| ServerAddr::parse(url).ok())
+            .map(|mut addr| {
+                addr.scheme = like.scheme;
+                addr.path.clone_from(&like.path);
+                addr.user.clone_from(&like.user);
+                addr.pass.clone_from(&like.pass);
+                addr
+            })
+            .collect();
+        let mut change = PoolChange::default();
+        let current = if self.has_current { self.servers.len().checked_sub(1) } else { None };
+        let mut index = 0;
+        self.servers.retain(|s| {
+            let gone = s.discovered && Some(index) != current && !listed.iter().any(|a| a.same_endpoint(&s.addr));
+            index += 1;
+            if gone {
+                change.deleted.push(s.addr.clone());
+            }
+            !gone
+        });
+        let mut found: Vec<Server> = Vec::new();
+        for addr in listed {
+            let known = self.servers.iter().chain(&found).any(|s| s.addr.same_endpoint(&addr));
+            if !known {
+                change.added.push(addr.clone());
+                found.push(Server { addr, failures: 0, last_attempt: None, discovered: true });
+            }
+        }
+        if shuffle {
+            rng.shuffle(&mut found);
+        }
+        let at = if self.has_current { self.servers.len() - 1 } else { self.servers.len() };
+        for (i, server) in found.into_iter().enumerate() {
+            self.servers.insert(at + i, server);
+        }
+        change
+    }
+}

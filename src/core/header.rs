@@ -1,0 +1,339 @@
+//! NATS message headers: multi-valued, case-preserving, with an optional
+//! status line (`NATS/1.0 408 Request Timeout`).
+
+use std::fmt;
+
+/// Header names and values in the order they were added. Names keep their
+/// case; [`HeaderMap::get`] matches exactly, as nats.js and async-nats do, and
+/// [`HeaderMap::get_ignore_case`] is there for servers or peers that vary case.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct HeaderMap {
+    entries: Vec<(String, Vec<HeaderValue>)>,
+}
+
+impl HeaderMap {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A map from entries already grouped by distinct name, in order. The
+    /// wire parser groups with a hash index: calling [`HeaderMap::append`]
+    /// per line would be quadratic in a hostile block of many names.
+    pub(crate) fn from_grouped(entries: Vec<(String, Vec<HeaderValue>)>) -> Self {
+        HeaderMap { entries }
+    }
+
+    /// Replaces every value of `name` with `value`.
+    pub fn insert(&mut self, name: impl Into<String>, value: impl Into<HeaderValue>) {
+        let name = name.into();
+        let value = value.into();
+        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, values)) => *values = vec![value],
+            None => self.entries.push((name, vec![value])),
+        }
+    }
+
+    /// Adds `value` to the values of `name`.
+    pub fn append(&mut self, name: impl Into<String>, value: impl Into<HeaderValue>) {
+        let name = name.into();
+        let value = value.into();
+        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, values)) => values.push(value),
+            None => self.entries.push((name, vec![value])),
+        }
+    }
+
+    /// The first value of `name` (exact match).
+    pub fn get(&self, name: impl AsRef<str>) -> Option<&HeaderValue> {
+        self.values(name.as_ref()).first()
+    }
+
+    /// The last value of `name` (exact match).
+    pub fn get_last(&self, name: impl AsRef<str>) -> Option<&HeaderValue> {
+        self.values(name.as_ref()).last()
+    }
+
+    /// The first value of `name`, matching the name without regard to ASCII case.
+    pub fn get_ignore_case(&self, name: impl AsRef<str>) -> Option<&HeaderValue> {
+        let name = name.as_ref();
+        self.entries.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.first())
+    }
+
+    /// Every value of `name` (exact match), in order.
+    pub fn get_all(&self, name: impl AsRef<str>) -> impl Iterator<Item = &HeaderValue> {
+        self.values(name.as_ref()).iter()
+    }
+
+    fn values(&self, name: &str) -> &[HeaderValue] {
+        self.entries.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice()).unwrap_or_default()
+    }
+
+    /// Removes `name` and returns whether it was there.
+    pub fn remove(&mut self, name: impl AsRef<str>) -> bool {
+        let name = name.as_ref();
+        let before = self.entries.len();
+        self.entries.retain(|(n, _)| n != name);
+        before != self.entries.len()
+    }
+
+    /// `(name, value)` pairs, one per value, in order (async-nats gives
+    /// each name once with its values, in no order).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries.iter().flat_map(|(n, vs)| vs.iter().map(move |v| (n.as_str(), v.as_str())))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Number of distinct names.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+impl fmt::Debug for HeaderMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.entries.iter().map(|(n, v)| (n, v))).finish()
+    }
+}
+
+impl<N: Into<String>, V: Into<HeaderValue>> FromIterator<(N, V)> for HeaderMap {
+    fn from_iter<I: IntoIterator<Item = (N, V)>>(iter: I) -> Self {
+        let mut map = HeaderMap::new();
+        for (n, v) in iter {
+            map.append(n, v);
+        }
+        map
+    }
+}
+
+/// A header value, as async-nats types it: [`as_str`](Self::as_str) and
+/// `Display` read it; it compares equal to the same `str`.
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HeaderValue(String);
+
+impl HeaderValue {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for HeaderValue {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for HeaderValue {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for HeaderValue {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl fmt::Display for HeaderValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for HeaderValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl From<&str> for HeaderValue {
+    fn from(value: &str) -> Self {
+        HeaderValue(value.to_string())
+    }
+}
+
+impl From<String> for HeaderValue {
+    fn from(value: String) -> Self {
+        HeaderValue(value)
+    }
+}
+
+impl From<HeaderValue> for String {
+    fn from(value: HeaderValue) -> Self {
+        value.0
+    }
+}
+
+impl std::str::FromStr for HeaderValue {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(s.into())
+    }
+}
+
+impl PartialEq<str> for HeaderValue {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for HeaderValue {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// A header name, as async-nats types its constants ([`NATS_MESSAGE_ID`]…):
+/// it goes wherever a name does (`insert`, `get`) and reads as the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HeaderName(&'static str);
+
+impl HeaderName {
+    pub const fn from_static(name: &'static str) -> Self {
+        HeaderName(name)
+    }
+
+    pub const fn as_str(&self) -> &'static str {
+        self.0
+    }
+}
+
+impl AsRef<str> for HeaderName {
+    fn as_ref(&self) -> &str {
+        self.0
+    }
+}
+
+impl fmt::Display for HeaderName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl From<HeaderName> for String {
+    fn from(name: HeaderName) -> Self {
+        name.0.to_string()
+    }
+}
+
+impl PartialEq<str> for HeaderName {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for HeaderName {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// The headers NATS and JetStream define, under async-nats's names.
+macro_rules! header_names {
+    ($($(#[$doc:meta])* $name:ident = $text:literal;)*) => {
+        $($(#[$doc])* pub const $name: HeaderName = HeaderName::from_static($text);)*
+    };
+}
+
+header_names! {
+    /// The stream a message came from (republished and direct-get messages).
+    NATS_STREAM = "Nats-Stream";
+    NATS_SEQUENCE = "Nats-Sequence";
+    NATS_TIME_STAMP = "Nats-Time-Stamp";
+    NATS_SUBJECT = "Nats-Subject";
+    /// The id the stream de-duplicates on.
+    NATS_MESSAGE_ID = "Nats-Msg-Id";
+    NATS_LAST_STREAM = "Nats-Last-Stream";
+    NATS_LAST_CONSUMER = "Nats-Last-Consumer";
+    NATS_LAST_SEQUENCE = "Nats-Last-Sequence";
+    NATS_EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
+    NATS_EXPECTED_LAST_MESSAGE_ID = "Nats-Expected-Last-Msg-Id";
+    NATS_EXPECTED_LAST_SEQUENCE = "Nats-Expected-Last-Sequence";
+    NATS_EXPECTED_STREAM = "Nats-Expected-Stream";
+    /// A message's own time to live (server 2.11).
+    NATS_MESSAGE_TTL = "Nats-TTL";
+    NATS_MARKER_REASON = "Nats-Marker-Reason";
+    NATS_ROLLUP = "Nats-Rollup";
+    NATS_SCHEDULE = "Nats-Schedule";
+    NATS_SCHEDULE_TARGET = "Nats-Schedule-Target";
+    NATS_SCHEDULE_TTL = "Nats-Schedule-TTL";
+    NATS_SCHEDULE_SOURCE = "Nats-Schedule-Source";
+    NATS_SCHEDULE_TIME_ZONE = "Nats-Schedule-Time-Zone";
+    NATS_SCHEDULE_ROLLUP = "Nats-Schedule-Rollup";
+    NATS_SCHEDULER = "Nats-Scheduler";
+    NATS_SCHEDULE_NEXT = "Nats-Schedule-Next";
+    /// Atomic batch publish (ADR-50).
+    NATS_BATCH_ID = "Nats-Batch-Id";
+    NATS_BATCH_SEQUENCE = "Nats-Batch-Sequence";
+    NATS_BATCH_COMMIT = "Nats-Batch-Commit";
+    NATS_REQUIRED_API_LEVEL = "Nats-Required-Api-Level";
+    /// The pinned client of a priority group (ADR-42).
+    NATS_PIN_ID = "Nats-Pin-Id";
+}
+
+/// A NATS status code from the header status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StatusCode(pub u16);
+
+impl StatusCode {
+    pub const IDLE_HEARTBEAT: StatusCode = StatusCode(100);
+    pub const OK: StatusCode = StatusCode(200);
+    pub const EOB: StatusCode = StatusCode(204);
+    pub const BAD_REQUEST: StatusCode = StatusCode(400);
+    pub const NOT_FOUND: StatusCode = StatusCode(404);
+    pub const REQUEST_TIMEOUT: StatusCode = StatusCode(408);
+    pub const CONFLICT: StatusCode = StatusCode(409);
+    pub const PRECONDITION_FAILED: StatusCode = StatusCode(412);
+    pub const TOO_LARGE: StatusCode = StatusCode(413);
+    pub const LOCKED: StatusCode = StatusCode(423);
+    pub const NO_RESPONDERS: StatusCode = StatusCode(503);
+}
+
+impl fmt::Display for StatusCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn multi_valued_and_case_preserving() {
+        let mut h = HeaderMap::new();
+        h.append("X-Key", "a");
+        h.append("X-Key", "b");
+        h.append("x-key", "c");
+        assert_eq!(h.get_all("X-Key").collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(h.get("x-key").map(HeaderValue::as_str), Some("c"));
+        assert_eq!(h.get_ignore_case("X-KEY").map(HeaderValue::as_str), Some("a"));
+        h.insert("X-Key", "z");
+        assert_eq!(h.get_all("X-Key").collect::<Vec<_>>(), ["z"]);
+        assert_eq!(h.iter().count(), 2);
+        assert!(h.remove("x-key"));
+        assert_eq!(h.len(), 1);
+    }
+
+    #[test]
+    fn values_and_names_read_as_async_nats_types_do() {
+        let mut h = HeaderMap::new();
+        h.insert(NATS_MESSAGE_ID, "m-1");
+        h.append("X-Key", "a");
+        h.append("X-Key", "b");
+        assert_eq!(h.get("Nats-Msg-Id").unwrap().as_str(), "m-1");
+        assert_eq!(h.get(NATS_MESSAGE_ID).unwrap().to_string(), "m-1");
+        assert_eq!(*h.get_last("X-Key").unwrap(), "b");
+        assert_eq!(NATS_MESSAGE_ID, "Nats-Msg-Id");
+    }
+}

@@ -1,0 +1,155 @@
+//! Delivery metadata read from a JetStream ack reply subject (ADR-15).
+//!
+//! v1 (9 tokens): `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>`;
+//! v2 (11 or more): `$JS.ACK.<domain>.<account hash>.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>[.<more>…]`,
+//! domain `_` meaning none. Anything else is refused with a typed error; the
+//! work is one pass over the subject, whatever it holds.
+
+use std::time::SystemTime;
+
+use crate::core::error::{Error, ProtocolError};
+use crate::core::jetstream::api::timestamp;
+
+/// Where and when a JetStream message was delivered, with async-nats's
+/// field names (`jetstream::message::Info`), owned rather than borrowed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MessageMetadata {
+    /// JetStream domain (v2 subjects), `None` for `_` or v1.
+    pub domain: Option<String>,
+    /// Hash of the account (v2 subjects), used by the server for routing.
+    pub acc_hash: Option<String>,
+    pub stream: String,
+    pub consumer: String,
+    /// How many times this message was delivered, this time included.
+    pub delivered: i64,
+    pub stream_sequence: u64,
+    pub consumer_sequence: u64,
+    /// When the stream stored the message.
+    pub published: SystemTime,
+    /// [`published`](Self::published) in Unix nanoseconds, exact: above
+    /// 2^53 it is kept as `u64`, never as a float.
+    pub timestamp_nanos: u64,
+    /// Messages left for the consumer after this one.
+    pub pending: u64,
+    /// The token after the pending count in v2 subjects, if the server sends one.
+    pub token: Option<String>,
+}
+
+const V1_TOKENS: usize = 9;
+const V2_TOKENS: usize = 11;
+
+/// The numbers of a [`MessageMetadata`], for readers that need no names:
+/// read with the same checks, without allocating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DeliveryNumbers {
+    pub delivered: u64,
+    pub stream_sequence: u64,
+    pub consumer_sequence: u64,
+    pub timestamp_nanos: u64,
+    pub pending: u64,
+}
+
+impl DeliveryNumbers {
+    /// Reads the numbers of an ack reply subject; refuses what
+    /// [`MessageMetadata::parse`] refuses.
+    pub fn parse(subject: &str) -> Result<Self, Error> {
+        Ok(Tokens::parse(subject)?.numbers)
+    }
+}
+
+/// An ack reply subject's names, borrowed, and its numbers.
+struct Tokens<'a> {
+    domain: Option<&'a str>,
+    acc_hash: Option<&'a str>,
+    stream: &'a str,
+    consumer: &'a str,
+    numbers: DeliveryNumbers,
+    token: Option<&'a str>,
+}
+
+impl<'a> Tokens<'a> {
+    fn parse(subject: &'a str) -> Result<Self, Error> {
+        // One more than v2 needs, so "11" and "more than 11" both show; the
+        // last holds the rest of the subject.
+        let mut tokens = [""; V2_TOKENS + 1];
+        let mut count = 0;
+        let mut start = 0;
+        for (at, _) in subject.bytes().enumerate().filter(|&(_, b)| b == b'.') {
+            tokens[count] = &subject[start..at];
+            start = at + 1;
+            count += 1;
+            if count == V2_TOKENS {
+                break;
+            }
+        }
+        tokens[count] = &subject[start..];
+        count += 1;
+        if tokens[0] != "$JS" || tokens[1] != "ACK" {
+            return Err(refuse(subject, "it does not start with $JS.ACK"));
+        }
+        let (domain, acc_hash, at) = match count {
+            V1_TOKENS => (None, None, 2),
+            n if n >= V2_TOKENS => (Some(tokens[2]).filter(|d| *d != "_"), Some(tokens[3]), 4),
+            _ => return Err(refuse(subject, "it has neither 9 nor 11 or more tokens")),
+        };
+        let names = [tokens[at], tokens[at + 1]];
+        if names.iter().chain(&tokens[2..at]).any(|t| t.is_empty()) {
+            return Err(refuse(subject, "a name token is empty"));
+        }
+        let number = |i: usize| number(tokens[at + i]).ok_or_else(|| refuse(subject, "a number token is not a number"));
+        let numbers = DeliveryNumbers {
+            delivered: number(2)?,
+            stream_sequence: number(3)?,
+            consumer_sequence: number(4)?,
+            timestamp_nanos: number(5)?,
+            pending: number(6)?,
+        };
+        if i64::try_from(numbers.delivered).is_err() {
+            return Err(refuse(subject, "the delivery count is too large"));
+        }
+        // What follows the pending count in v2 subjects, up to its next dot.
+        let token = (count > V2_TOKENS).then(|| tokens[V2_TOKENS].split('.').next().unwrap_or_default());
+        Ok(Tokens { domain, acc_hash, stream: names[0], consumer: names[1], numbers, token })
+    }
+}
+
+impl MessageMetadata {
+    /// Reads the metadata of an ack reply subject.
+    pub fn parse(subject: &str) -> Result<Self, Error> {
+        let Tokens { domain, acc_hash, stream, consumer, numbers, token } = Tokens::parse(subject)?;
+        Ok(MessageMetadata {
+            domain: domain.map(str::to_string),
+            acc_hash: acc_hash.map(str::to_string),
+            stream: stream.to_string(),
+            consumer: consumer.to_string(),
+            // Checked by Tokens::parse.
+            delivered: numbers.delivered as i64,
+            stream_sequence: numbers.stream_sequence,
+            consumer_sequence: numbers.consumer_sequence,
+            published: timestamp::from_unix_nanos(numbers.timestamp_nanos),
+            timestamp_nanos: numbers.timestamp_nanos,
+            pending: numbers.pending,
+            token: token.map(str::to_string),
+        })
+    }
+}
+
+/// Plain ASCII digits only (`u64::from_str` would also take a `+`), in one pass.
+fn number(token: &str) -> Option<u64> {
+    if token.is_empty() {
+        return None;
+    }
+    token.bytes().try_fold(0u64, |n, b| {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(u64::from(digit))
+    })
+}
+
+fn refuse(subject: &str, why: &str) -> Error {
+    let shown: String = subject.chars().take(80).collect();
+    let more = if shown.len() < subject.len() { "…" } else { "" };
+    Error::Protocol(ProtocolError::AckSubject(format!("not a JetStream ack subject ({why}): {shown}{more}")))
+}

@@ -1,0 +1,317 @@
+//! The JetStream API error envelope and the reply parser every API call uses.
+//!
+//! The server answers every `$JS.API` request with JSON that is either the
+//! response or `{"error":{"code":404,"err_code":10059,"description":"…"}}`;
+//! [`parse_response`] turns the second form into [`Error::JetStream`] so
+//! callers match on [`ErrorCode`] instead of parsing text.
+
+use std::fmt;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Serialize};
+
+use crate::core::error::{Error, ProtocolError};
+use crate::core::plain_json;
+
+/// The server's fine-grained error number (`err_code`), stable across
+/// releases unlike the description text (`server/jetstream_errors_generated.go`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub u64);
+
+impl ErrorCode {
+    pub const ACCOUNT_RESOURCES_EXCEEDED: ErrorCode = ErrorCode(10002);
+    pub const BAD_REQUEST: ErrorCode = ErrorCode(10003);
+    pub const CLUSTER_NOT_AVAILABLE: ErrorCode = ErrorCode(10008);
+    pub const CONSUMER_NAME_EXIST: ErrorCode = ErrorCode(10013);
+    pub const CONSUMER_NOT_FOUND: ErrorCode = ErrorCode(10014);
+    pub const INSUFFICIENT_RESOURCES: ErrorCode = ErrorCode(10023);
+    pub const INVALID_JSON: ErrorCode = ErrorCode(10025);
+    pub const MAXIMUM_CONSUMERS_LIMIT: ErrorCode = ErrorCode(10026);
+    pub const MAXIMUM_STREAMS_LIMIT: ErrorCode = ErrorCode(10027);
+    pub const NO_MESSAGE_FOUND: ErrorCode = ErrorCode(10037);
+    pub const JETSTREAM_NOT_ENABLED_FOR_ACCOUNT: ErrorCode = ErrorCode(10039);
+    pub const SEQUENCE_NOT_FOUND: ErrorCode = ErrorCode(10043);
+    pub const STREAM_INVALID_CONFIG: ErrorCode = ErrorCode(10052);
+    pub const STREAM_MESSAGE_EXCEEDS_MAXIMUM: ErrorCode = ErrorCode(10054);
+    /// The stream name in the subject differs from the one in the body.
+    pub const STREAM_MISMATCH: ErrorCode = ErrorCode(10056);
+    pub const STREAM_NAME_EXIST: ErrorCode = ErrorCode(10058);
+    pub const STREAM_NOT_FOUND: ErrorCode = ErrorCode(10059);
+    /// `Nats-Expected-Stream` did not match the stream the message went to.
+    pub const STREAM_NOT_MATCH: ErrorCode = ErrorCode(10060);
+    pub const STREAM_SUBJECT_OVERLAP: ErrorCode = ErrorCode(10065);
+    pub const STREAM_WRONG_LAST_MESSAGE_ID: ErrorCode = ErrorCode(10070);
+    pub const STREAM_WRONG_LAST_SEQUENCE: ErrorCode = ErrorCode(10071);
+    pub const JETSTREAM_NOT_ENABLED: ErrorCode = ErrorCode(10076);
+    pub const STREAM_SEALED: ErrorCode = ErrorCode(10109);
+    pub const STREAM_MAX_BYTES_REQUIRED: ErrorCode = ErrorCode(10113);
+    pub const STREAM_OFFLINE: ErrorCode = ErrorCode(10118);
+    pub const CONSUMER_OFFLINE: ErrorCode = ErrorCode(10119);
+    pub const CONSUMER_CREATE_FILTER_SUBJECT_MISMATCH: ErrorCode = ErrorCode(10131);
+    pub const CONSUMER_MULTIPLE_FILTERS_NOT_ALLOWED: ErrorCode = ErrorCode(10137);
+    /// `action: create` found a consumer with a different config.
+    pub const CONSUMER_ALREADY_EXISTS: ErrorCode = ErrorCode(10148);
+    /// `action: update` found no consumer.
+    pub const CONSUMER_DOES_NOT_EXIST: ErrorCode = ErrorCode(10149);
+    pub const STREAM_DUPLICATE_MESSAGE_CONFLICT: ErrorCode = ErrorCode(10158);
+    pub const CONSUMER_INVALID_PRIORITY_GROUP: ErrorCode = ErrorCode(10160);
+    /// Wrong last sequence on a replicated stream (the text carries no number).
+    pub const STREAM_WRONG_LAST_SEQUENCE_CONSTANT: ErrorCode = ErrorCode(10164);
+    pub const MESSAGE_TTL_INVALID: ErrorCode = ErrorCode(10165);
+    pub const MESSAGE_TTL_DISABLED: ErrorCode = ErrorCode(10166);
+    pub const STREAM_TOO_MANY_REQUESTS: ErrorCode = ErrorCode(10167);
+    pub const MESSAGE_INCR_DISABLED: ErrorCode = ErrorCode(10168);
+    pub const ATOMIC_PUBLISH_DISABLED: ErrorCode = ErrorCode(10174);
+    pub const ATOMIC_PUBLISH_INCOMPLETE_BATCH: ErrorCode = ErrorCode(10176);
+    pub const REQUIRED_API_LEVEL: ErrorCode = ErrorCode(10185);
+    /// A consumer reset to a sequence its deliver policy does not allow (ADR-60).
+    pub const CONSUMER_INVALID_RESET: ErrorCode = ErrorCode(10204);
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// An error returned by the JetStream API.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JetStreamError {
+    /// HTTP-like status: 400, 404, 503…
+    pub code: u16,
+    pub err_code: ErrorCode,
+    pub description: String,
+}
+
+impl JetStreamError {
+    /// The status, as async-nats's `jetstream::Error::code`.
+    pub fn code(&self) -> usize {
+        self.code.into()
+    }
+
+    /// The error number, as async-nats's `jetstream::Error::error_code`.
+    pub fn error_code(&self) -> ErrorCode {
+        self.err_code
+    }
+
+    /// The error number, as async-nats's `jetstream::Error::kind`.
+    pub fn kind(&self) -> ErrorCode {
+        self.err_code
+    }
+
+    /// Whether the server's optimistic-concurrency check refused a publish
+    /// (`Nats-Expected-Last-*`); R1 and R>1 streams report it differently.
+    pub fn is_wrong_last_sequence(&self) -> bool {
+        matches!(self.err_code, ErrorCode::STREAM_WRONG_LAST_SEQUENCE | ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)
+    }
+}
+
+impl fmt::Display for JetStreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {}, err_code {})", self.description, self.code, self.err_code)
+    }
+}
+
+impl From<JetStreamError> for Error {
+    fn from(e: JetStreamError) -> Self {
+        Error::JetStream(e)
+    }
+}
+
+/// Looks only at the top-level `error` key; every other key is skipped.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
+struct ErrorProbe {
+    error: Option<JetStreamError>,
+}
+
+/// [`Error::JetStream`] when a JetStream API reply is the server's error
+/// envelope. One small parser for every call, whatever its reply type, so
+/// replies kept as JSON text are checked without parsing the rest.
+pub fn check_response(payload: &[u8]) -> Result<(), Error> {
+    // Most replies carry no error: skip the probe unless the key can be there.
+    if memchr::memchr_iter(b'"', payload).any(|at| payload[at..].starts_with(b"\"error\"")) {
+        // An `error` that is no error envelope is no success either: the
+        // reply's own type, its fields defaulted, might read it as one.
+        match plain_json::from_slice(payload) {
+            Ok(ErrorProbe { error: Some(e) }) => return Err(Error::JetStream(e)),
+            Ok(ErrorProbe { error: None }) => {}
+            Err(e) => return Err(bad_response(&e)),
+        }
+    }
+    Ok(())
+}
+
+/// Parses a JetStream API reply: the typed response, [`Error::JetStream`] when
+/// the server sent an error, or [`Error::Protocol`] for JSON that fits neither.
+pub fn parse_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    check_response(payload)?;
+    parse_checked(payload)
+}
+
+/// [`parse_response`] for a plain type (see [`plain_json`]): publish acks.
+pub(crate) fn parse_plain_response<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    check_response(payload)?;
+    parse_checked_plain(payload)
+}
+
+/// Parses a reply [`check_response`] has passed.
+pub(crate) fn parse_checked<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    serde_json::from_slice(object(payload)?).map_err(|e| bad_response(&e))
+}
+
+/// [`parse_checked`] for a plain type (see [`plain_json`]).
+pub(crate) fn parse_checked_plain<T: DeserializeOwned>(payload: &[u8]) -> Result<T, Error> {
+    plain_json::from_slice(payload).map_err(|e| bad_response(&e))
+}
+
+/// Every API reply is a JSON object; serde would read an array into a
+/// struct, a field per element (plain JSON checks it by itself).
+fn object(payload: &[u8]) -> Result<&[u8], Error> {
+    match payload.trim_ascii_start().first() {
+        Some(b'{') => Ok(payload),
+        _ => Err(bad_response(&"not a JSON object")),
+    }
+}
+
+pub(crate) fn bad_response(e: &dyn fmt::Display) -> Error {
+    Error::Protocol(ProtocolError::ApiResponse(format!("bad JetStream API response: {e}")))
+}
+
+/// Parses a reply that carries nothing but success or an error.
+pub fn parse_empty_response(payload: &[u8]) -> Result<(), Error> {
+    parse_plain_response::<IgnoredAny>(payload).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::jetstream::api::PublishAck;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn replies_that_are_no_reply_are_refused() {
+        // An array would read as a struct, field by field; an error that
+        // is no envelope would read as a reply with every field defaulted.
+        for body in [&b"[1,2,3]"[..], b" 7", br#"{"error":{"code":"x"}}"#, br#"{"error":"x"}"#] {
+            let err = parse_response::<AccountInfoProbe>(body).unwrap_err();
+            assert!(
+                matches!(&err, Error::Protocol(ProtocolError::ApiResponse(text)) if text.starts_with("bad JetStream API response")),
+                "{err:?}"
+            );
+            assert_eq!(parse_plain_response::<AccountInfoProbe>(body).unwrap_err(), err);
+        }
+        assert_eq!(parse_response::<AccountInfoProbe>(br#" {"memory":1,"error":null}"#).unwrap().memory, 1);
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct AccountInfoProbe {
+        #[serde(default)]
+        memory: u64,
+    }
+
+    #[test]
+    fn error_envelope_becomes_jetstream_error() {
+        let body = br#"{"type":"io.nats.jetstream.api.v1.stream_info_response","error":{"code":404,"err_code":10059,"description":"stream not found"}}"#;
+        let err = parse_response::<PublishAck>(body).unwrap_err();
+        let expected =
+            JetStreamError { code: 404, err_code: ErrorCode::STREAM_NOT_FOUND, description: "stream not found".into() };
+        assert_eq!(err, Error::JetStream(expected.clone()));
+        assert_eq!(err.to_string(), "JetStream API error: stream not found (code 404, err_code 10059)");
+        assert_eq!(parse_empty_response(body), Err(Error::JetStream(expected)));
+    }
+
+    #[test]
+    fn error_envelopes_read_alike_in_wasm() {
+        for json in [
+            &br#"{"type":"t","error":{"code":404,"err_code":10059,"description":"stream not found"}}"#[..],
+            br#"{"error":{"code":400,"description":"bad \"subject\" \u003e"},"config":{"a":[1,{"b":2}]}}"#,
+            br#"{"error":null,"total":1}"#,
+            br#"{"errors":1}"#,
+            br#"{"stream":"S","seq":1}"#,
+            br#"{"error":"string"}"#,
+        ] {
+            crate::core::plain_json::assert_same::<ErrorProbe>(json);
+        }
+        crate::core::plain_json::assert_same::<IgnoredAny>(br#"{"success":true,"x":[{"y":null}]}"#);
+    }
+
+    #[test]
+    fn codes_of_common_errors() {
+        let cases: &[(&[u8], u16, ErrorCode)] = &[
+            (
+                br#"{"error":{"code":404,"err_code":10014,"description":"consumer not found"}}"#,
+                404,
+                ErrorCode::CONSUMER_NOT_FOUND,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10148,"description":"consumer already exists"}}"#,
+                400,
+                ErrorCode::CONSUMER_ALREADY_EXISTS,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10013,"description":"consumer name already in use"}}"#,
+                400,
+                ErrorCode::CONSUMER_NAME_EXIST,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 7"}}"#,
+                400,
+                ErrorCode::STREAM_WRONG_LAST_SEQUENCE,
+            ),
+            (
+                br#"{"error":{"code":400,"err_code":10070,"description":"wrong last msg ID: a"}}"#,
+                400,
+                ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID,
+            ),
+            (
+                br#"{"error":{"code":404,"err_code":10037,"description":"no message found"}}"#,
+                404,
+                ErrorCode::NO_MESSAGE_FOUND,
+            ),
+            (
+                br#"{"error":{"code":503,"err_code":10076,"description":"JetStream not enabled"}}"#,
+                503,
+                ErrorCode::JETSTREAM_NOT_ENABLED,
+            ),
+        ];
+        for (body, code, err_code) in cases {
+            match parse_response::<PublishAck>(body) {
+                Err(Error::JetStream(e)) => {
+                    assert_eq!((e.code, e.err_code), (*code, *err_code));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let e = JetStreamError { code: 400, err_code: ErrorCode(10164), description: "wrong last sequence".into() };
+        assert!(e.is_wrong_last_sequence());
+    }
+
+    #[test]
+    fn nested_error_keys_are_not_api_errors() {
+        // A stream source's own error is data, not a failed call.
+        let body = br#"{"stream":"S","seq":3,"val":"\"error\"","x":{"error":{"code":500}}}"#;
+        let ack: PublishAck = parse_response(body).unwrap();
+        assert_eq!(ack.sequence, 3);
+        assert_eq!(parse_response::<PublishAck>(br#"{"error":null,"stream":"S","seq":1}"#).unwrap().sequence, 1);
+    }
+
+    #[test]
+    fn replies_kept_as_text_are_checked_alone() {
+        assert_eq!(check_response(br#"{"type":"x","config":{"name":"S"},"state":{}}"#), Ok(()));
+        assert_eq!(check_response(br#"{"error":null}"#), Ok(()));
+        assert_eq!(check_response(b"not json"), Ok(()), "only an error envelope is an error here");
+        let err = check_response(br#"{"type":"x","error":{"code":503,"err_code":10039,"description":"nope"}}"#);
+        assert!(matches!(err, Err(Error::JetStream(e)) if e.err_code == ErrorCode::JETSTREAM_NOT_ENABLED_FOR_ACCOUNT));
+    }
+
+    #[test]
+    fn bad_json_is_a_protocol_error() {
+        assert!(matches!(parse_response::<PublishAck>(b"not json"), Err(Error::Protocol(_))));
+        assert!(matches!(parse_response::<PublishAck>(b""), Err(Error::Protocol(_))));
+        assert!(matches!(parse_response::<PublishAck>(br#"{"error":"#), Err(Error::Protocol(_))));
+    }
+}

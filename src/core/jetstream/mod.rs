@@ -1,0 +1,14 @@
+//! The sans-IO JetStream machines and types: the API's JSON ([`api`]), the
+//! pull consumer ([`pull`]), the push inbox ([`push`]), the ordered cursor
+//! ([`ordered`]), acks and the checkpoint ledger ([`ack`]), and the window
+//! of a fast-ingest batch ([`fast_window`]). The `jetstream` API folder
+//! runs them over a connection.
+
+pub mod ack;
+pub mod api;
+#[cfg_attr(not(has_runtime), allow(dead_code, reason = "only the native client sends fast batches"))]
+#[cfg_attr(target_arch = "wasm32", allow(dead_code, reason = "the wasm only reads its API level"))]
+pub(crate) mod fast_window;
+pub mod ordered;
+pub mod pull;
+pub mod push;

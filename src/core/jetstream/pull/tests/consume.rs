@@ -1,0 +1,161 @@
+//! `consume`: the first pull, refills at the thresholds, re-pulls when pulls
+//! expire, drain on stop.
+
+use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use super::*;
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, ResetReason};
+
+fn consume(options: ConsumeOptions) -> PullConsumer {
+    PullConsumer::consume(t(0), options).unwrap()
+}
+
+fn by_messages(n: u64) -> ConsumeOptions {
+    ConsumeOptions { max_messages: Some(n), ..ConsumeOptions::default() }
+}
+
+#[test]
+fn initial_pull_uses_adr37_defaults() {
+    let mut c = consume(ConsumeOptions::default());
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!(pull.batch, 100);
+    assert_eq!(pull.max_bytes, 0);
+    assert_eq!(pull.expires, Some(Duration::from_secs(30)));
+    assert_eq!(pull.idle_heartbeat, Some(Duration::from_secs(15)));
+    assert!(!pull.no_wait);
+    assert_eq!(c.pending_messages(), 100);
+    assert_eq!(c.poll_timeout(), Some(t(30_000)), "heartbeat watchdog at 2 × 15 s");
+}
+
+#[test]
+fn refills_at_message_threshold_to_fill_the_buffer() {
+    let mut c = consume(by_messages(10));
+    let _ = pulls(&mut c);
+    for i in 0..4 {
+        c.handle_message(t(i), &user(10));
+    }
+    assert!(pulls(&mut c).is_empty(), "6 pending, above the threshold of 5");
+    c.handle_message(t(5), &user(10));
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!(pull.batch, 5, "asks for what fills the buffer");
+    assert_eq!(c.pending_messages(), 10);
+}
+
+#[test]
+fn batch_of_one_never_gets_stuck() {
+    let mut c = consume(by_messages(1));
+    assert_eq!(pulls(&mut c)[0].batch, 1);
+    c.handle_message(t(1), &user(10));
+    assert_eq!(pulls(&mut c)[0].batch, 1);
+}
+
+#[test]
+fn refills_at_byte_threshold() {
+    let mut c = consume(ConsumeOptions { max_bytes: Some(1_000), ..ConsumeOptions::default() });
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!((pull.batch, pull.max_bytes), (1_000_000, 1_000));
+    c.handle_message(t(1), &user(200));
+    c.handle_message(t(2), &user(200));
+    assert!(pulls(&mut c).is_empty(), "600 bytes pending, above 500");
+    c.handle_message(t(3), &user(100));
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!((pull.batch, pull.max_bytes), (1_000_000, 500));
+    assert_eq!(c.pending_bytes(), 1_000);
+}
+
+#[test]
+fn spent_byte_budget_ends_the_pull() {
+    let mut c = consume(ConsumeOptions { max_bytes: Some(100), threshold_bytes: Some(0), ..Default::default() });
+    let _ = pulls(&mut c);
+    c.handle_message(t(1), &user(100));
+    assert_eq!(c.pending_messages(), 1_000_000, "new pull counted, old one cleared");
+    assert_eq!(pulls(&mut c).len(), 1);
+}
+
+#[test]
+fn repulls_when_the_server_expires_the_pull() {
+    let mut c = consume(by_messages(10));
+    let _ = pulls(&mut c);
+    c.handle_message(t(1), &user(10));
+    c.handle_message(t(30_000), &status_pending(408, "Request Timeout", 9, 0));
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!(pull.batch, 10);
+    assert!(events(&mut c).is_empty(), "408 is routine, not telegraphed");
+}
+
+#[test]
+fn repulls_when_pulls_outlive_expires_without_an_answer() {
+    let mut c = consume(by_messages(10));
+    let _ = pulls(&mut c);
+    c.handle_message(t(15_000), &status(100, "Idle Heartbeat"));
+    c.handle_message(t(30_000), &status(100, "Idle Heartbeat"));
+    // The 408 got lost: at expires + 3 s margin every pull is surely gone.
+    assert_eq!(c.poll_timeout(), Some(t(33_000)));
+    c.handle_timeout(t(33_000));
+    assert_eq!(events(&mut c), [Reset(ResetReason::PullsExpired)]);
+    assert_eq!(pulls(&mut c).len(), 1);
+    assert_eq!(c.pending_messages(), 10);
+}
+
+#[test]
+fn stop_drains_then_reports_drained() {
+    let mut c = consume(by_messages(10));
+    let _ = pulls(&mut c);
+    c.stop();
+    c.handle_message(t(1), &user(10));
+    assert!(pulls(&mut c).is_empty(), "no pulls after stop");
+    assert!(events(&mut c).is_empty());
+    c.handle_message(t(2), &status_pending(408, "Request Timeout", 9, 0));
+    assert_eq!(events(&mut c), [Drained]);
+    assert!(c.is_finished());
+}
+
+#[test]
+fn stop_drains_by_deadline_when_the_end_status_is_lost() {
+    let mut c = consume(by_messages(10));
+    let _ = pulls(&mut c);
+    c.stop();
+    assert_eq!(c.poll_timeout(), Some(t(33_000)), "only the pull expiry remains");
+    c.handle_timeout(t(33_000));
+    assert_eq!(events(&mut c), [Drained]);
+}
+
+#[test]
+fn refuses_bad_options() {
+    let bad = [
+        ConsumeOptions { max_messages: Some(10), max_bytes: Some(10), ..Default::default() },
+        ConsumeOptions { max_messages: Some(10), threshold_messages: Some(11), ..Default::default() },
+        ConsumeOptions { max_messages: Some(0), ..Default::default() },
+        ConsumeOptions { threshold_bytes: Some(1), ..Default::default() },
+        ConsumeOptions { expires: Some(Duration::from_millis(999)), ..Default::default() },
+        ConsumeOptions { idle_heartbeat: Some(Duration::from_millis(100)), ..Default::default() },
+        ConsumeOptions { idle_heartbeat: Some(Duration::from_secs(16)), ..Default::default() },
+    ];
+    for options in bad {
+        assert!(PullConsumer::consume(t(0), options.clone()).is_err(), "{options:?}");
+    }
+}
+
+#[test]
+fn a_slow_reader_holds_back_refills_until_it_takes_messages() {
+    let mut c = consume(by_messages(10));
+    c.track_buffered();
+    let _ = pulls(&mut c);
+    for i in 0..10 {
+        c.handle_message(t(i), &user(10));
+    }
+    assert!(pulls(&mut c).is_empty(), "ten delivered but none taken: nothing more is pulled");
+    assert_eq!(c.buffered(), (10, 100));
+    // With no pull outstanding the server sends no heartbeats, and none is missed.
+    c.handle_timeout(t(120_000));
+    assert!(events(&mut c).iter().all(|e| !matches!(e, HeartbeatsMissed { .. })));
+    assert!(pulls(&mut c).is_empty());
+    c.handle_taken(t(120_001), 4, 40);
+    assert!(pulls(&mut c).is_empty(), "6 held, above the threshold of 5");
+    c.handle_taken(t(120_002), 1, 10);
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!(pull.batch, 5, "asks for what fills the buffer");
+    assert_eq!(c.buffered(), (5, 50));
+}

@@ -1,0 +1,84 @@
+//! The idle-heartbeat watchdog: 2 × idle_heartbeat of silence, on the caller's clock.
+
+use std::time::Duration;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use super::*;
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, StatusKind, Timer};
+
+/// Heartbeat 10 s; pulls live 300 s so their expiry stays out of the way.
+fn consume() -> PullConsumer {
+    let options = ConsumeOptions {
+        max_messages: Some(10),
+        expires: Some(Duration::from_secs(300)),
+        idle_heartbeat: Some(Duration::from_secs(10)),
+        ..ConsumeOptions::default()
+    };
+    let mut c = PullConsumer::consume(t(0), options).unwrap();
+    let _ = pulls(&mut c);
+    c
+}
+
+#[test]
+fn any_message_keeps_it_alive() {
+    let mut c = consume();
+    assert_eq!(c.poll_timeout(), Some(t(20_000)));
+    let hb = status(100, "Idle Heartbeat");
+    assert_eq!(c.handle_message(t(14_000), &hb), Delivery::Status(StatusKind::IdleHeartbeat));
+    assert_eq!(c.poll_timeout(), Some(t(34_000)));
+    c.handle_message(t(30_000), &user(10));
+    assert_eq!(c.poll_timeout(), Some(t(50_000)));
+    c.handle_timeout(t(49_999));
+    assert!(events(&mut c).is_empty());
+    assert!(pulls(&mut c).is_empty());
+}
+
+#[test]
+fn two_missed_heartbeats_raise_an_event_and_repull() {
+    let mut c = consume();
+    c.handle_message(t(1), &user(10));
+    assert_eq!(c.pending_messages(), 9);
+    c.handle_timeout(t(20_001));
+    assert_eq!(events(&mut c), [HeartbeatsMissed { count: 2 }]);
+    assert_eq!(c.last_timeout_reason(), Some(Timer::Heartbeat));
+    let [pull] = pulls(&mut c).try_into().unwrap();
+    assert_eq!(pull.batch, 10, "pending was reset, so a full batch");
+    assert!(!c.is_finished(), "never terminal");
+    // Still silent: another alarm two intervals later, counting on.
+    assert_eq!(c.poll_timeout(), Some(t(40_001)));
+    c.handle_timeout(t(40_001));
+    assert_eq!(events(&mut c), [HeartbeatsMissed { count: 4 }]);
+    assert_eq!(pulls(&mut c).len(), 1);
+}
+
+#[test]
+fn a_slow_caller_cannot_cause_a_miss() {
+    // The machine sees when things arrived, not when the user got to them:
+    // a heartbeat that arrived at 19 s counts even if handled late.
+    let mut c = consume();
+    c.handle_message(t(19_000), &status(100, "Idle Heartbeat"));
+    c.handle_timeout(t(20_000));
+    assert!(events(&mut c).is_empty());
+}
+
+#[test]
+fn paused_while_disconnected() {
+    let mut c = consume();
+    c.handle_disconnected(t(10_000));
+    assert_eq!(c.poll_timeout(), None, "no watchdog, no pull expiry while down");
+    c.handle_timeout(t(100_000));
+    assert!(events(&mut c).is_empty());
+    c.handle_reconnected(t(200_000));
+    let _ = events(&mut c);
+    let _ = pulls(&mut c);
+    assert_eq!(c.poll_timeout(), Some(t(220_000)), "restarted from the reconnect");
+}
+
+#[test]
+fn clock_running_backwards_is_clamped() {
+    let mut c = consume();
+    c.handle_message(t(12_000), &status(100, "Idle Heartbeat"));
+    c.handle_message(t(5_000), &status(100, "Idle Heartbeat"));
+    assert_eq!(c.poll_timeout(), Some(t(32_000)));
+}

@@ -1,0 +1,281 @@
+//! The error kinds of Key-Value operations, named as async-nats 0.51 names
+//! them so programs that match on them switch by changing an import. Each
+//! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
+//! (the server's code and text, the bad key, the payload over the limit).
+
+use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::core::jetstream::api::ErrorCode;
+
+error_kinds!(
+    /// Opening, listing or deleting a bucket.
+    #[derive(Copy, Hash)]
+    KeyValueErrorKind {
+        InvalidStoreName => "invalid Key Value Store name",
+        GetBucket => "failed to get the bucket",
+        JetStream => "JetStream error",
+    }
+);
+
+error_kinds!(
+    /// Creating a bucket.
+    #[derive(Copy, Hash)]
+    CreateKeyValueErrorKind {
+        InvalidStoreName => "invalid Key Value Store name",
+        TooLongHistory => "too long history",
+        JetStream => "JetStream error",
+        BucketCreate => "bucket creation failed",
+        TimedOut => "timed out",
+        /// The server's API level is below 1 (nats-server 2.11).
+        LimitMarkersNotSupported => "limit markers not supported",
+    }
+);
+
+error_kinds!(
+    /// Updating a bucket's config.
+    #[derive(Copy, Hash)]
+    UpdateKeyValueErrorKind {
+        InvalidStoreName => "invalid Key Value Store name",
+        TooLongHistory => "too long history",
+        JetStream => "JetStream error",
+        BucketUpdate => "bucket update failed",
+        TimedOut => "timed out",
+        LimitMarkersNotSupported => "limit markers not supported",
+        NotFound => "bucket does not exist",
+    }
+);
+
+error_kinds!(
+    /// `Store::status`.
+    #[derive(Copy, Hash)]
+    StatusErrorKind {
+        JetStream => "JetStream error",
+        TimedOut => "timed out",
+    }
+);
+
+error_kinds!(
+    /// `Store::create`.
+    #[derive(Copy, Hash)]
+    CreateErrorKind {
+        /// The key has a value (not a delete or purge marker).
+        AlreadyExists => "key already exists",
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        Publish => "failed to create key in store",
+        Ack => "ack error",
+        Other => "error",
+    }
+);
+
+error_kinds!(
+    /// `Store::put`.
+    #[derive(Copy, Hash)]
+    PutErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        /// The message was not sent: too large, connection closed.
+        Publish => "failed to put key into store",
+        /// The stream refused it or did not answer.
+        Ack => "ack error",
+    }
+);
+
+error_kinds!(
+    /// `Store::get`, `entry`, `entry_for_revision`.
+    #[derive(Copy, Hash)]
+    EntryErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        TimedOut => "timed out",
+        Other => "failed getting entry",
+    }
+);
+
+error_kinds!(
+    /// Starting a watch, a history or a key listing.
+    #[derive(Copy, Hash)]
+    WatchErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        TimedOut => "timed out",
+        ConsumerCreate => "watch consumer creation failed",
+        Other => "watch failed",
+    }
+);
+
+error_kinds!(
+    /// `Store::update`, `delete`, `purge` and their `_expect_revision` forms.
+    #[derive(Copy, Hash)]
+    UpdateErrorKind {
+        InvalidKey => "key cannot be empty or start/end with `.`",
+        TimedOut => "timed out",
+        /// The key's last revision was not the one expected.
+        WrongLastRevision => "wrong last revision",
+        Other => "failed getting entry",
+    }
+);
+
+error_kinds!(
+    /// An entry of a running watch, history or listing.
+    #[derive(Copy, Hash)]
+    WatcherErrorKind {
+        Consumer => "watcher consumer error",
+        Other => "watcher error",
+    }
+);
+
+pub type KeyValueError = KindError<KeyValueErrorKind>;
+pub type CreateKeyValueError = KindError<CreateKeyValueErrorKind>;
+pub type UpdateKeyValueError = KindError<UpdateKeyValueErrorKind>;
+pub type StatusError = KindError<StatusErrorKind>;
+pub type CreateError = KindError<CreateErrorKind>;
+pub type PutError = KindError<PutErrorKind>;
+pub type EntryError = KindError<EntryErrorKind>;
+pub type WatchError = KindError<WatchErrorKind>;
+pub type UpdateError = KindError<UpdateErrorKind>;
+pub type WatcherError = KindError<WatcherErrorKind>;
+pub type DeleteError = UpdateError;
+pub type DeleteErrorKind = UpdateErrorKind;
+pub type PurgeError = UpdateError;
+pub type PurgeErrorKind = UpdateErrorKind;
+pub type HistoryError = WatchError;
+pub type HistoryErrorKind = WatchErrorKind;
+
+impl SortCause for PutErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => PutErrorKind::InvalidKey,
+            Error::JetStream(_) | Error::Timeout | Error::NoResponders => PutErrorKind::Ack,
+            _ => PutErrorKind::Publish,
+        }
+    }
+}
+
+impl SortCause for UpdateErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => UpdateErrorKind::InvalidKey,
+            Error::Timeout => UpdateErrorKind::TimedOut,
+            Error::JetStream(e) if e.is_wrong_last_sequence() => UpdateErrorKind::WrongLastRevision,
+            _ => UpdateErrorKind::Other,
+        }
+    }
+}
+
+impl SortCause for CreateErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => CreateErrorKind::InvalidKey,
+            Error::JetStream(_) | Error::Timeout | Error::NoResponders => CreateErrorKind::Ack,
+            _ => CreateErrorKind::Publish,
+        }
+    }
+}
+
+impl SortCause for EntryErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => EntryErrorKind::InvalidKey,
+            Error::Timeout => EntryErrorKind::TimedOut,
+            _ => EntryErrorKind::Other,
+        }
+    }
+}
+
+impl SortCause for WatchErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => WatchErrorKind::InvalidKey,
+            Error::Timeout => WatchErrorKind::TimedOut,
+            Error::JetStream(_) | Error::NoResponders => WatchErrorKind::ConsumerCreate,
+            _ => WatchErrorKind::Other,
+        }
+    }
+}
+
+impl SortCause for WatcherErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Protocol(_) => WatcherErrorKind::Other,
+            _ => WatcherErrorKind::Consumer,
+        }
+    }
+}
+
+impl SortCause for StatusErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            Error::Timeout => StatusErrorKind::TimedOut,
+            _ => StatusErrorKind::JetStream,
+        }
+    }
+}
+
+impl SortCause for KeyValueErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => KeyValueErrorKind::InvalidStoreName,
+            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => KeyValueErrorKind::GetBucket,
+            _ => KeyValueErrorKind::JetStream,
+        }
+    }
+}
+
+impl SortCause for CreateKeyValueErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => CreateKeyValueErrorKind::InvalidStoreName,
+            Error::Timeout => CreateKeyValueErrorKind::TimedOut,
+            Error::JetStream(_) => CreateKeyValueErrorKind::BucketCreate,
+            _ => CreateKeyValueErrorKind::JetStream,
+        }
+    }
+}
+
+impl SortCause for UpdateKeyValueErrorKind {
+    fn sort(cause: &Error) -> Self {
+        match cause {
+            _ if is_bad_input(cause) => UpdateKeyValueErrorKind::InvalidStoreName,
+            Error::Timeout => UpdateKeyValueErrorKind::TimedOut,
+            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => UpdateKeyValueErrorKind::NotFound,
+            Error::JetStream(_) => UpdateKeyValueErrorKind::BucketUpdate,
+            _ => UpdateKeyValueErrorKind::JetStream,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::jetstream::api::JetStreamError;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn api(err_code: ErrorCode) -> Error {
+        Error::JetStream(JetStreamError { code: 400, err_code, description: "x".into() })
+    }
+
+    #[test]
+    fn causes_sort_as_async_nats_sorts_them() {
+        assert_eq!(
+            UpdateErrorKind::sort(&api(ErrorCode::STREAM_WRONG_LAST_SEQUENCE)),
+            UpdateErrorKind::WrongLastRevision
+        );
+        assert_eq!(
+            UpdateErrorKind::sort(&api(ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)),
+            UpdateErrorKind::WrongLastRevision
+        );
+        assert_eq!(UpdateErrorKind::sort(&Error::Timeout), UpdateErrorKind::TimedOut);
+        assert_eq!(UpdateErrorKind::sort(&Error::InvalidArgument("k".into())), UpdateErrorKind::InvalidKey);
+        assert_eq!(PutErrorKind::sort(&Error::Closed), PutErrorKind::Publish);
+        assert_eq!(PutErrorKind::sort(&api(ErrorCode::STREAM_MESSAGE_EXCEEDS_MAXIMUM)), PutErrorKind::Ack);
+        assert_eq!(KeyValueErrorKind::sort(&api(ErrorCode::STREAM_NOT_FOUND)), KeyValueErrorKind::GetBucket);
+        assert_eq!(UpdateKeyValueErrorKind::sort(&api(ErrorCode::STREAM_NOT_FOUND)), UpdateKeyValueErrorKind::NotFound);
+        assert_eq!(CreateKeyValueErrorKind::sort(&Error::Timeout), CreateKeyValueErrorKind::TimedOut);
+    }
+
+    #[test]
+    fn errors_keep_their_cause() {
+        let e = PutErrorKind::error(Error::PayloadTooLarge { size: 9, max_payload: 8 });
+        assert_eq!(e.kind(), PutErrorKind::Publish);
+        assert!(e.to_string().starts_with("failed to put key into store: "), "{e}");
+        let cause: Error = e.into();
+        assert_eq!(cause, Error::PayloadTooLarge { size: 9, max_payload: 8 });
+    }
+}

@@ -1,0 +1,29 @@
+//! The sans-IO core: everything natsjet knows about NATS and JetStream that
+//! needs no socket, clock or task. Bytes, commands and `now` go in; bytes,
+//! events and the next deadline come out. Nothing here names tokio,
+//! wasm-bindgen, the driver or the API folders, so it builds alone.
+//!
+//! - [`proto`]: the wire codec; [`conn`]: the connection machine;
+//! - [`jetstream`]: the pull, push, ordered and ack machines and the API's
+//!   JSON types; [`request_many`]: the end rules of scatter-gather requests;
+//!   [`first_message`]: a subscription's first-message timeout;
+//! - [`kv`] and [`object`]: the Key-Value and Object Store rules (names,
+//!   subjects, entries, metas, digests, the streams they need);
+//! - the small shared types: [`addr`], [`error`], [`header`], [`message`],
+//!   [`subject`], [`time`], and the crate's own `id_map` and `plain_json`.
+
+pub mod addr;
+pub mod conn;
+pub mod error;
+pub(crate) mod first_message;
+pub mod header;
+pub(crate) mod id_map;
+pub mod jetstream;
+pub mod kv;
+pub mod message;
+pub mod object;
+pub(crate) mod plain_json;
+pub mod proto;
+pub mod request_many;
+pub mod subject;
+pub mod time;

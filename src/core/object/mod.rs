@@ -1,0 +1,15 @@
+//! The Object Store's rules, sans-IO: bucket and object names and the
+//! subjects they make ([`names`]), the streaming SHA-256 ([`digest`]), an
+//! object's meta ([`ObjectInfo`]), the stream a bucket [`Config`] asks for,
+//! and every operation's error kinds. The `jetstream::object_store` API
+//! folder uses them over a JetStream context.
+
+pub mod digest;
+pub(crate) mod error;
+pub(crate) mod info;
+pub mod names;
+
+pub use info::{
+    Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,
+};
+pub use names::is_valid_bucket_name;

@@ -1,0 +1,74 @@
+//! The runtimes under the driver and the transports: the [`Runtime`] trait
+//! (how the driver spawns its task, sleeps and reads the clock), tokio
+//! natively, `spawn_local` and JS timers in wasm with the JS end-of-task
+//! scheduler and the host's SHA-256, and the bounded queue from the driver
+//! to each reader.
+
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+mod js_sha256;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub(crate) mod js_task;
+#[cfg(has_runtime)]
+pub(crate) mod queue;
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+mod rt_tokio;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+mod rt_wasm;
+
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub use rt_tokio::TokioRuntime;
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub use rt_wasm::WasmRuntime;
+
+/// The runtime of this target.
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub type DefaultRuntime = TokioRuntime;
+/// The runtime of this target.
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub type DefaultRuntime = WasmRuntime;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, SystemTime};
+
+use crate::time::Instant;
+
+/// `Send` natively, nothing in wasm (JS values are `!Send`).
+#[cfg(not(target_arch = "wasm32"))]
+pub trait MaybeSend: Send {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Send + ?Sized> MaybeSend for T {}
+#[cfg(target_arch = "wasm32")]
+pub trait MaybeSend {}
+#[cfg(target_arch = "wasm32")]
+impl<T: ?Sized> MaybeSend for T {}
+
+/// A boxed future that is `Send` where the runtime needs it.
+#[cfg(not(target_arch = "wasm32"))]
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+#[cfg(target_arch = "wasm32")]
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T>>>;
+
+/// Spawning, sleeping and the monotonic clock. Implementations are zero-sized.
+pub trait Runtime: 'static {
+    /// Runs `future` to completion in the background.
+    fn spawn(future: impl Future<Output = ()> + MaybeSend + 'static);
+    /// A future that completes after `duration`.
+    fn sleep(duration: Duration) -> BoxFuture<()>;
+    /// Monotonic time since a process-wide origin.
+    fn now() -> Instant;
+    /// The wall clock, for comparing with the server's timestamps (a KV
+    /// delete marker's age): `SystemTime::now()` panics in wasm.
+    fn wall_clock() -> SystemTime;
+}
+
+/// A new object digest: the host's SHA-256 where JS registered one (wasm,
+/// `setSha256Factory`), natsjet's own otherwise.
+#[cfg(has_runtime)]
+pub(crate) fn object_digest() -> crate::core::object::digest::Digest {
+    #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+    if let Some(hasher) = js_sha256::hasher() {
+        return crate::core::object::digest::Digest::with_host(hasher);
+    }
+    crate::core::object::digest::Digest::new()
+}
