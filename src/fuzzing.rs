@@ -2,8 +2,6 @@
 //! fuzz targets in `fuzz/` and their corpus replay (`tests/fuzz_corpora.rs`).
 //! Built only with the `fuzzing` feature; not API, not for programs.
 
-use std::cell::Cell;
-
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 
@@ -14,11 +12,7 @@ use crate::jetstream::object_store::{ObjectInfo, meta_json, parse_meta};
 use crate::jetstream::ordered::delivery_numbers;
 use crate::jetstream::stream::StreamMessage;
 use crate::message::Message;
-
-thread_local! {
-    /// Plain JSON goes through the wasm's reader on this thread.
-    static AS_IN_WASM: Cell<bool> = const { Cell::new(false) };
-}
+use crate::plain_json::AS_IN_WASM;
 
 /// Runs `f` with plain JSON (INFO, publish acks, API errors, consumer
 /// infos, object metas…) read by serde-json-core, as the wasm reads it.
@@ -27,10 +21,6 @@ pub fn as_in_wasm<R>(f: impl FnOnce() -> R) -> R {
     let result = f();
     AS_IN_WASM.set(before);
     result
-}
-
-pub(crate) fn reads_as_in_wasm() -> bool {
-    AS_IN_WASM.get()
 }
 
 /// `json` read as natsjet reads its plain types.

@@ -30,13 +30,20 @@ pub(crate) fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> 
         return Err("not a JSON object".into());
     }
     #[cfg(feature = "fuzzing")]
-    if crate::fuzzing::reads_as_in_wasm() {
+    if AS_IN_WASM.get() {
         return lite::from_slice(json);
     }
     #[cfg(not(target_arch = "wasm32"))]
     return serde_json::from_slice(json).map_err(|e| e.to_string());
     #[cfg(target_arch = "wasm32")]
     return lite::from_slice(json);
+}
+
+#[cfg(feature = "fuzzing")]
+thread_local! {
+    /// Plain JSON goes through the wasm's reader on this thread
+    /// (`natsjet::fuzzing::as_in_wasm`, to compare the two natively).
+    pub(crate) static AS_IN_WASM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A map key. serde-json-core reads keys only through `deserialize_str`

@@ -47,7 +47,7 @@ impl Connection {
     }
 
     /// Whether TLS starts the connection to `addr`, before the INFO.
-    fn tls_first(&self, addr: &crate::addr::ServerAddr) -> bool {
+    fn tls_first(&self, addr: &crate::core::addr::ServerAddr) -> bool {
         self.config.tls_first && !addr.scheme.is_websocket()
     }
 
