@@ -2,7 +2,9 @@
 //! run, against one local nats-server started here.
 //!
 //! - durable pull drain of 200,000 x 128 B with an ack per message, 1 worker
-//!   and 4 workers (each on its own connection) on one durable consumer;
+//!   and 4 workers (each on its own connection) on one durable consumer,
+//!   with each library's defaults (`messages()` with no options: what users
+//!   run) and with 500 messages per pull for both;
 //! - confirmed acks of 10,000 messages: one confirmed `AckBatch` commit
 //!   against one `double_ack` per message.
 //!
@@ -53,7 +55,8 @@ fn durable(name: &str) -> ConsumerConfig {
     }
 }
 
-async fn natsjet_drain(url: &str, n: usize, workers: usize) -> Run {
+/// `batch`: messages per pull, or `None` for the library's defaults.
+async fn natsjet_drain(url: &str, n: usize, workers: usize, batch: Option<u64>) -> Run {
     fill(url, "DRAIN", n).await;
     let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
     js.create_consumer_on_stream(durable("d"), "DRAIN").await.unwrap();
@@ -65,7 +68,11 @@ async fn natsjet_drain(url: &str, n: usize, workers: usize) -> Run {
         tasks.push(tokio::spawn(async move {
             let js = natsjet::jetstream::new(natsjet::connect(url.as_str()).await.unwrap());
             let consumer: PullConsumer = js.get_consumer_from_stream("d", "DRAIN").await.unwrap();
-            let mut messages = consumer.stream().max_messages_per_batch(BATCH).messages().await.unwrap();
+            let mut messages = match batch {
+                Some(batch) => consumer.stream().max_messages_per_batch(batch).messages().await,
+                None => consumer.messages().await,
+            }
+            .unwrap();
             while done.load(Ordering::Relaxed) < n {
                 match tokio::time::timeout(Duration::from_millis(200), messages.next()).await {
                     Ok(Some(m)) => {
@@ -84,7 +91,7 @@ async fn natsjet_drain(url: &str, n: usize, workers: usize) -> Run {
     clock.stop(n)
 }
 
-async fn async_nats_drain(url: &str, n: usize, workers: usize) -> Run {
+async fn async_nats_drain(url: &str, n: usize, workers: usize, batch: Option<u64>) -> Run {
     use async_nats::jetstream::consumer::pull;
     fill(url, "DRAIN", n).await;
     let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
@@ -108,7 +115,11 @@ async fn async_nats_drain(url: &str, n: usize, workers: usize) -> Run {
             let js = async_nats::jetstream::new(client.clone());
             let consumer: async_nats::jetstream::consumer::PullConsumer =
                 js.get_stream("DRAIN").await.unwrap().get_consumer("d").await.unwrap();
-            let mut messages = consumer.stream().max_messages_per_batch(BATCH as usize).messages().await.unwrap();
+            let mut messages = match batch {
+                Some(batch) => consumer.stream().max_messages_per_batch(batch as usize).messages().await,
+                None => consumer.messages().await,
+            }
+            .unwrap();
             while done.load(Ordering::Relaxed) < n {
                 match tokio::time::timeout(Duration::from_millis(200), messages.next()).await {
                     Ok(Some(Ok(m))) => {
@@ -197,12 +208,14 @@ fn main() {
     support::watch_server(Some(server.pid()));
     support::header();
     let mut drains = Vec::new();
-    for workers in [1, 4] {
-        let ours = rt.block_on(natsjet_drain(&url, drain, workers));
-        let theirs = rt.block_on(async_nats_drain(&url, drain, workers));
-        let name = format!("durable drain {drain} x 128 B + ack, {workers} worker(s)");
-        support::row(&name, ours, theirs);
-        drains.push((name, ours, theirs));
+    for (options, batch) in [("defaults", None), ("500/pull", Some(BATCH))] {
+        for workers in [1, 4] {
+            let ours = rt.block_on(natsjet_drain(&url, drain, workers, batch));
+            let theirs = rt.block_on(async_nats_drain(&url, drain, workers, batch));
+            let name = format!("drain {drain} x 128 B + ack, {workers} worker(s), {options}");
+            support::row(&name, ours, theirs);
+            drains.push((name, ours, theirs));
+        }
     }
     let batched = rt.block_on(natsjet_confirmed_acks(&url, acks, true));
     let one_by_one = rt.block_on(natsjet_confirmed_acks(&url, acks, false));
