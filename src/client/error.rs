@@ -2,7 +2,7 @@
 //! (`e.kind() == RequestErrorKind::NoResponders`). Each error is a
 //! [`KindError`]: the kind, and natsjet's [`Error`] as the cause.
 
-use crate::error::{Error, KindError, ServerErrorKind, SortCause, error_kinds, is_bad_input};
+use crate::error::{Error, KindError, ServerErrorKind, error_kinds, is_bad_input, sort_causes};
 
 error_kinds!(
     /// [`connect`](crate::connect) and [`ConnectOptions::connect`](crate::ConnectOptions::connect).
@@ -73,74 +73,56 @@ pub type RequestError = KindError<RequestErrorKind>;
 pub type SubscribeError = KindError<SubscribeErrorKind>;
 pub type FlushError = KindError<FlushErrorKind>;
 
-impl SortCause for ConnectErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => ConnectErrorKind::ServerParse,
-            Error::Server(e) if e.kind == ServerErrorKind::AuthorizationViolation => {
-                ConnectErrorKind::AuthorizationViolation
-            }
-            Error::Server(e)
-                if matches!(
-                    e.kind,
-                    ServerErrorKind::AuthenticationExpired | ServerErrorKind::AuthenticationRevoked
-                ) =>
-            {
-                ConnectErrorKind::Authentication
-            }
-            Error::Credentials(_) => ConnectErrorKind::Authentication,
-            Error::Timeout => ConnectErrorKind::TimedOut,
-            Error::Tls(_) => ConnectErrorKind::Tls,
-            Error::Closed => ConnectErrorKind::MaxReconnects,
-            _ => ConnectErrorKind::Io,
-        }
+sort_causes! { cause;
+    ConnectErrorKind {
+        _ if is_bad_input(cause) => ConnectErrorKind::ServerParse,
+        Error::Server(e) if e.kind == ServerErrorKind::AuthorizationViolation => {
+            ConnectErrorKind::AuthorizationViolation
     }
-}
-
-impl SortCause for PublishErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::PayloadTooLarge { .. } => PublishErrorKind::MaxPayloadExceeded,
-            _ if is_bad_input(cause) => PublishErrorKind::InvalidSubject,
-            _ => PublishErrorKind::Send,
-        }
+    Error::Server(e)
+        if matches!(
+            e.kind,
+            ServerErrorKind::AuthenticationExpired | ServerErrorKind::AuthenticationRevoked
+        ) =>
+    {
+        ConnectErrorKind::Authentication
     }
-}
-
-impl SortCause for RequestErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Timeout => RequestErrorKind::TimedOut,
-            Error::NoResponders => RequestErrorKind::NoResponders,
-            Error::PayloadTooLarge { .. } => RequestErrorKind::MaxPayloadExceeded,
-            _ if is_bad_input(cause) => RequestErrorKind::InvalidSubject,
-            _ => RequestErrorKind::Other,
-        }
+    Error::Credentials(_) => ConnectErrorKind::Authentication,
+    Error::Timeout => ConnectErrorKind::TimedOut,
+    Error::Tls(_) => ConnectErrorKind::Tls,
+    Error::Closed => ConnectErrorKind::MaxReconnects,
+    _ => ConnectErrorKind::Io,
     }
-}
 
-impl SortCause for SubscribeErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => SubscribeErrorKind::InvalidSubject,
-            _ => SubscribeErrorKind::Other,
-        }
+    PublishErrorKind {
+        Error::PayloadTooLarge { .. } => PublishErrorKind::MaxPayloadExceeded,
+        _ if is_bad_input(cause) => PublishErrorKind::InvalidSubject,
+        _ => PublishErrorKind::Send,
     }
-}
 
-impl SortCause for FlushErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Closed => FlushErrorKind::SendError,
-            _ => FlushErrorKind::FlushError,
-        }
+    RequestErrorKind {
+        Error::Timeout => RequestErrorKind::TimedOut,
+        Error::NoResponders => RequestErrorKind::NoResponders,
+        Error::PayloadTooLarge { .. } => RequestErrorKind::MaxPayloadExceeded,
+        _ if is_bad_input(cause) => RequestErrorKind::InvalidSubject,
+        _ => RequestErrorKind::Other,
+    }
+
+    SubscribeErrorKind {
+        _ if is_bad_input(cause) => SubscribeErrorKind::InvalidSubject,
+        _ => SubscribeErrorKind::Other,
+    }
+
+    FlushErrorKind {
+        Error::Closed => FlushErrorKind::SendError,
+        _ => FlushErrorKind::FlushError,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ServerError;
+    use crate::error::{ServerError, SortCause};
 
     #[test]
     fn causes_sort_as_async_nats_sorts_them() {

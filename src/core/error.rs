@@ -323,6 +323,20 @@ pub(crate) trait SortCause: Sized + Clone {
     }
 }
 
+/// Implements [`SortCause`] for each kind enum from its `match` arms over the
+/// cause, named by the caller (`sort_causes! { cause; Kind { arms } ... }`),
+/// so each operation's table reads as its rules and nothing else.
+macro_rules! sort_causes {
+    ($cause:ident; $($kind:ident { $($arm:tt)* })*) => {
+        $(impl $crate::core::error::SortCause for $kind {
+            fn sort($cause: &$crate::core::error::Error) -> Self {
+                match $cause { $($arm)* }
+            }
+        })*
+    };
+}
+pub(crate) use sort_causes;
+
 /// The caller's mistake: nothing was sent.
 pub(crate) fn is_bad_input(cause: &Error) -> bool {
     matches!(cause, Error::InvalidArgument(_) | Error::InvalidSubject { .. } | Error::ApiMisuse(_))

@@ -3,7 +3,7 @@
 //! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
 //! (the server's code and text, the bad key, the payload over the limit).
 
-use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::core::error::{Error, KindError, error_kinds, is_bad_input, sort_causes};
 use crate::core::jetstream::api::ErrorCode;
 
 error_kinds!(
@@ -137,112 +137,75 @@ pub type PurgeErrorKind = UpdateErrorKind;
 pub type HistoryError = WatchError;
 pub type HistoryErrorKind = WatchErrorKind;
 
-impl SortCause for PutErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => PutErrorKind::InvalidKey,
-            Error::JetStream(_) | Error::Timeout | Error::NoResponders => PutErrorKind::Ack,
-            _ => PutErrorKind::Publish,
-        }
+sort_causes! { cause;
+    PutErrorKind {
+        _ if is_bad_input(cause) => PutErrorKind::InvalidKey,
+        Error::JetStream(_) | Error::Timeout | Error::NoResponders => PutErrorKind::Ack,
+        _ => PutErrorKind::Publish,
     }
-}
 
-impl SortCause for UpdateErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => UpdateErrorKind::InvalidKey,
-            Error::Timeout => UpdateErrorKind::TimedOut,
-            Error::JetStream(e) if e.is_wrong_last_sequence() => UpdateErrorKind::WrongLastRevision,
-            _ => UpdateErrorKind::Other,
-        }
+    UpdateErrorKind {
+        _ if is_bad_input(cause) => UpdateErrorKind::InvalidKey,
+        Error::Timeout => UpdateErrorKind::TimedOut,
+        Error::JetStream(e) if e.is_wrong_last_sequence() => UpdateErrorKind::WrongLastRevision,
+        _ => UpdateErrorKind::Other,
     }
-}
 
-impl SortCause for CreateErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => CreateErrorKind::InvalidKey,
-            Error::JetStream(_) | Error::Timeout | Error::NoResponders => CreateErrorKind::Ack,
-            _ => CreateErrorKind::Publish,
-        }
+    CreateErrorKind {
+        _ if is_bad_input(cause) => CreateErrorKind::InvalidKey,
+        Error::JetStream(_) | Error::Timeout | Error::NoResponders => CreateErrorKind::Ack,
+        _ => CreateErrorKind::Publish,
     }
-}
 
-impl SortCause for EntryErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => EntryErrorKind::InvalidKey,
-            Error::Timeout => EntryErrorKind::TimedOut,
-            _ => EntryErrorKind::Other,
-        }
+    EntryErrorKind {
+        _ if is_bad_input(cause) => EntryErrorKind::InvalidKey,
+        Error::Timeout => EntryErrorKind::TimedOut,
+        _ => EntryErrorKind::Other,
     }
-}
 
-impl SortCause for WatchErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => WatchErrorKind::InvalidKey,
-            Error::Timeout => WatchErrorKind::TimedOut,
-            Error::JetStream(_) | Error::NoResponders => WatchErrorKind::ConsumerCreate,
-            _ => WatchErrorKind::Other,
-        }
+    WatchErrorKind {
+        _ if is_bad_input(cause) => WatchErrorKind::InvalidKey,
+        Error::Timeout => WatchErrorKind::TimedOut,
+        Error::JetStream(_) | Error::NoResponders => WatchErrorKind::ConsumerCreate,
+        _ => WatchErrorKind::Other,
     }
-}
 
-impl SortCause for WatcherErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Protocol(_) => WatcherErrorKind::Other,
-            _ => WatcherErrorKind::Consumer,
-        }
+    WatcherErrorKind {
+        Error::Protocol(_) => WatcherErrorKind::Other,
+        _ => WatcherErrorKind::Consumer,
     }
-}
 
-impl SortCause for StatusErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Timeout => StatusErrorKind::TimedOut,
-            _ => StatusErrorKind::JetStream,
-        }
+    StatusErrorKind {
+        Error::Timeout => StatusErrorKind::TimedOut,
+        _ => StatusErrorKind::JetStream,
     }
-}
 
-impl SortCause for KeyValueErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => KeyValueErrorKind::InvalidStoreName,
-            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => KeyValueErrorKind::GetBucket,
-            _ => KeyValueErrorKind::JetStream,
-        }
+    KeyValueErrorKind {
+        _ if is_bad_input(cause) => KeyValueErrorKind::InvalidStoreName,
+        Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => KeyValueErrorKind::GetBucket,
+        _ => KeyValueErrorKind::JetStream,
     }
-}
 
-impl SortCause for CreateKeyValueErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => CreateKeyValueErrorKind::InvalidStoreName,
-            Error::Timeout => CreateKeyValueErrorKind::TimedOut,
-            Error::JetStream(_) => CreateKeyValueErrorKind::BucketCreate,
-            _ => CreateKeyValueErrorKind::JetStream,
-        }
+    CreateKeyValueErrorKind {
+        _ if is_bad_input(cause) => CreateKeyValueErrorKind::InvalidStoreName,
+        Error::Timeout => CreateKeyValueErrorKind::TimedOut,
+        Error::JetStream(_) => CreateKeyValueErrorKind::BucketCreate,
+        _ => CreateKeyValueErrorKind::JetStream,
     }
-}
 
-impl SortCause for UpdateKeyValueErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => UpdateKeyValueErrorKind::InvalidStoreName,
-            Error::Timeout => UpdateKeyValueErrorKind::TimedOut,
-            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => UpdateKeyValueErrorKind::NotFound,
-            Error::JetStream(_) => UpdateKeyValueErrorKind::BucketUpdate,
-            _ => UpdateKeyValueErrorKind::JetStream,
-        }
+    UpdateKeyValueErrorKind {
+        _ if is_bad_input(cause) => UpdateKeyValueErrorKind::InvalidStoreName,
+        Error::Timeout => UpdateKeyValueErrorKind::TimedOut,
+        Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => UpdateKeyValueErrorKind::NotFound,
+        Error::JetStream(_) => UpdateKeyValueErrorKind::BucketUpdate,
+        _ => UpdateKeyValueErrorKind::JetStream,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::error::SortCause;
     use crate::core::jetstream::api::JetStreamError;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -3,7 +3,7 @@
 //! [`Error`] (the server's code and text, the bad name, the digest that
 //! did not match).
 
-use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
 use crate::core::jetstream::api::ErrorCode;
 pub use crate::core::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;
 
@@ -182,69 +182,43 @@ sorts! {
     UpdateMetadataErrorKind { InvalidName, TimedOut, NotFound, Other }
 }
 
-impl SortCause for PutErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => PutErrorKind::InvalidName,
-            Error::Timeout => PutErrorKind::TimedOut,
-            _ => PutErrorKind::PublishChunks,
-        }
+sort_causes! { cause;
+    PutErrorKind {
+        _ if is_bad_input(cause) => PutErrorKind::InvalidName,
+        Error::Timeout => PutErrorKind::TimedOut,
+        _ => PutErrorKind::PublishChunks,
     }
-}
 
-impl SortCause for AddLinkErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => AddLinkErrorKind::EmptyName,
-            Error::JetStream(_) | Error::Timeout | Error::NoResponders => AddLinkErrorKind::PublishMetadata,
-            _ => AddLinkErrorKind::Other,
-        }
+    AddLinkErrorKind {
+        _ if is_bad_input(cause) => AddLinkErrorKind::EmptyName,
+        Error::JetStream(_) | Error::Timeout | Error::NoResponders => AddLinkErrorKind::PublishMetadata,
+        _ => AddLinkErrorKind::Other,
     }
-}
 
-impl SortCause for WatchErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Timeout => WatchErrorKind::TimedOut,
-            Error::JetStream(_) | Error::NoResponders => WatchErrorKind::ConsumerCreate,
-            _ => WatchErrorKind::Other,
-        }
+    WatchErrorKind {
+        Error::Timeout => WatchErrorKind::TimedOut,
+        Error::JetStream(_) | Error::NoResponders => WatchErrorKind::ConsumerCreate,
+        _ => WatchErrorKind::Other,
     }
-}
 
-impl SortCause for WatcherErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Protocol(_) => WatcherErrorKind::Other,
-            _ => WatcherErrorKind::ConsumerError,
-        }
+    WatcherErrorKind {
+        Error::Protocol(_) => WatcherErrorKind::Other,
+        _ => WatcherErrorKind::ConsumerError,
     }
-}
 
-impl SortCause for SealErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Timeout => SealErrorKind::TimedOut,
-            Error::JetStream(_) => SealErrorKind::Update,
-            _ => SealErrorKind::Other,
-        }
+    SealErrorKind {
+        Error::Timeout => SealErrorKind::TimedOut,
+        Error::JetStream(_) => SealErrorKind::Update,
+        _ => SealErrorKind::Other,
     }
-}
 
-impl SortCause for StatusErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Timeout => StatusErrorKind::TimedOut,
-            _ => StatusErrorKind::JetStream,
-        }
+    StatusErrorKind {
+        Error::Timeout => StatusErrorKind::TimedOut,
+        _ => StatusErrorKind::JetStream,
     }
-}
 
-impl SortCause for ObjectStoreErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => ObjectStoreErrorKind::InvalidBucketName,
-            _ => ObjectStoreErrorKind::GetStore,
-        }
+    ObjectStoreErrorKind {
+        _ if is_bad_input(cause) => ObjectStoreErrorKind::InvalidBucketName,
+        _ => ObjectStoreErrorKind::GetStore,
     }
 }

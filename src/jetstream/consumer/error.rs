@@ -4,7 +4,7 @@
 //! has a pull and a push enum of each of the last two; natsjet's readers
 //! are one type for both, so each is one enum with the variants of both.
 
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
 use crate::jetstream::api::ErrorCode;
 use crate::jetstream::pull::StatusKind;
 
@@ -69,21 +69,15 @@ pub type BatchError = KindError<BatchErrorKind>;
 pub type MessagesError = KindError<MessagesErrorKind>;
 pub type OrderedError = KindError<OrderedErrorKind>;
 
-impl SortCause for StreamErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Timeout => StreamErrorKind::TimedOut,
-            _ => StreamErrorKind::Other,
-        }
+sort_causes! { cause;
+    StreamErrorKind {
+        Error::Timeout => StreamErrorKind::TimedOut,
+        _ => StreamErrorKind::Other,
     }
-}
 
-impl SortCause for BatchErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::InvalidSubject { .. } => BatchErrorKind::Subscribe,
-            _ => BatchErrorKind::Pull,
-        }
+    BatchErrorKind {
+        Error::InvalidSubject { .. } => BatchErrorKind::Subscribe,
+        _ => BatchErrorKind::Pull,
     }
 }
 

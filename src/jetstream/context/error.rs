@@ -3,7 +3,7 @@
 //! consumer info and the account. Each error is a [`KindError`]: the kind,
 //! and natsjet's [`Error`] as the cause.
 
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::error::{Error, KindError, error_kinds, is_bad_input, sort_causes};
 use crate::jetstream::api::{ErrorCode, JetStreamError};
 
 error_kinds!(
@@ -109,98 +109,73 @@ pub type DeleteStreamErrorKind = GetStreamErrorKind;
 pub type StreamsError = RequestError;
 pub type StreamsErrorKind = RequestErrorKind;
 
-impl SortCause for PublishErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::NoResponders => PublishErrorKind::StreamNotFound,
-            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID => {
-                PublishErrorKind::WrongLastMessageId
-            }
-            Error::JetStream(e) if e.is_wrong_last_sequence() => PublishErrorKind::WrongLastSequence,
-            Error::Timeout => PublishErrorKind::TimedOut,
-            Error::Closed | Error::Disconnected => PublishErrorKind::BrokenPipe,
-            Error::PayloadTooLarge { .. } => PublishErrorKind::MaxPayloadExceeded,
-            _ => PublishErrorKind::Other,
-        }
+sort_causes! { cause;
+    PublishErrorKind {
+        Error::NoResponders => PublishErrorKind::StreamNotFound,
+        Error::JetStream(e) if e.err_code == ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID => {
+            PublishErrorKind::WrongLastMessageId
     }
-}
-
-impl SortCause for RequestErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::NoResponders => RequestErrorKind::NoResponders,
-            Error::Timeout => RequestErrorKind::TimedOut,
-            _ if is_bad_input(cause) => RequestErrorKind::InvalidSubject,
-            _ => RequestErrorKind::Other,
-        }
+    Error::JetStream(e) if e.is_wrong_last_sequence() => PublishErrorKind::WrongLastSequence,
+    Error::Timeout => PublishErrorKind::TimedOut,
+    Error::Closed | Error::Disconnected => PublishErrorKind::BrokenPipe,
+    Error::PayloadTooLarge { .. } => PublishErrorKind::MaxPayloadExceeded,
+    _ => PublishErrorKind::Other,
     }
-}
 
-impl SortCause for ConsumerInfoErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => ConsumerInfoErrorKind::InvalidName,
-            Error::JetStream(e) => match e.err_code {
-                ErrorCode::CONSUMER_NOT_FOUND => ConsumerInfoErrorKind::NotFound,
-                ErrorCode::STREAM_NOT_FOUND => ConsumerInfoErrorKind::StreamNotFound,
-                ErrorCode::CONSUMER_OFFLINE => ConsumerInfoErrorKind::Offline,
-                _ => ConsumerInfoErrorKind::JetStream(e.clone()),
-            },
-            Error::Timeout => ConsumerInfoErrorKind::TimedOut,
-            Error::NoResponders => ConsumerInfoErrorKind::NoResponders,
-            _ => ConsumerInfoErrorKind::Request,
-        }
+    RequestErrorKind {
+        Error::NoResponders => RequestErrorKind::NoResponders,
+        Error::Timeout => RequestErrorKind::TimedOut,
+        _ if is_bad_input(cause) => RequestErrorKind::InvalidSubject,
+        _ => RequestErrorKind::Other,
     }
-}
 
-impl SortCause for CreateStreamErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => CreateStreamErrorKind::InvalidStreamName,
-            Error::JetStream(e) => CreateStreamErrorKind::JetStream(e.clone()),
-            Error::Timeout => CreateStreamErrorKind::TimedOut,
-            Error::NoResponders => CreateStreamErrorKind::JetStreamUnavailable,
-            Error::Protocol(_) => CreateStreamErrorKind::ResponseParse,
-            _ => CreateStreamErrorKind::Response,
-        }
+    ConsumerInfoErrorKind {
+        _ if is_bad_input(cause) => ConsumerInfoErrorKind::InvalidName,
+        Error::JetStream(e) => match e.err_code {
+            ErrorCode::CONSUMER_NOT_FOUND => ConsumerInfoErrorKind::NotFound,
+            ErrorCode::STREAM_NOT_FOUND => ConsumerInfoErrorKind::StreamNotFound,
+            ErrorCode::CONSUMER_OFFLINE => ConsumerInfoErrorKind::Offline,
+            _ => ConsumerInfoErrorKind::JetStream(e.clone()),
+        },
+        Error::Timeout => ConsumerInfoErrorKind::TimedOut,
+        Error::NoResponders => ConsumerInfoErrorKind::NoResponders,
+        _ => ConsumerInfoErrorKind::Request,
     }
-}
 
-impl SortCause for GetStreamErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => GetStreamErrorKind::InvalidStreamName,
-            Error::JetStream(e) => GetStreamErrorKind::JetStream(e.clone()),
-            _ => GetStreamErrorKind::Request,
-        }
+    CreateStreamErrorKind {
+        _ if is_bad_input(cause) => CreateStreamErrorKind::InvalidStreamName,
+        Error::JetStream(e) => CreateStreamErrorKind::JetStream(e.clone()),
+        Error::Timeout => CreateStreamErrorKind::TimedOut,
+        Error::NoResponders => CreateStreamErrorKind::JetStreamUnavailable,
+        Error::Protocol(_) => CreateStreamErrorKind::ResponseParse,
+        _ => CreateStreamErrorKind::Response,
     }
-}
 
-impl SortCause for GetStreamByNameErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            _ if is_bad_input(cause) => GetStreamByNameErrorKind::InvalidSubject,
-            Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => GetStreamByNameErrorKind::NotFound,
-            Error::JetStream(e) => GetStreamByNameErrorKind::JetStream(e.clone()),
-            _ => GetStreamByNameErrorKind::Request,
-        }
+    GetStreamErrorKind {
+        _ if is_bad_input(cause) => GetStreamErrorKind::InvalidStreamName,
+        Error::JetStream(e) => GetStreamErrorKind::JetStream(e.clone()),
+        _ => GetStreamErrorKind::Request,
     }
-}
 
-impl SortCause for AccountErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::Timeout => AccountErrorKind::TimedOut,
-            Error::NoResponders => AccountErrorKind::JetStreamUnavailable,
-            Error::JetStream(e) => AccountErrorKind::JetStream(e.clone()),
-            _ => AccountErrorKind::Other,
-        }
+    GetStreamByNameErrorKind {
+        _ if is_bad_input(cause) => GetStreamByNameErrorKind::InvalidSubject,
+        Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND => GetStreamByNameErrorKind::NotFound,
+        Error::JetStream(e) => GetStreamByNameErrorKind::JetStream(e.clone()),
+        _ => GetStreamByNameErrorKind::Request,
+    }
+
+    AccountErrorKind {
+        Error::Timeout => AccountErrorKind::TimedOut,
+        Error::NoResponders => AccountErrorKind::JetStreamUnavailable,
+        Error::JetStream(e) => AccountErrorKind::JetStream(e.clone()),
+        _ => AccountErrorKind::Other,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::SortCause;
 
     fn api(err_code: ErrorCode) -> Error {
         Error::JetStream(JetStreamError { code: 400, err_code, description: "x".into() })

@@ -3,7 +3,7 @@
 //! messages, purging. Each error is a [`KindError`]: the kind, and
 //! natsjet's [`Error`] as the cause.
 
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input};
+use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
 use crate::header::StatusCode;
 use crate::jetstream::api::{ErrorCode, JetStreamError};
 pub use crate::jetstream::context::{RequestError as InfoError, StreamsError as ConsumersError};
@@ -132,65 +132,47 @@ consumer_sort!(ConsumerErrorKind);
 consumer_sort!(ConsumerUpdateErrorKind, ErrorCode::CONSUMER_DOES_NOT_EXIST => DoesNotExist);
 consumer_sort!(ConsumerCreateStrictErrorKind, ErrorCode::CONSUMER_ALREADY_EXISTS => AlreadyExists);
 
-impl SortCause for ConsumerResetErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::JetStream(e)
-                if matches!(e.err_code, ErrorCode::CONSUMER_NOT_FOUND | ErrorCode::STREAM_NOT_FOUND) =>
-            {
-                ConsumerResetErrorKind::NotFound
-            }
-            Error::JetStream(e) if e.err_code == ErrorCode::CONSUMER_INVALID_RESET => {
-                ConsumerResetErrorKind::InvalidReset
-            }
-            Error::JetStream(e) => ConsumerResetErrorKind::JetStream(e.clone()),
-            Error::Timeout => ConsumerResetErrorKind::TimedOut,
-            _ => ConsumerResetErrorKind::Request,
-        }
+sort_causes! { cause;
+    ConsumerResetErrorKind {
+        Error::JetStream(e)
+            if matches!(e.err_code, ErrorCode::CONSUMER_NOT_FOUND | ErrorCode::STREAM_NOT_FOUND) =>
+        {
+            ConsumerResetErrorKind::NotFound
     }
-}
-
-impl SortCause for DirectGetErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::JetStream(e) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => DirectGetErrorKind::NotFound,
-            Error::JetStream(e) => DirectGetErrorKind::ErrorResponse(StatusCode(e.code), e.description.clone()),
-            _ if is_bad_input(cause) => DirectGetErrorKind::InvalidSubject,
-            Error::Timeout => DirectGetErrorKind::TimedOut,
-            Error::Protocol(_) => DirectGetErrorKind::Other,
-            _ => DirectGetErrorKind::Request,
-        }
+    Error::JetStream(e) if e.err_code == ErrorCode::CONSUMER_INVALID_RESET => {
+        ConsumerResetErrorKind::InvalidReset
     }
-}
-
-impl SortCause for DeleteMessageErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::JetStream(e) => DeleteMessageErrorKind::JetStream(e.clone()),
-            Error::Timeout => DeleteMessageErrorKind::TimedOut,
-            _ => DeleteMessageErrorKind::Request,
-        }
+    Error::JetStream(e) => ConsumerResetErrorKind::JetStream(e.clone()),
+    Error::Timeout => ConsumerResetErrorKind::TimedOut,
+    _ => ConsumerResetErrorKind::Request,
     }
-}
 
-impl SortCause for PurgeErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::JetStream(e) => PurgeErrorKind::JetStream(e.clone()),
-            Error::Timeout => PurgeErrorKind::TimedOut,
-            _ => PurgeErrorKind::Request,
-        }
+    DirectGetErrorKind {
+        Error::JetStream(e) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => DirectGetErrorKind::NotFound,
+        Error::JetStream(e) => DirectGetErrorKind::ErrorResponse(StatusCode(e.code), e.description.clone()),
+        _ if is_bad_input(cause) => DirectGetErrorKind::InvalidSubject,
+        Error::Timeout => DirectGetErrorKind::TimedOut,
+        Error::Protocol(_) => DirectGetErrorKind::Other,
+        _ => DirectGetErrorKind::Request,
     }
-}
 
-impl SortCause for LastRawMessageErrorKind {
-    fn sort(cause: &Error) -> Self {
-        match cause {
-            Error::JetStream(e) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => LastRawMessageErrorKind::NoMessageFound,
-            Error::JetStream(e) => LastRawMessageErrorKind::JetStream(e.clone()),
-            _ if is_bad_input(cause) => LastRawMessageErrorKind::InvalidSubject,
-            _ => LastRawMessageErrorKind::Other,
-        }
+    DeleteMessageErrorKind {
+        Error::JetStream(e) => DeleteMessageErrorKind::JetStream(e.clone()),
+        Error::Timeout => DeleteMessageErrorKind::TimedOut,
+        _ => DeleteMessageErrorKind::Request,
+    }
+
+    PurgeErrorKind {
+        Error::JetStream(e) => PurgeErrorKind::JetStream(e.clone()),
+        Error::Timeout => PurgeErrorKind::TimedOut,
+        _ => PurgeErrorKind::Request,
+    }
+
+    LastRawMessageErrorKind {
+        Error::JetStream(e) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => LastRawMessageErrorKind::NoMessageFound,
+        Error::JetStream(e) => LastRawMessageErrorKind::JetStream(e.clone()),
+        _ if is_bad_input(cause) => LastRawMessageErrorKind::InvalidSubject,
+        _ => LastRawMessageErrorKind::Other,
     }
 }
 
