@@ -40,7 +40,7 @@ pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
 mod wasm;
 
-pub use crate::core::{addr, conn, error, header, message, proto, request_many, subject, time};
+pub use crate::core::{addr, conn, error, header, machine, message, proto, request_many, subject, time, timer};
 pub(crate) use crate::core::{id_map, plain_json};
 
 pub use addr::ServerAddr;
