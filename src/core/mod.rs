@@ -27,6 +27,7 @@ pub mod object;
 pub(crate) mod plain_json;
 pub mod proto;
 pub mod request_many;
+pub mod session;
 pub mod subject;
 pub mod time;
 pub mod timer;
