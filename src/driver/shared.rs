@@ -11,13 +11,13 @@ use std::task::Waker;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
+use super::readers::{self, ReaderSlot};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
+use crate::core::jetstream::ack::AckLedger;
 use crate::core::session::{GatherKey, LedgerId, Session, SessionEvent};
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::id_map::IdMap;
-use crate::jetstream::ack::AckLedger;
-use crate::jetstream::reader::slot::{self, ReaderSlot};
 use crate::message::Message;
 use crate::request_many::RequestManyOptions;
 use crate::time::{Instant, soonest};
@@ -277,7 +277,7 @@ impl Inner {
     pub fn retire_reader(&mut self, sid: Sid) {
         if let Some(reader) = self.readers.remove(&sid) {
             reader.close();
-            slot::retire(&mut self.conn, sid, &reader);
+            readers::retire(&mut self.conn, sid, &reader);
         }
     }
 

@@ -2,14 +2,12 @@
 //! message) and `messages` (continuous consume, ADR-37); and from a push
 //! consumer ([`push`]). The protocol work — pulls, pending accounting,
 //! heartbeats, statuses, re-pulls after a reconnect, flow control — happens
-//! in the connection's driver task ([`slot`]); the streams here only hand
+//! in the connection's driver task (`driver/readers.rs`); the streams here only hand
 //! messages to the user and report what was taken (refills and flow-control
 //! replies wait for it).
 
 mod ordered;
 mod push;
-mod read_mark;
-pub(crate) mod slot;
 pub(crate) mod tracked;
 
 pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
@@ -30,9 +28,10 @@ use super::message::Message;
 use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
 use crate::client::Client;
 use crate::conn::Sid;
+use crate::driver::read_mark::ReadMark;
+use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderSlot};
 use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
-use slot::{EVENT_CAPACITY, Item, ReaderSlot};
 
 /// Room for messages between the driver and the reader. The pull machine
 /// bounds what is buffered (it counts untaken messages against its refill
@@ -322,7 +321,7 @@ pub struct Messages {
     report: Option<Report>,
     taken: (u64, u64),
     /// For a push reader: what was taken, which its flow control waits for.
-    mark: Option<Arc<read_mark::ReadMark>>,
+    mark: Option<Arc<ReadMark>>,
 }
 
 /// When a consume reader reports taken messages to the driver (a lock and a

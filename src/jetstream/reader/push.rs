@@ -7,9 +7,9 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::read_mark::ReadMark;
-use super::slot::{EVENT_CAPACITY, ReaderSlot};
 use super::{ITEM_CAPACITY, Messages};
+use crate::driver::read_mark::ReadMark;
+use crate::driver::readers::{EVENT_CAPACITY, ReaderSlot};
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo};
 use crate::jetstream::push::{PushInbox, PushOptions};

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use super::read_mark::ReadMark;
 use crate::conn::{Connection, RequestId, Sid};
+use crate::core::jetstream::api;
+use crate::core::jetstream::pull::{ConsumerEvent, Delivery, FetchEnd, PullConsumer, PullStatus, StatusKind};
+use crate::core::jetstream::push::PushInbox;
 use crate::error::Error;
-use crate::jetstream::api;
-use crate::jetstream::pull::{ConsumerEvent, Delivery, FetchEnd, PullConsumer, PullStatus, StatusKind};
-use crate::jetstream::push::PushInbox;
 use crate::message::Message;
 use crate::runtime::queue::Queue;
 use crate::time::Instant;
@@ -275,7 +275,7 @@ mod tests {
     use super::*;
     use crate::addr::ServerAddr;
     use crate::conn::Config;
-    use crate::jetstream::pull::ConsumeOptions;
+    use crate::core::jetstream::pull::ConsumeOptions;
 
     /// The driver hurries held-back writes only when a pull went out.
     #[test]
