@@ -327,3 +327,6 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
