@@ -6,8 +6,6 @@
 pub use crate::runtime::*;
 
 #[cfg(has_runtime)]
-pub(crate) mod read_mark;
-#[cfg(has_runtime)]
 pub(crate) mod readers;
 #[cfg(has_runtime)]
 pub(crate) mod shared;

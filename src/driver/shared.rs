@@ -11,16 +11,16 @@ use std::task::Waker;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
-use super::readers::{self, ReaderSlot};
+use super::readers::ReaderQueues;
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::core::jetstream::ack::AckLedger;
-use crate::core::session::{GatherKey, LedgerId, Session, SessionEvent};
+use crate::core::session::{GatherKey, LedgerId, Reader, Session, SessionEvent};
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::id_map::IdMap;
 use crate::message::Message;
 use crate::request_many::RequestManyOptions;
-use crate::time::{Instant, soonest};
+use crate::time::Instant;
 
 /// A user callback for connection events. `Send + Sync` natively; JS
 /// callbacks in wasm are neither.
@@ -67,9 +67,8 @@ pub(crate) struct Inner {
     /// commands are the connection's).
     pub conn: Session,
     pub subs: IdMap<Sid, Subscription>,
-    /// JetStream pull and push readers, ticked here so their heartbeats,
-    /// refills and flow-control replies never wait on the user.
-    pub readers: IdMap<Sid, ReaderSlot>,
+    /// The queues of the JetStream readers attached to the session.
+    readers: IdMap<Sid, ReaderQueues>,
     pub requests: IdMap<RequestId, Answer>,
     /// Answers ready to go out: the driver sends them once it lets go of the
     /// lock, so a requester woken on another thread does not find it held.
@@ -206,7 +205,24 @@ impl Inner {
     pub fn dispatch_events(&mut self, now: Instant) {
         while let Some(event) = self.conn.poll_event(now) {
             match event {
-                SessionEvent::Connection(event) => self.on_event(now, event),
+                SessionEvent::Connection(event) => self.on_event(event),
+                SessionEvent::ReaderItem { sid, item } => {
+                    let Some(queues) = self.readers.get(&sid) else { continue };
+                    if queues.items.push(item).is_err() && queues.items.is_closed() {
+                        // Its user went away: the message will be redelivered.
+                        self.retire_reader(sid);
+                    }
+                }
+                SessionEvent::ReaderEvent { sid, event } => {
+                    if let Some(queues) = self.readers.get(&sid) {
+                        let _ = queues.events.push(event);
+                    }
+                }
+                SessionEvent::ReaderEnded { sid } => {
+                    if let Some(queues) = self.readers.remove(&sid) {
+                        queues.close();
+                    }
+                }
                 SessionEvent::Reply { key, message } => {
                     if let Some(replies) = self.gathers.get(&key) {
                         // A full queue means the user stopped reading long ago.
@@ -226,6 +242,7 @@ impl Inner {
                 SessionEvent::FirstMessageMissed { sid } => self.end_silent_subscription(sid),
             }
         }
+        self.hurry |= self.conn.take_pulled();
         if self.conn.state() != State::Connected || self.conn.pending_bytes() < HIGH_WATER {
             for w in self.space_waiters.drain(..) {
                 w.wake();
@@ -233,15 +250,9 @@ impl Inner {
         }
     }
 
-    fn on_event(&mut self, now: Instant, event: Event) {
+    fn on_event(&mut self, event: Event) {
         match event {
-            Event::Message { sid, message } => match self.readers.get_mut(&sid) {
-                Some(reader) => {
-                    reader.handle_message(now, message);
-                    self.drive_reader(sid);
-                }
-                None => self.deliver(sid, message),
-            },
+            Event::Message { sid, message } => self.deliver(sid, message),
             Event::SubscriptionEnded { sid } => {
                 if let Some(sub) = self.subs.remove(&sid) {
                     sub.queue.close();
@@ -250,8 +261,6 @@ impl Inner {
             Event::Response { id, result } => {
                 if let Some(answer) = self.requests.remove(&id) {
                     self.answered.push((answer, id, result));
-                } else {
-                    self.answer_probe(id, &result);
                 }
             }
             Event::Flushed { id, result } => {
@@ -259,36 +268,37 @@ impl Inner {
                     let _ = tx.send(result);
                 }
             }
-            Event::Connection(event) => self.on_connection_event(now, event),
+            Event::Connection(event) => self.on_connection_event(event),
         }
     }
 
-    /// Publishes what a reader asks for; retires it when it is done.
-    pub fn drive_reader(&mut self, sid: Sid) {
-        let Some(reader) = self.readers.get_mut(&sid) else { return };
-        let driven = reader.drive(&mut self.conn);
-        self.hurry |= driven.pulled;
-        if driven.finished {
-            self.retire_reader(sid);
+    /// Attaches a reader to subscription `sid`, made for it, whose user
+    /// reads `queues`.
+    pub fn start_reader(&mut self, sid: Sid, reader: Reader, queues: ReaderQueues) {
+        self.readers.insert(sid, queues);
+        self.conn.attach_reader(sid, reader);
+        self.hurry |= self.conn.take_pulled();
+        self.wake_driver();
+    }
+
+    pub fn has_reader(&self, sid: Sid) -> bool {
+        self.readers.get(&sid).is_some()
+    }
+
+    /// The user of reader `sid` took `msgs` messages of `bytes`.
+    pub fn reader_taken(&mut self, now: Instant, sid: Sid, msgs: u64, bytes: u64) {
+        if self.conn.reader_taken(now, sid, msgs, bytes) {
+            self.hurry |= self.conn.take_pulled();
+            self.wake_driver();
         }
     }
 
     /// Removes a reader and its subscription, ending its streams.
     pub fn retire_reader(&mut self, sid: Sid) {
-        if let Some(reader) = self.readers.remove(&sid) {
-            reader.close();
-            readers::retire(&mut self.conn, sid, &reader);
+        if let Some(queues) = self.readers.remove(&sid) {
+            queues.close();
         }
-    }
-
-    /// Hands an answer nobody else waits for to the push reader that
-    /// probed its consumer (rare: only after missed heartbeats).
-    fn answer_probe(&mut self, id: RequestId, result: &Result<Message, Error>) {
-        let Some(sid) = self.readers.iter_mut().find_map(|(sid, r)| r.handle_response(id, result).then_some(*sid))
-        else {
-            return;
-        };
-        self.drive_reader(sid);
+        self.conn.retire_reader(sid);
     }
 
     /// Sends a request for many replies, read from `replies`.
@@ -344,27 +354,15 @@ impl Inner {
         self.conn.remove_ledger(id);
     }
 
-    /// The soonest deadline of the session and the readers.
+    /// The soonest deadline of the session.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let at = self.conn.poll_deadline().map(|d| d.at);
-        self.readers.values().fold(at, |at, r| soonest(at, r.poll_timeout()))
+        self.conn.poll_deadline().map(|d| d.at)
     }
 
     /// Fires what is due at `now`, in the connection and in readers.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.conn.handle_timeout(now);
-        let due: Vec<Sid> = self
-            .readers
-            .iter()
-            .filter(|(_, p)| p.poll_timeout().is_some_and(|at| at <= now))
-            .map(|(sid, _)| *sid)
-            .collect();
-        for sid in due {
-            if let Some(reader) = self.readers.get_mut(&sid) {
-                reader.handle_timeout(now);
-            }
-            self.drive_reader(sid);
-        }
+        self.hurry |= self.conn.take_pulled();
     }
 
     /// Ends a subscription whose first message did not come in time.
@@ -398,16 +396,7 @@ impl Inner {
         }
     }
 
-    fn on_connection_event(&mut self, now: Instant, event: ConnectionEvent) {
-        match &event {
-            ConnectionEvent::Disconnected { .. } => {
-                self.readers_each(|r| r.handle_disconnected(now));
-            }
-            ConnectionEvent::Reconnected { .. } => {
-                self.readers_each(|r| r.handle_reconnected(now));
-            }
-            _ => {}
-        }
+    fn on_connection_event(&mut self, event: ConnectionEvent) {
         match &event {
             ConnectionEvent::Connected { .. } => {
                 if let Some(tx) = self.first_connect.take() {
@@ -423,16 +412,6 @@ impl Inner {
             _ => {}
         }
         self.notify(event);
-    }
-
-    fn readers_each(&mut self, mut f: impl FnMut(&mut ReaderSlot)) {
-        let sids: Vec<Sid> = self.readers.keys().copied().collect();
-        for sid in sids {
-            if let Some(reader) = self.readers.get_mut(&sid) {
-                f(reader);
-            }
-            self.drive_reader(sid);
-        }
     }
 
     /// Ends every waiter: the connection is gone for good.

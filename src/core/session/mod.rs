@@ -1,6 +1,7 @@
 //! [`Session`]: the connection and the machines attached to it, driven as
-//! one. It owns the [`Connection`] and, under ids, the checkpoint ledgers,
-//! the requests for many replies and the first-message timers; it routes
+//! one. It owns the [`Connection`] and, under ids, the JetStream readers
+//! (by the sid of their subscription), the checkpoint ledgers, the
+//! requests for many replies and the first-message timers; it routes
 //! what the connection reports to them, folds their deadlines once (each
 //! with its [`Wake`] reason), and hands everything else on as a
 //! [`SessionEvent`] for the driver's waiters.
@@ -23,11 +24,17 @@ use crate::core::first_message::FirstMessageTimer;
 use crate::core::header::HeaderMap;
 use crate::core::id_map::IdMap;
 use crate::core::jetstream::ack::{Ack, AckLedger, LedgerTimer};
+use crate::core::jetstream::pull::{ConsumerEvent, Delivery};
 use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
 use crate::core::request_many::{Gather, GatherTimer, RequestManyOptions};
 use crate::core::time::Instant;
 use crate::core::timer::Deadline;
+
+mod reader;
+
+use reader::Outputs;
+pub use reader::{Reader, ReaderTimer};
 
 /// A checkpoint ledger attached to a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -45,6 +52,7 @@ pub enum GatherKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wake {
     Connection(conn::Timer),
+    Reader(Sid, ReaderTimer),
     Ledger(LedgerId, LedgerTimer),
     Gather(GatherKey, GatherTimer),
     /// A subscription's first message is overdue.
@@ -56,6 +64,12 @@ pub enum Wake {
 pub enum SessionEvent {
     /// What the connection reported and no attached machine took.
     Connection(Event),
+    /// For the user of reader `sid`: a message, or the error that ends it.
+    ReaderItem { sid: Sid, item: Result<Message, Error> },
+    /// For whoever watches reader `sid`'s events.
+    ReaderEvent { sid: Sid, event: ConsumerEvent },
+    /// Reader `sid` finished and was retired: its user's streams end.
+    ReaderEnded { sid: Sid },
     /// A reply of a request for many, for its reader.
     Reply { key: GatherKey, message: Message },
     /// The request for many failed; its end follows.
@@ -68,6 +82,11 @@ pub enum SessionEvent {
 
 pub struct Session {
     conn: Connection,
+    readers: IdMap<Sid, Reader>,
+    /// The push readers' probes in flight, by request.
+    probes: IdMap<RequestId, Sid>,
+    /// A reader published a pull since [`take_pulled`](Session::take_pulled).
+    pulled: bool,
     ledgers: IdMap<LedgerId, AckLedger>,
     next_ledger: u64,
     gathers: IdMap<GatherKey, Gather>,
@@ -94,6 +113,9 @@ impl Session {
     pub fn new(conn: Connection) -> Self {
         Session {
             conn,
+            readers: IdMap::default(),
+            probes: IdMap::default(),
+            pulled: false,
             ledgers: IdMap::default(),
             next_ledger: 0,
             gathers: IdMap::default(),
@@ -113,6 +135,18 @@ impl Session {
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.conn.poll_timeout().is_some_and(|at| at <= now) {
             self.conn.handle_timeout(now);
+        }
+        let due: Vec<Sid> = self
+            .readers
+            .iter()
+            .filter(|(_, r)| r.poll_deadline().is_some_and(|d| d.at <= now))
+            .map(|(sid, _)| *sid)
+            .collect();
+        for sid in due {
+            if let Some(reader) = self.readers.get_mut(&sid) {
+                reader.handle_timeout(now);
+            }
+            self.drive_reader(sid);
         }
         for ledger in self.ledgers.values_mut() {
             if ledger.poll_timeout().is_some_and(|at| at <= now) {
@@ -146,6 +180,34 @@ impl Session {
     }
 
     // ---- user commands
+
+    /// Attaches `reader` to subscription `sid` (made for it) and lets it
+    /// send its first pull.
+    pub fn attach_reader(&mut self, sid: Sid, reader: Reader) {
+        self.readers.insert(sid, reader);
+        self.drive_reader(sid);
+    }
+
+    /// The user of reader `sid` took `msgs` messages of `bytes`.
+    pub fn reader_taken(&mut self, now: Instant, sid: Sid, msgs: u64, bytes: u64) -> bool {
+        let Some(reader) = self.readers.get_mut(&sid) else { return false };
+        reader.handle_taken(now, msgs, bytes);
+        self.drive_reader(sid);
+        true
+    }
+
+    /// Detaches reader `sid` (its user stopped) and ends its subscription.
+    pub fn retire_reader(&mut self, sid: Sid) -> bool {
+        let Some(reader) = self.readers.remove(&sid) else { return false };
+        reader.retire(sid, &mut self.conn, &mut self.probes);
+        true
+    }
+
+    /// Whether a reader published a pull since the last call: the server
+    /// waits on it, so held-back writes should go now.
+    pub fn take_pulled(&mut self) -> bool {
+        std::mem::take(&mut self.pulled)
+    }
 
     pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
         self.next_ledger += 1;
@@ -216,6 +278,15 @@ impl Session {
             let event = self.conn.poll_event()?;
             match event {
                 Event::Message { sid, message } => {
+                    if let Some(reader) = self.readers.get_mut(&sid) {
+                        let delivery = reader.handle_message(now, &message);
+                        // What the drive has for the user comes after the message.
+                        self.drive_reader(sid);
+                        if delivery == Delivery::User {
+                            return Some(SessionEvent::ReaderItem { sid, item: Ok(message) });
+                        }
+                        continue;
+                    }
                     if !self.first_messages.is_empty() {
                         // The first message disarms the timeout.
                         self.first_messages.retain(|(id, _)| *id != sid);
@@ -228,10 +299,16 @@ impl Session {
                 }
                 Event::Response { id, result } => {
                     let key = GatherKey::Request(id);
-                    if self.gathers.get(&key).is_none() {
+                    if self.gathers.get(&key).is_some() {
+                        self.feed_gather(now, key, result);
+                    } else if let Some(sid) = self.probes.remove(&id) {
+                        if let Some(reader) = self.readers.get_mut(&sid) {
+                            reader.handle_probe(&result);
+                        }
+                        self.drive_reader(sid);
+                    } else {
                         return Some(SessionEvent::Connection(Event::Response { id, result }));
                     }
-                    self.feed_gather(now, key, result);
                 }
                 Event::Connection(event) => {
                     self.on_connection_event(now, &event);
@@ -245,6 +322,9 @@ impl Session {
     /// The soonest deadline of the connection and every attached machine, and why.
     pub fn poll_deadline(&self) -> Option<Deadline<Wake>> {
         let mut next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
+        for (sid, reader) in self.readers.iter() {
+            next = Deadline::soonest(next, reader.poll_deadline().map(|d| d.map(|t| Wake::Reader(*sid, t))));
+        }
         for (id, ledger) in self.ledgers.iter() {
             next = Deadline::soonest(next, ledger.poll_deadline().map(|d| d.map(|t| Wake::Ledger(*id, t))));
         }
@@ -263,18 +343,44 @@ impl Session {
     fn on_connection_event(&mut self, now: Instant, event: &ConnectionEvent) {
         match event {
             ConnectionEvent::Disconnected { .. } => {
+                self.readers_link(now, Link::Down);
                 self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Down));
             }
             ConnectionEvent::Reconnected { .. } => {
+                self.readers_link(now, Link::Up);
                 self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Up));
                 self.send_progress();
             }
             ConnectionEvent::Closed { .. } => {
                 // Their readers are ended by whoever waits on them.
+                self.readers = IdMap::default();
+                self.probes = IdMap::default();
                 self.gathers = IdMap::default();
                 self.first_messages.clear();
             }
             _ => {}
+        }
+    }
+
+    fn readers_link(&mut self, now: Instant, link: Link) {
+        let sids: Vec<Sid> = self.readers.keys().copied().collect();
+        for sid in sids {
+            if let Some(reader) = self.readers.get_mut(&sid) {
+                reader.handle_link(now, link);
+            }
+            self.drive_reader(sid);
+        }
+    }
+
+    /// Publishes what reader `sid` asks for; retires it when it is done.
+    fn drive_reader(&mut self, sid: Sid) {
+        let Some(reader) = self.readers.get_mut(&sid) else { return };
+        let out = Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
+        let driven = reader.drive(sid, out);
+        self.pulled |= driven.pulled;
+        if driven.finished {
+            self.retire_reader(sid);
+            self.events.push_back(SessionEvent::ReaderEnded { sid });
         }
     }
 

@@ -11,6 +11,7 @@ use super::*;
 use crate::core::addr::ServerAddr;
 use crate::core::conn::{Action, Config};
 use crate::core::jetstream::ack::AckToken;
+use crate::core::jetstream::pull::{ConsumeOptions, PullConsumer};
 use crate::core::request_many::RequestStrategy;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -278,4 +279,87 @@ fn a_closed_session_forgets_its_machines() {
     );
     assert_eq!(pair.session.poll_deadline(), None, "nothing left to wake for");
     assert!(pair.advance(10_000).is_empty());
+}
+
+const NEXT: &str = "$JS.API.CONSUMER.MSG.NEXT.S.C";
+
+/// A consume reader of consumer `C` on inbox `_INBOX.r`, with its first pull out.
+fn attach_pull(pair: &mut Pair) -> Sid {
+    let sid = pair.session.subscribe("_INBOX.r", None).expect("an inbox");
+    let options = ConsumeOptions { max_messages: Some(10), ..ConsumeOptions::default() };
+    let machine = PullConsumer::consume(pair.now, options).expect("valid options");
+    pair.session.attach_reader(sid, Reader::pull(machine, NEXT.into(), "_INBOX.r".into()));
+    pair.settle();
+    sid
+}
+
+fn pulls(written: &str) -> usize {
+    written.matches(&format!("PUB {NEXT} _INBOX.r ")).count()
+}
+
+fn status(sid: Sid, code: u16, description: &str) -> String {
+    let headers = format!("NATS/1.0 {code} {description}\r\n\r\n");
+    format!("HMSG _INBOX.r {} {} {}\r\n{headers}\r\n", sid.0, headers.len(), headers.len())
+}
+
+#[test]
+fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion() {
+    let mut pair = Pair::connected();
+    let sid = attach_pull(&mut pair);
+    assert_eq!(pulls(&pair.take_written()), 1, "the first pull goes out when attached");
+    assert!(pair.session.take_pulled() && !pair.session.take_pulled(), "the driver learns it once");
+
+    // A message for the user, whose ack a checkpoint ledger then holds.
+    pair.send(&format!("MSG orders {} $JS.ACK.S.C.1.7.7.0.0 1\r\na\r\n", sid.0));
+    let events = pair.take_events();
+    assert!(
+        matches!(events.as_slice(), [SessionEvent::ReaderItem { sid: s, item: Ok(m) }] if *s == sid && m.payload == "a")
+    );
+    let ledger = pair.track_one();
+
+    // A reconnect: the server forgot the pull, so it goes out again.
+    pair.reconnect();
+    assert_eq!(pulls(&pair.take_written()), 1, "re-pulled after the reconnect");
+    assert!(pair.take_events().iter().any(|e| matches!(e, SessionEvent::ReaderEvent { .. })), "the reset is reported");
+
+    // A new consumer leader forgot every pull: pull again, keep reading.
+    pair.send(&status(sid, 409, "Leadership Change"));
+    assert_eq!(pulls(&pair.take_written()), 1, "re-pulled after the leader change");
+    let events = pair.take_events();
+    assert!(!events.iter().any(|e| matches!(e, SessionEvent::ReaderEnded { .. })), "{events:?}");
+
+    // The +WPI goes out on its deadline with the reader's heartbeat watch running.
+    pair.advance(ACK_WAIT.as_millis() as u64 / 2);
+    assert!(is_progress(&pair.take_written()), "the ledger kept the delivery alive");
+    assert!(pair.session.ledger_mut(ledger).is_some());
+
+    // The consumer is deleted: an error for the user, the event, the end.
+    pair.take_events();
+    pair.send(&status(sid, 409, "Consumer Deleted"));
+    let events = pair.take_events();
+    assert!(
+        matches!(events.as_slice(), [
+        SessionEvent::ReaderItem { item: Err(Error::ConsumerStatus(_)), .. },
+        SessionEvent::ReaderEvent { event: ConsumerEvent::Terminal(_), .. },
+        SessionEvent::ReaderEnded { sid: ended },
+        SessionEvent::Connection(Event::SubscriptionEnded { .. }),
+    ] if *ended == sid),
+        "{events:?}"
+    );
+    assert!(pair.take_written().contains(&format!("UNSUB {}\r\n", sid.0)), "its subscription ends");
+    assert!(!pair.session.reader_taken(pair.now, sid, 1, 1), "retired");
+}
+
+#[test]
+fn a_reader_stopped_by_its_user_is_retired_and_wakes_nothing() {
+    let mut pair = Pair::connected();
+    let sid = attach_pull(&mut pair);
+    assert!(matches!(pair.session.poll_deadline(), Some(Deadline { reason: Wake::Reader(s, _), .. }) if s == sid));
+    assert!(pair.session.retire_reader(sid));
+    pair.settle();
+    assert!(pair.take_written().contains(&format!("UNSUB {}\r\n", sid.0)));
+    pair.take_events();
+    assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Reader(..))));
+    pair.send(&format!("MSG orders {} $JS.ACK.S.C.1.8.8.0.0 1\r\nb\r\n", sid.0));
+    assert!(pair.take_events().is_empty(), "a late message goes nowhere");
 }

@@ -28,8 +28,9 @@ use super::message::Message;
 use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
 use crate::client::Client;
 use crate::conn::Sid;
-use crate::driver::read_mark::ReadMark;
-use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderSlot};
+use crate::core::jetstream::read_mark::ReadMark;
+use crate::core::session::Reader;
+use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderQueues};
 use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
 
@@ -121,9 +122,8 @@ impl Puller<'_> {
         let sid = {
             let mut inner = client.shared().lock();
             let sid = inner.conn.subscribe(&inbox, None)?;
-            inner.readers.insert(sid, ReaderSlot::pull(machine, next_subject, inbox, items.clone(), events.clone()));
-            inner.drive_reader(sid);
-            inner.wake_driver();
+            let queues = ReaderQueues { items: items.clone(), events: events.clone() };
+            inner.start_reader(sid, Reader::pull(machine, next_subject, inbox), queues);
             sid
         };
         let ack_timeout = context.timeout();
@@ -372,7 +372,7 @@ impl Messages {
     /// redelivered once their ack_wait passes.
     pub fn stop(&mut self) {
         let mut inner = self.client.shared().lock();
-        if inner.readers.get(&self.sid).is_some() {
+        if inner.has_reader(self.sid) {
             inner.retire_reader(self.sid);
             inner.wake_driver();
         }
@@ -402,12 +402,7 @@ impl Messages {
     fn report_taken(&mut self) {
         let (msgs, bytes) = std::mem::take(&mut self.taken);
         let now = self.client.now();
-        let mut inner = self.client.shared().lock();
-        if let Some(reader) = inner.readers.get_mut(&self.sid) {
-            reader.handle_taken(now, msgs, bytes);
-            inner.drive_reader(self.sid);
-            inner.wake_driver();
-        }
+        self.client.shared().lock().reader_taken(now, self.sid, msgs, bytes);
     }
 }
 
