@@ -29,7 +29,9 @@ pub enum ReaderTimer {
 }
 
 /// The machine of a reader and what it publishes to.
-pub enum Reader {
+pub struct Reader(Kind);
+
+enum Kind {
     Pull {
         /// Boxed, as the push inbox: the map of readers stays small.
         machine: Box<PullConsumer>,
@@ -67,25 +69,25 @@ pub(super) struct Outputs<'a> {
 impl Reader {
     /// A pull reader whose pulls ask for delivery to `inbox`.
     pub fn pull(machine: PullConsumer, next_subject: String, inbox: String) -> Self {
-        Reader::Pull { machine: Box::new(machine), next_subject, inbox }
+        Reader(Kind::Pull { machine: Box::new(machine), next_subject, inbox })
     }
 
     /// A push reader on a consumer's deliver subject, whose user's stream
     /// counts what it takes in `mark`.
-    pub fn push(inbox: PushInbox, info_subject: Option<String>, mark: Arc<ReadMark>) -> Self {
-        Reader::Push { inbox: Box::new(inbox), info_subject, probe: None, mark }
+    pub(crate) fn push(inbox: PushInbox, info_subject: Option<String>, mark: Arc<ReadMark>) -> Self {
+        Reader(Kind::Push { inbox: Box::new(inbox), info_subject, probe: None, mark })
     }
 
     pub(super) fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
-        match self {
-            Reader::Pull { machine, .. } => machine.handle_input(now, message),
-            Reader::Push { inbox, .. } => inbox.handle_input(now, message),
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_input(now, message),
+            Kind::Push { inbox, .. } => inbox.handle_input(now, message),
         }
     }
 
     /// The answer to this reader's probe.
     pub(super) fn handle_probe(&mut self, result: &Result<Message, Error>) {
-        let Reader::Push { inbox, probe, .. } = self else { return };
+        let Kind::Push { inbox, probe, .. } = &mut self.0 else { return };
         *probe = None;
         inbox.handle_probe(match result {
             Ok(reply) => api::check_response(&reply.payload),
@@ -95,38 +97,38 @@ impl Reader {
 
     /// The user took `msgs` messages of `bytes` (pull readers refill by it).
     pub(super) fn handle_taken(&mut self, now: Instant, msgs: u64, bytes: u64) {
-        if let Reader::Pull { machine, .. } = self {
+        if let Kind::Pull { machine, .. } = &mut self.0 {
             machine.handle_taken(now, msgs, bytes);
         }
     }
 
     pub(super) fn handle_timeout(&mut self, now: Instant) {
-        match self {
-            Reader::Pull { machine, .. } => Machine::handle_timeout(machine.as_mut(), now),
-            Reader::Push { inbox, .. } => Machine::handle_timeout(inbox.as_mut(), now),
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => Machine::handle_timeout(machine.as_mut(), now),
+            Kind::Push { inbox, .. } => Machine::handle_timeout(inbox.as_mut(), now),
         }
     }
 
     pub(super) fn handle_link(&mut self, now: Instant, link: Link) {
-        match self {
-            Reader::Pull { machine, .. } => machine.handle_link(now, link),
-            Reader::Push { inbox, .. } => inbox.handle_link(now, link),
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_link(now, link),
+            Kind::Push { inbox, .. } => inbox.handle_link(now, link),
         }
     }
 
     pub(super) fn poll_deadline(&self) -> Option<Deadline<ReaderTimer>> {
-        match self {
-            Reader::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),
-            Reader::Push { inbox, .. } => inbox.poll_deadline().map(|d| d.map(ReaderTimer::Push)),
+        match &self.0 {
+            Kind::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),
+            Kind::Push { inbox, .. } => inbox.poll_deadline().map(|d| d.map(ReaderTimer::Push)),
         }
     }
 
     /// Publishes what the machine asks for (pulls; flow-control replies and
     /// probes) and hands on its events.
     pub(super) fn drive(&mut self, sid: Sid, out: Outputs<'_>) -> Driven {
-        match self {
-            Reader::Pull { machine, next_subject, inbox } => drive_pull(machine, next_subject, inbox, sid, out),
-            Reader::Push { inbox, info_subject, probe, mark } => {
+        match &mut self.0 {
+            Kind::Pull { machine, next_subject, inbox } => drive_pull(machine, next_subject, inbox, sid, out),
+            Kind::Push { inbox, info_subject, probe, mark } => {
                 let finished = drive_push(inbox, info_subject.as_deref(), probe, mark, sid, out);
                 Driven { pulled: false, finished }
             }
@@ -136,7 +138,7 @@ impl Reader {
     /// Unsubscribes a reader that is gone and forgets its probe.
     pub(super) fn retire(&self, sid: Sid, conn: &mut Connection, probes: &mut IdMap<RequestId, Sid>) {
         let _ = conn.unsubscribe(sid, None);
-        if let Reader::Push { probe: Some(id), .. } = self {
+        if let Kind::Push { probe: Some(id), .. } = &self.0 {
             conn.cancel_request(*id);
             probes.remove(id);
         }
