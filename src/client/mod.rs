@@ -36,7 +36,6 @@ use crate::proto::ServerInfo;
 use crate::runtime::queue::Queue;
 
 pub use crate::conn::ConnectionEvent as Event;
-pub(crate) use crate::core::first_message::FirstMessageTimer;
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
     RequestErrorKind, SubscribeError, SubscribeErrorKind,
@@ -44,7 +43,6 @@ pub use error::{
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub use request::Request;
-pub(crate) use request_many::{GatherKey, GatherSlot};
 pub use request_many::{RequestMany, Responses};
 pub use response::ResponseFuture;
 pub use subscriber::Subscriber;

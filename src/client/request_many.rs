@@ -1,8 +1,8 @@
 //! Scatter-gather requests: [`Client::request_many`] and the [`Responses`]
-//! stream. The end rules are the sans-IO [`Gather`]; the driver feeds it
-//! every reply (of the muxed inbox, or of the request's own subscription
-//! with `no_mux`) and its timer ([`GatherSlot`]), so a request ends on time
-//! even while nobody reads.
+//! stream. The end rules are the sans-IO [`Gather`](crate::request_many::Gather),
+//! which the session feeds every reply (of the muxed inbox, or of the
+//! request's own subscription with `no_mux`) and its timer, so a request
+//! ends on time even while nobody reads.
 
 use std::future::{IntoFuture, Ready, ready};
 use std::pin::Pin;
@@ -14,78 +14,12 @@ use bytes::Bytes;
 use futures_core::Stream;
 
 use super::Client;
-use crate::conn::{RequestId, Sid};
+use crate::core::session::GatherKey;
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::message::Message;
-use crate::request_many::{Gather, RequestManyOptions, RequestStrategy};
+use crate::request_many::{RequestManyOptions, RequestStrategy};
 use crate::runtime::queue::Queue;
-use crate::time::Instant;
-
-/// Where the replies of a request for many come: the muxed inbox, or a
-/// subscription of its own (`no_mux`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum GatherKey {
-    Request(RequestId),
-    Sub(Sid),
-}
-
-/// The driver's side of one request for many replies.
-pub(crate) struct GatherSlot {
-    machine: Gather,
-    items: Arc<Queue<Result<Message, Error>>>,
-}
-
-impl GatherSlot {
-    /// Routes one reply (or the error that ends the request).
-    pub(crate) fn handle(&mut self, now: Instant, result: Result<Message, Error>) {
-        match result {
-            Ok(message) => {
-                if self.machine.handle_message(now, &message) {
-                    // A full queue means the user stopped reading long ago.
-                    let _ = self.items.push(Ok(message));
-                }
-            }
-            Err(error) => {
-                if !self.machine.is_finished() {
-                    self.machine.handle_failure();
-                    let _ = self.items.push(Err(error));
-                }
-            }
-        }
-        self.close_if_finished();
-    }
-
-    /// A message on the request's own subscription: a no-responders status
-    /// ends it, as on the muxed inbox.
-    pub(crate) fn handle_sub_message(&mut self, now: Instant, message: Message) {
-        self.handle(now, message.into_answer());
-    }
-
-    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        self.machine.poll_timeout()
-    }
-
-    pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        self.machine.handle_timeout(now);
-        self.close_if_finished();
-    }
-
-    pub(crate) fn is_finished(&self) -> bool {
-        self.machine.is_finished()
-    }
-
-    /// Ends the user's stream after what it holds.
-    pub(crate) fn close(&self) {
-        self.items.close();
-    }
-
-    fn close_if_finished(&self) {
-        if self.machine.is_finished() {
-            self.items.close();
-        }
-    }
-}
 
 impl Client {
     /// A request answered by many responders (nats.js `requestMany`): the
@@ -121,23 +55,9 @@ impl Client {
         payload: &[u8],
         options: &RequestManyOptions,
     ) -> Result<Responses, Error> {
-        let machine = Gather::new(self.now(), options)?;
         let items = Queue::new(self.inner.subscription_capacity);
-        let mut inner = self.inner.shared.lock();
-        let key = if options.no_mux {
-            let inbox = inner.conn.new_inbox();
-            let sid = inner.conn.subscribe(&inbox, None)?;
-            if let Err(e) = inner.conn.publish(subject, Some(&inbox), headers, payload) {
-                let _ = inner.conn.unsubscribe(sid, None);
-                return Err(e);
-            }
-            GatherKey::Sub(sid)
-        } else {
-            GatherKey::Request(inner.conn.request_many(subject, headers, payload)?)
-        };
-        inner.gathers.insert(key, GatherSlot { machine, items: items.clone() });
-        // The driver must learn the new deadline, not only write.
-        inner.wake_driver();
+        let now = self.now();
+        let key = self.inner.shared.lock().request_many(now, (subject, headers, payload), options, items.clone())?;
         Ok(Responses { key, items, client: self.clone() })
     }
 }
@@ -236,12 +156,7 @@ impl Responses {
     /// Ends the request now: replies already received can still be read,
     /// then the stream ends.
     pub fn stop(&mut self) {
-        let mut inner = self.client.inner.shared.lock();
-        if let Some(slot) = inner.gathers.remove(&self.key) {
-            slot.close();
-            inner.forget_gather(self.key);
-            inner.wake_driver();
-        }
+        self.client.inner.shared.lock().stop_gather(self.key);
     }
 }
 

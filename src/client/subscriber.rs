@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::message::Message;
 use crate::runtime::queue::Queue;
 
-use super::{Client, FirstMessageTimer};
+use super::Client;
 
 /// Messages of one subscription, as a `Stream`. Dropping it unsubscribes.
 pub struct Subscriber {
@@ -109,11 +109,7 @@ impl Subscriber {
         let now = self.client.now();
         let mut inner = self.client.inner.shared.lock();
         if self.messages.pushed() == 0 && inner.subs.get(&self.sid).is_some() {
-            let timer = FirstMessageTimer::new(now, timeout);
-            inner.first_messages.retain(|(sid, ..)| *sid != self.sid);
-            inner.first_messages.push((self.sid, timer, self.timed_out.clone()));
-            // The driver must learn the new deadline.
-            inner.wake_driver();
+            inner.expect_first_message(now, self.sid, timeout, self.timed_out.clone());
         }
     }
 

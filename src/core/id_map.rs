@@ -64,10 +64,6 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.entries.iter().map(|(_, v)| v)
-    }
-
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
         self.entries.iter_mut().map(|(_, v)| v)
     }
@@ -108,7 +104,7 @@ mod tests {
         assert_eq!(map.insert(6, 60), None);
         map.values_mut().for_each(|v| *v += 1);
         assert_eq!(map.iter_mut().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(), [(2, 21), (3, 31), (5, 56), (6, 61)]);
-        assert_eq!(map.values().sum::<i32>(), 169);
+        assert_eq!(map.iter().map(|(_, v)| *v).sum::<i32>(), 169);
         assert_eq!(map.iter().map(|(k, _)| k).sum::<i32>(), 16);
         assert_eq!(map.drain().count(), 4);
         assert!(map.is_empty());

@@ -3,6 +3,7 @@
 //! events and the next deadline come out. Nothing here names tokio,
 //! wasm-bindgen, the driver or the API folders, so it builds alone.
 //!
+//! - [`machine`]: the interface every protocol machine shares;
 //! - [`proto`]: the wire codec; [`conn`]: the connection machine;
 //! - [`jetstream`]: the pull, push, ordered and ack machines and the API's
 //!   JSON types; [`request_many`]: the end rules of scatter-gather requests;
@@ -10,7 +11,7 @@
 //! - [`kv`] and [`object`]: the Key-Value and Object Store rules (names,
 //!   subjects, entries, metas, digests, the streams they need);
 //! - the small shared types: [`addr`], [`error`], [`header`], [`message`],
-//!   [`subject`], [`time`], and the crate's own `id_map` and `plain_json`.
+//!   [`subject`], [`time`] (and [`timer`], the one timer table), and the crate's own `id_map` and `plain_json`.
 
 pub mod addr;
 pub mod conn;
@@ -20,10 +21,13 @@ pub mod header;
 pub(crate) mod id_map;
 pub mod jetstream;
 pub mod kv;
+pub mod machine;
 pub mod message;
 pub mod object;
 pub(crate) mod plain_json;
 pub mod proto;
 pub mod request_many;
+pub mod session;
 pub mod subject;
 pub mod time;
+pub mod timer;

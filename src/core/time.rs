@@ -50,6 +50,28 @@ impl AddAssign<Duration> for Instant {
     }
 }
 
+/// The latest `now` a machine was given: time that runs backwards (a
+/// driver's clock stepped back, two threads racing) counts as standing
+/// still, so no deadline already passed comes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Clock(Instant);
+
+impl Clock {
+    pub const fn new(now: Instant) -> Self {
+        Clock(now)
+    }
+
+    /// Moves to `now` unless it is earlier; the time to act on.
+    pub fn advance(&mut self, now: Instant) -> Instant {
+        self.0 = self.0.max(now);
+        self.0
+    }
+
+    pub const fn now(self) -> Instant {
+        self.0
+    }
+}
+
 /// The earlier of two optional deadlines; `None` means "no deadline".
 pub fn soonest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
     match (a, b) {
@@ -73,6 +95,14 @@ mod tests {
         assert_eq!(soonest(None, Some(b)), Some(b));
         assert_eq!(soonest(Some(a), None), Some(a));
         assert_eq!(soonest(None, None), None);
+    }
+
+    #[test]
+    fn a_clock_never_goes_back() {
+        let mut clock = Clock::new(Instant::from_millis(5));
+        assert_eq!(clock.advance(Instant::from_millis(9)), Instant::from_millis(9));
+        assert_eq!(clock.advance(Instant::from_millis(3)), Instant::from_millis(9));
+        assert_eq!(clock.now(), Instant::from_millis(9));
     }
 
     #[test]

@@ -6,6 +6,8 @@
 pub use crate::runtime::*;
 
 #[cfg(has_runtime)]
+pub(crate) mod readers;
+#[cfg(has_runtime)]
 pub(crate) mod shared;
 #[cfg(has_runtime)]
 pub(crate) mod task;

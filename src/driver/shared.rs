@@ -1,7 +1,8 @@
 //! State shared between the user-facing handles (Client, Subscriber) and the
-//! driver task: the sans-IO connection plus the waiters for its results.
-//! Every user command locks it, calls the connection, and wakes the driver;
-//! the driver locks it to feed input and drain output. Nothing here blocks.
+//! driver task: the sans-IO [`Session`] plus the waiters for its results,
+//! keyed by the session's ids. Every user command locks it, calls the
+//! session, and wakes the driver; the driver locks it to feed input and
+//! drain output. Nothing here blocks.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,14 +11,16 @@ use std::task::Waker;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
-use crate::client::{FirstMessageTimer, GatherKey, GatherSlot};
+use super::readers::ReaderQueues;
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
+use crate::core::jetstream::ack::AckLedger;
+use crate::core::session::{GatherKey, LedgerId, Reader, Session, SessionEvent};
 use crate::error::Error;
+use crate::header::HeaderMap;
 use crate::id_map::IdMap;
-use crate::jetstream::ack::{Ack, AckLedger};
-use crate::jetstream::reader::slot::{self, ReaderSlot};
 use crate::message::Message;
-use crate::time::{Instant, soonest};
+use crate::request_many::RequestManyOptions;
+use crate::time::Instant;
 
 /// A user callback for connection events. `Send + Sync` natively; JS
 /// callbacks in wasm are neither.
@@ -56,25 +59,25 @@ pub(crate) struct Subscription {
     pub dropped: u64,
 }
 
+/// The reader of a request for many replies.
+pub(crate) type Replies = Arc<Queue<Result<Message, Error>>>;
+
 pub(crate) struct Inner {
-    pub conn: Connection,
+    /// The session: the connection and the machines attached to it (its
+    /// commands are the connection's).
+    pub conn: Session,
     pub subs: IdMap<Sid, Subscription>,
-    /// JetStream pull and push readers, ticked here so their heartbeats,
-    /// refills and flow-control replies never wait on the user.
-    pub readers: IdMap<Sid, ReaderSlot>,
-    /// Checkpoint ledgers, whose `+WPI`s go out from the driver's clock.
-    ledgers: IdMap<u64, AckLedger>,
-    next_ledger: u64,
+    /// The queues of the JetStream readers attached to the session.
+    readers: IdMap<Sid, ReaderQueues>,
     pub requests: IdMap<RequestId, Answer>,
     /// Answers ready to go out: the driver sends them once it lets go of the
     /// lock, so a requester woken on another thread does not find it held.
     pub answered: Vec<Answered>,
-    /// Requests for many replies, whose end rules tick here.
-    pub gathers: IdMap<GatherKey, GatherSlot>,
-    /// Subscriptions still waiting for their first message under a timeout
-    /// (nats.js `SubOpts.timeout`), with the flag their `Subscriber` reads;
-    /// a few at most, so a plain list.
-    pub first_messages: Vec<(Sid, FirstMessageTimer, Arc<AtomicBool>)>,
+    /// The readers of requests for many replies.
+    gathers: IdMap<GatherKey, Replies>,
+    /// The flags the `Subscriber`s under a first-message timeout read; a
+    /// few at most, so a plain list.
+    timed_out: Vec<(Sid, Arc<AtomicBool>)>,
     pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
     pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
@@ -122,15 +125,13 @@ impl Shared {
     pub fn new(conn: Connection, callback: Option<EventCallback>) -> (Arc<Self>, oneshot::Receiver<Result<(), Error>>) {
         let (tx, rx) = oneshot::channel();
         let inner = Inner {
-            conn,
+            conn: Session::new(conn),
             subs: IdMap::default(),
             readers: IdMap::default(),
-            ledgers: IdMap::default(),
-            next_ledger: 0,
             requests: IdMap::default(),
             answered: Vec::new(),
             gathers: IdMap::default(),
-            first_messages: Vec::new(),
+            timed_out: Vec::new(),
             flushes: IdMap::default(),
             first_connect: Some(tx),
             closed_waiters: Vec::new(),
@@ -202,44 +203,46 @@ impl Inner {
 
     /// Routes everything the connection has to report to its waiters.
     pub fn dispatch_events(&mut self, now: Instant) {
-        while let Some(event) = self.conn.poll_event() {
+        while let Some(event) = self.conn.poll_event(now) {
             match event {
-                Event::Message { sid, message } => match self.readers.get_mut(&sid) {
-                    Some(reader) => {
-                        reader.handle_message(now, message);
-                        self.drive_reader(sid);
-                    }
-                    None => match self.gathers.get_mut(&GatherKey::Sub(sid)) {
-                        Some(gather) => {
-                            gather.handle_sub_message(now, message);
-                            self.retire_gather_if_finished(GatherKey::Sub(sid));
-                        }
-                        None => self.deliver(sid, message),
-                    },
-                },
-                Event::SubscriptionEnded { sid } => {
-                    if let Some(sub) = self.subs.remove(&sid) {
-                        sub.queue.close();
+                SessionEvent::Connection(event) => self.on_event(event),
+                SessionEvent::ReaderItem { sid, item } => {
+                    let Some(queues) = self.readers.get(&sid) else { continue };
+                    if queues.items.push(item).is_err() && queues.items.is_closed() {
+                        // Its user went away: the message will be redelivered.
+                        self.retire_reader(sid);
                     }
                 }
-                Event::Response { id, result } => {
-                    if let Some(gather) = self.gathers.get_mut(&GatherKey::Request(id)) {
-                        gather.handle(now, result);
-                        self.retire_gather_if_finished(GatherKey::Request(id));
-                    } else if let Some(answer) = self.requests.remove(&id) {
-                        self.answered.push((answer, id, result));
-                    } else {
-                        self.answer_probe(id, &result);
+                SessionEvent::ReaderEvent { sid, event } => {
+                    if let Some(queues) = self.readers.get(&sid) {
+                        let _ = queues.events.push(event);
                     }
                 }
-                Event::Flushed { id, result } => {
-                    if let Some(tx) = self.flushes.remove(&id) {
-                        let _ = tx.send(result);
+                SessionEvent::ReaderEnded { sid } => {
+                    if let Some(queues) = self.readers.remove(&sid) {
+                        queues.close();
                     }
                 }
-                Event::Connection(event) => self.on_connection_event(now, event),
+                SessionEvent::Reply { key, message } => {
+                    if let Some(replies) = self.gathers.get(&key) {
+                        // A full queue means the user stopped reading long ago.
+                        let _ = replies.push(Ok(message));
+                    }
+                }
+                SessionEvent::GatherFailed { key, error } => {
+                    if let Some(replies) = self.gathers.get(&key) {
+                        let _ = replies.push(Err(error));
+                    }
+                }
+                SessionEvent::GatherEnded { key } => {
+                    if let Some(replies) = self.gathers.remove(&key) {
+                        replies.close();
+                    }
+                }
+                SessionEvent::FirstMessageMissed { sid } => self.end_silent_subscription(sid),
             }
         }
+        self.hurry |= self.conn.take_pulled();
         if self.conn.state() != State::Connected || self.conn.pending_bytes() < HIGH_WATER {
             for w in self.space_waiters.drain(..) {
                 w.wake();
@@ -247,149 +250,138 @@ impl Inner {
         }
     }
 
-    /// Publishes what a reader asks for; retires it when it is done.
-    pub fn drive_reader(&mut self, sid: Sid) {
-        let Some(reader) = self.readers.get_mut(&sid) else { return };
-        let driven = reader.drive(&mut self.conn);
-        self.hurry |= driven.pulled;
-        if driven.finished {
-            self.retire_reader(sid);
+    fn on_event(&mut self, event: Event) {
+        match event {
+            Event::Message { sid, message } => self.deliver(sid, message),
+            Event::SubscriptionEnded { sid } => {
+                if let Some(sub) = self.subs.remove(&sid) {
+                    sub.queue.close();
+                }
+            }
+            Event::Response { id, result } => {
+                if let Some(answer) = self.requests.remove(&id) {
+                    self.answered.push((answer, id, result));
+                }
+            }
+            Event::Flushed { id, result } => {
+                if let Some(tx) = self.flushes.remove(&id) {
+                    let _ = tx.send(result);
+                }
+            }
+            Event::Connection(event) => self.on_connection_event(event),
+        }
+    }
+
+    /// Attaches a reader to subscription `sid`, made for it, whose user
+    /// reads `queues`.
+    pub fn start_reader(&mut self, sid: Sid, reader: Reader, queues: ReaderQueues) {
+        self.readers.insert(sid, queues);
+        self.conn.attach_reader(sid, reader);
+        self.hurry |= self.conn.take_pulled();
+        self.wake_driver();
+    }
+
+    pub fn has_reader(&self, sid: Sid) -> bool {
+        self.readers.get(&sid).is_some()
+    }
+
+    /// The user of reader `sid` took `msgs` messages of `bytes`.
+    pub fn reader_taken(&mut self, now: Instant, sid: Sid, msgs: u64, bytes: u64) {
+        if self.conn.reader_taken(now, sid, msgs, bytes) {
+            self.hurry |= self.conn.take_pulled();
+            self.wake_driver();
         }
     }
 
     /// Removes a reader and its subscription, ending its streams.
     pub fn retire_reader(&mut self, sid: Sid) {
-        if let Some(reader) = self.readers.remove(&sid) {
-            reader.close();
-            slot::retire(&mut self.conn, sid, &reader);
+        if let Some(queues) = self.readers.remove(&sid) {
+            queues.close();
+        }
+        self.conn.retire_reader(sid);
+    }
+
+    /// Sends a request for many replies, read from `replies`.
+    pub fn request_many(
+        &mut self,
+        now: Instant,
+        request: (&str, Option<&HeaderMap>, &[u8]),
+        options: &RequestManyOptions,
+        replies: Replies,
+    ) -> Result<GatherKey, Error> {
+        let (subject, headers, payload) = request;
+        let key = self.conn.request_many(now, subject, headers, payload, options)?;
+        self.gathers.insert(key, replies);
+        // The driver must learn the new deadline, not only write.
+        self.wake_driver();
+        Ok(key)
+    }
+
+    /// The reader of a request for many stopped reading.
+    pub fn stop_gather(&mut self, key: GatherKey) {
+        if let Some(replies) = self.gathers.remove(&key) {
+            replies.close();
+            self.conn.stop_gather(key);
+            self.wake_driver();
         }
     }
 
-    /// Hands an answer nobody else waits for to the push reader that
-    /// probed its consumer (rare: only after missed heartbeats).
-    fn answer_probe(&mut self, id: RequestId, result: &Result<Message, Error>) {
-        let Some(sid) = self.readers.iter_mut().find_map(|(sid, r)| r.handle_response(id, result).then_some(*sid))
-        else {
-            return;
-        };
-        self.drive_reader(sid);
+    /// Ends subscription `sid` unless a message comes within `timeout`;
+    /// `timed_out` is set if it ends so.
+    pub fn expect_first_message(
+        &mut self,
+        now: Instant,
+        sid: Sid,
+        timeout: std::time::Duration,
+        timed_out: Arc<AtomicBool>,
+    ) {
+        self.conn.expect_first_message(now, sid, timeout);
+        self.timed_out.retain(|(id, _)| *id != sid);
+        self.timed_out.push((sid, timed_out));
+        // The driver must learn the new deadline.
+        self.wake_driver();
     }
 
-    /// Forgets a request for many replies once its end rules ended it.
-    fn retire_gather_if_finished(&mut self, key: GatherKey) {
-        if self.gathers.get(&key).is_some_and(GatherSlot::is_finished) {
-            self.gathers.remove(&key);
-            self.forget_gather(key);
-        }
+    pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
+        self.conn.add_ledger(ledger)
     }
 
-    /// Stops the replies of a request for many that ended.
-    pub fn forget_gather(&mut self, key: GatherKey) {
-        match key {
-            GatherKey::Request(id) => self.conn.cancel_request(id),
-            GatherKey::Sub(sid) => {
-                let _ = self.conn.unsubscribe(sid, None);
-            }
-        }
+    pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
+        self.conn.ledger_mut(id)
     }
 
-    pub fn add_ledger(&mut self, ledger: AckLedger) -> u64 {
-        self.next_ledger += 1;
-        self.ledgers.insert(self.next_ledger, ledger);
-        self.next_ledger
+    pub fn remove_ledger(&mut self, id: LedgerId) {
+        self.conn.remove_ledger(id);
     }
 
-    pub fn ledger_mut(&mut self, id: u64) -> Option<&mut AckLedger> {
-        self.ledgers.get_mut(&id)
-    }
-
-    pub fn remove_ledger(&mut self, id: u64) {
-        self.ledgers.remove(&id);
-    }
-
-    /// Publishes the `+WPI`s the ledgers have due.
-    fn send_progress(&mut self) {
-        let body = Ack::Progress.body();
-        for ledger in self.ledgers.values_mut() {
-            while let Some(tokens) = ledger.poll_progress() {
-                for token in tokens {
-                    let _ = self.conn.publish(token.subject(), None, None, &body);
-                }
-            }
-        }
-    }
-
-    /// The soonest deadline of the connection, readers and ledgers.
+    /// The soonest deadline of the session.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let at = self.readers.values().fold(self.conn.poll_timeout(), |at, r| soonest(at, r.poll_timeout()));
-        let at = self.ledgers.values().fold(at, |at, ledger| soonest(at, ledger.poll_timeout()));
-        let at = self.first_messages.iter().fold(at, |at, (_, timer, _)| soonest(at, timer.poll_timeout()));
-        self.gathers.values().fold(at, |at, gather| soonest(at, gather.poll_timeout()))
+        self.conn.poll_deadline().map(|d| d.at)
     }
 
     /// Fires what is due at `now`, in the connection and in readers.
     pub fn handle_timeout(&mut self, now: Instant) {
-        if self.conn.poll_timeout().is_some_and(|at| at <= now) {
-            self.conn.handle_timeout(now);
-        }
-        let due: Vec<Sid> = self
-            .readers
-            .iter()
-            .filter(|(_, p)| p.poll_timeout().is_some_and(|at| at <= now))
-            .map(|(sid, _)| *sid)
-            .collect();
-        for sid in due {
-            if let Some(reader) = self.readers.get_mut(&sid) {
-                reader.handle_timeout(now);
-            }
-            self.drive_reader(sid);
-        }
-        for ledger in self.ledgers.values_mut() {
-            if ledger.poll_timeout().is_some_and(|at| at <= now) {
-                ledger.handle_timeout(now);
-            }
-        }
-        self.send_progress();
-        let due: Vec<GatherKey> = self
-            .gathers
-            .iter()
-            .filter(|(_, g)| g.poll_timeout().is_some_and(|at| at <= now))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in due {
-            if let Some(gather) = self.gathers.get_mut(&id) {
-                gather.handle_timeout(now);
-            }
-            self.retire_gather_if_finished(id);
-        }
-        self.end_silent_subscriptions(now);
+        self.conn.handle_timeout(now);
+        self.hurry |= self.conn.take_pulled();
     }
 
-    /// Ends the subscriptions whose first message did not come in time.
-    fn end_silent_subscriptions(&mut self, now: Instant) {
-        let mut i = 0;
-        while let Some((sid, timer, timed_out)) = self.first_messages.get_mut(i) {
-            timer.handle_timeout(now);
-            if !timer.is_expired() {
-                i += 1;
-                continue;
-            }
-            let (sid, timed_out) = (*sid, timed_out.clone());
-            self.first_messages.swap_remove(i);
-            // Gone meanwhile (unsubscribed, ended by the server): nothing to end.
-            if let Some(sub) = self.subs.remove(&sid) {
-                timed_out.store(true, Ordering::Release);
-                sub.queue.close();
-                let _ = self.conn.unsubscribe(sid, None);
-            }
+    /// Ends a subscription whose first message did not come in time.
+    fn end_silent_subscription(&mut self, sid: Sid) {
+        let Some(at) = self.timed_out.iter().position(|(id, _)| *id == sid) else { return };
+        let (_, timed_out) = self.timed_out.swap_remove(at);
+        // Gone meanwhile (unsubscribed, ended by the server): nothing to end.
+        if let Some(sub) = self.subs.remove(&sid) {
+            timed_out.store(true, Ordering::Release);
+            sub.queue.close();
+            let _ = self.conn.unsubscribe(sid, None);
         }
     }
 
     fn deliver(&mut self, sid: Sid, message: Message) {
         let Some(sub) = self.subs.get_mut(&sid) else { return };
-        if !self.first_messages.is_empty() {
-            // The first message disarms the timeout.
-            self.first_messages.retain(|(id, ..)| *id != sid);
+        if !self.timed_out.is_empty() {
+            // The first message disarmed the timeout.
+            self.timed_out.retain(|(id, _)| *id != sid);
         }
         if sub.queue.push(message).is_err() {
             if sub.queue.is_closed() {
@@ -404,19 +396,7 @@ impl Inner {
         }
     }
 
-    fn on_connection_event(&mut self, now: Instant, event: ConnectionEvent) {
-        match &event {
-            ConnectionEvent::Disconnected { .. } => {
-                self.readers_each(|r| r.handle_disconnected(now));
-                self.ledgers.values_mut().for_each(|l| l.handle_disconnected(now));
-            }
-            ConnectionEvent::Reconnected { .. } => {
-                self.readers_each(|r| r.handle_reconnected(now));
-                self.ledgers.values_mut().for_each(|l| l.handle_reconnected(now));
-                self.send_progress();
-            }
-            _ => {}
-        }
+    fn on_connection_event(&mut self, event: ConnectionEvent) {
         match &event {
             ConnectionEvent::Connected { .. } => {
                 if let Some(tx) = self.first_connect.take() {
@@ -434,16 +414,6 @@ impl Inner {
         self.notify(event);
     }
 
-    fn readers_each(&mut self, mut f: impl FnMut(&mut ReaderSlot)) {
-        let sids: Vec<Sid> = self.readers.keys().copied().collect();
-        for sid in sids {
-            if let Some(reader) = self.readers.get_mut(&sid) {
-                f(reader);
-            }
-            self.drive_reader(sid);
-        }
-    }
-
     /// Ends every waiter: the connection is gone for good.
     fn fail_all(&mut self, error: Error) {
         for (_, sub) in self.subs.drain() {
@@ -452,10 +422,10 @@ impl Inner {
         for (_, reader) in self.readers.drain() {
             reader.close();
         }
-        for (_, gather) in self.gathers.drain() {
-            gather.close();
+        for (_, replies) in self.gathers.drain() {
+            replies.close();
         }
-        self.first_messages.clear();
+        self.timed_out.clear();
         for (id, answer) in self.requests.drain() {
             answer.send(id, Err(error.clone()));
         }

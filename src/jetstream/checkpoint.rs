@@ -10,6 +10,7 @@ use super::ack::{check_ledger_fit, check_shared_durable};
 use super::consumer::Consumer;
 use super::message::Message;
 use crate::client::Client;
+use crate::core::session::LedgerId;
 use crate::error::Error;
 
 /// How the workers use the consumer, for the guardrail checks.
@@ -30,7 +31,7 @@ pub struct LedgerOptions {
 /// checkpoint interval, is reported in [`warnings`](Self::warnings).
 pub struct CheckpointLedger {
     client: Client,
-    id: u64,
+    id: LedgerId,
     ack_timeout: Duration,
     warnings: Vec<LedgerWarning>,
 }

@@ -19,7 +19,7 @@ impl Connection {
     pub(super) fn on_transport_open(&mut self, now: Instant) {
         match self.phase {
             Phase::Opening => {
-                self.timers.set(Timer::Handshake, now + self.config.connect_timeout);
+                self.timers.set(Timer::Handshake, Some(now + self.config.connect_timeout));
                 match self.servers.current().cloned().filter(|addr| self.tls_first(addr)) {
                     Some(addr) => {
                         self.phase = Phase::AwaitTls;
@@ -107,7 +107,7 @@ impl Connection {
         self.state = State::Connected;
         self.transport_connected = true;
         self.timers.stop(Timer::Handshake);
-        self.timers.set(Timer::Ping, now + self.config.ping_interval);
+        self.timers.set(Timer::Ping, Some(now + self.config.ping_interval));
         self.servers.attempt_succeeded();
         self.out.room(self.reconnect_buf.len()).extend_from_slice(&self.reconnect_buf);
         self.reconnect_buf.clear();
@@ -149,7 +149,7 @@ impl Connection {
         self.phase = Phase::Moving;
         self.pings.send(self.out.open(), PingKind::LameDuck);
         self.timers.stop(Timer::Ping);
-        self.timers.set(Timer::LameDuck, now + self.config.connect_timeout);
+        self.timers.set(Timer::LameDuck, Some(now + self.config.connect_timeout));
     }
 
     pub(super) fn finish_move(&mut self, now: Instant) {
@@ -194,7 +194,7 @@ impl Connection {
         self.pings.send(self.out.open(), PingKind::KeepAlive);
         let pending_pings = self.pings.keepalives_unanswered();
         self.events.push_back(Event::Connection(ConnectionEvent::Ping { pending_pings }));
-        self.timers.set(Timer::Ping, now + self.config.ping_interval);
+        self.timers.set(Timer::Ping, Some(now + self.config.ping_interval));
     }
 
     /// Asks the driver to close the transport; `reason` is reported when it has.
@@ -269,7 +269,7 @@ impl Connection {
         match self.servers.next_attempt_at(now, &policy, &mut self.rng) {
             None => self.finish_close(reason),
             Some(at) if at <= now => self.start_connect(now),
-            Some(at) => self.timers.set(Timer::Reconnect, at),
+            Some(at) => self.timers.set(Timer::Reconnect, Some(at)),
         }
     }
 

@@ -47,10 +47,12 @@ use bytes::{Bytes, BytesMut};
 use crate::core::addr::ServerAddr;
 use crate::core::error::Error;
 use crate::core::header::HeaderMap;
+use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
 use crate::core::proto::{self, Parser, ParserLimits, ServerInfo};
 use crate::core::subject::{validate_queue, validate_subject, validate_subscribe_subject};
-use crate::core::time::Instant;
+use crate::core::time::{Clock, Instant};
+use crate::core::timer::Deadline;
 
 mod auth;
 mod inbound;
@@ -61,6 +63,37 @@ mod requests;
 mod rng;
 mod servers;
 mod subs;
+impl Machine for Connection {
+    type Input<'a> = &'a mut BytesMut;
+    type Verdict = ();
+    type Event = Event;
+    type Timer = Timer;
+
+    fn handle_input(&mut self, now: Instant, data: &mut BytesMut) {
+        Connection::handle_input(self, now, data);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        Connection::handle_timeout(self, now);
+    }
+
+    /// The transport opened or closed (with no error to report).
+    fn handle_link(&mut self, now: Instant, link: Link) {
+        match link {
+            Link::Up => self.handle_transport_open(now),
+            Link::Down => self.handle_transport_closed(now, None),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<Event> {
+        Connection::poll_event(self)
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<Timer>> {
+        self.timers.next()
+    }
+}
+
 #[cfg(test)]
 mod tests;
 mod timers;
@@ -72,6 +105,7 @@ use requests::Requests;
 pub(crate) use rng::Rng;
 use servers::ServerPool;
 use subs::{Limit, Subscriptions};
+pub use timers::Timer;
 use timers::Timers;
 
 /// Subscription id, as written in SUB/UNSUB/MSG.
@@ -324,7 +358,7 @@ pub struct Connection {
     stats: Statistics,
     rng: Rng,
     /// Latest `now` seen; time never runs backwards inside the core.
-    now: Instant,
+    clock: Clock,
     /// Whether the open transport already runs TLS.
     tls: bool,
     /// Whether the open transport completed a handshake.
@@ -364,7 +398,7 @@ impl Connection {
             events: VecDeque::new(),
             stats: Statistics::default(),
             rng,
-            now,
+            clock: Clock::new(now),
             tls: false,
             transport_connected: false,
             ever_connected: false,
@@ -417,24 +451,24 @@ impl Connection {
 
     // ---- transport inputs (see lifecycle.rs and inbound.rs)
     pub fn handle_transport_open(&mut self, now: Instant) {
-        let now = self.tick(now);
+        let now = self.clock.advance(now);
         self.on_transport_open(now);
     }
     pub fn handle_tls_ready(&mut self, now: Instant) {
-        self.tick(now);
+        self.clock.advance(now);
         self.on_tls_ready();
     }
     /// The transport closed (or could not open). The driver reads the next
     /// transport into a fresh buffer: bytes of this one are worthless.
     pub fn handle_transport_closed(&mut self, now: Instant, error: Option<Error>) {
-        let now = self.tick(now);
+        let now = self.clock.advance(now);
         self.on_transport_closed(now, error);
     }
     /// Bytes read from the transport. Complete operations are taken off the
     /// front of `data`. Protocol errors close the transport and are reported
     /// as events.
     pub fn handle_input(&mut self, now: Instant, data: &mut BytesMut) {
-        let now = self.tick(now);
+        let now = self.clock.advance(now);
         self.on_input(now, data);
     }
     /// How many bytes the input buffer must hold, from its front, before
@@ -447,7 +481,7 @@ impl Connection {
         self.parser.awaited()
     }
     pub fn handle_timeout(&mut self, now: Instant) {
-        let now = self.tick(now);
+        let now = self.clock.advance(now);
         while let Some(timer) = self.timers.pop_expired(now) {
             self.on_timer(now, timer);
         }
@@ -645,7 +679,7 @@ impl Connection {
     /// PONG fail with `Disconnected`. Does
     /// nothing while connecting or disconnected: a reconnect is under way.
     pub fn force_reconnect(&mut self, now: Instant) -> Result<(), Error> {
-        self.tick(now);
+        self.clock.advance(now);
         self.check_open()?;
         if matches!(self.phase, Phase::Connected | Phase::Moving) {
             if let Some(server) = self.servers.current().cloned() {
@@ -658,7 +692,7 @@ impl Connection {
 
     /// Close for good after writing what was accepted.
     pub fn close(&mut self, now: Instant) {
-        self.tick(now);
+        self.clock.advance(now);
         self.on_close();
     }
 
@@ -686,15 +720,10 @@ impl Connection {
     }
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next()
+        self.timers.next().map(|d| d.at)
     }
 
     // ---- helpers shared by the submodules
-
-    fn tick(&mut self, now: Instant) -> Instant {
-        self.now = self.now.max(now);
-        self.now
-    }
 
     /// Whether writes go straight to the server (otherwise they wait for
     /// the next handshake).

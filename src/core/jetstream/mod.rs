@@ -12,3 +12,4 @@ pub(crate) mod fast_window;
 pub mod ordered;
 pub mod pull;
 pub mod push;
+pub(crate) mod read_mark;

@@ -40,8 +40,51 @@
 use std::time::Duration;
 
 use crate::core::error::Error;
+use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
-use crate::core::time::Instant;
+use crate::core::time::{Clock, Instant};
+use crate::core::timer::Deadline;
+
+/// Why a request for many replies wants to be woken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GatherTimer {
+    /// `max_wait` from the request.
+    MaxWait,
+    /// No reply within the stall interval.
+    Stall,
+}
+
+/// Replies are its input; the verdict says whether the user gets each.
+/// It has no events (its end is [`Gather::end`]) and no link: the
+/// connection fails it ([`Gather::handle_failure`]) when it closes.
+impl Machine for Gather {
+    type Input<'a> = &'a Message;
+    type Verdict = bool;
+    type Event = std::convert::Infallible;
+    type Timer = GatherTimer;
+
+    fn handle_input(&mut self, now: Instant, message: &Message) -> bool {
+        self.handle_message(now, message)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        Gather::handle_timeout(self, now);
+    }
+
+    fn handle_link(&mut self, now: Instant, _: Link) {
+        self.clock.advance(now);
+    }
+
+    fn poll_event(&mut self) -> Option<std::convert::Infallible> {
+        None
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<GatherTimer>> {
+        let at = self.poll_timeout()?;
+        let reason = if at < self.deadline { GatherTimer::Stall } else { GatherTimer::MaxWait };
+        Some(Deadline { at, reason })
+    }
+}
 
 #[cfg(test)]
 mod tests;
@@ -120,8 +163,7 @@ pub struct Gather {
     deadline: Instant,
     /// When the stall ends the request (`Stall`, after the first reply).
     stall_at: Option<Instant>,
-    /// The latest `now` seen: time that runs backwards is clamped.
-    now: Instant,
+    clock: Clock,
     received: u64,
     end: Option<End>,
 }
@@ -143,7 +185,7 @@ impl Gather {
             stall,
             deadline: now + options.max_wait,
             stall_at: None,
-            now,
+            clock: Clock::new(now),
             received: 0,
             end: None,
         })
@@ -168,11 +210,11 @@ impl Gather {
     /// A reply arrived at `now`: `true` if the user gets it. Replies after
     /// the end (or past `max_wait`, before the timer fired) are dropped.
     pub fn handle_message(&mut self, now: Instant, message: &Message) -> bool {
-        self.tick(now);
+        self.clock.advance(now);
         if self.end.is_some() {
             return false;
         }
-        if self.now >= self.deadline {
+        if self.clock.now() >= self.deadline {
             self.end = Some(End::MaxWait);
             return false;
         }
@@ -184,7 +226,7 @@ impl Gather {
                     self.end = Some(End::MaxMessages);
                 }
             }
-            RequestStrategy::Stall => self.stall_at = Some(self.now + self.stall),
+            RequestStrategy::Stall => self.stall_at = Some(self.clock.now() + self.stall),
             RequestStrategy::Sentinel => {
                 if message.payload.is_empty() {
                     self.end = Some(End::Sentinel);
@@ -206,13 +248,13 @@ impl Gather {
 
     /// Fires what is due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.tick(now);
+        self.clock.advance(now);
         if self.end.is_some() {
             return;
         }
-        if self.now >= self.deadline {
+        if self.clock.now() >= self.deadline {
             self.end = Some(End::MaxWait);
-        } else if self.stall_at.is_some_and(|at| self.now >= at) {
+        } else if self.stall_at.is_some_and(|at| self.clock.now() >= at) {
             self.end = Some(End::Stall);
         }
     }
@@ -225,9 +267,5 @@ impl Gather {
             return None;
         }
         Some(self.stall_at.map_or(self.deadline, |at| at.min(self.deadline)))
-    }
-
-    fn tick(&mut self, now: Instant) {
-        self.now = self.now.max(now);
     }
 }

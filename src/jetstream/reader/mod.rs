@@ -2,14 +2,12 @@
 //! message) and `messages` (continuous consume, ADR-37); and from a push
 //! consumer ([`push`]). The protocol work — pulls, pending accounting,
 //! heartbeats, statuses, re-pulls after a reconnect, flow control — happens
-//! in the connection's driver task ([`slot`]); the streams here only hand
+//! in the connection's driver task (`driver/readers.rs`); the streams here only hand
 //! messages to the user and report what was taken (refills and flow-control
 //! replies wait for it).
 
 mod ordered;
 mod push;
-mod read_mark;
-pub(crate) mod slot;
 pub(crate) mod tracked;
 
 pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
@@ -30,9 +28,11 @@ use super::message::Message;
 use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
 use crate::client::Client;
 use crate::conn::Sid;
+use crate::core::jetstream::read_mark::ReadMark;
+use crate::core::session::Reader;
+use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderQueues};
 use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
-use slot::{EVENT_CAPACITY, Item, ReaderSlot};
 
 /// Room for messages between the driver and the reader. The pull machine
 /// bounds what is buffered (it counts untaken messages against its refill
@@ -122,9 +122,8 @@ impl Puller<'_> {
         let sid = {
             let mut inner = client.shared().lock();
             let sid = inner.conn.subscribe(&inbox, None)?;
-            inner.readers.insert(sid, ReaderSlot::pull(machine, next_subject, inbox, items.clone(), events.clone()));
-            inner.drive_reader(sid);
-            inner.wake_driver();
+            let queues = ReaderQueues { items: items.clone(), events: events.clone() };
+            inner.start_reader(sid, Reader::pull(machine, next_subject, inbox), queues);
             sid
         };
         let ack_timeout = context.timeout();
@@ -322,7 +321,7 @@ pub struct Messages {
     report: Option<Report>,
     taken: (u64, u64),
     /// For a push reader: what was taken, which its flow control waits for.
-    mark: Option<Arc<read_mark::ReadMark>>,
+    mark: Option<Arc<ReadMark>>,
 }
 
 /// When a consume reader reports taken messages to the driver (a lock and a
@@ -373,7 +372,7 @@ impl Messages {
     /// redelivered once their ack_wait passes.
     pub fn stop(&mut self) {
         let mut inner = self.client.shared().lock();
-        if inner.readers.get(&self.sid).is_some() {
+        if inner.has_reader(self.sid) {
             inner.retire_reader(self.sid);
             inner.wake_driver();
         }
@@ -403,12 +402,7 @@ impl Messages {
     fn report_taken(&mut self) {
         let (msgs, bytes) = std::mem::take(&mut self.taken);
         let now = self.client.now();
-        let mut inner = self.client.shared().lock();
-        if let Some(reader) = inner.readers.get_mut(&self.sid) {
-            reader.handle_taken(now, msgs, bytes);
-            inner.drive_reader(self.sid);
-            inner.wake_driver();
-        }
+        self.client.shared().lock().reader_taken(now, self.sid, msgs, bytes);
     }
 }
 

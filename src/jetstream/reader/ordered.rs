@@ -16,7 +16,7 @@ use futures_util::future::join;
 use super::Messages;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 use super::Raw;
-use super::slot::EVENT_CAPACITY;
+use crate::driver::readers::EVENT_CAPACITY;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;

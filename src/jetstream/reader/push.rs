@@ -7,9 +7,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::read_mark::ReadMark;
-use super::slot::{EVENT_CAPACITY, ReaderSlot};
 use super::{ITEM_CAPACITY, Messages};
+use crate::core::jetstream::read_mark::ReadMark;
+use crate::core::session::Reader;
+use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo};
 use crate::jetstream::push::{PushInbox, PushOptions};
@@ -67,9 +68,8 @@ pub(super) fn listen(
         let mut inner = client.shared().lock();
         let sid = inner.conn.subscribe(deliver_subject, config.deliver_group.as_deref())?;
         let inbox = PushInbox::new(client.now(), heartbeat, options);
-        let slot = ReaderSlot::push(inbox, info_subject, mark.clone(), items.clone(), events.clone());
-        inner.readers.insert(sid, slot);
-        inner.wake_driver();
+        let queues = ReaderQueues { items: items.clone(), events: events.clone() };
+        inner.start_reader(sid, Reader::push(inbox, info_subject, mark.clone()), queues);
         sid
     };
     let ack_timeout = context.timeout();

@@ -19,7 +19,9 @@ use std::time::Duration;
 
 use super::token::AckToken;
 use crate::core::error::Error;
-use crate::core::time::Instant;
+use crate::core::machine::{Link, Machine};
+use crate::core::time::{Clock, Instant};
+use crate::core::timer::Deadline;
 
 /// Something the user should hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +40,7 @@ pub struct AckLedger {
     /// Epochs at or below this were committed; tracking into them is refused.
     committed: Option<u64>,
     connected: bool,
-    now: Instant,
+    clock: Clock,
     /// Progress handed to the caller, with the reset time it replaced.
     outbox: Vec<Sent>,
     events: VecDeque<LedgerEvent>,
@@ -152,7 +154,7 @@ impl AckLedger {
 
     /// Holds `token`, received at `now`, until `epoch` commits.
     pub fn track(&mut self, now: Instant, token: AckToken, epoch: u64) -> Result<(), Error> {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         if self.committed.is_some_and(|c| epoch <= c) {
             return Err(Error::InvalidArgument(format!("epoch {epoch} was already committed")));
         }
@@ -212,7 +214,7 @@ impl AckLedger {
     /// Queues the `+WPI`s due at `now`; while disconnected, reports the
     /// deliveries whose deadline passes.
     pub fn handle_timeout(&mut self, now: Instant) {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         if self.connected {
             self.send_due(now);
         } else {
@@ -222,7 +224,7 @@ impl AckLedger {
 
     /// Progress handed out but not yet polled was never sent: take it back.
     pub fn handle_disconnected(&mut self, now: Instant) {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         for sent in self.outbox.drain(..).rev() {
             let Some(queue) = self.consumers.get_mut(&sent.key) else {
                 continue;
@@ -239,7 +241,7 @@ impl AckLedger {
 
     /// Back online: report what expired meanwhile, then send every due `+WPI` at once.
     pub fn handle_reconnected(&mut self, now: Instant) {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         self.report_missed(now);
         self.connected = true;
         self.send_due(now);
@@ -270,11 +272,6 @@ impl AckLedger {
             }
         };
         self.consumers.queues().filter_map(next).min()
-    }
-
-    fn advance(&mut self, now: Instant) -> Instant {
-        self.now = self.now.max(now);
-        self.now
     }
 
     /// Moves every due delivery to the back with a fresh timer and hands out
@@ -314,5 +311,46 @@ impl AckLedger {
                 queue.reported += 1;
             }
         }
+    }
+}
+/// Why a ledger wants to be woken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LedgerTimer {
+    /// A `+WPI` is due (connected).
+    Progress,
+    /// A delivery's ack deadline passes while disconnected: report it.
+    Missed,
+}
+
+/// The ledger's input is what the checkpoint tracks:
+/// [`track`](AckLedger::track)'s token and epoch.
+impl Machine for AckLedger {
+    type Input<'a> = (AckToken, u64);
+    type Verdict = Result<(), Error>;
+    type Event = LedgerEvent;
+    type Timer = LedgerTimer;
+
+    fn handle_input(&mut self, now: Instant, (token, epoch): (AckToken, u64)) -> Result<(), Error> {
+        self.track(now, token, epoch)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        AckLedger::handle_timeout(self, now);
+    }
+
+    fn handle_link(&mut self, now: Instant, link: Link) {
+        match link {
+            Link::Up => self.handle_reconnected(now),
+            Link::Down => self.handle_disconnected(now),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<LedgerEvent> {
+        AckLedger::poll_event(self)
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<LedgerTimer>> {
+        let reason = if self.connected { LedgerTimer::Progress } else { LedgerTimer::Missed };
+        self.poll_timeout().map(|at| Deadline { at, reason })
     }
 }

@@ -25,7 +25,7 @@ mod token;
 pub use batch::{AckBatch, AckConfirmations, AckReport, PlannedAck};
 pub use guard::{LedgerWarning, check_ledger_fit, check_shared_durable};
 pub use kind::{Ack, AckKind};
-pub use ledger::{AckLedger, LedgerEvent};
+pub use ledger::{AckLedger, LedgerEvent, LedgerTimer};
 pub(crate) use metadata::DeliveryNumbers;
 pub use metadata::MessageMetadata;
 pub use token::AckToken;

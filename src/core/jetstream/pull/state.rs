@@ -10,8 +10,10 @@ use super::request::PullRequest;
 use super::status::{Effect, PullStatus, StatusKind, returned_pending};
 use super::timer::{Timer, Timers};
 use crate::core::error::Error;
+use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
-use crate::core::time::Instant;
+use crate::core::time::{Clock, Instant};
+use crate::core::timer::{Deadline, TimerKind};
 
 /// Header carrying the pin id of a pinned-client priority group (ADR-42).
 pub const PIN_ID_HEADER: &str = "Nats-Pin-Id";
@@ -59,14 +61,13 @@ pub struct PullConsumer {
     last_pull: Option<(u64, u64)>,
     connected: bool,
     phase: Phase,
-    now: Instant,
+    clock: Clock,
     /// Last time anything came from the server (or the connection came back).
     silent_since: Instant,
     /// Start of the heartbeat watchdog: the later of `silent_since` and the last pull.
     watch_from: Instant,
     retry_delay: Duration,
     timers: Timers,
-    last_timeout: Option<Timer>,
     pulls: VecDeque<PullRequest>,
     events: VecDeque<ConsumerEvent>,
 }
@@ -132,12 +133,11 @@ impl PullConsumer {
             last_pull: None,
             connected: true,
             phase: Phase::Running,
-            now,
+            clock: Clock::new(now),
             silent_since: now,
             watch_from: now,
             retry_delay: RETRY_MIN,
             timers: Timers::default(),
-            last_timeout: None,
             pulls: VecDeque::new(),
             events: VecDeque::new(),
         }
@@ -167,14 +167,14 @@ impl PullConsumer {
 
     /// The timer behind the last [`handle_timeout`](Self::handle_timeout) that did something.
     pub fn last_timeout_reason(&self) -> Option<Timer> {
-        self.last_timeout
+        self.timers.last_fired()
     }
 
     // ---- inputs ----
 
     /// Feeds a message that arrived on the inbox.
     pub fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         self.silent_since = now;
         self.watch_from = now;
         let delivery = match PullStatus::of(message) {
@@ -194,13 +194,11 @@ impl PullConsumer {
 
     /// Fires the timers due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
-        let now = self.advance(now);
-        for timer in Timer::ALL {
-            if !self.timers.is_due(timer, now) {
+        let now = self.clock.advance(now);
+        for &timer in Timer::ALL {
+            if !self.timers.take_due(timer, now) {
                 continue;
             }
-            self.timers.set(timer, None);
-            self.last_timeout = Some(timer);
             match timer {
                 Timer::Retry => self.refill(now),
                 Timer::PullExpiry => self.on_pulls_expired(now),
@@ -212,7 +210,7 @@ impl PullConsumer {
 
     /// The connection dropped: pause the watchdog, hold back pulls (ADR-37).
     pub fn handle_disconnected(&mut self, now: Instant) {
-        self.advance(now);
+        self.clock.advance(now);
         self.connected = false;
         self.unqueue_pulls();
         self.timers.set(Timer::Retry, None);
@@ -226,7 +224,7 @@ impl PullConsumer {
     /// The connection is back. A consume forgets its pulls and pulls at once,
     /// without asking for consumer info (ADR-37 rev. 2).
     pub fn handle_reconnected(&mut self, now: Instant) {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         self.connected = true;
         self.silent_since = now;
         self.watch_from = now;
@@ -247,7 +245,7 @@ impl PullConsumer {
 
     /// The user took `msgs` messages (`bytes` in all) from the caller's buffer.
     pub fn handle_taken(&mut self, now: Instant, msgs: u64, bytes: u64) {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         if let Some(buffered) = self.buffered.as_mut() {
             buffered.sub(msgs, bytes);
             self.refill(now);
@@ -294,15 +292,10 @@ impl PullConsumer {
     /// When to call [`handle_timeout`](Self::handle_timeout) next.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next()
+        self.timers.next().map(|d| d.at)
     }
 
     // ---- internals ----
-
-    fn advance(&mut self, now: Instant) -> Instant {
-        self.now = self.now.max(now);
-        self.now
-    }
 
     fn on_user_message(&mut self, now: Instant, message: &Message) {
         self.pending.sub(1, message.length as u64);
@@ -517,6 +510,35 @@ impl PullConsumer {
     fn finish(&mut self) {
         self.phase = Phase::Finished;
         self.pulls.clear();
-        self.timers.clear();
+        self.timers.stop_all();
+    }
+}
+impl Machine for PullConsumer {
+    type Input<'a> = &'a Message;
+    type Verdict = Delivery;
+    type Event = ConsumerEvent;
+    type Timer = Timer;
+
+    fn handle_input(&mut self, now: Instant, message: &Message) -> Delivery {
+        self.handle_message(now, message)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        PullConsumer::handle_timeout(self, now);
+    }
+
+    fn handle_link(&mut self, now: Instant, link: Link) {
+        match link {
+            Link::Up => self.handle_reconnected(now),
+            Link::Down => self.handle_disconnected(now),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<ConsumerEvent> {
+        PullConsumer::poll_event(self)
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<Timer>> {
+        self.timers.next()
     }
 }

@@ -33,8 +33,10 @@ use std::time::Duration;
 use super::api::ErrorCode;
 use super::pull::{ConsumerEvent, Delivery, PullStatus, ResetReason, StatusKind};
 use crate::core::error::Error;
+use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
-use crate::core::time::Instant;
+use crate::core::time::{Clock, Instant};
+use crate::core::timer::Deadline;
 
 /// Header of an idle heartbeat naming the flow-control subject the server
 /// still waits on (`server/stream.go` `JSConsumerStalled`).
@@ -75,7 +77,7 @@ pub struct PushInbox {
     heartbeat_deadline: Option<Instant>,
     /// The last time anything arrived (or the watch restarted).
     silent_since: Instant,
-    now: Instant,
+    clock: Clock,
     /// The flow-control subject to answer. The server waits on one at a
     /// time (`server/consumer.go` `fcid`), so only the latest counts.
     reply: Option<FlowReply>,
@@ -100,7 +102,7 @@ impl PushInbox {
             keep_waiting: options.keep_waiting,
             heartbeat_deadline: None,
             silent_since: now,
-            now,
+            clock: Clock::new(now),
             reply: None,
             delivered: 0,
             taken: 0,
@@ -116,7 +118,7 @@ impl PushInbox {
     /// Sorts a message from the deliver subject. Only [`Delivery::User`]
     /// messages go to the user.
     pub fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         self.watch_from(now);
         let Some(status) = PullStatus::of(message) else {
             self.delivered += 1;
@@ -141,7 +143,7 @@ impl PushInbox {
     /// probe (one still unanswered is taken as lost), and the next watch
     /// two intervals later.
     pub fn handle_timeout(&mut self, now: Instant) {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         let (Some(at), Some(hb)) = (self.heartbeat_deadline, self.idle_heartbeat) else { return };
         if at > now {
             return;
@@ -172,7 +174,7 @@ impl PushInbox {
 
     /// The connection dropped: nothing can arrive, so the watchdog pauses.
     pub fn handle_disconnected(&mut self, now: Instant) {
-        self.advance(now);
+        self.clock.advance(now);
         self.heartbeat_deadline = None;
     }
 
@@ -180,7 +182,7 @@ impl PushInbox {
     /// say so ([`ResetReason::Reconnected`]): an ordered reader replaces its
     /// consumer, which may be gone with a restarted server's memory.
     pub fn handle_reconnected(&mut self, now: Instant) {
-        let now = self.advance(now);
+        let now = self.clock.advance(now);
         if !self.finished {
             self.watch_from(now);
             self.events.push_back(ConsumerEvent::Reset(ResetReason::Reconnected));
@@ -260,11 +262,42 @@ impl PushInbox {
         self.heartbeat_deadline = None;
         self.reply = None;
     }
+}
 
-    /// Time never runs backwards here.
-    fn advance(&mut self, now: Instant) -> Instant {
-        self.now = self.now.max(now);
-        self.now
+/// The push inbox's one timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushTimer {
+    /// Two idle-heartbeat intervals without anything from the server.
+    Heartbeat,
+}
+
+impl Machine for PushInbox {
+    type Input<'a> = &'a Message;
+    type Verdict = Delivery;
+    type Event = ConsumerEvent;
+    type Timer = PushTimer;
+
+    fn handle_input(&mut self, now: Instant, message: &Message) -> Delivery {
+        self.handle_message(now, message)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        PushInbox::handle_timeout(self, now);
+    }
+
+    fn handle_link(&mut self, now: Instant, link: Link) {
+        match link {
+            Link::Up => self.handle_reconnected(now),
+            Link::Down => self.handle_disconnected(now),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<ConsumerEvent> {
+        PushInbox::poll_event(self)
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<PushTimer>> {
+        self.heartbeat_deadline.map(|at| Deadline { at, reason: PushTimer::Heartbeat })
     }
 }
 

@@ -40,6 +40,8 @@ impl ReadMark {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn the_user_is_told_to_report_when_the_wanted_count_is_reached() {

@@ -1,0 +1,438 @@
+//! [`Session`]: the connection and the machines attached to it, driven as
+//! one. It owns the [`Connection`] and, under ids, the JetStream readers
+//! (by the sid of their subscription), the checkpoint ledgers, the
+//! requests for many replies and the first-message timers; it routes
+//! what the connection reports to them, folds their deadlines once (each
+//! with its [`Wake`] reason), and hands everything else on as a
+//! [`SessionEvent`] for the driver's waiters.
+//!
+//! The loop contract is the connection's: feed input
+//! ([`handle_input`](Session::handle_input), the transport calls, user
+//! commands), then drain [`poll_event`](Session::poll_event), the
+//! connection's actions and transmits, and sleep until
+//! [`poll_deadline`](Session::poll_deadline). The connection's own
+//! commands (publish, subscribe, request…) are reached through `Deref`.
+
+use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
+
+use bytes::BytesMut;
+
+use crate::core::conn::{self, Connection, ConnectionEvent, Event, RequestId, Sid};
+use crate::core::error::Error;
+use crate::core::first_message::FirstMessageTimer;
+use crate::core::header::HeaderMap;
+use crate::core::id_map::IdMap;
+use crate::core::jetstream::ack::{Ack, AckLedger, LedgerTimer};
+use crate::core::jetstream::pull::{ConsumerEvent, Delivery};
+use crate::core::machine::{Link, Machine};
+use crate::core::message::Message;
+use crate::core::request_many::{Gather, GatherTimer, RequestManyOptions};
+use crate::core::time::Instant;
+use crate::core::timer::Deadline;
+
+mod reader;
+
+use reader::Outputs;
+pub use reader::{Reader, ReaderTimer};
+
+/// A checkpoint ledger attached to a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LedgerId(u64);
+
+/// Where the replies of a request for many come: the muxed inbox, or a
+/// subscription of its own (`no_mux`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GatherKey {
+    Request(RequestId),
+    Sub(Sid),
+}
+
+/// Why the session wants to be woken: the machine and its timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    Connection(conn::Timer),
+    Reader(Sid, ReaderTimer),
+    Ledger(LedgerId, LedgerTimer),
+    Gather(GatherKey, GatherTimer),
+    /// A subscription's first message is overdue.
+    FirstMessage(Sid),
+}
+
+/// What the session has for whoever waits on it.
+#[derive(Debug)]
+pub enum SessionEvent {
+    /// What the connection reported and no attached machine took.
+    Connection(Event),
+    /// For the user of reader `sid`: a message, or the error that ends it.
+    ReaderItem { sid: Sid, item: Result<Message, Error> },
+    /// For whoever watches reader `sid`'s events.
+    ReaderEvent { sid: Sid, event: ConsumerEvent },
+    /// Reader `sid` finished and was retired: its user's streams end.
+    ReaderEnded { sid: Sid },
+    /// A reply of a request for many, for its reader.
+    Reply { key: GatherKey, message: Message },
+    /// The request for many failed; its end follows.
+    GatherFailed { key: GatherKey, error: Error },
+    /// The request for many ended by its rules: its reader ends after what it holds.
+    GatherEnded { key: GatherKey },
+    /// Subscription `sid` had no message within its timeout: it must end.
+    FirstMessageMissed { sid: Sid },
+}
+
+pub struct Session {
+    conn: Connection,
+    readers: IdMap<Sid, Reader>,
+    /// The push readers' probes in flight, by request.
+    probes: IdMap<RequestId, Sid>,
+    /// A reader published a pull since [`take_pulled`](Session::take_pulled).
+    pulled: bool,
+    ledgers: IdMap<LedgerId, AckLedger>,
+    next_ledger: u64,
+    gathers: IdMap<GatherKey, Gather>,
+    /// Subscriptions still waiting for their first message under a
+    /// timeout (nats.js `SubOpts.timeout`); a few at most, so a list.
+    first_messages: Vec<(Sid, FirstMessageTimer)>,
+    events: VecDeque<SessionEvent>,
+}
+
+impl Deref for Session {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl DerefMut for Session {
+    fn deref_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+}
+
+impl Session {
+    pub fn new(conn: Connection) -> Self {
+        Session {
+            conn,
+            readers: IdMap::default(),
+            probes: IdMap::default(),
+            pulled: false,
+            ledgers: IdMap::default(),
+            next_ledger: 0,
+            gathers: IdMap::default(),
+            first_messages: Vec::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    // ---- inputs
+
+    /// Bytes from the server; what they mean comes out of [`poll_event`](Self::poll_event).
+    pub fn handle_input(&mut self, now: Instant, data: &mut BytesMut) {
+        self.conn.handle_input(now, data);
+    }
+
+    /// Fires what is due at `now` in every machine.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.conn.poll_timeout().is_some_and(|at| at <= now) {
+            self.conn.handle_timeout(now);
+        }
+        let due: Vec<Sid> = self
+            .readers
+            .iter()
+            .filter(|(_, r)| r.poll_deadline().is_some_and(|d| d.at <= now))
+            .map(|(sid, _)| *sid)
+            .collect();
+        for sid in due {
+            if let Some(reader) = self.readers.get_mut(&sid) {
+                reader.handle_timeout(now);
+            }
+            self.drive_reader(sid);
+        }
+        for ledger in self.ledgers.values_mut() {
+            if ledger.poll_timeout().is_some_and(|at| at <= now) {
+                Machine::handle_timeout(ledger, now);
+            }
+        }
+        self.send_progress();
+        let due: Vec<GatherKey> = self
+            .gathers
+            .iter()
+            .filter(|(_, g)| g.poll_timeout().is_some_and(|at| at <= now))
+            .map(|(key, _)| *key)
+            .collect();
+        for key in due {
+            if let Some(gather) = self.gathers.get_mut(&key) {
+                Machine::handle_timeout(gather, now);
+            }
+            self.retire_gather_if_finished(key);
+        }
+        let mut i = 0;
+        while let Some((sid, timer)) = self.first_messages.get_mut(i) {
+            timer.handle_timeout(now);
+            if timer.is_expired() {
+                let sid = *sid;
+                self.first_messages.swap_remove(i);
+                self.events.push_back(SessionEvent::FirstMessageMissed { sid });
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    // ---- user commands
+
+    /// Attaches `reader` to subscription `sid` (made for it) and lets it
+    /// send its first pull.
+    pub fn attach_reader(&mut self, sid: Sid, reader: Reader) {
+        self.readers.insert(sid, reader);
+        self.drive_reader(sid);
+    }
+
+    /// The user of reader `sid` took `msgs` messages of `bytes`.
+    pub fn reader_taken(&mut self, now: Instant, sid: Sid, msgs: u64, bytes: u64) -> bool {
+        let Some(reader) = self.readers.get_mut(&sid) else { return false };
+        reader.handle_taken(now, msgs, bytes);
+        self.drive_reader(sid);
+        true
+    }
+
+    /// Detaches reader `sid` (its user stopped) and ends its subscription.
+    pub fn retire_reader(&mut self, sid: Sid) -> bool {
+        let Some(reader) = self.readers.remove(&sid) else { return false };
+        reader.retire(sid, &mut self.conn, &mut self.probes);
+        true
+    }
+
+    /// Whether a reader published a pull since the last call: the server
+    /// waits on it, so held-back writes should go now.
+    pub fn take_pulled(&mut self) -> bool {
+        std::mem::take(&mut self.pulled)
+    }
+
+    pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
+        self.next_ledger += 1;
+        let id = LedgerId(self.next_ledger);
+        self.ledgers.insert(id, ledger);
+        id
+    }
+
+    pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
+        self.ledgers.get_mut(&id)
+    }
+
+    pub fn remove_ledger(&mut self, id: LedgerId) {
+        self.ledgers.remove(&id);
+    }
+
+    /// Sends a request for many replies: on the muxed inbox, or (`no_mux`)
+    /// on a subscription of its own.
+    pub fn request_many(
+        &mut self,
+        now: Instant,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        options: &RequestManyOptions,
+    ) -> Result<GatherKey, Error> {
+        let gather = Gather::new(now, options)?;
+        let key = if options.no_mux {
+            let inbox = self.conn.new_inbox();
+            let sid = self.conn.subscribe(&inbox, None)?;
+            if let Err(e) = self.conn.publish(subject, Some(&inbox), headers, payload) {
+                let _ = self.conn.unsubscribe(sid, None);
+                return Err(e);
+            }
+            GatherKey::Sub(sid)
+        } else {
+            GatherKey::Request(self.conn.request_many(subject, headers, payload)?)
+        };
+        self.gathers.insert(key, gather);
+        Ok(key)
+    }
+
+    /// The reader of a request for many stopped: its replies stop.
+    pub fn stop_gather(&mut self, key: GatherKey) -> bool {
+        let stopped = self.gathers.remove(&key).is_some();
+        if stopped {
+            self.forget_gather(key);
+        }
+        stopped
+    }
+
+    /// Ends subscription `sid` if no message comes within `timeout` of
+    /// `now` (replacing an earlier timer of it).
+    pub fn expect_first_message(&mut self, now: Instant, sid: Sid, timeout: std::time::Duration) {
+        self.first_messages.retain(|(id, _)| *id != sid);
+        self.first_messages.push((sid, FirstMessageTimer::new(now, timeout)));
+    }
+
+    // ---- outputs
+
+    /// The next thing to hand on. Replies of requests for many go to their
+    /// machines first, so only what they let through comes out.
+    pub fn poll_event(&mut self, now: Instant) -> Option<SessionEvent> {
+        loop {
+            if let Some(event) = self.events.pop_front() {
+                return Some(event);
+            }
+            let event = self.conn.poll_event()?;
+            match event {
+                Event::Message { sid, message } => {
+                    if let Some(reader) = self.readers.get_mut(&sid) {
+                        let delivery = reader.handle_message(now, &message);
+                        // What the drive has for the user comes after the message.
+                        self.drive_reader(sid);
+                        if delivery == Delivery::User {
+                            return Some(SessionEvent::ReaderItem { sid, item: Ok(message) });
+                        }
+                        continue;
+                    }
+                    if !self.first_messages.is_empty() {
+                        // The first message disarms the timeout.
+                        self.first_messages.retain(|(id, _)| *id != sid);
+                    }
+                    let key = GatherKey::Sub(sid);
+                    if self.gathers.is_empty() || self.gathers.get(&key).is_none() {
+                        return Some(SessionEvent::Connection(Event::Message { sid, message }));
+                    }
+                    self.feed_gather(now, key, message.into_answer());
+                }
+                Event::Response { id, result } => {
+                    let key = GatherKey::Request(id);
+                    if self.gathers.get(&key).is_some() {
+                        self.feed_gather(now, key, result);
+                    } else if let Some(sid) = self.probes.remove(&id) {
+                        if let Some(reader) = self.readers.get_mut(&sid) {
+                            reader.handle_probe(&result);
+                        }
+                        self.drive_reader(sid);
+                    } else {
+                        return Some(SessionEvent::Connection(Event::Response { id, result }));
+                    }
+                }
+                Event::Connection(event) => {
+                    self.on_connection_event(now, &event);
+                    return Some(SessionEvent::Connection(Event::Connection(event)));
+                }
+                other => return Some(SessionEvent::Connection(other)),
+            }
+        }
+    }
+
+    /// The soonest deadline of the connection and every attached machine, and why.
+    pub fn poll_deadline(&self) -> Option<Deadline<Wake>> {
+        let mut next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
+        for (sid, reader) in self.readers.iter() {
+            next = Deadline::soonest(next, reader.poll_deadline().map(|d| d.map(|t| Wake::Reader(*sid, t))));
+        }
+        for (id, ledger) in self.ledgers.iter() {
+            next = Deadline::soonest(next, ledger.poll_deadline().map(|d| d.map(|t| Wake::Ledger(*id, t))));
+        }
+        for (key, gather) in self.gathers.iter() {
+            next = Deadline::soonest(next, gather.poll_deadline().map(|d| d.map(|t| Wake::Gather(*key, t))));
+        }
+        for (sid, timer) in &self.first_messages {
+            let at = timer.poll_timeout().map(|at| Deadline { at, reason: Wake::FirstMessage(*sid) });
+            next = Deadline::soonest(next, at);
+        }
+        next
+    }
+
+    // ---- internals
+
+    fn on_connection_event(&mut self, now: Instant, event: &ConnectionEvent) {
+        match event {
+            ConnectionEvent::Disconnected { .. } => {
+                self.readers_link(now, Link::Down);
+                self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Down));
+            }
+            ConnectionEvent::Reconnected { .. } => {
+                self.readers_link(now, Link::Up);
+                self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Up));
+                self.send_progress();
+            }
+            ConnectionEvent::Closed { .. } => {
+                // Their readers are ended by whoever waits on them.
+                self.readers = IdMap::default();
+                self.probes = IdMap::default();
+                self.gathers = IdMap::default();
+                self.first_messages.clear();
+            }
+            _ => {}
+        }
+    }
+
+    fn readers_link(&mut self, now: Instant, link: Link) {
+        let sids: Vec<Sid> = self.readers.keys().copied().collect();
+        for sid in sids {
+            if let Some(reader) = self.readers.get_mut(&sid) {
+                reader.handle_link(now, link);
+            }
+            self.drive_reader(sid);
+        }
+    }
+
+    /// Publishes what reader `sid` asks for; retires it when it is done.
+    fn drive_reader(&mut self, sid: Sid) {
+        let Some(reader) = self.readers.get_mut(&sid) else { return };
+        let out = Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
+        let driven = reader.drive(sid, out);
+        self.pulled |= driven.pulled;
+        if driven.finished {
+            self.retire_reader(sid);
+            self.events.push_back(SessionEvent::ReaderEnded { sid });
+        }
+    }
+
+    /// Routes one reply of a request for many (or the error that ends it).
+    fn feed_gather(&mut self, now: Instant, key: GatherKey, result: Result<Message, Error>) {
+        let Some(gather) = self.gathers.get_mut(&key) else { return };
+        match result {
+            Ok(message) => {
+                if gather.handle_input(now, &message) {
+                    self.events.push_back(SessionEvent::Reply { key, message });
+                }
+            }
+            Err(error) => {
+                if !gather.is_finished() {
+                    gather.handle_failure();
+                    self.events.push_back(SessionEvent::GatherFailed { key, error });
+                }
+            }
+        }
+        self.retire_gather_if_finished(key);
+    }
+
+    fn retire_gather_if_finished(&mut self, key: GatherKey) {
+        if self.gathers.get(&key).is_some_and(Gather::is_finished) {
+            self.gathers.remove(&key);
+            self.forget_gather(key);
+            self.events.push_back(SessionEvent::GatherEnded { key });
+        }
+    }
+
+    /// Stops the replies of a request for many that ended.
+    fn forget_gather(&mut self, key: GatherKey) {
+        match key {
+            GatherKey::Request(id) => self.conn.cancel_request(id),
+            GatherKey::Sub(sid) => {
+                let _ = self.conn.unsubscribe(sid, None);
+            }
+        }
+    }
+
+    /// Publishes the `+WPI`s the ledgers have due.
+    fn send_progress(&mut self) {
+        let body = Ack::Progress.body();
+        for ledger in self.ledgers.values_mut() {
+            while let Some(tokens) = ledger.poll_progress() {
+                for token in tokens {
+                    let _ = self.conn.publish(token.subject(), None, None, &body);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,224 @@
+//! The sans-IO half of one JetStream reader attached to a session: the
+//! [`PullConsumer`] of a pull reader or the [`PushInbox`] of a push
+//! reader, with the subjects it publishes to. The session feeds it every
+//! message on its subscription, the clock and the link, so heartbeats,
+//! refills and flow-control replies never depend on how fast the user
+//! reads; what it has for the user comes out as [`SessionEvent`]s.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::SessionEvent;
+use crate::core::conn::{Connection, RequestId, Sid};
+use crate::core::error::Error;
+use crate::core::id_map::IdMap;
+use crate::core::jetstream::api;
+use crate::core::jetstream::pull::{self, ConsumerEvent, Delivery, FetchEnd, PullConsumer, PullStatus, StatusKind};
+use crate::core::jetstream::push::{PushInbox, PushTimer};
+use crate::core::jetstream::read_mark::ReadMark;
+use crate::core::machine::{Link, Machine};
+use crate::core::message::Message;
+use crate::core::time::Instant;
+use crate::core::timer::Deadline;
+
+/// Why a reader wants to be woken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReaderTimer {
+    Pull(pull::Timer),
+    Push(PushTimer),
+}
+
+/// The machine of a reader and what it publishes to.
+pub struct Reader(Kind);
+
+enum Kind {
+    Pull {
+        /// Boxed, as the push inbox: the map of readers stays small.
+        machine: Box<PullConsumer>,
+        /// `$JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>`.
+        next_subject: String,
+        inbox: String,
+    },
+    Push {
+        inbox: Box<PushInbox>,
+        /// `$JS.API.CONSUMER.INFO.<stream>.<consumer>`, asked after missed
+        /// heartbeats; none for a bound consumer.
+        info_subject: Option<String>,
+        /// The probe in flight.
+        probe: Option<RequestId>,
+        /// What the user took: the flow-control reply waits for it.
+        mark: Arc<ReadMark>,
+    },
+}
+
+/// What [`Reader::drive`] did.
+pub(super) struct Driven {
+    /// A pull request was published: the server waits for it to send more.
+    pub pulled: bool,
+    /// The reader is finished: its subscription can go.
+    pub finished: bool,
+}
+
+/// Where a reader's outputs go: the session's event queue and its probes.
+pub(super) struct Outputs<'a> {
+    pub conn: &'a mut Connection,
+    pub events: &'a mut VecDeque<SessionEvent>,
+    pub probes: &'a mut IdMap<RequestId, Sid>,
+}
+
+impl Reader {
+    /// A pull reader whose pulls ask for delivery to `inbox`.
+    pub fn pull(machine: PullConsumer, next_subject: String, inbox: String) -> Self {
+        Reader(Kind::Pull { machine: Box::new(machine), next_subject, inbox })
+    }
+
+    /// A push reader on a consumer's deliver subject, whose user's stream
+    /// counts what it takes in `mark`.
+    pub(crate) fn push(inbox: PushInbox, info_subject: Option<String>, mark: Arc<ReadMark>) -> Self {
+        Reader(Kind::Push { inbox: Box::new(inbox), info_subject, probe: None, mark })
+    }
+
+    pub(super) fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_input(now, message),
+            Kind::Push { inbox, .. } => inbox.handle_input(now, message),
+        }
+    }
+
+    /// The answer to this reader's probe.
+    pub(super) fn handle_probe(&mut self, result: &Result<Message, Error>) {
+        let Kind::Push { inbox, probe, .. } = &mut self.0 else { return };
+        *probe = None;
+        inbox.handle_probe(match result {
+            Ok(reply) => api::check_response(&reply.payload),
+            Err(e) => Err(e.clone()),
+        });
+    }
+
+    /// The user took `msgs` messages of `bytes` (pull readers refill by it).
+    pub(super) fn handle_taken(&mut self, now: Instant, msgs: u64, bytes: u64) {
+        if let Kind::Pull { machine, .. } = &mut self.0 {
+            machine.handle_taken(now, msgs, bytes);
+        }
+    }
+
+    pub(super) fn handle_timeout(&mut self, now: Instant) {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => Machine::handle_timeout(machine.as_mut(), now),
+            Kind::Push { inbox, .. } => Machine::handle_timeout(inbox.as_mut(), now),
+        }
+    }
+
+    pub(super) fn handle_link(&mut self, now: Instant, link: Link) {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_link(now, link),
+            Kind::Push { inbox, .. } => inbox.handle_link(now, link),
+        }
+    }
+
+    pub(super) fn poll_deadline(&self) -> Option<Deadline<ReaderTimer>> {
+        match &self.0 {
+            Kind::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),
+            Kind::Push { inbox, .. } => inbox.poll_deadline().map(|d| d.map(ReaderTimer::Push)),
+        }
+    }
+
+    /// Publishes what the machine asks for (pulls; flow-control replies and
+    /// probes) and hands on its events.
+    pub(super) fn drive(&mut self, sid: Sid, out: Outputs<'_>) -> Driven {
+        match &mut self.0 {
+            Kind::Pull { machine, next_subject, inbox } => drive_pull(machine, next_subject, inbox, sid, out),
+            Kind::Push { inbox, info_subject, probe, mark } => {
+                let finished = drive_push(inbox, info_subject.as_deref(), probe, mark, sid, out);
+                Driven { pulled: false, finished }
+            }
+        }
+    }
+
+    /// Unsubscribes a reader that is gone and forgets its probe.
+    pub(super) fn retire(&self, sid: Sid, conn: &mut Connection, probes: &mut IdMap<RequestId, Sid>) {
+        let _ = conn.unsubscribe(sid, None);
+        if let Kind::Push { probe: Some(id), .. } = &self.0 {
+            conn.cancel_request(*id);
+            probes.remove(id);
+        }
+    }
+}
+
+fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: Sid, out: Outputs<'_>) -> Driven {
+    let mut pulled = false;
+    let item = |item| SessionEvent::ReaderItem { sid, item };
+    while let Some(pull) = machine.poll_pull() {
+        if let Err(e) = out.conn.publish(next_subject, Some(inbox), None, &pull.to_json()) {
+            out.events.push_back(item(Err(e)));
+            return Driven { pulled, finished: true };
+        }
+        pulled = true;
+    }
+    while let Some(event) = machine.poll_event() {
+        match event {
+            ConsumerEvent::Terminal(status) => {
+                // A reader that keeps waiting reports it as an event only.
+                if machine.is_finished() {
+                    out.events.push_back(item(Err(status_error(&status))));
+                }
+                out.events.push_back(SessionEvent::ReaderEvent { sid, event: ConsumerEvent::Terminal(status) });
+            }
+            ConsumerEvent::FetchDone(FetchEnd::Status(status)) if !is_quiet_end(&status) => {
+                out.events.push_back(item(Err(status_error(&status))));
+            }
+            ConsumerEvent::FetchDone(FetchEnd::HeartbeatsMissed) => out.events.push_back(item(Err(Error::Timeout))),
+            event => out.events.push_back(SessionEvent::ReaderEvent { sid, event }),
+        }
+    }
+    Driven { pulled, finished: machine.is_finished() }
+}
+
+/// Whether the push reader finished.
+fn drive_push(
+    inbox: &mut PushInbox,
+    info_subject: Option<&str>,
+    probe: &mut Option<RequestId>,
+    mark: &ReadMark,
+    sid: Sid,
+    out: Outputs<'_>,
+) -> bool {
+    // Say what is waited for before reading what was taken (see ReadMark).
+    mark.want(inbox.reply_after());
+    inbox.handle_taken(mark.taken());
+    if let Some(subject) = inbox.poll_reply() {
+        // Lost with the connection: the server asks again in its next heartbeat.
+        let _ = out.conn.publish(&subject, None, None, b"");
+    }
+    mark.want(inbox.reply_after());
+    if let Some(info_subject) = info_subject.filter(|_| inbox.poll_probe()) {
+        // A probe still unanswered is taken as lost.
+        if let Some(old) = probe.take() {
+            out.conn.cancel_request(old);
+            out.probes.remove(&old);
+        }
+        *probe = out.conn.request(info_subject, None, b"").ok();
+        if let Some(id) = *probe {
+            out.probes.insert(id, sid);
+        }
+    }
+    while let Some(event) = inbox.poll_event() {
+        out.events.push_back(SessionEvent::ReaderEvent { sid, event });
+    }
+    if let Some(error) = inbox.poll_end() {
+        out.events.push_back(SessionEvent::ReaderItem { sid, item: Err(error) });
+    }
+    inbox.is_finished()
+}
+
+/// Fetch ends that are normal outcomes, not errors.
+fn is_quiet_end(status: &PullStatus) -> bool {
+    matches!(status.kind, StatusKind::NoMessages | StatusKind::RequestTimeout | StatusKind::BatchCompleted)
+}
+
+fn status_error(status: &PullStatus) -> Error {
+    match status.kind {
+        StatusKind::NoResponders => Error::NoResponders,
+        _ => Error::ConsumerStatus(status.clone()),
+    }
+}
