@@ -129,6 +129,13 @@ impl Subscriber {
         self.messages.pushed()
     }
 
+    /// Messages dropped because this subscriber had a full buffer
+    /// ([`ConnectOptions::subscription_capacity`](crate::ConnectOptions::subscription_capacity)
+    /// or `_bytes`), as [`Event::SlowConsumer`](crate::Event::SlowConsumer) reports them.
+    pub fn dropped(&self) -> u64 {
+        self.messages.dropped()
+    }
+
     /// The subscription id used on the wire.
     pub fn sid(&self) -> u64 {
         self.sid.0

@@ -52,8 +52,8 @@ impl Answer {
 pub(crate) type Answered = (Answer, RequestId, Result<Message, Error>);
 
 pub(crate) struct Subscription {
+    /// Bounded in messages and bytes; it counts what it drops.
     pub queue: Arc<Queue<Message>>,
-    pub dropped: u64,
 }
 
 pub(crate) struct Inner {
@@ -111,6 +111,16 @@ pub(crate) struct Inner {
 
 /// Buffered bytes above which publishers wait for the writer.
 pub(crate) const HIGH_WATER: usize = 4 * 1024 * 1024;
+
+impl Inner {
+    /// Whether publishers that can wait should: the outgoing buffer is past
+    /// the high water mark (or the smaller bound set for it), so they wait
+    /// instead of meeting `OutgoingBufferFull`.
+    pub fn publishers_wait(&self) -> bool {
+        let high_water = HIGH_WATER.min(self.conn.outgoing_buffer_size());
+        self.conn.state() == State::Connected && self.conn.pending_bytes() >= high_water
+    }
+}
 
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
@@ -206,7 +216,9 @@ impl Inner {
             match event {
                 Event::Message { sid, message } => match self.readers.get_mut(&sid) {
                     Some(reader) => {
-                        reader.handle_message(now, message);
+                        if let Some(dropped) = reader.handle_message(now, message) {
+                            self.notify(ConnectionEvent::SlowConsumer { sid: sid.0, dropped });
+                        }
                         self.drive_reader(sid);
                     }
                     None => match self.gathers.get_mut(&GatherKey::Sub(sid)) {
@@ -240,7 +252,7 @@ impl Inner {
                 Event::Connection(event) => self.on_connection_event(now, event),
             }
         }
-        if self.conn.state() != State::Connected || self.conn.pending_bytes() < HIGH_WATER {
+        if !self.publishers_wait() {
             for w in self.space_waiters.drain(..) {
                 w.wake();
             }
@@ -395,10 +407,9 @@ impl Inner {
             if sub.queue.is_closed() {
                 return;
             }
-            sub.dropped += 1;
+            let dropped = sub.queue.dropped();
             // Report the first drop and then every 1000th, not every message.
-            if sub.dropped == 1 || sub.dropped % 1000 == 0 {
-                let dropped = sub.dropped;
+            if dropped == 1 || dropped % 1000 == 0 {
                 self.notify(ConnectionEvent::SlowConsumer { sid: sid.0, dropped });
             }
         }

@@ -75,6 +75,12 @@ impl RawSubscription {
         self.subscriber.borrow().received() as f64
     }
 
+    /// Messages dropped because the subscription's buffer was full.
+    #[wasm_bindgen(getter)]
+    pub fn dropped(&self) -> f64 {
+        self.subscriber.borrow().dropped() as f64
+    }
+
     /// The subscription id used on the wire.
     #[wasm_bindgen(getter)]
     pub fn sid(&self) -> f64 {

@@ -123,6 +123,13 @@ pub struct Config {
     pub wait_on_first_connect: bool,
     /// Bytes of publishes kept while disconnected (default 8 MiB).
     pub reconnect_buffer_size: usize,
+    /// Bytes waiting for the transport past which publishes are refused
+    /// with [`Error::OutgoingBufferFull`] (default 64 MiB). Async publishes
+    /// wait long before (the client's high water mark); this bounds callers
+    /// that cannot wait (JavaScript's synchronous `publish`), well inside
+    /// wasm32's 4 GiB, with room for several connections and the rest of a
+    /// page. Control traffic (PONG, SUB, PING) is never refused.
+    pub outgoing_buffer_size: usize,
     /// Prefix of inboxes (default `_INBOX`).
     pub inbox_prefix: String,
     /// Client language and version sent in CONNECT.
@@ -150,6 +157,7 @@ impl Default for Config {
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,
+            outgoing_buffer_size: 64 * 1024 * 1024,
             inbox_prefix: "_INBOX".to_string(),
             lang: "rust-natsjet".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -397,6 +405,10 @@ impl Connection {
     /// for after a reconnect's handshake): what reading more can add to.
     pub fn transmit_bytes(&self) -> usize {
         self.out.len()
+    }
+    /// [`Config::outgoing_buffer_size`]: the bound publishes meet.
+    pub fn outgoing_buffer_size(&self) -> usize {
+        self.config.outgoing_buffer_size
     }
     /// The server's max_payload (or a default before the first INFO).
     pub fn max_payload(&self) -> usize {
@@ -736,6 +748,11 @@ impl Connection {
     ) -> Result<(), Error> {
         let payload = body.bytes();
         if self.is_live() {
+            // Refused once the bound is reached, so what waits stays under
+            // it plus one message.
+            if self.out.len() >= self.config.outgoing_buffer_size {
+                return Err(Error::OutgoingBufferFull { capacity: self.config.outgoing_buffer_size });
+            }
             match body {
                 Body::Shared(shared) if shared.len() >= SHARED_MIN => {
                     proto::encode_pub_head(

@@ -90,14 +90,28 @@ impl ReaderSlot {
         }
     }
 
-    pub fn handle_message(&mut self, now: Instant, message: Message) {
+    /// Sorts a message from the subscription; `Some(count)` when the
+    /// reader's full buffer dropped it, to report (the first drop, then
+    /// every 1000th). Only a push reader's buffer fills (a pull reader's
+    /// pulls bound what comes): the dropped message is not acked, so a
+    /// consumer with acks redelivers it after `ack_wait`; an ack-none
+    /// consumer's is lost (an ordered reader sees the gap and starts over
+    /// from it).
+    pub fn handle_message(&mut self, now: Instant, message: Message) -> Option<u64> {
         let delivery = match &mut self.machine {
             Machine::Pull { machine, .. } => machine.handle_message(now, &message),
             Machine::Push { inbox, .. } => inbox.handle_message(now, &message),
         };
-        if delivery == Delivery::User && self.items.push(Ok(message)).is_err() {
-            // Only after the reader went away: the message will be redelivered.
+        // Refused after the reader went away: the message will be redelivered.
+        if delivery != Delivery::User || self.items.push(Ok(message)).is_ok() || self.items.is_closed() {
+            return None;
         }
+        if let Machine::Push { inbox, .. } = &mut self.machine {
+            // Never taken: the flow-control reply must not wait for it.
+            inbox.handle_refused();
+        }
+        let dropped = self.items.dropped();
+        (dropped == 1 || dropped % 1000 == 0).then_some(dropped)
     }
 
     /// The answer to request `id`, if it is this reader's probe.
@@ -245,7 +259,7 @@ fn drive_push(
         let _ = events.push(event);
     }
     if let Some(error) = inbox.poll_end() {
-        let _ = items.push(Err(error));
+        items.push_past_bounds(Err(error));
     }
     inbox.is_finished()
 }

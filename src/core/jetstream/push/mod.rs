@@ -187,6 +187,12 @@ impl PushInbox {
         }
     }
 
+    /// The reader's buffer refused the message just delivered (it was
+    /// full): it will never be taken, so no flow-control reply waits for it.
+    pub fn handle_refused(&mut self) {
+        self.delivered = self.delivered.saturating_sub(1);
+    }
+
     /// The reader has taken `total` messages since it started.
     pub fn handle_taken(&mut self, total: u64) {
         self.taken = self.taken.max(total);
