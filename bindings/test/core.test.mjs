@@ -329,3 +329,26 @@ test("connect rejects bad options and unreachable servers with codes", async () 
   await assert.rejects(connect({ servers: "nope://x" }), { code: "INVALID_ARGUMENT" });
   await assert.rejects(connect({ servers: "ws://127.0.0.1:1", timeout: 1000 }), (e) => e instanceof NatsError);
 });
+
+test("subjects too long for the server's control line throw INVALID_SUBJECT; maxControlLine raises the limit", async (t) => {
+  const nc = await conn();
+  const longest = "a".repeat(4096 - 49);
+  const sub = nc.subscribe(longest);
+  await nc.flush();
+  nc.publish(longest, "fits");
+  assert.equal((await nextMsg(sub)).string(), "fits", "the server takes the longest the client lets through");
+  const tooLong = `${longest}a`;
+  assert.throws(() => nc.publish(tooLong, "x"), { code: "INVALID_SUBJECT" });
+  assert.throws(() => nc.subscribe(tooLong), { code: "INVALID_SUBJECT" });
+  await nc.flush();
+  await nc.close();
+
+  const raised = await startServer("max_control_line: 8192");
+  t.after(() => raised.close());
+  const other = await connect({ servers: raised.wsUrl, maxControlLine: 8192 });
+  const big = other.subscribe(tooLong);
+  await other.flush();
+  other.publish(tooLong, "raised");
+  assert.equal((await nextMsg(big)).string(), "raised");
+  await other.close();
+});

@@ -290,6 +290,14 @@ impl ConnectOptions {
         self
     }
 
+    /// The server's `max_control_line`, if it was raised from its default
+    /// of 4096 bytes (the server does not announce it): subjects, replies
+    /// and queue groups that would not fit are refused before writing.
+    pub fn max_control_line(mut self, bytes: usize) -> Self {
+        self.config.max_control_line = bytes;
+        self
+    }
+
     /// Try servers in the given order instead of shuffling them.
     pub fn dont_randomize(mut self) -> Self {
         self.config.randomize = false;

@@ -76,6 +76,12 @@ export interface ConnectionOptions {
    * accepted before still goes out. Yield (`await` anything) to let it drain.
    */
   outgoingBufferSize?: number;
+  /**
+   * natsjet: the server's `max_control_line` (4096 bytes, the server's
+   * default, which INFO does not announce): a subject, reply or queue group
+   * that would not fit is refused with `INVALID_SUBJECT` before writing.
+   */
+  maxControlLine?: number;
   /** natsjet: messages a subscription may have waiting (65536); past that, new ones are dropped and a `slowConsumer` status is reported. */
   subscriptionCapacity?: number;
   /** natsjet: bytes (subject, headers, payload) a subscription may have waiting (64 MiB); past that, new messages are dropped and a `slowConsumer` status is reported. */
@@ -148,6 +154,8 @@ extern "C" {
     fn reconnect_buffer_size(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = outgoingBufferSize)]
     fn outgoing_buffer_size(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = maxControlLine)]
+    fn max_control_line(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = subscriptionCapacity)]
     fn subscription_capacity(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = subscriptionCapacityBytes)]
@@ -243,6 +251,9 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     }
     if let Some(bytes) = number(o.outgoing_buffer_size(), "outgoingBufferSize")? {
         opts = opts.outgoing_buffer_size(whole(bytes, "outgoingBufferSize")?);
+    }
+    if let Some(bytes) = number(o.max_control_line(), "maxControlLine")? {
+        opts = opts.max_control_line(whole(bytes, "maxControlLine")?);
     }
     if let Some(capacity) = number(o.subscription_capacity(), "subscriptionCapacity")? {
         opts = opts.subscription_capacity(whole(capacity, "subscriptionCapacity")?);

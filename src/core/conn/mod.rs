@@ -130,6 +130,11 @@ pub struct Config {
     /// wasm32's 4 GiB, with room for several connections and the rest of a
     /// page. Control traffic (PONG, SUB, PING) is never refused.
     pub outgoing_buffer_size: usize,
+    /// The server's `max_control_line` (default 4096, the server's): a
+    /// longer PUB or SUB line makes the server close the connection, and
+    /// INFO does not announce it, so subjects, replies and queue groups
+    /// that would not fit are refused with [`Error::InvalidSubject`] first.
+    pub max_control_line: usize,
     /// Prefix of inboxes (default `_INBOX`).
     pub inbox_prefix: String,
     /// Client language and version sent in CONNECT.
@@ -158,6 +163,7 @@ impl Default for Config {
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,
             outgoing_buffer_size: 64 * 1024 * 1024,
+            max_control_line: 4096,
             inbox_prefix: "_INBOX".to_string(),
             lang: "rust-natsjet".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -514,6 +520,7 @@ impl Connection {
         if let Some(queue) = queue {
             validate_queue(queue)?;
         }
+        self.check_control_line(subject, queue)?;
         let sid = self.subs.add(subject, queue);
         if self.sends_subs() {
             proto::encode_sub(self.out.open(), subject, queue, sid);
@@ -737,6 +744,17 @@ impl Connection {
         Ok(())
     }
 
+    /// A PUB or SUB line of `subject` and `other` (reply, queue group)
+    /// that fits in the server's control line.
+    fn check_control_line(&self, subject: &str, other: Option<&str>) -> Result<(), Error> {
+        let len = subject.len() + other.map_or(0, |o| o.len() + 1) + CONTROL_LINE_REST;
+        if len > self.config.max_control_line {
+            let reason = "too long for the server's control line (max_control_line)";
+            return Err(Error::InvalidSubject { subject: subject.to_string(), reason });
+        }
+        Ok(())
+    }
+
     /// Encodes a validated message into the output, or into the reconnect
     /// buffer while not connected (refused, never dropped, when full).
     fn write_pub(
@@ -746,6 +764,7 @@ impl Connection {
         headers: Option<&HeaderMap>,
         body: Body<'_>,
     ) -> Result<(), Error> {
+        self.check_control_line(subject, reply)?;
         let payload = body.bytes();
         if self.is_live() {
             // Refused once the bound is reached, so what waits stays under
@@ -783,6 +802,10 @@ impl Connection {
         Ok(())
     }
 }
+
+/// What a control line holds besides its subject and reply: `HPUB `, two
+/// sizes of at most 20 digits with their spaces, the CRLF (more than `SUB`'s).
+const CONTROL_LINE_REST: usize = 5 + 2 * 21 + 2;
 
 /// Shared payloads of at least this size go to the transport as they are;
 /// smaller ones are copied in with what surrounds them.
