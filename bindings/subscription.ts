@@ -206,7 +206,8 @@ export class Subscription implements AsyncIterable<Msg> {
       throw err;
     }
     if (batch) return unpack(batch, this.#sid, this.#publisher);
-    this.#end();
+    // The connection's error, if it closed for good with one.
+    this.#end(this.#raw.closedReason as NatsError | undefined);
     return null;
   }
 

@@ -398,3 +398,22 @@ async fn subjects_too_long_for_the_servers_control_line_are_refused_before_writi
     client.publish(too_long, "raised".into()).await.unwrap();
     assert_eq!(&next(&mut sub).await.payload[..], b"raised");
 }
+
+#[tokio::test]
+async fn a_subscriber_that_ended_says_why() {
+    let server = server();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let mut asked = client.subscribe("why.asked").await.unwrap();
+    let mut silent = client.subscribe("why.silent").await.unwrap();
+    silent.set_first_message_timeout(Duration::from_millis(100));
+    let mut closed = client.subscribe("why.closed").await.unwrap();
+    assert_eq!(closed.closed_reason(), None, "running");
+    asked.unsubscribe().await.unwrap();
+    assert!(timeout(WAIT, asked.next()).await.unwrap().is_none());
+    assert_eq!(asked.closed_reason(), None, "an end asked for is no error");
+    assert!(timeout(WAIT, silent.next()).await.unwrap().is_none());
+    assert_eq!(silent.closed_reason(), Some(Error::Timeout));
+    client.close().await.unwrap();
+    assert!(timeout(WAIT, closed.next()).await.unwrap().is_none());
+    assert_eq!(closed.closed_reason(), Some(Error::Closed));
+}

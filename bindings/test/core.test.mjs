@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 import { Match, NatsError, connect, headers } from "natsjet";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import net from "node:net";
 import { nextMsg, startServer, waitFor } from "./harness.mjs";
 
 let server;
@@ -351,4 +352,28 @@ test("subjects too long for the server's control line throw INVALID_SUBJECT; max
   other.publish(tooLong, "raised");
   assert.equal((await nextMsg(big)).string(), "raised");
   await other.close();
+});
+
+test("a subscription ended by the connection's error resolves `closed` with it", async (t) => {
+  // A server that answers the handshake, then sends what is no protocol.
+  const fake = net.createServer((socket) => {
+    socket.write('INFO {"server_id":"FAKE","version":"2.15.0","proto":1,"headers":true,"max_payload":1048576}\r\n');
+    socket.on("data", (chunk) => {
+      if (chunk.includes("PING\r\n")) socket.write("PONG\r\n");
+      if (chunk.includes("SUB bad ")) socket.write("NOT-NATS\r\n");
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise((resolve) => fake.listen(0, "127.0.0.1", resolve));
+  t.after(() => fake.close());
+  const nc = await connect({ servers: `nats://127.0.0.1:${fake.address().port}`, maxReconnectAttempts: 0 });
+  const sub = nc.subscribe("bad");
+  const done = (async () => {
+    for await (const _m of sub);
+  })();
+  const why = await sub.closed;
+  await done;
+  assert.ok(why instanceof NatsError, `${why}`);
+  assert.equal(why.code, "PROTOCOL");
+  await nc.closed();
 });

@@ -438,6 +438,11 @@ impl Inner {
                 if let Some(tx) = self.first_connect.take() {
                     let _ = tx.send(Err(error.clone().unwrap_or(Error::Closed)));
                 }
+                // Subscribers learn why (`Subscriber::closed_reason`).
+                let why = error.clone().unwrap_or(Error::Closed);
+                for (_, sub) in self.subs.drain() {
+                    sub.queue.close_with(why.clone());
+                }
                 self.fail_all(Error::Closed);
             }
             _ => {}

@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
+use crate::error::Error;
+
 struct State<T> {
     items: VecDeque<T>,
     /// What the items waiting weigh, for a queue bounded in bytes.
@@ -18,6 +20,8 @@ struct State<T> {
     pushed: u64,
     /// Items refused because the queue was full.
     dropped: u64,
+    /// Why it was closed, when something went wrong.
+    reason: Option<Error>,
     closed: bool,
     waker: Option<Waker>,
 }
@@ -48,7 +52,8 @@ impl<T> Queue<T> {
     }
 
     fn bounded(capacity: usize, max_bytes: Option<ByteBound<T>>) -> Arc<Self> {
-        let state = State { items: VecDeque::new(), bytes: 0, pushed: 0, dropped: 0, closed: false, waker: None };
+        let state =
+            State { items: VecDeque::new(), bytes: 0, pushed: 0, dropped: 0, reason: None, closed: false, waker: None };
         Arc::new(Queue {
             state: Mutex::new(state),
             capacity: capacity.max(1),
@@ -92,6 +97,17 @@ impl<T> Queue<T> {
         if let Some(waker) = state.waker.take() {
             waker.wake();
         }
+    }
+
+    /// [`close`](Self::close), saying what went wrong.
+    pub(crate) fn close_with(&self, reason: Error) {
+        lock(&self.state).reason.get_or_insert(reason);
+        self.close();
+    }
+
+    /// What went wrong, if the queue was [closed with](Self::close_with) a reason.
+    pub(crate) fn close_reason(&self) -> Option<Error> {
+        lock(&self.state).reason.clone()
     }
 
     /// No more items will come; the receiver ends after what is queued.
