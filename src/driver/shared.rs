@@ -112,16 +112,6 @@ pub(crate) struct Inner {
 /// Buffered bytes above which publishers wait for the writer.
 pub(crate) const HIGH_WATER: usize = 4 * 1024 * 1024;
 
-impl Inner {
-    /// Whether publishers that can wait should: the outgoing buffer is past
-    /// the high water mark (or the smaller bound set for it), so they wait
-    /// instead of meeting `OutgoingBufferFull`.
-    pub fn publishers_wait(&self) -> bool {
-        let high_water = HIGH_WATER.min(self.conn.outgoing_buffer_size());
-        self.conn.state() == State::Connected && self.conn.pending_bytes() >= high_water
-    }
-}
-
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
 }
@@ -164,6 +154,14 @@ impl Shared {
 }
 
 impl Inner {
+    /// Whether publishers that can wait should: the outgoing buffer is past
+    /// the high water mark (or the smaller bound set for it), so they wait
+    /// instead of meeting `OutgoingBufferFull`.
+    pub fn publishers_wait(&self) -> bool {
+        let high_water = HIGH_WATER.min(self.conn.outgoing_buffer_size());
+        self.conn.state() == State::Connected && self.conn.pending_bytes() >= high_water
+    }
+
     /// Wakes the driver after a command left work for it.
     pub fn wake_driver(&mut self) {
         if self.driver_polling {
