@@ -354,6 +354,15 @@ impl Messages {
         self.buffer.len() + self.items.len()
     }
 
+    /// Messages a push reader dropped because its buffer was full (the
+    /// connection's subscription bounds), as
+    /// [`Event::SlowConsumer`](crate::Event::SlowConsumer) reports them: a
+    /// consumer with acks redelivers them after `ack_wait`, an ack-none one
+    /// does not. Always 0 for a pull reader, whose pulls bound what comes.
+    pub fn dropped(&self) -> u64 {
+        self.items.dropped()
+    }
+
     /// The next consumer event (heartbeats missed, warnings, resets, pin
     /// changes), if any is waiting. Events never end the stream by themselves.
     pub fn try_next_event(&self) -> Option<ConsumerEvent> {
