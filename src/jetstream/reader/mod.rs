@@ -41,7 +41,7 @@ const ITEM_CAPACITY: usize = 1 << 24;
 
 impl<T: PullKind> Consumer<T> {
     /// Continuous reading with the default options (200 messages requested
-    /// ahead, refilled with pulls of 150 when 50 are left, 30 s expiry,
+    /// ahead, refilled with pulls of 100 when 100 are left, 30 s expiry,
     /// heartbeats every 15 s): a slow handler's message waits up to 200
     /// handler runs, which must fit the consumer's `ack_wait`. Never
     /// ends by itself: it re-pulls after reconnects, leader changes and
@@ -175,8 +175,8 @@ impl StreamBuilder<'_> {
     }
 
     /// Messages kept requested ahead, as nats.js and nats.go mean
-    /// `max_messages` (default 200): a refill at the threshold (default a
-    /// quarter) asks for what brings pending plus untaken back to `n`. It
+    /// `max_messages` (default 200): a refill at the threshold (default
+    /// half) asks for what brings pending plus untaken back to `n`. It
     /// bounds a slow handler's wait: the last message taken in waits up to
     /// `n` handler runs, which must fit the consumer's `ack_wait` (else it
     /// comes again). Larger `n`, fewer pulls, less server work per message.

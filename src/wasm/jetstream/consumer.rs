@@ -49,7 +49,7 @@ export interface ConsumeOptions extends PullPriority {
   max_messages?: number;
   /** Bytes kept requested ahead, instead of a message count. */
   max_bytes?: number;
-  /** Pull more when pending messages fall to this (a quarter of `max_messages`: fewer, larger pulls; nats.js: 75 %). */
+  /** Pull more when pending messages fall to this (half of `max_messages`; nats.js: 75 %). */
   threshold_messages?: number;
   /** Pull more when pending bytes fall to this (half of `max_bytes`). */
   threshold_bytes?: number;

@@ -14,17 +14,14 @@ pub const DEFAULT_MAX_MESSAGES: u64 = 100;
 /// the client holds, and how long a message can wait in it before its
 /// handler runs: up to this many handler runs, which must fit the
 /// consumer's `ack_wait` or the message comes again (30 s: 150 ms each;
-/// async-nats holds up to 300, nats.js 100).
+/// async-nats holds up to 300, nats.js 100). Refilled at half, by 100:
+/// every pull costs the server a request to parse, queue and retire, and
+/// larger bursts to the client pack more acks into each of its writes. On a
+/// durable drained as fast as the server can, 200 refilled by 100 took the
+/// server about half the reads per message of 100 refilled by 50 and led
+/// async-nats's defaults with 1 and 4 workers (`benches/consume.rs`,
+/// `CONSUME_SWEEP`).
 pub const DEFAULT_CONSUME_MAX_MESSAGES: u64 = 200;
-/// `consume` refills when what it holds falls to this fraction of
-/// `max_messages` (the default threshold): a quarter, so each refill asks
-/// for three quarters. Every pull costs the server a request to parse,
-/// queue and retire, and larger bursts to the client pack more acks into
-/// each of its writes: on a durable drained as fast as the server can, 200
-/// ahead refilled by 150 took the server a third fewer reads per message
-/// than 100 refilled by 50, and led async-nats's defaults by 1.1x with 1
-/// and 4 workers (`benches/consume.rs`, `CONSUME_SWEEP`).
-const DEFAULT_THRESHOLD_DIVISOR: u64 = 4;
 /// How long each pull waits on the server.
 pub const DEFAULT_EXPIRES: Duration = Duration::from_secs(30);
 /// Upper bound of the default idle heartbeat (ADR-37).
@@ -120,8 +117,7 @@ pub struct ConsumeOptions {
     pub max_messages: Option<u64>,
     /// Bytes kept requested ahead, instead of a message count.
     pub max_bytes: Option<u64>,
-    /// Pull more when pending messages fall to this; default a quarter of
-    /// `max_messages` (fewer, larger pulls: cheaper for the server).
+    /// Pull more when pending messages fall to this; default half of `max_messages`.
     pub threshold_messages: Option<u64>,
     /// Pull more when pending bytes fall to this; default half of `max_bytes`.
     pub threshold_bytes: Option<u64>,
@@ -171,7 +167,7 @@ impl ConsumeOptions {
                 if self.threshold_messages.is_some() {
                     return Err(invalid("threshold_messages needs max_messages"));
                 }
-                let threshold = threshold(self.threshold_bytes, bytes, 2, "bytes")?;
+                let threshold = threshold(self.threshold_bytes, bytes, "bytes")?;
                 (BYTES_MODE_BATCH, bytes, None, Some(threshold))
             }
             (messages, None) => {
@@ -179,7 +175,7 @@ impl ConsumeOptions {
                     return Err(invalid("threshold_bytes needs max_bytes"));
                 }
                 let messages = messages.unwrap_or(DEFAULT_CONSUME_MAX_MESSAGES);
-                let threshold = threshold(self.threshold_messages, messages, DEFAULT_THRESHOLD_DIVISOR, "messages")?;
+                let threshold = threshold(self.threshold_messages, messages, "messages")?;
                 (messages, 0, Some(threshold), None)
             }
         };
@@ -219,15 +215,14 @@ fn check_heartbeat(hb: Duration, expires: Duration, min: Duration) -> Result<Dur
     Ok(hb)
 }
 
-/// The refill threshold: as given, or `max / divisor`.
-fn threshold(given: Option<u64>, max: u64, divisor: u64, unit: &str) -> Result<u64, Error> {
+fn threshold(given: Option<u64>, max: u64, unit: &str) -> Result<u64, Error> {
     if max == 0 {
         return Err(invalid(&format!("max_{unit} must be above zero")));
     }
     match given {
         Some(t) if t > max => Err(invalid(&format!("threshold_{unit} cannot exceed max_{unit}"))),
         Some(t) => Ok(t),
-        None => Ok(max / divisor),
+        None => Ok(max / 2),
     }
 }
 

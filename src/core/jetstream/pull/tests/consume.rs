@@ -27,43 +27,26 @@ fn initial_pull_uses_the_consume_defaults() {
     assert!(!pull.no_wait);
     assert_eq!(c.pending_messages(), 200);
     assert_eq!(c.poll_timeout(), Some(t(30_000)), "heartbeat watchdog at 2 × 15 s");
+    for i in 0..99 {
+        c.handle_message(t(i), &user(10));
+    }
+    assert!(pulls(&mut c).is_empty(), "101 pending");
+    c.handle_message(t(99), &user(10));
+    assert_eq!(pulls(&mut c)[0].batch, 100, "refilled at half, by half");
 }
 
 #[test]
 fn refills_at_message_threshold_to_fill_the_buffer() {
-    let mut c = consume(by_messages(12));
+    let mut c = consume(by_messages(10));
     let _ = pulls(&mut c);
-    for i in 0..8 {
+    for i in 0..4 {
         c.handle_message(t(i), &user(10));
     }
-    assert!(pulls(&mut c).is_empty(), "4 pending, above the default threshold of a quarter, 3");
-    c.handle_message(t(8), &user(10));
+    assert!(pulls(&mut c).is_empty(), "6 pending, above the threshold of 5");
+    c.handle_message(t(5), &user(10));
     let [pull] = pulls(&mut c).try_into().unwrap();
-    assert_eq!(pull.batch, 9, "asks for what fills the buffer");
-    assert_eq!(c.pending_messages(), 12);
-}
-
-#[test]
-fn default_consume_refills_with_pulls_of_150() {
-    let mut c = consume(ConsumeOptions::default());
-    let _ = pulls(&mut c);
-    for i in 0..149 {
-        c.handle_message(t(i), &user(10));
-    }
-    assert!(pulls(&mut c).is_empty(), "51 pending");
-    c.handle_message(t(149), &user(10));
-    let [pull] = pulls(&mut c).try_into().unwrap();
-    assert_eq!(pull.batch, 150);
-}
-
-#[test]
-fn an_explicit_threshold_is_kept() {
-    let mut c = consume(ConsumeOptions { threshold_messages: Some(5), ..by_messages(10) });
-    let _ = pulls(&mut c);
-    for i in 0..5 {
-        c.handle_message(t(i), &user(10));
-    }
-    assert_eq!(pulls(&mut c)[0].batch, 5);
+    assert_eq!(pull.batch, 5, "asks for what fills the buffer");
+    assert_eq!(c.pending_messages(), 10);
 }
 
 #[test]
@@ -163,7 +146,7 @@ fn refuses_bad_options() {
 
 #[test]
 fn a_slow_reader_holds_back_refills_until_it_takes_messages() {
-    let mut c = consume(ConsumeOptions { threshold_messages: Some(5), ..by_messages(10) });
+    let mut c = consume(by_messages(10));
     c.track_buffered();
     let _ = pulls(&mut c);
     for i in 0..10 {

@@ -18,12 +18,7 @@ fn group() -> Option<PriorityOptions> {
 
 #[test]
 fn pin_id_is_echoed_then_cleared_on_423() {
-    let options = ConsumeOptions {
-        max_messages: Some(2),
-        threshold_messages: Some(1),
-        priority: group(),
-        ..ConsumeOptions::default()
-    };
+    let options = ConsumeOptions { max_messages: Some(2), priority: group(), ..ConsumeOptions::default() };
     let mut c = PullConsumer::consume(t(0), options).unwrap();
     let [first] = pulls(&mut c).try_into().unwrap();
     assert_eq!((first.group.as_deref(), first.id), (Some("jobs"), None));

@@ -11,9 +11,8 @@ fn consume_with(options: ConsumeOptions) -> PullConsumer {
     c
 }
 
-/// 10 requested ahead, refilled at half.
 fn consume() -> PullConsumer {
-    consume_with(ConsumeOptions { max_messages: Some(10), threshold_messages: Some(5), ..ConsumeOptions::default() })
+    consume_with(ConsumeOptions { max_messages: Some(10), ..ConsumeOptions::default() })
 }
 
 #[test]
