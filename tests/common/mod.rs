@@ -31,6 +31,8 @@ pub mod auth;
 pub mod cluster;
 pub mod fake;
 pub mod http;
+pub mod loss;
+pub mod proxy;
 pub mod server;
 pub mod tls;
 
@@ -42,6 +44,10 @@ pub use cluster::NatsCluster;
 pub use fake::{FakeConn, FakeServer};
 #[allow(unused_imports)]
 pub use http::{free_port, http_get};
+#[allow(unused_imports)]
+pub use loss::{LossLedger, LossReport};
+#[allow(unused_imports)]
+pub use proxy::{Fault, FaultProxy};
 #[allow(unused_imports)]
 pub use server::{NatsServer, NatsServerBuilder};
 #[allow(unused_imports)]
