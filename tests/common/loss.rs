@@ -48,18 +48,13 @@ impl LossLedger {
         self.0.lock().unwrap().server_acked.insert(id);
     }
 
-    /// A consumer processed id `id` (delivery count `delivered`) and its ack succeeded.
+    /// A consumer processed id `id` (delivery count `delivered`) and acked it.
     pub fn consumed(&self, id: u64, delivered: i64) {
         let mut t = self.0.lock().unwrap();
         *t.consumed.entry(id).or_default() += 1;
         if delivered > 1 {
             t.redelivered += 1;
         }
-    }
-
-    /// A delivery with count above one that was not acked (it comes again).
-    pub fn redelivered(&self) {
-        self.0.lock().unwrap().redelivered += 1;
     }
 
     /// Distinct ids consumed and acked so far.

@@ -291,7 +291,7 @@ pub enum Fault {
 }
 
 /// The bandwidth cap of [`Fault::Slow`].
-pub const SLOW_BYTES_PER_SECOND: u64 = 48 * 1024;
+pub const SLOW_BYTES_PER_SECOND: u64 = 64 * 1024;
 
 impl FaultProxy {
     pub fn inject(&self, fault: Fault) {
