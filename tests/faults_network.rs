@@ -8,15 +8,14 @@
 
 mod common;
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
-use common::{Fault, FaultProxy, LossLedger, NatsServer};
+use common::{Fault, FaultProxy, LossLedger, NatsServer, publish_with_retries};
 use futures_util::StreamExt;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
 use natsjet::jetstream::kv;
 use natsjet::jetstream::object_store;
-use natsjet::jetstream::{self, Context, Publish};
+use natsjet::jetstream::{self, Context};
 use tokio::time::timeout;
 
 /// Bound on each whole run, well under a minute on a loaded machine.
@@ -79,41 +78,6 @@ fn id_of(payload: &[u8]) -> u64 {
 }
 
 // ---- mid-publish -----------------------------------------------------------
-
-/// Publishes `count` ids to `stream`'s subjects with acks, at most 64 in flight, each with a
-/// message id; a publish whose ack does not come is sent again with the
-/// same id, so the stream holds every id once.
-async fn publish_with_retries(js: &Context, stream: &str, count: u64, ledger: &LossLedger, mut at: impl FnMut(u64)) {
-    let mut pending = VecDeque::new();
-    let mut retry = VecDeque::new();
-    let mut next = 0;
-    while next < count || !pending.is_empty() || !retry.is_empty() {
-        while pending.len() < 64 && (next < count || !retry.is_empty()) {
-            let id = retry.pop_front().unwrap_or_else(|| {
-                ledger.published(next);
-                at(next);
-                next += 1;
-                next - 1
-            });
-            let publish = Publish::build().payload(id.to_string().into()).message_id(id.to_string());
-            match js.send_publish(format!("{stream}.{}", id % 8), publish).await {
-                Ok(ack) => pending.push_back((id, ack)),
-                Err(_) => {
-                    retry.push_back(id);
-                    break;
-                }
-            }
-        }
-        match pending.pop_front() {
-            Some((id, ack)) => match ack.await {
-                Ok(_) => ledger.server_acked(id),
-                Err(_) => retry.push_back(id),
-            },
-            // Nothing in flight and the client refuses: back off a little before trying again.
-            None => tokio::time::sleep(Duration::from_millis(50)).await,
-        }
-    }
-}
 
 async fn mid_publish(fault: Fault, transport: Transport) {
     const COUNT: u64 = 1_000;

@@ -15,9 +15,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use common::{FaultProxy, LossLedger, NatsServer, wait_for};
+use common::{FaultProxy, LossLedger, NatsServer, publish_with_retries, wait_for};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
-use natsjet::jetstream::{self, Context, Publish};
+use natsjet::jetstream::{self, Context};
 
 const COUNT: u64 = 3_000;
 const WAIT: Duration = Duration::from_secs(45);
@@ -106,12 +106,7 @@ async fn setup(server: &NatsServer, ledger: &LossLedger) -> Context {
     let js = jetstream::new(natsjet::connect(server.client_url()).await.unwrap());
     let config = StreamConfig { name: "WP".into(), subjects: vec!["WP.>".into()], ..Default::default() };
     js.create_stream(config).await.unwrap();
-    for id in 0..COUNT {
-        ledger.published(id);
-        let publish = Publish::build().payload(id.to_string().into()).message_id(id.to_string());
-        js.send_publish(format!("WP.{}", id % 8), publish).await.unwrap().await.unwrap();
-        ledger.server_acked(id);
-    }
+    tokio::time::timeout(WAIT, publish_with_retries(&js, "WP", COUNT, ledger, |_| {})).await.unwrap();
     let consumer = ConsumerConfig {
         durable_name: Some("work".into()),
         ack_policy: AckPolicy::Explicit,

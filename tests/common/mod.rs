@@ -33,6 +33,7 @@ pub mod fake;
 pub mod http;
 pub mod loss;
 pub mod proxy;
+pub mod retry_publish;
 pub mod server;
 pub mod tls;
 
@@ -48,6 +49,8 @@ pub use http::{free_port, http_get};
 pub use loss::{LossLedger, LossReport};
 #[allow(unused_imports)]
 pub use proxy::{Fault, FaultProxy};
+#[allow(unused_imports)]
+pub use retry_publish::publish_with_retries;
 #[allow(unused_imports)]
 pub use server::{NatsServer, NatsServerBuilder};
 #[allow(unused_imports)]
