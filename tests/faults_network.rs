@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Fault, FaultProxy, LossLedger, NatsServer, publish_with_retries};
+use common::{Fault, FaultProxy, LossLedger, NatsServer, publish_with_retries, work_and_ack};
 use futures_util::StreamExt;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
 use natsjet::jetstream::kv;
@@ -116,28 +116,6 @@ async fn mid_publish(fault: Fault, transport: Transport) {
 
 // ---- mid-consume -----------------------------------------------------------
 
-/// A worker on the shared durable: it processes each message, then acks
-/// with confirmation. A failed ack is ambiguous (it may have reached the
-/// server, its answer cut off): the message counts as consumed, and if the
-/// ack was lost the server sends it again, which shows as a duplicate.
-async fn work(js: Context, ledger: LossLedger) {
-    let consumer: jetstream::PullConsumer = js.get_stream("C").await.unwrap().get_consumer("work").await.unwrap();
-    let mut messages = consumer
-        .stream()
-        .max_messages_per_batch(50)
-        .heartbeat(Duration::from_millis(500))
-        .expires(Duration::from_secs(2))
-        .messages()
-        .await
-        .unwrap();
-    while let Some(message) = messages.next().await {
-        let Ok(message) = message else { continue }; // missed heartbeats and the like: the stream goes on
-        let delivered = message.info().unwrap().delivered;
-        let _ = message.double_ack_within(natsjet::jetstream::AckKind::Ack, Duration::from_secs(1)).await;
-        ledger.consumed(id_of(&message.payload), delivered);
-    }
-}
-
 /// Waits until every id was consumed and the server holds no ack pending.
 async fn all_consumed_and_acked(checker: &Context, ledger: &LossLedger, count: u64) {
     let stream = checker.get_stream("C").await.unwrap();
@@ -173,7 +151,7 @@ async fn mid_consume(fault: Fault, transport: Transport) {
     let mut workers = Vec::new();
     for _ in 0..2 {
         let js = jetstream::new(watchful_client(&url, fault).await);
-        workers.push(tokio::spawn(work(js, ledger.clone())));
+        workers.push(tokio::spawn(work_and_ack(js, "C", "work", ledger.clone())));
     }
     let run = async {
         while ledger.consumed_count() < COUNT as usize / 3 {
@@ -243,7 +221,7 @@ async fn mid_object_get(fault: Fault, transport: Transport) {
     writer.put("blob", &mut &data[..]).await.unwrap();
     let store = jetstream::new(watchful_client(&url, fault).await).get_object_store("O").await.unwrap();
     // Paced from the start, so the fault lands while chunks are still on their way.
-    proxy.slow(Some(256 << 10));
+    proxy.slow(Some(1 << 20));
     let ledger = LossLedger::new();
     ledger.published(0);
     ledger.server_acked(0);
@@ -256,6 +234,9 @@ async fn mid_object_get(fault: Fault, transport: Transport) {
                 while let Some(chunk) = object.next().await {
                     got.extend_from_slice(&chunk?);
                     if attempt == 0 && got.len() >= SIZE / 4 && proxy.open_connections() > 0 {
+                        // The pacing goes with the fault: a PONG queued behind the paced
+                        // backlog would make the new link look dead too (the slow case).
+                        proxy.slow(None);
                         proxy.inject(fault);
                     }
                 }

@@ -159,7 +159,7 @@ describe("faults over WebSocket in Node", { timeout: 240_000 }, () => {
       const nc = await watchful(proxy, fault);
       t.after(() => nc.close());
       const os = await new Objm(nc).open(bucket);
-      proxy.slow(256 * 1024); // paced from the start, so the fault lands while chunks are on their way
+      proxy.slow(1024 * 1024); // paced from the start, so the fault lands while chunks are on their way
       const ledger = new LossLedger();
       ledger.published(0);
       ledger.serverAcked(0);
@@ -176,7 +176,12 @@ describe("faults over WebSocket in Node", { timeout: 240_000 }, () => {
             if (done) break;
             parts.push(value);
             got += value.length;
-            if (attempt === 0 && got >= SIZE / 4 && proxy.openConnections() > 0) proxy.inject(fault);
+            if (attempt === 0 && got >= SIZE / 4 && proxy.openConnections() > 0) {
+              // The pacing goes with the fault: a PONG queued behind the paced backlog
+              // would make the new link look dead too (the slow case).
+              proxy.slow(0);
+              proxy.inject(fault);
+            }
           }
         } catch (e) {
           errors.push(e.code ?? String(e)); // a typed error, never a short or corrupt read: try again

@@ -33,9 +33,9 @@ pub mod fake;
 pub mod http;
 pub mod loss;
 pub mod proxy;
-pub mod retry_publish;
 pub mod server;
 pub mod tls;
+pub mod workload;
 
 #[allow(unused_imports)]
 pub use auth::{Auth, CredsUser};
@@ -50,11 +50,11 @@ pub use loss::{LossLedger, LossReport};
 #[allow(unused_imports)]
 pub use proxy::{Fault, FaultProxy};
 #[allow(unused_imports)]
-pub use retry_publish::publish_with_retries;
-#[allow(unused_imports)]
 pub use server::{NatsServer, NatsServerBuilder};
 #[allow(unused_imports)]
 pub use tls::{Tls, TlsFiles};
+#[allow(unused_imports)]
+pub use workload::{publish_with_retries, work_and_ack};
 
 use std::time::{Duration, Instant};
 
