@@ -151,7 +151,7 @@ async fn leader_and_follower_kills_lose_no_acked_publish() {
     let ledger = LossLedger::new();
     let publisher = {
         let (js, ledger) = (connect(&cluster).await, ledger.clone());
-        tokio::spawn(async move { publish_with_retries(&js, "CL", total, &ledger, |_| {}).await })
+        tokio::spawn(async move { publish_with_retries(&js, "CL", 0..total, &ledger, |_| {}).await })
     };
     let mut workers = Vec::new();
     for _ in 0..WORKERS {

@@ -90,7 +90,7 @@ async fn mid_publish(fault: Fault, transport: Transport) {
     let mut js = jetstream::new(watchful_client(&url, fault).await);
     js.set_timeout(Duration::from_secs(1));
     let ledger = LossLedger::new();
-    let published = publish_with_retries(&js, "F", COUNT, &ledger, |id| {
+    let published = publish_with_retries(&js, "F", 0..COUNT, &ledger, |id| {
         if id == COUNT / 3 {
             proxy.inject(fault);
         }
@@ -139,7 +139,7 @@ async fn mid_consume(fault: Fault, transport: Transport) {
         .await
         .unwrap();
     let ledger = LossLedger::new();
-    timeout(RUN, publish_with_retries(&checker, "C", COUNT, &ledger, |_| {})).await.unwrap();
+    timeout(RUN, publish_with_retries(&checker, "C", 0..COUNT, &ledger, |_| {})).await.unwrap();
     let config = ConsumerConfig {
         durable_name: Some("work".into()),
         ack_policy: AckPolicy::Explicit,

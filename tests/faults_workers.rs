@@ -106,7 +106,7 @@ async fn setup(server: &NatsServer, ledger: &LossLedger) -> Context {
     let js = jetstream::new(natsjet::connect(server.client_url()).await.unwrap());
     let config = StreamConfig { name: "WP".into(), subjects: vec!["WP.>".into()], ..Default::default() };
     js.create_stream(config).await.unwrap();
-    tokio::time::timeout(WAIT, publish_with_retries(&js, "WP", COUNT, ledger, |_| {})).await.unwrap();
+    tokio::time::timeout(WAIT, publish_with_retries(&js, "WP", 0..COUNT, ledger, |_| {})).await.unwrap();
     let consumer = ConsumerConfig {
         durable_name: Some("work".into()),
         ack_policy: AckPolicy::Explicit,

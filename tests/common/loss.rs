@@ -103,6 +103,12 @@ impl LossLedger {
         self.0.lock().unwrap().distinct_consumed as usize
     }
 
+    /// Ids the server acked that are not consumed yet.
+    pub fn backlog(&self) -> u64 {
+        let t = self.0.lock().unwrap();
+        t.server_acked.saturating_sub(t.distinct_consumed)
+    }
+
     /// Bytes the ledger holds (the soak reports memory beside it).
     pub fn footprint(&self) -> usize {
         let t = self.0.lock().unwrap();

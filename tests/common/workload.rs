@@ -12,20 +12,21 @@ use natsjet::jetstream::{AckKind, Context, Publish, PullConsumer};
 
 use super::loss::LossLedger;
 
-/// Publishes ids `0..count` (payload and message id: the id) to
+/// Publishes the ids of `ids` (payload and message id: the id) to
 /// `stream.<id % 8>` with acks, at most 64 in flight, until every one is
 /// acknowledged; `at(id)` runs before an id is first sent (to inject a
 /// fault there).
 pub async fn publish_with_retries(
     js: &Context,
     stream: &str,
-    count: u64,
+    ids: std::ops::Range<u64>,
     ledger: &LossLedger,
     mut at: impl FnMut(u64),
 ) {
+    let count = ids.end;
     let mut pending = VecDeque::new();
     let mut retry = VecDeque::new();
-    let mut next = 0;
+    let mut next = ids.start;
     while next < count || !pending.is_empty() || !retry.is_empty() {
         while pending.len() < 64 && (next < count || !retry.is_empty()) {
             let id = retry.pop_front().unwrap_or_else(|| {
