@@ -94,6 +94,17 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
     return inBatch + (this.#done ? 0 : this.#raw.pending());
   }
 
+  /**
+   * natsjet: messages a push consumer's reader dropped because it fell
+   * behind the connection's subscription bounds (`subscriptionCapacity`,
+   * `subscriptionCapacityBytes`), as the `slowConsumer` status reports them.
+   * A consumer with acks redelivers them after `ack_wait`; an ack-none one
+   * loses them. Always 0 for pull and ordered consumers.
+   */
+  getDropped(): number {
+    return this.#raw.dropped();
+  }
+
   /** Messages received so far: those handed out and those pending. */
   getReceived(): number {
     return this.#processed + this.getPending();

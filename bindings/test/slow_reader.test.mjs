@@ -71,6 +71,7 @@ for (const ack_policy of [AckPolicy.None, AckPolicy.Explicit]) {
     const { nc, slow } = await smallReader({ subscriptionCapacity: 20 });
     const messages = await (await jetstream(nc).consumers.getPushConsumer(name, name)).consume();
     await waitFor(() => slow.some((s) => s.dropped === 1), 10_000);
+    assert.ok(messages.getDropped() >= 1, "the reader counts its drops");
     const seen = new Set();
     const it = messages[Symbol.asyncIterator]();
     const wanted = ack_policy === AckPolicy.None ? 20 : 200;
@@ -81,6 +82,7 @@ for (const ack_policy of [AckPolicy.None, AckPolicy.Explicit]) {
     }
     if (ack_policy === AckPolicy.None) {
       assert.deepEqual([...seen], Array.from({ length: 20 }, (_, i) => i + 1), "the first 20 were kept, the rest lost");
+      assert.ok(messages.getDropped() <= 180, `at most the 180 past the first 20 dropped: ${messages.getDropped()}`);
     } else {
       assert.equal(seen.size, 200, "every message in the end");
       await nc.flush();

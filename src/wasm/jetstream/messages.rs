@@ -33,13 +33,18 @@ export type RawConsumerEvent = [type: string, value: number | undefined, text: s
 pub(super) trait Reader: Stream<Item = Result<Message, Error>> + Unpin {
     fn poll_event(&self, cx: &mut Context<'_>) -> Poll<Option<ConsumerEvent>>;
     fn pending(&self) -> usize;
+    /// Messages the reader's full buffer dropped. An ordered reader starts
+    /// over from the gap a drop leaves, so it loses none and reports 0.
+    fn dropped(&self) -> u64 {
+        0
+    }
     fn stop(&mut self);
     fn drain(&mut self) -> Pin<Box<dyn Future<Output = Result<(), Error>>>>;
 }
 
-/// The same four calls on both readers, read with natsjet's errors.
+/// The same calls on both readers, read with natsjet's errors.
 macro_rules! reader {
-    ($type:ty) => {
+    ($type:ty $(, $dropped:ident)?) => {
         impl Reader for Raw<$type> {
             fn poll_event(&self, cx: &mut Context<'_>) -> Poll<Option<ConsumerEvent>> {
                 self.0.poll_next_event(cx)
@@ -47,6 +52,9 @@ macro_rules! reader {
             fn pending(&self) -> usize {
                 self.0.pending()
             }
+            $(fn dropped(&self) -> u64 {
+                self.0.$dropped()
+            })?
             fn stop(&mut self) {
                 self.0.stop()
             }
@@ -56,7 +64,7 @@ macro_rules! reader {
         }
     };
 }
-reader!(Messages);
+reader!(Messages, dropped);
 reader!(OrderedMessages);
 
 /// A reader. Freeing it (or its garbage collection) stops it and naks the
@@ -105,6 +113,13 @@ impl RawConsumerMessages {
     /// Messages received and not yet read with `nextBatch`.
     pub fn pending(&self) -> u32 {
         self.reader.borrow().stream.get_ref().pending() as u32
+    }
+
+    /// Messages a push reader dropped because its buffer was full (the
+    /// connection's subscription bounds): redelivered by a consumer with
+    /// acks, lost by an ack-none one. Always 0 for pull and ordered readers.
+    pub fn dropped(&self) -> f64 {
+        self.reader.borrow().stream.get_ref().dropped() as f64
     }
 
     /// Stops pulling; what was received can still be read, then it ends.
