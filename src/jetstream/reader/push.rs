@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{ITEM_CAPACITY, Messages};
+use super::{ITEM_CAPACITY, Messages, Source};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::Reader;
 use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
@@ -74,5 +74,6 @@ pub(super) fn listen(
     };
     let ack_timeout = context.timeout();
     let buffer = VecDeque::new();
-    Ok(Messages { sid, client, items, buffer, events, ack_timeout, report: None, taken: (0, 0), mark: Some(mark) })
+    let source = Source::Reader(sid);
+    Ok(Messages { source, client, items, buffer, events, ack_timeout, report: None, taken: (0, 0), mark: Some(mark) })
 }
