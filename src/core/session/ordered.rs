@@ -172,7 +172,10 @@ impl Session {
     pub(super) fn ordered_answer(&mut self, now: Instant, request: RequestId, result: &Result<Message, Error>) -> bool {
         let Some(id) = self.ordered_requests.remove(&request) else { return false };
         let info = match result {
-            Ok(reply) => ConsumerInfo::from_json_core(&reply.payload),
+            // The server's error first: the info parser would only say a field is missing.
+            Ok(reply) => {
+                api::check_response(&reply.payload).and_then(|()| ConsumerInfo::from_json_core(&reply.payload))
+            }
             Err(e) => Err(e.clone()),
         };
         match info {
