@@ -4,6 +4,7 @@
 //! polling anything, resuming at the next stream sequence.
 
 use super::*;
+use crate::core::jetstream::api;
 use crate::core::jetstream::ordered::{OrderedConfig, OrderedCursor};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -129,4 +130,33 @@ fn an_unpolled_ordered_read_is_made_again_from_the_clock_and_resumes_without_gap
     let (cursor, current) = pair.session.retire_ordered(id).expect("attached");
     assert_eq!((cursor.stream_sequence(), current.map(|c| c.name)), (4, Some("U_4".to_string())));
     assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Ordered(_))));
+}
+
+#[test]
+fn a_create_answered_with_the_servers_error_ends_the_read_in_its_word() {
+    let mut pair = Pair::connected();
+    let mut cursor = OrderedCursor::new(OrderedConfig::default(), "U").expect("a valid prefix");
+    cursor.handle_created();
+    cursor.end_without_stream();
+    let spec = OrderedSpec {
+        api_prefix: "$JS.API".into(),
+        stream: "S".into(),
+        mode: OrderedMode::Consume(ConsumeOptions::default()),
+        create_timeout: Duration::from_secs(5),
+    };
+    let id = pair.session.attach_ordered(pair.now, spec, cursor, None).expect("attached");
+    pair.settle();
+    let written = pair.take_written();
+    let reply = Pair::reply_to(&written, &format!("{CREATE}U_1"));
+    let body = r#"{"type":"io.nats.jetstream.api.v1.consumer_create_response","error":{"code":404,"err_code":10059,"description":"stream not found"}}"#;
+    pair.send(&format!("MSG {reply} {} {}\r\n{body}\r\n", mux_sid(&written), body.len()));
+    let events = pair.take_events();
+    assert!(
+        matches!(events.as_slice(), [
+            SessionEvent::OrderedItem { item: Err(Error::JetStream(e)), .. },
+            SessionEvent::OrderedEnded { id: ended },
+        ] if e.err_code == api::ErrorCode::STREAM_NOT_FOUND && *ended == id),
+        "{events:?}"
+    );
+    assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Ordered(_))), "no retry");
 }
