@@ -1,7 +1,8 @@
 //! [`Session`]: the connection and the machines attached to it, driven as
 //! one. It owns the [`Connection`] and, under ids, the JetStream readers
-//! (by the sid of their subscription), the checkpoint ledgers, the
-//! requests for many replies and the first-message timers; it routes
+//! (by the sid of their subscription), the ordered reads over them, the
+//! checkpoint ledgers, the requests for many replies and the
+//! first-message timers; it routes
 //! what the connection reports to them, folds their deadlines once (each
 //! with its [`Wake`] reason), and hands everything else on as a
 //! [`SessionEvent`] for the driver's waiters.

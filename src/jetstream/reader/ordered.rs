@@ -1,9 +1,11 @@
 //! Ordered consumers (ADR-17) over the plain pull readers, and ordered
-//! push consumers over the push reader: the sans-IO [`OrderedCursor`]
-//! judges every message, event and reader error; this module does what it
-//! says — create the next consumer (deleting the old one), sleep before a
-//! retry, start a reader on it — and hands the user only what the cursor
-//! let through.
+//! push consumers over the push reader. A continuous read runs in the
+//! session (`core/session/ordered.rs`): the sans-IO [`OrderedCursor`]
+//! judges every message there, and the session makes the next consumer
+//! and retries on its own deadline whether or not the user polls; this
+//! module reads what it let through and reports what was taken. A fetch,
+//! one batch the user waits on, is run here: create the consumer (deleting
+//! the old one), sleep before a retry, read the batch through the cursor.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
