@@ -121,9 +121,10 @@ impl Session {
         }
     }
 
-    /// The name of the consumer ordered read `id` reads (or makes) now.
+    /// The name of the last consumer ordered read `id` made (while the
+    /// next is being made, the one it replaces).
     pub fn ordered_consumer_name(&self, id: OrderedId) -> Option<String> {
-        self.ordered.get(&id).map(|o| o.cursor.consumer_name())
+        self.ordered.get(&id).and_then(|o| o.current.as_ref()).map(|c| c.name.clone())
     }
 
     /// Detaches ordered read `id` (its user stopped): its cursor and last
