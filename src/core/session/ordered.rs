@@ -89,17 +89,14 @@ impl Session {
         cursor: OrderedCursor,
         current: Option<ConsumerInfo>,
     ) -> Result<OrderedId, Error> {
-        let Some(info) = current else {
-            let id = self.add_ordered(Ordered { spec, cursor, current: None, phase: Phase::Ended, delivered: 0 });
+        let fresh = current.is_some();
+        let id = self.add_ordered(Ordered { spec, cursor, current, phase: Phase::Ended, delivered: 0 });
+        if !fresh {
             self.create_ordered(now, id);
-            return Ok(id);
-        };
-        let (sid, reader) = subscribe_reader(&mut self.conn, now, &spec, &info, 0)?;
-        let id =
-            self.add_ordered(Ordered { spec, cursor, current: Some(info), phase: Phase::Reading(sid), delivered: 0 });
-        self.ordered_sids.insert(sid, id);
-        self.readers.insert(sid, reader);
-        self.drive_reader(sid);
+        } else if let Err(e) = self.start_ordered_reader(now, id) {
+            self.ordered.remove(&id);
+            return Err(e);
+        }
         Ok(id)
     }
 
@@ -187,7 +184,9 @@ impl Session {
                 ordered.current = Some(info);
                 self.events
                     .push_back(SessionEvent::OrderedEvent { id, event: ConsumerEvent::OrderedRecreated { name } });
-                self.start_ordered_reader(now, id);
+                if let Err(e) = self.start_ordered_reader(now, id) {
+                    self.end_ordered(id, e);
+                }
             }
             Err(e) => self.create_failed(now, id, e),
         }
@@ -310,18 +309,15 @@ impl Session {
     }
 
     /// Starts a reader on the current consumer.
-    fn start_ordered_reader(&mut self, now: Instant, id: OrderedId) {
-        let Some(ordered) = self.ordered.get_mut(&id) else { return };
-        let Some(info) = &ordered.current else { return };
-        match subscribe_reader(&mut self.conn, now, &ordered.spec, info, ordered.delivered) {
-            Ok((sid, reader)) => {
-                ordered.phase = Phase::Reading(sid);
-                self.ordered_sids.insert(sid, id);
-                self.readers.insert(sid, reader);
-                self.drive_reader(sid);
-            }
-            Err(e) => self.end_ordered(id, e),
-        }
+    fn start_ordered_reader(&mut self, now: Instant, id: OrderedId) -> Result<(), Error> {
+        let Some(ordered) = self.ordered.get_mut(&id) else { return Ok(()) };
+        let Some(info) = &ordered.current else { return Ok(()) };
+        let (sid, reader) = subscribe_reader(&mut self.conn, now, &ordered.spec, info, ordered.delivered)?;
+        ordered.phase = Phase::Reading(sid);
+        self.ordered_sids.insert(sid, id);
+        self.readers.insert(sid, reader);
+        self.drive_reader(sid);
+        Ok(())
     }
 }
 
