@@ -277,13 +277,10 @@ impl OrderedConsumer {
             return Err(Error::ApiMisuse("an ordered consumer has one reader at a time"));
         }
         let last = state.cursor.stream_sequence();
-        let step = match &mode {
-            Mode::Fetch(_) if state.stale => None,
-            Mode::Fetch(_) => Some(Step::Reading(mode.start(&state.current)?)),
-            Mode::Consume(_) | Mode::Push => {
-                let messages = self.attach(&mut state, &mode, &events)?;
-                Some(Step::Session(messages))
-            }
+        let step = match mode.in_session() {
+            Some(read) => Some(Step::Session(self.attach(&mut state, read, &events)?)),
+            None if state.stale => None,
+            None => Some(Step::Reading(mode.start(&state.current)?)),
         };
         state.reading = true;
         drop(state);
@@ -302,16 +299,15 @@ impl OrderedConsumer {
 
     /// Hands a continuous read to the session, which makes its consumers
     /// (starting on the current one if nothing was read from it yet).
-    fn attach(&self, state: &mut State, mode: &Mode, events: &Arc<Queue<ConsumerEvent>>) -> Result<Messages, Error> {
+    fn attach(
+        &self,
+        state: &mut State,
+        read: SessionRead,
+        events: &Arc<Queue<ConsumerEvent>>,
+    ) -> Result<Messages, Error> {
         let context = &self.context;
         let client = context.client().clone();
-        let (mode, report, mark) = match mode {
-            Mode::Consume(options) => (OrderedMode::Consume(options.clone()), Some(Report::for_consume(options)), None),
-            _ => {
-                let mark = Arc::new(ReadMark::new());
-                (OrderedMode::Push(mark.clone()), None, Some(mark))
-            }
-        };
+        let (mode, report, mark) = read;
         let spec = OrderedSpec {
             api_prefix: context.api_prefix().to_string(),
             stream: self.stream.clone(),
@@ -357,7 +353,25 @@ enum Mode {
     Push,
 }
 
+/// How the session reads a continuous read, when to report what was
+/// taken, and the push readers' mark of it.
+type SessionRead = (OrderedMode, Option<Report>, Option<Arc<ReadMark>>);
+
 impl Mode {
+    /// What the session needs to run a continuous read; none for a fetch.
+    fn in_session(&self) -> Option<SessionRead> {
+        match self {
+            Mode::Consume(options) => {
+                Some((OrderedMode::Consume(options.clone()), Some(Report::for_consume(options)), None))
+            }
+            Mode::Push => {
+                let mark = Arc::new(ReadMark::new());
+                Some((OrderedMode::Push(mark.clone()), None, Some(mark)))
+            }
+            Mode::Fetch(_) => None,
+        }
+    }
+
     /// A fetch's reader on `consumer` (continuous reads run in the session).
     fn start(&self, consumer: &Consumer) -> Result<Messages, Error> {
         match self {
