@@ -4,9 +4,21 @@
 //! - durable pull drain of 200,000 x 128 B with an ack per message, 1 worker
 //!   and 4 workers (each on its own connection) on one durable consumer,
 //!   with each library's defaults (`messages()` with no options: what users
-//!   run) and with 500 messages per pull for both;
+//!   run) and with 500 messages per pull for both; the stream is filled once
+//!   and every drain reads it through a durable of its own;
 //! - confirmed acks of 10,000 messages: one confirmed `AckBatch` commit
 //!   against one `double_ack` per message.
+//!
+//! Each drain is run `BENCH_PASSES` times (default 3), the clients in
+//! alternating order, and the medians are printed, with the spread of the
+//! runs (the machine is shared: compare only within one run) and the
+//! server's CPU and read/write syscalls per message (an ack packed with
+//! others into one write costs the server a fraction of a read).
+//!
+//! The sweep: `CONSUME_SWEEP="100/25,300/100"` adds natsjet drains that keep
+//! `max` messages requested ahead with a refill at `threshold`
+//! (`stream().max_messages(max).threshold_messages(threshold)`), each against
+//! async-nats's defaults in the same passes.
 //!
 //! Run with `cargo bench --bench consume` (`BENCH_SCALE=0.1` for a quick pass).
 
@@ -55,31 +67,63 @@ fn durable(name: &str) -> ConsumerConfig {
     }
 }
 
-/// `batch`: messages per pull, or `None` for the library's defaults.
-async fn natsjet_drain(url: &str, n: usize, workers: usize, batch: Option<u64>) -> Run {
-    fill(url, "DRAIN", n).await;
+/// How a drain reads: each library's defaults, `n` messages per pull
+/// (`max_messages_per_batch`, both libraries), or (natsjet, the sweep)
+/// `max_messages` kept requested ahead with a refill at `threshold`.
+#[derive(Clone, Copy, Debug)]
+enum Reading {
+    Defaults,
+    PerPull(u64),
+    Ahead { max: u64, threshold: u64 },
+}
+
+impl Reading {
+    fn name(self) -> String {
+        match self {
+            Reading::Defaults => "defaults".into(),
+            Reading::PerPull(n) => format!("{n}/pull"),
+            Reading::Ahead { max, threshold } => format!("ahead {max}, refill at {threshold}"),
+        }
+    }
+}
+
+/// Durable names are never reused: each drain reads the whole stream afresh.
+static DURABLES: AtomicUsize = AtomicUsize::new(0);
+
+async fn natsjet_drain(url: &str, n: usize, workers: usize, reading: Reading) -> Run {
     let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
-    js.create_consumer_on_stream(durable("d"), "DRAIN").await.unwrap();
-    let done = Arc::new(AtomicUsize::new(0));
+    let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
+    js.create_consumer_on_stream(durable(&name), "DRAIN").await.unwrap();
+    let mut consumers = Vec::new();
+    for _ in 0..workers {
+        let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
+        let consumer: PullConsumer = js.get_consumer_from_stream(&name, "DRAIN").await.unwrap();
+        consumers.push((js, consumer));
+    }
+    let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
     let clock = Stopwatch::start();
     let mut tasks = Vec::new();
-    for _ in 0..workers {
-        let (url, done) = (url.to_string(), done.clone());
+    for (js, consumer) in consumers {
+        let (done, finished) = (done.clone(), finished.clone());
         tasks.push(tokio::spawn(async move {
-            let js = natsjet::jetstream::new(natsjet::connect(url.as_str()).await.unwrap());
-            let consumer: PullConsumer = js.get_consumer_from_stream("d", "DRAIN").await.unwrap();
-            let mut messages = match batch {
-                Some(batch) => consumer.stream().max_messages_per_batch(batch).messages().await,
-                None => consumer.messages().await,
+            let mut messages = match reading {
+                Reading::Defaults => consumer.messages().await,
+                Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n).messages().await,
+                Reading::Ahead { max, threshold } => {
+                    consumer.stream().max_messages(max).threshold_messages(threshold).messages().await
+                }
             }
             .unwrap();
-            while done.load(Ordering::Relaxed) < n {
-                match tokio::time::timeout(Duration::from_millis(200), messages.next()).await {
-                    Ok(Some(m)) => {
-                        m.unwrap().ack().await.unwrap();
-                        done.fetch_add(1, Ordering::Relaxed);
+            let mut all_in = finished.subscribe();
+            loop {
+                tokio::select! {
+                    m = messages.next() => {
+                        m.unwrap().unwrap().ack().await.unwrap();
+                        if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
+                            finished.send_replace(true);
+                        }
                     }
-                    _ => continue,
+                    () = async { drop(all_in.wait_for(|all| *all).await) } => break,
                 }
             }
             js.client().flush().await.unwrap();
@@ -88,45 +132,54 @@ async fn natsjet_drain(url: &str, n: usize, workers: usize, batch: Option<u64>) 
     for t in tasks {
         t.await.unwrap();
     }
-    clock.stop(n)
+    let run = clock.stop(n);
+    js.delete_consumer_from_stream(&name, "DRAIN").await.unwrap();
+    run
 }
 
-async fn async_nats_drain(url: &str, n: usize, workers: usize, batch: Option<u64>) -> Run {
+async fn async_nats_drain(url: &str, n: usize, workers: usize, reading: Reading) -> Run {
     use async_nats::jetstream::consumer::pull;
-    fill(url, "DRAIN", n).await;
     let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
     let stream = js.get_stream("DRAIN").await.unwrap();
+    let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
     let _: async_nats::jetstream::consumer::PullConsumer = stream
         .create_consumer(pull::Config {
-            durable_name: Some("d".into()),
+            durable_name: Some(name.clone()),
             ack_policy: async_nats::jetstream::consumer::AckPolicy::Explicit,
             max_ack_pending: 100_000,
             ..Default::default()
         })
         .await
         .unwrap();
-    let done = Arc::new(AtomicUsize::new(0));
+    let mut consumers = Vec::new();
+    for _ in 0..workers {
+        let client = async_nats::connect(url).await.unwrap();
+        let js = async_nats::jetstream::new(client.clone());
+        let consumer: async_nats::jetstream::consumer::PullConsumer =
+            js.get_stream("DRAIN").await.unwrap().get_consumer(&name).await.unwrap();
+        consumers.push((client, consumer));
+    }
+    let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
     let clock = Stopwatch::start();
     let mut tasks = Vec::new();
-    for _ in 0..workers {
-        let (url, done) = (url.to_string(), done.clone());
+    for (client, consumer) in consumers {
+        let (done, finished) = (done.clone(), finished.clone());
         tasks.push(tokio::spawn(async move {
-            let client = async_nats::connect(url).await.unwrap();
-            let js = async_nats::jetstream::new(client.clone());
-            let consumer: async_nats::jetstream::consumer::PullConsumer =
-                js.get_stream("DRAIN").await.unwrap().get_consumer("d").await.unwrap();
-            let mut messages = match batch {
-                Some(batch) => consumer.stream().max_messages_per_batch(batch as usize).messages().await,
-                None => consumer.messages().await,
+            let mut messages = match reading {
+                Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n as usize).messages().await,
+                _ => consumer.messages().await,
             }
             .unwrap();
-            while done.load(Ordering::Relaxed) < n {
-                match tokio::time::timeout(Duration::from_millis(200), messages.next()).await {
-                    Ok(Some(Ok(m))) => {
-                        m.ack().await.unwrap();
-                        done.fetch_add(1, Ordering::Relaxed);
+            let mut all_in = finished.subscribe();
+            loop {
+                tokio::select! {
+                    m = messages.next() => {
+                        m.unwrap().unwrap().ack().await.unwrap();
+                        if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
+                            finished.send_replace(true);
+                        }
                     }
-                    _ => continue,
+                    () = async { drop(all_in.wait_for(|all| *all).await) } => break,
                 }
             }
             client.flush().await.unwrap();
@@ -135,7 +188,24 @@ async fn async_nats_drain(url: &str, n: usize, workers: usize, batch: Option<u64
     for t in tasks {
         t.await.unwrap();
     }
-    clock.stop(n)
+    let run = clock.stop(n);
+    stream.delete_consumer(&name).await.unwrap();
+    run
+}
+
+/// The sweep's natsjet settings from `CONSUME_SWEEP` ("max/threshold,…").
+fn sweep() -> Vec<Reading> {
+    let Ok(list) = std::env::var("CONSUME_SWEEP") else { return Vec::new() };
+    list.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            let (max, threshold) = s.trim().split_once('/').expect("CONSUME_SWEEP: max/threshold,…");
+            Reading::Ahead {
+                max: max.parse().expect("CONSUME_SWEEP: max"),
+                threshold: threshold.parse().expect("CONSUME_SWEEP: threshold"),
+            }
+        })
+        .collect()
 }
 
 /// Acks per second for `n` fetched messages: one confirmed batch, or one
@@ -205,26 +275,68 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let drain = scale(200_000);
     let acks = scale(10_000);
+    let passes: usize = std::env::var("BENCH_PASSES").ok().and_then(|s| s.parse().ok()).unwrap_or(3).max(1);
     support::watch_server(Some(server.pid()));
+    rt.block_on(fill(&url, "DRAIN", drain));
+    // Each of natsjet's readings against async-nats's defaults, or against
+    // the same messages per pull.
+    let mut readings = vec![Reading::Defaults, Reading::PerPull(BATCH)];
+    readings.extend(sweep());
+    let theirs_for = |r: Reading| match r {
+        Reading::PerPull(n) => Reading::PerPull(n),
+        _ => Reading::Defaults,
+    };
+    let theirs_readings = [Reading::Defaults, Reading::PerPull(BATCH)];
+    let mut ours: Vec<Vec<Run>> = vec![Vec::new(); 2 * readings.len()];
+    let mut theirs: Vec<Vec<Run>> = vec![Vec::new(); 2 * theirs_readings.len()];
+    for pass in 0..passes {
+        // Alternating order: neither client always runs on a warmer server.
+        for (w, workers) in [1, 4].into_iter().enumerate() {
+            let mut order: Vec<(bool, usize)> = (0..readings.len()).map(|i| (true, i)).collect();
+            order.extend((0..theirs_readings.len()).map(|i| (false, i)));
+            if pass % 2 == 1 {
+                order.reverse();
+            }
+            for (natsjet, i) in order {
+                if natsjet {
+                    ours[w * readings.len() + i].push(rt.block_on(natsjet_drain(&url, drain, workers, readings[i])));
+                } else {
+                    let run = rt.block_on(async_nats_drain(&url, drain, workers, theirs_readings[i]));
+                    theirs[w * theirs_readings.len() + i].push(run);
+                }
+            }
+        }
+    }
+    println!("durable drain {drain} x 128 B + ack per message: medians of {passes} alternating passes");
     support::header();
     let mut drains = Vec::new();
-    for (options, batch) in [("defaults", None), ("500/pull", Some(BATCH))] {
-        for workers in [1, 4] {
-            let ours = rt.block_on(natsjet_drain(&url, drain, workers, batch));
-            let theirs = rt.block_on(async_nats_drain(&url, drain, workers, batch));
-            let name = format!("drain {drain} x 128 B + ack, {workers} worker(s), {options}");
-            support::row(&name, ours, theirs);
-            drains.push((name, ours, theirs));
+    let mut spreads = Vec::new();
+    for (w, workers) in [1, 4].into_iter().enumerate() {
+        for (i, &reading) in readings.iter().enumerate() {
+            let j = theirs_readings.iter().position(|t| t.name() == theirs_for(reading).name()).unwrap();
+            let (o, t) = (&ours[w * readings.len() + i], &theirs[w * theirs_readings.len() + j]);
+            let name = format!("{workers} worker(s), natsjet {} vs {}", reading.name(), theirs_for(reading).name());
+            support::row(&name, support::median(o), support::median(t));
+            drains.push((name.clone(), support::median(o), support::median(t)));
+            spreads.push((name, support::spread(o), support::spread(t)));
         }
+    }
+    support::server_table(&drains);
+    println!();
+    println!("| {:<50} | {:>22} | {:>22} |", "spread of throughput (max - min) / median", "natsjet", "async-nats");
+    println!("|{:-<52}|{:-<24}|{:-<24}|", "", "", "");
+    for (name, o, t) in spreads {
+        println!("| {name:<50} | {:>21.0}% | {:>21.0}% |", o, t);
     }
     let batched = rt.block_on(natsjet_confirmed_acks(&url, acks, true));
     let one_by_one = rt.block_on(natsjet_confirmed_acks(&url, acks, false));
-    let theirs = rt.block_on(async_nats_confirmed_acks(&url, acks));
-    support::row(&format!("confirmed acks {acks}: AckBatch vs double_ack"), batched, theirs);
-    support::row(&format!("confirmed acks {acks}: double_ack each"), one_by_one, theirs);
+    let their_acks = rt.block_on(async_nats_confirmed_acks(&url, acks));
+    println!();
+    support::header();
+    support::row(&format!("confirmed acks {acks}: AckBatch vs double_ack"), batched, their_acks);
+    support::row(&format!("confirmed acks {acks}: double_ack each"), one_by_one, their_acks);
     println!(
         "AckBatch confirmed commit vs natsjet per-message double_ack: {:.1}x",
         batched.per_second / one_by_one.per_second
     );
-    support::server_table(&drains);
 }

@@ -103,7 +103,10 @@ export class PermissionViolationError extends NatsError {
   }
 }
 
-/** The connection failed or could not be made (`IO`, `TLS`, `CREDENTIALS`, `RECONNECT_BUFFER_FULL`). */
+/**
+ * The connection failed or could not be made (`IO`, `TLS`, `CREDENTIALS`), or
+ * cannot take a publish now (`RECONNECT_BUFFER_FULL`, `OUTGOING_BUFFER_FULL`).
+ */
 export class ConnectionError extends NatsError {
   /** `code` is natsjet's: which of the failures above. */
   constructor(message: string, options?: ErrorOptions, code: "IO" | "TLS" | "CREDENTIALS" = "IO") {

@@ -34,8 +34,9 @@ export class Subscription implements AsyncIterable<Msg> {
   /** The last batch read; the next read waits for it (one read at a time). */
   #reading: Promise<Msg[] | null> = Promise.resolve([]);
   #processed = 0;
-  /** `received` as of the end, once the raw subscription is freed. */
+  /** `received` and `dropped` as of the end, once the raw subscription is freed. */
   #received = 0;
+  #dropped = 0;
   #drained: Promise<void> | undefined;
   #done = false;
   readonly #release: () => void;
@@ -83,6 +84,15 @@ export class Subscription implements AsyncIterable<Msg> {
   /** Messages received from the server so far (those dropped as a slow consumer aside). */
   getReceived(): number {
     return this.#done ? this.#received : this.#raw.received;
+  }
+
+  /**
+   * natsjet: messages dropped because this subscription's buffer was full
+   * (`subscriptionCapacity`, `subscriptionCapacityBytes`), as the
+   * `slowConsumer` statuses report them.
+   */
+  getDropped(): number {
+    return this.#done ? this.#dropped : this.#raw.dropped;
   }
 
   /** Messages received and not yet handed to the iterator or callback. */
@@ -196,12 +206,14 @@ export class Subscription implements AsyncIterable<Msg> {
       throw err;
     }
     if (batch) return unpack(batch, this.#sid, this.#publisher);
-    this.#end();
+    // The connection's error, if it closed for good with one.
+    this.#end(this.#raw.closedReason as NatsError | undefined);
     return null;
   }
 
   #end(err?: NatsError): void {
     this.#received = this.#raw.received;
+    this.#dropped = this.#raw.dropped;
     this.#done = true;
     this.#raw.free();
     this.#resolveClosed(err);

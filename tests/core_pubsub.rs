@@ -369,3 +369,51 @@ async fn drain_keeps_messages_already_in_flight() {
         assert_eq!(got.len(), 100);
     }
 }
+
+#[tokio::test]
+async fn subjects_too_long_for_the_servers_control_line_are_refused_before_writing() {
+    let server = server();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    // The longest subject the client lets through: the server takes it.
+    let longest = "a".repeat(4096 - 49);
+    let mut sub = client.subscribe(longest.clone()).await.unwrap();
+    client.flush().await.unwrap();
+    client.publish(longest.clone(), "fits".into()).await.unwrap();
+    assert_eq!(&next(&mut sub).await.payload[..], b"fits");
+    let too_long = format!("{longest}a");
+    for err in [
+        client.publish(too_long.clone(), "x".into()).await.unwrap_err().into(),
+        client.subscribe(too_long.clone()).await.unwrap_err().into(),
+        client.publish_nowait("a", Some(&too_long), None, b"x").unwrap_err(),
+    ] {
+        assert!(matches!(&err, Error::InvalidSubject { reason, .. } if reason.contains("max_control_line")), "{err:?}");
+    }
+    client.flush().await.expect("the connection is still up");
+
+    // A server whose limit was raised, and a client told so.
+    let raised = NatsServer::builder().config_extra("max_control_line: 8192").start();
+    let client = ConnectOptions::new().max_control_line(8192).connect(raised.client_url()).await.unwrap();
+    let mut sub = client.subscribe(too_long.clone()).await.unwrap();
+    client.flush().await.unwrap();
+    client.publish(too_long, "raised".into()).await.unwrap();
+    assert_eq!(&next(&mut sub).await.payload[..], b"raised");
+}
+
+#[tokio::test]
+async fn a_subscriber_that_ended_says_why() {
+    let server = server();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let mut asked = client.subscribe("why.asked").await.unwrap();
+    let mut silent = client.subscribe("why.silent").await.unwrap();
+    silent.set_first_message_timeout(Duration::from_millis(100));
+    let mut closed = client.subscribe("why.closed").await.unwrap();
+    assert_eq!(closed.closed_reason(), None, "running");
+    asked.unsubscribe().await.unwrap();
+    assert!(timeout(WAIT, asked.next()).await.unwrap().is_none());
+    assert_eq!(asked.closed_reason(), None, "an end asked for is no error");
+    assert!(timeout(WAIT, silent.next()).await.unwrap().is_none());
+    assert_eq!(silent.closed_reason(), Some(Error::Timeout));
+    client.close().await.unwrap();
+    assert!(timeout(WAIT, closed.next()).await.unwrap().is_none());
+    assert_eq!(closed.closed_reason(), Some(Error::Closed));
+}

@@ -8,53 +8,16 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{FakeConn, FakeServer};
 use natsjet::{ConnectOptions, Error, Event};
 
-/// Counts live heap bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(p, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, layout, size) };
-        if !q.is_null() {
-            if size > layout.size() {
-                grew(size - layout.size());
-            } else {
-                LIVE.fetch_sub(layout.size() - size, Ordering::Relaxed);
-            }
-        }
-        q
-    }
-}
+#[path = "common/heap_peak.rs"]
+mod heap_peak;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static HEAP: heap_peak::Counting = heap_peak::Counting;
 
 /// The fake server's `max_payload` (its INFO), the client's longest
 /// control line (`ParserLimits::default`) and the high water mark of its
@@ -84,15 +47,14 @@ fn peak_during(fault: impl Fn(&mut FakeConn) + Send + 'static) -> (usize, Option
     });
     runtime.block_on(async {
         let client = options.connect(fake.url()).await.unwrap();
-        let base = LIVE.load(Ordering::Relaxed);
-        PEAK.store(base, Ordering::Relaxed);
+        let base = heap_peak::start();
         let _sub = client.subscribe("go").await.unwrap();
         let error = tokio::time::timeout(Duration::from_secs(60), closed.recv())
             .await
             .expect("the client closes")
             .expect("with an event");
         drop(client);
-        (PEAK.load(Ordering::Relaxed) - base, error)
+        (heap_peak::peak_since(base), error)
     })
 }
 

@@ -38,6 +38,8 @@ async fn within<T>(what: &str, f: impl Future<Output = T>) -> T {
 /// does `fault`.
 struct Outcome {
     closed: Option<Error>,
+    /// What the subscription says ended it.
+    subscription: Option<Error>,
     request: Result<natsjet::Message, Error>,
     api: Result<natsjet::jetstream::api::AccountInfo, Error>,
 }
@@ -60,13 +62,11 @@ async fn in_flight(fault: impl Fn(&mut FakeConn) + Send + 'static) -> Outcome {
     });
     let js = natsjet::jetstream::new(client.clone());
     let api = tokio::spawn(async move { js.query_account().await.map_err(Error::from) });
-    let outcome = Outcome {
-        request: within("the request", request).await.unwrap(),
-        api: within("the API request", api).await.unwrap(),
-        closed: within("the close", closed.recv()).await.unwrap(),
-    };
+    let request = within("the request", request).await.unwrap();
+    let api = within("the API request", api).await.unwrap();
+    let closed = within("the close", closed.recv()).await.unwrap();
     assert!(within("the subscription", sub.next()).await.is_none(), "the subscription goes on");
-    outcome
+    Outcome { closed, subscription: sub.closed_reason(), request, api }
 }
 
 /// The connection closed with a protocol error saying `why`, and the
@@ -78,6 +78,7 @@ fn assert_protocol_error(outcome: Outcome, why: &str) {
         Some(e) if is_it(e) => {}
         other => panic!("closed with {other:?}, not a protocol error about {why:?}"),
     }
+    assert!(outcome.subscription.as_ref().is_some_and(is_it), "subscription: {:?}", outcome.subscription);
     assert!(outcome.request.as_ref().is_err_and(is_it), "request: {:?}", outcome.request);
     assert!(outcome.api.as_ref().is_err_and(is_it), "API request: {:?}", outcome.api);
 }

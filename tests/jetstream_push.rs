@@ -341,3 +341,90 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
     let invalid = BoundPushConfig { deliver_subject: "bad subject".into(), ..bound };
     assert!(matches!(js.bound_push_consumer(invalid), Err(Error::InvalidSubject { .. })));
 }
+
+/// A reader on a connection whose subscriptions hold `capacity` messages,
+/// with the `SlowConsumer` events it reports.
+async fn small_reader(url: &str, capacity: usize) -> (natsjet::Client, Arc<Mutex<Vec<(u64, u64)>>>) {
+    let slow = Arc::new(Mutex::new(Vec::new()));
+    let sink = slow.clone();
+    let client = natsjet::ConnectOptions::new()
+        .subscription_capacity(capacity)
+        .on_event(move |e| {
+            if let natsjet::Event::SlowConsumer { sid, dropped } = e {
+                sink.lock().unwrap().push((sid, dropped));
+            }
+        })
+        .connect(url)
+        .await
+        .unwrap();
+    (client, slow)
+}
+
+/// Waits until the reader that nobody reads dropped `n` messages.
+async fn dropped(messages: &Messages, n: u64) {
+    let waited = timeout(WAIT, async {
+        while messages.dropped() < n {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    waited.await.unwrap_or_else(|_| panic!("{} dropped of {n}", messages.dropped()));
+}
+
+#[tokio::test]
+async fn a_push_reader_that_falls_behind_drops_unacked_and_the_server_redelivers_everything() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "SLOW").await;
+    publish(&js, "SLOW", 200, 1024).await;
+    // The server may send everything at once: max_ack_pending far above the reader's 20.
+    let config = ConsumerConfig {
+        max_ack_pending: 10_000,
+        ack_wait: Duration::from_secs(1),
+        ..push_config("slow", "deliver.slow")
+    };
+    js.create_consumer_on_stream(config, "SLOW").await.unwrap();
+    let (reader, slow) = small_reader(&server.client_url(), 20).await;
+    let consumer = jetstream::new(reader.clone()).get_push_consumer_from_stream("slow", "SLOW").await.unwrap();
+    let mut messages = consumer.messages().await.unwrap();
+    dropped(&messages, 180).await;
+    assert_eq!(slow.lock().unwrap().first().map(|(_, dropped)| *dropped), Some(1), "the first drop is reported");
+
+    // Read and ack at last: the dropped ones come again after ack_wait.
+    let (mut seen, mut redelivered) = (HashSet::new(), 0);
+    while seen.len() < 200 {
+        let m = timeout(WAIT, messages.next()).await.expect("a message in time").expect("not ended").unwrap();
+        let info = m.info().unwrap();
+        redelivered += usize::from(info.delivered > 1);
+        seen.insert(info.stream_sequence);
+        m.double_ack().await.unwrap();
+    }
+    assert_eq!(seen, (1..=200).collect::<HashSet<u64>>(), "nothing lost");
+    assert!(redelivered >= 180, "{redelivered} redelivered");
+    let info = js.consumer_info_from_stream("slow", "SLOW").await.unwrap();
+    assert_eq!((info.ack_floor.stream_sequence, info.num_pending), (200, 0));
+}
+
+#[tokio::test]
+async fn an_ack_none_push_reader_that_falls_behind_reports_what_it_lost() {
+    let server = NatsServer::start_jetstream();
+    let client = natsjet::connect(server.client_url()).await.unwrap();
+    let js = setup(&client, "LOSSY").await;
+    publish(&js, "LOSSY", 200, 1024).await;
+    let config = ConsumerConfig { ack_policy: AckPolicy::None, ..push_config("lossy", "deliver.lossy") };
+    js.create_consumer_on_stream(config, "LOSSY").await.unwrap();
+    let (reader, slow) = small_reader(&server.client_url(), 20).await;
+    let consumer = jetstream::new(reader.clone()).get_push_consumer_from_stream("lossy", "LOSSY").await.unwrap();
+    let mut messages = consumer.messages().await.unwrap();
+    dropped(&messages, 180).await;
+    assert_eq!(slow.lock().unwrap().first().map(|(_, dropped)| *dropped), Some(1));
+    for sequence in 1..=20 {
+        let m = timeout(WAIT, messages.next()).await.expect("a message in time").expect("not ended").unwrap();
+        assert_eq!(m.info().unwrap().stream_sequence, sequence, "the first 20 were kept");
+    }
+    assert_eq!(messages.dropped(), 180, "and the other 180 are gone, as counted");
+    // The connection survives, and the reader takes new messages again.
+    publish(&js, "LOSSY", 1, 16).await;
+    let m = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    assert_eq!(m.info().unwrap().stream_sequence, 201);
+    reader.flush().await.unwrap();
+}

@@ -8,7 +8,7 @@
 //
 //   npm run bench:browser                       # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
-//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, kv, watch, obj)
+//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
 //
 // Playwright (the default) enables DevTools' Network domain on its pages, so
@@ -34,7 +34,7 @@ import { extname } from "node:path";
 import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { openPage } from "./cdp.mjs";
-import { WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
+import { DRAINS, WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
 import { benchServer, best, header, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -73,7 +73,7 @@ const pageHtml = `<!doctype html>
 <script type="module">
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
-  import { corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
+  import { DRAINS, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
   const clients = {
     natsjet: {
       connect: (url) => natsjet.connect({ servers: url }),
@@ -98,6 +98,7 @@ const pageHtml = `<!doctype html>
   window.bench = async ({ client, workload, n, url, durable }) => {
     const c = clients[client];
     const nc = await c.connect(url);
+    const ncs = [nc];
     try {
       if (workload === "core") return await corePublish(nc, n, clock);
       if (workload === "kvput") return await kvPut(c.kvm(nc), n, clock);
@@ -107,9 +108,13 @@ const pageHtml = `<!doctype html>
       if (workload === "objget") return await objectGet(c.objm(nc), n, clock);
       const js = await c.jetstream(nc);
       if (workload === "jspub") return await jetStreamPublish(js, n, clock);
-      return await durableDrain(nc, js, "DRAIN", durable, n, clock);
+      const drain = DRAINS[workload];
+      // The other workers, each on a connection of its own.
+      while (ncs.length < drain.workers) ncs.push(await c.connect(url));
+      const jss = await Promise.all(ncs.map((conn) => c.jetstream(conn)));
+      return await durableDrain(ncs, jss, "DRAIN", durable, n, clock, drain.options);
     } finally {
-      await nc.close();
+      await Promise.all(ncs.map((conn) => conn.close()));
     }
   };
   window.benchReady = true;
@@ -317,19 +322,21 @@ try {
     if (client === "natsjet" && (kv ? !hasKv : workload !== "core" && !hasJetStream)) return "n/a";
     if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
     const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
-    if (workload === "drain") await server.durable("DRAIN", durable);
+    const drain = DRAINS[workload] !== undefined;
+    if (drain) await server.durable("DRAIN", durable);
     const before = await busy();
     const serverBefore = server.cpuMs();
     const run = await page.call("bench", { client, workload, n, url: server.wsUrl, durable });
     run.serverMs = server.cpuMs() - serverBefore;
     run.cpuMs = ((await busy()) - before) * 1000;
-    if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
+    if (drain) await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
     return run;
   }
 
   const selected = selectedWorkloads();
   const count = (id) => scale(WORKLOADS.find((w) => w.id === id).count);
-  if (selected.some((w) => w.id === "drain")) await server.filledStream("DRAIN", "bench.drain", count("drain"));
+  const drains = selected.filter((w) => DRAINS[w.id]);
+  if (drains.length) await server.filledStream("DRAIN", "bench.drain", Math.max(...drains.map((w) => count(w.id))));
   if (selected.some((w) => w.id === "watch")) await server.filledBucket(WATCH_BUCKET, count("watch"));
   const results = [];
   const objects = [];

@@ -6,11 +6,13 @@
 //
 //   npm run bench:node                    # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3
-//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, drain, kv, watch, obj)
+//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 //
 // Workloads (bench/js/workloads.mjs, the same loop for both clients): core
 // publish 1M x 128 B then flush; JetStream publish 100k x 128 B with <= 256
-// acks in flight; durable pull drain of 200k x 128 B with an ack per message;
+// acks in flight; durable pull drain of 200k x 128 B with an ack per message
+// (500 per pull, 1 worker; and each client's defaults, `consume()` with no
+// options, 1 and 4 workers on one durable);
 // Key-Value 10k sequential puts then 10k sequential gets of 100 B (ops/s and
 // the p50 and p99 latencies); a KV watch of a bucket of 100k keys from
 // `watch()` to the caught-up entry (entries/s: the inverse of the time);
@@ -34,6 +36,7 @@ import { Kvm as NatsJsKvm } from "@nats-io/kv";
 import { Objm as NatsJsObjm } from "@nats-io/obj";
 import {
   WATCH_BUCKET,
+  DRAINS,
   WORKLOADS,
   corePublish,
   durableDrain,
@@ -121,8 +124,12 @@ async function measure(server, client, transport, workload, n) {
   if (workload === "kv") await server.noKvBucket();
   if (workload === "obj") await server.noObjBucket();
   const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;
-  if (workload === "drain") await server.durable("DRAIN", durable);
+  const drain = DRAINS[workload];
+  if (drain) await server.durable("DRAIN", durable);
   const nc = await c.connect(url);
+  // A drain's other workers, each on a connection of its own.
+  const others = [];
+  for (let i = 1; i < (drain?.workers ?? 1); i++) others.push(await c.connect(url));
   /** `part(clock)`, with the server's CPU over the same span as the client's. */
   const timed = async (part) => {
     let serverStart = NaN;
@@ -154,13 +161,15 @@ async function measure(server, client, transport, workload, n) {
     }
     const js = await c.jetstream(nc);
     if (workload === "jspub") return await timed((clock) => jetStreamPublish(js, n, clock));
-    return await timed((clock) => durableDrain(nc, js, "DRAIN", durable, n, clock));
+    const ncs = [nc, ...others];
+    const jss = await Promise.all(ncs.map((conn) => c.jetstream(conn)));
+    return await timed((clock) => durableDrain(ncs, jss, "DRAIN", durable, n, clock, drain.options));
   };
   try {
     return await run();
   } finally {
-    await nc.close();
-    if (workload === "drain") await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
+    await Promise.all([nc, ...others].map((conn) => conn.close()));
+    if (drain) await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
   }
 }
 measure.count = 0;
@@ -196,7 +205,8 @@ try {
 
   const selected = selectedWorkloads();
   const count = (id) => scale(WORKLOADS.find((w) => w.id === id).count);
-  if (selected.some((w) => w.id === "drain")) await server.filledStream("DRAIN", "bench.drain", count("drain"));
+  const drains = selected.filter((w) => DRAINS[w.id]);
+  if (drains.length) await server.filledStream("DRAIN", "bench.drain", Math.max(...drains.map((w) => count(w.id))));
   if (selected.some((w) => w.id === "watch")) await server.filledBucket(WATCH_BUCKET, count("watch"));
 
   const results = [];

@@ -27,7 +27,7 @@ const SCRIPT = fileURLToPath(import.meta.url);
 const CHILD_TIMEOUT_MS = 15 * 60_000;
 
 /** A figure of /proc/self/status in MiB (NaN where there is none). */
-function statusMiB(field) {
+export function statusMiB(field) {
   try {
     const line = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith(field));
     return Number(line.split(/\s+/)[1]) / 1024;
@@ -37,7 +37,7 @@ function statusMiB(field) {
 }
 
 /** Starts a new peak (Linux: VmHWM falls back to what is resident now); whether it could. */
-function resetPeak() {
+export function resetPeak() {
   try {
     writeFileSync("/proc/self/clear_refs", "5");
     return true;
@@ -47,7 +47,7 @@ function resetPeak() {
 }
 
 /** The peak resident memory since the last reset, in MiB. */
-function peakMiB() {
+export function peakMiB() {
   const hwm = statusMiB("VmHWM:");
   return Number.isFinite(hwm) ? hwm : process.resourceUsage().maxRSS / 1024;
 }
@@ -57,8 +57,8 @@ function clock() {
   return [performance.now(), (user + system) / 1000];
 }
 
-async function child(client, url, mib, sockets) {
-  /** The wasm memories instantiated from here on (natsjet's). */
+/** The wasm memories instantiated from now on (natsjet's): a list that fills as they are. */
+export function watchWasmMemories() {
   const memories = [];
   const Instance = WebAssembly.Instance;
   WebAssembly.Instance = new Proxy(Instance, {
@@ -68,6 +68,11 @@ async function child(client, url, mib, sockets) {
       return instance;
     },
   });
+  return memories;
+}
+
+async function child(client, url, mib, sockets) {
+  const memories = watchWasmMemories();
   let connect, Objm;
   if (client === "natsjet") {
     const natsjet = await import("natsjet");

@@ -19,6 +19,9 @@ test("node.mjs runs every workload against both clients", async () => {
   for (const workload of workloads) {
     assert.match(stdout, new RegExp(`\\| ${workload} .*\\(ws://\\) .*\\d+ \\|`), stdout);
   }
+  for (const drain of ["1 worker, defaults", "4 workers, defaults"]) {
+    assert.match(stdout, new RegExp(`\\| durable drain 200 x 128 B \\+ ack, ${drain} \\(nats://\\) .*\\d+ \\|`), stdout);
+  }
   assert.match(stdout, /\|   p99 latency +\| +[\d.]+ µs \| +[\d.]+ µs \|/, stdout);
   for (const op of ["put", "get"]) {
     assert.match(stdout, new RegExp(`\\| object ${op} 1 MiB, 1 MiB pieces \\(nats://\\) +\\| +[\\d.]+ \\| +([\\d.]+|stalled) \\|`), stdout);
@@ -33,6 +36,7 @@ test("browser.mjs runs in Chromium", { skip: !existsSync(process.env.CHROMIUM ??
   const { stdout } = await run("browser.mjs");
   assert.match(stdout, /\| core publish 1000 x 128 B \+ flush \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);
   assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
+  assert.match(stdout, /\| durable drain 200 x 128 B \+ ack, 4 workers, defaults \(ws:\/\/\) +\| +\d+ \|/, stdout);
   assert.match(stdout, /\| KV get 10 x 100 B, sequential \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);
   assert.match(stdout, /\| KV watch 100 keys .*\| +\d+ \|/, stdout);
   assert.match(stdout, /\| object put 1 MiB, 1 MiB pieces \(ws:\/\/\) +\| +[\d.]+ \| +[\d.]+ \|/, stdout);

@@ -62,22 +62,42 @@ export async function jetStreamPublish(js, n, clock, subject = "bench.pub") {
 
 /**
  * Drains `n` messages from the durable pull consumer `durable` on `stream`
- * with `consume()` (one worker), acking each, and ends when the server has
- * the acks (a flush after the last one).
+ * with `consume(options)` (no options: the client's defaults, what users
+ * run), one worker per connection of `ncs` (their JetStream contexts `jss`)
+ * on the same durable, acking each message; ends when the server has the
+ * acks (a flush of every connection after the last one). Once `n` are in,
+ * every worker's messages are stopped: one left waiting would never end.
  */
-export async function durableDrain(nc, js, stream, durable, n, clock) {
+export async function durableDrain(ncs, jss, stream, durable, n, clock, options) {
   const start = clock();
-  const consumer = await js.consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: PULL_BATCH });
   let count = 0;
-  for await (const m of messages) {
-    const acked = m.ack();
-    if (acked?.catch) acked.catch(() => {});
-    if (++count === n) break;
-  }
-  await nc.flush();
+  const readers = await Promise.all(
+    jss.map(async (js) => {
+      const consumer = await js.consumers.get(stream, durable);
+      return options === undefined ? await consumer.consume() : await consumer.consume(options);
+    }),
+  );
+  const ignore = () => {};
+  await Promise.all(
+    readers.map(async (messages) => {
+      for await (const m of messages) {
+        const acked = m.ack();
+        if (acked?.catch) acked.catch(ignore);
+        if (++count >= n) break;
+      }
+      if (count >= n) for (const other of readers) other.stop();
+    }),
+  );
+  await Promise.all(ncs.map((nc) => nc.flush()));
   return elapsed(start, clock(), count);
 }
+
+/** The drain workloads: consume options (`undefined`: the defaults) and workers. */
+export const DRAINS = {
+  drain: { options: { max_messages: PULL_BATCH }, workers: 1 },
+  drain_defaults: { options: undefined, workers: 1 },
+  drain_defaults_4: { options: undefined, workers: 4 },
+};
 
 /** A Key-Value value (as in benches/kv.rs). */
 export const VALUE = new Uint8Array(100).fill(0x76);
@@ -226,7 +246,9 @@ export async function objectGet(objm, mib, clock, stallMs = STALL_MS) {
 export const WORKLOADS = [
   { id: "core", count: 1_000_000, title: (n) => `core publish ${n} x 128 B + flush` },
   { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
-  { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker` },
+  { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, ${PULL_BATCH}/pull` },
+  { id: "drain_defaults", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, defaults` },
+  { id: "drain_defaults_4", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 4 workers, defaults` },
   { id: "kv", count: 10_000, title: (n, op) => `KV ${op} ${n} x 100 B, sequential` },
   { id: "watch", count: 100_000, title: (n) => `KV watch ${n} keys to caught-up` },
   {

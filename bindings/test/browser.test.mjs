@@ -491,4 +491,55 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     }, jsServer.wsUrl);
     assert.deepEqual(got, { handedOut: 2000, end: [true, "DIGEST_MISMATCH"], error: "DIGEST_MISMATCH", blob: "DIGEST_MISMATCH" });
   });
+
+  test("a publish loop that never yields meets outgoingBufferSize; what it accepted arrives; a reader over its bound drops and says so", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers, outgoingBufferSize: 4 * 1024 * 1024 });
+      const counter = await natsjet.connect({ servers });
+      const reader = await natsjet.connect({ servers, subscriptionCapacityBytes: 64 * 1024 });
+      const slow = [];
+      (async () => {
+        for await (const s of reader.status()) if (s.type === "slowConsumer") slow.push(s.dropped);
+      })();
+      let received = 0;
+      let outOfOrder = 0;
+      counter.subscribe("fast", {
+        callback: (_err, m) => {
+          if (new DataView(m.data.buffer, m.data.byteOffset).getUint32(0) !== received) outOfOrder++;
+          received++;
+        },
+      });
+      const idle = reader.subscribe("fast");
+      await counter.flush();
+      await reader.flush();
+      const payload = new Uint8Array(1024);
+      const view = new DataView(payload.buffer);
+      let accepted = 0;
+      let error;
+      try {
+        for (; accepted < 1_500_000; accepted++) {
+          view.setUint32(0, accepted);
+          nc.publish("fast", payload);
+        }
+      } catch (e) {
+        error = [e instanceof natsjet.ConnectionError, e.code];
+      }
+      await nc.flush();
+      const deadline = Date.now() + 30_000;
+      while (received < accepted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await reader.flush();
+      const dropped = idle.getDropped();
+      const kept = idle.getReceived();
+      await Promise.all([nc.close(), counter.close(), reader.close()]);
+      return { error, accepted, received, outOfOrder, dropped, kept, slow: slow[0] };
+    }, server.wsUrl);
+    const frame = 15 + 1024 + 2;
+    assert.deepEqual(got.error, [true, "OUTGOING_BUFFER_FULL"]);
+    assert.ok(got.accepted * frame >= 4 * 1024 * 1024 && (got.accepted - 1) * frame < 4 * 1024 * 1024, `${got.accepted}`);
+    assert.equal(got.received, got.accepted);
+    assert.equal(got.outOfOrder, 0);
+    assert.equal(got.kept, Math.floor((64 * 1024) / (4 + 1024)), "what fits in 64 KiB: subject and payload");
+    assert.equal(got.dropped, got.accepted - got.kept);
+    assert.equal(got.slow, 1, "the first drop is reported");
+  });
 });

@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 import { Match, NatsError, connect, headers } from "natsjet";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import net from "node:net";
 import { nextMsg, startServer, waitFor } from "./harness.mjs";
 
 let server;
@@ -328,4 +329,51 @@ test("connect rejects bad options and unreachable servers with codes", async () 
   await assert.rejects(connect({ servers: server.wsUrl, maxPingOut: 1.5 }), { code: "INVALID_ARGUMENT" });
   await assert.rejects(connect({ servers: "nope://x" }), { code: "INVALID_ARGUMENT" });
   await assert.rejects(connect({ servers: "ws://127.0.0.1:1", timeout: 1000 }), (e) => e instanceof NatsError);
+});
+
+test("subjects too long for the server's control line throw INVALID_SUBJECT; maxControlLine raises the limit", async (t) => {
+  const nc = await conn();
+  const longest = "a".repeat(4096 - 49);
+  const sub = nc.subscribe(longest);
+  await nc.flush();
+  nc.publish(longest, "fits");
+  assert.equal((await nextMsg(sub)).string(), "fits", "the server takes the longest the client lets through");
+  const tooLong = `${longest}a`;
+  assert.throws(() => nc.publish(tooLong, "x"), { code: "INVALID_SUBJECT" });
+  assert.throws(() => nc.subscribe(tooLong), { code: "INVALID_SUBJECT" });
+  await nc.flush();
+  await nc.close();
+
+  const raised = await startServer("max_control_line: 8192");
+  t.after(() => raised.close());
+  const other = await connect({ servers: raised.wsUrl, maxControlLine: 8192 });
+  const big = other.subscribe(tooLong);
+  await other.flush();
+  other.publish(tooLong, "raised");
+  assert.equal((await nextMsg(big)).string(), "raised");
+  await other.close();
+});
+
+test("a subscription ended by the connection's error resolves `closed` with it", async (t) => {
+  // A server that answers the handshake, then sends what is no protocol.
+  const fake = net.createServer((socket) => {
+    socket.write('INFO {"server_id":"FAKE","version":"2.15.0","proto":1,"headers":true,"max_payload":1048576}\r\n');
+    socket.on("data", (chunk) => {
+      if (chunk.includes("PING\r\n")) socket.write("PONG\r\n");
+      if (chunk.includes("SUB bad ")) socket.write("NOT-NATS\r\n");
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise((resolve) => fake.listen(0, "127.0.0.1", resolve));
+  t.after(() => fake.close());
+  const nc = await connect({ servers: `nats://127.0.0.1:${fake.address().port}`, maxReconnectAttempts: 0 });
+  const sub = nc.subscribe("bad");
+  const done = (async () => {
+    for await (const _m of sub);
+  })();
+  const why = await sub.closed;
+  await done;
+  assert.ok(why instanceof NatsError, `${why}`);
+  assert.equal(why.code, "PROTOCOL");
+  await nc.closed();
 });

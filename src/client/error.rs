@@ -28,7 +28,8 @@ error_kinds!(
     PublishErrorKind {
         MaxPayloadExceeded => "max payload size exceeded",
         InvalidSubject => "invalid subject",
-        /// The client is closed, or its buffer for publishes while disconnected is full.
+        /// The client is closed, or its buffer for publishes while
+        /// disconnected or its outgoing buffer is full.
         Send => "failed to send message",
     }
 );
@@ -133,6 +134,7 @@ mod tests {
         assert_eq!(PublishErrorKind::sort(&too_big), PublishErrorKind::MaxPayloadExceeded);
         assert_eq!(PublishErrorKind::sort(&Error::InvalidArgument("x".into())), PublishErrorKind::InvalidSubject);
         assert_eq!(PublishErrorKind::sort(&Error::ReconnectBufferFull { capacity: 1 }), PublishErrorKind::Send);
+        assert_eq!(PublishErrorKind::sort(&Error::OutgoingBufferFull { capacity: 1 }), PublishErrorKind::Send);
         let refused = Error::Server(ServerError::from_message("Authorization Violation"));
         assert_eq!(ConnectErrorKind::sort(&refused), ConnectErrorKind::AuthorizationViolation);
         assert_eq!(ConnectErrorKind::sort(&Error::Credentials("bad seed".into())), ConnectErrorKind::Authentication);

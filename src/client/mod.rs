@@ -26,7 +26,7 @@ use bytes::Bytes;
 use futures_channel::oneshot;
 
 use crate::conn::{self, Sid, State, Statistics};
-use crate::driver::shared::{Answer, HIGH_WATER, Inner, Shared};
+use crate::driver::shared::{Answer, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
 use crate::error::{Error, SortCause};
@@ -66,6 +66,7 @@ pub(super) struct ClientRef {
     pub(super) now: fn() -> crate::time::Instant,
     pub(super) request_timeout: Option<Duration>,
     pub(super) subscription_capacity: usize,
+    pub(super) subscription_capacity_bytes: usize,
 }
 
 impl Drop for ClientRef {
@@ -166,7 +167,7 @@ impl Client {
     ) -> Result<(), Error> {
         poll_fn(|cx| {
             let mut inner = self.inner.shared.lock();
-            if inner.conn.state() == State::Connected && inner.conn.pending_bytes() >= HIGH_WATER {
+            if inner.publishers_wait() {
                 inner.space_waiters.push(cx.waker().clone());
                 inner.wake_driver();
                 return Poll::Pending;
@@ -182,8 +183,11 @@ impl Client {
 
     /// Publishes without waiting for buffer space, for callers that cannot
     /// wait (JavaScript's synchronous `publish`): the outgoing buffer may
-    /// grow past its high water mark until the driver writes it out. The
-    /// buffer for publishes made while reconnecting stays bounded.
+    /// grow past its high water mark until the driver writes it out, up to
+    /// [`ConnectOptions::outgoing_buffer_size`]; past that the message is
+    /// refused with [`Error::OutgoingBufferFull`] and everything accepted
+    /// before still goes out. The buffer for publishes made while
+    /// reconnecting has its own bound.
     pub fn publish_nowait(
         &self,
         subject: &str,
@@ -219,11 +223,16 @@ impl Client {
         self.subscribe_inner(subject.as_ref(), Some(&queue)).map_err(SubscribeErrorKind::error)
     }
 
+    /// A queue for a subscriber's messages, within the subscription bounds.
+    pub(crate) fn subscription_queue<T>(&self, weigh: fn(&T) -> usize) -> Arc<Queue<T>> {
+        Queue::with_bytes(self.inner.subscription_capacity, self.inner.subscription_capacity_bytes, weigh)
+    }
+
     pub(crate) fn subscribe_inner(&self, subject: &str, queue: Option<&str>) -> Result<Subscriber, Error> {
         let mut inner = self.inner.shared.lock();
         let sid = inner.conn.subscribe(subject, queue)?;
-        let messages = Queue::new(self.inner.subscription_capacity);
-        inner.subs.insert(sid, crate::driver::shared::Subscription { queue: messages.clone(), dropped: 0 });
+        let messages = self.subscription_queue(|m: &Message| m.length);
+        inner.subs.insert(sid, crate::driver::shared::Subscription { queue: messages.clone() });
         inner.wake_driver();
         let timed_out = Arc::default();
         Ok(Subscriber { sid, messages, client: self.clone(), unsubscribed: false, timed_out })

@@ -75,6 +75,7 @@ pub struct ConnectOptions {
     tls_files: TlsFiles,
     request_timeout: Option<Duration>,
     subscription_capacity: usize,
+    subscription_capacity_bytes: usize,
 }
 
 /// An async-nats event callback: the future it returns for an event is
@@ -102,6 +103,7 @@ impl Default for ConnectOptions {
             tls_files: TlsFiles::default(),
             request_timeout: Some(Duration::from_secs(10)),
             subscription_capacity: 65_536,
+            subscription_capacity_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -113,6 +115,7 @@ impl fmt::Debug for ConnectOptions {
             .field("tls", &self.tls)
             .field("request_timeout", &self.request_timeout)
             .field("subscription_capacity", &self.subscription_capacity)
+            .field("subscription_capacity_bytes", &self.subscription_capacity_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -275,6 +278,26 @@ impl ConnectOptions {
         self
     }
 
+    /// Bytes waiting to be written past which a publish that does not
+    /// wait ([`Client::publish_nowait`](crate::Client::publish_nowait),
+    /// JavaScript's `publish`) fails with
+    /// [`Error::OutgoingBufferFull`](crate::Error::OutgoingBufferFull)
+    /// (default 64 MiB: well inside wasm32's 4 GiB, and more than a second
+    /// of writing on a fast link). Async publishes wait at 4 MiB, or at
+    /// this bound if it is smaller.
+    pub fn outgoing_buffer_size(mut self, bytes: usize) -> Self {
+        self.config.outgoing_buffer_size = bytes;
+        self
+    }
+
+    /// The server's `max_control_line`, if it was raised from its default
+    /// of 4096 bytes (the server does not announce it): subjects, replies
+    /// and queue groups that would not fit are refused before writing.
+    pub fn max_control_line(mut self, bytes: usize) -> Self {
+        self.config.max_control_line = bytes;
+        self
+    }
+
     /// Try servers in the given order instead of shuffling them.
     pub fn dont_randomize(mut self) -> Self {
         self.config.randomize = false;
@@ -313,6 +336,16 @@ impl ConnectOptions {
     /// and a [`Event::SlowConsumer`] is reported.
     pub fn subscription_capacity(mut self, capacity: usize) -> Self {
         self.subscription_capacity = capacity;
+        self
+    }
+
+    /// Bytes (subject, headers and payload) a subscriber may have waiting
+    /// before new messages are dropped and a [`Event::SlowConsumer`] is
+    /// reported (default 64 MiB, nats.go's pending bytes limit): with large
+    /// messages this bound comes before [`subscription_capacity`](Self::subscription_capacity)'s.
+    /// Push consumers' readers have the same bounds.
+    pub fn subscription_capacity_bytes(mut self, bytes: usize) -> Self {
+        self.subscription_capacity_bytes = bytes;
         self
     }
 
@@ -418,6 +451,7 @@ impl ConnectOptions {
                 now: R::now,
                 request_timeout: self.request_timeout,
                 subscription_capacity: self.subscription_capacity,
+                subscription_capacity_bytes: self.subscription_capacity_bytes,
             }),
         };
         if !retry {

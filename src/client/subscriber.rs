@@ -119,10 +119,31 @@ impl Subscriber {
         self.timed_out.load(Ordering::Acquire)
     }
 
+    /// Why the stream ended, once it did: the error the connection closed
+    /// with for good ([`Error::Closed`] when it was closed without one, by
+    /// the client or after reconnects ran out), or [`Error::Timeout`] after
+    /// the [first-message timeout](Self::set_first_message_timeout). `None`
+    /// while it runs, and after an end asked for (`unsubscribe`,
+    /// `unsubscribe_after`, `drain`). The stream stays async-nats's
+    /// `Stream<Item = Message>`; this says what its `None` meant.
+    pub fn closed_reason(&self) -> Option<Error> {
+        if self.timed_out() {
+            return Some(Error::Timeout);
+        }
+        self.messages.close_reason()
+    }
+
     /// Messages accepted for this subscription so far (nats.js
     /// `getReceived`); those dropped by a slow consumer are not counted.
     pub fn received(&self) -> u64 {
         self.messages.pushed()
+    }
+
+    /// Messages dropped because this subscriber had a full buffer
+    /// ([`ConnectOptions::subscription_capacity`](crate::ConnectOptions::subscription_capacity)
+    /// or `_bytes`), as [`Event::SlowConsumer`](crate::Event::SlowConsumer) reports them.
+    pub fn dropped(&self) -> u64 {
+        self.messages.dropped()
     }
 
     /// The subscription id used on the wire.

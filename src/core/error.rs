@@ -51,6 +51,10 @@ pub enum Error {
     /// The connection is down and the buffer for publishes made while
     /// reconnecting is full: the message was not accepted.
     ReconnectBufferFull { capacity: usize },
+    /// More bytes than the outgoing buffer's bound wait to be written (a
+    /// caller publishing faster than the connection sends, without waiting):
+    /// the message was not accepted; what was accepted before still goes out.
+    OutgoingBufferFull { capacity: usize },
     /// The connection was lost while the operation was in flight.
     Disconnected,
     /// A socket or transport error.
@@ -224,6 +228,9 @@ impl fmt::Display for Error {
             Error::Closed => f.write_str("connection closed"),
             Error::ReconnectBufferFull { capacity } => {
                 write!(f, "reconnect buffer full ({capacity} bytes): message not accepted")
+            }
+            Error::OutgoingBufferFull { capacity } => {
+                write!(f, "outgoing buffer full ({capacity} bytes wait to be written): message not accepted")
             }
             Error::Disconnected => f.write_str("disconnected while the operation was in flight"),
             Error::Io { kind, message } => write!(f, "i/o error ({kind}): {message}"),

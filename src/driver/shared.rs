@@ -57,8 +57,8 @@ impl Answer {
 pub(crate) type Answered = (Answer, RequestId, Result<Message, Error>);
 
 pub(crate) struct Subscription {
+    /// Bounded in messages and bytes; it counts what it drops.
     pub queue: Arc<Queue<Message>>,
-    pub dropped: u64,
 }
 
 /// What an ordered read starts from: where and how it reads, its cursor,
@@ -164,6 +164,14 @@ impl Shared {
 }
 
 impl Inner {
+    /// Whether publishers that can wait should: the outgoing buffer is past
+    /// the high water mark (or the smaller bound set for it), so they wait
+    /// instead of meeting `OutgoingBufferFull`.
+    pub fn publishers_wait(&self) -> bool {
+        let high_water = HIGH_WATER.min(self.conn.outgoing_buffer_size());
+        self.conn.state() == State::Connected && self.conn.pending_bytes() >= high_water
+    }
+
     /// Wakes the driver after a command left work for it.
     pub fn wake_driver(&mut self) {
         if self.driver_polling {
@@ -217,9 +225,20 @@ impl Inner {
                 SessionEvent::Connection(event) => self.on_event(event),
                 SessionEvent::ReaderItem { sid, item } => {
                     let Some(queues) = self.readers.get(&sid) else { continue };
-                    if queues.items.push(item).is_err() && queues.items.is_closed() {
-                        // Its user went away: the message will be redelivered.
-                        self.retire_reader(sid);
+                    if item.is_err() {
+                        // The end of the reader: it goes in whatever the bound.
+                        queues.items.push_past_bounds(item);
+                    } else if queues.items.push(item).is_err() {
+                        if queues.items.is_closed() {
+                            // Its user went away: the message will be redelivered.
+                            self.retire_reader(sid);
+                        } else {
+                            let dropped = queues.items.dropped();
+                            self.conn.reader_refused(sid);
+                            if dropped == 1 || dropped % 1000 == 0 {
+                                self.notify(ConnectionEvent::SlowConsumer { sid: sid.0, dropped });
+                            }
+                        }
                     }
                 }
                 SessionEvent::ReaderEvent { sid, event } => {
@@ -268,7 +287,7 @@ impl Inner {
             }
         }
         self.hurry |= self.conn.take_pulled();
-        if self.conn.state() != State::Connected || self.conn.pending_bytes() < HIGH_WATER {
+        if !self.publishers_wait() {
             for w in self.space_waiters.drain(..) {
                 w.wake();
             }
@@ -446,10 +465,9 @@ impl Inner {
             if sub.queue.is_closed() {
                 return;
             }
-            sub.dropped += 1;
+            let dropped = sub.queue.dropped();
             // Report the first drop and then every 1000th, not every message.
-            if sub.dropped == 1 || sub.dropped % 1000 == 0 {
-                let dropped = sub.dropped;
+            if dropped == 1 || dropped % 1000 == 0 {
                 self.notify(ConnectionEvent::SlowConsumer { sid: sid.0, dropped });
             }
         }
@@ -465,6 +483,11 @@ impl Inner {
             ConnectionEvent::Closed { error } => {
                 if let Some(tx) = self.first_connect.take() {
                     let _ = tx.send(Err(error.clone().unwrap_or(Error::Closed)));
+                }
+                // Subscribers learn why (`Subscriber::closed_reason`).
+                let why = error.clone().unwrap_or(Error::Closed);
+                for (_, sub) in self.subs.drain() {
+                    sub.queue.close_with(why.clone());
                 }
                 self.fail_all(Error::Closed);
             }

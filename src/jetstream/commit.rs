@@ -43,9 +43,9 @@ impl AckBatch {
         let (ids, failure) =
             client.send_request_group(plan.iter().map(|ack| (ack.subject.as_str(), &ack.body[..])), &answers);
         match failure {
-            // Not sent (the client closed, or the reconnect buffer is full):
-            // those acks are reported unconfirmed below.
-            None | Some(Error::Closed | Error::ReconnectBufferFull { .. }) => {}
+            // Not sent (the client closed, or the reconnect or outgoing buffer
+            // is full): those acks are reported unconfirmed below.
+            None | Some(Error::Closed | Error::ReconnectBufferFull { .. } | Error::OutgoingBufferFull { .. }) => {}
             Some(e) => {
                 client.forget_requests(ids);
                 return Err(e);

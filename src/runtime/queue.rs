@@ -1,25 +1,40 @@
 //! A bounded single-consumer queue from the driver to one receiver
 //! (a subscriber). The driver pushes many messages under one lock per read,
-//! the receiver pops them as a `Stream`; when full, the push is refused so the
-//! driver can report a slow consumer instead of growing without bound.
+//! the receiver pops them as a `Stream`; when full (in items, or in bytes
+//! for a queue made [`with_bytes`](Queue::with_bytes)), the push is refused
+//! and counted so the driver can report a slow consumer instead of growing
+//! without bound.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
+use crate::error::Error;
+
 struct State<T> {
     items: VecDeque<T>,
+    /// What the items waiting weigh, for a queue bounded in bytes.
+    bytes: usize,
     /// Items accepted since the queue was made.
     pushed: u64,
+    /// Items refused because the queue was full.
+    dropped: u64,
+    /// Why it was closed, when something went wrong.
+    reason: Option<Error>,
     closed: bool,
     waker: Option<Waker>,
 }
+
+/// A bound in bytes and what an item weighs.
+type ByteBound<T> = (usize, fn(&T) -> usize);
 
 /// The shared queue; the driver holds one `Arc`, the receiver another.
 pub(crate) struct Queue<T> {
     state: Mutex<State<T>>,
     capacity: usize,
+    /// The bound in bytes, with what an item weighs; `None`: items only.
+    max_bytes: Option<ByteBound<T>>,
     /// `state.closed`, readable without the lock (the driver asks after
     /// every message it routes to a reader).
     closed: AtomicBool,
@@ -27,25 +42,72 @@ pub(crate) struct Queue<T> {
 
 impl<T> Queue<T> {
     pub(crate) fn new(capacity: usize) -> Arc<Self> {
+        Self::bounded(capacity, None)
+    }
+
+    /// A queue also bounded by what its items `weigh` in bytes: one item
+    /// larger than `max_bytes` is still taken when the queue is empty.
+    pub(crate) fn with_bytes(capacity: usize, max_bytes: usize, weigh: fn(&T) -> usize) -> Arc<Self> {
+        Self::bounded(capacity, Some((max_bytes, weigh)))
+    }
+
+    fn bounded(capacity: usize, max_bytes: Option<ByteBound<T>>) -> Arc<Self> {
+        let state =
+            State { items: VecDeque::new(), bytes: 0, pushed: 0, dropped: 0, reason: None, closed: false, waker: None };
         Arc::new(Queue {
-            state: Mutex::new(State { items: VecDeque::new(), pushed: 0, closed: false, waker: None }),
+            state: Mutex::new(state),
             capacity: capacity.max(1),
+            max_bytes,
             closed: AtomicBool::new(false),
         })
     }
 
-    /// Adds `item`; gives it back when the queue is full or closed.
+    /// Adds `item`; gives it back when the queue is closed, or full (then
+    /// counted in [`dropped`](Self::dropped)).
     pub(crate) fn push(&self, item: T) -> Result<(), T> {
         let mut state = lock(&self.state);
-        if state.closed || state.items.len() >= self.capacity {
+        if state.closed {
+            return Err(item);
+        }
+        let weight = self.max_bytes.map_or(0, |(_, weigh)| weigh(&item));
+        let over_bytes = self.max_bytes.is_some_and(|(max, _)| state.bytes + weight > max && !state.items.is_empty());
+        if state.items.len() >= self.capacity || over_bytes {
+            state.dropped += 1;
             return Err(item);
         }
         state.items.push_back(item);
+        state.bytes += weight;
         state.pushed += 1;
         if let Some(waker) = state.waker.take() {
             waker.wake();
         }
         Ok(())
+    }
+
+    /// Adds `item` whatever the bounds (unless closed): an error that ends
+    /// the receiver must not be dropped with the messages before it.
+    pub(crate) fn push_past_bounds(&self, item: T) {
+        let mut state = lock(&self.state);
+        if state.closed {
+            return;
+        }
+        state.bytes += self.max_bytes.map_or(0, |(_, weigh)| weigh(&item));
+        state.items.push_back(item);
+        state.pushed += 1;
+        if let Some(waker) = state.waker.take() {
+            waker.wake();
+        }
+    }
+
+    /// [`close`](Self::close), saying what went wrong.
+    pub(crate) fn close_with(&self, reason: Error) {
+        lock(&self.state).reason.get_or_insert(reason);
+        self.close();
+    }
+
+    /// What went wrong, if the queue was [closed with](Self::close_with) a reason.
+    pub(crate) fn close_reason(&self) -> Option<Error> {
+        lock(&self.state).reason.clone()
     }
 
     /// No more items will come; the receiver ends after what is queued.
@@ -63,13 +125,27 @@ impl<T> Queue<T> {
         lock(&self.state).pushed
     }
 
+    /// Items refused because the queue was full, since it was made.
+    pub(crate) fn dropped(&self) -> u64 {
+        lock(&self.state).dropped
+    }
+
+    /// Takes the front item off `state`, no longer weighing on the bound.
+    fn pop_front(&self, state: &mut State<T>) -> Option<T> {
+        let item = state.items.pop_front()?;
+        if let Some((_, weigh)) = self.max_bytes {
+            state.bytes -= weigh(&item);
+        }
+        Some(item)
+    }
+
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
     }
 
     /// The next item if one is waiting.
     pub(crate) fn try_pop(&self) -> Option<T> {
-        lock(&self.state).items.pop_front()
+        self.pop_front(&mut lock(&self.state))
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -84,7 +160,7 @@ impl<T> Queue<T> {
     /// Next item, `None` once closed and empty.
     pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let mut state = lock(&self.state);
-        if let Some(item) = state.items.pop_front() {
+        if let Some(item) = self.pop_front(&mut state) {
             return Poll::Ready(Some(item));
         }
         if state.closed {
@@ -106,6 +182,7 @@ impl<T> Queue<T> {
         let mut state = lock(&self.state);
         if !state.items.is_empty() {
             std::mem::swap(&mut state.items, into);
+            state.bytes = 0;
             return Poll::Ready(true);
         }
         if state.closed {
@@ -139,11 +216,31 @@ mod tests {
         q.close();
         assert_eq!(q.push(4), Err(4));
         assert_eq!(q.pushed(), 2, "refused items are not counted");
+        assert_eq!(q.dropped(), 1, "only those refused for want of room are dropped");
         let waker = noop_waker();
         let mut cx = Context::from_waker(&waker);
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(1)));
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(Some(2)));
         assert_eq!(q.poll_pop(&mut cx), Poll::Ready(None));
+    }
+
+    #[test]
+    fn bounded_in_bytes_too_and_room_comes_back_as_items_are_popped() {
+        let q = Queue::with_bytes(100, 10, |item: &Vec<u8>| item.len());
+        assert!(q.push(vec![0; 6]).is_ok());
+        assert!(q.push(vec![1; 4]).is_ok());
+        assert_eq!(q.push(vec![2; 1]), Err(vec![2; 1]), "over 10 bytes");
+        assert_eq!(q.dropped(), 1);
+        assert_eq!(q.try_pop(), Some(vec![0; 6]));
+        assert!(q.push(vec![3; 6]).is_ok(), "the popped bytes made room");
+        let waker = noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut all = VecDeque::new();
+        assert_eq!(q.poll_pop_all(&mut cx, &mut all), Poll::Ready(true));
+        assert_eq!(all.len(), 2);
+        assert!(q.push(vec![4; 50]).is_ok(), "an item over the bound alone in the queue is taken");
+        assert_eq!(q.push(vec![5; 1]), Err(vec![5; 1]));
+        assert_eq!((q.pushed(), q.dropped()), (4, 2));
     }
 
     #[test]

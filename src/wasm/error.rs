@@ -23,7 +23,7 @@ export type ErrorCode =
   | "AUTHORIZATION_VIOLATION" | "AUTHENTICATION_EXPIRED" | "AUTHENTICATION_REVOKED"
   | "PERMISSIONS_VIOLATION" | "STALE_CONNECTION" | "MAX_CONNECTIONS" | "SERVER_ERROR"
   | "JETSTREAM" | "CONSUMER_STATUS" | "ALREADY_ACKNOWLEDGED" | "NO_RESPONDERS"
-  | "TIMEOUT" | "CLOSED" | "RECONNECT_BUFFER_FULL" | "DISCONNECTED" | "IO" | "TLS"
+  | "TIMEOUT" | "CLOSED" | "RECONNECT_BUFFER_FULL" | "OUTGOING_BUFFER_FULL" | "DISCONNECTED" | "IO" | "TLS"
   | "CREDENTIALS" | "DIGEST_MISMATCH" | "SIZE_MISMATCH";
 /** A class whose prototype natsjet's errors take (the TS layer's `NatsError` and its subclasses). */
 export interface ErrorClass { readonly prototype: Error }
@@ -206,9 +206,11 @@ fn class(error: &Error) -> Class {
         Error::Closed => Class::ClosedConnectionError,
         // nats.js rejects requests in flight with a RequestError on a disconnect.
         Error::Disconnected => Class::RequestError,
-        Error::ReconnectBufferFull { .. } | Error::Io { .. } | Error::Tls(_) | Error::Credentials(_) => {
-            Class::ConnectionError
-        }
+        Error::ReconnectBufferFull { .. }
+        | Error::OutgoingBufferFull { .. }
+        | Error::Io { .. }
+        | Error::Tls(_)
+        | Error::Credentials(_) => Class::ConnectionError,
         Error::DigestMismatch { .. } | Error::SizeMismatch { .. } => Class::NatsError,
     }
 }
@@ -237,6 +239,7 @@ fn code(error: &Error) -> &'static str {
         Error::Timeout => "TIMEOUT",
         Error::Closed => "CLOSED",
         Error::ReconnectBufferFull { .. } => "RECONNECT_BUFFER_FULL",
+        Error::OutgoingBufferFull { .. } => "OUTGOING_BUFFER_FULL",
         Error::Disconnected => "DISCONNECTED",
         Error::Io { .. } => "IO",
         Error::Tls(_) => "TLS",

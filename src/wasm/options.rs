@@ -70,8 +70,22 @@ export interface ConnectionOptions {
   tls?: TlsOptions | null;
   /** natsjet: bytes of publishes kept while reconnecting (8 MiB); past that, publishing throws `RECONNECT_BUFFER_FULL`. */
   reconnectBufferSize?: number;
+  /**
+   * natsjet: bytes waiting to be written (64 MiB) past which `publish`, which
+   * never waits, throws `OUTGOING_BUFFER_FULL` (a `ConnectionError`); what it
+   * accepted before still goes out. Yield (`await` anything) to let it drain.
+   */
+  outgoingBufferSize?: number;
+  /**
+   * natsjet: the server's `max_control_line` (4096 bytes, the server's
+   * default, which INFO does not announce): a subject, reply or queue group
+   * that would not fit is refused with `INVALID_SUBJECT` before writing.
+   */
+  maxControlLine?: number;
   /** natsjet: messages a subscription may have waiting (65536); past that, new ones are dropped and a `slowConsumer` status is reported. */
   subscriptionCapacity?: number;
+  /** natsjet: bytes (subject, headers, payload) a subscription may have waiting (64 MiB); past that, new messages are dropped and a `slowConsumer` status is reported. */
+  subscriptionCapacityBytes?: number;
 }
 /** TLS settings of `connect` (Node), PEM text. */
 export interface TlsOptions {
@@ -138,8 +152,14 @@ extern "C" {
     fn tls(this: &ConnectionOptions) -> Option<JsTlsOptions>;
     #[wasm_bindgen(method, getter = reconnectBufferSize)]
     fn reconnect_buffer_size(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = outgoingBufferSize)]
+    fn outgoing_buffer_size(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = maxControlLine)]
+    fn max_control_line(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = subscriptionCapacity)]
     fn subscription_capacity(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = subscriptionCapacityBytes)]
+    fn subscription_capacity_bytes(this: &ConnectionOptions) -> JsValue;
 
     #[wasm_bindgen(typescript_type = "TlsOptions")]
     pub type JsTlsOptions;
@@ -229,8 +249,17 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     if let Some(bytes) = number(o.reconnect_buffer_size(), "reconnectBufferSize")? {
         opts = opts.reconnect_buffer_size(whole(bytes, "reconnectBufferSize")?);
     }
+    if let Some(bytes) = number(o.outgoing_buffer_size(), "outgoingBufferSize")? {
+        opts = opts.outgoing_buffer_size(whole(bytes, "outgoingBufferSize")?);
+    }
+    if let Some(bytes) = number(o.max_control_line(), "maxControlLine")? {
+        opts = opts.max_control_line(whole(bytes, "maxControlLine")?);
+    }
     if let Some(capacity) = number(o.subscription_capacity(), "subscriptionCapacity")? {
         opts = opts.subscription_capacity(whole(capacity, "subscriptionCapacity")?);
+    }
+    if let Some(bytes) = number(o.subscription_capacity_bytes(), "subscriptionCapacityBytes")? {
+        opts = opts.subscription_capacity_bytes(whole(bytes, "subscriptionCapacityBytes")?);
     }
     Ok((servers, opts))
 }

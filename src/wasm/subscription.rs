@@ -8,6 +8,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{pack, packed_len, poll_batch};
+use super::error::to_js;
 use super::options::whole;
 use super::{at_once, promise};
 use crate::Subscriber;
@@ -73,6 +74,23 @@ impl RawSubscription {
     #[wasm_bindgen(getter)]
     pub fn received(&self) -> f64 {
         self.subscriber.borrow().received() as f64
+    }
+
+    /// The error the connection closed with for good, once the
+    /// subscription ended for it (a plain close or an end asked for: none,
+    /// as nats.js's `closed` then resolves empty).
+    #[wasm_bindgen(getter = closedReason, unchecked_return_type = "Error | undefined")]
+    pub fn closed_reason(&self) -> JsValue {
+        match self.subscriber.borrow().closed_reason() {
+            Some(Error::Closed | Error::Timeout) | None => JsValue::UNDEFINED,
+            Some(error) => to_js(&error, None).into(),
+        }
+    }
+
+    /// Messages dropped because the subscription's buffer was full.
+    #[wasm_bindgen(getter)]
+    pub fn dropped(&self) -> f64 {
+        self.subscriber.borrow().dropped() as f64
     }
 
     /// The subscription id used on the wire.

@@ -31,8 +31,11 @@ pub mod auth;
 pub mod cluster;
 pub mod fake;
 pub mod http;
+pub mod loss;
+pub mod proxy;
 pub mod server;
 pub mod tls;
+pub mod workload;
 
 #[allow(unused_imports)]
 pub use auth::{Auth, CredsUser};
@@ -43,9 +46,15 @@ pub use fake::{FakeConn, FakeServer};
 #[allow(unused_imports)]
 pub use http::{free_port, http_get};
 #[allow(unused_imports)]
+pub use loss::{LossLedger, LossReport};
+#[allow(unused_imports)]
+pub use proxy::{Fault, FaultProxy};
+#[allow(unused_imports)]
 pub use server::{NatsServer, NatsServerBuilder};
 #[allow(unused_imports)]
 pub use tls::{Tls, TlsFiles};
+#[allow(unused_imports)]
+pub use workload::{publish_with_retries, work_and_ack};
 
 use std::time::{Duration, Instant};
 

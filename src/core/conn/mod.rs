@@ -157,6 +157,18 @@ pub struct Config {
     pub wait_on_first_connect: bool,
     /// Bytes of publishes kept while disconnected (default 8 MiB).
     pub reconnect_buffer_size: usize,
+    /// Bytes waiting for the transport past which publishes are refused
+    /// with [`Error::OutgoingBufferFull`] (default 64 MiB). Async publishes
+    /// wait long before (the client's high water mark); this bounds callers
+    /// that cannot wait (JavaScript's synchronous `publish`), well inside
+    /// wasm32's 4 GiB, with room for several connections and the rest of a
+    /// page. Control traffic (PONG, SUB, PING) is never refused.
+    pub outgoing_buffer_size: usize,
+    /// The server's `max_control_line` (default 4096, the server's): a
+    /// longer PUB or SUB line makes the server close the connection, and
+    /// INFO does not announce it, so subjects, replies and queue groups
+    /// that would not fit are refused with [`Error::InvalidSubject`] first.
+    pub max_control_line: usize,
     /// Prefix of inboxes (default `_INBOX`).
     pub inbox_prefix: String,
     /// Client language and version sent in CONNECT.
@@ -184,6 +196,8 @@ impl Default for Config {
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,
+            outgoing_buffer_size: 64 * 1024 * 1024,
+            max_control_line: 4096,
             inbox_prefix: "_INBOX".to_string(),
             lang: "rust-natsjet".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -432,6 +446,10 @@ impl Connection {
     pub fn transmit_bytes(&self) -> usize {
         self.out.len()
     }
+    /// [`Config::outgoing_buffer_size`]: the bound publishes meet.
+    pub fn outgoing_buffer_size(&self) -> usize {
+        self.config.outgoing_buffer_size
+    }
     /// The server's max_payload (or a default before the first INFO).
     pub fn max_payload(&self) -> usize {
         match &self.info {
@@ -536,6 +554,7 @@ impl Connection {
         if let Some(queue) = queue {
             validate_queue(queue)?;
         }
+        self.check_control_line(subject, queue)?;
         let sid = self.subs.add(subject, queue);
         if self.sends_subs() {
             proto::encode_sub(self.out.open(), subject, queue, sid);
@@ -754,6 +773,17 @@ impl Connection {
         Ok(())
     }
 
+    /// A PUB or SUB line of `subject` and `other` (reply, queue group)
+    /// that fits in the server's control line.
+    fn check_control_line(&self, subject: &str, other: Option<&str>) -> Result<(), Error> {
+        let len = subject.len() + other.map_or(0, |o| o.len() + 1) + CONTROL_LINE_REST;
+        if len > self.config.max_control_line {
+            let reason = "too long for the server's control line (max_control_line)";
+            return Err(Error::InvalidSubject { subject: subject.to_string(), reason });
+        }
+        Ok(())
+    }
+
     /// Encodes a validated message into the output, or into the reconnect
     /// buffer while not connected (refused, never dropped, when full).
     fn write_pub(
@@ -763,8 +793,14 @@ impl Connection {
         headers: Option<&HeaderMap>,
         body: Body<'_>,
     ) -> Result<(), Error> {
+        self.check_control_line(subject, reply)?;
         let payload = body.bytes();
         if self.is_live() {
+            // Refused once the bound is reached, so what waits stays under
+            // it plus one message.
+            if self.out.len() >= self.config.outgoing_buffer_size {
+                return Err(Error::OutgoingBufferFull { capacity: self.config.outgoing_buffer_size });
+            }
             match body {
                 Body::Shared(shared) if shared.len() >= SHARED_MIN => {
                     proto::encode_pub_head(
@@ -795,6 +831,10 @@ impl Connection {
         Ok(())
     }
 }
+
+/// What a control line holds besides its subject and reply: `HPUB `, two
+/// sizes of at most 20 digits with their spaces, the CRLF (more than `SUB`'s).
+const CONTROL_LINE_REST: usize = 5 + 2 * 21 + 2;
 
 /// Shared payloads of at least this size go to the transport as they are;
 /// smaller ones are copied in with what surrounds them.

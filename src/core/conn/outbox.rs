@@ -7,7 +7,10 @@
 //! plus a block's spare room. (One growing buffer that the writer takes
 //! pieces of would, on every append that does not fit while a piece is
 //! being written, copy everything not yet taken to a new allocation, the
-//! old one living on until that piece is out.) A block whose bytes were all
+//! old one living on until that piece is out.) Small appends grow the open
+//! block up to [`SMALL_BLOCK`] and then open the next, so a burst the writer
+//! does not get to (a synchronous JavaScript loop) lies in blocks the size
+//! of its data, never in one buffer doubling towards twice that. A block whose bytes were all
 //! written is used again: a put streams through two blocks, no allocation
 //! (and no fresh pages to fault in) per chunk.
 
@@ -21,9 +24,15 @@ const BLOCK: usize = 256 * 1024;
 /// Blocks hold four large appends, up to this size (a larger append gets a
 /// block of its size).
 const MAX_BLOCK: usize = 1024 * 1024;
-/// Appends of fewer bytes than this join the open block however it has
-/// to grow (a copy of at most this much).
+/// Appends of fewer bytes than this join the open block while it holds
+/// less than a [`SMALL_BLOCK`], however it has to grow.
 const SMALL: usize = 4 * 1024;
+/// Where a block of small appends is sealed. As large as what a publisher
+/// that waits may leave (the driver's high water mark), so such a block
+/// grows and is used again in place as the writer catches up (no fresh
+/// allocation, no fresh pages to fault in); only a burst past it, which no
+/// writer caught up with, goes on in new blocks of this size.
+const SMALL_BLOCK: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Default)]
 pub(super) struct Outbox {
@@ -53,17 +62,21 @@ impl Outbox {
     }
 
     /// The block to append to, with room for `need` more bytes without
-    /// growing: a full block is sealed first, unless it or the append is small.
+    /// growing: a full block is sealed first, unless it is small, or holds
+    /// less than a [`SMALL_BLOCK`] and the append is small.
     pub fn room(&mut self, need: usize) -> &mut BytesMut {
         if self.open.capacity() - self.open.len() >= need {
             return &mut self.open;
         }
-        if need < SMALL || self.open.len() < SMALL {
+        if self.open.len() < SMALL || (need < SMALL && self.open.len() < SMALL_BLOCK) {
             self.open.reserve(need);
             return &mut self.open;
         }
         self.seal();
-        let want = need.saturating_mul(4).clamp(BLOCK, MAX_BLOCK).max(need);
+        let want = match need < SMALL {
+            true => SMALL_BLOCK,
+            false => need.saturating_mul(4).clamp(BLOCK, MAX_BLOCK).max(need),
+        };
         // The open block is being written: try the one before it, else a new one.
         if !self.open.try_reclaim(want) {
             let full = std::mem::take(&mut self.open);
@@ -180,6 +193,27 @@ mod tests {
         assert_eq!(outbox.open().as_ptr(), block);
         assert_eq!(outbox.len(), 5 * chunk);
         assert_eq!(drain(&mut outbox, usize::MAX).len(), 5 * chunk);
+    }
+
+    #[test]
+    fn a_burst_of_small_appends_lies_in_blocks_the_size_of_its_data() {
+        let mut outbox = Outbox::default();
+        let message = [5u8; 1100];
+        let count = 40 * 1024 * 1024 / message.len();
+        for _ in 0..count {
+            outbox.room(message.len()).extend_from_slice(&message);
+        }
+        let data = count * message.len();
+        assert_eq!(outbox.len(), data);
+        // Blocks of a SMALL_BLOCK, each full but for less than a message (one
+        // buffer doubling would hold the whole burst, in up to twice its size).
+        // (The first one's growth may take it past a SMALL_BLOCK.)
+        assert!(outbox.open.capacity() <= 2 * SMALL_BLOCK, "{}", outbox.open.capacity());
+        assert!(outbox.sealed.len() >= data / (2 * SMALL_BLOCK));
+        for block in &outbox.sealed {
+            assert!((SMALL_BLOCK - message.len()..=2 * SMALL_BLOCK).contains(&block.len()), "{}", block.len());
+        }
+        assert_eq!(drain(&mut outbox, usize::MAX).len(), data);
     }
 
     #[test]

@@ -219,6 +219,15 @@ impl Session {
         true
     }
 
+    /// The user's buffer of reader `sid` was full and dropped a message: it
+    /// is not acked (a consumer with acks redelivers it after `ack_wait`)
+    /// and no flow-control reply waits for it.
+    pub fn reader_refused(&mut self, sid: Sid) {
+        let Some(reader) = self.readers.get_mut(&sid) else { return };
+        reader.handle_refused();
+        self.drive_reader(sid);
+    }
+
     /// Detaches reader `sid` (its user stopped) and ends its subscription.
     pub fn retire_reader(&mut self, sid: Sid) -> bool {
         let Some(reader) = self.readers.remove(&sid) else { return false };

@@ -106,6 +106,14 @@ impl Reader {
         });
     }
 
+    /// The user's full buffer refused a message (only a push reader's fills:
+    /// a pull reader's pulls bound what comes).
+    pub(super) fn handle_refused(&mut self) {
+        if let Kind::Push { inbox, .. } = &mut self.0 {
+            inbox.handle_refused();
+        }
+    }
+
     /// The user took `msgs` messages of `bytes` (pull readers refill by it).
     pub(super) fn handle_taken(&mut self, now: Instant, msgs: u64, bytes: u64) {
         if let Kind::Pull { machine, .. } = &mut self.0 {

@@ -40,8 +40,10 @@ use crate::runtime::queue::Queue;
 const ITEM_CAPACITY: usize = 1 << 24;
 
 impl<T: PullKind> Consumer<T> {
-    /// Continuous reading with the default options (100 messages requested
-    /// ahead, refilled at half, 30 s expiry, heartbeats every 15 s). Never
+    /// Continuous reading with the default options (200 messages requested
+    /// ahead, refilled with pulls of 100 when 100 are left, 30 s expiry,
+    /// heartbeats every 15 s): a slow handler's message waits up to 200
+    /// handler runs, which must fit the consumer's `ack_wait`. Never
     /// ends by itself: it re-pulls after reconnects, leader changes and
     /// missed heartbeats; only a terminal status (consumer deleted…) ends
     /// it, with an error.
@@ -98,7 +100,7 @@ impl Puller<'_> {
     fn consume_with(self, options: ConsumeOptions) -> Result<Messages, Error> {
         let mut machine = PullConsumer::consume(self.context.client().now(), options.clone())?;
         machine.track_buffered();
-        self.start(machine, Some(Report::for_consume(&options)))
+        self.start(machine, Some(Report::for_consume(&options)?))
     }
 
     fn fetch_with(self, options: FetchOptions) -> Result<Messages, Error> {
@@ -166,8 +168,11 @@ impl StreamBuilder<'_> {
     }
 
     /// Messages kept requested ahead, as nats.js and nats.go mean
-    /// `max_messages` (default 100): a refill at the threshold (default
-    /// half) asks for what brings pending plus untaken back to `n`.
+    /// `max_messages` (default 200): a refill at the threshold (default
+    /// half) asks for what brings pending plus untaken back to `n`. It
+    /// bounds a slow handler's wait: the last message taken in waits up to
+    /// `n` handler runs, which must fit the consumer's `ack_wait` (else it
+    /// comes again). Larger `n`, fewer pulls, less server work per message.
     pub fn max_messages(mut self, n: u64) -> Self {
         self.per_pull = None;
         self.options.max_messages = Some(n);
@@ -342,14 +347,14 @@ enum Report {
 impl Report {
     /// For a consume with `options`: a quarter of what is kept requested
     /// ahead, at most the message threshold.
-    fn for_consume(options: &ConsumeOptions) -> Report {
-        match options.max_bytes {
-            Some(max) => Report::Bytes(options.threshold_bytes.unwrap_or(max / 2) / 2),
-            None => {
-                let max = options.max_messages.unwrap_or(super::pull::DEFAULT_MAX_MESSAGES);
-                Report::Messages((max / 4).min(options.threshold_messages.unwrap_or(max / 2)).max(1))
+    fn for_consume(options: &ConsumeOptions) -> Result<Report, Error> {
+        let plan = options.plan()?;
+        Ok(match (plan.threshold_bytes, plan.threshold_messages) {
+            (Some(threshold), _) => Report::Bytes(threshold / 2),
+            (None, threshold) => {
+                Report::Messages((plan.max_messages / 4).min(threshold.unwrap_or(plan.max_messages)).max(1))
             }
-        }
+        })
     }
 
     fn is_due(self, (msgs, bytes): (u64, u64), run_empty: impl FnOnce() -> bool) -> bool {
@@ -367,6 +372,15 @@ impl Messages {
     /// Messages received and not yet read from this stream.
     pub fn pending(&self) -> usize {
         self.buffer.len() + self.items.len()
+    }
+
+    /// Messages a push reader dropped because its buffer was full (the
+    /// connection's subscription bounds), as
+    /// [`Event::SlowConsumer`](crate::Event::SlowConsumer) reports them: a
+    /// consumer with acks redelivers them after `ack_wait`, an ack-none one
+    /// does not. Always 0 for a pull reader, whose pulls bound what comes.
+    pub fn dropped(&self) -> u64 {
+        self.items.dropped()
     }
 
     /// The next consumer event (heartbeats missed, warnings, resets, pin

@@ -277,7 +277,7 @@ impl OrderedConsumer {
             return Err(Error::ApiMisuse("an ordered consumer has one reader at a time"));
         }
         let last = state.cursor.stream_sequence();
-        let step = match mode.in_session() {
+        let step = match mode.in_session()? {
             Some(read) => Some(Step::Session(self.attach(&mut state, read, &events)?)),
             None if state.stale => None,
             None => Some(Step::Reading(mode.start(&state.current)?)),
@@ -359,17 +359,17 @@ type SessionRead = (OrderedMode, Option<Report>, Option<Arc<ReadMark>>);
 
 impl Mode {
     /// What the session needs to run a continuous read; none for a fetch.
-    fn in_session(&self) -> Option<SessionRead> {
-        match self {
+    fn in_session(&self) -> Result<Option<SessionRead>, Error> {
+        Ok(match self {
             Mode::Consume(options) => {
-                Some((OrderedMode::Consume(options.clone()), Some(Report::for_consume(options)), None))
+                Some((OrderedMode::Consume(options.clone()), Some(Report::for_consume(options)?), None))
             }
             Mode::Push => {
                 let mark = Arc::new(ReadMark::new());
                 Some((OrderedMode::Push(mark.clone()), None, Some(mark)))
             }
             Mode::Fetch(_) => None,
-        }
+        })
     }
 
     /// A fetch's reader on `consumer` (continuous reads run in the session).

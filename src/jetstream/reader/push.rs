@@ -7,10 +7,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{ITEM_CAPACITY, Messages, Source};
+use super::{Messages, Source};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::Reader;
-use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
+use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderQueues};
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo};
 use crate::jetstream::push::{PushInbox, PushOptions};
@@ -27,6 +27,20 @@ impl PushConsumer {
     /// never for a bound consumer, which has no name to ask about).
     /// Missed heartbeats are events ([`Messages::try_next_event`]).
     /// Dropping the stream naks the messages received and not read.
+    ///
+    /// What waits to be read is bounded as a subscription's is
+    /// ([`ConnectOptions::subscription_capacity`](crate::ConnectOptions::subscription_capacity)
+    /// and `_bytes`); the server bounds what it sends with `max_ack_pending`
+    /// and, when the consumer has `flow_control`, by waiting for the
+    /// flow-control reply, which goes out only once the reader has taken
+    /// what came before. A reader that falls behind further drops new
+    /// messages, counted by [`Messages::dropped`] and reported as
+    /// [`Event::SlowConsumer`](crate::Event::SlowConsumer). A dropped message
+    /// is not acked: a consumer with `AckPolicy::Explicit` redelivers it after
+    /// `ack_wait`, nothing is lost. **An `AckPolicy::None` consumer's dropped
+    /// messages are lost** (give it `flow_control` so the server waits
+    /// instead), and with `AckPolicy::All` an ack of a later message covers
+    /// a dropped one.
     pub async fn messages(&self) -> Result<Messages, Error> {
         self.consume_with(PushOptions::default())
     }
@@ -60,8 +74,9 @@ pub(super) fn listen(
     let info_subject =
         probe.then(|| api::consumer_info(context.api_prefix(), &info.stream_name, &info.name)).transpose()?;
     let heartbeat = Some(config.idle_heartbeat).filter(|hb| !hb.is_zero());
-    // The server bounds what is in flight (max_ack_pending, flow control).
-    let items = Queue::new(ITEM_CAPACITY);
+    // The server bounds what is in flight (max_ack_pending, flow control);
+    // past the subscription bounds messages are dropped (see the driver's routing of reader items).
+    let items = client.subscription_queue(|item: &Item| item.as_ref().map_or(0, |m| m.length));
     let events = Queue::new(EVENT_CAPACITY);
     let mark = Arc::new(ReadMark::new());
     let sid = {

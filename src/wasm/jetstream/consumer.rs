@@ -45,7 +45,7 @@ export interface FetchOptions extends PullPriority {
 }
 /** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
 export interface ConsumeOptions extends PullPriority {
-  /** Messages kept requested ahead (100). */
+  /** Messages kept requested ahead (200; nats.js: 100); a slow handler's message waits up to this many handler runs, within `ack_wait`. */
   max_messages?: number;
   /** Bytes kept requested ahead, instead of a message count. */
   max_bytes?: number;

@@ -161,3 +161,32 @@ fn a_large_shared_payload_goes_out_as_it_is_and_the_wire_is_the_same() {
     let [ClientOp::Pub { subject, payload: sent, .. }] = ops.as_slice() else { panic!("{ops:?}") };
     assert_eq!((subject.as_str(), sent.len()), ("big", 100_000));
 }
+
+#[test]
+fn lines_longer_than_the_servers_control_line_are_refused_before_writing() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let long = format!("a.{}", "b".repeat(4100));
+    for err in [
+        s.conn.publish(&long, None, None, b"x").unwrap_err(),
+        s.conn.publish("a", Some(&long), None, b"x").unwrap_err(),
+        s.conn.request(&long, None, b"x").unwrap_err(),
+        s.conn.subscribe(&long, None).unwrap_err(),
+        s.conn.subscribe("a", Some(&"q".repeat(4090))).unwrap_err(),
+    ] {
+        assert!(matches!(err, Error::InvalidSubject { reason, .. } if reason.contains("max_control_line")), "{err:?}");
+    }
+    // The request inbox's SUB went out with the refused request; nothing else did.
+    assert!(s.take_ops().iter().all(|op| matches!(op, ClientOp::Sub { .. })));
+    assert_eq!(s.conn.statistics().out_messages, 0);
+    // Just under the limit: the line the server reads is at most 4096 bytes.
+    let fits = "c".repeat(4096 - crate::core::conn::CONTROL_LINE_REST);
+    s.conn.publish(&fits, None, None, b"x").unwrap();
+    assert_eq!(s.take_ops().len(), 1);
+
+    let mut cfg = config(&["nats://a:4222"]);
+    cfg.max_control_line = 8192;
+    let mut s = FakeServer::connected(cfg);
+    s.conn.publish(&long, None, None, b"x").unwrap();
+    s.conn.subscribe(&long, None).unwrap();
+    assert_eq!(s.take_ops().len(), 2, "a raised limit lets them through");
+}

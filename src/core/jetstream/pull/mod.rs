@@ -13,8 +13,8 @@
 //!
 //! let mut consumer = PullConsumer::consume(Instant::ZERO, ConsumeOptions::default()).unwrap();
 //! let pull = consumer.poll_pull().unwrap(); // publish to $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>
-//! assert_eq!(pull.batch, 100);
-//! assert_eq!(consumer.pending_messages(), 100);
+//! assert_eq!(pull.batch, 200);
+//! assert_eq!(consumer.pending_messages(), 200);
 //! // Nothing arrives: two heartbeat intervals (2 × 15 s) later the watchdog fires.
 //! let deadline = consumer.poll_timeout().unwrap();
 //! consumer.handle_timeout(deadline);
@@ -32,8 +32,8 @@ mod timer;
 
 pub use event::{ConsumerEvent, Delivery, FetchEnd, ResetReason};
 pub use options::{
-    BYTES_MODE_BATCH, ConsumeOptions, DEFAULT_EXPIRES, DEFAULT_MAX_MESSAGES, FetchOptions, MAX_IDLE_HEARTBEAT,
-    MIN_CONSUME_EXPIRES, MIN_IDLE_HEARTBEAT, PriorityOptions,
+    BYTES_MODE_BATCH, ConsumeOptions, DEFAULT_CONSUME_MAX_MESSAGES, DEFAULT_EXPIRES, DEFAULT_MAX_MESSAGES,
+    FetchOptions, MAX_IDLE_HEARTBEAT, MIN_CONSUME_EXPIRES, MIN_IDLE_HEARTBEAT, PriorityOptions,
 };
 pub use request::PullRequest;
 pub use state::{PIN_ID_HEADER, PullConsumer};

@@ -7,8 +7,21 @@ use crate::core::error::Error;
 
 /// `batch` sent with byte-limited pulls: with 0 the server would send one message (ADR-37).
 pub const BYTES_MODE_BATCH: u64 = 1_000_000;
-/// Messages per pull when neither limit is given.
+/// Messages per pull of `fetch` when neither limit is given.
 pub const DEFAULT_MAX_MESSAGES: u64 = 100;
+/// `consume`: messages kept requested ahead (pending on the server plus
+/// delivered and not yet taken) when neither limit is given. It bounds what
+/// the client holds, and how long a message can wait in it before its
+/// handler runs: up to this many handler runs, which must fit the
+/// consumer's `ack_wait` or the message comes again (30 s: 150 ms each;
+/// async-nats holds up to 300, nats.js 100). Refilled at half, by 100:
+/// every pull costs the server a request to parse, queue and retire, and
+/// larger bursts to the client pack more acks into each of its writes. On a
+/// durable drained as fast as the server can, 200 refilled by 100 took the
+/// server about half the reads per message of 100 refilled by 50 and led
+/// async-nats's defaults with 1 and 4 workers (`benches/consume.rs`,
+/// `CONSUME_SWEEP`).
+pub const DEFAULT_CONSUME_MAX_MESSAGES: u64 = 200;
 /// How long each pull waits on the server.
 pub const DEFAULT_EXPIRES: Duration = Duration::from_secs(30);
 /// Upper bound of the default idle heartbeat (ADR-37).
@@ -98,7 +111,9 @@ impl FetchOptions {
 /// Continuous pulling: `consume`. Set `max_messages` or `max_bytes`, not both.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConsumeOptions {
-    /// Messages kept requested ahead; default 100 when `max_bytes` is unset too.
+    /// Messages kept requested ahead (pending plus delivered and not yet
+    /// taken); default 200 when `max_bytes` is unset too. A slow handler's
+    /// messages wait up to this many handler runs, within `ack_wait`.
     pub max_messages: Option<u64>,
     /// Bytes kept requested ahead, instead of a message count.
     pub max_bytes: Option<u64>,
@@ -159,7 +174,7 @@ impl ConsumeOptions {
                 if self.threshold_bytes.is_some() {
                     return Err(invalid("threshold_bytes needs max_bytes"));
                 }
-                let messages = messages.unwrap_or(DEFAULT_MAX_MESSAGES);
+                let messages = messages.unwrap_or(DEFAULT_CONSUME_MAX_MESSAGES);
                 let threshold = threshold(self.threshold_messages, messages, "messages")?;
                 (messages, 0, Some(threshold), None)
             }

@@ -85,6 +85,8 @@ pub struct PushInbox {
     delivered: u64,
     /// Messages the reader has taken so far.
     taken: u64,
+    /// Delivered messages the reader's full buffer refused.
+    refused: u64,
     events: VecDeque<ConsumerEvent>,
     /// A probe is wanted and not yet handed out.
     probe_wanted: bool,
@@ -106,6 +108,7 @@ impl PushInbox {
             reply: None,
             delivered: 0,
             taken: 0,
+            refused: 0,
             events: VecDeque::new(),
             probe_wanted: false,
             end: None,
@@ -189,6 +192,13 @@ impl PushInbox {
         }
     }
 
+    /// The reader's buffer refused a delivered message (it was full): it
+    /// will never be taken, so no flow-control reply waits for it. Counted
+    /// apart, since the reply held back may already count it.
+    pub fn handle_refused(&mut self) {
+        self.refused += 1;
+    }
+
     /// The reader has taken `total` messages since it started.
     pub fn handle_taken(&mut self, total: u64) {
         self.taken = self.taken.max(total);
@@ -199,7 +209,7 @@ impl PushInbox {
     #[must_use]
     pub fn poll_reply(&mut self) -> Option<String> {
         match &self.reply {
-            Some(reply) if reply.after <= self.taken => self.reply.take().map(|reply| reply.subject),
+            Some(reply) if reply.after <= self.taken + self.refused => self.reply.take().map(|reply| reply.subject),
             _ => None,
         }
     }
@@ -208,7 +218,7 @@ impl PushInbox {
     /// the reader's side calls [`handle_taken`](Self::handle_taken) when it
     /// gets there.
     pub fn reply_after(&self) -> Option<u64> {
-        self.reply.as_ref().map(|reply| reply.after)
+        self.reply.as_ref().map(|reply| reply.after.saturating_sub(self.refused))
     }
 
     /// Whether to ask the server (`CONSUMER.INFO`) if the consumer still

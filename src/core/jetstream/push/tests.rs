@@ -125,6 +125,22 @@ fn a_flow_control_reply_waits_until_the_reader_took_what_came_before() {
 }
 
 #[test]
+fn a_message_the_full_reader_refused_is_not_waited_for_even_when_the_request_came_first() {
+    let mut inbox = inbox();
+    for ms in 1..=3 {
+        inbox.handle_message(t(ms), &user());
+    }
+    inbox.handle_message(t(4), &status(100, "FlowControl Request", Some("$JS.FC.ORDERS.y.2"), &[]));
+    // The driver learns of the refusal after the session sorted the request.
+    inbox.handle_refused();
+    assert_eq!(inbox.reply_after(), Some(2), "the refused third will never be taken");
+    inbox.handle_taken(1);
+    assert!(replies(&mut inbox).is_empty());
+    inbox.handle_taken(2);
+    assert_eq!(replies(&mut inbox), ["$JS.FC.ORDERS.y.2"]);
+}
+
+#[test]
 fn a_stalled_heartbeat_keeps_the_wait_of_its_request_or_waits_for_all_delivered() {
     let mut inbox = inbox();
     inbox.handle_message(t(1), &user());

@@ -17,16 +17,22 @@ fn by_messages(n: u64) -> ConsumeOptions {
 }
 
 #[test]
-fn initial_pull_uses_adr37_defaults() {
+fn initial_pull_uses_the_consume_defaults() {
     let mut c = consume(ConsumeOptions::default());
     let [pull] = pulls(&mut c).try_into().unwrap();
-    assert_eq!(pull.batch, 100);
+    assert_eq!(pull.batch, 200);
     assert_eq!(pull.max_bytes, 0);
     assert_eq!(pull.expires, Some(Duration::from_secs(30)));
     assert_eq!(pull.idle_heartbeat, Some(Duration::from_secs(15)));
     assert!(!pull.no_wait);
-    assert_eq!(c.pending_messages(), 100);
+    assert_eq!(c.pending_messages(), 200);
     assert_eq!(c.poll_timeout(), Some(t(30_000)), "heartbeat watchdog at 2 × 15 s");
+    for i in 0..99 {
+        c.handle_message(t(i), &user(10));
+    }
+    assert!(pulls(&mut c).is_empty(), "101 pending");
+    c.handle_message(t(99), &user(10));
+    assert_eq!(pulls(&mut c)[0].batch, 100, "refilled at half, by half");
 }
 
 #[test]
