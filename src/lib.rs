@@ -54,10 +54,10 @@
 //! counts as standing still and no passed deadline comes back. Every timer
 //! that keeps a subscription alive — pings, pull heartbeats and refills,
 //! push heartbeats, ledger `+WPI`s, request-for-many and first-message
-//! timeouts — runs from the session's deadline, so none depends on the
-//! user polling a stream. (The ordered consumer's re-creation still runs in
-//! the user's poll of `OrderedMessages`; moving it into the session is the
-//! next step.)
+//! timeouts, and an ordered read's re-creation and retries — runs from the
+//! session's deadline, so none depends on the user polling a stream. (An
+//! ordered `fetch`, one batch the user waits on, still makes its consumer
+//! in the user's poll.)
 //!
 //! # What panics, what errors
 //!

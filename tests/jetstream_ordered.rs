@@ -184,3 +184,39 @@ async fn a_server_restart_is_bridged_without_gap_or_duplicate() {
     assert_eq!(read(&mut messages, 55).await, expected(25..80));
     assert_ne!(ordered.name(), before);
 }
+
+/// Waits for the reader's next re-creation, reading only its events.
+async fn recreated(messages: &OrderedMessages) -> String {
+    let name = async {
+        loop {
+            match std::future::poll_fn(|cx| messages.poll_next_event(cx)).await.expect("events go on") {
+                ConsumerEvent::OrderedRecreated { name } => return name,
+                _ => continue,
+            }
+        }
+    };
+    timeout(WAIT, name).await.expect("re-created in time")
+}
+
+#[tokio::test]
+async fn a_reader_not_polled_through_a_server_restart_is_made_again_without_gap_or_duplicate() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = setup(&client, "U", 60).await;
+    let ordered = js.ordered_consumer("U", OrderedConfig::default()).await.unwrap();
+    let options =
+        ConsumeOptions { max_messages: Some(20), expires: Some(Duration::from_secs(4)), ..Default::default() };
+    let mut messages = ordered.consume(options).unwrap();
+    assert_eq!(read(&mut messages, 25).await, expected(0..25));
+    let before = ordered.name();
+
+    // The memory consumer goes with the server; the messages are not read
+    // again until the new consumer exists and is serving.
+    common::restart_jetstream(&mut server, &js).await;
+    let name = recreated(&messages).await;
+    assert_ne!(name, before);
+    assert_eq!(ordered.name(), name, "the consumer made while nobody read");
+    assert_eq!(ordered.info().await.unwrap().name, name, "it is on the server");
+    publish(&client, "U", 60..80).await;
+    assert_eq!(read(&mut messages, 55).await, expected(25..80), "once each, in order");
+}

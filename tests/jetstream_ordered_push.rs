@@ -178,3 +178,30 @@ async fn a_server_restart_is_bridged_without_gap_or_duplicate() {
     let events = events(&messages);
     assert_eq!(events.first(), Some(&ConsumerEvent::Reset(ResetReason::Reconnected)), "replaced at once: {events:?}");
 }
+
+#[tokio::test]
+async fn a_reader_not_polled_through_a_server_restart_is_made_again_without_gap_or_duplicate() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = setup(&client, "U", 60, 0).await;
+    let ordered = js.ordered_push_consumer("U", OrderedPushConfig::default()).await.unwrap();
+    let mut messages = ordered.messages().await.unwrap();
+    assert_eq!(read(&mut messages, 25).await, expected(0..25));
+    let before = ordered.name();
+
+    // Only the reader's events are read until the new consumer exists.
+    common::restart_jetstream(&mut server, &js).await;
+    let name = async {
+        loop {
+            match std::future::poll_fn(|cx| messages.poll_next_event(cx)).await.expect("events go on") {
+                ConsumerEvent::OrderedRecreated { name } => return name,
+                _ => continue,
+            }
+        }
+    };
+    let name = timeout(WAIT, name).await.expect("re-created while nobody read");
+    assert_ne!(name, before);
+    assert_eq!(ordered.info().await.unwrap().name, name, "it is on the server");
+    publish(&client, "U", 60..80, 0).await;
+    assert_eq!(read(&mut messages, 55).await, expected(25..80), "once each, in order");
+}

@@ -181,3 +181,35 @@ async fn a_watch_of_an_r3_bucket_sees_every_revision_once_through_leader_changes
     assert_eq!(seen, (1..=info.state.last_sequence).collect::<Vec<_>>(), "every revision once, in order");
     assert!(info.state.last_sequence >= 150);
 }
+
+#[tokio::test]
+async fn a_watch_not_polled_through_a_server_restart_is_served_by_a_new_consumer_before_it_is_read() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = jetstream::new(client.clone());
+    let store = file_bucket(&js, "u").await;
+    let mut watch = store.watch_all().await.unwrap();
+    for i in 0..5 {
+        store.put(format!("k.{i}"), b("before")).await.unwrap();
+    }
+    assert_eq!(revisions(&mut watch, 3).await, [1, 2, 3]);
+
+    // The memory consumer went with the server. Nobody polls the watch:
+    // the server learns of a new consumer, which sends it what came after.
+    common::restart_jetstream(&mut server, &js).await;
+    for i in 5..10 {
+        store.put(format!("k.{i}"), b("after")).await.unwrap();
+    }
+    let stream = js.get_stream("KV_u").await.unwrap();
+    let served = timeout(WAIT, async {
+        loop {
+            let consumers: Vec<_> = futures_util::TryStreamExt::try_collect(stream.consumers()).await.unwrap();
+            if consumers.iter().any(|c: &natsjet::jetstream::api::ConsumerInfo| c.delivered.stream_sequence == 10) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    served.await.expect("a new consumer sent every entry while the watch was not polled");
+    assert_eq!(revisions(&mut watch, 7).await, (4..=10).collect::<Vec<_>>(), "none skipped, none repeated");
+}

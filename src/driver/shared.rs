@@ -14,7 +14,9 @@ use super::queue::{self, Queue};
 use super::readers::ReaderQueues;
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::core::jetstream::ack::AckLedger;
-use crate::core::session::{GatherKey, LedgerId, Reader, Session, SessionEvent};
+use crate::core::jetstream::api::ConsumerInfo;
+use crate::core::jetstream::ordered::OrderedCursor;
+use crate::core::session::{GatherKey, LedgerId, OrderedId, OrderedSpec, Reader, Session, SessionEvent};
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::id_map::IdMap;
@@ -59,6 +61,10 @@ pub(crate) struct Subscription {
     pub queue: Arc<Queue<Message>>,
 }
 
+/// What an ordered read starts from: where and how it reads, its cursor,
+/// and the consumer to read first if one was just made.
+pub(crate) type OrderedStart = (OrderedSpec, OrderedCursor, Option<ConsumerInfo>);
+
 /// The reader of a request for many replies.
 pub(crate) type Replies = Arc<Queue<Result<Message, Error>>>;
 
@@ -69,6 +75,8 @@ pub(crate) struct Inner {
     pub subs: IdMap<Sid, Subscription>,
     /// The queues of the JetStream readers attached to the session.
     readers: IdMap<Sid, ReaderQueues>,
+    /// The queues of the ordered reads the session runs.
+    ordered: IdMap<OrderedId, ReaderQueues>,
     pub requests: IdMap<RequestId, Answer>,
     /// Answers ready to go out: the driver sends them once it lets go of the
     /// lock, so a requester woken on another thread does not find it held.
@@ -128,6 +136,7 @@ impl Shared {
             conn: Session::new(conn),
             subs: IdMap::default(),
             readers: IdMap::default(),
+            ordered: IdMap::default(),
             requests: IdMap::default(),
             answered: Vec::new(),
             gathers: IdMap::default(),
@@ -242,6 +251,22 @@ impl Inner {
                         queues.close();
                     }
                 }
+                SessionEvent::OrderedItem { id, item } => {
+                    if let Some(queues) = self.ordered.get(&id) {
+                        // Full only if the user stopped reading long ago.
+                        let _ = queues.items.push(item);
+                    }
+                }
+                SessionEvent::OrderedEvent { id, event } => {
+                    if let Some(queues) = self.ordered.get(&id) {
+                        let _ = queues.events.push(event);
+                    }
+                }
+                SessionEvent::OrderedEnded { id } => {
+                    if let Some(queues) = self.ordered.get(&id) {
+                        queues.close();
+                    }
+                }
                 SessionEvent::Reply { key, message } => {
                     if let Some(replies) = self.gathers.get(&key) {
                         // A full queue means the user stopped reading long ago.
@@ -318,6 +343,40 @@ impl Inner {
             queues.close();
         }
         self.conn.retire_reader(sid);
+    }
+
+    /// Starts an ordered read in the session, whose user reads `queues`.
+    pub fn start_ordered(
+        &mut self,
+        now: Instant,
+        start: OrderedStart,
+        queues: ReaderQueues,
+    ) -> Result<OrderedId, Error> {
+        let (spec, cursor, current) = start;
+        let id = self.conn.attach_ordered(now, spec, cursor, current)?;
+        self.ordered.insert(id, queues);
+        self.hurry |= self.conn.take_pulled();
+        self.wake_driver();
+        Ok(id)
+    }
+
+    /// The user of ordered read `id` took `msgs` messages of `bytes`.
+    pub fn ordered_taken(&mut self, now: Instant, id: OrderedId, msgs: u64, bytes: u64) {
+        if self.conn.ordered_taken(now, id, msgs, bytes) {
+            self.hurry |= self.conn.take_pulled();
+            self.wake_driver();
+        }
+    }
+
+    /// Ends ordered read `id`, its streams ending after what they hold:
+    /// its cursor and last consumer, unless the connection closed.
+    pub fn retire_ordered(&mut self, id: OrderedId) -> Option<(OrderedCursor, Option<ConsumerInfo>)> {
+        if let Some(queues) = self.ordered.remove(&id) {
+            queues.close();
+        }
+        let retired = self.conn.retire_ordered(id);
+        self.wake_driver();
+        retired
     }
 
     /// Sends a request for many replies, read from `replies`.
@@ -442,7 +501,8 @@ impl Inner {
         for (_, sub) in self.subs.drain() {
             sub.queue.close();
         }
-        for (_, reader) in self.readers.drain() {
+        let ordered = self.ordered.drain().map(|(_, queues)| queues);
+        for reader in self.readers.drain().map(|(_, queues)| queues).chain(ordered) {
             reader.close();
         }
         for (_, replies) in self.gathers.drain() {

@@ -1,7 +1,8 @@
 //! [`Session`]: the connection and the machines attached to it, driven as
 //! one. It owns the [`Connection`] and, under ids, the JetStream readers
-//! (by the sid of their subscription), the checkpoint ledgers, the
-//! requests for many replies and the first-message timers; it routes
+//! (by the sid of their subscription), the ordered reads over them, the
+//! checkpoint ledgers, the requests for many replies and the
+//! first-message timers; it routes
 //! what the connection reports to them, folds their deadlines once (each
 //! with its [`Wake`] reason), and hands everything else on as a
 //! [`SessionEvent`] for the driver's waiters.
@@ -31,8 +32,11 @@ use crate::core::request_many::{Gather, GatherTimer, RequestManyOptions};
 use crate::core::time::Instant;
 use crate::core::timer::Deadline;
 
+mod ordered;
 mod reader;
 
+pub use ordered::OrderedId;
+pub(crate) use ordered::{OrderedMode, OrderedSpec};
 use reader::Outputs;
 pub use reader::{Reader, ReaderTimer};
 
@@ -57,6 +61,8 @@ pub enum Wake {
     Gather(GatherKey, GatherTimer),
     /// A subscription's first message is overdue.
     FirstMessage(Sid),
+    /// An ordered read retries its create, or gives up waiting for its answer.
+    Ordered(OrderedId),
 }
 
 /// What the session has for whoever waits on it.
@@ -70,6 +76,12 @@ pub enum SessionEvent {
     ReaderEvent { sid: Sid, event: ConsumerEvent },
     /// Reader `sid` finished and was retired: its user's streams end.
     ReaderEnded { sid: Sid },
+    /// For the user of ordered read `id`: the next message in order, or the error that ends it.
+    OrderedItem { id: OrderedId, item: Result<Message, Error> },
+    /// For whoever watches ordered read `id`'s events (its readers' and its re-creations).
+    OrderedEvent { id: OrderedId, event: ConsumerEvent },
+    /// Ordered read `id` ended: its user's streams end after what they hold.
+    OrderedEnded { id: OrderedId },
     /// A reply of a request for many, for its reader.
     Reply { key: GatherKey, message: Message },
     /// The request for many failed; its end follows.
@@ -93,6 +105,12 @@ pub struct Session {
     /// Subscriptions still waiting for their first message under a
     /// timeout (nats.js `SubOpts.timeout`); a few at most, so a list.
     first_messages: Vec<(Sid, FirstMessageTimer)>,
+    ordered: IdMap<OrderedId, ordered::Ordered>,
+    next_ordered: u64,
+    /// The ordered reads by the sid of their current reader.
+    ordered_sids: IdMap<Sid, OrderedId>,
+    /// The ordered reads by their create in flight.
+    ordered_requests: IdMap<RequestId, OrderedId>,
     events: VecDeque<SessionEvent>,
 }
 
@@ -120,6 +138,10 @@ impl Session {
             next_ledger: 0,
             gathers: IdMap::default(),
             first_messages: Vec::new(),
+            ordered: IdMap::default(),
+            next_ordered: 0,
+            ordered_sids: IdMap::default(),
+            ordered_requests: IdMap::default(),
             events: VecDeque::new(),
         }
     }
@@ -148,6 +170,7 @@ impl Session {
             }
             self.drive_reader(sid);
         }
+        self.ordered_timeouts(now);
         for ledger in self.ledgers.values_mut() {
             if ledger.poll_timeout().is_some_and(|at| at <= now) {
                 Machine::handle_timeout(ledger, now);
@@ -282,7 +305,10 @@ impl Session {
     pub fn poll_event(&mut self, now: Instant) -> Option<SessionEvent> {
         loop {
             if let Some(event) = self.events.pop_front() {
-                return Some(event);
+                match self.route_ordered(now, event) {
+                    Some(event) => return Some(event),
+                    None => continue,
+                }
             }
             let event = self.conn.poll_event()?;
             match event {
@@ -292,7 +318,11 @@ impl Session {
                         // What the drive has for the user comes after the message.
                         self.drive_reader(sid);
                         if delivery == Delivery::User {
-                            return Some(SessionEvent::ReaderItem { sid, item: Ok(message) });
+                            let item = SessionEvent::ReaderItem { sid, item: Ok(message) };
+                            match self.route_ordered(now, item) {
+                                Some(event) => return Some(event),
+                                None => continue,
+                            }
                         }
                         continue;
                     }
@@ -310,6 +340,8 @@ impl Session {
                     let key = GatherKey::Request(id);
                     if self.gathers.get(&key).is_some() {
                         self.feed_gather(now, key, result);
+                    } else if self.ordered_answer(now, id, &result) {
+                        continue;
                     } else if let Some(sid) = self.probes.remove(&id) {
                         if let Some(reader) = self.readers.get_mut(&sid) {
                             reader.handle_probe(&result);
@@ -344,7 +376,7 @@ impl Session {
             let at = timer.poll_timeout().map(|at| Deadline { at, reason: Wake::FirstMessage(*sid) });
             next = Deadline::soonest(next, at);
         }
-        next
+        self.ordered_deadlines(next)
     }
 
     // ---- internals
@@ -359,6 +391,7 @@ impl Session {
                 self.readers_link(now, Link::Up);
                 self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Up));
                 self.send_progress();
+                self.ordered_reconnected(now);
             }
             ConnectionEvent::Closed { .. } => {
                 // Their readers are ended by whoever waits on them.
@@ -366,6 +399,9 @@ impl Session {
                 self.probes = IdMap::default();
                 self.gathers = IdMap::default();
                 self.first_messages.clear();
+                self.ordered = IdMap::default();
+                self.ordered_sids = IdMap::default();
+                self.ordered_requests = IdMap::default();
             }
             _ => {}
         }

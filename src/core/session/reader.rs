@@ -48,6 +48,9 @@ enum Kind {
         probe: Option<RequestId>,
         /// What the user took: the flow-control reply waits for it.
         mark: Arc<ReadMark>,
+        /// What the mark had counted before this reader (an ordered read's
+        /// earlier consumers).
+        base: u64,
     },
 }
 
@@ -75,7 +78,15 @@ impl Reader {
     /// A push reader on a consumer's deliver subject, whose user's stream
     /// counts what it takes in `mark`.
     pub(crate) fn push(inbox: PushInbox, info_subject: Option<String>, mark: Arc<ReadMark>) -> Self {
-        Reader(Kind::Push { inbox: Box::new(inbox), info_subject, probe: None, mark })
+        Reader(Kind::Push { inbox: Box::new(inbox), info_subject, probe: None, mark, base: 0 })
+    }
+
+    /// A push reader whose mark counts `taken` messages before its own.
+    pub(super) fn counting_from(mut self, taken: u64) -> Self {
+        if let Kind::Push { base, .. } = &mut self.0 {
+            *base = taken;
+        }
+        self
     }
 
     pub(super) fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
@@ -136,8 +147,8 @@ impl Reader {
     pub(super) fn drive(&mut self, sid: Sid, out: Outputs<'_>) -> Driven {
         match &mut self.0 {
             Kind::Pull { machine, next_subject, inbox } => drive_pull(machine, next_subject, inbox, sid, out),
-            Kind::Push { inbox, info_subject, probe, mark } => {
-                let finished = drive_push(inbox, info_subject.as_deref(), probe, mark, sid, out);
+            Kind::Push { inbox, info_subject, probe, mark, base } => {
+                let finished = drive_push(inbox, info_subject.as_deref(), probe, (mark, *base), sid, out);
                 Driven { pulled: false, finished }
             }
         }
@@ -187,18 +198,19 @@ fn drive_push(
     inbox: &mut PushInbox,
     info_subject: Option<&str>,
     probe: &mut Option<RequestId>,
-    mark: &ReadMark,
+    (mark, base): (&ReadMark, u64),
     sid: Sid,
     out: Outputs<'_>,
 ) -> bool {
+    let want = |inbox: &PushInbox| mark.want(inbox.reply_after().map(|n| n.saturating_add(base)));
     // Say what is waited for before reading what was taken (see ReadMark).
-    mark.want(inbox.reply_after());
-    inbox.handle_taken(mark.taken());
+    want(inbox);
+    inbox.handle_taken(mark.taken().saturating_sub(base));
     if let Some(subject) = inbox.poll_reply() {
         // Lost with the connection: the server asks again in its next heartbeat.
         let _ = out.conn.publish(&subject, None, None, b"");
     }
-    mark.want(inbox.reply_after());
+    want(inbox);
     if let Some(info_subject) = info_subject.filter(|_| inbox.poll_probe()) {
         // A probe still unanswered is taken as lost.
         if let Some(old) = probe.take() {

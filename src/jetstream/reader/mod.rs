@@ -29,7 +29,7 @@ use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, 
 use crate::client::Client;
 use crate::conn::Sid;
 use crate::core::jetstream::read_mark::ReadMark;
-use crate::core::session::Reader;
+use crate::core::session::{OrderedId, Reader};
 use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderQueues};
 use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
@@ -100,14 +100,7 @@ impl Puller<'_> {
     fn consume_with(self, options: ConsumeOptions) -> Result<Messages, Error> {
         let mut machine = PullConsumer::consume(self.context.client().now(), options.clone())?;
         machine.track_buffered();
-        let plan = options.plan()?;
-        let report = match (plan.threshold_bytes, plan.threshold_messages) {
-            (Some(threshold), _) => Report::Bytes(threshold / 2),
-            (None, threshold) => {
-                Report::Messages((plan.max_messages / 4).min(threshold.unwrap_or(plan.max_messages)).max(1))
-            }
-        };
-        self.start(machine, Some(report))
+        self.start(machine, Some(Report::for_consume(&options)?))
     }
 
     fn fetch_with(self, options: FetchOptions) -> Result<Messages, Error> {
@@ -130,7 +123,8 @@ impl Puller<'_> {
         };
         let ack_timeout = context.timeout();
         let buffer = VecDeque::new();
-        Ok(Messages { sid, client, items, buffer, events, ack_timeout, report, taken: (0, 0), mark: None })
+        let source = Source::Reader(sid);
+        Ok(Messages { source, client, items, buffer, events, ack_timeout, report, taken: (0, 0), mark: None })
     }
 }
 
@@ -315,7 +309,7 @@ impl FetchBuilder<'_> {
 /// of a terminal status. Dropping it naks what was received but not read,
 /// so those messages are redelivered at once instead of after ack_wait.
 pub struct Messages {
-    sid: Sid,
+    source: Source,
     client: Client,
     items: Arc<Queue<Item>>,
     /// Taken from `items` in one go (one lock for all that waited), not yet handed out.
@@ -327,6 +321,15 @@ pub struct Messages {
     taken: (u64, u64),
     /// For a push reader: what was taken, which its flow control waits for.
     mark: Option<Arc<ReadMark>>,
+}
+
+/// Where a reader's messages come from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// A reader attached to the session under its subscription.
+    Reader(Sid),
+    /// An ordered read the session runs; its [`OrderedMessages`] retires it.
+    Ordered(OrderedId),
 }
 
 /// When a consume reader reports taken messages to the driver (a lock and a
@@ -342,6 +345,18 @@ enum Report {
 }
 
 impl Report {
+    /// For a consume with `options`: a quarter of what is kept requested
+    /// ahead, at most the message threshold.
+    fn for_consume(options: &ConsumeOptions) -> Result<Report, Error> {
+        let plan = options.plan()?;
+        Ok(match (plan.threshold_bytes, plan.threshold_messages) {
+            (Some(threshold), _) => Report::Bytes(threshold / 2),
+            (None, threshold) => {
+                Report::Messages((plan.max_messages / 4).min(threshold.unwrap_or(plan.max_messages)).max(1))
+            }
+        })
+    }
+
     fn is_due(self, (msgs, bytes): (u64, u64), run_empty: impl FnOnce() -> bool) -> bool {
         match self {
             Report::Messages(every) => msgs >= every,
@@ -385,9 +400,10 @@ impl Messages {
     /// stream then ends. Messages the server sends after this are
     /// redelivered once their ack_wait passes.
     pub fn stop(&mut self) {
+        let Source::Reader(sid) = self.source else { return };
         let mut inner = self.client.shared().lock();
-        if inner.has_reader(self.sid) {
-            inner.retire_reader(self.sid);
+        if inner.has_reader(sid) {
+            inner.retire_reader(sid);
             inner.wake_driver();
         }
     }
@@ -413,10 +429,28 @@ impl Messages {
         dropped
     }
 
+    /// The messages an ordered read in the session lets through.
+    fn ordered(
+        id: OrderedId,
+        client: Client,
+        items: Arc<Queue<Item>>,
+        events: Arc<Queue<ConsumerEvent>>,
+        ack_timeout: Duration,
+        report: Option<Report>,
+        mark: Option<Arc<ReadMark>>,
+    ) -> Self {
+        let source = Source::Ordered(id);
+        Messages { source, client, items, buffer: VecDeque::new(), events, ack_timeout, report, taken: (0, 0), mark }
+    }
+
     fn report_taken(&mut self) {
         let (msgs, bytes) = std::mem::take(&mut self.taken);
         let now = self.client.now();
-        self.client.shared().lock().reader_taken(now, self.sid, msgs, bytes);
+        let mut inner = self.client.shared().lock();
+        match self.source {
+            Source::Reader(sid) => inner.reader_taken(now, sid, msgs, bytes),
+            Source::Ordered(id) => inner.ordered_taken(now, id, msgs, bytes),
+        }
     }
 }
 
@@ -476,8 +510,9 @@ impl Messages {
 
 impl Drop for Messages {
     fn drop(&mut self) {
+        let Source::Reader(sid) = self.source else { return };
         let mut inner = self.client.shared().lock();
-        inner.retire_reader(self.sid);
+        inner.retire_reader(sid);
         // Received but never read: hand them back now.
         let nak = super::ack::Ack::Nak(None).body();
         while let Some(item) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {

@@ -1,9 +1,11 @@
 //! Ordered consumers (ADR-17) over the plain pull readers, and ordered
-//! push consumers over the push reader: the sans-IO [`OrderedCursor`]
-//! judges every message, event and reader error; this module does what it
-//! says — create the next consumer (deleting the old one), sleep before a
-//! retry, start a reader on it — and hands the user only what the cursor
-//! let through.
+//! push consumers over the push reader. A continuous read runs in the
+//! session (`core/session/ordered.rs`): the sans-IO [`OrderedCursor`]
+//! judges every message there, and the session makes the next consumer
+//! and retries on its own deadline whether or not the user polls; this
+//! module reads what it let through and reports what was taken. A fetch,
+//! one batch the user waits on, is run here: create the consumer (deleting
+//! the old one), sleep before a retry, read the batch through the cursor.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -13,10 +15,12 @@ use std::time::Duration;
 use futures_core::Stream;
 use futures_util::future::join;
 
-use super::Messages;
 #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
 use super::Raw;
-use crate::driver::readers::EVENT_CAPACITY;
+use super::{ITEM_CAPACITY, Messages, Report};
+use crate::core::jetstream::read_mark::ReadMark;
+use crate::core::session::{OrderedId, OrderedMode, OrderedSpec};
+use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;
@@ -28,7 +32,6 @@ use crate::jetstream::ordered::{
     OrderedConfig, OrderedCursor, OrderedPushConfig, ResetCause, Verdict, delivery_numbers,
 };
 use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
-use crate::jetstream::push::PushOptions;
 use crate::jetstream::stream::Stream as JsStream;
 use crate::runtime::queue::{Queue, lock};
 
@@ -52,6 +55,9 @@ struct State {
     stale: bool,
     /// A reader is open and not ended.
     reading: bool,
+    /// The session's ordered read of the open continuous reader: the
+    /// cursor and current consumer above are its start until it ends.
+    session: Option<OrderedId>,
 }
 
 impl Context {
@@ -131,7 +137,7 @@ impl OrderedConsumer {
     pub(crate) fn adopt(context: Context, stream: String, mut cursor: OrderedCursor, current: Consumer) -> Self {
         cursor.handle_created();
         cursor.handle_started_after(current.cached_info().delivered.stream_sequence);
-        let state = State { cursor, current, stale: false, reading: false };
+        let state = State { cursor, current, stale: false, reading: false, session: None };
         // JS values make the client `!Send` in wasm, where there is one thread.
         #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         let state = Arc::new(Mutex::new(state));
@@ -220,7 +226,9 @@ impl OrderedPushConsumer {
 impl OrderedConsumer {
     /// The name of the consumer reads go to now (it changes on every reset).
     pub fn name(&self) -> String {
-        lock(&self.state).current.name().to_string()
+        let state = lock(&self.state);
+        let running = state.session.and_then(|id| self.context.client().shared().lock().conn.ordered_consumer_name(id));
+        running.unwrap_or_else(|| state.current.name().to_string())
     }
 
     /// Messages the current consumer had to deliver when it was made.
@@ -263,28 +271,57 @@ impl OrderedConsumer {
     }
 
     fn open(&self, mode: Mode) -> Result<OrderedMessages, Error> {
-        let started = {
-            let mut state = lock(&self.state);
-            if state.reading {
-                return Err(Error::ApiMisuse("an ordered consumer has one reader at a time"));
-            }
-            let started = (!state.stale).then(|| mode.start(&state.current)).transpose()?;
-            state.reading = true;
-            started
+        let events = Queue::new(EVENT_CAPACITY);
+        let mut state = lock(&self.state);
+        if state.reading {
+            return Err(Error::ApiMisuse("an ordered consumer has one reader at a time"));
+        }
+        let last = state.cursor.stream_sequence();
+        let step = match mode.in_session()? {
+            Some(read) => Some(Step::Session(self.attach(&mut state, read, &events)?)),
+            None if state.stale => None,
+            None => Some(Step::Reading(mode.start(&state.current)?)),
         };
+        state.reading = true;
+        drop(state);
         let mut reader = OrderedMessages {
             consumer: self.clone(),
             mode,
             step: Step::Done,
-            events: Queue::new(EVENT_CAPACITY),
+            events,
             stopped: false,
             holds: true,
+            last,
         };
-        reader.step = match started {
-            Some(started) => Step::Reading(started),
-            None => reader.create_next(),
-        };
+        reader.step = step.unwrap_or_else(|| reader.create_next());
         Ok(reader)
+    }
+
+    /// Hands a continuous read to the session, which makes its consumers
+    /// (starting on the current one if nothing was read from it yet).
+    fn attach(
+        &self,
+        state: &mut State,
+        read: SessionRead,
+        events: &Arc<Queue<ConsumerEvent>>,
+    ) -> Result<Messages, Error> {
+        let context = &self.context;
+        let client = context.client().clone();
+        let (mode, report, mark) = read;
+        let spec = OrderedSpec {
+            api_prefix: context.api_prefix().to_string(),
+            stream: self.stream.clone(),
+            mode,
+            create_timeout: context.timeout(),
+        };
+        let current = (!state.stale).then(|| state.current.info.clone());
+        let items = Queue::new(ITEM_CAPACITY);
+        let queues = ReaderQueues { items: items.clone(), events: events.clone() };
+        let now = client.now();
+        let id = client.shared().lock().start_ordered(now, (spec, state.cursor.clone(), current), queues)?;
+        state.session = Some(id);
+        state.stale = true;
+        Ok(Messages::ordered(id, client, items, events.clone(), context.timeout(), report, mark))
     }
 }
 
@@ -316,27 +353,44 @@ enum Mode {
     Push,
 }
 
+/// How the session reads a continuous read, when to report what was
+/// taken, and the push readers' mark of it.
+type SessionRead = (OrderedMode, Option<Report>, Option<Arc<ReadMark>>);
+
 impl Mode {
-    fn start(&self, consumer: &Consumer) -> Result<Messages, Error> {
-        match self {
-            Mode::Consume(options) => consumer.consume_with(options.clone()),
-            Mode::Fetch(options) => consumer.fetch_with(options.clone()),
-            Mode::Push => super::push::listen(&consumer.context, &consumer.info, true, PushOptions::default()),
-        }
+    /// What the session needs to run a continuous read; none for a fetch.
+    fn in_session(&self) -> Result<Option<SessionRead>, Error> {
+        Ok(match self {
+            Mode::Consume(options) => {
+                Some((OrderedMode::Consume(options.clone()), Some(Report::for_consume(options)?), None))
+            }
+            Mode::Push => {
+                let mark = Arc::new(ReadMark::new());
+                Some((OrderedMode::Push(mark.clone()), None, Some(mark)))
+            }
+            Mode::Fetch(_) => None,
+        })
     }
 
-    /// Reads on until stopped, through new consumers (a fetch ends instead);
-    /// the server sends ahead of what was read.
-    fn is_continuous(&self) -> bool {
-        !matches!(self, Mode::Fetch(_))
+    /// A fetch's reader on `consumer` (continuous reads run in the session).
+    fn start(&self, consumer: &Consumer) -> Result<Messages, Error> {
+        match self {
+            Mode::Fetch(options) => consumer.fetch_with(options.clone()),
+            _ => Err(Error::ApiMisuse("a continuous ordered read runs in the session")),
+        }
     }
 }
 
 enum Step {
+    /// A fetch reading its batch.
     Reading(Messages),
+    /// A fetch making its consumer.
     Creating(BoxFuture<Result<Consumer, Error>>),
-    /// Waiting to retry a failed create.
+    /// A fetch waiting to retry a failed create.
     Waiting(BoxFuture<()>),
+    /// A continuous read: the session judges, re-creates and retries,
+    /// whether or not this is polled; these are the messages it let through.
+    Session(Messages),
     Done,
 }
 
@@ -352,13 +406,16 @@ pub struct OrderedMessages {
     stopped: bool,
     /// Until it ends, this reader is the consumer's one.
     holds: bool,
+    /// The stream sequence of the last message handed out (the cursor's at
+    /// the start): where the next reader resumes.
+    last: u64,
 }
 
 impl OrderedMessages {
     /// Messages received and not yet read.
     pub fn pending(&self) -> usize {
         match &self.step {
-            Step::Reading(reader) => reader.pending(),
+            Step::Reading(reader) | Step::Session(reader) => reader.pending(),
             _ => 0,
         }
     }
@@ -375,6 +432,7 @@ impl OrderedMessages {
         self.events.close();
         match &mut self.step {
             Step::Reading(reader) => reader.stop(),
+            Step::Session(_) => self.retire_session(),
             _ => self.finish(),
         }
     }
@@ -386,32 +444,47 @@ impl OrderedMessages {
         async move { client.flush_pong().await }
     }
 
+    /// Takes the continuous read back from the session: its cursor and
+    /// consumer are the consumer's again (the session's queue ends).
+    fn retire_session(&mut self) {
+        let c = &self.consumer;
+        let mut state = lock(&c.state);
+        let Some(id) = state.session.take() else { return };
+        let retired = c.context.client().shared().lock().retire_ordered(id);
+        if let Some((cursor, current)) = retired {
+            state.cursor = cursor;
+            if let Some(info) = current {
+                state.current = Consumer::new(c.context.clone(), info);
+            }
+        }
+    }
+
     /// Ended: the consumer is free for the next reader, which needs a new
-    /// one if this one's consumer sent more than was read (a consume pulls ahead).
+    /// one if this one's consumer sent more than was read (a consume pulls
+    /// ahead), and resumes after the last message handed out.
     fn finish(&mut self) {
-        let mut ahead = self.mode.is_continuous();
-        if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
-            ahead |= reader.discard();
+        let mut ahead = !matches!(self.mode, Mode::Fetch(_));
+        match std::mem::replace(&mut self.step, Step::Done) {
+            Step::Reading(reader) => ahead |= reader.discard(),
+            Step::Session(_) => self.retire_session(),
+            _ => {}
         }
         self.events.close();
         if std::mem::take(&mut self.holds) {
             let mut state = lock(&self.consumer.state);
             state.reading = false;
             state.stale |= ahead;
+            state.cursor.resume_after(self.last);
         }
     }
 
-    /// Drops the reader: a new consumer for a consume, the end for a fetch.
+    /// A fetch's reader saw a gap or lost its consumer: the batch ends.
     fn reset(&mut self) {
         if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
             reader.discard();
         }
-        if self.mode.is_continuous() && !self.stopped {
-            self.step = self.create_next();
-        } else {
-            lock(&self.consumer.state).stale = true;
-            self.finish();
-        }
+        lock(&self.consumer.state).stale = true;
+        self.finish();
     }
 
     fn create_next(&self) -> Step {
@@ -424,7 +497,7 @@ impl OrderedMessages {
         Step::Creating(Box::pin(create(c.context.clone(), c.stream.clone(), config, Some(old))))
     }
 
-    /// Reads the current reader's events: whether one calls for a reset.
+    /// Reads the current fetch reader's events: whether one calls for a reset.
     fn poll_events(&mut self, cx: &mut TaskContext<'_>) -> Option<ResetCause> {
         let Step::Reading(reader) = &self.step else { return None };
         while let Poll::Ready(Some(event)) = reader.poll_next_event(cx) {
@@ -485,6 +558,21 @@ impl OrderedMessages {
             }
             match &mut this.step {
                 Step::Done => return Poll::Ready(None),
+                Step::Session(reader) => match ready!(reader.poll_core(cx)) {
+                    // The session judged it; its numbers were read there too.
+                    Some(Ok(message)) => match delivery_numbers(&message) {
+                        Ok(numbers) => {
+                            this.last = numbers.stream_sequence;
+                            return Poll::Ready(Some(Ok((message, numbers))));
+                        }
+                        Err(e) => return this.fail(e),
+                    },
+                    Some(Err(e)) => return this.fail(e),
+                    None => {
+                        this.finish();
+                        return Poll::Ready(None);
+                    }
+                },
                 Step::Waiting(sleep) => {
                     ready!(sleep.as_mut().poll(cx));
                     this.step = this.create_next();
@@ -524,7 +612,10 @@ impl OrderedMessages {
                         };
                         let verdict = lock(&this.consumer.state).cursor.handle_delivery(numbers);
                         match verdict {
-                            Verdict::Deliver => return Poll::Ready(Some(Ok((message, numbers)))),
+                            Verdict::Deliver => {
+                                this.last = numbers.stream_sequence;
+                                return Poll::Ready(Some(Ok((message, numbers))));
+                            }
                             Verdict::Reset(_) => this.reset(),
                         }
                     }

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::Messages;
+use super::{Messages, Source};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::Reader;
 use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderQueues};
@@ -89,5 +89,6 @@ pub(super) fn listen(
     };
     let ack_timeout = context.timeout();
     let buffer = VecDeque::new();
-    Ok(Messages { sid, client, items, buffer, events, ack_timeout, report: None, taken: (0, 0), mark: Some(mark) })
+    let source = Source::Reader(sid);
+    Ok(Messages { source, client, items, buffer, events, ack_timeout, report: None, taken: (0, 0), mark: Some(mark) })
 }

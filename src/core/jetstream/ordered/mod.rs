@@ -244,6 +244,13 @@ impl OrderedCursor {
         }
     }
 
+    /// The next consumer resumes after stream sequence `sequence`, the last
+    /// message its user took (0: where the read started), rather than after
+    /// the last one let through (an ended reader may have left some unread).
+    pub fn resume_after(&mut self, sequence: u64) {
+        self.stream_seq = sequence;
+    }
+
     /// The consumer of the last [`next_consumer`](Self::next_consumer) exists.
     pub fn handle_created(&mut self) {
         self.failures = 0;

@@ -363,3 +363,5 @@ fn a_reader_stopped_by_its_user_is_retired_and_wakes_nothing() {
     pair.send(&format!("MSG orders {} $JS.ACK.S.C.1.8.8.0.0 1\r\nb\r\n", sid.0));
     assert!(pair.take_events().is_empty(), "a late message goes nowhere");
 }
+
+mod ordered;
