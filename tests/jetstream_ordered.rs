@@ -12,7 +12,7 @@ use futures_util::StreamExt;
 use natsjet::jetstream::api::{AckPolicy, DeliverPolicy, ReplayPolicy, StreamConfig};
 use natsjet::jetstream::ordered::OrderedConfig;
 use natsjet::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
-use natsjet::jetstream::{self, Context, OrderedMessages};
+use natsjet::jetstream::{self, Context, OrderedConsumer, OrderedMessages};
 use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -166,16 +166,23 @@ async fn fetches_go_on_after_the_consumer_is_deleted() {
     assert_eq!(seqs, (1..=30).collect::<Vec<_>>());
 }
 
-#[tokio::test]
-async fn a_server_restart_is_bridged_without_gap_or_duplicate() {
-    let mut server = NatsServer::start_jetstream();
-    let client = common::connect_quick_reconnect(&server.client_url()).await;
-    let js = setup(&client, "R", 60).await;
-    let ordered = js.ordered_consumer("R", OrderedConfig::default()).await.unwrap();
+/// A stream of 60 messages and an ordered consume of it, pulling 20 at a
+/// time, that has read the first 25.
+async fn read_25_of_60(client: &natsjet::Client, stream: &str) -> (Context, OrderedConsumer, OrderedMessages) {
+    let js = setup(client, stream, 60).await;
+    let ordered = js.ordered_consumer(stream, OrderedConfig::default()).await.unwrap();
     let options =
         ConsumeOptions { max_messages: Some(20), expires: Some(Duration::from_secs(4)), ..Default::default() };
     let mut messages = ordered.consume(options).unwrap();
     assert_eq!(read(&mut messages, 25).await, expected(0..25));
+    (js, ordered, messages)
+}
+
+#[tokio::test]
+async fn a_server_restart_is_bridged_without_gap_or_duplicate() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let (js, ordered, mut messages) = read_25_of_60(&client, "R").await;
     let before = ordered.name();
 
     // The stream is on disk; the memory consumer is gone.
@@ -202,12 +209,7 @@ async fn recreated(messages: &OrderedMessages) -> String {
 async fn a_reader_not_polled_through_a_server_restart_is_made_again_without_gap_or_duplicate() {
     let mut server = NatsServer::start_jetstream();
     let client = common::connect_quick_reconnect(&server.client_url()).await;
-    let js = setup(&client, "U", 60).await;
-    let ordered = js.ordered_consumer("U", OrderedConfig::default()).await.unwrap();
-    let options =
-        ConsumeOptions { max_messages: Some(20), expires: Some(Duration::from_secs(4)), ..Default::default() };
-    let mut messages = ordered.consume(options).unwrap();
-    assert_eq!(read(&mut messages, 25).await, expected(0..25));
+    let (js, ordered, mut messages) = read_25_of_60(&client, "U").await;
     let before = ordered.name();
 
     // The memory consumer goes with the server; the messages are not read

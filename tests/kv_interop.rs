@@ -117,47 +117,35 @@ const SCRIPT: &[Op] = &[
 
 const KEYS: &[&str] = &["a/b", "x=y", "a.b.c", "u", "h", "d", "p", "c", "q", "e", "n", "z", "never"];
 
-async fn write_ours(store: &kv::Store, ops: &[Op]) {
-    for op in ops {
-        let revision = |key| async move { store.entry(key).await.unwrap().unwrap().revision };
-        match *op {
-            Op::Put(k, v) => {
-                store.put(k, b(v)).await.unwrap();
+/// Writes `ops` through either client's store: the calls are spelled the
+/// same in both, which is the point of natsjet's async-nats shapes.
+macro_rules! write_ops {
+    ($name:ident, $store:ty) => {
+        async fn $name(store: &$store, ops: &[Op]) {
+            for op in ops {
+                let revision = |key| async move { store.entry(key).await.unwrap().unwrap().revision };
+                match *op {
+                    Op::Put(k, v) => {
+                        store.put(k, b(v)).await.unwrap();
+                    }
+                    Op::Update(k, v) => {
+                        store.update(k, b(v), revision(k).await).await.unwrap();
+                    }
+                    Op::Create(k, v) => {
+                        store.create(k, b(v)).await.unwrap();
+                    }
+                    Op::Delete(k) => store.delete(k).await.unwrap(),
+                    Op::DeleteExpect(k) => store.delete_expect_revision(k, Some(revision(k).await)).await.unwrap(),
+                    Op::Purge(k) => store.purge(k).await.unwrap(),
+                    Op::PurgeExpect(k) => store.purge_expect_revision(k, Some(revision(k).await)).await.unwrap(),
+                }
             }
-            Op::Update(k, v) => {
-                store.update(k, b(v), revision(k).await).await.unwrap();
-            }
-            Op::Create(k, v) => {
-                store.create(k, b(v)).await.unwrap();
-            }
-            Op::Delete(k) => store.delete(k).await.unwrap(),
-            Op::DeleteExpect(k) => store.delete_expect_revision(k, Some(revision(k).await)).await.unwrap(),
-            Op::Purge(k) => store.purge(k).await.unwrap(),
-            Op::PurgeExpect(k) => store.purge_expect_revision(k, Some(revision(k).await)).await.unwrap(),
         }
-    }
+    };
 }
 
-async fn write_theirs(store: &an::kv::Store, ops: &[Op]) {
-    for op in ops {
-        let revision = |key| async move { store.entry(key).await.unwrap().unwrap().revision };
-        match *op {
-            Op::Put(k, v) => {
-                store.put(k, b(v)).await.unwrap();
-            }
-            Op::Update(k, v) => {
-                store.update(k, b(v), revision(k).await).await.unwrap();
-            }
-            Op::Create(k, v) => {
-                store.create(k, b(v)).await.unwrap();
-            }
-            Op::Delete(k) => store.delete(k).await.unwrap(),
-            Op::DeleteExpect(k) => store.delete_expect_revision(k, Some(revision(k).await)).await.unwrap(),
-            Op::Purge(k) => store.purge(k).await.unwrap(),
-            Op::PurgeExpect(k) => store.purge_expect_revision(k, Some(revision(k).await)).await.unwrap(),
-        }
-    }
-}
+write_ops!(write_ours, kv::Store);
+write_ops!(write_theirs, an::kv::Store);
 
 async fn clients(server: &NatsServer) -> (Context, an::Context) {
     let ours = jetstream::new(natsjet::connect(server.client_url()).await.unwrap());

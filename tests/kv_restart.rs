@@ -31,18 +31,25 @@ async fn revisions(watch: &mut Watch, n: usize) -> Vec<u64> {
     got
 }
 
-#[tokio::test]
-async fn a_watch_not_polled_through_a_server_restart_resumes_after_its_last_entry() {
-    let mut server = NatsServer::start_jetstream();
-    let client = common::connect_quick_reconnect(&server.client_url()).await;
+/// A file bucket with a watch of every key that has read the first three
+/// of five puts.
+async fn watching_five_puts(client: &natsjet::Client, bucket: &str) -> (Context, Store, Watch) {
     let js = jetstream::new(client.clone());
-    let store = file_bucket(&js, "r").await;
+    let store = file_bucket(&js, bucket).await;
     let mut watch = store.watch_all().await.unwrap();
     for i in 0..5 {
         store.put(format!("k.{i}"), b("before")).await.unwrap();
     }
-    // Two of the five stay unread in the watch when the server goes.
     assert_eq!(revisions(&mut watch, 3).await, [1, 2, 3]);
+    (js, store, watch)
+}
+
+#[tokio::test]
+async fn a_watch_not_polled_through_a_server_restart_resumes_after_its_last_entry() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let (js, store, mut watch) = watching_five_puts(&client, "r").await;
+    // Two of the five stay unread in the watch when the server goes.
 
     common::restart_jetstream(&mut server, &js).await;
     for i in 5..10 {
@@ -186,13 +193,7 @@ async fn a_watch_of_an_r3_bucket_sees_every_revision_once_through_leader_changes
 async fn a_watch_not_polled_through_a_server_restart_is_served_by_a_new_consumer_before_it_is_read() {
     let mut server = NatsServer::start_jetstream();
     let client = common::connect_quick_reconnect(&server.client_url()).await;
-    let js = jetstream::new(client.clone());
-    let store = file_bucket(&js, "u").await;
-    let mut watch = store.watch_all().await.unwrap();
-    for i in 0..5 {
-        store.put(format!("k.{i}"), b("before")).await.unwrap();
-    }
-    assert_eq!(revisions(&mut watch, 3).await, [1, 2, 3]);
+    let (js, store, mut watch) = watching_five_puts(&client, "u").await;
 
     // The memory consumer went with the server. Nobody polls the watch:
     // the server learns of a new consumer, which sends it what came after.

@@ -14,7 +14,7 @@ use common::NatsServer;
 use futures_util::StreamExt;
 use natsjet::Error;
 use natsjet::jetstream::Context;
-use natsjet::jetstream::object_store::{InfoErrorKind, ObjectInfo, ObjectMetadata, ObjectStore};
+use natsjet::jetstream::object_store::{InfoErrorKind, Object, ObjectInfo, ObjectMetadata, ObjectStore};
 use objects::{WAIT, bucket, data, js, read_all};
 use tokio::io::AsyncReadExt;
 use tokio::time::timeout;
@@ -143,14 +143,10 @@ async fn a_meta_that_is_not_json_is_an_error_not_a_panic() {
     assert_eq!(read_all(&mut store.get("fine").await.unwrap()).await.unwrap(), data(10));
 }
 
-#[tokio::test]
-async fn a_get_across_a_server_restart_ends_with_the_right_bytes() {
-    let mut server = NatsServer::start_jetstream();
-    let client = common::connect_quick_reconnect(&server.client_url()).await;
-    let js = natsjet::jetstream::new(client);
-    let store = bucket(&js, "restart").await; // file storage: the chunks outlive the restart
-    // 48 chunks of 128 KiB: the server sends up to 2 MiB ahead, so most are
-    // still to come when it goes down.
+/// Puts 6 MiB as "big" and reads two chunks of a get of it: 48 chunks of
+/// 128 KiB, and the server sends up to 2 MiB ahead, so most are still to
+/// come when a restart follows.
+async fn two_chunks_into_a_get(store: &ObjectStore) -> (Vec<u8>, Object, Vec<u8>) {
     let bytes = data(6 * 1024 * 1024);
     store.put("big", &mut &bytes[..]).await.unwrap();
     let mut object = store.get("big").await.unwrap();
@@ -158,6 +154,16 @@ async fn a_get_across_a_server_restart_ends_with_the_right_bytes() {
     for _ in 0..2 {
         read.extend_from_slice(&timeout(WAIT, object.next()).await.unwrap().unwrap().unwrap());
     }
+    (bytes, object, read)
+}
+
+#[tokio::test]
+async fn a_get_across_a_server_restart_ends_with_the_right_bytes() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = natsjet::jetstream::new(client);
+    let store = bucket(&js, "restart").await; // file storage: the chunks outlive the restart
+    let (bytes, mut object, mut read) = two_chunks_into_a_get(&store).await;
     common::restart_jetstream(&mut server, &js).await;
     match read_all(&mut object).await {
         Ok(rest) => read.extend(rest),
@@ -177,13 +183,7 @@ async fn a_get_whose_memory_bucket_a_restart_lost_fails_typed() {
         ..Default::default()
     };
     let store = js.create_object_store(config).await.unwrap();
-    let bytes = data(6 * 1024 * 1024);
-    store.put("big", &mut &bytes[..]).await.unwrap();
-    let mut object = store.get("big").await.unwrap();
-    let mut read = Vec::new();
-    for _ in 0..2 {
-        read.extend_from_slice(&timeout(WAIT, object.next()).await.unwrap().unwrap().unwrap());
-    }
+    let (bytes, mut object, read) = two_chunks_into_a_get(&store).await;
     common::restart_jetstream(&mut server, &js).await;
     // The chunks went with the stream: the read ends in the server's word
     // for it, never in a wait without end or in a short object.

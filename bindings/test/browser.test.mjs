@@ -4,26 +4,18 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { launchChromium, newPage, serve, skipBrowser } from "./chromium.mjs";
+import { pageWithNatsjet, skipBrowser } from "./chromium.mjs";
 import { startJetStreamServer, startServer } from "./harness.mjs";
 
 describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
-  let server, jsServer, http, browser, page;
+  let server, jsServer, page, blankPage, closeBrowser;
   before(async () => {
     server = await startServer();
     jsServer = await startJetStreamServer();
-    const pkg = new URL("../../pkg/", import.meta.url);
-    http = await serve({ "/": "<!doctype html><title>natsjet</title>", "/pkg/": pkg });
-    browser = await launchChromium();
-    page = await newPage(browser);
-    await page.goto(`${http.url}/`);
-    await page.evaluate(async () => {
-      window.natsjet = await import("/pkg/web.js");
-    });
+    ({ page, blankPage, close: closeBrowser } = await pageWithNatsjet("natsjet"));
   });
   after(async () => {
-    await browser?.close();
-    await http?.close();
+    await closeBrowser?.();
     await server?.close();
     await jsServer?.close();
   });
@@ -238,8 +230,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
 
   test("createInbox before and after the wasm loads; wsconnect, rtt, getServer, drain", async () => {
     // A page of its own: the wasm must not be loaded yet.
-    const fresh = await newPage(browser);
-    await fresh.goto(`${http.url}/`);
+    const fresh = await blankPage();
     const got = await fresh.evaluate(async (servers) => {
       const natsjet = await import("/pkg/web.js");
       let before;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { AckPolicy, connect, jetstream, jetstreamManager } from "natsjet";
-import { launchChromium, newPage, serve, skipBrowser } from "./chromium.mjs";
+import { pageWithNatsjet, skipBrowser } from "./chromium.mjs";
 import { startProxy } from "./fault_proxy.mjs";
 import { restartJetStream, startJetStreamServer } from "./harness.mjs";
 import { LossLedger, publishWithRetries } from "./loss.mjs";
@@ -14,23 +14,15 @@ const COUNT = 1500;
 const RUN = 45_000;
 
 describe("faults under a consumer in Chromium", { skip: skipBrowser, timeout: 180_000 }, () => {
-  let server, direct, jsm, http, browser, page;
+  let server, direct, jsm, page, closeBrowser;
   before(async () => {
     server = await startJetStreamServer();
     direct = await connect({ servers: server.wsUrl, reconnectTimeWait: 100, maxReconnectAttempts: -1 });
     jsm = await jetstreamManager(direct);
-    const pkg = new URL("../../pkg/", import.meta.url);
-    http = await serve({ "/": "<!doctype html><title>natsjet faults</title>", "/pkg/": pkg });
-    browser = await launchChromium();
-    page = await newPage(browser);
-    await page.goto(`${http.url}/`);
-    await page.evaluate(async () => {
-      window.natsjet = await import("/pkg/web.js");
-    });
+    ({ page, close: closeBrowser } = await pageWithNatsjet("natsjet faults"));
   });
   after(async () => {
-    await browser?.close();
-    await http?.close();
+    await closeBrowser?.();
     await direct?.close();
     await server?.close();
   });

@@ -79,3 +79,36 @@ export async function serve(routes) {
     },
   };
 }
+
+/**
+ * Headless Chromium on a page that has imported the web build from `pkg/`
+ * as `window.natsjet`, served on 127.0.0.1. Resolves to `{ page, blankPage,
+ * close }`: `blankPage()` opens another page there that has loaded nothing;
+ * `close` ends the browser and the page's server.
+ */
+export async function pageWithNatsjet(title) {
+  const pkg = new URL("../../pkg/", import.meta.url);
+  const http = await serve({ "/": `<!doctype html><title>${title}</title>`, "/pkg/": pkg });
+  let browser;
+  const close = async () => {
+    await browser?.close();
+    await http.close();
+  };
+  try {
+    browser = await launchChromium();
+    const page = await newPage(browser);
+    await page.goto(`${http.url}/`);
+    await page.evaluate(async () => {
+      window.natsjet = await import("/pkg/web.js");
+    });
+    const blankPage = async () => {
+      const blank = await newPage(browser);
+      await blank.goto(`${http.url}/`);
+      return blank;
+    };
+    return { page, blankPage, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers, wsconnect } from "@nats-io/nats-core";
 import WebSocket from "ws";
-import { launchChromium, newPage, serve, skipBrowser } from "./chromium.mjs";
+import { pageWithNatsjet, skipBrowser } from "./chromium.mjs";
 import { skipWithoutJetStream, startServer, withJetStream } from "./harness.mjs";
 
 const run = promisify(execFile);
@@ -36,17 +36,12 @@ async function buildNative() {
 }
 
 describe("interop: browser, native Rust and nats.js", { skip: skipBrowser, timeout: 60_000 }, () => {
-  let server, http, browser, page, nativeBin, nc;
+  let server, page, closeBrowser, nativeBin, nc;
   before(async () => {
     [nativeBin, server] = await Promise.all([buildNative(), startServer(withJetStream)]);
-    const pkg = new URL("../../pkg/", import.meta.url);
-    http = await serve({ "/": "<!doctype html><title>interop</title>", "/pkg/": pkg });
-    browser = await launchChromium();
-    page = await newPage(browser);
-    await page.goto(`${http.url}/`);
+    ({ page, close: closeBrowser } = await pageWithNatsjet("interop"));
     await page.evaluate(
       async ([servers, msgJsonSource]) => {
-        window.natsjet = await import("/pkg/web.js");
         window.nc = await natsjet.connect({ servers, name: "interop-browser" });
         window.msgJson = eval(`(${msgJsonSource})`);
       },
@@ -56,8 +51,7 @@ describe("interop: browser, native Rust and nats.js", { skip: skipBrowser, timeo
   });
   after(async () => {
     await nc?.close();
-    await browser?.close();
-    await http?.close();
+    await closeBrowser?.();
     await server?.close();
   });
 
