@@ -27,6 +27,10 @@
 //!   bytes between the transport and the session, fires its deadline, and
 //!   wakes the waiters (reply slots, message and event queues) that it
 //!   keys by the session's ids. It decides nothing about the protocol.
+//!   Its shared state (`driver::shared::Inner`: the session and those
+//!   waiters) is private to it; the API calls its methods, named for what
+//!   the API needs (`subscribe` with a queue, `request` with an answer
+//!   slot, `flush`, `drain`, `close_waited`, `start_reader`, ...).
 //! - **The API**, `src/client/`, `src/jetstream/` (with `kv/` and
 //!   `object_store/`) and the wasm bindings in `src/wasm/`: the shapes of
 //!   async-nats and nats.js, which call the driver, never the session's

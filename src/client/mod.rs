@@ -25,7 +25,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_channel::oneshot;
 
-use crate::conn::{self, Sid, State, Statistics};
+use crate::conn::{self, State, Statistics};
 use crate::driver::shared::{Answer, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
@@ -72,9 +72,7 @@ pub(super) struct ClientRef {
 impl Drop for ClientRef {
     /// The last handle is gone: write what was accepted, then close.
     fn drop(&mut self) {
-        let mut inner = self.shared.lock();
-        inner.conn.close((self.now)());
-        inner.wake_driver();
+        self.shared.lock().close((self.now)());
     }
 }
 
@@ -157,26 +155,17 @@ impl Client {
         headers: Option<&HeaderMap>,
         payload: &Bytes,
     ) -> Result<(), Error> {
-        self.publish_when_room(|conn| conn.publish_shared(subject, reply, headers, payload)).await
+        self.publish_when_room(|inner| inner.publish_shared(subject, reply, headers, payload)).await
     }
 
     /// Runs `publish` once the outgoing buffer is below its high water mark.
-    async fn publish_when_room(
-        &self,
-        mut publish: impl FnMut(&mut conn::Connection) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    async fn publish_when_room(&self, mut publish: impl FnMut(&mut Inner) -> Result<(), Error>) -> Result<(), Error> {
         poll_fn(|cx| {
             let mut inner = self.inner.shared.lock();
-            if inner.publishers_wait() {
-                inner.space_waiters.push(cx.waker().clone());
-                inner.wake_driver();
+            if inner.wait_for_room(cx.waker()) {
                 return Poll::Pending;
             }
-            let result = publish(&mut inner.conn);
-            if result.is_ok() {
-                inner.wake_writer();
-            }
-            Poll::Ready(result)
+            Poll::Ready(publish(&mut inner))
         })
         .await
     }
@@ -205,11 +194,7 @@ impl Client {
         headers: Option<&HeaderMap>,
         payload: &[u8],
     ) -> Result<(), Error> {
-        let result = inner.conn.publish(subject, reply, headers, payload);
-        if result.is_ok() {
-            inner.wake_writer();
-        }
-        result
+        inner.publish(subject, reply, headers, payload)
     }
 
     pub async fn subscribe(&self, subject: impl AsRef<str>) -> Result<Subscriber, SubscribeError> {
@@ -230,10 +215,8 @@ impl Client {
 
     pub(crate) fn subscribe_inner(&self, subject: &str, queue: Option<&str>) -> Result<Subscriber, Error> {
         let mut inner = self.inner.shared.lock();
-        let sid = inner.conn.subscribe(subject, queue)?;
         let messages = self.subscription_queue(|m: &Message| m.length);
-        inner.subs.insert(sid, crate::driver::shared::Subscription { queue: messages.clone() });
-        inner.wake_driver();
+        let sid = inner.subscribe(subject, queue, messages.clone())?;
         let timed_out = Arc::default();
         Ok(Subscriber { sid, messages, client: self.clone(), unsubscribed: false, timed_out })
     }
@@ -302,7 +285,7 @@ impl Client {
         payload: &[u8],
         timeout: Option<Duration>,
     ) -> Result<ResponseFuture, Error> {
-        self.send_request_with(timeout, |conn| conn.request(subject, headers, payload))
+        self.send_request_with(timeout, |inner, answer| inner.request(subject, headers, payload, answer))
     }
 
     /// [`start_request`](Self::start_request) of a payload that is written
@@ -314,19 +297,16 @@ impl Client {
         payload: &Bytes,
         timeout: Option<Duration>,
     ) -> Result<ResponseFuture, Error> {
-        self.send_request_with(timeout, |conn| conn.request_shared(subject, headers, payload))
+        self.send_request_with(timeout, |inner, answer| inner.request_shared(subject, headers, payload, answer))
     }
 
     fn send_request_with(
         &self,
         timeout: Option<Duration>,
-        request: impl FnOnce(&mut conn::Connection) -> Result<conn::RequestId, Error>,
+        request: impl FnOnce(&mut Inner, Answer) -> Result<conn::RequestId, Error>,
     ) -> Result<ResponseFuture, Error> {
         let (tx, rx) = oneshot::channel();
-        let mut inner = self.inner.shared.lock();
-        let id = request(&mut inner.conn)?;
-        inner.requests.insert(id, Answer::One(tx));
-        inner.wake_writer();
+        let id = request(&mut self.inner.shared.lock(), Answer::One(tx))?;
         Ok(ResponseFuture {
             answer: rx,
             id,
@@ -348,18 +328,14 @@ impl Client {
         let mut inner = self.inner.shared.lock();
         let mut failure = None;
         for (subject, payload) in requests {
-            match inner.conn.request(subject, None, payload) {
-                Ok(id) => {
-                    inner.requests.insert(id, Answer::Group(answers.clone()));
-                    ids.push(id);
-                }
+            match inner.request(subject, None, payload, Answer::Group(answers.clone())) {
+                Ok(id) => ids.push(id),
                 Err(e) => {
                     failure = Some(e);
                     break;
                 }
             }
         }
-        inner.wake_writer();
         (ids, failure)
     }
 
@@ -367,8 +343,7 @@ impl Client {
     pub(crate) fn forget_requests(&self, ids: impl IntoIterator<Item = conn::RequestId>) {
         let mut inner = self.inner.shared.lock();
         for id in ids {
-            inner.conn.cancel_request(id);
-            inner.requests.remove(&id);
+            inner.forget_request(id);
         }
     }
 
@@ -379,14 +354,8 @@ impl Client {
     }
 
     pub(crate) async fn flush_pong(&self) -> Result<(), Error> {
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut inner = self.inner.shared.lock();
-            let id = inner.conn.flush()?;
-            inner.flushes.insert(id, tx);
-            inner.wake_driver();
-        }
-        rx.await.unwrap_or(Err(Error::Closed))
+        let flushed = self.inner.shared.lock().flush()?;
+        flushed.await.unwrap_or(Err(Error::Closed))
     }
 
     /// Unsubscribes everything, lets subscribers finish what they already
@@ -394,16 +363,7 @@ impl Client {
     /// [`is_draining`](Self::is_draining) is true) as soon as this is called.
     pub fn drain(&self) -> impl Future<Output = Result<(), Error>> + 'static {
         let client = self.clone();
-        let started: Result<Vec<Sid>, Error> = (|| {
-            let mut inner = self.inner.shared.lock();
-            inner.draining = true;
-            let sids: Vec<Sid> = inner.subs.keys().copied().collect();
-            for sid in &sids {
-                inner.conn.drain_subscription(*sid)?;
-            }
-            inner.wake_driver();
-            Ok(sids)
-        })();
+        let started = self.inner.shared.lock().drain();
         async move {
             let sids = started?;
             // The PONG comes after the server processed the UNSUBs, so every
@@ -413,9 +373,8 @@ impl Client {
             {
                 let mut inner = client.inner.shared.lock();
                 for sid in sids {
-                    let _ = inner.conn.unsubscribe(sid, None);
+                    inner.end_drained(sid);
                 }
-                inner.wake_driver();
             }
             client.close().await?;
             flushed
@@ -424,23 +383,16 @@ impl Client {
 
     /// Writes what was accepted, closes, and waits until the connection is closed.
     pub async fn close(&self) -> Result<(), Error> {
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut inner = self.inner.shared.lock();
-            if inner.conn.state() == State::Closed {
-                return Ok(());
-            }
-            inner.closed_waiters.push(tx);
-            inner.conn.close((self.inner.now)());
-            inner.wake_driver();
+        let closed = self.inner.shared.lock().close_waited((self.inner.now)());
+        if let Some(closed) = closed {
+            let _ = closed.await;
         }
-        let _ = rx.await;
         Ok(())
     }
 
     /// Whether [`drain`](Self::drain) was called (it stays so once closed).
     pub fn is_draining(&self) -> bool {
-        self.inner.shared.lock().draining
+        self.inner.shared.lock().session().is_draining()
     }
 
     /// The time of a PING/PONG round trip to the server, as a [`flush`](Self::flush)
@@ -464,32 +416,26 @@ impl Client {
     /// tells when the new one is up. Refused while draining (as nats.js),
     /// where it would fail the drain's flush.
     pub async fn force_reconnect(&self) -> Result<(), Error> {
-        let mut inner = self.inner.shared.lock();
-        if inner.draining && inner.conn.state() != State::Closed {
-            return Err(Error::ApiMisuse("the connection is draining"));
-        }
-        inner.conn.force_reconnect(self.now())?;
-        inner.wake_driver();
-        Ok(())
+        self.inner.shared.lock().force_reconnect(self.now())
     }
 
     /// The server of the current connection (or attempt, or the last one
     /// while reconnecting); `None` once closed with no server left.
     pub fn current_server(&self) -> Option<crate::ServerAddr> {
-        self.inner.shared.lock().conn.current_server().cloned()
+        self.inner.shared.lock().session().current_server().cloned()
     }
 
     /// The INFO of the server this client is (or was last) connected to.
     pub fn server_info(&self) -> ServerInfo {
-        self.inner.shared.lock().conn.server_info().cloned().unwrap_or_default()
+        self.inner.shared.lock().session().server_info().cloned().unwrap_or_default()
     }
 
     pub fn statistics(&self) -> Statistics {
-        self.inner.shared.lock().conn.statistics()
+        self.inner.shared.lock().session().statistics()
     }
 
     pub fn connection_state(&self) -> State {
-        self.inner.shared.lock().conn.state()
+        self.inner.shared.lock().session().state()
     }
 
     /// The state shared with the driver (for JetStream readers).
@@ -504,7 +450,7 @@ impl Client {
 
     /// A unique subject under the client's inbox prefix.
     pub fn new_inbox(&self) -> String {
-        self.inner.shared.lock().conn.new_inbox()
+        self.inner.shared.lock().new_inbox()
     }
 }
 

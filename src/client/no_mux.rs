@@ -36,9 +36,8 @@ impl Client {
         let mut sub = self.subscribe_inner(inbox, None)?;
         {
             let mut inner = self.inner.shared.lock();
-            inner.conn.unsubscribe(sub.sid, Some(1))?;
-            inner.conn.publish(subject, Some(inbox), headers, payload)?;
-            inner.wake_writer();
+            inner.unsubscribe_after(sub.sid, 1)?;
+            inner.publish(subject, Some(inbox), headers, payload)?;
         }
         if let Some(timeout) = timeout {
             sub.set_first_message_timeout(timeout);

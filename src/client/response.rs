@@ -25,9 +25,7 @@ pub struct ResponseFuture {
 impl ResponseFuture {
     fn forget(&mut self) {
         self.done = true;
-        let mut inner = self.client.inner.shared.lock();
-        inner.conn.cancel_request(self.id);
-        inner.requests.remove(&self.id);
+        self.client.inner.shared.lock().forget_request(self.id);
     }
 }
 

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_channel::oneshot;
 use futures_core::Stream;
 
 use crate::conn::{Sid, State};
@@ -38,22 +37,13 @@ impl Subscriber {
     /// Stops the subscription; messages already received can still be read.
     pub async fn unsubscribe(&mut self) -> Result<(), Error> {
         self.unsubscribed = true;
-        let mut inner = self.client.inner.shared.lock();
-        if let Some(sub) = inner.subs.remove(&self.sid) {
-            sub.queue.close();
-            inner.conn.unsubscribe(self.sid, None)?;
-            inner.wake_driver();
-        }
-        Ok(())
+        self.client.inner.shared.lock().unsubscribe(self.sid)
     }
 
     /// Ends the subscription after `max` messages in total (counting those
     /// already delivered).
     pub async fn unsubscribe_after(&mut self, max: u64) -> Result<(), Error> {
-        let mut inner = self.client.inner.shared.lock();
-        inner.conn.unsubscribe(self.sid, Some(max))?;
-        inner.wake_driver();
-        Ok(())
+        self.client.inner.shared.lock().unsubscribe_after(self.sid, max)
     }
 
     /// Unsubscribes but delivers what the server sent before it processed
@@ -71,31 +61,19 @@ impl Subscriber {
     /// [`drain`](Self::drain)'s first half (UNSUB and PING queued now); the
     /// future, borrowing nothing, ends the subscription on the PONG.
     pub(crate) fn start_drain(&mut self) -> Result<impl Future<Output = ()> + 'static, Error> {
-        let (tx, rx) = oneshot::channel();
         let mut inner = self.client.inner.shared.lock();
-        let draining = inner.subs.get(&self.sid).is_some();
-        if draining {
-            inner.conn.drain_subscription(self.sid)?;
-            let id = inner.conn.flush()?;
-            inner.flushes.insert(id, tx);
-            inner.wake_driver();
-        } else if inner.conn.state() == State::Closed {
+        let flushed = inner.drain_subscription(self.sid)?;
+        if flushed.is_none() && inner.session().state() == State::Closed {
             return Err(Error::Closed);
         }
         drop(inner);
         let (client, sid) = (self.client.clone(), self.sid);
         Ok(async move {
-            if !draining {
-                return;
-            }
+            let Some(flushed) = flushed else { return };
             // Lost or closed meanwhile: the drained subscription is not made
             // again on another server, so it ends all the same.
-            let _ = rx.await;
-            let mut inner = client.inner.shared.lock();
-            if inner.subs.get(&sid).is_some() {
-                let _ = inner.conn.unsubscribe(sid, None);
-                inner.wake_driver();
-            }
+            let _ = flushed.await;
+            client.inner.shared.lock().end_drained(sid);
         })
     }
 
@@ -108,7 +86,7 @@ impl Subscriber {
     pub fn set_first_message_timeout(&mut self, timeout: Duration) {
         let now = self.client.now();
         let mut inner = self.client.inner.shared.lock();
-        if self.messages.pushed() == 0 && inner.subs.get(&self.sid).is_some() {
+        if self.messages.pushed() == 0 && inner.has_subscription(self.sid) {
             inner.expect_first_message(now, self.sid, timeout, self.timed_out.clone());
         }
     }
@@ -165,10 +143,6 @@ impl Drop for Subscriber {
         if self.unsubscribed {
             return;
         }
-        let mut inner = self.client.inner.shared.lock();
-        if inner.subs.remove(&self.sid).is_some() && inner.conn.state() != State::Closed {
-            let _ = inner.conn.unsubscribe(self.sid, None);
-            inner.wake_driver();
-        }
+        self.client.inner.shared.lock().forget_subscription(self.sid);
     }
 }

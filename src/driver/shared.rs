@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
+use bytes::Bytes;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
@@ -56,9 +57,9 @@ impl Answer {
 /// An answer ready to go out, with the request it answers.
 pub(crate) type Answered = (Answer, RequestId, Result<Message, Error>);
 
-pub(crate) struct Subscription {
+struct Subscription {
     /// Bounded in messages and bytes; it counts what it drops.
-    pub queue: Arc<Queue<Message>>,
+    queue: Arc<Queue<Message>>,
 }
 
 /// What an ordered read starts from: where and how it reads, its cursor,
@@ -71,28 +72,28 @@ pub(crate) type Replies = Arc<Queue<Result<Message, Error>>>;
 pub(crate) struct Inner {
     /// The session: the connection and the machines attached to it (its
     /// commands are the connection's).
-    pub conn: Session,
-    pub subs: IdMap<Sid, Subscription>,
+    pub(super) session: Session,
+    subs: IdMap<Sid, Subscription>,
     /// The queues of the JetStream readers attached to the session.
     readers: IdMap<Sid, ReaderQueues>,
     /// The queues of the ordered reads the session runs.
     ordered: IdMap<OrderedId, ReaderQueues>,
-    pub requests: IdMap<RequestId, Answer>,
+    requests: IdMap<RequestId, Answer>,
     /// Answers ready to go out: the driver sends them once it lets go of the
     /// lock, so a requester woken on another thread does not find it held.
-    pub answered: Vec<Answered>,
+    pub(super) answered: Vec<Answered>,
     /// The readers of requests for many replies.
     gathers: IdMap<GatherKey, Replies>,
     /// The flags the `Subscriber`s under a first-message timeout read; a
     /// few at most, so a plain list.
     timed_out: Vec<(Sid, Arc<AtomicBool>)>,
-    pub flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
+    flushes: IdMap<FlushId, oneshot::Sender<Result<(), Error>>>,
     /// Resolves `connect()`: the first Connected or Closed.
-    pub first_connect: Option<oneshot::Sender<Result<(), Error>>>,
+    first_connect: Option<oneshot::Sender<Result<(), Error>>>,
     /// Resolve when the connection is closed for good.
-    pub closed_waiters: Vec<oneshot::Sender<()>>,
+    closed_waiters: Vec<oneshot::Sender<()>>,
     /// Publishers waiting for the outgoing buffer to drain.
-    pub space_waiters: Vec<Waker>,
+    space_waiters: Vec<Waker>,
     driver_waker: Option<Waker>,
     /// Set once the driver has been woken and has not run since: saves a
     /// wake per publish on the hot path.
@@ -108,16 +109,14 @@ pub(crate) struct Inner {
     rerun: bool,
     /// The transport holds writes back and will wake the driver to flush
     /// them (wasm: at the end of the JS task), so new output needs no wake.
-    pub writes_held: bool,
+    pub(super) writes_held: bool,
     /// Output the server waits on (a pull request) is queued: the transport
     /// sends what it holds back at once instead of at the end of the task,
     /// so the server is not left idle while the user works through a batch.
-    pub hurry: bool,
-    pub callback: Option<EventCallback>,
+    pub(super) hurry: bool,
+    pub(super) callback: Option<EventCallback>,
     /// Events for the callback, delivered by the driver outside the lock.
-    pub callback_queue: Vec<ConnectionEvent>,
-    /// `Client::drain` was called.
-    pub draining: bool,
+    pub(super) callback_queue: Vec<ConnectionEvent>,
 }
 
 /// Buffered bytes above which publishers wait for the writer.
@@ -133,7 +132,7 @@ impl Shared {
     pub fn new(conn: Connection, callback: Option<EventCallback>) -> (Arc<Self>, oneshot::Receiver<Result<(), Error>>) {
         let (tx, rx) = oneshot::channel();
         let inner = Inner {
-            conn: Session::new(conn),
+            session: Session::new(conn),
             subs: IdMap::default(),
             readers: IdMap::default(),
             ordered: IdMap::default(),
@@ -153,7 +152,6 @@ impl Shared {
             hurry: false,
             callback,
             callback_queue: Vec::new(),
-            draining: false,
         };
         (Arc::new(Shared { inner: Mutex::new(inner) }), rx)
     }
@@ -167,9 +165,9 @@ impl Inner {
     /// Whether publishers that can wait should: the outgoing buffer is past
     /// the high water mark (or the smaller bound set for it), so they wait
     /// instead of meeting `OutgoingBufferFull`.
-    pub fn publishers_wait(&self) -> bool {
-        let high_water = HIGH_WATER.min(self.conn.outgoing_buffer_size());
-        self.conn.state() == State::Connected && self.conn.pending_bytes() >= high_water
+    fn publishers_wait(&self) -> bool {
+        let high_water = HIGH_WATER.min(self.session.outgoing_buffer_size());
+        self.session.state() == State::Connected && self.session.pending_bytes() >= high_water
     }
 
     /// Wakes the driver after a command left work for it.
@@ -220,7 +218,7 @@ impl Inner {
 
     /// Routes everything the connection has to report to its waiters.
     pub fn dispatch_events(&mut self, now: Instant) {
-        while let Some(event) = self.conn.poll_event(now) {
+        while let Some(event) = self.session.poll_event(now) {
             match event {
                 SessionEvent::Connection(event) => self.on_event(event),
                 SessionEvent::ReaderItem { sid, item } => {
@@ -234,7 +232,7 @@ impl Inner {
                             self.retire_reader(sid);
                         } else {
                             let dropped = queues.items.dropped();
-                            self.conn.reader_refused(sid);
+                            self.session.reader_refused(sid);
                             if dropped == 1 || dropped % 1000 == 0 {
                                 self.notify(ConnectionEvent::SlowConsumer { sid: sid.0, dropped });
                             }
@@ -286,7 +284,7 @@ impl Inner {
                 SessionEvent::FirstMessageMissed { sid } => self.end_silent_subscription(sid),
             }
         }
-        self.hurry |= self.conn.take_pulled();
+        self.hurry |= self.session.take_pulled();
         if !self.publishers_wait() {
             for w in self.space_waiters.drain(..) {
                 w.wake();
@@ -316,13 +314,211 @@ impl Inner {
         }
     }
 
-    /// Attaches a reader to subscription `sid`, made for it, whose user
-    /// reads `queues`.
-    pub fn start_reader(&mut self, sid: Sid, reader: Reader, queues: ReaderQueues) {
-        self.readers.insert(sid, queues);
-        self.conn.attach_reader(sid, reader);
-        self.hurry |= self.conn.take_pulled();
+    // ---- commands of the API: each calls the session and keeps its waiter
+
+    /// The session, to read its state (commands go through `Inner`).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Publishes `payload`; the driver writes it out.
+    pub fn publish(
+        &mut self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<(), Error> {
+        self.session.publish(subject, reply, headers, payload)?;
+        self.wake_writer();
+        Ok(())
+    }
+
+    /// [`publish`](Self::publish) of a payload written out as it is (never copied).
+    pub fn publish_shared(
+        &mut self,
+        subject: &str,
+        reply: Option<&str>,
+        headers: Option<&HeaderMap>,
+        payload: &Bytes,
+    ) -> Result<(), Error> {
+        self.session.publish_shared(subject, reply, headers, payload)?;
+        self.wake_writer();
+        Ok(())
+    }
+
+    /// Whether a publisher must wait for room in the outgoing buffer: if
+    /// so it is woken once there is.
+    pub fn wait_for_room(&mut self, waker: &Waker) -> bool {
+        if !self.publishers_wait() {
+            return false;
+        }
+        self.space_waiters.push(waker.clone());
         self.wake_driver();
+        true
+    }
+
+    /// Sends a request on the muxed inbox; its answer goes to `answer`.
+    pub fn request(
+        &mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+        answer: Answer,
+    ) -> Result<RequestId, Error> {
+        let id = self.session.request(subject, headers, payload);
+        self.await_answer(id, answer)
+    }
+
+    /// [`request`](Self::request) of a payload written out as it is (never copied).
+    pub fn request_shared(
+        &mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: &Bytes,
+        answer: Answer,
+    ) -> Result<RequestId, Error> {
+        let id = self.session.request_shared(subject, headers, payload);
+        self.await_answer(id, answer)
+    }
+
+    fn await_answer(&mut self, id: Result<RequestId, Error>, answer: Answer) -> Result<RequestId, Error> {
+        let id = id?;
+        self.requests.insert(id, answer);
+        self.wake_writer();
+        Ok(id)
+    }
+
+    /// Forgets request `id`: its answer is no longer awaited.
+    pub fn forget_request(&mut self, id: RequestId) {
+        self.session.cancel_request(id);
+        self.requests.remove(&id);
+    }
+
+    /// Sends a PING; the receiver resolves on its PONG.
+    pub fn flush(&mut self) -> Result<oneshot::Receiver<Result<(), Error>>, Error> {
+        let (tx, rx) = oneshot::channel();
+        let id = self.session.flush()?;
+        self.flushes.insert(id, tx);
+        self.wake_driver();
+        Ok(rx)
+    }
+
+    /// A unique subject under the client's inbox prefix.
+    pub fn new_inbox(&mut self) -> String {
+        self.session.new_inbox()
+    }
+
+    /// Subscribes; the messages go to `messages`.
+    pub fn subscribe(
+        &mut self,
+        subject: &str,
+        queue: Option<&str>,
+        messages: Arc<Queue<Message>>,
+    ) -> Result<Sid, Error> {
+        let sid = self.session.subscribe(subject, queue)?;
+        self.subs.insert(sid, Subscription { queue: messages });
+        self.wake_driver();
+        Ok(sid)
+    }
+
+    /// Whether subscription `sid` still delivers to its queue.
+    pub fn has_subscription(&self, sid: Sid) -> bool {
+        self.subs.get(&sid).is_some()
+    }
+
+    /// Ends subscription `sid` now; its stream ends after what it holds.
+    pub fn unsubscribe(&mut self, sid: Sid) -> Result<(), Error> {
+        if let Some(sub) = self.subs.remove(&sid) {
+            sub.queue.close();
+            self.session.unsubscribe(sid, None)?;
+            self.wake_driver();
+        }
+        Ok(())
+    }
+
+    /// Ends subscription `sid` after `max` messages in total.
+    pub fn unsubscribe_after(&mut self, sid: Sid, max: u64) -> Result<(), Error> {
+        self.session.unsubscribe(sid, Some(max))?;
+        self.wake_driver();
+        Ok(())
+    }
+
+    /// The user of subscription `sid` went away.
+    pub fn forget_subscription(&mut self, sid: Sid) {
+        if self.subs.remove(&sid).is_some() && self.session.state() != State::Closed {
+            let _ = self.session.unsubscribe(sid, None);
+            self.wake_driver();
+        }
+    }
+
+    /// Drains subscription `sid` (UNSUB now, what is in flight still
+    /// comes): the receiver resolves on the PONG after it, `None` if the
+    /// subscription already ended.
+    pub fn drain_subscription(&mut self, sid: Sid) -> Result<Option<oneshot::Receiver<Result<(), Error>>>, Error> {
+        if !self.has_subscription(sid) {
+            return Ok(None);
+        }
+        self.session.drain_subscription(sid)?;
+        self.flush().map(Some)
+    }
+
+    /// Ends drained subscription `sid`, if it did not end meanwhile.
+    pub fn end_drained(&mut self, sid: Sid) {
+        if self.has_subscription(sid) {
+            let _ = self.session.unsubscribe(sid, None);
+            self.wake_driver();
+        }
+    }
+
+    /// Drains every subscription ([`Client::drain`](crate::Client::drain)),
+    /// returning them to be ended once drained.
+    pub fn drain(&mut self) -> Result<Vec<Sid>, Error> {
+        let sids: Vec<Sid> = self.subs.keys().copied().collect();
+        let drained = self.session.drain(&sids);
+        self.wake_driver();
+        drained.map(|()| sids)
+    }
+
+    /// Drops the server connection and reconnects.
+    pub fn force_reconnect(&mut self, now: Instant) -> Result<(), Error> {
+        self.session.force_reconnect(now)?;
+        self.wake_driver();
+        Ok(())
+    }
+
+    /// Closes after writing what was accepted.
+    pub fn close(&mut self, now: Instant) {
+        self.session.close(now);
+        self.wake_driver();
+    }
+
+    /// [`close`](Self::close), with a receiver resolving once closed;
+    /// `None` if it already is.
+    pub fn close_waited(&mut self, now: Instant) -> Option<oneshot::Receiver<()>> {
+        if self.session.state() == State::Closed {
+            return None;
+        }
+        let (tx, rx) = oneshot::channel();
+        self.closed_waiters.push(tx);
+        self.close(now);
+        Some(rx)
+    }
+
+    /// Subscribes to `subject` for `reader`, whose user reads `queues`.
+    pub fn start_reader(
+        &mut self,
+        subject: &str,
+        group: Option<&str>,
+        reader: Reader,
+        queues: ReaderQueues,
+    ) -> Result<Sid, Error> {
+        let sid = self.session.subscribe(subject, group)?;
+        self.readers.insert(sid, queues);
+        self.session.attach_reader(sid, reader);
+        self.hurry |= self.session.take_pulled();
+        self.wake_driver();
+        Ok(sid)
     }
 
     pub fn has_reader(&self, sid: Sid) -> bool {
@@ -331,8 +527,8 @@ impl Inner {
 
     /// The user of reader `sid` took `msgs` messages of `bytes`.
     pub fn reader_taken(&mut self, now: Instant, sid: Sid, msgs: u64, bytes: u64) {
-        if self.conn.reader_taken(now, sid, msgs, bytes) {
-            self.hurry |= self.conn.take_pulled();
+        if self.session.reader_taken(now, sid, msgs, bytes) {
+            self.hurry |= self.session.take_pulled();
             self.wake_driver();
         }
     }
@@ -342,7 +538,7 @@ impl Inner {
         if let Some(queues) = self.readers.remove(&sid) {
             queues.close();
         }
-        self.conn.retire_reader(sid);
+        self.session.retire_reader(sid);
     }
 
     /// Starts an ordered read in the session, whose user reads `queues`.
@@ -353,17 +549,17 @@ impl Inner {
         queues: ReaderQueues,
     ) -> Result<OrderedId, Error> {
         let (spec, cursor, current) = start;
-        let id = self.conn.attach_ordered(now, spec, cursor, current)?;
+        let id = self.session.attach_ordered(now, spec, cursor, current)?;
         self.ordered.insert(id, queues);
-        self.hurry |= self.conn.take_pulled();
+        self.hurry |= self.session.take_pulled();
         self.wake_driver();
         Ok(id)
     }
 
     /// The user of ordered read `id` took `msgs` messages of `bytes`.
     pub fn ordered_taken(&mut self, now: Instant, id: OrderedId, msgs: u64, bytes: u64) {
-        if self.conn.ordered_taken(now, id, msgs, bytes) {
-            self.hurry |= self.conn.take_pulled();
+        if self.session.ordered_taken(now, id, msgs, bytes) {
+            self.hurry |= self.session.take_pulled();
             self.wake_driver();
         }
     }
@@ -374,7 +570,7 @@ impl Inner {
         if let Some(queues) = self.ordered.remove(&id) {
             queues.close();
         }
-        let retired = self.conn.retire_ordered(id);
+        let retired = self.session.retire_ordered(id);
         self.wake_driver();
         retired
     }
@@ -388,7 +584,7 @@ impl Inner {
         replies: Replies,
     ) -> Result<GatherKey, Error> {
         let (subject, headers, payload) = request;
-        let key = self.conn.request_many(now, subject, headers, payload, options)?;
+        let key = self.session.request_many(now, subject, headers, payload, options)?;
         self.gathers.insert(key, replies);
         // The driver must learn the new deadline, not only write.
         self.wake_driver();
@@ -399,7 +595,7 @@ impl Inner {
     pub fn stop_gather(&mut self, key: GatherKey) {
         if let Some(replies) = self.gathers.remove(&key) {
             replies.close();
-            self.conn.stop_gather(key);
+            self.session.stop_gather(key);
             self.wake_driver();
         }
     }
@@ -413,7 +609,7 @@ impl Inner {
         timeout: std::time::Duration,
         timed_out: Arc<AtomicBool>,
     ) {
-        self.conn.expect_first_message(now, sid, timeout);
+        self.session.expect_first_message(now, sid, timeout);
         self.timed_out.retain(|(id, _)| *id != sid);
         self.timed_out.push((sid, timed_out));
         // The driver must learn the new deadline.
@@ -421,26 +617,26 @@ impl Inner {
     }
 
     pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
-        self.conn.add_ledger(ledger)
+        self.session.add_ledger(ledger)
     }
 
     pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
-        self.conn.ledger_mut(id)
+        self.session.ledger_mut(id)
     }
 
     pub fn remove_ledger(&mut self, id: LedgerId) {
-        self.conn.remove_ledger(id);
+        self.session.remove_ledger(id);
     }
 
     /// The soonest deadline of the session.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.conn.poll_deadline().map(|d| d.at)
+        self.session.poll_deadline().map(|d| d.at)
     }
 
     /// Fires what is due at `now`, in the connection and in readers.
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.conn.handle_timeout(now);
-        self.hurry |= self.conn.take_pulled();
+        self.session.handle_timeout(now);
+        self.hurry |= self.session.take_pulled();
     }
 
     /// Ends a subscription whose first message did not come in time.
@@ -451,7 +647,7 @@ impl Inner {
         if let Some(sub) = self.subs.remove(&sid) {
             timed_out.store(true, Ordering::Release);
             sub.queue.close();
-            let _ = self.conn.unsubscribe(sid, None);
+            let _ = self.session.unsubscribe(sid, None);
         }
     }
 

@@ -78,7 +78,7 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn start_actions(&mut self, inner: &mut Inner) {
-        while let Some(action) = inner.conn.poll_action() {
+        while let Some(action) = inner.session.poll_action() {
             match action {
                 Action::Connect { addr } => {
                     self.writing.clear();
@@ -104,7 +104,7 @@ impl<R: Runtime> Driver<R> {
                 Action::Close => match std::mem::replace(&mut self.link, Link::Idle) {
                     Link::Open(t) => self.link = Link::Closing(t),
                     // A transport still being opened or upgraded is abandoned.
-                    Link::Idle | Link::Opening { .. } => inner.conn.handle_transport_closed(R::now(), None),
+                    Link::Idle | Link::Opening { .. } => inner.session.handle_transport_closed(R::now(), None),
                     closing @ (Link::Closing(_) | Link::Dropping(_)) => self.link = closing,
                 },
             }
@@ -122,15 +122,15 @@ impl<R: Runtime> Driver<R> {
                     self.link = Link::Open(transport);
                     let mut inner = shared.lock();
                     if upgraded {
-                        inner.conn.handle_tls_ready(now);
+                        inner.session.handle_tls_ready(now);
                     } else {
-                        inner.conn.handle_transport_open(now);
+                        inner.session.handle_transport_open(now);
                     }
                     true
                 }
                 Poll::Ready(Err(error)) => {
                     self.link = Link::Idle;
-                    shared.lock().conn.handle_transport_closed(now, Some(error));
+                    shared.lock().session.handle_transport_closed(now, Some(error));
                     true
                 }
             },
@@ -145,7 +145,7 @@ impl<R: Runtime> Driver<R> {
                     return false;
                 }
                 self.link = Link::Idle;
-                shared.lock().conn.handle_transport_closed(now, None);
+                shared.lock().session.handle_transport_closed(now, None);
                 true
             }
             Link::Dropping(transport) => {
@@ -166,7 +166,7 @@ impl<R: Runtime> Driver<R> {
         // what was published wait over the high water mark: a peer that
         // sends and never reads (a PING flood) then waits in its socket
         // instead of growing the output here without bound.
-        let mut paused = shared.lock().conn.transmit_bytes() >= HIGH_WATER;
+        let mut paused = shared.lock().session.transmit_bytes() >= HIGH_WATER;
         for _ in 0..MAX_READS_PER_POLL {
             if paused {
                 break;
@@ -190,10 +190,10 @@ impl<R: Runtime> Driver<R> {
                 Poll::Ready(Ok(_)) => {
                     progress = true;
                     let mut inner = shared.lock();
-                    inner.conn.handle_input(now, &mut self.read_buf);
-                    self.awaited = inner.conn.awaited_input();
+                    inner.session.handle_input(now, &mut self.read_buf);
+                    self.awaited = inner.session.awaited_input();
                     inner.dispatch_events(now);
-                    paused = inner.conn.transmit_bytes() >= HIGH_WATER;
+                    paused = inner.session.transmit_bytes() >= HIGH_WATER;
                     send_answers(inner, &mut self.answered);
                 }
                 Poll::Ready(Err(e)) => {
@@ -216,7 +216,7 @@ impl<R: Runtime> Driver<R> {
                 self.link = Link::Dropping(t);
             }
             self.writing.clear();
-            shared.lock().conn.handle_transport_closed(now, error);
+            shared.lock().session.handle_transport_closed(now, error);
             return true;
         }
         progress
@@ -320,7 +320,7 @@ fn poll_write_all(
     loop {
         if writing.is_empty() {
             let mut inner = shared.lock();
-            writing.refill(&mut inner.conn);
+            writing.refill(&mut inner.session);
             if writing.is_empty() {
                 let hurry = std::mem::take(&mut inner.hurry);
                 drop(inner);
@@ -368,7 +368,7 @@ impl<R: Runtime> Future for Driver<R> {
                 send_answers(inner, &mut this.answered);
                 inner = shared.lock();
             }
-            let finished = inner.conn.state() == State::Closed && matches!(this.link, Link::Idle);
+            let finished = inner.session.state() == State::Closed && matches!(this.link, Link::Idle);
             let callbacks = std::mem::take(&mut inner.callback_queue);
             if !callbacks.is_empty() {
                 let callback = inner.callback.clone();

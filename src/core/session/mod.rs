@@ -19,7 +19,7 @@ use std::ops::{Deref, DerefMut};
 
 use bytes::BytesMut;
 
-use crate::core::conn::{self, Connection, ConnectionEvent, Event, RequestId, Sid};
+use crate::core::conn::{self, Connection, ConnectionEvent, Event, RequestId, Sid, State};
 use crate::core::error::Error;
 use crate::core::first_message::FirstMessageTimer;
 use crate::core::header::HeaderMap;
@@ -112,6 +112,9 @@ pub struct Session {
     /// The ordered reads by their create in flight.
     ordered_requests: IdMap<RequestId, OrderedId>,
     events: VecDeque<SessionEvent>,
+    /// The client is draining: its subscriptions were drained and it closes
+    /// after their last messages, so it must not reconnect meanwhile.
+    draining: bool,
 }
 
 impl Deref for Session {
@@ -143,6 +146,7 @@ impl Session {
             ordered_sids: IdMap::default(),
             ordered_requests: IdMap::default(),
             events: VecDeque::new(),
+            draining: false,
         }
     }
 
@@ -203,6 +207,27 @@ impl Session {
     }
 
     // ---- user commands
+
+    /// Drains subscriptions `sids` (their UNSUBs go now, their messages
+    /// in flight still come) and marks the session draining for good.
+    pub fn drain(&mut self, sids: &[Sid]) -> Result<(), Error> {
+        self.draining = true;
+        sids.iter().try_for_each(|sid| self.conn.drain_subscription(*sid))
+    }
+
+    /// Whether [`drain`](Self::drain) was called (it stays so once closed).
+    pub fn is_draining(&self) -> bool {
+        self.draining
+    }
+
+    /// Drops the server connection and reconnects; refused while draining
+    /// (as nats.js), where it would fail the drain's flush.
+    pub fn force_reconnect(&mut self, now: Instant) -> Result<(), Error> {
+        if self.draining && self.conn.state() != State::Closed {
+            return Err(Error::ApiMisuse("the connection is draining"));
+        }
+        self.conn.force_reconnect(now)
+    }
 
     /// Attaches `reader` to subscription `sid` (made for it) and lets it
     /// send its first pull.

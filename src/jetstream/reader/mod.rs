@@ -115,11 +115,9 @@ impl Puller<'_> {
         let items = Queue::new(ITEM_CAPACITY);
         let events = Queue::new(EVENT_CAPACITY);
         let sid = {
-            let mut inner = client.shared().lock();
-            let sid = inner.conn.subscribe(&inbox, None)?;
             let queues = ReaderQueues { items: items.clone(), events: events.clone() };
-            inner.start_reader(sid, Reader::pull(machine, next_subject, inbox), queues);
-            sid
+            let reader = Reader::pull(machine, next_subject, inbox.clone());
+            client.shared().lock().start_reader(&inbox, None, reader, queues)?
         };
         let ack_timeout = context.timeout();
         let buffer = VecDeque::new();
@@ -517,7 +515,7 @@ impl Drop for Messages {
         let nak = super::ack::Ack::Nak(None).body();
         while let Some(item) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
             if let Some(reply) = item.ok().and_then(|message| message.reply) {
-                let _ = inner.conn.publish(&reply, None, None, &nak);
+                let _ = inner.publish(&reply, None, None, &nak);
             }
         }
         inner.wake_driver();

@@ -227,7 +227,8 @@ impl OrderedConsumer {
     /// The name of the consumer reads go to now (it changes on every reset).
     pub fn name(&self) -> String {
         let state = lock(&self.state);
-        let running = state.session.and_then(|id| self.context.client().shared().lock().conn.ordered_consumer_name(id));
+        let running =
+            state.session.and_then(|id| self.context.client().shared().lock().session().ordered_consumer_name(id));
         running.unwrap_or_else(|| state.current.name().to_string())
     }
 

@@ -80,12 +80,11 @@ pub(super) fn listen(
     let events = Queue::new(EVENT_CAPACITY);
     let mark = Arc::new(ReadMark::new());
     let sid = {
-        let mut inner = client.shared().lock();
-        let sid = inner.conn.subscribe(deliver_subject, config.deliver_group.as_deref())?;
         let inbox = PushInbox::new(client.now(), heartbeat, options);
         let queues = ReaderQueues { items: items.clone(), events: events.clone() };
-        inner.start_reader(sid, Reader::push(inbox, info_subject, mark.clone()), queues);
-        sid
+        let reader = Reader::push(inbox, info_subject, mark.clone());
+        let group = config.deliver_group.as_deref();
+        client.shared().lock().start_reader(deliver_subject, group, reader, queues)?
     };
     let ack_timeout = context.timeout();
     let buffer = VecDeque::new();

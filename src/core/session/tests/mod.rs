@@ -281,6 +281,25 @@ fn a_closed_session_forgets_its_machines() {
     assert!(pair.advance(10_000).is_empty());
 }
 
+#[test]
+fn a_draining_session_unsubscribes_and_refuses_a_forced_reconnect() {
+    let mut pair = Pair::connected();
+    let sid = pair.session.subscribe("work", None).expect("a subject");
+    pair.settle();
+    pair.take_written();
+    assert!(!pair.session.is_draining());
+    pair.session.drain(&[sid]).expect("drained");
+    pair.settle();
+    assert_eq!(pair.take_written(), format!("UNSUB {}\r\n", sid.0));
+    assert!(pair.session.is_draining());
+    assert!(matches!(pair.session.force_reconnect(pair.now), Err(Error::ApiMisuse(_))));
+    pair.settle();
+    assert!(pair.actions.is_empty(), "no reconnect was started");
+    // In flight before the UNSUB: still delivered.
+    pair.send(&format!("MSG work {} 2\r\nhi\r\n", sid.0));
+    assert!(pair.take_events().iter().any(|e| matches!(e, SessionEvent::Connection(Event::Message { .. }))));
+}
+
 const NEXT: &str = "$JS.API.CONSUMER.MSG.NEXT.S.C";
 
 /// A consume reader of consumer `C` on inbox `_INBOX.r`, with its first pull out.
