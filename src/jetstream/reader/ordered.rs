@@ -349,6 +349,10 @@ async fn create(
 
 enum Mode {
     Consume(ConsumeOptions),
+    /// One batch, run in the caller's poll on purpose: only its caller
+    /// waits on it, and between fetches there is nothing to keep alive
+    /// (the next fetch makes the consumer again from the cursor), so no
+    /// recovery can be missed for want of a poll.
     Fetch(FetchOptions),
     /// Listening on a push consumer's deliver subject.
     Push,
