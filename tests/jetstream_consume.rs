@@ -440,3 +440,35 @@ async fn consume_continues_through_consumer_leader_changes() {
             .unwrap();
     }
 }
+
+#[tokio::test]
+async fn default_consume_keeps_large_messages_requested_ahead_within_16_mib() {
+    const SIZE: usize = 512 * 1024;
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "L", 0).await;
+    for _ in 0..48 {
+        js.publish("L.big", vec![b'x'; SIZE].into()).await.unwrap().await.unwrap();
+    }
+    let consumer = durable(&js, "L", durable_config("large")).await;
+    // The defaults (200 messages ahead) would have all 48 (24 MiB) sent at
+    // once; the bytes bound stops at four pulls of 4 MiB while none is taken.
+    let mut messages = consumer.messages().await.unwrap();
+    let settled = async {
+        loop {
+            let info = consumer.get_info().await.unwrap();
+            if info.num_waiting == 0 && info.delivered.consumer_sequence >= 28 {
+                return info;
+            }
+            assert!(info.delivered.consumer_sequence < 48, "everything was sent: {info:?}");
+        }
+    };
+    let info = timeout(WAIT, settled).await.expect("four pulls served, none waiting");
+    let sent = info.delivered.consumer_sequence as usize;
+    assert!(sent * SIZE <= 16 << 20, "{sent} x {SIZE} B sent ahead");
+    // Taken, they make room: every message comes, in order.
+    for i in 0..48u64 {
+        let m = timeout(WAIT, messages.next()).await.expect("message in time").unwrap().unwrap();
+        assert_eq!((m.info().unwrap().stream_sequence, m.payload.len()), (i + 1, SIZE));
+        m.ack().await.unwrap();
+    }
+}

@@ -335,8 +335,10 @@ enum Source {
 /// below the refill threshold, so reporting late never stalls the refill.
 #[derive(Debug, Clone, Copy)]
 enum Report {
-    /// Every this many messages (at most the message threshold).
-    Messages(u64),
+    /// Every this many messages (at most the message threshold), or this
+    /// many bytes (0: never) under the default bytes bound: taken bytes
+    /// left unreported could otherwise hold the next pull back.
+    Messages(u64, u64),
     /// Every this many bytes, or when the buffer runs empty (one message can
     /// be larger than the byte threshold).
     Bytes(u64),
@@ -350,14 +352,15 @@ impl Report {
         Ok(match (plan.threshold_bytes, plan.threshold_messages) {
             (Some(threshold), _) => Report::Bytes(threshold / 2),
             (None, threshold) => {
-                Report::Messages((plan.max_messages / 4).min(threshold.unwrap_or(plan.max_messages)).max(1))
+                let every = (plan.max_messages / 4).min(threshold.unwrap_or(plan.max_messages)).max(1);
+                Report::Messages(every, plan.pull_bytes() / 2)
             }
         })
     }
 
     fn is_due(self, (msgs, bytes): (u64, u64), run_empty: impl FnOnce() -> bool) -> bool {
         match self {
-            Report::Messages(every) => msgs >= every,
+            Report::Messages(every, every_bytes) => msgs >= every || (every_bytes > 0 && bytes >= every_bytes),
             Report::Bytes(every) => bytes >= every || run_empty(),
         }
     }

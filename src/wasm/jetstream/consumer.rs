@@ -45,7 +45,10 @@ export interface FetchOptions extends PullPriority {
 }
 /** Options of `consume`, as nats.js's; durations in milliseconds. Set `max_messages` or `max_bytes`, not both. */
 export interface ConsumeOptions extends PullPriority {
-  /** Messages kept requested ahead (200; nats.js: 100); a slow handler's message waits up to this many handler runs, within `ack_wait`. */
+  /**
+   * Messages kept requested ahead (200; nats.js: 100); a slow handler's message waits up to this many handler runs,
+   * within `ack_wait`. With neither this nor `max_bytes` set, bytes are bounded too: 16 MiB ahead, 4 MiB per pull.
+   */
   max_messages?: number;
   /** Bytes kept requested ahead, instead of a message count. */
   max_bytes?: number;

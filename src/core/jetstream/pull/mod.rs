@@ -32,8 +32,8 @@ mod timer;
 
 pub use event::{ConsumerEvent, Delivery, FetchEnd, ResetReason};
 pub use options::{
-    BYTES_MODE_BATCH, ConsumeOptions, DEFAULT_CONSUME_MAX_MESSAGES, DEFAULT_EXPIRES, DEFAULT_MAX_MESSAGES,
-    FetchOptions, MAX_IDLE_HEARTBEAT, MIN_CONSUME_EXPIRES, MIN_IDLE_HEARTBEAT, PriorityOptions,
+    BYTES_MODE_BATCH, ConsumeOptions, DEFAULT_CONSUME_MAX_BYTES, DEFAULT_CONSUME_MAX_MESSAGES, DEFAULT_EXPIRES,
+    DEFAULT_MAX_MESSAGES, FetchOptions, MAX_IDLE_HEARTBEAT, MIN_CONSUME_EXPIRES, MIN_IDLE_HEARTBEAT, PriorityOptions,
 };
 pub use request::PullRequest;
 pub use state::{PIN_ID_HEADER, PullConsumer};

@@ -22,6 +22,20 @@ pub const DEFAULT_MAX_MESSAGES: u64 = 100;
 /// async-nats's defaults with 1 and 4 workers (`benches/consume.rs`,
 /// `CONSUME_SWEEP`).
 pub const DEFAULT_CONSUME_MAX_MESSAGES: u64 = 200;
+/// `consume` with neither limit given: bytes kept requested ahead at most,
+/// beside the 200 messages, so large messages cannot fill memory (without
+/// it the bound would be 200 x the server's `max_payload`). Each pull asks
+/// for a quarter of it (4 MiB) as its `max_bytes`,
+/// and no pull goes out while what is requested ahead (pending plus
+/// delivered and not yet taken) and a new pull's budget would exceed it.
+/// With small messages the 200 messages bind first, so the default drain is
+/// unchanged but for one `409 Batch Completed` per pull (its unused budget
+/// given back); with large ones a slow handler holds 16 MiB at most. A
+/// message larger than a pull's budget (a server with `max_payload` above
+/// 4 MiB) doubles the budget and the bound until it fits.
+pub const DEFAULT_CONSUME_MAX_BYTES: u64 = 16 << 20;
+/// A default pull's budget doubles for a message too large for it up to this, at most.
+const MAX_PULL_BYTES: u64 = 1 << 30;
 /// How long each pull waits on the server.
 pub const DEFAULT_EXPIRES: Duration = Duration::from_secs(30);
 /// Upper bound of the default idle heartbeat (ADR-37).
@@ -112,8 +126,10 @@ impl FetchOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConsumeOptions {
     /// Messages kept requested ahead (pending plus delivered and not yet
-    /// taken); default 200 when `max_bytes` is unset too. A slow handler's
-    /// messages wait up to this many handler runs, within `ack_wait`.
+    /// taken); default 200 when `max_bytes` is unset too, with a bound of
+    /// 16 MiB as well ([`DEFAULT_CONSUME_MAX_BYTES`]). A slow handler's
+    /// messages wait up to this many handler runs, within `ack_wait`. Set
+    /// either limit to choose it alone (ADR-37: one or the other).
     pub max_messages: Option<u64>,
     /// Bytes kept requested ahead, instead of a message count.
     pub max_bytes: Option<u64>,
@@ -144,6 +160,9 @@ pub(crate) struct ConsumePlan {
     pub threshold_messages: Option<u64>,
     /// Refill at or below this many pending bytes (bytes mode).
     pub threshold_bytes: Option<u64>,
+    /// Messages mode with the defaults: bytes requested ahead at most, each
+    /// pull asking for a quarter of it ([`DEFAULT_CONSUME_MAX_BYTES`]); 0: none.
+    pub bound_bytes: u64,
     pub expires: Duration,
     pub idle_heartbeat: Duration,
     pub keep_waiting: bool,
@@ -159,6 +178,7 @@ impl ConsumeOptions {
             Some(hb) => check_heartbeat(hb, expires, MIN_IDLE_HEARTBEAT)?,
             None => default_heartbeat(expires),
         };
+        let defaults = self.max_messages.is_none() && self.max_bytes.is_none();
         let (max_messages, max_bytes, threshold_messages, threshold_bytes) = match (self.max_messages, self.max_bytes) {
             (Some(_), Some(_)) => {
                 return Err(invalid("set max_messages or max_bytes, not both"));
@@ -184,10 +204,29 @@ impl ConsumeOptions {
             max_bytes,
             threshold_messages,
             threshold_bytes,
+            bound_bytes: if defaults { DEFAULT_CONSUME_MAX_BYTES } else { 0 },
             expires,
             idle_heartbeat,
             keep_waiting: self.keep_waiting,
         })
+    }
+}
+
+impl ConsumePlan {
+    /// The `max_bytes` of each pull in messages mode (0: none).
+    pub(crate) fn pull_bytes(&self) -> u64 {
+        self.bound_bytes / 4
+    }
+
+    /// A message did not fit a whole pull's budget: doubles the budget (and
+    /// the bound), so that a server with a larger `max_payload` still
+    /// delivers it. Whether it grew.
+    pub(crate) fn grow_pull_bytes(&mut self) -> bool {
+        if self.bound_bytes == 0 || self.pull_bytes() >= MAX_PULL_BYTES {
+            return false;
+        }
+        self.bound_bytes *= 2;
+        true
     }
 }
 

@@ -336,6 +336,7 @@ impl PullConsumer {
         if let Some((msgs, bytes)) = returned {
             self.pending.sub(msgs, bytes);
         }
+        let effect = self.default_bytes_effect(&status, returned, effect);
         match effect {
             Effect::Terminal | Effect::Fatal => self.events.push_back(ConsumerEvent::Terminal(status.clone())),
             Effect::Rejected | Effect::PullEndedWarn | Effect::Notice => {
@@ -379,6 +380,18 @@ impl PullConsumer {
         }
         self.check_drained();
         self.refill(now);
+    }
+
+    /// Under the default bytes bound a pull ending on its budget is the
+    /// usual end, not a warning; one that delivered nothing (a message
+    /// larger than its whole budget) doubles the budget, then pulls again.
+    fn default_bytes_effect(&mut self, status: &PullStatus, returned: Option<(u64, u64)>, effect: Effect) -> Effect {
+        let Mode::Consume(plan) = &mut self.mode else { return effect };
+        if status.kind != StatusKind::MessageSizeExceedsMaxBytes || plan.bound_bytes == 0 {
+            return effect;
+        }
+        let nothing_delivered = returned.is_some_and(|(_, bytes)| bytes >= plan.pull_bytes());
+        if nothing_delivered && !plan.grow_pull_bytes() { effect } else { Effect::PullEnded }
     }
 
     fn on_pulls_expired(&mut self, now: Instant) {
@@ -430,7 +443,13 @@ impl PullConsumer {
             held.add(buffered.msgs, buffered.bytes);
         }
         let (batch, max_bytes) = match (plan.threshold_messages, plan.threshold_bytes) {
-            (Some(threshold), _) if held.msgs <= threshold => (plan.max_messages.saturating_sub(held.msgs), 0),
+            // The default bytes bound: a pull only while its budget fits.
+            (Some(_), _) if plan.bound_bytes > 0 && held.bytes.saturating_add(plan.pull_bytes()) > plan.bound_bytes => {
+                return;
+            }
+            (Some(threshold), _) if held.msgs <= threshold => {
+                (plan.max_messages.saturating_sub(held.msgs), plan.pull_bytes())
+            }
             (_, Some(threshold)) if held.bytes <= threshold => {
                 (plan.max_messages, plan.max_bytes.saturating_sub(held.bytes))
             }

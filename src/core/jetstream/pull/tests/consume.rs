@@ -21,7 +21,7 @@ fn initial_pull_uses_the_consume_defaults() {
     let mut c = consume(ConsumeOptions::default());
     let [pull] = pulls(&mut c).try_into().unwrap();
     assert_eq!(pull.batch, 200);
-    assert_eq!(pull.max_bytes, 0);
+    assert_eq!(pull.max_bytes, 4 << 20, "a quarter of the default 16 MiB bound");
     assert_eq!(pull.expires, Some(Duration::from_secs(30)));
     assert_eq!(pull.idle_heartbeat, Some(Duration::from_secs(15)));
     assert!(!pull.no_wait);
@@ -33,6 +33,40 @@ fn initial_pull_uses_the_consume_defaults() {
     assert!(pulls(&mut c).is_empty(), "101 pending");
     c.handle_message(t(99), &user(10));
     assert_eq!(pulls(&mut c)[0].batch, 100, "refilled at half, by half");
+}
+
+#[test]
+fn default_pulls_keep_what_is_requested_ahead_within_the_bytes_bound() {
+    const MIB: u64 = 1 << 20;
+    let mut c = consume(ConsumeOptions::default());
+    c.track_buffered();
+    // A reader that takes nothing: each pull is served 1 MiB messages up to
+    // its budget, then ended by the server (the next does not fit).
+    let mut next = pulls(&mut c);
+    let mut time = 0;
+    while let Some(pull) = next.pop() {
+        assert_eq!(pull.max_bytes, 4 * MIB);
+        for _ in 0..4 {
+            time += 1;
+            c.handle_message(t(time), &user(MIB as usize));
+        }
+        c.handle_message(t(time), &status_pending(409, "Message Size Exceeds MaxBytes", pull.batch - 4, 0));
+        let (msgs, bytes) = c.buffered();
+        assert!(bytes + c.pending_bytes() <= 16 * MIB, "{msgs} messages, {bytes} B buffered");
+        next.extend(pulls(&mut c));
+    }
+    assert_eq!(c.buffered(), (16, 16 * MIB), "four pulls' worth, then no more");
+    c.handle_taken(t(time), 16, 16 * MIB);
+    assert_eq!(pulls(&mut c).len(), 1, "taken: pulling goes on");
+}
+
+#[test]
+fn a_message_larger_than_a_default_pull_grows_the_budget() {
+    let mut c = consume(ConsumeOptions::default());
+    let _ = pulls(&mut c);
+    c.handle_message(t(1), &status_pending(409, "Message Size Exceeds MaxBytes", 200, 4 << 20));
+    let grown: Vec<_> = pulls(&mut c).iter().map(|p| p.max_bytes).collect();
+    assert_eq!(grown, [8 << 20], "the next pull can take a message up to 8 MiB");
 }
 
 #[test]
