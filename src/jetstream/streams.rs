@@ -139,6 +139,28 @@ impl Context {
         StreamMessage::from_direct_reply(reply)
     }
 
+    /// The message `request` names in `stream` (its `seq` or its
+    /// `last_by_subj`): a direct get from any replica when `direct` (the
+    /// stream has `allow_direct`), else a `STREAM.MSG.GET` from its leader.
+    /// The one read of a stored message both stores use, so the wasm holds
+    /// one future for it.
+    pub(crate) async fn stored_message(
+        &self,
+        stream: &str,
+        direct: bool,
+        request: &api::MsgGetRequest,
+    ) -> Result<StreamMessage, Error> {
+        if !direct {
+            let call = api::stream_msg_get(self.api_prefix(), stream)?;
+            let reply = self.request_json(&call, &encode_request(request)?).await?;
+            return api::parse_checked_plain::<api::MsgGetResponse>(&reply)?.message.try_into();
+        }
+        match (&request.last_by_subj, request.seq) {
+            (Some(subject), None) => self.direct_get_from_stream(stream, Some(subject), b"").await,
+            _ => self.direct_get_from_stream(stream, None, &encode_request(request)?).await,
+        }
+    }
+
     /// A batched direct get (ADR-31, server 2.11+) from any replica of
     /// `stream`: `payload` is the request's JSON with `batch` (and `seq`,
     /// `start_time` or `next_by_subj`), or `multi_last` for the newest

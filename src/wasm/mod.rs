@@ -48,7 +48,7 @@ use crate::error::{Error, ProtocolError};
 
 /// A JS promise of a Rust API future; errors reject it as `NatsError`s.
 fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {
-    boxed_promise(Box::pin(async move { future.await.map(Into::into).map_err(JsValue::from) }))
+    boxed_promise(Box::pin(future.map(|done| done.map(Into::into).map_err(JsValue::from))))
 }
 
 /// The one `future_to_promise` of every export: instantiated per future

@@ -18,7 +18,7 @@ use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::api::{
-    self, DeliverPolicy, ErrorCode, JetStreamError, MsgGetRequest, MsgGetResponse, PurgeRequest, PurgeResponse,
+    self, DeliverPolicy, ErrorCode, JetStreamError, MsgGetRequest, PurgeRequest, PurgeResponse,
 };
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::publish::Publish;
@@ -269,30 +269,16 @@ impl Store {
             return Ok(None);
         }
         let subject = self.subjects.read(key);
-        let found = match (self.direct, revision) {
-            (true, None) => self.context.direct_get_from_stream(&self.stream_name, Some(&subject), b"").await,
-            (true, Some(seq)) => {
-                let body = encode_request(&MsgGetRequest { seq: Some(seq), ..MsgGetRequest::default() })?;
-                self.context.direct_get_from_stream(&self.stream_name, None, &body).await
-            }
-            (false, revision) => self.stored_message(&subject, revision).await,
+        let request = match revision {
+            Some(seq) => MsgGetRequest { seq: Some(seq), ..MsgGetRequest::default() },
+            None => MsgGetRequest { last_by_subj: Some(subject.clone()), ..MsgGetRequest::default() },
         };
+        let found = self.context.stored_message(&self.stream_name, self.direct, &request).await;
         let message = match found {
             Err(Error::JetStream(e)) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => return Ok(None),
             found => found?,
         };
         Ok(stored_entry(&self.name, key, &subject, message))
-    }
-
-    /// A get from the stream leader, for buckets without direct gets.
-    async fn stored_message(&self, subject: &str, revision: Option<u64>) -> Result<StreamMessage, Error> {
-        let request = match revision {
-            Some(seq) => MsgGetRequest { seq: Some(seq), ..MsgGetRequest::default() },
-            None => MsgGetRequest { last_by_subj: Some(subject.to_string()), ..MsgGetRequest::default() },
-        };
-        let call = api::stream_msg_get(self.context.api_prefix(), &self.stream_name)?;
-        let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
-        api::parse_checked_plain::<MsgGetResponse>(&reply)?.message.try_into()
     }
 
     /// Changes of `key` (wildcards allowed) from now on.

@@ -19,16 +19,13 @@ use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError, ProtocolError};
 use crate::jetstream::ack::DeliveryNumbers;
-use crate::jetstream::api::{
-    self, DeliverPolicy, MsgGetRequest, MsgGetResponse, PurgeRequest, PurgeResponse, timestamp,
-};
+use crate::jetstream::api::{self, DeliverPolicy, MsgGetRequest, PurgeRequest, PurgeResponse, timestamp};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::kv::NATS_ROLLUP;
 use crate::jetstream::ordered::OrderedConfig;
 use crate::jetstream::publish::Publish;
 use crate::jetstream::publish::fast_ingest::FAST_INGEST_API_LEVEL;
 use crate::jetstream::reader::tracked::TrackedRead;
-use crate::jetstream::stream::StreamMessage;
 use crate::message::Message;
 
 /// An object store bucket.
@@ -140,15 +137,8 @@ impl ObjectStore {
     /// of the message. The two encodings meet (nats.js's subject of "Ã©" is
     /// the UTF-8 one of "é"), so a meta of another name is not found here.
     async fn stored_meta(&self, name: &str, subject: String) -> Result<Stored, Error> {
-        let message = match self.direct {
-            true => self.context.direct_get_from_stream(&self.stream(), Some(&subject), b"").await?,
-            false => {
-                let request = MsgGetRequest { last_by_subj: Some(subject.clone()), ..MsgGetRequest::default() };
-                let call = api::stream_msg_get(self.context.api_prefix(), &self.stream())?;
-                let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
-                StreamMessage::try_from(api::parse_checked_plain::<MsgGetResponse>(&reply)?.message)?
-            }
-        };
+        let request = MsgGetRequest { last_by_subj: Some(subject.clone()), ..MsgGetRequest::default() };
+        let message = self.context.stored_message(&self.stream(), self.direct, &request).await?;
         let mut info = parse_meta(&message.payload)?;
         if info.name != name {
             return Err(not_found(name));
