@@ -10,6 +10,7 @@
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
 //   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
+//   BENCH_PROFILE=natsjet,bare node bench/js/browser.mjs  # each run of these clients profiled (self time by function)
 //
 // Playwright (the default) enables DevTools' Network domain on its pages, so
 // every WebSocket frame also costs a DevTools event in the page and in the
@@ -226,6 +227,33 @@ async function benchPage(url) {
   }
 }
 
+/** Starts DevTools' sampling profiler in the page (BENCH_PROFILE). */
+async function startProfile(page) {
+  await page.send("Profiler.enable");
+  await page.send("Profiler.setSamplingInterval", { interval: 200 });
+  await page.send("Profiler.start");
+}
+
+/** Stops the profiler and prints the main thread's time by function (self time, top 20). */
+async function printProfile(page, title) {
+  const { profile } = await page.send("Profiler.stop");
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byId.get(id).callFrame;
+    const file = url.split("/").pop();
+    const key = `${functionName || "(anonymous)"} ${file ? `${file}:${lineNumber + 1}` : ""}`.trim();
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    self.set(key, (self.get(key) ?? 0) + ms);
+    total += ms;
+  });
+  console.log(`profile of ${title}: ${total.toFixed(0)} ms sampled, self time by function`);
+  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
+    console.log(`  ${ms.toFixed(1).padStart(8)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${key}`);
+  }
+}
+
 /** What the object gets did: which stalled (nats.js#430), where. */
 function stallNote(stalls) {
   const mib = (b) => (b / (1 << 20)).toFixed(1);
@@ -339,7 +367,10 @@ try {
     if (drain) await server.durable("DRAIN", durable);
     const before = await busy();
     const serverBefore = server.cpuMs();
+    const profiling = process.env.BENCH_PROFILE?.split(",").includes(client);
+    if (profiling) await startProfile(page);
     const run = await page.call("bench", { client, workload, n, url: server.wsUrl, durable });
+    if (profiling) await printProfile(page, `${client} ${workload} ${n}`);
     run.serverMs = server.cpuMs() - serverBefore;
     run.cpuMs = ((await busy()) - before) * 1000;
     if (drain) await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
