@@ -10,6 +10,7 @@
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
 //   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
+//   BENCH_PROFILE=natsjet,bare node bench/js/browser.mjs  # each run of these clients profiled (self time by function)
 //
 // Playwright (the default) enables DevTools' Network domain on its pages, so
 // every WebSocket frame also costs a DevTools event in the page and in the
@@ -22,8 +23,10 @@
 // cross-origin isolated, so `performance.now()` has Chromium's fine
 // resolution (5 µs, not 100 µs) for the KV latencies.
 //
-// The Object Store workload puts 16 MiB then gets it (MiB/s; a get that
-// hands out nothing for 5 s is "stalled", nats.js#430), then each client
+// The Object Store workload puts 16 MiB then gets it (MiB/s, the median of
+// the runs; a get that hands out nothing for 5 s is "stalled", nats.js#430),
+// with a bare WebSocket moving the same bytes beside (bench/js/bare_ws.mjs:
+// what any client can reach in this page), then each client
 // puts and gets 1 GiB in a fresh page of its own, reporting its memory: the
 // page's JS heap at its highest (DevTools' Runtime.getHeapUsage, sampled
 // every 100 ms; ArrayBuffers' backing stores counted where Chromium says)
@@ -35,7 +38,7 @@ import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { openPage } from "./cdp.mjs";
 import { DRAINS, WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
-import { benchServer, best, header, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
+import { benchServer, best, header, median, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
@@ -73,7 +76,8 @@ const pageHtml = `<!doctype html>
 <script type="module">
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
-  import { DRAINS, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
+  import { barePut, bareGet } from "/bare_ws.mjs";
+  import { DRAINS, OBJ_BUCKET, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
   const clients = {
     natsjet: {
       connect: (url) => natsjet.connect({ servers: url }),
@@ -96,6 +100,16 @@ const pageHtml = `<!doctype html>
   window.wasmBytes = () => Math.max(0, ...window.wasmMemories.map((m) => m.buffer.byteLength));
   window.isolated = () => crossOriginIsolated;
   window.bench = async ({ client, workload, n, url, durable }) => {
+    if (client === "bare") {
+      // The bucket made by nats.js (not measured), its chunks moved by a bare WebSocket.
+      if (workload === "objput") {
+        const nc = await natsjs.wsconnect({ servers: url });
+        await new natsjs.Objm(nc).create(OBJ_BUCKET);
+        await nc.close();
+        return await barePut(url, n, clock);
+      }
+      return await bareGet(url, n, clock);
+    }
     const c = clients[client];
     const nc = await c.connect(url);
     const ncs = [nc];
@@ -130,7 +144,7 @@ function staticServer(natsJs) {
     if (path === "/") return send(types[".html"], pageHtml);
     if (path === "/favicon.ico") return res.writeHead(204).end();
     if (path === "/natsjs.js") return send(types[".js"], natsJs);
-    if (path === "/workloads.mjs") return send(types[".js"], readFileSync(new URL("workloads.mjs", here)));
+    if (path === "/workloads.mjs" || path === "/bare_ws.mjs") return send(types[".js"], readFileSync(new URL(path.slice(1), here)));
     if (path.startsWith("/pkg/") && !path.includes("..")) {
       const file = new URL(`.${path.slice(4)}`, pkg);
       if (existsSync(file)) return send(types[extname(path)] ?? "application/octet-stream", readFileSync(file));
@@ -210,6 +224,33 @@ async function benchPage(url) {
   } catch (e) {
     await browser.close();
     throw e;
+  }
+}
+
+/** Starts DevTools' sampling profiler in the page (BENCH_PROFILE). */
+async function startProfile(page) {
+  await page.send("Profiler.enable");
+  await page.send("Profiler.setSamplingInterval", { interval: 200 });
+  await page.send("Profiler.start");
+}
+
+/** Stops the profiler and prints the main thread's time by function (self time, top 20). */
+async function printProfile(page, title) {
+  const { profile } = await page.send("Profiler.stop");
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byId.get(id).callFrame;
+    const file = url.split("/").pop();
+    const key = `${functionName || "(anonymous)"} ${file ? `${file}:${lineNumber + 1}` : ""}`.trim();
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    self.set(key, (self.get(key) ?? 0) + ms);
+    total += ms;
+  });
+  console.log(`profile of ${title}: ${total.toFixed(0)} ms sampled, self time by function`);
+  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
+    console.log(`  ${ms.toFixed(1).padStart(8)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${key}`);
   }
 }
 
@@ -326,7 +367,10 @@ try {
     if (drain) await server.durable("DRAIN", durable);
     const before = await busy();
     const serverBefore = server.cpuMs();
+    const profiling = process.env.BENCH_PROFILE?.split(",").includes(client);
+    if (profiling) await startProfile(page);
     const run = await page.call("bench", { client, workload, n, url: server.wsUrl, durable });
+    if (profiling) await printProfile(page, `${client} ${workload} ${n}`);
     run.serverMs = server.cpuMs() - serverBefore;
     run.cpuMs = ((await busy()) - before) * 1000;
     if (drain) await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
@@ -342,15 +386,22 @@ try {
   const objects = [];
   for (const w of selected) {
     const n = scale(w.browserCount ?? w.count);
-    for (const client of ["natsjet", "nats.js"]) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
-    const tries = { natsjet: [], "nats.js": [] };
+    // Object rows also run the bare WebSocket (bench/js/bare_ws.mjs): their ceiling.
+    const clients = w.id === "obj" ? ["natsjet", "nats.js", "bare"] : ["natsjet", "nats.js"];
+    for (const client of clients) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
+    const tries = { natsjet: [], "nats.js": [], bare: [] };
     for (let i = 0; i < runs; i++) {
-      for (const client of ["natsjet", "nats.js"]) tries[client].push(await measure(client, w.id, n));
+      for (const client of clients) tries[client].push(await measure(client, w.id, n));
     }
-    if (w.id === "kv" || w.id === "obj") {
+    if (w.id === "obj") {
+      for (const op of ["put", "get"]) {
+        const pick = (client) => median(tries[client].map((r) => r[op]));
+        objects.push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js"), pick("bare")]);
+      }
+    } else if (w.id === "kv") {
       for (const op of ["put", "get"]) {
         const pick = (client) => best(tries[client].map((r) => r[op]));
-        (w.id === "obj" ? objects : results).push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js")]);
+        results.push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js")]);
       }
     } else {
       results.push([`${w.title(n)} (ws://)`, best(tries.natsjet), best(tries["nats.js"])]);
@@ -365,9 +416,15 @@ try {
   }
   if (objects.length) {
     console.log();
-    console.log("Object Store (MiB/s; main-thread time per MiB; a get ratio only where both gets finished):");
+    console.log(`Object Store (MiB/s, median of ${runs}; main-thread time per MiB; a get ratio only where both gets finished):`);
     header("natsjet", "nats.js", true, "thread/MiB", "MiB/s");
-    for (const r of objects) row(...r, true, "ms");
+    for (const [name, ours, theirs] of objects) row(name, ours, theirs, true, "ms");
+    console.log();
+    console.log("Their ceiling: the same bytes through a bare WebSocket (bench/js/bare_ws.mjs), each client's share of it:");
+    header("natsjet", "bare ws", true, "thread/MiB", "MiB/s");
+    for (const [name, ours, , bare] of objects) row(name, ours, bare, true, "ms");
+    header("nats.js", "bare ws", true, "thread/MiB", "MiB/s");
+    for (const [name, , theirs, bare] of objects) row(name, theirs, bare, true, "ms");
     serverTable(objects, "MiB", "ms");
     console.log();
     console.log(stallNote(stalls));

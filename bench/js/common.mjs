@@ -195,3 +195,11 @@ export function best(runs) {
   if (done.length === 0) return runs[0];
   return done.reduce((a, b) => (b.n / b.wallMs > a.n / a.wallMs ? b : a));
 }
+
+/** The median run by rate (the slower middle one of an even count). */
+export function median(runs) {
+  const done = runs.filter((r) => typeof r !== "string");
+  if (done.length === 0) return runs[0];
+  const sorted = done.sort((a, b) => a.n / a.wallMs - b.n / b.wallMs);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
