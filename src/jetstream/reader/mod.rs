@@ -111,6 +111,7 @@ impl Puller<'_> {
         let context = self.context;
         let client = context.client().clone();
         let next_subject = api::consumer_next(context.api_prefix(), &self.info.stream_name, &self.info.name)?;
+        let info_subject = api::consumer_info(context.api_prefix(), &self.info.stream_name, &self.info.name)?;
         let inbox = client.new_inbox();
         let items = Queue::new(ITEM_CAPACITY);
         let events = Queue::new(EVENT_CAPACITY);
@@ -118,7 +119,7 @@ impl Puller<'_> {
             let mut inner = client.shared().lock();
             let sid = inner.conn.subscribe(&inbox, None)?;
             let queues = ReaderQueues { items: items.clone(), events: events.clone() };
-            inner.start_reader(sid, Reader::pull(machine, next_subject, inbox), queues);
+            inner.start_reader(sid, Reader::pull(machine, next_subject, inbox, Some(info_subject)), queues);
             sid
         };
         let ack_timeout = context.timeout();
