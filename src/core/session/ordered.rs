@@ -336,7 +336,7 @@ fn subscribe_reader(
             let next_subject = api::consumer_next(&spec.api_prefix, &spec.stream, &info.name)?;
             let inbox = conn.new_inbox();
             let sid = conn.subscribe(&inbox, None)?;
-            Ok((sid, Reader::pull(machine, next_subject, inbox)))
+            Ok((sid, Reader::pull(machine, next_subject, inbox, None)))
         }
         OrderedMode::Push(mark) => {
             let Some(deliver_subject) = info.config.deliver_subject.as_deref() else {

@@ -38,6 +38,11 @@ enum Kind {
         /// `$JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>`.
         next_subject: String,
         inbox: String,
+        /// `$JS.API.CONSUMER.INFO.<stream>.<consumer>`, asked after a pull
+        /// met no responders; none for an ordered read (it makes a new consumer).
+        info_subject: Option<String>,
+        /// The probe in flight.
+        probe: Option<RequestId>,
     },
     Push {
         inbox: Box<PushInbox>,
@@ -71,8 +76,9 @@ pub(super) struct Outputs<'a> {
 
 impl Reader {
     /// A pull reader whose pulls ask for delivery to `inbox`.
-    pub fn pull(machine: PullConsumer, next_subject: String, inbox: String) -> Self {
-        Reader(Kind::Pull { machine: Box::new(machine), next_subject, inbox })
+    /// It asks `info_subject`, if any, whether the consumer is gone.
+    pub fn pull(machine: PullConsumer, next_subject: String, inbox: String, info_subject: Option<String>) -> Self {
+        Reader(Kind::Pull { machine: Box::new(machine), next_subject, inbox, info_subject, probe: None })
     }
 
     /// A push reader on a consumer's deliver subject, whose user's stream
@@ -98,12 +104,20 @@ impl Reader {
 
     /// The answer to this reader's probe.
     pub(super) fn handle_probe(&mut self, result: &Result<Message, Error>) {
-        let Kind::Push { inbox, probe, .. } = &mut self.0 else { return };
-        *probe = None;
-        inbox.handle_probe(match result {
+        let answer = match result {
             Ok(reply) => api::check_response(&reply.payload),
             Err(e) => Err(e.clone()),
-        });
+        };
+        match &mut self.0 {
+            Kind::Pull { machine, probe, .. } => {
+                *probe = None;
+                machine.handle_probe(answer);
+            }
+            Kind::Push { inbox, probe, .. } => {
+                *probe = None;
+                inbox.handle_probe(answer);
+            }
+        }
     }
 
     /// The user's full buffer refused a message (only a push reader's fills:
@@ -144,9 +158,14 @@ impl Reader {
 
     /// Publishes what the machine asks for (pulls; flow-control replies and
     /// probes) and hands on its events.
-    pub(super) fn drive(&mut self, sid: Sid, out: Outputs<'_>) -> Driven {
+    pub(super) fn drive(&mut self, sid: Sid, mut out: Outputs<'_>) -> Driven {
         match &mut self.0 {
-            Kind::Pull { machine, next_subject, inbox } => drive_pull(machine, next_subject, inbox, sid, out),
+            Kind::Pull { machine, next_subject, inbox, info_subject, probe } => {
+                if let Some(info_subject) = info_subject.as_deref().filter(|_| machine.poll_probe()) {
+                    send_probe(info_subject, probe, sid, &mut out);
+                }
+                drive_pull(machine, next_subject, inbox, sid, out)
+            }
             Kind::Push { inbox, info_subject, probe, mark, base } => {
                 let finished = drive_push(inbox, info_subject.as_deref(), probe, (mark, *base), sid, out);
                 Driven { pulled: false, finished }
@@ -157,7 +176,7 @@ impl Reader {
     /// Unsubscribes a reader that is gone and forgets its probe.
     pub(super) fn retire(&self, sid: Sid, conn: &mut Connection, probes: &mut IdMap<RequestId, Sid>) {
         let _ = conn.unsubscribe(sid, None);
-        if let Kind::Push { probe: Some(id), .. } = &self.0 {
+        if let Kind::Push { probe: Some(id), .. } | Kind::Pull { probe: Some(id), .. } = &self.0 {
             conn.cancel_request(*id);
             probes.remove(id);
         }
@@ -190,6 +209,9 @@ fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: 
             event => out.events.push_back(SessionEvent::ReaderEvent { sid, event }),
         }
     }
+    if let Some(error) = machine.poll_end() {
+        out.events.push_back(item(Err(error)));
+    }
     Driven { pulled, finished: machine.is_finished() }
 }
 
@@ -200,7 +222,7 @@ fn drive_push(
     probe: &mut Option<RequestId>,
     (mark, base): (&ReadMark, u64),
     sid: Sid,
-    out: Outputs<'_>,
+    mut out: Outputs<'_>,
 ) -> bool {
     let want = |inbox: &PushInbox| mark.want(inbox.reply_after().map(|n| n.saturating_add(base)));
     // Say what is waited for before reading what was taken (see ReadMark).
@@ -212,15 +234,7 @@ fn drive_push(
     }
     want(inbox);
     if let Some(info_subject) = info_subject.filter(|_| inbox.poll_probe()) {
-        // A probe still unanswered is taken as lost.
-        if let Some(old) = probe.take() {
-            out.conn.cancel_request(old);
-            out.probes.remove(&old);
-        }
-        *probe = out.conn.request(info_subject, None, b"").ok();
-        if let Some(id) = *probe {
-            out.probes.insert(id, sid);
-        }
+        send_probe(info_subject, probe, sid, &mut out);
     }
     while let Some(event) = inbox.poll_event() {
         out.events.push_back(SessionEvent::ReaderEvent { sid, event });
@@ -229,6 +243,19 @@ fn drive_push(
         out.events.push_back(SessionEvent::ReaderItem { sid, item: Err(error) });
     }
     inbox.is_finished()
+}
+
+/// Asks `CONSUMER.INFO` whether reader `sid`'s consumer still exists; a
+/// probe still unanswered is taken as lost.
+fn send_probe(info_subject: &str, probe: &mut Option<RequestId>, sid: Sid, out: &mut Outputs<'_>) {
+    if let Some(old) = probe.take() {
+        out.conn.cancel_request(old);
+        out.probes.remove(&old);
+    }
+    *probe = out.conn.request(info_subject, None, b"").ok();
+    if let Some(id) = *probe {
+        out.probes.insert(id, sid);
+    }
 }
 
 /// Fetch ends that are normal outcomes, not errors.

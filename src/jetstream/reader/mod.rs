@@ -111,12 +111,13 @@ impl Puller<'_> {
         let context = self.context;
         let client = context.client().clone();
         let next_subject = api::consumer_next(context.api_prefix(), &self.info.stream_name, &self.info.name)?;
+        let info_subject = api::consumer_info(context.api_prefix(), &self.info.stream_name, &self.info.name)?;
         let inbox = client.new_inbox();
         let items = Queue::new(ITEM_CAPACITY);
         let events = Queue::new(EVENT_CAPACITY);
         let sid = {
             let queues = ReaderQueues { items: items.clone(), events: events.clone() };
-            let reader = Reader::pull(machine, next_subject, inbox.clone());
+            let reader = Reader::pull(machine, next_subject, inbox.clone(), Some(info_subject));
             client.shared().lock().start_reader(&inbox, None, reader, queues)?
         };
         let ack_timeout = context.timeout();

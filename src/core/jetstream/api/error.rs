@@ -20,6 +20,11 @@ use crate::core::plain_json;
 pub struct ErrorCode(pub u64);
 
 impl ErrorCode {
+    /// Whether the consumer asked about, or its stream, does not exist.
+    pub fn is_missing_consumer(self) -> bool {
+        self == ErrorCode::CONSUMER_NOT_FOUND || self == ErrorCode::STREAM_NOT_FOUND
+    }
+
     pub const ACCOUNT_RESOURCES_EXCEEDED: ErrorCode = ErrorCode(10002);
     pub const BAD_REQUEST: ErrorCode = ErrorCode(10003);
     pub const CLUSTER_NOT_AVAILABLE: ErrorCode = ErrorCode(10008);

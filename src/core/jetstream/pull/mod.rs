@@ -36,7 +36,7 @@ pub use options::{
     DEFAULT_MAX_MESSAGES, FetchOptions, MAX_IDLE_HEARTBEAT, MIN_CONSUME_EXPIRES, MIN_IDLE_HEARTBEAT, PriorityOptions,
 };
 pub use request::PullRequest;
-pub use state::{PIN_ID_HEADER, PullConsumer};
+pub use state::{GONE_CHECKS, PIN_ID_HEADER, PullConsumer};
 pub use status::{PENDING_BYTES, PENDING_MESSAGES, PullStatus, StatusKind, classify};
 pub use timer::Timer;
 

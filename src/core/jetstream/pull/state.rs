@@ -22,6 +22,11 @@ pub const PIN_ID_HEADER: &str = "Nats-Pin-Id";
 const RETRY_MIN: Duration = Duration::from_millis(250);
 const RETRY_MAX: Duration = Duration::from_secs(5);
 
+/// Consume: how many `CONSUMER.INFO` answers in a row must say the consumer
+/// (or its stream) is gone, after pulls met no responders (503), before the
+/// reader ends; a few, so a restart or a leader election is not taken for a deletion.
+pub const GONE_CHECKS: u32 = 3;
+
 /// How long after `expires` the client gives up on a pull: a tenth of it,
 /// at least a second, so the server's own 408 normally wins the race.
 fn expiry_margin(expires: Duration) -> Duration {
@@ -70,6 +75,12 @@ pub struct PullConsumer {
     timers: Timers,
     pulls: VecDeque<PullRequest>,
     events: VecDeque<ConsumerEvent>,
+    /// A pull met no responders: ask `CONSUMER.INFO` whether the consumer is gone.
+    probe_wanted: bool,
+    /// Probe answers in a row that said the consumer is gone.
+    gone: u32,
+    /// What ends the reader, until taken.
+    end: Option<Error>,
 }
 
 #[derive(Debug)]
@@ -140,6 +151,9 @@ impl PullConsumer {
             timers: Timers::default(),
             pulls: VecDeque::new(),
             events: VecDeque::new(),
+            probe_wanted: false,
+            gone: 0,
+            end: None,
         }
     }
 
@@ -275,7 +289,44 @@ impl PullConsumer {
         }
     }
 
+    /// The answer to a probe ([`poll_probe`](Self::poll_probe)): a consumer
+    /// or stream that is gone is a [`ConsumerEvent::ConsumerGone`] and, after
+    /// [`GONE_CHECKS`] such answers in a row and unless keeping waiting, ends
+    /// the consume with the server's error; a consumer that exists clears
+    /// the count; anything else (a timeout, no JetStream) proves nothing.
+    pub fn handle_probe(&mut self, result: Result<(), Error>) {
+        if self.phase == Phase::Finished {
+            return;
+        }
+        match result {
+            Err(Error::JetStream(e)) if e.err_code.is_missing_consumer() => {
+                self.gone += 1;
+                self.events.push_back(ConsumerEvent::ConsumerGone(e.clone()));
+                let keep_waiting = matches!(&self.mode, Mode::Consume(plan) if plan.keep_waiting);
+                if !keep_waiting && self.gone >= GONE_CHECKS {
+                    self.end = Some(Error::JetStream(e));
+                    self.finish();
+                }
+            }
+            Ok(()) => self.gone = 0,
+            Err(_) => {}
+        }
+    }
+
     // ---- outputs ----
+
+    /// Whether to ask the server (`CONSUMER.INFO`) if the consumer still
+    /// exists; answer with [`handle_probe`](Self::handle_probe).
+    #[must_use]
+    pub fn poll_probe(&mut self) -> bool {
+        std::mem::take(&mut self.probe_wanted) && self.phase != Phase::Finished
+    }
+
+    /// The error that ended the reader, once.
+    #[must_use]
+    pub fn poll_end(&mut self) -> Option<Error> {
+        self.end.take()
+    }
 
     /// The next pull request to publish.
     #[must_use]
@@ -303,6 +354,7 @@ impl PullConsumer {
             buffered.add(1, message.length as u64);
         }
         self.retry_delay = RETRY_MIN;
+        self.gone = 0;
         let pin = message.headers.as_ref().and_then(|h| h.get(PIN_ID_HEADER));
         if let Some(id) = pin.filter(|id| self.pin_id.as_deref() != Some(*id)) {
             self.pin_id = Some(id.to_string());
@@ -371,7 +423,11 @@ impl PullConsumer {
                 self.reset_pending();
                 self.events.push_back(ConsumerEvent::Reset(ResetReason::LeadershipChange));
             }
-            Effect::Rejected => self.schedule_retry(now),
+            Effect::Rejected => {
+                // No responders: the consumer may be gone, and no heartbeat will say so.
+                self.probe_wanted |= status.kind == StatusKind::NoResponders;
+                self.schedule_retry(now)
+            }
             // Nothing else outstanding means a full-size pull failed: don't spin.
             Effect::PullEndedWarn if self.pending.msgs == 0 => self.schedule_retry(now),
             Effect::Terminal if keep_waiting => self.schedule_retry(now),

@@ -30,7 +30,6 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use super::api::ErrorCode;
 use super::pull::{ConsumerEvent, Delivery, PullStatus, ResetReason, StatusKind};
 use crate::core::error::Error;
 use crate::core::machine::{Link, Machine};
@@ -163,9 +162,7 @@ impl PushInbox {
     /// error; anything else keeps watching.
     pub fn handle_probe(&mut self, result: Result<(), Error>) {
         match result {
-            Err(Error::JetStream(e))
-                if e.err_code == ErrorCode::CONSUMER_NOT_FOUND || e.err_code == ErrorCode::STREAM_NOT_FOUND =>
-            {
+            Err(Error::JetStream(e)) if e.err_code.is_missing_consumer() => {
                 self.events.push_back(ConsumerEvent::ConsumerGone(e.clone()));
                 if !self.keep_waiting {
                     self.finish(Error::JetStream(e));

@@ -9,6 +9,7 @@ use bytes::Bytes;
 
 use super::*;
 use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::jetstream::api::ErrorCode;
 use crate::core::jetstream::api::JetStreamError;
 
 fn t(ms: u64) -> Instant {

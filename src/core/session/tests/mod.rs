@@ -307,7 +307,7 @@ fn attach_pull(pair: &mut Pair) -> Sid {
     let sid = pair.session.subscribe("_INBOX.r", None).expect("an inbox");
     let options = ConsumeOptions { max_messages: Some(10), ..ConsumeOptions::default() };
     let machine = PullConsumer::consume(pair.now, options).expect("valid options");
-    pair.session.attach_reader(sid, Reader::pull(machine, NEXT.into(), "_INBOX.r".into()));
+    pair.session.attach_reader(sid, Reader::pull(machine, NEXT.into(), "_INBOX.r".into(), None));
     pair.settle();
     sid
 }

@@ -1,7 +1,11 @@
 //! Every status a pull can meet: how it is sorted and what consume does.
 
 use super::*;
-use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent::*, Delivery, ResetReason, StatusKind, classify};
+use crate::core::error::Error;
+use crate::core::jetstream::api::{ErrorCode, JetStreamError};
+use crate::core::jetstream::pull::{
+    ConsumeOptions, ConsumerEvent::*, Delivery, GONE_CHECKS, ResetReason, StatusKind, classify,
+};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -181,4 +185,57 @@ fn unknown_statuses_warn_and_carry_on() {
     assert_eq!(w.kind, StatusKind::Unknown);
     assert!(!c.is_finished());
     assert_eq!(c.pending_messages(), 10);
+}
+
+fn consumer_not_found() -> Error {
+    let description = "consumer not found".to_string();
+    Error::JetStream(JetStreamError { code: 404, err_code: ErrorCode::CONSUMER_NOT_FOUND, description })
+}
+
+#[test]
+fn no_responders_asks_whether_the_consumer_is_gone_and_ends_after_a_few_confirmations() {
+    let mut c = consume();
+    let mut now = 1;
+    for check in 1..=GONE_CHECKS {
+        c.handle_message(t(now), &status(503, ""));
+        assert!(matches!(&events(&mut c)[..], [Warning(w)] if w.kind == StatusKind::NoResponders));
+        assert!(c.poll_probe(), "a probe after 503 #{check}");
+        assert!(!c.poll_probe(), "one probe per 503");
+        c.handle_probe(Err(consumer_not_found()));
+        assert!(matches!(&events(&mut c)[..], [ConsumerGone(e)] if e.err_code == ErrorCode::CONSUMER_NOT_FOUND));
+        if check < GONE_CHECKS {
+            assert!(!c.is_finished() && c.poll_end().is_none());
+            let at = c.poll_timeout().unwrap();
+            c.handle_timeout(at);
+            now = at.offset().as_millis() as u64;
+            assert_eq!(pulls(&mut c).len(), 1, "retried after a backoff");
+        }
+    }
+    assert!(c.is_finished());
+    assert_eq!(c.poll_end(), Some(consumer_not_found()));
+    assert_eq!(c.poll_timeout(), None);
+}
+
+#[test]
+fn a_consumer_that_answers_clears_the_count_and_keep_waiting_never_ends() {
+    let mut c = consume();
+    for _ in 0..GONE_CHECKS - 1 {
+        c.handle_message(t(1), &status(503, ""));
+        assert!(c.poll_probe());
+        c.handle_probe(Err(consumer_not_found()));
+    }
+    c.handle_probe(Ok(()));
+    c.handle_message(t(2), &status(503, ""));
+    assert!(c.poll_probe());
+    c.handle_probe(Err(consumer_not_found()));
+    assert!(!c.is_finished(), "the count started again");
+
+    let mut c = consume_with(ConsumeOptions { max_messages: Some(10), keep_waiting: true, ..Default::default() });
+    for _ in 0..GONE_CHECKS * 3 {
+        c.handle_message(t(1), &status(503, ""));
+        assert!(c.poll_probe());
+        c.handle_probe(Err(consumer_not_found()));
+    }
+    assert!(!c.is_finished());
+    assert_eq!(events(&mut c).iter().filter(|e| matches!(e, ConsumerGone(_))).count() as u32, GONE_CHECKS * 3);
 }
