@@ -11,6 +11,7 @@ use futures_util::StreamExt;
 use natsjet::Error;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, PriorityPolicy, StreamConfig};
+use natsjet::jetstream::consumer::MessagesErrorKind;
 use natsjet::jetstream::pull::{ConsumerEvent, PriorityOptions, PullRequest, StatusKind};
 use natsjet::jetstream::{self, Consumer, Context};
 use tokio::time::timeout;
@@ -471,4 +472,42 @@ async fn default_consume_keeps_large_messages_requested_ahead_within_16_mib() {
         assert_eq!((m.info().unwrap().stream_sequence, m.payload.len()), (i + 1, SIZE));
         m.ack().await.unwrap();
     }
+}
+
+#[tokio::test]
+async fn a_consume_whose_consumer_is_deleted_between_pulls_ends_with_not_found() {
+    let server = NatsServer::start_jetstream();
+    let js = setup(&server, "G", 30).await;
+    let consumer = durable(&js, "G", durable_config("g")).await;
+    let mut messages = consumer.stream().max_messages(10).messages().await.unwrap();
+    // The first pull is served in full and nothing is taken, so no pull is
+    // waiting on the server when the consumer goes.
+    let first = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    timeout(WAIT, async {
+        while consumer.clone().info().await.unwrap().num_ack_pending < 10 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the first pull served");
+    js.delete_consumer_from_stream("g", "G").await.unwrap();
+    let mut got = vec![first];
+    let end = timeout(WAIT, async {
+        loop {
+            match messages.next().await {
+                Some(Ok(m)) => got.push(m),
+                Some(Err(e)) => return e,
+                None => panic!("ended without saying why"),
+            }
+        }
+    })
+    .await
+    .expect("the consume ends instead of retrying for ever");
+    assert_eq!(got.len(), 10, "what was delivered is read first");
+    assert_eq!(end.kind(), MessagesErrorKind::ConsumerDeleted, "{end:?}");
+    match end.into_cause() {
+        Error::JetStream(e) => assert_eq!(e.err_code, natsjet::jetstream::api::ErrorCode::CONSUMER_NOT_FOUND),
+        other => panic!("{other:?}"),
+    }
+    assert!(timeout(WAIT, messages.next()).await.unwrap().is_none(), "and then it is over");
 }

@@ -46,7 +46,11 @@ impl<T: PullKind> Consumer<T> {
     /// handler runs, which must fit the consumer's `ack_wait`. Never
     /// ends by itself: it re-pulls after reconnects, leader changes and
     /// missed heartbeats; only a terminal status (consumer deleted…) ends
-    /// it, with an error.
+    /// it, with an error. A consumer deleted while no pull was waiting
+    /// answers the next pull with no responders: the reader then asks for
+    /// the consumer's info, reports [`ConsumerEvent::ConsumerGone`] for each
+    /// answer that it is gone, and ends with that error after three in a row
+    /// (never with `keep_waiting`).
     pub async fn messages(&self) -> Result<Messages, StreamError> {
         self.stream().messages().await
     }
