@@ -42,9 +42,10 @@ export type ConsumerStatus =
   /** An ordered consumer made consumer `name` (first, or after a gap or a loss) and reads from it. */
   | { type: "ordered_consumer_recreated"; name: string }
   /**
-   * Push consumers: after missed heartbeats, the server said the consumer
-   * (`code` 10014) or its stream (10059) is gone; the messages end with this
-   * error under `abort_on_missing_resource`, else listening goes on.
+   * The server said the consumer (`code` 10014) or its stream (10059) is
+   * gone: a pull consumer's after a pull met no responders, a push
+   * consumer's after missed heartbeats. The messages end with this error
+   * under `abort_on_missing_resource`, else listening goes on.
    */
   | { type: "consumer_deleted"; code: number; description: string };
 

@@ -634,6 +634,43 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("a consumer deleted while no pull waits is reported, and ends consume under abort_on_missing_resource", async () => {
+      const { nc, jsm, js, name } = await setup(S("GONE"));
+      await jsm.consumers.add(name, { durable_name: "gone" });
+      await publishMany(js, `${name}.x`, 10);
+      const consumer = await js.consumers.get(name, "gone");
+      const messages = await consumer.consume({ max_messages: 10, abort_on_missing_resource: true });
+      const events = [];
+      const watching = (async () => {
+        for await (const s of messages.status()) events.push(s);
+      })();
+      // The one pull is served in full before anything is read: none waits
+      // on the server when the consumer goes.
+      await consumerInfoSoon(
+        () => jsm.consumers.info(name, "gone"),
+        (i) => i.num_ack_pending === 10,
+      );
+      await jsm.consumers.delete(name, "gone");
+      let read = 0;
+      await rejectsWith(
+        (async () => {
+          for await (const m of messages) {
+            m.ack();
+            read++;
+          }
+        })(),
+        "JETSTREAM",
+        { errCode: 10014 },
+      );
+      assert.equal(read, 10, "what was delivered is read first");
+      await watching;
+      assert.ok(
+        events.some((s) => s.type === "consumer_deleted" && s.code === 10014),
+        JSON.stringify(events),
+      );
+      await nc.close();
+    });
+
     test("consume outlives expiring pulls and ends when the loop breaks", { timeout: 30_000 }, async () => {
       const { nc, jsm, js, name } = await setup(S("HEARTBEAT"));
       await jsm.consumers.add(name, { durable_name: "hb" });
