@@ -182,7 +182,12 @@ impl<R: Runtime> Driver<R> {
                 self.read_buf.reserve(READ_CHUNK);
             }
             match transport.poll_read(cx, &mut self.read_buf) {
-                Poll::Pending => break,
+                Poll::Pending => {
+                    if transport.take_partial_input() {
+                        shared.lock().session.handle_partial_input();
+                    }
+                    break;
+                }
                 Poll::Ready(Ok(0)) => {
                     failure = Some(None);
                     break;

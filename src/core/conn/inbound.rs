@@ -12,6 +12,9 @@ use crate::core::time::Instant;
 
 impl Connection {
     pub(super) fn on_input(&mut self, now: Instant, data: &mut BytesMut) {
+        if !data.is_empty() {
+            self.pings.heard();
+        }
         while self.reads_input() {
             match self.parser.parse(data) {
                 Ok(Some(op)) => self.on_op(now, op),

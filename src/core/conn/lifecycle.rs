@@ -180,11 +180,20 @@ impl Connection {
 
     /// A keep-alive PING, unless too many are unanswered already: then the
     /// connection is stale (its loss reported as `Timeout`) and is replaced.
+    /// Server bytes that arrived since the last tick prove the link alive
+    /// while the PINGs wait: on a slow link their PONGs queue behind a backlog
+    /// (a large message coming in a little at a time), and calling that
+    /// connection stale would start over with the same backlog, for ever.
     fn keep_alive(&mut self, now: Instant) {
         if self.phase != Phase::Connected {
             return;
         }
+        let heard = self.pings.take_heard();
         if self.pings.keepalives_unanswered() >= self.config.max_pings_outstanding {
+            if heard {
+                self.timers.set(Timer::Ping, Some(now + self.config.ping_interval));
+                return;
+            }
             if let Some(server) = self.servers.current().cloned() {
                 self.events.push_back(Event::Connection(ConnectionEvent::StaleConnection { server }));
             }

@@ -489,6 +489,11 @@ impl Connection {
         let now = self.clock.advance(now);
         self.on_input(now, data);
     }
+    /// The transport received bytes it cannot hand over yet (a WebSocket
+    /// frame still arriving): the link is alive, though nothing is parsed.
+    pub fn handle_partial_input(&mut self) {
+        self.pings.heard();
+    }
     /// How many bytes the input buffer must hold, from its front, before
     /// the next [`handle_input`](Self::handle_input) can take the message
     /// under way (its body; 0 when no body is awaited). A driver that makes

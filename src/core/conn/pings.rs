@@ -23,6 +23,8 @@ pub(super) struct Pings {
     sent: VecDeque<PingKind>,
     /// Flushes asked for while not connected; their PINGs follow the next handshake.
     queued: Vec<FlushId>,
+    /// Server bytes arrived since the last keep-alive tick.
+    heard: bool,
 }
 
 impl Pings {
@@ -45,6 +47,15 @@ impl Pings {
     /// The PING a PONG answers (`None` for an unsolicited PONG).
     pub(super) fn pong(&mut self) -> Option<PingKind> {
         self.sent.pop_front()
+    }
+
+    pub(super) fn heard(&mut self) {
+        self.heard = true;
+    }
+
+    /// Whether server bytes arrived since the last call.
+    pub(super) fn take_heard(&mut self) -> bool {
+        std::mem::take(&mut self.heard)
     }
 
     pub(super) fn keepalives_unanswered(&self) -> u32 {

@@ -157,6 +157,12 @@ impl Session {
         self.conn.handle_input(now, data);
     }
 
+    /// The transport received bytes it cannot hand over yet (a WebSocket
+    /// frame still arriving): the link is alive, though nothing is parsed.
+    pub fn handle_partial_input(&mut self) {
+        self.conn.handle_partial_input();
+    }
+
     /// Fires what is due at `now` in every machine.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.conn.poll_timeout().is_some_and(|at| at <= now) {

@@ -41,9 +41,21 @@ enum Inner {
 }
 
 /// A byte stream, plain or TLS; also what WebSocket frames travel on.
-enum ByteStream {
+struct ByteStream {
+    io: Io,
+    /// Bytes were read since [`Transport::take_partial_input`] last looked.
+    heard: bool,
+}
+
+enum Io {
     Tcp(TcpStream),
     Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl ByteStream {
+    fn new(io: Io) -> Self {
+        ByteStream { io, heard: false }
+    }
 }
 
 impl Transport {
@@ -59,9 +71,9 @@ impl Transport {
     /// `addr.host`. Any other transport gives [`Error::Tls`].
     pub async fn upgrade_tls(self, addr: &ServerAddr, tls: &TlsOptions) -> Result<Transport, Error> {
         match self.inner {
-            Inner::Stream(ByteStream::Tcp(tcp)) => {
+            Inner::Stream(ByteStream { io: Io::Tcp(tcp), .. }) => {
                 let stream = tls::handshake(addr, tls, tcp, None).await?;
-                Ok(Transport { inner: Inner::Stream(ByteStream::Tls(Box::new(stream))) })
+                Ok(Transport { inner: Inner::Stream(ByteStream::new(Io::Tls(Box::new(stream)))) })
             }
             _ => Err(Error::Tls("only a plain TCP transport can be upgraded to TLS".into())),
         }
@@ -73,7 +85,18 @@ impl Transport {
             Inner::Stream(s) => s,
             Inner::Ws(ws) => ws.get_ref(),
         };
-        matches!(stream, ByteStream::Tls(_))
+        matches!(stream.io, Io::Tls(_))
+    }
+
+    /// Whether bytes arrived since the last call that [`Self::poll_read`]
+    /// could not hand over yet: a WebSocket frame still under way (a server
+    /// sends a client that is no browser a whole write as one frame). They
+    /// show a slow link alive while the frame, and a PONG behind it, comes.
+    pub fn take_partial_input(&mut self) -> bool {
+        match &mut self.inner {
+            Inner::Ws(ws) => std::mem::take(&mut ws.get_mut().heard),
+            Inner::Stream(_) => false,
+        }
     }
 
     /// Appends what is available to `buf`; `Ok(0)` means the peer closed.
@@ -168,11 +191,11 @@ async fn open(addr: &ServerAddr, options: &TlsOptions) -> Result<Transport, Erro
     let tcp = TcpStream::connect(addr.host_port()).await?;
     tcp.set_nodelay(true)?;
     let inner = match addr.scheme {
-        Scheme::Nats | Scheme::Tls => Inner::Stream(ByteStream::Tcp(tcp)),
-        Scheme::Ws => Inner::Ws(Box::new(websocket(addr, ByteStream::Tcp(tcp)).await?)),
+        Scheme::Nats | Scheme::Tls => Inner::Stream(ByteStream::new(Io::Tcp(tcp))),
+        Scheme::Ws => Inner::Ws(Box::new(websocket(addr, ByteStream::new(Io::Tcp(tcp))).await?)),
         Scheme::Wss => {
             let stream = tls::handshake(addr, options, tcp, Some(ALPN_HTTP1)).await?;
-            Inner::Ws(Box::new(websocket(addr, ByteStream::Tls(Box::new(stream))).await?))
+            Inner::Ws(Box::new(websocket(addr, ByteStream::new(Io::Tls(Box::new(stream)))).await?))
         }
     };
     Ok(Transport { inner })
@@ -196,18 +219,22 @@ fn ws_to_io(e: WsError) -> io::Error {
 
 impl AsyncRead for ByteStream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            ByteStream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
-            ByteStream::Tls(s) => Pin::new(&mut **s).poll_read(cx, buf),
-        }
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let read = match &mut this.io {
+            Io::Tcp(s) => Pin::new(s).poll_read(cx, buf),
+            Io::Tls(s) => Pin::new(&mut **s).poll_read(cx, buf),
+        };
+        this.heard |= buf.filled().len() > before;
+        read
     }
 }
 
 impl AsyncWrite for ByteStream {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            ByteStream::Tcp(s) => Pin::new(s).poll_write(cx, data),
-            ByteStream::Tls(s) => Pin::new(&mut **s).poll_write(cx, data),
+        match &mut self.get_mut().io {
+            Io::Tcp(s) => Pin::new(s).poll_write(cx, data),
+            Io::Tls(s) => Pin::new(&mut **s).poll_write(cx, data),
         }
     }
 
@@ -216,30 +243,30 @@ impl AsyncWrite for ByteStream {
         cx: &mut Context<'_>,
         data: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            ByteStream::Tcp(s) => Pin::new(s).poll_write_vectored(cx, data),
-            ByteStream::Tls(s) => Pin::new(&mut **s).poll_write_vectored(cx, data),
+        match &mut self.get_mut().io {
+            Io::Tcp(s) => Pin::new(s).poll_write_vectored(cx, data),
+            Io::Tls(s) => Pin::new(&mut **s).poll_write_vectored(cx, data),
         }
     }
 
     fn is_write_vectored(&self) -> bool {
-        match self {
-            ByteStream::Tcp(s) => s.is_write_vectored(),
-            ByteStream::Tls(s) => s.is_write_vectored(),
+        match &self.io {
+            Io::Tcp(s) => s.is_write_vectored(),
+            Io::Tls(s) => s.is_write_vectored(),
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            ByteStream::Tcp(s) => Pin::new(s).poll_flush(cx),
-            ByteStream::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
+        match &mut self.get_mut().io {
+            Io::Tcp(s) => Pin::new(s).poll_flush(cx),
+            Io::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            ByteStream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
-            ByteStream::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
+        match &mut self.get_mut().io {
+            Io::Tcp(s) => Pin::new(s).poll_shutdown(cx),
+            Io::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
         }
     }
 }

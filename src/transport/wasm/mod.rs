@@ -83,6 +83,12 @@ impl Transport {
         }
     }
 
+    /// Always false: hosts hand over whole WebSocket messages and tell
+    /// nothing of one under way (servers send browsers 4 KiB frames).
+    pub fn take_partial_input(&mut self) -> bool {
+        false
+    }
+
     /// Takes all of `data`, or waits while the host's send buffer is full.
     pub fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         match &mut self.inner {

@@ -259,6 +259,13 @@ impl FakeServer {
         self.drive();
     }
 
+    /// Server bytes, as one read, as they are (a message cut mid-body).
+    pub(super) fn send_partial(&mut self, bytes: &[u8]) {
+        self.read_buf.extend_from_slice(bytes);
+        self.conn.handle_input(self.now, &mut self.read_buf);
+        self.drive();
+    }
+
     /// Moves the clock forward, firing every timer on its own deadline.
     pub(super) fn advance(&mut self, ms: u64) {
         self.advance_to(self.now + Duration::from_millis(ms));

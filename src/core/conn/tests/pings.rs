@@ -61,6 +61,29 @@ fn stale_after_max_pings_outstanding_then_reconnects() {
     assert_eq!(s.expect_connect(), "nats://a:4222");
 }
 
+/// A slow link: the PONGs wait behind a large message arriving a little at
+/// a time, for seven intervals. The bytes coming in keep the connection and
+/// no more PINGs than the limit pile up; once it falls silent, staleness
+/// counts again.
+#[test]
+fn bytes_arriving_keep_a_connection_whose_pong_waits_behind_them() {
+    let mut s = FakeServer::connected(fast_pings());
+    let body = vec![b'x'; 10_000];
+    s.send_partial(format!("MSG big 1 {}\r\n", body.len()).as_bytes());
+    for piece in body.chunks(1_000) {
+        s.advance(700);
+        s.send_partial(piece);
+    }
+    s.send("\r\nPONG\r\nPONG");
+    assert_eq!(s.take_ops(), [ClientOp::Ping, ClientOp::Ping], "no more than two outstanding");
+    assert!(s.take_actions().is_empty(), "kept while bytes arrived");
+    s.advance(2000);
+    assert_eq!(s.take_ops(), [ClientOp::Ping, ClientOp::Ping]);
+    assert!(s.take_actions().is_empty());
+    s.advance(1000);
+    s.expect_close();
+}
+
 #[test]
 fn any_answer_in_time_keeps_the_connection() {
     let mut s = FakeServer::connected(fast_pings());
