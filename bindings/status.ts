@@ -26,7 +26,7 @@ export type LDMStatus = { type: "ldm"; server: string };
 export type ServerErrorStatus = { type: "error"; error: NatsError };
 /** A keep-alive PING went out (every `pingInterval`); `pendingPings` are unanswered, it included. */
 export type ClientPingStatus = { type: "ping"; pendingPings: number };
-/** `maxPingOut` PINGs went unanswered: the connection is dropped (`disconnect` follows) and replaced. */
+/** `maxPingOut` PINGs went unanswered and no server bytes came for an interval: the connection is dropped (`disconnect` follows) and replaced. */
 export type StaleConnectionStatus = { type: "staleConnection" };
 /** Subscription `sid` did not keep up: `dropped` messages lost so far (nats.js: `sub`, `pending`). */
 export type SlowConsumerStatus = { type: "slowConsumer"; sid: number; dropped: number };

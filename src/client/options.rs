@@ -233,7 +233,9 @@ impl ConnectOptions {
         self
     }
 
-    /// Unanswered keep-alive PINGs after which the connection counts as stale.
+    /// Unanswered keep-alive PINGs after which the connection counts as
+    /// stale, unless server bytes arrived in the last interval: on a slow
+    /// link the PONGs wait behind what it still carries, and the link is alive.
     pub fn max_pings_outstanding(mut self, max: u32) -> Self {
         self.config.max_pings_outstanding = max;
         self
