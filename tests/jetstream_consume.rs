@@ -511,3 +511,42 @@ async fn a_consume_whose_consumer_is_deleted_between_pulls_ends_with_not_found()
     }
     assert!(timeout(WAIT, messages.next()).await.unwrap().is_none(), "and then it is over");
 }
+
+/// Acks awaited while the server is killed (SIGKILL: no goodbye, the
+/// consumer's last state may be lost) and comes back: none waits for ever.
+/// Each ends within its timeout, confirmed or with the typed timeout (a
+/// confirmed ack's answer may never come from the new process), and the
+/// batch sorts every ack into its report.
+#[tokio::test]
+async fn acks_awaited_across_a_server_kill_end_in_time_and_typed() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = setup(&server, "K", 20).await;
+    let consumer = durable(&js, "K", durable_config("k")).await;
+    let fetched = consumer.batch().max_messages(20).expires(Duration::from_secs(2)).messages().await.unwrap();
+    let got: Vec<_> = timeout(WAIT, fetched.collect::<Vec<_>>()).await.unwrap();
+    let got: Vec<_> = got.into_iter().map(Result::unwrap).collect();
+    assert_eq!(got.len(), 20);
+    let js = jetstream::new(client.clone());
+    let mut batch = AckBatch::new();
+    for m in &got[10..] {
+        batch.add_message(m, AckKind::Ack).unwrap();
+    }
+    let ack_timeout = Duration::from_secs(2);
+    server.kill();
+    let single = got[0].double_ack_within(AckKind::Ack, ack_timeout);
+    let confirmed = batch.commit_confirmed(js.client(), ack_timeout);
+    let restart = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        server.respawn();
+    };
+    let started = std::time::Instant::now();
+    let (single, report, ()) =
+        timeout(WAIT, async { tokio::join!(single, confirmed, restart) }).await.expect("every awaited ack ends");
+    assert!(started.elapsed() < ack_timeout * 3, "ended within the timeouts: {:?}", started.elapsed());
+    assert!(matches!(single, Ok(()) | Err(Error::Timeout)), "{single:?}");
+    let report = report.unwrap();
+    let (c, u, r) = (report.confirmed.len(), report.unconfirmed.len(), report.refused.len());
+    println!("across a kill: single ack {single:?}; batch {c} confirmed, {u} unconfirmed, {r} refused");
+    assert_eq!(c + u + r, 10, "{report:?}");
+}
