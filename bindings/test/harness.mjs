@@ -153,6 +153,20 @@ export async function waitFor(check, ms = 5000) {
   }
 }
 
+/**
+ * Resolves once the consumer's info satisfies `check` (or with the last
+ * info after 5 s): the server applies acks after it has received them, so
+ * a flush does not mean they count yet.
+ */
+export async function consumerInfoSoon(consumerInfo, check) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const info = await consumerInfo();
+    if (check(info) || Date.now() > deadline) return info;
+    await sleep(20);
+  }
+}
+
 /** The next message of a subscription (iterating it once). */
 export async function nextMsg(sub) {
   for await (const msg of sub) return msg;

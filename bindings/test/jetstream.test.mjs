@@ -18,7 +18,7 @@ import {
   jetstream,
   jetstreamManager,
 } from "natsjet";
-import { rejectsWith, startJetStreamServer, startServer } from "./harness.mjs";
+import { consumerInfoSoon, rejectsWith, startJetStreamServer, startServer } from "./harness.mjs";
 
 // The package's raw wasm module and Node socket factory, to watch writes.
 const require = createRequire(import.meta.url);
@@ -31,19 +31,6 @@ before(async () => {
   server = await startJetStreamServer();
 });
 after(() => server.close());
-
-/**
- * Resolves once the consumer's info satisfies `check`: the server applies
- * acks after it has received them, so a flush does not mean they count yet.
- */
-async function consumerInfoSoon(consumerInfo, check) {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const info = await consumerInfo();
-    if (check(info) || Date.now() > deadline) return info;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Publishes `count` messages `{ i }` to `subject`, pipelined; their acks in order. */
 function publishMany(js, subject, count) {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { AckPolicy, connect, isPullConsumer, isPushConsumer, jetstream, jetstreamManager } from "natsjet";
-import { rejectsWith, startJetStreamServer } from "./harness.mjs";
+import { consumerInfoSoon, rejectsWith, startJetStreamServer } from "./harness.mjs";
 
 let server;
 before(async () => {
@@ -72,8 +72,7 @@ for (const transport of ["ws", "nats"]) {
       })();
       const it = messages[Symbol.asyncIterator]();
       assert.deepEqual(await readAcked(it, 200), range(200));
-      await nc.flush();
-      const info = await pc.info();
+      const info = await consumerInfoSoon(() => pc.info(), (i) => i.ack_floor.stream_seq === 200);
       assert.equal(info.ack_floor.stream_seq, 200);
       assert.equal(info.push_bound, true);
       await assert.rejects(pc.consume(), /already started/);
@@ -200,8 +199,7 @@ test("a bound push consumer is read by a user the JetStream API refuses", async 
     await reader.flush();
     await publish(jetstream(admin), name, 50);
     assert.deepEqual(await readAcked(messages[Symbol.asyncIterator](), 50), range(50));
-    await reader.flush();
-    const info = await jsm.consumers.info(name, name);
+    const info = await consumerInfoSoon(() => jsm.consumers.info(name, name), (i) => i.ack_floor.stream_seq === 50);
     assert.equal(info.ack_floor.stream_seq, 50);
 
     // Deleted: missed heartbeats are reported; nothing asks the API.
