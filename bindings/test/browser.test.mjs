@@ -483,6 +483,40 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.deepEqual(got, { handedOut: 2000, end: [true, "DIGEST_MISMATCH"], error: "DIGEST_MISMATCH", blob: "DIGEST_MISMATCH" });
   });
 
+  test("a default consume asks ahead at most 16 MiB of large messages; taken, all come in order", async () => {
+    const SIZE = 512 * 1024;
+    const got = await page.evaluate(
+      async ({ servers, SIZE }) => {
+        const nc = await natsjet.connect({ servers });
+        const jsm = await natsjet.jetstreamManager(nc);
+        const js = natsjet.jetstream(nc);
+        const name = "BROWSER_LARGE";
+        await jsm.streams.add({ name, subjects: [`${name}.>`] });
+        for (let i = 0; i < 48; i++) await js.publish(`${name}.big`, new Uint8Array(SIZE).fill(120));
+        await jsm.consumers.add(name, { durable_name: "large", ack_policy: natsjet.AckPolicy.Explicit });
+        const consumer = await js.consumers.get(name, "large");
+        const messages = await consumer.consume();
+        let info;
+        for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+          info = await consumer.info();
+          if ((info.num_waiting === 0 && info.delivered.consumer_seq >= 28) || info.delivered.consumer_seq >= 48) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const seqs = [];
+        for await (const m of messages) {
+          seqs.push([m.seq, m.data.length]);
+          m.ack();
+          if (seqs.length === 48) break;
+        }
+        await nc.close();
+        return { sent: info.delivered.consumer_seq, seqs };
+      },
+      { servers: jsServer.wsUrl, SIZE },
+    );
+    assert.ok(got.sent >= 28 && got.sent * SIZE <= 16 << 20, `${got.sent} x ${SIZE} B sent ahead`);
+    assert.deepEqual(got.seqs, Array.from({ length: 48 }, (_, i) => [i + 1, SIZE]));
+  });
+
   test("a publish loop that never yields meets outgoingBufferSize; what it accepted arrives; a reader over its bound drops and says so", async () => {
     const got = await page.evaluate(async (servers) => {
       const nc = await natsjet.connect({ servers, outgoingBufferSize: 4 * 1024 * 1024 });

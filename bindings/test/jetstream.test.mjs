@@ -658,6 +658,31 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("a default consume asks ahead at most 16 MiB of large messages; taken, all come in order", async () => {
+      const SIZE = 512 * 1024;
+      const { nc, jsm, js, name } = await setup(S("LARGE"));
+      for (let i = 0; i < 48; i++) await js.publish(`${name}.big`, new Uint8Array(SIZE).fill(120));
+      await jsm.consumers.add(name, { durable_name: "large", ack_policy: AckPolicy.Explicit });
+      const consumer = await js.consumers.get(name, "large");
+      // 200 messages ahead would have all 48 (24 MiB) sent at once; the
+      // bytes bound stops at four pulls of 4 MiB while none is taken.
+      const messages = await consumer.consume();
+      const info = await consumerInfoSoon(
+        () => consumer.info(),
+        (i) => (i.num_waiting === 0 && i.delivered.consumer_seq >= 28) || i.delivered.consumer_seq >= 48,
+      );
+      const sent = info.delivered.consumer_seq;
+      assert.ok(sent >= 28 && sent * SIZE <= 16 << 20, `${sent} x ${SIZE} B sent ahead`);
+      const got = [];
+      for await (const m of messages) {
+        got.push([m.seq, m.data.length]);
+        m.ack();
+        if (got.length === 48) break;
+      }
+      assert.deepEqual(got, Array.from({ length: 48 }, (_, i) => [i + 1, SIZE]));
+      await nc.close();
+    });
+
     test("consume outlives expiring pulls and ends when the loop breaks", { timeout: 30_000 }, async () => {
       const { nc, jsm, js, name } = await setup(S("HEARTBEAT"));
       await jsm.consumers.add(name, { durable_name: "hb" });
