@@ -7,7 +7,7 @@
 // are set up from Node.
 //
 //   npm run bench:browser                       # from the repository root
-//   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3
+//   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3 (BENCH_PICK=median: the median)
 //   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
 //   BENCH_PROFILE=natsjet,bare node bench/js/browser.mjs  # each run of these clients profiled (self time by function)
@@ -38,7 +38,7 @@ import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { openPage } from "./cdp.mjs";
 import { DRAINS, WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
-import { benchServer, best, header, median, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
+import { PICK, benchServer, header, median, pick, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
@@ -338,7 +338,7 @@ try {
 
   console.log(
     `natsjet web build vs nats.js (esbuild bundle) in ${page.version} (headless, ${page.driver}); ` +
-      `BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, best of ${runs}`,
+      `BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, ${PICK} of ${runs}`,
   );
   if (!hasJetStream) console.log("natsjet: JetStream API not in this build (JetStream rows show n/a)");
   if (!(await page.call("isolated"))) console.log("page not cross-origin isolated: latencies in 100 µs steps");
@@ -395,16 +395,16 @@ try {
     }
     if (w.id === "obj") {
       for (const op of ["put", "get"]) {
-        const pick = (client) => median(tries[client].map((r) => r[op]));
-        objects.push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js"), pick("bare")]);
+        const middle = (client) => median(tries[client].map((r) => r[op]));
+        objects.push([`${w.title(n, op)} (ws://)`, middle("natsjet"), middle("nats.js"), middle("bare")]);
       }
     } else if (w.id === "kv") {
       for (const op of ["put", "get"]) {
-        const pick = (client) => best(tries[client].map((r) => r[op]));
-        results.push([`${w.title(n, op)} (ws://)`, pick("natsjet"), pick("nats.js")]);
+        const choose = (client) => pick(tries[client].map((r) => r[op]));
+        results.push([`${w.title(n, op)} (ws://)`, choose("natsjet"), choose("nats.js")]);
       }
     } else {
-      results.push([`${w.title(n)} (ws://)`, best(tries.natsjet), best(tries["nats.js"])]);
+      results.push([`${w.title(n)} (ws://)`, pick(tries.natsjet), pick(tries["nats.js"])]);
     }
   }
   if (errors.length) console.log(`page errors: ${errors.join("; ")}`);

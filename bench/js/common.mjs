@@ -189,6 +189,14 @@ export function serverTable(results, unit = "op", cpuUnit = "µs") {
   }
 }
 
+/** How rows pick one of their runs: `BENCH_PICK=median`, or the best (the default). */
+export const PICK = process.env.BENCH_PICK === "median" ? "median" : "best";
+
+/** The run a row shows: the median or the best of `runs`, as `PICK` says. */
+export function pick(runs) {
+  return PICK === "median" ? median(runs) : best(runs);
+}
+
 /** The best (fastest) of runs. */
 export function best(runs) {
   const done = runs.filter((r) => typeof r !== "string");

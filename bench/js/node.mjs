@@ -5,7 +5,7 @@
 // shim, nats.js through @nats-io/transport-node).
 //
 //   npm run bench:node                    # from the repository root
-//   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3
+//   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3 (BENCH_PICK=median: the median)
 //   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 //
 // Workloads (bench/js/workloads.mjs, the same loop for both clients): core
@@ -47,7 +47,7 @@ import {
   objectGet,
   objectPut,
 } from "./workloads.mjs";
-import { benchServer, best, header, nodeClock, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
+import { PICK, benchServer, header, nodeClock, pick, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 import { peakTable } from "./obj_peak.mjs";
 
 globalThis.WebSocket ??= WebSocket;
@@ -198,7 +198,7 @@ try {
   const transports = tcp.startsWith("unavailable") ? ["ws"] : ["ws", "nats"];
   console.log(
     `natsjet ${versions.natsjet} (wasm, Node ${process.versions.node}) vs nats.js ${versions.natsJs}, ` +
-      `nats-server ${server.setup.info?.version}; BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, best of ${runs}`,
+      `nats-server ${server.setup.info?.version}; BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}, ${PICK} of ${runs}`,
   );
   console.log(`natsjet over nats://: ${tcp}`);
   if (!natsjetJetstream) console.log("natsjet: JetStream API not in this build (JetStream rows show n/a)");
@@ -224,11 +224,11 @@ try {
       }
       if (w.id === "kv" || w.id === "obj") {
         for (const op of ["put", "get"]) {
-          const pick = (client) => best(tries[client].map((r) => r[op]));
-          (w.id === "obj" ? objects : results).push([`${w.title(n, op)} (${scheme})`, pick("natsjet"), pick("nats.js")]);
+          const choose = (client) => pick(tries[client].map((r) => r[op]));
+          (w.id === "obj" ? objects : results).push([`${w.title(n, op)} (${scheme})`, choose("natsjet"), choose("nats.js")]);
         }
       } else {
-        results.push([`${w.title(n)} (${scheme})`, best(tries.natsjet), best(tries["nats.js"])]);
+        results.push([`${w.title(n)} (${scheme})`, pick(tries.natsjet), pick(tries["nats.js"])]);
       }
     }
   }

@@ -2,8 +2,11 @@
 // consume() path, so a profile of it shows where
 // the wasm client's time goes. PROFILE_WORKERS (1), PROFILE_TRANSPORT
 // (nats | ws), BENCH_SCALE as for node.mjs; PROFILE_OUT=file.cpuprofile
-// profiles the measured drain only (not the set-up). Prints the client CPU per message.
-import * as natsjet from "natsjet";
+// profiles the measured drain only (not the set-up); PROFILE_PKG=dir loads
+// the package from `dir` instead (e.g. one whose wasm keeps its function
+// names: wasm-bindgen --keep-debug). Prints the client CPU per message.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import WebSocket from "ws";
 import { Session } from "node:inspector/promises";
 import { writeFileSync } from "node:fs";
@@ -11,6 +14,7 @@ import { benchServer, nodeClock, scale } from "./common.mjs";
 import { durableDrain } from "./workloads.mjs";
 
 globalThis.WebSocket ??= WebSocket;
+const natsjet = await import(process.env.PROFILE_PKG ? pathToFileURL(resolve(process.env.PROFILE_PKG, "node.js")).href : "natsjet");
 const workers = Number(process.env.PROFILE_WORKERS ?? 1);
 const transport = process.env.PROFILE_TRANSPORT ?? "nats";
 const n = scale(200_000);
