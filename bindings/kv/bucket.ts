@@ -45,17 +45,25 @@ export class Bucket implements KV {
   }
 
   async create(k: string, data: Payload, markerTTL?: string): Promise<number> {
-    return this.#raw.write("create", str(k, "key"), encode(data), undefined, markerTTL);
+    const [key, value] = [str(k, "key"), encode(data)];
+    try {
+      return (await this.#raw.write("create", key, value, undefined, markerTTL))[1];
+    } catch (e) {
+      // Rust says whether the key holds a delete or purge marker to create over.
+      const at = await this.#raw.createOver(key, (e as { errCode?: number }).errCode);
+      if (at === undefined) throw e;
+      return (await this.#raw.write("create", key, value, at, markerTTL))[1];
+    }
   }
 
   update(k: string, data: Payload, version: number, timeout?: number): Promise<number> {
     // nats.js throws here, before any promise.
     if (!(version > 0)) throw new InvalidArgumentError("update: the version must be greater than 0");
-    return this.#raw.write("put", str(k, "key"), encode(data), version, undefined, timeout);
+    return this.put(k, data, { previousSeq: version, timeout });
   }
 
   async put(k: string, data: Payload, opts: Partial<KvPutOptions> = {}): Promise<number> {
-    return this.#raw.write("put", str(k, "key"), encode(data), opts.previousSeq, undefined, opts.timeout);
+    return (await this.#raw.write("put", str(k, "key"), encode(data), opts.previousSeq, undefined, opts.timeout))[1];
   }
 
   async get(k: string, opts?: { revision: number }): Promise<KvEntry | null> {
@@ -79,7 +87,7 @@ export class Bucket implements KV {
       await this.#raw.write(op, k, EMPTY, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
       return;
     }
-    const removed: Promise<number>[] = [];
+    const removed: Promise<unknown>[] = [];
     for await (const key of await this.keys(k)) removed.push(this.#raw.write(op, key, EMPTY));
     await Promise.all(removed);
   }

@@ -148,12 +148,14 @@ impl Store {
     pub(crate) async fn create_with(&self, key: &str, value: Bytes, with: Publish) -> Result<u64, CreateError> {
         let first = match self.write(key, value.clone(), with.clone().expected_last_subject_sequence(0)).await {
             Ok(revision) => return Ok(revision),
-            Err(Error::JetStream(e)) if e.is_wrong_last_sequence() => Error::JetStream(e),
-            Err(e) => return Err(CreateErrorKind::error(e)),
+            Err(e) => e,
         };
-        // The key has a message: a delete or purge marker may be replaced.
-        match self.entry_at(key, None).await.map_err(CreateErrorKind::error)? {
-            Some((Entry { operation: Operation::Delete | Operation::Purge, revision, .. }, _)) => {
+        let code = match &first {
+            Error::JetStream(e) => Some(e.err_code),
+            _ => None,
+        };
+        match self.create_over(key, code).await.map_err(CreateErrorKind::error)? {
+            CreateOver::Marker(revision) => {
                 match self.write(key, value, with.expected_last_subject_sequence(revision)).await {
                     Err(Error::JetStream(e)) if e.is_wrong_last_sequence() => {
                         Err(KindError::new(CreateErrorKind::AlreadyExists, Error::JetStream(e)))
@@ -161,9 +163,26 @@ impl Store {
                     written => written.map_err(CreateErrorKind::error),
                 }
             }
-            Some(_) => Err(KindError::new(CreateErrorKind::AlreadyExists, first)),
-            None => Err(CreateErrorKind::error(first)),
+            CreateOver::Taken => Err(KindError::new(CreateErrorKind::AlreadyExists, first)),
+            CreateOver::Failed => Err(CreateErrorKind::error(first)),
         }
+    }
+
+    /// What a create of `key` does after its publish (expecting no message
+    /// on the key) failed with the JetStream error `err_code` (`None`:
+    /// another failure): the key has a message, and a delete or purge
+    /// marker may be replaced. Shared with JS, which sequences the publishes.
+    pub(crate) async fn create_over(&self, key: &str, err_code: Option<ErrorCode>) -> Result<CreateOver, Error> {
+        if !err_code.is_some_and(ErrorCode::is_wrong_last_sequence) {
+            return Ok(CreateOver::Failed);
+        }
+        Ok(match self.entry_at(key, None).await? {
+            Some((Entry { operation: Operation::Delete | Operation::Purge, revision, .. }, _)) => {
+                CreateOver::Marker(revision)
+            }
+            Some(_) => CreateOver::Taken,
+            None => CreateOver::Failed,
+        })
     }
 
     /// Puts `value` at `key` if the key's last revision is `revision`.
@@ -215,18 +234,19 @@ impl Store {
         revision: Option<u64>,
         with: Publish,
     ) -> Result<(), UpdateError> {
-        let mut marker = with.header(KV_OPERATION, operation.as_str());
-        if operation == Operation::Purge {
-            marker = marker.header(NATS_ROLLUP, "sub");
-        }
-        if let Some(revision) = revision {
-            marker = marker.expected_last_subject_sequence(revision);
-        }
-        self.write(key, Bytes::new(), marker).await.map(drop).map_err(UpdateErrorKind::error)
+        self.write(key, Bytes::new(), marker(operation, revision, with)).await.map(drop).map_err(UpdateErrorKind::error)
     }
 
     /// Publishes `value` with the headers of `publish` to `key`; the revision.
     pub(crate) async fn write(&self, key: &str, value: Bytes, publish: Publish) -> Result<u64, Error> {
+        let (subject, publish) = self.publish_for(key, value, publish)?;
+        let ack = self.context.send_publish(subject, publish).await?.await?;
+        Ok(ack.sequence)
+    }
+
+    /// The subject and publish of a write of `value` at `key` (JS sends it
+    /// with the JetStream API's publish).
+    pub(crate) fn publish_for(&self, key: &str, value: Bytes, publish: Publish) -> Result<(String, Publish), Error> {
         check_key(key)?;
         if let Some(max) = self.max_value_size.filter(|&max| value.len() > max) {
             return Err(Error::JetStream(JetStreamError {
@@ -235,8 +255,7 @@ impl Store {
                 description: format!("value of {} bytes exceeds the bucket's max_value_size of {max}", value.len()),
             }));
         }
-        let ack = self.context.send_publish(self.subjects.write(key), publish.payload(value)).await?.await?;
-        Ok(ack.sequence)
+        Ok((self.subjects.write(key), publish.payload(value)))
     }
 
     /// The value of `key`; `None` when it has none (never put, deleted or purged).
@@ -384,6 +403,29 @@ impl Store {
         let call = api::stream_purge(self.context.api_prefix(), &self.stream_name)?;
         let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
         Ok(api::parse_checked_plain::<PurgeResponse>(&reply)?.purged)
+    }
+}
+
+/// What a create does after its first publish failed ([`Store::create_over`]).
+pub(crate) enum CreateOver {
+    /// Publish again, expecting the delete or purge marker at this revision.
+    Marker(u64),
+    /// The key holds a value.
+    Taken,
+    /// Fail with the first publish's error.
+    Failed,
+}
+
+/// The publish of a delete or purge marker, with the headers of `with`,
+/// expecting the key's last revision to be `revision` when set.
+pub(crate) fn marker(operation: Operation, revision: Option<u64>, with: Publish) -> Publish {
+    let mut marker = with.header(KV_OPERATION, operation.as_str());
+    if operation == Operation::Purge {
+        marker = marker.header(NATS_ROLLUP, "sub");
+    }
+    match revision {
+        Some(revision) => marker.expected_last_subject_sequence(revision),
+        None => marker,
     }
 }
 

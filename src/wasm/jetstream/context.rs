@@ -147,11 +147,7 @@ impl RawJetStream {
             }
             publish = with_options(publish, &o)?;
         }
-        Ok(promise(async move {
-            let ack = context.send_publish(subject, publish).await?.await?;
-            let domain = Some(ack.domain).filter(|d| !d.is_empty()).map_or(JsValue::UNDEFINED, JsValue::from);
-            Ok(Array::of4(&ack.stream.into(), &(ack.sequence as f64).into(), &ack.duplicate.into(), &domain))
-        }))
+        Ok(acked(context, subject, publish))
     }
 
     /// An empty `AckBatch`, committed on this connection with the
@@ -175,6 +171,16 @@ impl RawJetStream {
 
 /// `publish` with the headers and expectations of `o` (`headers` first:
 /// it replaces what is set before it).
+/// The `RawPubAck` promise of a publish: one future for every publish
+/// export (the Key-Value writes too).
+pub(crate) fn acked(context: Context, subject: String, publish: Publish) -> Promise {
+    promise(async move {
+        let ack = context.send_publish(subject, publish).await?.await?;
+        let domain = Some(ack.domain).filter(|d| !d.is_empty()).map_or(JsValue::UNDEFINED, JsValue::from);
+        Ok(Array::of4(&ack.stream.into(), &(ack.sequence as f64).into(), &ack.duplicate.into(), &domain))
+    })
+}
+
 fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, Error> {
     if let Some(headers) = o.headers() {
         publish = publish.headers(header_map(headers)?);

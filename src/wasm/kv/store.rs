@@ -1,9 +1,10 @@
-//! `RawKv`: one bucket ([`Store`]), with nats.js's `KV` calls as three
-//! exports (each export is a future of its own in the wasm): writes (put,
-//! update, create with a per-key TTL, delete and purge with an expected
-//! revision and a marker TTL), get (latest or at a revision, markers
-//! included) and reads (watch, history, keys). TTLs are nats.js's strings,
-//! sent as they are in `Nats-TTL`. `status` and `destroy` are the
+//! `RawKv`: one bucket ([`Store`]), with nats.js's `KV` calls as exports:
+//! writes (put, update, create with a per-key TTL, delete and purge with an
+//! expected revision and a marker TTL) made into the JetStream API's publish
+//! (the same future as `RawJetStream.publish`; TS sequences a create over a
+//! delete marker, asking `createOver`), get (latest or at a revision,
+//! markers included) and reads (watch, history, keys). TTLs are nats.js's
+//! strings, sent as they are in `Nats-TTL`. `status` and `destroy` are the
 //! JetStream API's stream info and delete, in TS.
 
 use std::rc::Rc;
@@ -14,9 +15,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 use crate::jetstream::Publish;
-use crate::jetstream::kv::{Operation, Store, WatchInclude, WatchOptions};
+use crate::jetstream::api::ErrorCode;
+use crate::jetstream::kv::{CreateOver, Operation, Store, WatchInclude, WatchOptions, marker};
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::wasm::entries::Packed;
+use crate::wasm::jetstream::acked;
 use crate::wasm::options::{millis, whole};
 use crate::wasm::promise;
 use crate::wasm::reader::{RawReader, Source};
@@ -47,12 +50,14 @@ impl RawKv {
 
 #[wasm_bindgen]
 impl RawKv {
-    /// A write at `key`: `"put"` (with `previous`: only if that is the
-    /// key's last revision, 0 for none), `"create"` (only if the key has no
-    /// value; `ttl`, nats.js's `markerTTL`, makes it expire), `"delete"` or
-    /// `"purge"` (with `previous` as for a put; a purge marker lives for
-    /// `ttl`). Resolves to the revision written (0 for a marker).
-    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    /// A write at `key`, sent as the JetStream API's publish: `"put"`
+    /// (with `previous`: only if that is the key's last revision, 0 for
+    /// none), `"create"` (only if the key's last revision is `previous`, by
+    /// default none; `ttl`, nats.js's `markerTTL`, makes it expire),
+    /// `"delete"` or `"purge"` (with `previous` as for a put; a purge marker
+    /// lives for `ttl`). Resolves to the stream's ack; its sequence is the
+    /// revision written. A create that fails asks [`create_over`](Self::create_over).
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawPubAck>")]
     pub fn write(
         &self,
         #[wasm_bindgen(unchecked_param_type = "\"put\" | \"create\" | \"delete\" | \"purge\"")] op: &str,
@@ -62,26 +67,33 @@ impl RawKv {
         ttl: Option<String>,
         timeout: Option<f64>,
     ) -> Result<Promise, JsValue> {
-        let (store, previous) = (self.within(timeout)?, revision(previous, "previousSeq")?);
-        let marker = match op {
-            "put" | "create" => None,
-            "delete" => Some(Operation::Delete),
-            "purge" => Some(Operation::Purge),
+        let (store, previous, with) = (self.within(timeout)?, revision(previous, "previousSeq")?, with_ttl(ttl));
+        let publish = match op {
+            "put" => match previous {
+                Some(revision) => with.expected_last_subject_sequence(revision),
+                None => with,
+            },
+            "create" => with.expected_last_subject_sequence(previous.unwrap_or(0)),
+            "delete" => marker(Operation::Delete, previous, with),
+            "purge" => marker(Operation::Purge, previous, with),
             _ => return Err(Error::InvalidArgument(format!("no Key-Value write {op:?}")).into()),
         };
-        let create = op == "create";
-        let value = Bytes::from(value);
-        Ok(promise(async move {
-            let revision = match (marker, create) {
-                (Some(operation), _) => store.remove(&key, operation, previous, with_ttl(ttl)).await.map(|()| 0)?,
-                (None, true) => store.create_with(&key, value, with_ttl(ttl)).await?,
-                (None, false) => {
-                    let expected = previous.map(|r| Publish::build().expected_last_subject_sequence(r));
-                    store.write(&key, value, expected.unwrap_or_default()).await?
-                }
-            };
-            Ok(revision as f64)
-        }))
+        let (subject, publish) = store.publish_for(&key, Bytes::from(value), publish)?;
+        Ok(acked(store.context.clone(), subject, publish))
+    }
+
+    /// After a create of `key` failed (with the JetStream error number
+    /// `errCode`, if it was one): the revision of the delete or purge
+    /// marker to create over, or `undefined` to fail with that error.
+    #[wasm_bindgen(js_name = createOver, unchecked_return_type = "Promise<number | undefined>")]
+    pub fn create_over(&self, key: String, err_code: Option<f64>) -> Promise {
+        let store = self.store.clone();
+        promise(async move {
+            Ok(match store.create_over(&key, err_code.map(|code| ErrorCode(code as u64))).await? {
+                CreateOver::Marker(revision) => JsValue::from(revision as f64),
+                CreateOver::Taken | CreateOver::Failed => JsValue::UNDEFINED,
+            })
+        })
     }
 
     /// The latest entry of `key`, or the one at `revision`, markers

@@ -25,6 +25,12 @@ impl ErrorCode {
         self == ErrorCode::CONSUMER_NOT_FOUND || self == ErrorCode::STREAM_NOT_FOUND
     }
 
+    /// Whether the server's optimistic-concurrency check refused a publish
+    /// (`Nats-Expected-Last-*`); R1 and R>1 streams report it differently.
+    pub fn is_wrong_last_sequence(self) -> bool {
+        matches!(self, ErrorCode::STREAM_WRONG_LAST_SEQUENCE | ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)
+    }
+
     pub const ACCOUNT_RESOURCES_EXCEEDED: ErrorCode = ErrorCode(10002);
     pub const BAD_REQUEST: ErrorCode = ErrorCode(10003);
     pub const CLUSTER_NOT_AVAILABLE: ErrorCode = ErrorCode(10008);
@@ -109,7 +115,7 @@ impl JetStreamError {
     /// Whether the server's optimistic-concurrency check refused a publish
     /// (`Nats-Expected-Last-*`); R1 and R>1 streams report it differently.
     pub fn is_wrong_last_sequence(&self) -> bool {
-        matches!(self.err_code, ErrorCode::STREAM_WRONG_LAST_SEQUENCE | ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)
+        self.err_code.is_wrong_last_sequence()
     }
 }
 
