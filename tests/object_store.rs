@@ -23,7 +23,7 @@ use natsjet::jetstream::api::ErrorCode;
 use natsjet::jetstream::object_store::{
     DEFAULT_CHUNK_SIZE, InfoErrorKind, ObjectMetadata, Progress, PutErrorKind, PutOptions,
 };
-use objects::{WAIT, bucket, chunk_messages, data, js, read_all, subjects};
+use objects::{WAIT, bucket, bucket_without_direct, chunk_messages, data, js, read_all, subjects};
 use sha2::{Digest as _, Sha256};
 use tokio::io::AsyncReadExt;
 use tokio::time::timeout;
@@ -319,7 +319,8 @@ async fn a_chunk_size_of_zero_is_the_default() {
 async fn a_slow_reader_of_an_object_past_the_flow_control_window_gets_it_all() {
     let server = NatsServer::start_jetstream();
     let js = js(&server.client_url()).await;
-    let store = bucket(&js, "fc").await;
+    // Without direct gets, chunks come through a push consumer's flow control.
+    let store = bucket_without_direct(&js, "fc").await;
     // 48 chunks of 128 KiB: the server stops after 2 MiB in flight until its
     // flow-control request is answered (nats.js 3.4.0 never answers it and
     // stalls after 16 chunks, nats.js#430).
@@ -346,6 +347,43 @@ async fn a_slow_reader_of_an_object_past_the_flow_control_window_gets_it_all() {
     let mut read = first.to_vec();
     read.extend(read_all(&mut object).await.unwrap());
     assert!(read == bytes, "{} bytes read of {}", read.len(), bytes.len());
+}
+
+/// Puts two 3 MiB objects at once, their chunks interleaved in the stream,
+/// and reads both back whole, checking midway whether the stream has a
+/// consumer: none when direct gets read the chunks.
+async fn interleaved_objects_read_back(js: &natsjet::jetstream::Context, bucket: &str, pushed: bool) {
+    let store = js.get_object_store(bucket).await.unwrap();
+    let (a, b) = (data(3 << 20), data(3 << 20).into_iter().rev().collect::<Vec<u8>>());
+    let (mut read_a, mut read_b) = (&a[..], &b[..]);
+    let (put_a, put_b) = futures_util::join!(store.put("a", &mut read_a), store.put("b", &mut read_b));
+    let (put_a, put_b) = (put_a.unwrap(), put_b.unwrap());
+    assert_eq!((put_a.chunks, put_b.chunks), (24, 24));
+    let mut stream = js.get_stream(format!("OBJ_{bucket}")).await.unwrap();
+    for (name, bytes) in [("a", &a), ("b", &b)] {
+        let mut object = store.get(name).await.unwrap();
+        let mut read = timeout(WAIT, object.next()).await.unwrap().unwrap().unwrap().to_vec();
+        let consumers = stream.info().await.unwrap().state.consumer_count;
+        assert_eq!(consumers > 0, pushed, "{name}: {consumers} consumers");
+        read.extend(read_all(&mut object).await.unwrap());
+        assert!(read == *bytes, "{name}: {} bytes read of {}", read.len(), bytes.len());
+    }
+}
+
+#[tokio::test]
+async fn chunks_are_read_by_direct_gets_past_other_objects_chunks() {
+    let server = NatsServer::start_jetstream();
+    let js = js(&server.client_url()).await;
+    bucket(&js, "direct").await;
+    interleaved_objects_read_back(&js, "direct", false).await;
+}
+
+#[tokio::test]
+async fn a_bucket_without_direct_gets_is_read_through_a_consumer() {
+    let server = NatsServer::start_jetstream();
+    let js = js(&server.client_url()).await;
+    bucket_without_direct(&js, "pushed").await;
+    interleaved_objects_read_back(&js, "pushed", true).await;
 }
 
 #[tokio::test]

@@ -144,8 +144,8 @@ async fn a_meta_that_is_not_json_is_an_error_not_a_panic() {
 }
 
 /// Puts 6 MiB as "big" and reads two chunks of a get of it: 48 chunks of
-/// 128 KiB, and the server sends up to 2 MiB ahead, so most are still to
-/// come when a restart follows.
+/// 128 KiB, and a get holds at most 3 MiB ahead of its reader (2 MiB
+/// through a consumer), so many are still to come when a restart follows.
 async fn two_chunks_into_a_get(store: &ObjectStore) -> (Vec<u8>, Object, Vec<u8>) {
     let bytes = data(6 * 1024 * 1024);
     store.put("big", &mut &bytes[..]).await.unwrap();
@@ -198,7 +198,7 @@ async fn a_get_whose_object_is_replaced_midway_ends_in_a_size_mismatch() {
     let server = NatsServer::start_jetstream();
     let js = js(&server.client_url()).await;
     let store = bucket(&js, "swap").await;
-    // 48 chunks; the server sends at most 2 MiB ahead of what was read.
+    // 48 chunks; a get holds at most 3 MiB ahead of what was read.
     let size = 6 * 1024 * 1024;
     store.put("x", &mut &data(size)[..]).await.unwrap();
     let mut object = store.get("x").await.unwrap();

@@ -24,6 +24,17 @@ pub async fn bucket(js: &Context, name: &str) -> ObjectStore {
     js.create_object_store(object_store::Config { bucket: name.into(), ..Default::default() }).await.unwrap()
 }
 
+/// Bucket `name`, made anew with a stream that refuses direct gets (as
+/// buckets made before ADR-20 asked for them): gets read through a consumer.
+pub async fn bucket_without_direct(js: &Context, name: &str) -> ObjectStore {
+    bucket(js, name).await;
+    let mut stream = js.get_stream(format!("OBJ_{name}")).await.unwrap();
+    let mut config = stream.info().await.unwrap().config.clone();
+    config.allow_direct = false;
+    js.update_stream(config).await.unwrap();
+    js.get_object_store(name).await.unwrap()
+}
+
 /// `len` bytes in which no two 256-byte blocks are alike, so a chunk out
 /// of place changes the digest.
 pub fn data(len: usize) -> Vec<u8> {

@@ -1,7 +1,9 @@
 //! Getting an object: its meta looked up by name (links followed), its
-//! chunks read in order through an ordered push consumer (flow control
-//! answered as the reader takes them, heartbeats in the connection's task,
-//! a lost consumer replaced after the last chunk read), and its size and
+//! chunks read in order by batched direct gets where the stream allows
+//! them ([`super::direct`]), else through an ordered push consumer (flow
+//! control answered as the reader takes them, heartbeats in the
+//! connection's task, a lost consumer replaced after the last chunk
+//! read), and its size and
 //! SHA-256 checked before the last chunk is handed out: a corrupt object
 //! ends in [`Error::DigestMismatch`] or [`Error::SizeMismatch`], never in
 //! a clean end of stream. Nor does a get wait forever for chunks that are
@@ -17,6 +19,7 @@ use bytes::Bytes;
 use futures_core::Stream;
 
 use super::digest::{self, Digest};
+use super::direct::{self, DirectChunks};
 use super::error::{GetError, GetErrorKind};
 use super::info::ObjectInfo;
 use super::names::{check_bucket, chunk_subject};
@@ -43,7 +46,7 @@ pub struct Object {
     pub info: ObjectInfo,
     revision: u64,
     /// `None` for an object without chunks, or whose chunks are gone.
-    chunks: Option<Chunks>,
+    chunks: Option<Source>,
     digest: Digest,
     expected: [u8; 32],
     received: u64,
@@ -109,11 +112,16 @@ impl ObjectStore {
             )));
             return Err(KindError::new(GetErrorKind::Other, cause));
         };
+        let subject = chunk_subject(&self.name, &info.nuid);
         let chunks = match info.size {
             0 => None,
+            _ if direct::available(&self.context, self.direct) => {
+                let direct = DirectChunks::new(self.context.clone(), self.stream(), subject, info.size, info.chunks);
+                Some(Source::Direct(Box::new(direct)))
+            }
             _ => {
                 let ordered = OrderedConfig {
-                    filter_subjects: vec![chunk_subject(&self.name, &info.nuid)],
+                    filter_subjects: vec![subject],
                     inactive_threshold: INACTIVE_THRESHOLD,
                     ..OrderedConfig::default()
                 };
@@ -130,7 +138,7 @@ impl ObjectStore {
                     _ => {
                         let messages = consumer.consume();
                         let messages = messages.map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?;
-                        Some(Chunks { messages, consumer, last: None, stall: Stall::Idle })
+                        Some(Source::Pushed(Box::new(Chunks { messages, consumer, last: None, stall: Stall::Idle })))
                     }
                 }
             }
@@ -182,20 +190,18 @@ impl Object {
                 self.done = true;
                 return Poll::Ready(self.check().err().map(Err));
             };
-            let message = match ready!(chunks.poll_next(cx)) {
-                Some(Ok(message)) => message,
+            let polled = match chunks {
+                Source::Direct(direct) => direct.poll_next(cx),
+                Source::Pushed(pushed) => pushed.poll_chunk(cx),
+            };
+            let (chunk, pending) = match ready!(polled) {
+                Some(Ok(chunk)) => chunk,
                 Some(Err(e)) => return self.end(e),
                 None => {
                     let short = self.size_mismatch();
                     return self.end(short);
                 }
             };
-            let meta = match MessageMetadata::parse(message.reply.as_deref().unwrap_or_default()) {
-                Ok(meta) => meta,
-                Err(e) => return self.end(e),
-            };
-            chunks.last = Some((meta.consumer.clone(), meta.consumer_sequence));
-            let chunk = message.payload;
             self.received += chunk.len() as u64;
             if self.received > self.info.size as u64 {
                 let long = self.size_mismatch();
@@ -205,7 +211,7 @@ impl Object {
             if let Some(progress) = &mut self.progress {
                 progress(Progress { done: self.received, total: Some(self.info.size as u64) });
             }
-            if meta.pending == 0 {
+            if pending == 0 {
                 if let Err(e) = self.check() {
                     return self.end(e);
                 }
@@ -246,10 +252,18 @@ impl Object {
 
     /// Stops reading: what arrived can still be read, then it ends.
     pub(crate) fn stop(&mut self) {
-        if let Some(chunks) = &mut self.chunks {
-            chunks.messages.stop();
+        match &mut self.chunks {
+            Some(Source::Direct(direct)) => direct.stop(),
+            Some(Source::Pushed(pushed)) => pushed.messages.stop(),
+            None => {}
         }
     }
+}
+
+/// Where an object's chunks come from.
+enum Source {
+    Direct(Box<DirectChunks>),
+    Pushed(Box<Chunks>),
 }
 
 /// The chunks of an object as they come, and the consumer that sends them.
@@ -272,6 +286,18 @@ enum Stall {
 }
 
 impl Chunks {
+    /// The next chunk and the chunks the consumer holds after it.
+    fn poll_chunk(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Bytes, u64), Error>>> {
+        let message = match ready!(self.poll_next(cx)) {
+            Some(Ok(message)) => message,
+            Some(Err(e)) => return Poll::Ready(Some(Err(e))),
+            None => return Poll::Ready(None),
+        };
+        let meta = MessageMetadata::parse(message.reply.as_deref().unwrap_or_default())?;
+        self.last = Some((meta.consumer.clone(), meta.consumer_sequence));
+        Poll::Ready(Some(Ok((message.payload, meta.pending))))
+    }
+
     /// The next chunk; `None` also when the server has no more to send,
     /// however many the object has.
     fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Message, Error>>> {

@@ -35,6 +35,8 @@ pub(crate) use crate::core::object::{error, info};
 #[cfg(has_runtime)]
 mod buckets;
 #[cfg(has_runtime)]
+mod direct;
+#[cfg(has_runtime)]
 mod get;
 #[cfg(has_runtime)]
 mod put;

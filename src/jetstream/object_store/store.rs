@@ -33,8 +33,8 @@ use crate::message::Message;
 pub struct ObjectStore {
     pub(crate) name: String,
     pub(crate) context: Context,
-    /// Metas are read with direct gets (the stream has `allow_direct`).
-    direct: bool,
+    /// Metas and chunks are read with direct gets (the stream has `allow_direct`).
+    pub(super) direct: bool,
     /// The stream takes fast batches (`allow_batched`).
     batched: bool,
 }
