@@ -55,4 +55,4 @@ pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
 #[cfg(any(all(feature = "wasm", target_arch = "wasm32"), feature = "fuzzing"))]
-pub(crate) use store::{meta_json, parse_meta};
+pub(crate) use store::{Found, check_link_name, link_to, link_to_bucket, meta_json, not_found, parse_meta, renames};
