@@ -129,8 +129,9 @@ export class ObjectBucket implements ObjectStore {
 
   /** A write Rust decides over the lookup of `name` (and of a new name); the new meta and the messages purged. */
   async #write(op: "delete" | "update" | "link", name: string, meta?: Parameters<typeof metaJson>[0]): Promise<[ObjectInfo, number]> {
+    str(name, "object name");
     const json = meta && metaJson(meta);
-    const found = await this.#raw.info(str(name, "object name"), op === "link" ? json : undefined);
+    const found = await this.#raw.info(name, op === "link" ? json : undefined);
     let write: RawMetaWrite | string;
     try {
       write = this.#raw.plan(op, name, json, found);
