@@ -3,6 +3,6 @@
 //! async client exists. The sans-IO core builds without it.
 fn main() {
     cfg_aliases::cfg_aliases! {
-        has_runtime: { any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm", target_arch = "wasm32")) },
+        has_runtime: { any(all(feature = "native", not(target_arch = "wasm32")), all(feature = "wasm-runtime", target_arch = "wasm32")) },
     }
 }

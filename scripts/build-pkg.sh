@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the npm package in pkg/ from a clean checkout, offline once
 # scripts/setup.sh has run (wasm32 target, wasm-bindgen CLI, npm ci):
-#   1. cargo build   the wasm (release-wasm profile: opt-level z, lto, panic abort;
-#                    feature wasm only: nkey and .creds signing happen in JS,
+#   1. cargo build   the wasm (scripts/wasm-lib.sh; release-wasm profile: opt-level z,
+#                    lto, panic abort; feature wasm only: nkey and .creds signing happen in JS,
 #                    through @nats-io/nkeys, loaded only by apps that sign);
 #                    fails if serde_json's deserializer got linked into it
 #   2. wasm-bindgen  pkg/web (ES module, fetches the wasm via import.meta.url)
 #                    pkg/node (CommonJS glue, marked so by pkg/node/package.json)
-#      wasm-opt      -Oz on what wasm-bindgen wrote (binaryen's npm build);
+#      wasm-opt      -Oz on what wasm-bindgen wrote (binaryen's npm build, scripts/wasm-lib.sh);
 #                    fails if the wasm imports anything but its glue (`env`)
 #   3. tsc           bindings/*.ts, bindings/jetstream/*.ts, bindings/kv/*.ts, bindings/obj/*.ts -> pkg/ (.js + .d.ts;
 #                    web.js and node.js entries), plus the Node socket shim
@@ -16,14 +16,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
 
-target_dir="${CARGO_TARGET_DIR:-target}"
-# Panic locations name the source files of dependencies: drop the machine's
-# registry path from them (smaller, and no local paths in the package).
-for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
-    export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$registry="
-done
-cargo build --target wasm32-unknown-unknown --no-default-features --features wasm --profile release-wasm
-wasm="$target_dir/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
+. scripts/wasm-lib.sh
+
+wasm_build wasm
 
 # serde_json's deserializer must stay out of the wasm: the wasm reads the
 # server's JSON with serde-json-core (src/core/plain_json.rs), and serde_json's
@@ -46,21 +41,12 @@ for target in web nodejs; do
     rm -f "$out/natsjet_bg.wasm.d.ts"
 done
 [[ -x node_modules/.bin/tsc && -x node_modules/.bin/wasm-opt ]] || npm ci --no-audit --no-fund
-# rustc has inlined already; binaryen's inlining of single-caller functions
-# only makes the code less compressible (-Oz alone: 4.6 KB gzip larger than
-# without wasm-opt; with -ocimfs=0: 5.5 KB smaller). The features are those
-# rustc's wasm32 target emits by default.
-optimize() {
-    node_modules/.bin/wasm-opt -Oz --one-caller-inline-max-function-size=0 \
-        --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-        --enable-mutable-globals --enable-reference-types --enable-multivalue "$1" -o "$1"
-}
 if cmp -s pkg/web/natsjet_bg.wasm pkg/node/natsjet_bg.wasm; then
-    optimize pkg/web/natsjet_bg.wasm
+    wasm_optimize pkg/web/natsjet_bg.wasm
     cp pkg/web/natsjet_bg.wasm pkg/node/natsjet_bg.wasm
 else
-    optimize pkg/web/natsjet_bg.wasm
-    optimize pkg/node/natsjet_bg.wasm
+    wasm_optimize pkg/web/natsjet_bg.wasm
+    wasm_optimize pkg/node/natsjet_bg.wasm
 fi
 # Every import of the wasm must come from its wasm-bindgen glue: one from
 # "env" (or any other module) is a symbol nothing defines — a C dependency,

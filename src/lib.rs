@@ -146,7 +146,7 @@ pub mod fuzzing;
 pub mod jetstream;
 mod runtime;
 pub mod transport;
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+#[cfg(all(target_arch = "wasm32", feature = "wasm-runtime"))]
 mod wasm;
 
 pub use crate::core::{

@@ -9,53 +9,27 @@
 //   npm run bench:size        # from the repository root, after scripts/build-pkg.sh
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { core, js, kv, obj, natsjetApp } from "./apps.mjs";
 import { bundle } from "./bundle.mjs";
 import * as natsjet from "natsjet";
 
 const wasm = readFileSync(new URL("../../pkg/web/natsjet_bg.wasm", import.meta.url));
 const hasJetStream = typeof natsjet.jetstream === "function";
-
-const core = (connect) => `
-  const nc = await ${connect}({ servers: "ws://127.0.0.1:8080" });
-  const sub = nc.subscribe("app.>");
-  nc.publish("app.hello", "hi");
-  for await (const m of sub) { console.log(m.subject, m.string()); break; }
-`;
-const js = `
-  const js = jetstream(nc);
-  const ack = await js.publish("orders.new", "order", { msgID: "1" });
-  console.log(ack.seq);
-  const consumer = await js.consumers.get("ORDERS", "processor");
-  const messages = await consumer.consume({ max_messages: 100 });
-  for await (const m of messages) { console.log(m.subject); m.ack(); break; }
-`;
-const kv = `
-  const kv = await new Kvm(nc).create("profiles", { history: 5 });
-  await kv.put("sue.color", "blue");
-  console.log((await kv.get("sue.color"))?.string());
-  for await (const e of await kv.watch({ key: "sue.>" })) { console.log(e.key, e.isUpdate); break; }
-`;
-const obj = `
-  const os = await new Objm(nc).create("files");
-  await os.putBlob({ name: "a.txt" }, new TextEncoder().encode("hello"));
-  console.log((await os.info("a.txt"))?.size, (await os.getBlob("a.txt"))?.length);
-  for (const info of await os.list()) console.log(info.name);
-`;
 const hasKv = typeof natsjet.Kvm === "function";
 const hasObj = typeof natsjet.Objm === "function";
 const apps = {
   natsjet: hasJetStream
-    ? `import { connect, jetstream } from "natsjet";${core("connect")}${js}await nc.drain();`
+    ? natsjetApp([])
     : `import { connect } from "natsjet";${core("connect")}await nc.drain();`,
   "nats.js": `import { wsconnect } from "@nats-io/nats-core";
     import { jetstream } from "@nats-io/jetstream";${core("wsconnect")}${js}await nc.drain();`,
   ...(hasKv && {
-    "natsjet + KV": `import { connect, jetstream, Kvm } from "natsjet";${core("connect")}${js}${kv}await nc.drain();`,
+    "natsjet + KV": natsjetApp(["kv"]),
     "nats.js + KV": `import { wsconnect } from "@nats-io/nats-core";
       import { jetstream } from "@nats-io/jetstream"; import { Kvm } from "@nats-io/kv";${core("wsconnect")}${js}${kv}await nc.drain();`,
   }),
   ...(hasObj && {
-    "natsjet + KV + Obj": `import { connect, jetstream, Kvm, Objm } from "natsjet";${core("connect")}${js}${kv}${obj}await nc.drain();`,
+    "natsjet + KV + Obj": natsjetApp(["kv", "obj"]),
     "nats.js + KV + Obj": `import { wsconnect } from "@nats-io/nats-core";
       import { jetstream } from "@nats-io/jetstream"; import { Kvm } from "@nats-io/kv"; import { Objm } from "@nats-io/obj";
       ${core("wsconnect")}${js}${kv}${obj}await nc.drain();`,

@@ -4,27 +4,27 @@
 //! scheduler and the host's SHA-256, and the bounded queue from the driver
 //! to each reader.
 
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 mod js_sha256;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 pub(crate) mod js_task;
 #[cfg(has_runtime)]
 pub(crate) mod queue;
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 mod rt_tokio;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 mod rt_wasm;
 
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 pub use rt_tokio::TokioRuntime;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 pub use rt_wasm::WasmRuntime;
 
 /// The runtime of this target.
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 pub type DefaultRuntime = TokioRuntime;
 /// The runtime of this target.
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 pub type DefaultRuntime = WasmRuntime;
 
 use std::future::Future;
@@ -66,7 +66,7 @@ pub trait Runtime: 'static {
 /// `setSha256Factory`), natsjet's own otherwise.
 #[cfg(has_runtime)]
 pub(crate) fn object_digest() -> crate::core::object::digest::Digest {
-    #[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+    #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
     if let Some(hasher) = js_sha256::hasher() {
         return crate::core::object::digest::Digest::with_host(hasher);
     }

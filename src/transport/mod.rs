@@ -33,9 +33,9 @@ mod native;
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 pub use native::Transport;
 
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 mod wasm;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 pub use wasm::{Transport, set_socket_factory};
 
 /// Turns a transport's I/O error into natsjet's error; natively a TLS

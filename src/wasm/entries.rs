@@ -4,11 +4,13 @@
 //! entries and keys travel this way, and so do an object store's metas
 //! (their JSON as the value) and an object's chunks (values alone).
 
+#[cfg(feature = "wasm-kv")]
 use std::time::UNIX_EPOCH;
 
 use js_sys::{Array, Float64Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "wasm-kv")]
 use crate::jetstream::kv::{Entry, Operation};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -39,6 +41,7 @@ pub(crate) struct Packed {
 }
 
 impl Packed {
+    #[cfg(feature = "wasm-kv")]
     /// Adds `entry`, whose value is `len` bytes long.
     pub(crate) fn entry(&mut self, entry: &Entry, len: usize) {
         let created = entry.created.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
@@ -52,11 +55,13 @@ impl Packed {
         self.push(entry.key.as_bytes(), &entry.value, numbers);
     }
 
+    #[cfg(feature = "wasm-kv")]
     /// Adds a key alone.
     pub(crate) fn key(&mut self, key: &str) {
         self.push(key.as_bytes(), &[], [0.0; FIELDS - 2]);
     }
 
+    #[cfg(feature = "wasm-object-store")]
     /// Adds a value without a key, at `revision`.
     pub(crate) fn value(&mut self, value: &[u8], revision: u64, caught_up: bool) {
         let numbers = [revision as f64, 0.0, 0.0, value.len() as f64, f64::from(caught_up_flag(caught_up))];

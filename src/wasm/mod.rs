@@ -25,12 +25,16 @@
 mod auth;
 mod batch;
 mod connection;
+#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
 mod entries;
 mod error;
 mod jetstream;
+#[cfg(feature = "wasm-kv")]
 mod kv;
+#[cfg(feature = "wasm-object-store")]
 mod object_store;
 mod options;
+#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
 mod reader;
 mod responses;
 mod status;

@@ -12,6 +12,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, ready};
 
+#[cfg(feature = "wasm-object-store")]
 use bytes::Bytes;
 use futures_core::Stream;
 use js_sys::Promise;
@@ -19,18 +20,26 @@ use wasm_bindgen::prelude::*;
 
 use super::entries::Packed;
 use crate::error::Error;
+#[cfg(feature = "wasm-kv")]
 use crate::jetstream::kv::{Entry, History, Keys, Watch};
+#[cfg(feature = "wasm-object-store")]
 use crate::jetstream::object_store::{self as os, List, Object, meta_json};
 use crate::wasm::jetstream::batches::Batches;
 use crate::wasm::promise;
 
 /// What is read.
 pub(crate) enum Source {
+    #[cfg(feature = "wasm-kv")]
     Watch(Watch),
+    #[cfg(feature = "wasm-kv")]
     History(History),
+    #[cfg(feature = "wasm-kv")]
     Keys(Keys),
+    #[cfg(feature = "wasm-object-store")]
     Objects(List),
+    #[cfg(feature = "wasm-object-store")]
     ObjectWatch(os::Watch),
+    #[cfg(feature = "wasm-object-store")]
     Chunks(Box<Object>),
 }
 
@@ -38,7 +47,9 @@ impl Source {
     /// A watch that has handed out what existed when it started.
     fn caught_up(&self) -> bool {
         match self {
+            #[cfg(feature = "wasm-kv")]
             Source::Watch(w) => w.seen_current(),
+            #[cfg(feature = "wasm-object-store")]
             Source::ObjectWatch(w) => w.seen_current(),
             _ => false,
         }
@@ -47,12 +58,16 @@ impl Source {
 
 /// One step of a read.
 pub(crate) enum Item {
+    #[cfg(feature = "wasm-kv")]
     Entry(Entry, usize),
+    #[cfg(feature = "wasm-kv")]
     Key(String),
     /// An entry the watch leaves out.
+    #[cfg(feature = "wasm-kv")]
     Skipped,
     /// An object's meta (its JSON) at a revision, and whether the watch
     /// has caught up with it; or a chunk of an object (revision 0).
+    #[cfg(feature = "wasm-object-store")]
     Value(Bytes, u64, bool),
 }
 
@@ -60,14 +75,22 @@ impl Stream for Source {
     type Item = Result<Item, Error>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        #[cfg(feature = "wasm-kv")]
         let entry = |(entry, len)| Item::Entry(entry, len);
+        #[cfg(feature = "wasm-object-store")]
         let meta = |(info, revision), caught_up| Ok(Item::Value(meta_json(&info)?, revision, caught_up));
         Poll::Ready(match self.get_mut() {
+            #[cfg(feature = "wasm-kv")]
             Source::Watch(w) => ready!(w.poll_step(cx)).map(|r| r.map(|e| e.map_or(Item::Skipped, entry))),
+            #[cfg(feature = "wasm-kv")]
             Source::History(h) => ready!(h.poll_entry(cx)).map(|r| r.map(entry)),
+            #[cfg(feature = "wasm-kv")]
             Source::Keys(k) => ready!(k.poll_key(cx)).map(|r| r.map(Item::Key)),
+            #[cfg(feature = "wasm-object-store")]
             Source::Objects(l) => ready!(l.poll_info(cx)).map(|r| r.and_then(|m| meta(m, false))),
+            #[cfg(feature = "wasm-object-store")]
             Source::ObjectWatch(w) => ready!(w.poll_info(cx)).map(|r| r.and_then(|m| meta(m, w.seen_current()))),
+            #[cfg(feature = "wasm-object-store")]
             Source::Chunks(o) => ready!(o.poll_chunk(cx)).map(|r| r.map(|chunk| Item::Value(chunk, 0, false))),
         })
     }
@@ -97,9 +120,13 @@ impl RawReader {
         let max = max.max(1) as usize;
         promise(async move {
             let size = |item: &Item| match item {
+                #[cfg(feature = "wasm-kv")]
                 Item::Entry(entry, _) => entry.key.len() + entry.value.len(),
+                #[cfg(feature = "wasm-kv")]
                 Item::Key(key) => key.len(),
+                #[cfg(feature = "wasm-kv")]
                 Item::Skipped => 0,
+                #[cfg(feature = "wasm-object-store")]
                 Item::Value(value, ..) => value.len(),
             };
             let items = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await?;
@@ -109,9 +136,13 @@ impl RawReader {
             let mut packed = Packed::default();
             for item in &items {
                 match item {
+                    #[cfg(feature = "wasm-kv")]
                     Item::Entry(entry, len) => packed.entry(entry, *len),
+                    #[cfg(feature = "wasm-kv")]
                     Item::Key(key) => packed.key(key),
+                    #[cfg(feature = "wasm-kv")]
                     Item::Skipped => {}
+                    #[cfg(feature = "wasm-object-store")]
                     Item::Value(value, revision, caught_up) => packed.value(value, *revision, *caught_up),
                 }
             }
@@ -130,11 +161,17 @@ impl RawReader {
     /// Stops reading: what arrived can still be read, then it ends.
     pub fn stop(&self) {
         match self.reader.borrow_mut().stream.get_mut() {
+            #[cfg(feature = "wasm-kv")]
             Source::Watch(w) => w.stop(),
+            #[cfg(feature = "wasm-kv")]
             Source::History(h) => h.stop(),
+            #[cfg(feature = "wasm-kv")]
             Source::Keys(k) => k.stop(),
+            #[cfg(feature = "wasm-object-store")]
             Source::Objects(l) => l.stop(),
+            #[cfg(feature = "wasm-object-store")]
             Source::ObjectWatch(w) => w.stop(),
+            #[cfg(feature = "wasm-object-store")]
             Source::Chunks(o) => o.stop(),
         }
     }

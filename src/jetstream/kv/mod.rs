@@ -44,7 +44,7 @@ pub use crate::core::kv::{
 pub use error::*;
 #[cfg(has_runtime)]
 pub use store::Store;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
 pub(crate) use store::{BucketExternal, BucketFacts, BucketMirror};
 #[cfg(has_runtime)]
 pub use watch::{History, Keys, Watch, WatchInclude, WatchOptions};

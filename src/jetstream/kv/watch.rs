@@ -326,7 +326,7 @@ impl History {
     }
 
     /// Stops reading: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
     pub(crate) fn stop(&mut self) {
         self.reader.stop();
     }
@@ -356,7 +356,7 @@ impl Keys {
     }
 
     /// Stops reading: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
     pub(crate) fn stop(&mut self) {
         self.history.stop();
     }

@@ -48,11 +48,13 @@ pub use crate::core::object::{
 pub use error::*;
 #[cfg(has_runtime)]
 pub use get::Object;
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
 pub(crate) use put::Upload;
 #[cfg(has_runtime)]
 pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
-#[cfg(any(all(feature = "wasm", target_arch = "wasm32"), feature = "fuzzing"))]
-pub(crate) use store::{Found, check_link_name, link_to, link_to_bucket, meta_json, not_found, parse_meta, renames};
+#[cfg(any(all(feature = "wasm-object-store", target_arch = "wasm32"), feature = "fuzzing"))]
+pub(crate) use store::{meta_json, parse_meta};
+#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
+pub(crate) use store::{Found, check_link_name, link_to, link_to_bucket, not_found, renames};

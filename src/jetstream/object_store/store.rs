@@ -554,7 +554,7 @@ impl List {
     }
 
     /// Stops listing: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
     pub(crate) fn stop(&mut self) {
         self.read.stop();
     }
@@ -593,7 +593,7 @@ impl Watch {
     }
 
     /// Stops watching: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
     pub(crate) fn stop(&mut self) {
         self.read.stop();
     }

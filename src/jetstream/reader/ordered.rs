@@ -15,7 +15,7 @@ use std::time::Duration;
 use futures_core::Stream;
 use futures_util::future::join;
 
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 use super::Raw;
 use super::{ITEM_CAPACITY, Messages, Report};
 use crate::core::jetstream::read_mark::ReadMark;
@@ -529,7 +529,7 @@ impl Stream for OrderedMessages {
     }
 }
 
-#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 impl Stream for Raw<OrderedMessages> {
     type Item = Result<Message, Error>;
 

@@ -41,6 +41,7 @@ mod messages;
 mod ordered;
 mod push;
 
+#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
 pub(super) use context::RawJetStream;
 
 use wasm_bindgen::JsValue;

@@ -1,0 +1,35 @@
+// The small app that bench/js/size.mjs and feature_size.mjs bundle, in parts:
+// core NATS, JetStream, a Key-Value part and an Object Store part.
+export const core = (connect) => `
+  const nc = await ${connect}({ servers: "ws://127.0.0.1:8080" });
+  const sub = nc.subscribe("app.>");
+  nc.publish("app.hello", "hi");
+  for await (const m of sub) { console.log(m.subject, m.string()); break; }
+`;
+export const js = `
+  const js = jetstream(nc);
+  const ack = await js.publish("orders.new", "order", { msgID: "1" });
+  console.log(ack.seq);
+  const consumer = await js.consumers.get("ORDERS", "processor");
+  const messages = await consumer.consume({ max_messages: 100 });
+  for await (const m of messages) { console.log(m.subject); m.ack(); break; }
+`;
+export const kv = `
+  const kv = await new Kvm(nc).create("profiles", { history: 5 });
+  await kv.put("sue.color", "blue");
+  console.log((await kv.get("sue.color"))?.string());
+  for await (const e of await kv.watch({ key: "sue.>" })) { console.log(e.key, e.isUpdate); break; }
+`;
+export const obj = `
+  const os = await new Objm(nc).create("files");
+  await os.putBlob({ name: "a.txt" }, new TextEncoder().encode("hello"));
+  console.log((await os.info("a.txt"))?.size, (await os.getBlob("a.txt"))?.length);
+  for (const info of await os.list()) console.log(info.name);
+`;
+
+/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj"). */
+export function natsjetApp(parts) {
+  const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : [])];
+  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}`;
+  return `import { ${names.join(", ")} } from "natsjet";${core("connect")}${js}${body}await nc.drain();`;
+}
