@@ -4,15 +4,19 @@
  * SHA-256, links, replacing and cleaning up, nats.js's Latin-1 names all
  * live there. Here arguments are adapted, metas unpacked, streams wired,
  * and the bucket's own calls (status, seal, destroy) made through the
- * JetStream API.
+ * JetStream API, as are the writes Rust decides (`plan`): a meta's
+ * publish, then the purges of what it replaced.
  */
 import { isMessageNotFound, InvalidArgumentError } from "../errors.js";
+import { headers } from "../headers.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient, PubAck } from "../jetstream/client.js";
 import { StreamAPI } from "../jetstream/manager.js";
 import type {
   PurgeResponse,
   RawEntries,
+  RawFound,
+  RawMetaWrite,
   RawObjectStore,
   RawObjectUpload,
   RawReader,
@@ -53,7 +57,12 @@ export class ObjectBucket implements ObjectStore {
 
   async info(name: string): Promise<ObjectInfo | null> {
     const found = await this.#raw.info(str(name, "object name"));
-    return found && infoAt(found, 0);
+    try {
+      const meta = found.entries();
+      return meta && infoAt(meta, 0);
+    } finally {
+      found.free();
+    }
   }
 
   async list(): Promise<ObjectInfo[]> {
@@ -95,7 +104,7 @@ export class ObjectBucket implements ObjectStore {
 
   async delete(name: string): Promise<PurgeResponse> {
     try {
-      return { success: true, purged: (await this.#raw.write("delete", str(name, "object name"))) as number };
+      return { success: true, purged: (await this.#write("delete", name))[1] };
     } catch (e) {
       // nats.js: nothing to delete is no error.
       if (isMessageNotFound(e as Error)) return { success: false, purged: 0 };
@@ -105,21 +114,42 @@ export class ObjectBucket implements ObjectStore {
 
   async link(name: string, meta: ObjectInfo): Promise<ObjectInfo> {
     const { name: target, bucket, deleted, options } = meta;
-    return this.#write("link", name, { name: target, bucket, deleted, options });
+    return (await this.#write("link", name, { name: target, bucket, deleted, options }))[0];
   }
 
   async linkStore(name: string, bucket: ObjectStore): Promise<ObjectInfo> {
     if (!(bucket instanceof ObjectBucket)) throw new InvalidArgumentError("linkStore: the bucket must be an ObjectStore of objm.open or objm.create");
-    return this.#write("link", name, { name: "", bucket: bucket.bucket });
+    return (await this.#write("link", name, { name: "", bucket: bucket.bucket }))[0];
   }
 
   async update(name: string, meta: Partial<ObjectStoreMeta> = {}): Promise<PubAck> {
-    const info = await this.#write("update", name, { ...meta, name: meta.name ?? name });
+    const [info] = await this.#write("update", name, { ...meta, name: meta.name ?? name });
     return { stream: this.stream, seq: info.revision, duplicate: false };
   }
 
-  async #write(op: "update" | "link", name: string, meta: Parameters<typeof metaJson>[0]): Promise<ObjectInfo> {
-    return infoAt((await this.#raw.write(op, str(name, "object name"), metaJson(meta))) as RawEntries, 0);
+  /** A write Rust decides over the lookup of `name` (and of a new name); the new meta and the messages purged. */
+  async #write(op: "delete" | "update" | "link", name: string, meta?: Parameters<typeof metaJson>[0]): Promise<[ObjectInfo, number]> {
+    str(name, "object name");
+    const json = meta && metaJson(meta);
+    const found = await this.#raw.info(name, op === "link" ? json : undefined);
+    let write: RawMetaWrite | string;
+    try {
+      write = this.#raw.plan(op, name, json, found);
+      if (typeof write === "string") write = this.#raw.plan(op, name, json, found, await this.#raw.info(write));
+    } finally {
+      found.free();
+    }
+    return this.#commit(write as RawMetaWrite);
+  }
+
+  /** Publishes the meta `write` decided (replacing the subject's others), then purges what it replaced. */
+  async #commit([subject, meta, purge]: RawMetaWrite): Promise<[ObjectInfo, number]> {
+    const rollup = headers();
+    rollup.set("Nats-Rollup", "sub");
+    meta[1][2] = (await this.#js.publish(subject, meta[0], { headers: rollup })).seq;
+    let purged = 0;
+    for (const filter of purge) purged += (await request<PurgeResponse>(this.#js.raw, "STREAM.PURGE", this.stream, "", { filter })).purged;
+    return [infoAt(meta, 0), purged];
   }
 
   async watch(opts: Partial<{ ignoreDeletes?: boolean; includeHistory?: boolean }> = {}): Promise<QueuedIterator<ObjectWatchInfo>> {

@@ -363,8 +363,10 @@ impl Upload {
             let chunks = !old.info.nuid.is_empty() && old.info.nuid != info.nuid;
             // The old meta's subject, when nats.js wrote it under its Latin-1 name: one meta per object.
             let stale = [chunks.then(|| chunk_subject(&store.name, &old.info.nuid)), Some(old.subject)];
-            let purged = store.purge_replaced(&subject, stale, old.shadowed).await;
+            let replaced = store.meta_write(subject, info, stale, old.shadowed);
+            let purged = store.purge_all(replaced.purge).await;
             purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
+            return Ok((replaced.info, revision));
         }
         Ok((info, revision))
     }

@@ -40,6 +40,7 @@ pub struct ObjectStore {
 }
 
 /// An object's meta and where it was found.
+#[derive(Clone)]
 pub(crate) struct Found {
     pub info: ObjectInfo,
     /// The meta's stream sequence (nats.js's `revision`).
@@ -53,6 +54,7 @@ pub(crate) struct Found {
 /// The older of two metas of one name: one client keyed it by UTF-8, the
 /// other by Latin-1, neither seeing the other's. A write by name purges it
 /// (and its chunks), so that the name is left one meta.
+#[derive(Clone)]
 pub(crate) struct Shadowed {
     subject: String,
     /// Its chunks' token, when they are not the newer meta's.
@@ -64,6 +66,15 @@ struct Stored {
     info: ObjectInfo,
     subject: String,
     sequence: u64,
+}
+
+/// A write of a meta by name, decided: `info` goes on `subject`, then
+/// `purge` (what it replaced) is purged. The wasm's writes are made of the
+/// same decisions, sequenced in TS.
+pub(crate) struct MetaWrite {
+    pub subject: String,
+    pub info: ObjectInfo,
+    pub purge: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -147,22 +158,28 @@ impl ObjectStore {
         Ok(Stored { info, subject, sequence: message.sequence })
     }
 
-    /// Purges what a meta of the name just stored on `written` replaced:
-    /// the `stale` subjects (old chunks, an old name's meta) and what
-    /// `shadowed` holds, leaving `written` alone. The messages purged. One
-    /// path for every write, so the wasm holds one copy of it.
-    pub(crate) async fn purge_replaced(
+    /// A write of `info` on `written`, purging what it replaced: the
+    /// `stale` subjects (old chunks, an old name's meta) and what
+    /// `shadowed` holds, never `written` itself.
+    pub(crate) fn meta_write(
         &self,
-        written: &str,
+        written: String,
+        info: ObjectInfo,
         stale: [Option<String>; 2],
         shadowed: Option<Shadowed>,
-    ) -> Result<u64, Error> {
+    ) -> MetaWrite {
         let shadowed = shadowed.map(|s| [Some(s.subject), s.nuid.map(|nuid| chunk_subject(&self.name, &nuid))]);
+        let purge =
+            stale.into_iter().chain(shadowed.into_iter().flatten()).flatten().filter(|s| *s != written).collect();
+        MetaWrite { subject: written, info, purge }
+    }
+
+    /// Purges `purge`; the messages purged. One path for every write, so
+    /// the wasm holds one copy of it.
+    pub(crate) async fn purge_all(&self, purge: Vec<String>) -> Result<u64, Error> {
         let mut purged = 0;
-        for subject in stale.into_iter().chain(shadowed.into_iter().flatten()).flatten() {
-            if subject != written {
-                purged += self.purge_subject(subject).await?;
-            }
+        for subject in purge {
+            purged += self.purge_subject(subject).await?;
         }
         Ok(purged)
     }
@@ -206,17 +223,23 @@ impl ObjectStore {
 
     /// [`delete`](Self::delete), counting the chunks purged.
     pub(crate) async fn remove(&self, name: &str) -> Result<u64, DeleteError> {
-        let Found { mut info, subject, shadowed, .. } = self.find(name).await.map_err(DeleteErrorKind::error)?;
+        let found = self.find(name).await.map_err(DeleteErrorKind::error)?;
+        let write = self.delete_write(found);
+        let deleted = self.publish_meta(&write.subject, &write.info).await;
+        deleted.map_err(|e| KindError::new(DeleteErrorKind::Metadata, e))?;
+        self.purge_all(write.purge).await.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
+    }
+
+    /// The write deleting the object `found`: its meta says so, its chunks go.
+    pub(crate) fn delete_write(&self, found: Found) -> MetaWrite {
+        let Found { mut info, subject, shadowed, .. } = found;
         let chunks = chunk_subject(&self.name, &info.nuid);
         info.deleted = true;
         info.size = 0;
         info.chunks = 0;
         info.digest = None;
         info.modified = Some(DefaultRuntime::wall_clock());
-        let deleted = self.publish_meta(&subject, &info).await;
-        deleted.map_err(|e| KindError::new(DeleteErrorKind::Metadata, e))?;
-        let purged = self.purge_replaced(&subject, [Some(chunks), None], shadowed).await;
-        purged.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
+        self.meta_write(subject, info, [Some(chunks), None], shadowed)
     }
 
     /// Changes the name, description, metadata or headers of object `name`.
@@ -244,33 +267,44 @@ impl ObjectStore {
         new_name: Option<String>,
         change: impl FnOnce(&mut ObjectInfo),
     ) -> Result<(ObjectInfo, u64), UpdateMetadataError> {
-        let Found { mut info, subject, shadowed, .. } =
-            self.find(name).await.map_err(UpdateMetadataErrorKind::error)?;
-        if info.deleted {
-            return Err(KindError::new(UpdateMetadataErrorKind::NotFound, not_found(name)));
+        let found = self.find(name).await.map_err(UpdateMetadataErrorKind::error)?;
+        let new_name = new_name.unwrap_or_else(|| found.info.name.clone());
+        let taken = match renames(Some(&found), name, &new_name)? {
+            true => match self.find(&new_name).await {
+                Ok(found) => Some(found),
+                Err(e) if is_not_found(&e) => None,
+                Err(e) => return Err(UpdateMetadataErrorKind::error(e)),
+            },
+            false => None,
+        };
+        let write = self.update_write(found, new_name, taken.as_ref(), change)?;
+        let published = self.publish_meta(&write.subject, &write.info).await;
+        let revision = published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
+        let purged = self.purge_all(write.purge).await;
+        purged.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
+        Ok((write.info, revision))
+    }
+
+    /// The write of the object `found` renamed to `new_name` (`taken`: the
+    /// object of that name, if there is one) after `change`.
+    pub(crate) fn update_write(
+        &self,
+        found: Found,
+        new_name: String,
+        taken: Option<&Found>,
+        change: impl FnOnce(&mut ObjectInfo),
+    ) -> Result<MetaWrite, UpdateMetadataError> {
+        if let Some(Found { info, .. }) = taken.filter(|t| !t.info.deleted) {
+            let taken = Error::InvalidArgument(format!("an object named {:?} exists", info.name));
+            return Err(KindError::new(UpdateMetadataErrorKind::NameAlreadyInUse, taken));
         }
-        let new_name = new_name.unwrap_or_else(|| info.name.clone());
+        let Found { mut info, subject, shadowed, .. } = found;
         let renamed = new_name != info.name;
-        if renamed {
-            check_name(&new_name).map_err(UpdateMetadataErrorKind::error)?;
-            match self.find(&new_name).await {
-                Ok(Found { info, .. }) if !info.deleted => {
-                    let taken = Error::InvalidArgument(format!("an object named {:?} exists", info.name));
-                    return Err(KindError::new(UpdateMetadataErrorKind::NameAlreadyInUse, taken));
-                }
-                Err(e) if !is_not_found(&e) => return Err(UpdateMetadataErrorKind::error(e)),
-                _ => {}
-            }
-        }
         change(&mut info);
         info.name = new_name;
         info.modified = Some(DefaultRuntime::wall_clock());
         let new_subject = if renamed { meta_subject(&self.name, &info.name) } else { subject.clone() };
-        let published = self.publish_meta(&new_subject, &info).await;
-        let revision = published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
-        let purged = self.purge_replaced(&new_subject, [Some(subject), None], shadowed).await;
-        purged.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
-        Ok((info, revision))
+        Ok(self.meta_write(new_subject, info, [Some(subject), None], shadowed))
     }
 
     /// Adds `name` as a link to `object` (in this or another bucket).
@@ -284,18 +318,7 @@ impl ObjectStore {
         name: String,
         object: &ObjectInfo,
     ) -> Result<(ObjectInfo, u64), AddLinkError> {
-        let refused = |kind, text: &str| Err(KindError::new(kind, Error::InvalidArgument(text.to_string())));
-        if object.name.is_empty() {
-            return refused(AddLinkErrorKind::ObjectRequired, "the object to link to has no name");
-        }
-        if object.deleted {
-            return refused(AddLinkErrorKind::Deleted, "the object to link to is deleted");
-        }
-        if object.link().is_some() {
-            return refused(AddLinkErrorKind::LinkToLink, "the object to link to is a link");
-        }
-        let link = ObjectLink { name: Some(object.name.clone()), bucket: object.bucket.clone() };
-        self.publish_link(name, link).await
+        self.publish_link(name, link_to(object)?).await
     }
 
     /// Adds `name` as a link to bucket `bucket`.
@@ -309,26 +332,40 @@ impl ObjectStore {
 
     /// [`add_bucket_link`](Self::add_bucket_link): the link's meta and its revision.
     pub(crate) async fn link_bucket(&self, name: String, bucket: String) -> Result<(ObjectInfo, u64), AddLinkError> {
-        let link = ObjectLink { name: None, bucket };
-        super::names::check_bucket(&link.bucket).map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
-        self.publish_link(name, link).await
+        self.publish_link(name, link_to_bucket(bucket)?).await
     }
 
     /// Writes the meta of link `name`, unless an object (not a link or a
     /// deleted object) has the name.
     async fn publish_link(&self, name: String, link: ObjectLink) -> Result<(ObjectInfo, u64), AddLinkError> {
-        if name.is_empty() {
-            return Err(KindError::new(AddLinkErrorKind::EmptyName, Error::InvalidArgument("empty link name".into())));
-        }
-        check_name(&name).map_err(AddLinkErrorKind::error)?;
-        let (subject, shadowed) = match self.find(&name).await {
-            Ok(Found { info, .. }) if !info.deleted && info.link().is_none() => {
+        check_link_name(&name)?;
+        let found = match self.find(&name).await {
+            Ok(found) => Some(found),
+            Err(e) if is_not_found(&e) => None,
+            Err(e) => return Err(KindError::new(AddLinkErrorKind::Other, e)),
+        };
+        let write = self.link_write(name, link, found)?;
+        let revision = self.publish_meta(&write.subject, &write.info).await.map_err(AddLinkErrorKind::error)?;
+        let purged = self.purge_all(write.purge).await;
+        purged.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
+        Ok((write.info, revision))
+    }
+
+    /// The write of link `name` to `link`, over `found` (the object of
+    /// that name, if any: only a link or a deleted object may be replaced).
+    pub(crate) fn link_write(
+        &self,
+        name: String,
+        link: ObjectLink,
+        found: Option<Found>,
+    ) -> Result<MetaWrite, AddLinkError> {
+        let (subject, shadowed) = match found {
+            Some(Found { info, .. }) if !info.deleted && info.link().is_none() => {
                 let taken = Error::InvalidArgument(format!("an object named {name:?} exists"));
                 return Err(KindError::new(AddLinkErrorKind::AlreadyExists, taken));
             }
-            Ok(Found { subject, shadowed, .. }) => (subject, shadowed),
-            Err(e) if is_not_found(&e) => (meta_subject(&self.name, &name), None),
-            Err(e) => return Err(KindError::new(AddLinkErrorKind::Other, e)),
+            Some(Found { subject, shadowed, .. }) => (subject, shadowed),
+            None => (meta_subject(&self.name, &name), None),
         };
         let info = ObjectInfo {
             name,
@@ -344,10 +381,7 @@ impl ObjectStore {
             digest: None,
             deleted: false,
         };
-        let revision = self.publish_meta(&subject, &info).await.map_err(AddLinkErrorKind::error)?;
-        let purged = self.purge_replaced(&subject, [None, None], shadowed).await;
-        purged.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
-        Ok((info, revision))
+        Ok(self.meta_write(subject, info, [None, None], shadowed))
     }
 
     /// Seals the bucket: no more writes, deletes or purges.
@@ -450,12 +484,56 @@ fn newer(utf8: Option<Stored>, latin1: Option<Stored>) -> Option<Found> {
     Some(Found { info: newer.info, revision: newer.sequence, subject: newer.subject, shadowed })
 }
 
-fn not_found(name: &str) -> Error {
+pub(crate) fn not_found(name: &str) -> Error {
     Error::JetStream(api::JetStreamError {
         code: 404,
         err_code: api::ErrorCode::NO_MESSAGE_FOUND,
         description: format!("no object named {name:?}"),
     })
+}
+
+/// Whether an update of the object `found` (the lookup of `name`) to
+/// `new_name` renames it, so that the new name must be looked up; a missing
+/// or deleted object is not found.
+pub(crate) fn renames(found: Option<&Found>, name: &str, new_name: &str) -> Result<bool, UpdateMetadataError> {
+    match found {
+        Some(found) if !found.info.deleted => {}
+        _ => return Err(KindError::new(UpdateMetadataErrorKind::NotFound, not_found(name))),
+    }
+    let renamed = new_name != name;
+    if renamed {
+        check_name(new_name).map_err(UpdateMetadataErrorKind::error)?;
+    }
+    Ok(renamed)
+}
+
+/// The link to `object`: an object with a name, neither deleted nor a link.
+pub(crate) fn link_to(object: &ObjectInfo) -> Result<ObjectLink, AddLinkError> {
+    let refused = |kind, text: &str| Err(KindError::new(kind, Error::InvalidArgument(text.to_string())));
+    if object.name.is_empty() {
+        return refused(AddLinkErrorKind::ObjectRequired, "the object to link to has no name");
+    }
+    if object.deleted {
+        return refused(AddLinkErrorKind::Deleted, "the object to link to is deleted");
+    }
+    if object.link().is_some() {
+        return refused(AddLinkErrorKind::LinkToLink, "the object to link to is a link");
+    }
+    Ok(ObjectLink { name: Some(object.name.clone()), bucket: object.bucket.clone() })
+}
+
+/// The link to bucket `bucket`, if it is a bucket's name.
+pub(crate) fn link_to_bucket(bucket: String) -> Result<ObjectLink, AddLinkError> {
+    super::names::check_bucket(&bucket).map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
+    Ok(ObjectLink { name: None, bucket })
+}
+
+/// A link's name: not empty, and an object's name.
+pub(crate) fn check_link_name(name: &str) -> Result<(), AddLinkError> {
+    if name.is_empty() {
+        return Err(KindError::new(AddLinkErrorKind::EmptyName, Error::InvalidArgument("empty link name".into())));
+    }
+    check_name(name).map_err(AddLinkErrorKind::error)
 }
 
 /// Every object in a bucket (deleted ones left out), then the end: async-nats's `List`.

@@ -1,10 +1,12 @@
 //! `RawObjectStore`: one bucket ([`ObjectStore`]), with nats.js's
-//! `ObjectStore` calls as five exports (each export is a future of its own
-//! in the wasm): an object's meta, a get (its meta and a reader of its
-//! chunks), the reads of metas (a listing, a watch), the writes that are
-//! not puts (delete, update, link) and a put. As in nats.js, `info` is
-//! `null` for a missing object (a deleted one's meta says so), `get` for a
-//! missing or deleted one.
+//! `ObjectStore` calls as four async exports (each export is a future of
+//! its own in the wasm): the lookup of an object by name, a get (its meta
+//! and a reader of its chunks), the reads of metas (a listing, a watch) and
+//! a put. The writes that are not puts (delete, update, link) are decided
+//! here in one synchronous call over lookups (`plan`) and sequenced in TS
+//! over the JetStream API's publish and purge, so the wasm holds no second
+//! copy of their I/O. As in nats.js, `get` is `null` for a missing or
+//! deleted object.
 
 use std::rc::Rc;
 
@@ -15,7 +17,8 @@ use super::meta::{from_js, packed};
 use super::upload::RawObjectUpload;
 use crate::error::Error;
 use crate::jetstream::object_store::{
-    ObjectInfo, ObjectMetadata, ObjectStore, Progress, PutOptions, WatchOptions, is_not_found,
+    AddLinkError, Found, ObjectInfo, ObjectLink, ObjectMetadata, ObjectStore, Progress, PutOptions, WatchOptions,
+    check_link_name, is_not_found, link_to, link_to_bucket, not_found, renames,
 };
 use crate::wasm::options::{millis, whole};
 use crate::wasm::promise;
@@ -25,6 +28,8 @@ use crate::wasm::reader::{RawReader, Source};
 const TS_OBJ_STORE: &str = r#"
 /** Told of a put's or a get's bytes done out of its total. */
 export type RawProgress = (done: number, total?: number) => void;
+/** A write decided: its meta's subject, the meta (revision 0), the subjects it replaces, to purge. */
+export type RawMetaWrite = [subject: string, meta: RawEntries, purge: string[]];
 "#;
 
 /// A bucket; calls share it with their futures.
@@ -41,17 +46,22 @@ impl RawObjectStore {
 
 #[wasm_bindgen]
 impl RawObjectStore {
-    /// The meta of object `name` (a deleted one's too); `null` if there is none.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawEntries | null>")]
-    pub fn info(&self, name: String) -> Promise {
+    /// The lookup of object `name` (a deleted one's meta too). With
+    /// `link`, the meta of what a link named `name` is to point to, that
+    /// link is checked first: the lookup is for `plan("link")`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawFound>")]
+    pub fn info(&self, name: String, link: Option<String>) -> Result<Promise, JsValue> {
+        if let Some(target) = link {
+            link_of(&from_js(&target)?).and_then(|_| check_link_name(&name)).map_err(Error::from)?;
+        }
         let store = self.store.clone();
-        promise(async move {
+        Ok(promise(async move {
             match store.find(&name).await {
-                Ok(found) => Ok(packed(&found.info, found.revision)?.into()),
-                Err(e) if is_not_found(&e) => Ok(JsValue::NULL),
+                Ok(found) => Ok(RawFound { found: Some(found) }),
+                Err(e) if is_not_found(&e) => Ok(RawFound { found: None }),
                 Err(e) => Err(e),
             }
-        })
+        }))
     }
 
     /// Object `name` (followed if it is a link): its meta, and a reader of
@@ -102,43 +112,23 @@ impl RawObjectStore {
         })
     }
 
-    /// A write of object `name` other than a put: `"delete"` (resolves to
-    /// the chunks purged), `"update"` (`meta` holds the new name,
-    /// description and metadata, and the headers if they change) or
-    /// `"link"` (`name` becomes a link to the object `meta`, or without its
-    /// name to the bucket `meta.bucket`); these resolve to the new meta.
-    #[wasm_bindgen(unchecked_return_type = "Promise<number | RawEntries>")]
-    pub fn write(
+    /// Decides a write of object `name` other than a put, by the rules of
+    /// the Rust store's own writes: `"delete"`, `"update"` (`meta` holds the
+    /// new name, description and metadata, and the headers if they change)
+    /// or `"link"` (`name` becomes a link to the object `meta`, or without
+    /// its name to the bucket `meta.bucket`). `found` is the lookup of
+    /// `name`; a rename returns its new name, to be looked up and given as
+    /// `taken`. TS publishes the meta and purges what it replaced.
+    #[wasm_bindgen(unchecked_return_type = "RawMetaWrite | string")]
+    pub fn plan(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "\"delete\" | \"update\" | \"link\"")] op: String,
+        #[wasm_bindgen(unchecked_param_type = "\"delete\" | \"update\" | \"link\"")] op: &str,
         name: String,
         meta: Option<String>,
-    ) -> Result<Promise, JsValue> {
-        let (store, meta) = (self.store.clone(), meta.as_deref().map(from_js).transpose()?);
-        let write = match (op.as_str(), meta) {
-            ("delete", _) => Write::Delete,
-            ("update", Some(meta)) => Write::Update(meta),
-            ("link", Some(target)) => Write::Link(target),
-            _ => return Err(Error::InvalidArgument(format!("no object store write {op:?} (or no meta for it)")).into()),
-        };
-        Ok(promise(async move {
-            let (info, revision) = match write {
-                Write::Delete => return Ok(JsValue::from(store.remove(&name).await? as f64)),
-                Write::Update(meta) => {
-                    let change = |info: &mut ObjectInfo| {
-                        info.description = meta.description;
-                        info.metadata = meta.metadata;
-                        if meta.headers.is_some() {
-                            info.headers = meta.headers;
-                        }
-                    };
-                    store.update(&name, Some(meta.name), change).await?
-                }
-                Write::Link(target) if target.name.is_empty() => store.link_bucket(name, target.bucket).await?,
-                Write::Link(target) => store.link_object(name, &target).await?,
-            };
-            Ok(JsValue::from(packed(&info, revision)?))
-        }))
+        found: &RawFound,
+        taken: Option<RawFound>,
+    ) -> Result<JsValue, JsValue> {
+        Ok(self.decide(op, name, meta, found.found.clone(), taken.map(|t| t.found))?)
     }
 
     /// Starts a put of the object `meta` describes (replacing the one of
@@ -174,11 +164,67 @@ impl RawObjectStore {
     }
 }
 
-/// What `write` does: a delete, or an update or link with its meta.
-enum Write {
-    Delete,
-    Update(ObjectInfo),
-    Link(ObjectInfo),
+impl RawObjectStore {
+    /// [`plan`](Self::plan); `taken`: `None` before the new name's lookup.
+    fn decide(
+        &self,
+        op: &str,
+        name: String,
+        meta: Option<String>,
+        found: Option<Found>,
+        taken: Option<Option<Found>>,
+    ) -> Result<JsValue, Error> {
+        let meta = meta.as_deref().map(from_js).transpose()?;
+        let store = &self.store;
+        let write = match (op, meta) {
+            ("delete", _) => store.delete_write(found.ok_or_else(|| not_found(&name))?),
+            ("update", Some(meta)) => {
+                if renames(found.as_ref(), &name, &meta.name)? && taken.is_none() {
+                    return Ok(meta.name.into());
+                }
+                let found = found.ok_or_else(|| not_found(&name))?;
+                let change = |info: &mut ObjectInfo| {
+                    info.description = meta.description;
+                    info.metadata = meta.metadata;
+                    if meta.headers.is_some() {
+                        info.headers = meta.headers;
+                    }
+                };
+                store.update_write(found, meta.name, taken.flatten().as_ref(), change)?
+            }
+            ("link", Some(target)) => store.link_write(name, link_of(&target)?, found)?,
+            _ => return Err(Error::InvalidArgument(format!("no object store write {op:?} (or no meta for it)"))),
+        };
+        let purge: Array = write.purge.into_iter().map(JsValue::from).collect();
+        let meta = packed(&write.info, 0)?;
+        Ok(Array::of3(&write.subject.into(), &meta, &purge).into())
+    }
+}
+
+/// The link to `target`: the object it names, or without a name its bucket.
+fn link_of(target: &ObjectInfo) -> Result<ObjectLink, AddLinkError> {
+    match target.name.is_empty() {
+        true => link_to_bucket(target.bucket.clone()),
+        false => link_to(target),
+    }
+}
+
+/// A lookup of an object by name: its meta and where it is, or none.
+#[wasm_bindgen]
+pub struct RawFound {
+    found: Option<Found>,
+}
+
+#[wasm_bindgen]
+impl RawFound {
+    /// The meta found (a deleted object's too); `null` if there is none.
+    #[wasm_bindgen(unchecked_return_type = "RawEntries | null")]
+    pub fn entries(&self) -> Result<JsValue, JsValue> {
+        match &self.found {
+            Some(found) => Ok(packed(&found.info, found.revision)?.into()),
+            None => Ok(JsValue::NULL),
+        }
+    }
 }
 
 /// A progress callback made of the JS function `progress`.
