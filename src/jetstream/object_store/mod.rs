@@ -56,7 +56,7 @@ pub(crate) use put::Upload;
 pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
-#[cfg(any(all(feature = "wasm-object-store", target_arch = "wasm32"), feature = "fuzzing"))]
-pub(crate) use store::{meta_json, parse_meta};
 #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
 pub(crate) use store::{Found, check_link_name, link_to, link_to_bucket, not_found, renames};
+#[cfg(any(all(feature = "wasm-object-store", target_arch = "wasm32"), feature = "fuzzing"))]
+pub(crate) use store::{meta_json, parse_meta};
