@@ -517,6 +517,50 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.deepEqual(got.seqs, Array.from({ length: 48 }, (_, i) => [i + 1, SIZE]));
   });
 
+  test("a consume whose durable is deleted while no pull waits reports consumer_deleted and ends under abort_on_missing_resource", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers });
+      const jsm = await natsjet.jetstreamManager(nc);
+      const js = natsjet.jetstream(nc);
+      await jsm.streams.add({ name: "BROWSER_GONE", subjects: ["browser_gone.>"] });
+      await jsm.consumers.add("BROWSER_GONE", { durable_name: "gone" });
+      await Promise.all(Array.from({ length: 10 }, (_, i) => js.publish("browser_gone.x", `${i}`)));
+      const consumer = await js.consumers.get("BROWSER_GONE", "gone");
+      const messages = await consumer.consume({ max_messages: 10, abort_on_missing_resource: true });
+      const events = [];
+      const watching = (async () => {
+        for await (const s of messages.status()) events.push({ type: s.type, code: s.code });
+      })();
+      // The one pull is served in full before anything is read: none waits
+      // on the server when the consumer goes.
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
+        if ((await jsm.consumers.info("BROWSER_GONE", "gone")).num_ack_pending === 10) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await jsm.consumers.delete("BROWSER_GONE", "gone");
+      let read = 0;
+      let end = "a clean end";
+      try {
+        for await (const m of messages) {
+          m.ack();
+          read++;
+        }
+      } catch (e) {
+        end = [e instanceof natsjet.NatsError, e.code, e.errCode];
+      }
+      await watching;
+      await jsm.streams.delete("BROWSER_GONE");
+      await nc.close();
+      return { read, end, events };
+    }, jsServer.wsUrl);
+    assert.equal(got.read, 10, "what was delivered is read first");
+    assert.deepEqual(got.end, [true, "JETSTREAM", 10014]);
+    assert.ok(
+      got.events.some((s) => s.type === "consumer_deleted" && s.code === 10014),
+      JSON.stringify(got.events),
+    );
+  });
+
   test("a publish loop that never yields meets outgoingBufferSize; what it accepted arrives; a reader over its bound drops and says so", async () => {
     const got = await page.evaluate(async (servers) => {
       const nc = await natsjet.connect({ servers, outgoingBufferSize: 4 * 1024 * 1024 });
