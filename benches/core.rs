@@ -44,6 +44,9 @@ async fn async_nats_publish(url: &str, n: usize) -> Run {
 async fn natsjet_requests(url: &str, n: usize) -> Run {
     let client = natsjet::connect(url).await.unwrap();
     let _echo = natsjet_echo(url, "bench.rr.nj").await;
+    // The responder subscribed on a connection of its own: wait until the
+    // server routes to it (async-nats's flush is no round trip).
+    while client.request("bench.rr.nj", bytes::Bytes::new()).await.is_err() {}
     let clock = Stopwatch::start();
     for _ in 0..n {
         client.request("bench.rr.nj", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
@@ -54,6 +57,7 @@ async fn natsjet_requests(url: &str, n: usize) -> Run {
 async fn async_nats_requests(url: &str, n: usize) -> Run {
     let client = async_nats::connect(url).await.unwrap();
     let _echo = async_nats_echo(url, "bench.rr.an").await;
+    while client.request("bench.rr.an", bytes::Bytes::new()).await.is_err() {}
     let clock = Stopwatch::start();
     for _ in 0..n {
         client.request("bench.rr.an", bytes::Bytes::from_static(&PAYLOAD)).await.unwrap();
