@@ -240,13 +240,22 @@ async fn pump(
             continue; // over the budget: held back for good
         }
         let Some(writer) = to.as_mut() else { return };
-        if writer.write_all(&buf[..n]).await.is_err() {
-            return;
-        }
-        shared.forwarded[direction].fetch_add(n as u64, Ordering::SeqCst);
-        if cap != 0 {
-            // The cap is the pacing itself: n bytes take n / cap seconds.
-            tokio::time::sleep(Duration::from_secs_f64(n as f64 / cap as f64)).await;
+        let mut rest = &buf[..n];
+        while !rest.is_empty() {
+            // Read per piece: a cap set while the read waited, or lifted
+            // since, paces these bytes as it now says.
+            let cap = shared.bandwidth.load(Ordering::SeqCst);
+            let piece = if cap == 0 { rest.len() } else { (cap as usize / 20).clamp(1, rest.len()) };
+            let (bytes, after) = rest.split_at(piece);
+            if writer.write_all(bytes).await.is_err() {
+                return;
+            }
+            shared.forwarded[direction].fetch_add(bytes.len() as u64, Ordering::SeqCst);
+            if cap != 0 {
+                // The cap is the pacing itself: n bytes take n / cap seconds.
+                tokio::time::sleep(Duration::from_secs_f64(bytes.len() as f64 / cap as f64)).await;
+            }
+            rest = after;
         }
     }
     // Cut: an RST, not a FIN — the write half must not shut down on drop.
