@@ -6,7 +6,7 @@
  * `tls://` servers, and `node:crypto`'s SHA-256 for object store digests
  * (the wasm's own software one is many times slower).
  */
-import { createHash } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import WebSocket from "ws";
 import * as wasm from "./node/natsjet.js";
@@ -19,15 +19,23 @@ export * from "./index.js";
 
 /**
  * `ws` behaving like a browser's WebSocket for the wasm transport: frames
- * are handed over as views of wasm memory, so no compression (it would read
- * them later), and an `error` listener that outlives the transport's, so a
- * late error never becomes an uncaught exception.
+ * are handed over as views of wasm memory, which must be copied during
+ * `send` (the wasm writes the next frame there), so no compression (it would
+ * read them later) and never an all-zero mask (`ws` then sends the view as it
+ * is, later if the socket is busy); and an `error` listener that outlives
+ * the transport's, so a late error never becomes an uncaught exception.
  */
 class NodeWebSocket extends WebSocket {
   constructor(url: string | URL, protocols?: string | string[]) {
-    super(url, protocols, { perMessageDeflate: false });
+    super(url, protocols, { perMessageDeflate: false, generateMask });
     this.on("error", () => {});
   }
+}
+
+/** A random mask, as `ws` makes them, but never all zeros (1 in 2^32). */
+function generateMask(mask: Buffer): void {
+  randomFillSync(mask);
+  if ((mask[0]! | mask[1]! | mask[2]! | mask[3]!) === 0) mask[0] = 1;
 }
 
 (globalThis as { WebSocket?: unknown }).WebSocket ??= NodeWebSocket;

@@ -28,6 +28,10 @@ pub(crate) struct HeldWrites {
 #[derive(Default)]
 struct Held {
     outbox: BytesMut,
+    /// The allocation of the outbox sent last, for the next one: a put's
+    /// chunks then go through two buffers, not a fresh one grown by
+    /// doubling for every send.
+    spare: BytesMut,
     /// Writes wait in `outbox`; the end of the task is scheduled.
     holding: bool,
     /// The task ended: the next flush sends `outbox`.
@@ -43,6 +47,8 @@ const MAX_HELD: usize = 256 * 1024;
 
 impl HeldWrites {
     /// Takes `data`: sends it at once through `send`, or holds it back.
+    /// `send` hands bytes to the host, which copies them during the call:
+    /// their buffer is used again.
     pub(crate) fn write(
         &self,
         cx: &mut Context<'_>,
@@ -60,13 +66,20 @@ impl HeldWrites {
                     return send(data);
                 }
             }
-            let full = (!held.outbox.is_empty() && held.outbox.len() + data.len() > MAX_HELD)
-                .then(|| std::mem::take(&mut held.outbox));
+            let full = (!held.outbox.is_empty() && held.outbox.len() + data.len() > MAX_HELD).then(|| held.take());
             held.outbox.extend_from_slice(data);
             full
         };
         // No borrow is held across a JS call.
-        full.map_or(Ok(()), |bytes| send(&bytes))
+        full.map_or(Ok(()), |bytes| self.send(bytes, send))
+    }
+
+    /// Sends `bytes` (the host copies them during the call), then keeps
+    /// their allocation for the next outbox.
+    fn send(&self, bytes: BytesMut, send: impl Fn(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let sent = send(&bytes);
+        self.state.borrow_mut().spare = bytes;
+        sent
     }
 
     /// Sends what was held back once the task has ended (pending until
@@ -89,15 +102,15 @@ impl HeldWrites {
                 return Poll::Ready(Ok(()));
             }
             schedule_task_end(Rc::downgrade(&self.state));
-            std::mem::take(&mut held.outbox)
+            held.take()
         };
-        Poll::Ready(send(&bytes))
+        Poll::Ready(self.send(bytes, send))
     }
 
     /// Sends what is held back now through `send`; holding goes on.
     pub(crate) fn send_now(&self, send: impl Fn(&[u8]) -> io::Result<()>) -> io::Result<()> {
-        let bytes = std::mem::take(&mut self.state.borrow_mut().outbox);
-        if bytes.is_empty() { Ok(()) } else { send(&bytes) }
+        let bytes = self.state.borrow_mut().take();
+        if bytes.is_empty() { Ok(()) } else { self.send(bytes, send) }
     }
 
     /// A burst of data was read: writes until the next end of a task are
@@ -119,6 +132,12 @@ impl HeldWrites {
 }
 
 impl Held {
+    /// The outbox to send, the spare allocation (emptied) taking its place.
+    fn take(&mut self) -> BytesMut {
+        self.spare.clear();
+        std::mem::replace(&mut self.outbox, std::mem::take(&mut self.spare))
+    }
+
     fn register(&mut self, cx: &Context<'_>) {
         match &self.waker {
             Some(w) if w.will_wake(cx.waker()) => {}
@@ -141,4 +160,43 @@ fn schedule_task_end(state: Weak<RefCell<Held>>) {
             waker.wake();
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+    use std::task::Waker;
+
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn writes_past_the_limit_leave_in_order_through_two_buffers_used_again() {
+        let held = HeldWrites::default();
+        let sent = RefCell::new((Vec::new(), Vec::new()));
+        let send = |bytes: &[u8]| {
+            let mut sent = sent.borrow_mut();
+            sent.0.extend_from_slice(bytes);
+            sent.1.push((bytes.as_ptr() as usize, bytes.len()));
+            Ok(())
+        };
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut written = Vec::new();
+        for i in 0..40u8 {
+            let piece = vec![i; 100_000];
+            held.write(&mut cx, &piece, send).unwrap();
+            written.extend_from_slice(&piece);
+        }
+        held.send_now(send).unwrap();
+        let (bytes, sends) = sent.into_inner();
+        assert_eq!(bytes, written);
+        assert!(sends.iter().all(|&(_, len)| len <= MAX_HELD));
+        // Sends of held writes (a first write may leave at once, as it is),
+        // once both buffers have grown to their size.
+        let buffers: HashSet<usize> =
+            sends.iter().filter(|&&(_, len)| len > 100_000).skip(4).map(|&(at, _)| at).collect();
+        assert_eq!(buffers.len(), 2, "{sends:?}");
+    }
 }

@@ -39,6 +39,12 @@ export interface SocketEvents {
 export interface SocketHandle {
   /** Takes ownership of `data`; false when the send buffer is full (wait for `onDrain`). */
   write(data: Uint8Array): boolean;
+  /**
+   * Optional: `write` of a copy of `data`, a view of wasm memory valid only
+   * during the call; the handle makes the copy, e.g. into a buffer it uses
+   * again once written (natsjet's own copy would be a fresh allocation).
+   */
+  writeView?(data: Uint8Array): boolean;
   /** Starts TLS over the open socket (like `tls.connect({ socket, ... })`). */
   upgradeTls(options: { servername: string; ca?: string[]; cert?: string; key?: string }): Promise<void>;
   /** Ends the socket after pending writes; no event fires afterwards. Idempotent. */
@@ -58,6 +64,10 @@ extern "C" {
     type JsSocket;
     #[wasm_bindgen(method, catch)]
     fn write(this: &JsSocket, data: &Uint8Array) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, getter, js_name = writeView)]
+    fn write_view_fn(this: &JsSocket) -> JsValue;
+    #[wasm_bindgen(method, catch, js_name = writeView)]
+    fn write_view(this: &JsSocket, data: &[u8]) -> Result<bool, JsValue>;
     #[wasm_bindgen(method, catch, js_name = upgradeTls)]
     fn upgrade_tls(this: &JsSocket, options: &TlsUpgradeOptions) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -114,6 +124,8 @@ pub(super) struct SocketTransport {
     socket: JsSocket,
     shared: Rc<RefCell<Shared>>,
     tls: bool,
+    /// The socket copies what it is given (`writeView`).
+    copies: bool,
     /// Kept alive while the socket may call them; `close()` silences the socket first.
     _callbacks: Callbacks,
     held: HeldWrites,
@@ -158,7 +170,8 @@ impl SocketTransport {
         let socket = factory
             .connect(&addr.host, addr.port, &events)
             .map_err(|e| Error::Io { kind: io::ErrorKind::Other, message: format!("{addr}: {}", js_message(&e)) })?;
-        Ok(Self { socket, shared, tls: false, _callbacks: callbacks, held: HeldWrites::default() })
+        let copies = socket.write_view_fn().is_function();
+        Ok(Self { socket, shared, tls: false, copies, _callbacks: callbacks, held: HeldWrites::default() })
     }
 
     /// Ready once `onOpen` came, or failed with [`Error::Io`] when the socket
@@ -217,22 +230,22 @@ impl SocketTransport {
         if data.is_empty() {
             return Poll::Ready(Ok(0));
         }
-        let (socket, shared) = (&self.socket, &self.shared);
-        self.held.write(cx, data, |bytes| send(socket, shared, bytes))?;
+        let sink = self.sink();
+        self.held.write(cx, data, |bytes| sink.send(bytes))?;
         Poll::Ready(Ok(data.len()))
     }
 
     /// Hands what this JS task held back to the socket, once the task is over.
     pub(super) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         ready!(self.poll_room(cx))?;
-        let (socket, shared) = (&self.socket, &self.shared);
-        self.held.poll_flush(cx, |bytes| send(socket, shared, bytes))
+        let sink = self.sink();
+        self.held.poll_flush(cx, |bytes| sink.send(bytes))
     }
 
     /// Hands what this task held back to the socket now.
     pub(super) fn hurry(&mut self) -> io::Result<()> {
-        let (socket, shared) = (&self.socket, &self.shared);
-        self.held.send_now(|bytes| send(socket, shared, bytes))
+        let sink = self.sink();
+        self.held.send_now(|bytes| sink.send(bytes))
     }
 
     /// Whether writes wait for the end of this JS task.
@@ -257,20 +270,36 @@ impl SocketTransport {
         // What this task held back goes first; the socket ends after it.
         let held = self.held.take();
         if !held.is_empty() {
-            send(&self.socket, &self.shared, &held)?;
+            self.sink().send(&held)?;
         }
         self.socket.close().map_err(js_to_io)
     }
+
+    fn sink(&self) -> Sink<'_> {
+        Sink { socket: &self.socket, shared: &self.shared, copies: self.copies }
+    }
 }
 
-/// Hands `bytes` to the socket; a full send buffer stops further writes until `onDrain`.
-fn send(socket: &JsSocket, shared: &RefCell<Shared>, bytes: &[u8]) -> io::Result<()> {
-    // A copy: a view into wasm memory could change before Node sends it.
-    let accepted_more = socket.write(&Uint8Array::from(bytes)).map_err(js_to_io)?;
-    if !accepted_more {
-        shared.borrow_mut().draining = true;
+/// Where held writes go: the socket, through `writeView` when it copies.
+struct Sink<'a> {
+    socket: &'a JsSocket,
+    shared: &'a RefCell<Shared>,
+    copies: bool,
+}
+
+impl Sink<'_> {
+    /// Hands `bytes` to the socket; a full send buffer stops further writes until `onDrain`.
+    fn send(&self, bytes: &[u8]) -> io::Result<()> {
+        let accepted_more = match self.copies {
+            true => self.socket.write_view(bytes),
+            // A copy: a view into wasm memory could change before Node sends it.
+            false => self.socket.write(&Uint8Array::from(bytes)),
+        };
+        if !accepted_more.map_err(js_to_io)? {
+            self.shared.borrow_mut().draining = true;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 impl Drop for SocketTransport {
