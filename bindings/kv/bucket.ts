@@ -4,7 +4,7 @@
  * create over deletes and watches all live there; this adapts arguments
  * and unpacks entries.
  */
-import type { RawKv, StreamInfo } from "../raw.js";
+import type { RawEntries, RawKv, StreamInfo } from "../raw.js";
 import { InvalidArgumentError } from "../errors.js";
 import { encode, type Payload } from "../msg.js";
 import { millis } from "../util.js";
@@ -50,9 +50,9 @@ export class Bucket implements KV {
       return (await this.#raw.write("create", key, value, undefined, markerTTL))[1];
     } catch (e) {
       // Rust says whether the key holds a delete or purge marker to create over.
-      const at = await this.#raw.createOver(key, (e as { errCode?: number }).errCode);
+      const at = await this.#raw.get(key, undefined, (e as { errCode?: number }).errCode ?? 0);
       if (at === undefined) throw e;
-      return (await this.#raw.write("create", key, value, at, markerTTL))[1];
+      return (await this.#raw.write("create", key, value, at as number, markerTTL))[1];
     }
   }
 
@@ -67,7 +67,7 @@ export class Bucket implements KV {
   }
 
   async get(k: string, opts?: { revision: number }): Promise<KvEntry | null> {
-    const found = await this.#raw.get(str(k, "key"), opts?.revision);
+    const found = (await this.#raw.get(str(k, "key"), opts?.revision)) as RawEntries | null;
     return found && entryAt(this.bucket, found, 0);
   }
 

@@ -1,7 +1,7 @@
 //! Entries packed for one crossing of the wasm boundary (`RawEntries`),
 //! as messages are in [`crate::wasm::batch`]: one `Uint8Array` with every
 //! entry's key and value, one `Float64Array` with its numbers. Key-Value
-//! entries and keys travel this way, and so do an object store's metas
+//! entries (keys too: entries without values) travel this way, and so do an object store's metas
 //! (their JSON as the value) and an object's chunks (values alone).
 
 #[cfg(feature = "wasm-kv")]
@@ -53,12 +53,6 @@ impl Packed {
         let flags = operation | caught_up_flag(entry.seen_current);
         let numbers = [entry.revision as f64, entry.delta as f64, created as f64, len as f64, f64::from(flags)];
         self.push(entry.key.as_bytes(), &entry.value, numbers);
-    }
-
-    #[cfg(feature = "wasm-kv")]
-    /// Adds a key alone.
-    pub(crate) fn key(&mut self, key: &str) {
-        self.push(key.as_bytes(), &[], [0.0; FIELDS - 2]);
     }
 
     #[cfg(feature = "wasm-object-store")]

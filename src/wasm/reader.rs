@@ -1,5 +1,5 @@
 //! `RawReader`: a read of a store a batch at a time, like a consumer's
-//! messages — a Key-Value [`Watch`], [`History`] or [`Keys`], an object
+//! messages — a Key-Value watch, history or key listing ([`Reader`]), an object
 //! store's listing or watch of metas, or an object's chunks. One export for
 //! all of them (each export costs its glue and a future in the wasm). A
 //! batch also says whether a watch has caught up, which a delete it leaves
@@ -21,7 +21,7 @@ use wasm_bindgen::prelude::*;
 use super::entries::Packed;
 use crate::error::Error;
 #[cfg(feature = "wasm-kv")]
-use crate::jetstream::kv::{Entry, History, Keys, Watch};
+use crate::jetstream::kv::{Entry, Reader};
 #[cfg(feature = "wasm-object-store")]
 use crate::jetstream::object_store::{self as os, List, Object, meta_json};
 use crate::wasm::jetstream::batches::Batches;
@@ -29,12 +29,9 @@ use crate::wasm::promise;
 
 /// What is read.
 pub(crate) enum Source {
+    /// A watch, history or key listing (keys are entries without values).
     #[cfg(feature = "wasm-kv")]
-    Watch(Watch),
-    #[cfg(feature = "wasm-kv")]
-    History(History),
-    #[cfg(feature = "wasm-kv")]
-    Keys(Keys),
+    Kv(Box<Reader>),
     #[cfg(feature = "wasm-object-store")]
     Objects(List),
     #[cfg(feature = "wasm-object-store")]
@@ -48,7 +45,7 @@ impl Source {
     fn caught_up(&self) -> bool {
         match self {
             #[cfg(feature = "wasm-kv")]
-            Source::Watch(w) => w.seen_current(),
+            Source::Kv(r) => r.seen_current(),
             #[cfg(feature = "wasm-object-store")]
             Source::ObjectWatch(w) => w.seen_current(),
             _ => false,
@@ -60,8 +57,6 @@ impl Source {
 pub(crate) enum Item {
     #[cfg(feature = "wasm-kv")]
     Entry(Entry, usize),
-    #[cfg(feature = "wasm-kv")]
-    Key(String),
     /// An entry the watch leaves out.
     #[cfg(feature = "wasm-kv")]
     Skipped,
@@ -81,11 +76,7 @@ impl Stream for Source {
         let meta = |(info, revision), caught_up| Ok(Item::Value(meta_json(&info)?, revision, caught_up));
         Poll::Ready(match self.get_mut() {
             #[cfg(feature = "wasm-kv")]
-            Source::Watch(w) => ready!(w.poll_step(cx)).map(|r| r.map(|e| e.map_or(Item::Skipped, entry))),
-            #[cfg(feature = "wasm-kv")]
-            Source::History(h) => ready!(h.poll_entry(cx)).map(|r| r.map(entry)),
-            #[cfg(feature = "wasm-kv")]
-            Source::Keys(k) => ready!(k.poll_key(cx)).map(|r| r.map(Item::Key)),
+            Source::Kv(r) => ready!(r.poll_step(cx)).map(|r| r.map(|e| e.map_or(Item::Skipped, entry))),
             #[cfg(feature = "wasm-object-store")]
             Source::Objects(l) => ready!(l.poll_info(cx)).map(|r| r.and_then(|m| meta(m, false))),
             #[cfg(feature = "wasm-object-store")]
@@ -123,8 +114,6 @@ impl RawReader {
                 #[cfg(feature = "wasm-kv")]
                 Item::Entry(entry, _) => entry.key.len() + entry.value.len(),
                 #[cfg(feature = "wasm-kv")]
-                Item::Key(key) => key.len(),
-                #[cfg(feature = "wasm-kv")]
                 Item::Skipped => 0,
                 #[cfg(feature = "wasm-object-store")]
                 Item::Value(value, ..) => value.len(),
@@ -138,8 +127,6 @@ impl RawReader {
                 match item {
                     #[cfg(feature = "wasm-kv")]
                     Item::Entry(entry, len) => packed.entry(entry, *len),
-                    #[cfg(feature = "wasm-kv")]
-                    Item::Key(key) => packed.key(key),
                     #[cfg(feature = "wasm-kv")]
                     Item::Skipped => {}
                     #[cfg(feature = "wasm-object-store")]
@@ -162,11 +149,7 @@ impl RawReader {
     pub fn stop(&self) {
         match self.reader.borrow_mut().stream.get_mut() {
             #[cfg(feature = "wasm-kv")]
-            Source::Watch(w) => w.stop(),
-            #[cfg(feature = "wasm-kv")]
-            Source::History(h) => h.stop(),
-            #[cfg(feature = "wasm-kv")]
-            Source::Keys(k) => k.stop(),
+            Source::Kv(r) => r.stop(),
             #[cfg(feature = "wasm-object-store")]
             Source::Objects(l) => l.stop(),
             #[cfg(feature = "wasm-object-store")]

@@ -48,6 +48,8 @@ pub use store::Store;
 pub(crate) use store::{BucketExternal, BucketFacts, BucketMirror, CreateOver, marker};
 #[cfg(has_runtime)]
 pub use watch::{History, Keys, Watch, WatchInclude, WatchOptions};
+#[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
+pub(crate) use watch::{KEYS, Reader};
 #[cfg(feature = "fuzzing")]
 pub(crate) use {store::stored_entry, watch::watched_entry};
 

@@ -17,9 +17,7 @@ use super::watch::{History, Keys, Watch, WatchInclude, WatchOptions};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
-use crate::jetstream::api::{
-    self, DeliverPolicy, ErrorCode, JetStreamError, MsgGetRequest, PurgeRequest, PurgeResponse,
-};
+use crate::jetstream::api::{self, ErrorCode, JetStreamError, MsgGetRequest, PurgeRequest, PurgeResponse};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::publish::Publish;
 use crate::jetstream::stream::StreamMessage;
@@ -171,18 +169,12 @@ impl Store {
     /// What a create of `key` does after its publish (expecting no message
     /// on the key) failed with the JetStream error `err_code` (`None`:
     /// another failure): the key has a message, and a delete or purge
-    /// marker may be replaced. Shared with JS, which sequences the publishes.
+    /// marker may be replaced.
     pub(crate) async fn create_over(&self, key: &str, err_code: Option<ErrorCode>) -> Result<CreateOver, Error> {
-        if !err_code.is_some_and(ErrorCode::is_wrong_last_sequence) {
+        if !CreateOver::looks(err_code) {
             return Ok(CreateOver::Failed);
         }
-        Ok(match self.entry_at(key, None).await? {
-            Some((Entry { operation: Operation::Delete | Operation::Purge, revision, .. }, _)) => {
-                CreateOver::Marker(revision)
-            }
-            Some(_) => CreateOver::Taken,
-            None => CreateOver::Failed,
-        })
+        Ok(CreateOver::after(self.entry_at(key, None).await?.as_ref().map(|(entry, _)| entry)))
     }
 
     /// Puts `value` at `key` if the key's last revision is `revision`.
@@ -351,7 +343,7 @@ impl Store {
 
     /// Every kept revision of `key` (wildcards allowed), oldest first, then the end.
     pub async fn history<T: AsRef<str>>(&self, key: T) -> Result<History, HistoryError> {
-        History::open(self, [key], DeliverPolicy::All, false).await
+        History::open(self, [key], all_history(false)).await
     }
 
     /// The history of `keys`; with `meta_only`, entries without values.
@@ -360,7 +352,7 @@ impl Store {
         keys: K,
         meta_only: bool,
     ) -> Result<History, HistoryError> {
-        History::open(self, keys, DeliverPolicy::All, meta_only).await
+        History::open(self, keys, all_history(meta_only)).await
     }
 
     /// The keys that hold a value, then the end.
@@ -382,7 +374,8 @@ impl Store {
     /// the key's only message (nats.go's `PurgeDeletes`; nats.js waits 30
     /// minutes). Returns how many messages were removed.
     pub async fn purge_deletes(&self, older_than: Duration) -> Result<u64, PurgeError> {
-        let last = History::open(self, [ALL_KEYS], DeliverPolicy::LastPerSubject, true).await;
+        let last_values = WatchOptions { meta_only: true, ..WatchOptions::default() };
+        let last = History::open(self, [ALL_KEYS], last_values).await;
         let mut markers = last.map_err(|e| UpdateErrorKind::error(e.into_cause()))?;
         let limit = DefaultRuntime::wall_clock().checked_sub(older_than);
         let mut purged = 0;
@@ -406,7 +399,8 @@ impl Store {
     }
 }
 
-/// What a create does after its first publish failed ([`Store::create_over`]).
+/// What a create does after its first publish failed ([`Store::create_over`];
+/// JS, which sequences the publishes, asks the same in two steps).
 pub(crate) enum CreateOver {
     /// Publish again, expecting the delete or purge marker at this revision.
     Marker(u64),
@@ -414,6 +408,25 @@ pub(crate) enum CreateOver {
     Taken,
     /// Fail with the first publish's error.
     Failed,
+}
+
+impl CreateOver {
+    /// Whether a create that failed with the JetStream error `err_code`
+    /// found a message on the key, so its latest entry is worth a look.
+    pub(crate) fn looks(err_code: Option<ErrorCode>) -> bool {
+        err_code.is_some_and(ErrorCode::is_wrong_last_sequence)
+    }
+
+    /// What to do given the key's latest entry.
+    pub(crate) fn after(latest: Option<&Entry>) -> CreateOver {
+        match latest {
+            Some(Entry { operation: Operation::Delete | Operation::Purge, revision, .. }) => {
+                CreateOver::Marker(*revision)
+            }
+            Some(_) => CreateOver::Taken,
+            None => CreateOver::Failed,
+        }
+    }
 }
 
 /// The publish of a delete or purge marker, with the headers of `with`,
@@ -451,6 +464,10 @@ pub(crate) fn stored_entry(bucket: &str, key: &str, subject: &str, message: Stre
 
 fn updates_only() -> WatchOptions {
     WatchOptions { include: WatchInclude::UpdatesOnly, ..WatchOptions::default() }
+}
+
+fn all_history(meta_only: bool) -> WatchOptions {
+    WatchOptions { include: WatchInclude::AllHistory, meta_only, ..WatchOptions::default() }
 }
 
 fn from_revision(revision: u64) -> WatchOptions {

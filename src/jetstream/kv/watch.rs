@@ -19,7 +19,7 @@ use std::time::Duration;
 use futures_core::Stream;
 
 use super::entry::{Entry, Operation, value_len};
-use super::error::{WatchError, WatcherError, WatcherErrorKind};
+use super::error::{WatchError, WatchErrorKind, WatcherError, WatcherErrorKind};
 use super::names::check_filter;
 use super::store::Store;
 use crate::error::SortCause;
@@ -77,20 +77,47 @@ impl WatchOptions {
 type SizedEntry = (Entry, usize);
 
 /// One ordered read of entries, which knows when it has delivered those
-/// that existed at its start.
-struct Reader {
+/// that existed at its start: what [`Watch`], [`History`] and [`Keys`]
+/// are made of, so the wasm holds one future and one poll for all three.
+pub(crate) struct Reader {
+    entries: Entries,
+    /// Set when deletes are left out (`ignore_deletes`, a key listing).
+    puts: Option<PutsOnly>,
+    /// The end or error of the read, handed out after what `puts` held.
+    end: Option<Option<Result<SizedEntry, Error>>>,
+}
+
+/// The entries an ordered push consumer delivers.
+struct Entries {
     read: TrackedRead,
     bucket: String,
     /// `$KV.<bucket>.`: a subject without it is no entry of the bucket.
     prefix: String,
+    /// Ends once what existed at the start was delivered (a history or key listing).
+    until_current: bool,
+}
+
+impl Entries {
+    fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
+        let next = match self.until_current {
+            true => ready!(self.read.poll_until_current(cx)),
+            false => ready!(self.read.poll_next(cx)),
+        };
+        Poll::Ready(next.map(|delivery| {
+            let (message, numbers) = delivery?;
+            watched_entry(&self.bucket, &self.prefix, self.read.seen_current(), message, numbers)
+        }))
+    }
 }
 
 impl Reader {
-    async fn open<K: AsRef<str>>(
+    /// Reads `keys` as `options` say; with `until_current`, until what
+    /// existed at the start was delivered.
+    pub(crate) async fn open<K: AsRef<str>>(
         store: &Store,
         keys: impl IntoIterator<Item = K>,
-        deliver_policy: DeliverPolicy,
-        meta_only: bool,
+        options: &WatchOptions,
+        until_current: bool,
     ) -> Result<Reader, Error> {
         let mut filter_subjects = Vec::new();
         for key in keys {
@@ -103,47 +130,67 @@ impl Reader {
         }
         let ordered = OrderedConfig {
             filter_subjects,
-            deliver_policy,
+            deliver_policy: options.deliver_policy(),
             replay_policy: ReplayPolicy::Instant,
             inactive_threshold: INACTIVE_THRESHOLD,
-            headers_only: meta_only,
+            headers_only: options.meta_only,
             name_prefix: None,
         };
-        Ok(Reader {
+        let entries = Entries {
             read: TrackedRead::open(&store.context, &store.stream_name, ordered).await?,
             bucket: store.name.clone(),
             prefix: store.subjects.read.clone(),
-        })
-    }
-
-    fn seen_current(&self) -> bool {
-        self.read.seen_current()
-    }
-
-    fn stop(&mut self) {
-        self.read.stop();
-    }
-
-    fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-        let (message, numbers) = match ready!(self.read.poll_next(cx)) {
-            Some(Ok(delivery)) => delivery,
-            Some(Err(e)) => return Poll::Ready(Some(Err(e))),
-            None => return Poll::Ready(None),
+            until_current,
         };
-        Poll::Ready(Some(self.entry(message, numbers)))
+        Ok(Reader { entries, puts: options.ignore_deletes.then(PutsOnly::default), end: None })
     }
 
-    /// Reads until what existed at the start was delivered, then ends.
-    fn poll_until_current(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-        if self.seen_current() {
-            self.stop();
-            return Poll::Ready(None);
+    /// Whether every entry the keys had when the read started has been
+    /// handed out (at once when there were none).
+    pub(crate) fn seen_current(&self) -> bool {
+        self.entries.read.seen_current()
+    }
+
+    /// Stops reading: what arrived can still be read, then it ends.
+    pub(crate) fn stop(&mut self) {
+        self.entries.read.stop();
+    }
+
+    /// The next entry and the size of its value (also for headers only).
+    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
+        loop {
+            return Poll::Ready(match ready!(self.poll_step(cx)) {
+                Some(Ok(None)) => continue,
+                Some(Ok(Some(entry))) => Some(Ok(entry)),
+                Some(Err(e)) => Some(Err(e)),
+                None => None,
+            });
         }
-        self.poll_entry(cx)
     }
 
-    fn entry(&self, message: crate::Message, numbers: DeliveryNumbers) -> Result<SizedEntry, Error> {
-        watched_entry(&self.bucket, &self.prefix, self.seen_current(), message, numbers)
+    /// The next entry as [`poll_entry`](Self::poll_entry), or `None` for a
+    /// step that handed none out (a delete or purge left out, or a put held
+    /// to see whether it completes the initial entries): a reader that hands
+    /// out entries in batches sees [`seen_current`](Self::seen_current)
+    /// turn true without an entry too.
+    pub(crate) fn poll_step(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Step, Error>>> {
+        let Some(puts) = &mut self.puts else {
+            return Poll::Ready(ready!(self.entries.poll_entry(cx)).map(|r| r.map(Some)));
+        };
+        if let Some(entry) = puts.poll_entry() {
+            return Poll::Ready(Some(Ok(Some(entry))));
+        }
+        if let Some(end) = self.end.take() {
+            return Poll::Ready(end.map(|r| r.map(Some)));
+        }
+        match ready!(self.entries.poll_entry(cx)) {
+            Some(Ok(entry)) => puts.handle_entry(entry),
+            end => {
+                puts.handle_end();
+                self.end = Some(end);
+            }
+        }
+        Poll::Ready(Some(Ok(puts.poll_entry())))
     }
 }
 
@@ -180,16 +227,6 @@ pub(crate) fn watched_entry(
 
 /// An entry and the size of its value, or `None` for one a watch leaves out.
 pub(crate) type Step = Option<(Entry, usize)>;
-
-/// Entries of the watched keys as they change, as async-nats's `kv::Watch`:
-/// a `Stream` of `Result<Entry, WatcherError>` that never ends by itself.
-pub struct Watch {
-    reader: Reader,
-    /// Set when deletes are left out.
-    puts: Option<PutsOnly>,
-    /// The end or error of the reader, handed out after what `puts` held.
-    end: Option<Option<Result<SizedEntry, Error>>>,
-}
 
 /// Leaves deletes and purges out of a watch without losing the caught-up
 /// signal: while initial entries are still to come, the last put is held
@@ -228,15 +265,19 @@ impl PutsOnly {
     }
 }
 
+/// Entries of the watched keys as they change, as async-nats's `kv::Watch`:
+/// a `Stream` of `Result<Entry, WatcherError>` that never ends by itself.
+pub struct Watch {
+    reader: Reader,
+}
+
 impl Watch {
     pub(crate) async fn open<K: AsRef<str>>(
         store: &Store,
         keys: impl IntoIterator<Item = K>,
         options: WatchOptions,
     ) -> Result<Watch, WatchError> {
-        let reader = Reader::open(store, keys, options.deliver_policy(), options.meta_only).await;
-        let reader = reader.map_err(super::error::WatchErrorKind::error)?;
-        Ok(Watch { reader, puts: options.ignore_deletes.then(PutsOnly::default), end: None })
+        Ok(Watch { reader: Reader::open(store, keys, &options, false).await.map_err(WatchErrorKind::error)? })
     }
 
     /// Whether every entry the keys had when the watch started has been
@@ -251,53 +292,13 @@ impl Watch {
     pub fn stop(&mut self) {
         self.reader.stop();
     }
-
-    /// The next entry and the size of its value (also for headers only).
-    pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-        loop {
-            return Poll::Ready(match ready!(self.poll_step(cx)) {
-                Some(Ok(None)) => continue,
-                Some(Ok(Some(entry))) => Some(Ok(entry)),
-                Some(Err(e)) => Some(Err(e)),
-                None => None,
-            });
-        }
-    }
-
-    /// The next entry as [`poll_entry`](Self::poll_entry), or `None` for a
-    /// step that handed none out (a delete or purge left out, or a put held
-    /// to see whether it completes the initial entries): a reader that hands
-    /// out entries in batches sees [`seen_current`](Self::seen_current)
-    /// turn true without an entry too.
-    pub(crate) fn poll_step(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Step, Error>>> {
-        let Some(puts) = &mut self.puts else {
-            return Poll::Ready(ready!(self.reader.poll_entry(cx)).map(|r| r.map(Some)));
-        };
-        if let Some(entry) = puts.poll_entry() {
-            return Poll::Ready(Some(Ok(Some(entry))));
-        }
-        if let Some(end) = self.end.take() {
-            return Poll::Ready(end.map(|r| r.map(Some)));
-        }
-        match ready!(self.reader.poll_entry(cx)) {
-            Some(Ok(entry)) => {
-                puts.handle_entry(entry);
-                Poll::Ready(Some(Ok(puts.poll_entry())))
-            }
-            end => {
-                puts.handle_end();
-                self.end = Some(end);
-                Poll::Ready(Some(Ok(puts.poll_entry())))
-            }
-        }
-    }
 }
 
 impl Stream for Watch {
     type Item = Result<Entry, WatcherError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
-        let item = ready!(self.poll_entry(cx));
+        let item = ready!(self.reader.poll_entry(cx));
         Poll::Ready(item.map(|r| r.map(|(entry, _)| entry).map_err(WatcherErrorKind::error)))
     }
 }
@@ -309,26 +310,18 @@ pub struct History {
 }
 
 impl History {
-    /// Reads `keys` from where `deliver_policy` starts until what existed
-    /// at the start was delivered.
+    /// Reads `keys` as `options` say (where to start, headers only) until
+    /// what existed at the start was delivered.
     pub(crate) async fn open<K: AsRef<str>>(
         store: &Store,
         keys: impl IntoIterator<Item = K>,
-        deliver_policy: DeliverPolicy,
-        meta_only: bool,
+        options: WatchOptions,
     ) -> Result<History, WatchError> {
-        let reader = Reader::open(store, keys, deliver_policy, meta_only).await;
-        Ok(History { reader: reader.map_err(super::error::WatchErrorKind::error)? })
+        Ok(History { reader: Reader::open(store, keys, &options, true).await.map_err(WatchErrorKind::error)? })
     }
 
     pub(crate) fn poll_entry(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<SizedEntry, Error>>> {
-        self.reader.poll_until_current(cx)
-    }
-
-    /// Stops reading: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
-    pub(crate) fn stop(&mut self) {
-        self.reader.stop();
+        self.reader.poll_entry(cx)
     }
 }
 
@@ -344,30 +337,24 @@ impl Stream for History {
 /// The keys that hold a value (not deleted or purged), then the end:
 /// async-nats's `kv::Keys`. Reads headers only, so values never travel.
 pub struct Keys {
-    history: History,
+    reader: Reader,
 }
+
+/// What a key listing reads: the last entry of each key, headers only,
+/// deletes and purges left out.
+pub(crate) const KEYS: WatchOptions = WatchOptions {
+    include: WatchInclude::LastValue,
+    ignore_deletes: true,
+    meta_only: true,
+    resume_from_revision: None,
+};
 
 impl Keys {
     pub(crate) async fn open<K: AsRef<str>>(
         store: &Store,
         filters: impl IntoIterator<Item = K>,
     ) -> Result<Keys, WatchError> {
-        Ok(Keys { history: History::open(store, filters, DeliverPolicy::LastPerSubject, true).await? })
-    }
-
-    /// Stops reading: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
-    pub(crate) fn stop(&mut self) {
-        self.history.stop();
-    }
-
-    pub(crate) fn poll_key(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<String, Error>>> {
-        loop {
-            match ready!(self.history.poll_entry(cx)) {
-                Some(Ok((entry, _))) if entry.operation != Operation::Put => continue,
-                item => return Poll::Ready(item.map(|r| r.map(|(entry, _)| entry.key))),
-            }
-        }
+        Ok(Keys { reader: Reader::open(store, filters, &KEYS, true).await.map_err(WatchErrorKind::error)? })
     }
 }
 
@@ -375,8 +362,8 @@ impl Stream for Keys {
     type Item = Result<String, WatcherError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
-        let item = ready!(self.poll_key(cx));
-        Poll::Ready(item.map(|r| r.map_err(WatcherErrorKind::error)))
+        let item = ready!(self.reader.poll_entry(cx));
+        Poll::Ready(item.map(|r| r.map(|(entry, _)| entry.key).map_err(WatcherErrorKind::error)))
     }
 }
 

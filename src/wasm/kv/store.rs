@@ -2,7 +2,7 @@
 //! writes (put, update, create with a per-key TTL, delete and purge with an
 //! expected revision and a marker TTL) made into the JetStream API's publish
 //! (the same future as `RawJetStream.publish`; TS sequences a create over a
-//! delete marker, asking `createOver`), get (latest or at a revision,
+//! delete marker, asking `get`), get (latest or at a revision,
 //! markers included) and reads (watch, history, keys). TTLs are nats.js's
 //! strings, sent as they are in `Nats-TTL`. `status` and `destroy` are the
 //! JetStream API's stream info and delete, in TS.
@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::Error;
 use crate::jetstream::Publish;
 use crate::jetstream::api::ErrorCode;
-use crate::jetstream::kv::{CreateOver, Operation, Store, WatchInclude, WatchOptions, marker};
+use crate::jetstream::kv::{CreateOver, KEYS, Operation, Reader, Store, WatchInclude, WatchOptions, marker};
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::wasm::entries::Packed;
 use crate::wasm::jetstream::acked;
@@ -56,7 +56,7 @@ impl RawKv {
     /// default none; `ttl`, nats.js's `markerTTL`, makes it expire),
     /// `"delete"` or `"purge"` (with `previous` as for a put; a purge marker
     /// lives for `ttl`). Resolves to the stream's ack; its sequence is the
-    /// revision written. A create that fails asks [`create_over`](Self::create_over).
+    /// revision written. A create that fails asks [`get`](Self::get) what next.
     #[wasm_bindgen(unchecked_return_type = "Promise<RawPubAck>")]
     pub fn write(
         &self,
@@ -82,27 +82,33 @@ impl RawKv {
         Ok(acked(store.context.clone(), subject, publish))
     }
 
-    /// After a create of `key` failed (with the JetStream error number
-    /// `errCode`, if it was one): the revision of the delete or purge
-    /// marker to create over, or `undefined` to fail with that error.
-    #[wasm_bindgen(js_name = createOver, unchecked_return_type = "Promise<number | undefined>")]
-    pub fn create_over(&self, key: String, err_code: Option<f64>) -> Promise {
-        let store = self.store.clone();
-        promise(async move {
-            Ok(match store.create_over(&key, err_code.map(|code| ErrorCode(code as u64))).await? {
-                CreateOver::Marker(revision) => JsValue::from(revision as f64),
-                CreateOver::Taken | CreateOver::Failed => JsValue::UNDEFINED,
-            })
-        })
-    }
-
     /// The latest entry of `key`, or the one at `revision`, markers
-    /// included; `null` when there is none (or that revision is another key's).
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawEntries | null>")]
-    pub fn get(&self, key: String, revision: Option<f64>) -> Result<Promise, JsValue> {
+    /// included; `null` when there is none (or that revision is another
+    /// key's). With `failedCreate`, after a create of `key` failed with that
+    /// JetStream error number (0: another failure), instead the revision of
+    /// the delete or purge marker to create over, or `undefined` to fail
+    /// with that error.
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawEntries | number | null | undefined>")]
+    pub fn get(
+        &self,
+        key: String,
+        revision: Option<f64>,
+        #[wasm_bindgen(js_name = failedCreate)] failed_create: Option<f64>,
+    ) -> Result<Promise, JsValue> {
         let (store, at) = (self.store.clone(), self::revision(revision, "revision")?.filter(|r| *r > 0));
+        let create = failed_create.map(|code| CreateOver::looks(Some(ErrorCode(code as u64))));
         Ok(promise(async move {
-            let Some((entry, len)) = store.entry_at(&key, at).await? else { return Ok(JsValue::NULL) };
+            if create == Some(false) {
+                return Ok(JsValue::UNDEFINED);
+            }
+            let found = store.entry_at(&key, at).await?;
+            if create.is_some() {
+                return Ok(match CreateOver::after(found.as_ref().map(|(entry, _)| entry)) {
+                    CreateOver::Marker(revision) => JsValue::from(revision as f64),
+                    CreateOver::Taken | CreateOver::Failed => JsValue::UNDEFINED,
+                });
+            }
+            let Some((entry, len)) = found else { return Ok(JsValue::NULL) };
             let mut packed = Packed::default();
             packed.entry(&entry, len);
             Ok(packed.to_js(false).into())
@@ -134,14 +140,18 @@ impl RawKv {
         };
         let resume_from_revision = revision(resume_from, "resumeFromRevision")?.filter(|r| *r > 0);
         let options = WatchOptions { include, ignore_deletes, meta_only: headers_only, resume_from_revision };
-        let (store, kind) = (self.store.clone(), kind.to_string());
+        let (options, until_current) = match kind {
+            "history" => (
+                WatchOptions { include: WatchInclude::AllHistory, meta_only: headers_only, ..Default::default() },
+                true,
+            ),
+            "keys" => (KEYS, true),
+            _ => (options, false),
+        };
+        let store = self.store.clone();
         Ok(promise(async move {
-            let source = match kind.as_str() {
-                "history" => Source::History(store.history_with(keys, headers_only).await?),
-                "keys" => Source::Keys(store.keys_filtered(keys).await?),
-                _ => Source::Watch(store.watch_with(keys, options).await?),
-            };
-            Ok(RawReader::new(source))
+            let reader = Reader::open(&store, keys, &options, until_current).await?;
+            Ok(RawReader::new(Source::Kv(Box::new(reader))))
         }))
     }
 }
