@@ -47,12 +47,12 @@ export class Bucket implements KV {
   async create(k: string, data: Payload, markerTTL?: string): Promise<number> {
     const [key, value] = [str(k, "key"), encode(data)];
     try {
-      return (await this.#raw.write("create", key, value, undefined, markerTTL))[1];
+      return await this.#write("create", key, value, undefined, markerTTL);
     } catch (e) {
       // Rust says whether the key holds a delete or purge marker to create over.
       const at = await this.#raw.get(key, undefined, (e as { errCode?: number }).errCode ?? 0);
       if (at === undefined) throw e;
-      return (await this.#raw.write("create", key, value, at as number, markerTTL))[1];
+      return this.#write("create", key, value, at as number, markerTTL);
     }
   }
 
@@ -63,7 +63,14 @@ export class Bucket implements KV {
   }
 
   async put(k: string, data: Payload, opts: Partial<KvPutOptions> = {}): Promise<number> {
-    return (await this.#raw.write("put", str(k, "key"), encode(data), opts.previousSeq, undefined, opts.timeout))[1];
+    return this.#write("put", str(k, "key"), encode(data), opts.previousSeq, undefined, opts.timeout);
+  }
+
+  /** A write Rust makes into a subject and headers, sent with the JetStream API's publish; the revision. */
+  async #write(op: "put" | "create" | "delete" | "purge", key: string, value: Uint8Array, previous?: number, ttl?: string, timeout?: number): Promise<number> {
+    const [subject, ...headers] = this.#raw.write(op, key, value.length, previous, ttl);
+    const options = { headers: headers.length ? headers : undefined, timeout: timeout || undefined };
+    return (await this.#js.raw.publish(subject, value, options))[1];
   }
 
   async get(k: string, opts?: { revision: number }): Promise<KvEntry | null> {
@@ -84,11 +91,11 @@ export class Bucket implements KV {
     const op = purge ? "purge" : "delete";
     if (!str(k, "key").split(".").some((t) => t === "*" || t === ">")) {
       // nats.js: a previousSeq of 0 expects nothing.
-      await this.#raw.write(op, k, EMPTY, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
+      await this.#write(op, k, EMPTY, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
       return;
     }
     const removed: Promise<unknown>[] = [];
-    for await (const key of await this.keys(k)) removed.push(this.#raw.write(op, key, EMPTY));
+    for await (const key of await this.keys(k)) removed.push(this.#write(op, key, EMPTY));
     await Promise.all(removed);
   }
 

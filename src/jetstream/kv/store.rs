@@ -231,23 +231,23 @@ impl Store {
 
     /// Publishes `value` with the headers of `publish` to `key`; the revision.
     pub(crate) async fn write(&self, key: &str, value: Bytes, publish: Publish) -> Result<u64, Error> {
-        let (subject, publish) = self.publish_for(key, value, publish)?;
-        let ack = self.context.send_publish(subject, publish).await?.await?;
+        let subject = self.subject_for(key, value.len())?;
+        let ack = self.context.send_publish(subject, publish.payload(value)).await?.await?;
         Ok(ack.sequence)
     }
 
-    /// The subject and publish of a write of `value` at `key` (JS sends it
-    /// with the JetStream API's publish).
-    pub(crate) fn publish_for(&self, key: &str, value: Bytes, publish: Publish) -> Result<(String, Publish), Error> {
+    /// The subject of a write of `len` bytes at `key`, checked (JS sends
+    /// the write with the JetStream API's publish).
+    pub(crate) fn subject_for(&self, key: &str, len: usize) -> Result<String, Error> {
         check_key(key)?;
-        if let Some(max) = self.max_value_size.filter(|&max| value.len() > max) {
+        if let Some(max) = self.max_value_size.filter(|&max| len > max) {
             return Err(Error::JetStream(JetStreamError {
                 code: 400,
                 err_code: ErrorCode::STREAM_MESSAGE_EXCEEDS_MAXIMUM,
-                description: format!("value of {} bytes exceeds the bucket's max_value_size of {max}", value.len()),
+                description: format!("value of {len} bytes exceeds the bucket's max_value_size of {max}"),
             }));
         }
-        Ok((self.subjects.write(key), publish.payload(value)))
+        Ok(self.subjects.write(key))
     }
 
     /// The value of `key`; `None` when it has none (never put, deleted or purged).

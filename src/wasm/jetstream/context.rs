@@ -171,9 +171,9 @@ impl RawJetStream {
 
 /// `publish` with the headers and expectations of `o` (`headers` first:
 /// it replaces what is set before it).
-/// The `RawPubAck` promise of a publish: one future for every publish
-/// export (the Key-Value writes too).
-pub(crate) fn acked(context: Context, subject: String, publish: Publish) -> Promise {
+/// The `RawPubAck` promise of a publish (Key-Value writes come through
+/// `publish` too, with the subject and headers Rust makes for them).
+fn acked(context: Context, subject: String, publish: Publish) -> Promise {
     promise(async move {
         let ack = context.send_publish(subject, publish).await?.await?;
         let domain = Some(ack.domain).filter(|d| !d.is_empty()).map_or(JsValue::UNDEFINED, JsValue::from);

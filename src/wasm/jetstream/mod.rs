@@ -43,8 +43,6 @@ mod push;
 
 #[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
 pub(super) use context::RawJetStream;
-#[cfg(feature = "wasm-kv")]
-pub(super) use context::acked;
 
 use wasm_bindgen::JsValue;
 

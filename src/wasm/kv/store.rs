@@ -1,15 +1,14 @@
 //! `RawKv`: one bucket ([`Store`]), with nats.js's `KV` calls as exports:
 //! writes (put, update, create with a per-key TTL, delete and purge with an
-//! expected revision and a marker TTL) made into the JetStream API's publish
-//! (the same future as `RawJetStream.publish`; TS sequences a create over a
-//! delete marker, asking `get`), get (latest or at a revision,
-//! markers included) and reads (watch, history, keys). TTLs are nats.js's
+//! expected revision and a marker TTL) made into a subject and headers that
+//! TS publishes with `RawJetStream.publish` (no future of their own; TS
+//! sequences a create over a delete marker, asking `get`), get (latest or
+//! at a revision, markers included) and reads (watch, history, keys). TTLs are nats.js's
 //! strings, sent as they are in `Nats-TTL`. `status` and `destroy` are the
 //! JetStream API's stream info and delete, in TS.
 
 use std::rc::Rc;
 
-use bytes::Bytes;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
@@ -19,8 +18,7 @@ use crate::jetstream::api::ErrorCode;
 use crate::jetstream::kv::{CreateOver, KEYS, Operation, Reader, Store, WatchInclude, WatchOptions, marker};
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::wasm::entries::Packed;
-use crate::wasm::jetstream::acked;
-use crate::wasm::options::{millis, whole};
+use crate::wasm::options::whole;
 use crate::wasm::promise;
 use crate::wasm::reader::{RawReader, Source};
 
@@ -34,40 +32,29 @@ impl RawKv {
     pub(super) fn new(store: Store) -> Self {
         RawKv { store: Rc::new(store) }
     }
-
-    /// The store, waiting `timeout` ms for the server when set.
-    fn within(&self, timeout: Option<f64>) -> Result<Rc<Store>, Error> {
-        match millis(timeout.into(), "timeout")?.filter(|t| !t.is_zero()) {
-            Some(timeout) => {
-                let mut store = Store::clone(&self.store);
-                store.context.set_timeout(timeout);
-                Ok(Rc::new(store))
-            }
-            None => Ok(self.store.clone()),
-        }
-    }
 }
 
 #[wasm_bindgen]
 impl RawKv {
-    /// A write at `key`, sent as the JetStream API's publish: `"put"`
-    /// (with `previous`: only if that is the key's last revision, 0 for
-    /// none), `"create"` (only if the key's last revision is `previous`, by
-    /// default none; `ttl`, nats.js's `markerTTL`, makes it expire),
-    /// `"delete"` or `"purge"` (with `previous` as for a put; a purge marker
-    /// lives for `ttl`). Resolves to the stream's ack; its sequence is the
-    /// revision written. A create that fails asks [`get`](Self::get) what next.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawPubAck>")]
+    /// A write at `key` of a value `len` bytes long, for the JetStream
+    /// API's publish (`RawJetStream.publish`): its subject, then its
+    /// headers' names and values in turn. `"put"` (with `previous`: only if
+    /// that is the key's last revision, 0 for none), `"create"` (only if the
+    /// key's last revision is `previous`, by default none; `ttl`, nats.js's
+    /// `markerTTL`, makes it expire), `"delete"` or `"purge"` (with
+    /// `previous` as for a put; a purge marker lives for `ttl`). The ack's
+    /// sequence is the revision written. A create that fails asks
+    /// [`get`](Self::get) what next.
+    #[wasm_bindgen(unchecked_return_type = "[subject: string, ...headers: string[]]")]
     pub fn write(
         &self,
         #[wasm_bindgen(unchecked_param_type = "\"put\" | \"create\" | \"delete\" | \"purge\"")] op: &str,
-        key: String,
-        value: Vec<u8>,
+        key: &str,
+        len: usize,
         previous: Option<f64>,
         ttl: Option<String>,
-        timeout: Option<f64>,
-    ) -> Result<Promise, JsValue> {
-        let (store, previous, with) = (self.within(timeout)?, revision(previous, "previousSeq")?, with_ttl(ttl));
+    ) -> Result<Vec<String>, JsValue> {
+        let (previous, with) = (revision(previous, "previousSeq")?, with_ttl(ttl));
         let publish = match op {
             "put" => match previous {
                 Some(revision) => with.expected_last_subject_sequence(revision),
@@ -78,8 +65,11 @@ impl RawKv {
             "purge" => marker(Operation::Purge, previous, with),
             _ => return Err(Error::InvalidArgument(format!("no Key-Value write {op:?}")).into()),
         };
-        let (subject, publish) = store.publish_for(&key, Bytes::from(value), publish)?;
-        Ok(acked(store.context.clone(), subject, publish))
+        let mut out = vec![self.store.subject_for(key, len)?];
+        for (name, value) in publish.header_map().into_iter().flat_map(|headers| headers.iter()) {
+            out.extend([name.to_string(), value.to_string()]);
+        }
+        Ok(out)
     }
 
     /// The latest entry of `key`, or the one at `revision`, markers
