@@ -67,7 +67,14 @@ export class Bucket implements KV {
   }
 
   /** A write Rust makes into a subject and headers, sent with the JetStream API's publish; the revision. */
-  async #write(op: "put" | "create" | "delete" | "purge", key: string, value: Uint8Array, previous?: number, ttl?: string, timeout?: number): Promise<number> {
+  async #write(
+    op: "put" | "create" | "delete" | "purge",
+    key: string,
+    value: Uint8Array,
+    previous?: number,
+    ttl?: string,
+    timeout?: number,
+  ): Promise<number> {
     const [subject, ...headers] = this.#raw.write(op, key, value.length, previous, ttl);
     const options = { headers: headers.length ? headers : undefined, timeout: timeout || undefined };
     return (await this.#js.raw.publish(subject, value, options))[1];
