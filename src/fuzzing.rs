@@ -62,5 +62,5 @@ pub fn object_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
 
 /// An object meta as the object store writes it.
 pub fn object_meta_json(info: &ObjectInfo) -> Result<Bytes, Error> {
-    meta_json(info)
+    Ok(meta_json(info))
 }

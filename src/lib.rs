@@ -149,10 +149,12 @@ pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "wasm-runtime"))]
 mod wasm;
 
+pub(crate) use crate::core::id_map;
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) use crate::core::plain_json;
 pub use crate::core::{
     addr, conn, error, header, machine, message, proto, request_many, session, subject, time, timer,
 };
-pub(crate) use crate::core::{id_map, plain_json};
 
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]

@@ -73,7 +73,7 @@ impl Stream for Source {
         #[cfg(feature = "wasm-kv")]
         let entry = |(entry, len)| Item::Entry(entry, len);
         #[cfg(feature = "wasm-object-store")]
-        let meta = |(info, revision), caught_up| Ok(Item::Value(meta_json(&info)?, revision, caught_up));
+        let meta = |(info, revision), caught_up| Ok(Item::Value(meta_json(&info), revision, caught_up));
         Poll::Ready(match self.get_mut() {
             #[cfg(feature = "wasm-kv")]
             Source::Kv(r) => ready!(r.poll_step(cx)).map(|r| r.map(|e| e.map_or(Item::Skipped, entry))),

@@ -7,6 +7,7 @@
 pub mod digest;
 pub(crate) mod error;
 pub(crate) mod info;
+pub(crate) mod meta_json;
 pub mod names;
 
 pub use info::{

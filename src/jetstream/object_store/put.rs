@@ -389,7 +389,7 @@ impl Upload {
                 if let Some(revision) = expected {
                     headers.insert(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, revision.to_string());
                 }
-                Ok(fast.commit(subject, Some(&headers), super::store::meta_json(info)?).await?.sequence)
+                Ok(fast.commit(subject, Some(&headers), super::store::meta_json(info)).await?.sequence)
             }
         }
     }

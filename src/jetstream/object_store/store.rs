@@ -17,7 +17,7 @@ use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata}
 use super::names::{all_meta, check_name, chunk_subject, latin1_meta_subject, meta_subject, stream_name};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
-use crate::error::{Error, KindError, ProtocolError};
+use crate::error::{Error, KindError};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, DeliverPolicy, MsgGetRequest, PurgeRequest, PurgeResponse, timestamp};
 use crate::jetstream::context::{Context, encode_request};
@@ -196,7 +196,7 @@ impl ObjectStore {
         info: &ObjectInfo,
         with: Publish,
     ) -> Result<u64, Error> {
-        let publish = with.header(NATS_ROLLUP, "sub").payload(meta_json(info)?);
+        let publish = with.header(NATS_ROLLUP, "sub").payload(meta_json(info));
         Ok(self.context.send_publish(subject, publish).await?.await?.sequence)
     }
 
@@ -451,15 +451,13 @@ fn meta_of(message: &Message, meta: &DeliveryNumbers) -> Result<(ObjectInfo, u64
 }
 
 /// An object's meta as JSON.
-pub(crate) fn meta_json(info: &ObjectInfo) -> Result<Bytes, Error> {
-    let json = serde_json::to_vec(info).map_err(|_| Error::InvalidArgument("cannot encode object meta".into()))?;
-    Ok(Bytes::from(json))
+pub(crate) fn meta_json(info: &ObjectInfo) -> Bytes {
+    Bytes::from(crate::core::object::meta_json::write(info))
 }
 
 /// An object's meta from its JSON.
 pub(crate) fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
-    crate::plain_json::from_slice(json)
-        .map_err(|e| Error::Protocol(ProtocolError::Store(format!("bad object meta: {e}"))))
+    crate::core::object::meta_json::read(json)
 }
 
 fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<Stored>, Error> {

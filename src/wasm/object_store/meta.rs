@@ -20,6 +20,6 @@ pub(super) fn from_js(json: &str) -> Result<ObjectInfo, Error> {
 /// `info` at `revision` as a `RawEntries` of one meta.
 pub(super) fn packed(info: &ObjectInfo, revision: u64) -> Result<Array, Error> {
     let mut packed = Packed::default();
-    packed.value(&meta_json(info)?, revision, false);
+    packed.value(&meta_json(info), revision, false);
     Ok(packed.to_js(false))
 }
