@@ -96,8 +96,13 @@ export class ObjectBucket implements ObjectStore {
     size: number | undefined,
     write: (upload: RawObjectUpload) => Promise<void>,
   ): Promise<ObjectInfo> {
-    str(meta.name, "object name");
-    const upload = await this.#raw.upload(metaJson(meta), opts.timeout, opts.previousRevision, size, opts.progress);
+    const found = await this.#raw.info(str(meta.name, "object name"));
+    let upload: RawObjectUpload;
+    try {
+      upload = this.#raw.upload(metaJson(meta), found, opts.timeout, opts.previousRevision, size, opts.progress);
+    } finally {
+      found.free();
+    }
     await write(upload);
     return infoAt(await upload.finish(), 0);
   }

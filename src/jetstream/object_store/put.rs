@@ -92,7 +92,7 @@ pub(crate) struct Upload {
 /// The wasm's stand-in for fast batches: none can be made, so the code
 /// that sends them is left out (about 3 KB gzip of the npm package).
 #[cfg(target_arch = "wasm32")]
-enum FastIngest {}
+pub(crate) enum FastIngest {}
 
 #[cfg(target_arch = "wasm32")]
 impl FastIngest {
@@ -218,18 +218,35 @@ impl ObjectStore {
             Err(e) if is_not_found(&e) => None,
             Err(e) => return Err(KindError::new(PutErrorKind::Other, e)),
         };
+        let fast = match self.batched() {
+            true => {
+                let fast = FastIngest::start(self.context.client(), self.context.timeout()).await;
+                Some(fast.map_err(|e| KindError::new(PutErrorKind::Other, e))?)
+            }
+            false => None,
+        };
+        Ok(self.upload_over(meta, options, old, fast))
+    }
+
+    /// [`upload`](Self::upload) of an object whose name was looked up
+    /// (`old`: the object it replaces), its chunks sent through `fast` if
+    /// given, else as acked publishes. Nothing is written yet.
+    pub(crate) fn upload_over(
+        &self,
+        meta: ObjectMetadata,
+        options: PutOptions,
+        old: Option<Found>,
+        fast: Option<FastIngest>,
+    ) -> Upload {
         let max_payload = self.context.client().server_info().max_payload.max(1);
         // 0 is the default, as nats.js reads it; never more than a message holds.
         let chunk_size = meta.chunk_size.filter(|&n| n > 0).unwrap_or(DEFAULT_CHUNK_SIZE).min(max_payload);
         let nuid = self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string();
-        let sender = match self.batched() {
-            true => {
-                let fast = FastIngest::start(self.context.client(), self.context.timeout()).await;
-                Sender::Fast(fast.map_err(|e| KindError::new(PutErrorKind::Other, e))?)
-            }
-            false => Sender::Windowed { in_flight: VecDeque::new(), max: (MAX_IN_FLIGHT_BYTES / chunk_size).max(2) },
+        let sender = match fast {
+            Some(fast) => Sender::Fast(fast),
+            None => Sender::Windowed { in_flight: VecDeque::new(), max: (MAX_IN_FLIGHT_BYTES / chunk_size).max(2) },
         };
-        Ok(Upload {
+        Upload {
             subject: chunk_subject(&self.name, &nuid),
             store: self.clone(),
             meta,
@@ -243,7 +260,7 @@ impl ObjectStore {
             acked: 0,
             sender,
             options,
-        })
+        }
     }
 }
 

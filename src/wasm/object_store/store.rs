@@ -16,6 +16,7 @@ use wasm_bindgen::prelude::*;
 use super::meta::{from_js, packed};
 use super::upload::RawObjectUpload;
 use crate::error::Error;
+use crate::jetstream::object_store::names::check_name;
 use crate::jetstream::object_store::{
     AddLinkError, Found, ObjectInfo, ObjectLink, ObjectMetadata, ObjectStore, Progress, PutOptions, WatchOptions,
     check_link_name, is_not_found, link_to, link_to_bucket, not_found, renames,
@@ -131,21 +132,23 @@ impl RawObjectStore {
         Ok(self.decide(op, name, meta, found.found.clone(), taken.map(|t| t.found))?)
     }
 
-    /// Starts a put of the object `meta` describes (replacing the one of
-    /// that name once it is stored): chunks of `meta.options.max_chunk_size`
+    /// Starts a put of the object `meta` describes (replacing `found`, the
+    /// lookup of its name, once it is stored; a lookup of its own would be
+    /// one more future in the wasm): chunks of `meta.options.max_chunk_size`
     /// bytes, each publish waiting `timeout` ms at most; the meta is stored
     /// only if the object's is at `previous_revision` (0: there is none).
     /// `progress` is told of the bytes the stream acknowledged out of `size`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawObjectUpload>")]
     pub fn upload(
         &self,
         meta: &str,
+        found: &RawFound,
         timeout: Option<f64>,
         previous_revision: Option<f64>,
         size: Option<f64>,
         #[wasm_bindgen(unchecked_param_type = "RawProgress | undefined")] progress: Option<Function>,
-    ) -> Result<Promise, JsValue> {
+    ) -> Result<RawObjectUpload, JsValue> {
         let info = from_js(meta)?;
+        check_name(&info.name)?;
         if info.link().is_some() {
             return Err(Error::InvalidArgument("a put cannot set options.link: link() makes links".into()).into());
         }
@@ -160,7 +163,7 @@ impl RawObjectStore {
         if let Some(timeout) = millis(timeout.into(), "timeout")?.filter(|t| !t.is_zero()) {
             store.context.set_timeout(timeout);
         }
-        Ok(promise(async move { Ok(RawObjectUpload::new(store.upload(metadata, options).await?)) }))
+        Ok(RawObjectUpload::new(store.upload_over(metadata, options, found.found.clone(), None)))
     }
 }
 
