@@ -299,7 +299,7 @@ mod tests {
            "bucket":"B","nuid":"N","size":0,"mtime":"0001-01-01T00:00:00Z","chunks":0,"deleted":true}"#,
         // async-nats: nulls for what it has not.
         r#"{"name":"n","description":null,"metadata":{},"headers":null,"options":null,"bucket":"b","nuid":"N",
-           "size":18446744073,"chunks":2,"mtime":"2026-12-01T10:00:00.123456789+01:00","digest":null,"deleted":false}"#,
+           "size":4294967295,"chunks":2,"mtime":"2026-12-01T10:00:00.123456789+01:00","digest":null,"deleted":false}"#,
         // Escapes, a surrogate pair, raw UTF-8, white space, unknown fields of every kind.
         " {\"name\" : \"q\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00 é\", \"bucket\":\"b\",
            \"future\":{\"a\":[1,-2.5e3,true,false,null,{\"b\":\"}\"}],\"c\":\"[\"},\"x\":[],\"y\":{},
