@@ -103,8 +103,17 @@ export class ObjectBucket implements ObjectStore {
     } finally {
       found.free();
     }
-    await write(upload);
-    return infoAt(await upload.finish(), 0);
+    let done: [RawEntries, string[]];
+    try {
+      await write(upload);
+      done = (await upload.finish()) as [RawEntries, string[]];
+    } catch (e) {
+      // Best effort, as the Rust put's: a sealed bucket or a lost connection refuses this too.
+      await this.#purge([upload.chunks]).catch(() => {});
+      throw e;
+    }
+    await this.#purge(done[1]);
+    return infoAt(done[0], 0);
   }
 
   async delete(name: string): Promise<PurgeResponse> {
@@ -152,9 +161,14 @@ export class ObjectBucket implements ObjectStore {
     const rollup = headers();
     rollup.set("Nats-Rollup", "sub");
     meta[1][2] = (await this.#js.publish(subject, meta[0], { headers: rollup })).seq;
+    return [infoAt(meta, 0), await this.#purge(purge)];
+  }
+
+  /** Purges the subjects `filters` of the bucket's stream, one after another; the messages purged. */
+  async #purge(filters: string[]): Promise<number> {
     let purged = 0;
-    for (const filter of purge) purged += (await request<PurgeResponse>(this.#js.raw, "STREAM.PURGE", this.stream, "", { filter })).purged;
-    return [infoAt(meta, 0), purged];
+    for (const filter of filters) purged += (await request<PurgeResponse>(this.#js.raw, "STREAM.PURGE", this.stream, "", { filter })).purged;
+    return purged;
   }
 
   async watch(opts: Partial<{ ignoreDeletes?: boolean; includeHistory?: boolean }> = {}): Promise<QueuedIterator<ObjectWatchInfo>> {

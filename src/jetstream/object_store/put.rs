@@ -336,22 +336,41 @@ impl Upload {
     }
 
     /// Sends the last chunk and the meta, then purges what this replaces;
-    /// the object's meta and its revision.
-    pub async fn finish(mut self) -> Result<(ObjectInfo, u64), PutError> {
+    /// the object's meta and its revision. A failure before the meta is
+    /// stored purges the chunks written.
+    pub async fn finish(self) -> Result<(ObjectInfo, u64), PutError> {
+        let (store, chunks) = (self.store.clone(), self.subject.clone());
+        match self.store_meta().await {
+            Ok((info, revision, purge)) => {
+                let purged = store.purge_all(purge).await;
+                purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
+                Ok((info, revision))
+            }
+            Err(e) => {
+                store.purge_chunks(chunks).await;
+                Err(e)
+            }
+        }
+    }
+
+    /// [`finish`](Self::finish) up to the meta stored, purging nothing: the
+    /// object's meta, its revision and what it replaces, to purge. The wasm's
+    /// TS purges, so that the wasm holds no purge of its own.
+    pub(crate) async fn store_meta(mut self) -> Result<(ObjectInfo, u64, Vec<String>), PutError> {
         if !self.partial.is_empty() {
             let chunk = self.partial.split().freeze();
             if let Err(e) = self.send(chunk).await {
-                return Err(self.fail(PutErrorKind::PublishChunks, e).await);
+                return Err(self.settle(PutErrorKind::PublishChunks, e).await);
             }
         }
         while self.in_flight() > 0 {
             if let Err(e) = self.await_oldest().await {
-                return Err(self.fail(PutErrorKind::PublishChunks, e).await);
+                return Err(self.settle(PutErrorKind::PublishChunks, e).await);
             }
         }
         let sum = match std::mem::take(&mut self.digest).finish() {
             Ok(sum) => sum,
-            Err(e) => return Err(self.fail(PutErrorKind::Other, e).await),
+            Err(e) => return Err(self.settle(PutErrorKind::Other, e).await),
         };
         let store = self.store.clone();
         let meta = std::mem::take(&mut self.meta);
@@ -372,7 +391,7 @@ impl Upload {
         let subject = meta_subject(&store.name, &info.name);
         let revision = match self.publish_meta(&subject, &info).await {
             Ok(revision) => revision,
-            Err(e) => return Err(self.fail(PutErrorKind::PublishMetadata, e).await),
+            Err(e) => return Err(self.settle(PutErrorKind::PublishMetadata, e).await),
         };
         self.report(self.size);
         // The new object is in place: what it replaces can go.
@@ -381,11 +400,9 @@ impl Upload {
             // The old meta's subject, when nats.js wrote it under its Latin-1 name: one meta per object.
             let stale = [chunks.then(|| chunk_subject(&store.name, &old.info.nuid)), Some(old.subject)];
             let replaced = store.meta_write(subject, info, stale, old.shadowed);
-            let purged = store.purge_all(replaced.purge).await;
-            purged.map_err(|e| KindError::new(PutErrorKind::PurgeOldChunks, e))?;
-            return Ok((replaced.info, revision));
+            return Ok((replaced.info, revision, replaced.purge));
         }
-        Ok((info, revision))
+        Ok((info, revision, Vec::new()))
     }
 
     /// Publishes the meta: an acked publish, or the commit of the fast batch.
@@ -413,15 +430,26 @@ impl Upload {
 
     /// Gives up: waits for the chunks in flight, purges every chunk this
     /// put wrote, and returns `cause` as a `kind` error.
-    pub async fn fail(mut self, kind: PutErrorKind, cause: Error) -> PutError {
+    pub async fn fail(self, kind: PutErrorKind, cause: Error) -> PutError {
+        let (store, chunks) = (self.store.clone(), self.subject.clone());
+        let error = self.settle(kind, cause).await;
+        store.purge_chunks(chunks).await;
+        error
+    }
+
+    /// The subject of the chunks this put writes.
+    #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
+    pub(crate) fn chunks(&self) -> &str {
+        &self.subject
+    }
+
+    /// [`fail`](Self::fail) but for the purge (the wasm's TS purges).
+    pub(crate) async fn settle(mut self, kind: PutErrorKind, cause: Error) -> PutError {
         if let Sender::Windowed { in_flight, .. } = &mut self.sender {
             while let Some((ack, _)) = in_flight.pop_front() {
                 let _ = ack.await;
             }
         }
-        self.sender = Sender::Windowed { in_flight: VecDeque::new(), max: 1 };
-        // Best effort: a sealed bucket or a lost connection refuses this too.
-        let _ = self.store.purge_subject(self.subject.clone()).await;
         let kind = match cause {
             Error::Timeout => PutErrorKind::TimedOut,
             _ if kind == PutErrorKind::PublishChunks => PutErrorKind::sort(&cause),

@@ -208,6 +208,12 @@ impl ObjectStore {
             && self.context.client().server_info().api_lvl >= FAST_INGEST_API_LEVEL
     }
 
+    /// Purges the chunks on `subject` of a put that failed. Best effort: a
+    /// sealed bucket or a lost connection refuses this too.
+    pub(crate) async fn purge_chunks(&self, subject: String) {
+        let _ = self.purge_subject(subject).await;
+    }
+
     /// Removes the messages on `subject`.
     pub(crate) async fn purge_subject(&self, subject: String) -> Result<u64, Error> {
         let request = PurgeRequest { filter: Some(subject), ..PurgeRequest::default() };
