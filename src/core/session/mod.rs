@@ -107,10 +107,6 @@ pub struct Session {
     first_messages: Vec<(Sid, FirstMessageTimer)>,
     ordered: IdMap<OrderedId, ordered::Ordered>,
     next_ordered: u64,
-    /// The ordered reads by the sid of their current reader.
-    ordered_sids: IdMap<Sid, OrderedId>,
-    /// The ordered reads by their create in flight.
-    ordered_requests: IdMap<RequestId, OrderedId>,
     events: VecDeque<SessionEvent>,
     /// The client is draining: its subscriptions were drained and it closes
     /// after their last messages, so it must not reconnect meanwhile.
@@ -143,8 +139,6 @@ impl Session {
             first_messages: Vec::new(),
             ordered: IdMap::default(),
             next_ordered: 0,
-            ordered_sids: IdMap::default(),
-            ordered_requests: IdMap::default(),
             events: VecDeque::new(),
             draining: false,
         }
@@ -336,21 +330,28 @@ impl Session {
     pub fn poll_event(&mut self, now: Instant) -> Option<SessionEvent> {
         loop {
             if let Some(event) = self.events.pop_front() {
+                if self.ordered.is_empty() {
+                    return Some(event);
+                }
                 match self.route_ordered(now, event) {
                     Some(event) => return Some(event),
                     None => continue,
                 }
             }
-            let event = self.conn.poll_event()?;
-            match event {
+            match self.conn.poll_event()? {
                 Event::Message { sid, message } => {
                     if let Some(reader) = self.readers.get_mut(&sid) {
                         let delivery = reader.handle_message(now, &message);
                         // What the drive has for the user comes after the message.
-                        self.drive_reader(sid);
+                        let out = Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
+                        let driven = reader.drive(sid, out);
+                        self.after_drive(sid, driven);
                         if delivery == Delivery::User {
-                            let item = SessionEvent::ReaderItem { sid, item: Ok(message) };
-                            match self.route_ordered(now, item) {
+                            // The message goes straight out unless ordered reads may judge it.
+                            if self.ordered.is_empty() {
+                                return Some(SessionEvent::ReaderItem { sid, item: Ok(message) });
+                            }
+                            match self.route_ordered(now, SessionEvent::ReaderItem { sid, item: Ok(message) }) {
                                 Some(event) => return Some(event),
                                 None => continue,
                             }
@@ -410,6 +411,19 @@ impl Session {
         self.ordered_deadlines(next)
     }
 
+    /// When [`poll_deadline`](Self::poll_deadline) falls, without its
+    /// reason: what a driver sleeps until, folded without the reasons.
+    pub fn poll_wake_at(&self) -> Option<Instant> {
+        let mut next = self.conn.poll_timeout();
+        let mut fold = |at: Option<Instant>| next = sooner(next, at);
+        self.readers.values().for_each(|r| fold(r.poll_timeout()));
+        self.ledgers.values().for_each(|l| fold(l.poll_timeout()));
+        self.gathers.values().for_each(|g| fold(g.poll_timeout()));
+        self.first_messages.iter().for_each(|(_, t)| fold(t.poll_timeout()));
+        self.ordered.values().for_each(|o| fold(o.deadline()));
+        next
+    }
+
     // ---- internals
 
     fn on_connection_event(&mut self, now: Instant, event: &ConnectionEvent) {
@@ -431,8 +445,6 @@ impl Session {
                 self.gathers = IdMap::default();
                 self.first_messages.clear();
                 self.ordered = IdMap::default();
-                self.ordered_sids = IdMap::default();
-                self.ordered_requests = IdMap::default();
             }
             _ => {}
         }
@@ -453,6 +465,11 @@ impl Session {
         let Some(reader) = self.readers.get_mut(&sid) else { return };
         let out = Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
         let driven = reader.drive(sid, out);
+        self.after_drive(sid, driven);
+    }
+
+    /// Notes a pull reader `sid` published; retires it when it is done.
+    fn after_drive(&mut self, sid: Sid, driven: reader::Driven) {
         self.pulled |= driven.pulled;
         if driven.finished {
             self.retire_reader(sid);
@@ -507,6 +524,14 @@ impl Session {
                 }
             }
         }
+    }
+}
+
+/// The earlier of two instants, either maybe absent.
+fn sooner(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

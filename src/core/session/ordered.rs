@@ -69,7 +69,7 @@ enum Phase {
 }
 
 impl Ordered {
-    fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<Instant> {
         match self.phase {
             Phase::Creating { until, .. } => Some(until),
             Phase::Waiting(at) => Some(at),
@@ -149,7 +149,6 @@ impl Session {
             match ordered.phase {
                 Phase::Creating { request, .. } => {
                     self.conn.cancel_request(request);
-                    self.ordered_requests.remove(&request);
                     self.create_failed(now, id, Error::Timeout);
                 }
                 _ => self.create_ordered(now, id),
@@ -168,7 +167,10 @@ impl Session {
 
     /// The answer to a create, if `request` was one.
     pub(super) fn ordered_answer(&mut self, now: Instant, request: RequestId, result: &Result<Message, Error>) -> bool {
-        let Some(id) = self.ordered_requests.remove(&request) else { return false };
+        let Some(id) = self.ordered_by(|phase| matches!(phase, Phase::Creating { request: r, .. } if *r == request))
+        else {
+            return false;
+        };
         let info = match result {
             // The server's error first: the info parser would only say a field is missing.
             Ok(reply) => {
@@ -195,6 +197,7 @@ impl Session {
 
     /// Judges what a reader had for its user, if the reader is an ordered
     /// read's: only in-order messages and the events go on, as that read's.
+    /// Called only while ordered reads are attached.
     pub(super) fn route_ordered(&mut self, now: Instant, event: SessionEvent) -> Option<SessionEvent> {
         let sid = match &event {
             SessionEvent::ReaderItem { sid, .. }
@@ -202,10 +205,9 @@ impl Session {
             | SessionEvent::ReaderEnded { sid } => *sid,
             _ => return Some(event),
         };
-        if self.ordered_sids.is_empty() {
+        let Some(id) = self.ordered_by(|phase| matches!(phase, Phase::Reading(s) if *s == sid)) else {
             return Some(event);
-        }
-        let Some(&id) = self.ordered_sids.get(&sid) else { return Some(event) };
+        };
         let ordered = self.ordered.get_mut(&id)?;
         match event {
             SessionEvent::ReaderItem { item: Ok(message), .. } => {
@@ -236,6 +238,13 @@ impl Session {
         None
     }
 
+    /// The ordered read in `phase` (reading from a sid, or awaiting a
+    /// create): a scan, as there are a few at most, which saves the wasm
+    /// two maps kept in step with the phases.
+    fn ordered_by(&self, phase: impl Fn(&Phase) -> bool) -> Option<OrderedId> {
+        self.ordered.iter().find(|(_, o)| phase(&o.phase)).map(|(id, _)| *id)
+    }
+
     /// Drops the current reader and makes the next consumer.
     fn reset_ordered(&mut self, now: Instant, id: OrderedId) {
         let Some(mut ordered) = self.ordered.remove(&id) else { return };
@@ -248,15 +257,11 @@ impl Session {
     fn leave_phase(&mut self, ordered: &mut Ordered) {
         match std::mem::replace(&mut ordered.phase, Phase::Ended) {
             Phase::Reading(sid) => {
-                self.ordered_sids.remove(&sid);
                 if let Some(reader) = self.readers.remove(&sid) {
                     reader.retire(sid, &mut self.conn, &mut self.probes);
                 }
             }
-            Phase::Creating { request, .. } => {
-                self.conn.cancel_request(request);
-                self.ordered_requests.remove(&request);
-            }
+            Phase::Creating { request, .. } => self.conn.cancel_request(request),
             Phase::Waiting(_) | Phase::Ended => {}
         }
     }
@@ -284,7 +289,6 @@ impl Session {
         match sent {
             Ok(request) => {
                 ordered.phase = Phase::Creating { request, until: now + ordered.spec.create_timeout };
-                self.ordered_requests.insert(request, id);
             }
             Err(e) => self.create_failed(now, id, e),
         }
@@ -314,7 +318,6 @@ impl Session {
         let Some(info) = &ordered.current else { return Ok(()) };
         let (sid, reader) = subscribe_reader(&mut self.conn, now, &ordered.spec, info, ordered.delivered)?;
         ordered.phase = Phase::Reading(sid);
-        self.ordered_sids.insert(sid, id);
         self.readers.insert(sid, reader);
         self.drive_reader(sid);
         Ok(())

@@ -149,6 +149,13 @@ impl Reader {
         }
     }
 
+    pub(super) fn poll_timeout(&self) -> Option<Instant> {
+        match &self.0 {
+            Kind::Pull { machine, .. } => machine.poll_timeout(),
+            Kind::Push { inbox, .. } => inbox.poll_timeout(),
+        }
+    }
+
     pub(super) fn poll_deadline(&self) -> Option<Deadline<ReaderTimer>> {
         match &self.0 {
             Kind::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),

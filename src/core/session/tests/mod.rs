@@ -92,7 +92,9 @@ impl Pair {
         let until = self.now + Duration::from_millis(ms);
         let mut woke = Vec::new();
         for _ in 0..STEP_BOUND {
-            match self.session.poll_deadline().filter(|d| d.at <= until) {
+            let next = self.session.poll_deadline();
+            assert_eq!(self.session.poll_wake_at(), next.map(|d| d.at), "the driver's wake is the soonest deadline");
+            match next.filter(|d| d.at <= until) {
                 Some(deadline) => {
                     self.now = self.now.max(deadline.at);
                     woke.push(deadline.reason);
