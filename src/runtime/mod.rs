@@ -1,9 +1,11 @@
 //! The runtimes under the driver and the transports: the [`Runtime`] trait
 //! (how the driver spawns its task, sleeps and reads the clock), tokio
 //! natively, `spawn_local` and JS timers in wasm with the JS end-of-task
-//! scheduler and the host's SHA-256, and the bounded queue from the driver
-//! to each reader.
+//! scheduler, the host's SHA-256 and the wasm's allocator, and the bounded
+//! queue from the driver to each reader.
 
+#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
+mod alloc_wasm;
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 mod js_sha256;
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
