@@ -1,29 +1,65 @@
 //! Bytes and errors from JS callbacks, as the wasm transports read them.
 
+use std::collections::VecDeque;
 use std::io;
 
 use bytes::BytesMut;
+use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 
-/// Moves what a JS callback queued in `inbox` to the driver's `buf`, giving
-/// the byte count, or `None` when nothing is waiting: as much as `buf` has
-/// room for (all of it when it has none), so that `buf` keeps the size the
-/// driver gave it; the rest is taken next time.
-pub(crate) fn take_received(inbox: &mut BytesMut, buf: &mut BytesMut) -> Option<usize> {
-    if inbox.is_empty() {
-        return None;
+/// What JS callbacks received and the driver has not read yet, kept as the
+/// host's arrays: each byte is copied once, from the host's buffer straight
+/// into the driver's, not into a queue in wasm memory first.
+#[derive(Default)]
+pub(crate) struct Received {
+    /// Chunks with their lengths (asking JS for one is a call).
+    chunks: VecDeque<(Uint8Array, u32)>,
+    /// Bytes of the front chunk already read.
+    taken: u32,
+}
+
+impl Received {
+    pub(crate) fn push(&mut self, chunk: Uint8Array) -> usize {
+        let len = chunk.length();
+        if len > 0 {
+            self.chunks.push_back((chunk, len));
+        }
+        len as usize
     }
-    let room = buf.capacity() - buf.len();
-    let n = match room {
-        0 => inbox.len(),
-        room => inbox.len().min(room),
-    };
-    buf.extend_from_slice(&inbox[..n]);
-    match n == inbox.len() {
-        true => inbox.clear(),
-        false => bytes::Buf::advance(inbox, n),
+
+    /// Moves what was received to the driver's `buf`, giving the byte
+    /// count, or `None` when nothing is waiting: as much as `buf` has room
+    /// for (all of it when it has none), so that `buf` keeps the size the
+    /// driver gave it; the rest is read next time.
+    pub(crate) fn take_into(&mut self, buf: &mut BytesMut) -> Option<usize> {
+        if self.chunks.is_empty() {
+            return None;
+        }
+        let mut room = match buf.capacity() - buf.len() {
+            0 => self.chunks.iter().map(|(_, len)| *len as usize).sum::<usize>() - self.taken as usize,
+            room => room,
+        };
+        let start = buf.len();
+        while room > 0 {
+            let Some((chunk, len)) = self.chunks.front() else { break };
+            let (len, n) = (*len, (len - self.taken).min(room.try_into().unwrap_or(u32::MAX)));
+            let part = match self.taken == 0 && n == len {
+                true => chunk.clone(),
+                false => chunk.subarray(self.taken, self.taken + n),
+            };
+            buf.reserve(n as usize);
+            part.copy_to_uninit(&mut buf.spare_capacity_mut()[..n as usize]);
+            // SAFETY: the n bytes after the end were just written.
+            unsafe { buf.set_len(buf.len() + n as usize) };
+            room -= n as usize;
+            self.taken += n;
+            if self.taken == len {
+                self.chunks.pop_front();
+                self.taken = 0;
+            }
+        }
+        Some(buf.len() - start)
     }
-    Some(n)
 }
 
 /// The message of a thrown JS value: an `Error`'s message, a string, its

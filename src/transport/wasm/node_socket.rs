@@ -17,7 +17,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::TlsOptions;
 use super::held::HeldWrites;
-use super::js_io::{js_message, js_to_io, take_received};
+use super::js_io::{Received, js_message, js_to_io};
 use crate::addr::ServerAddr;
 use crate::error::Error;
 
@@ -134,7 +134,7 @@ pub(super) struct SocketTransport {
 #[derive(Default)]
 struct Shared {
     state: State,
-    inbox: BytesMut,
+    inbox: Received,
     /// `write` returned false: further writes wait for `onDrain`.
     draining: bool,
     /// The driver task, woken by every event.
@@ -210,7 +210,7 @@ impl SocketTransport {
     /// the socket's error after a failure.
     pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
-        if let Some(n) = take_received(&mut shared.inbox, buf) {
+        if let Some(n) = shared.inbox.take_into(buf) {
             return Poll::Ready(Ok(n));
         }
         match &shared.state {
@@ -316,9 +316,7 @@ impl Callbacks {
             let shared = Rc::clone(shared);
             Closure::<dyn FnMut(Uint8Array)>::new(move |chunk: Uint8Array| {
                 wake(&shared, |s| {
-                    let start = s.inbox.len();
-                    s.inbox.resize(start + chunk.length() as usize, 0);
-                    chunk.copy_to(&mut s.inbox[start..]);
+                    s.inbox.push(chunk);
                 })
             })
         };

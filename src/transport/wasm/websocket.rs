@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
 
 use super::held::HeldWrites;
-use super::js_io::{js_message, js_to_io, take_received};
+use super::js_io::{Received, js_message, js_to_io};
 use crate::addr::{Scheme, ServerAddr};
 use crate::error::Error;
 use crate::runtime::js_task::{after_task, end_of_task_is_microtask};
@@ -43,7 +43,7 @@ pub(super) struct WebSocketTransport {
 #[derive(Default)]
 struct Shared {
     state: State,
-    inbox: BytesMut,
+    inbox: Received,
     waker: Option<Waker>,
     /// Browsers: a frame came since the last end of a task (see [`on_message`]).
     burst: bool,
@@ -121,7 +121,7 @@ impl WebSocketTransport {
     /// Appends every frame received so far to `buf`; `Ok(0)` once closed.
     pub(super) fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut BytesMut) -> Poll<io::Result<usize>> {
         let mut shared = self.shared.borrow_mut();
-        if let Some(n) = take_received(&mut shared.inbox, buf) {
+        if let Some(n) = shared.inbox.take_into(buf) {
             if std::mem::take(&mut shared.answering) {
                 self.held.received();
             }
@@ -291,20 +291,16 @@ const FULL_FRAME: usize = 4096;
 
 /// Appends a frame (an `ArrayBuffer` or a `Uint8Array` such as a Node
 /// `Buffer` for binary frames, a string for text), giving its size.
-fn append(inbox: &mut BytesMut, data: &JsValue) -> usize {
-    let start = inbox.len();
-    let view = if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
-        Some(Uint8Array::new(buffer))
-    } else {
-        data.dyn_ref::<Uint8Array>().cloned()
-    };
-    if let Some(bytes) = view {
-        inbox.resize(start + bytes.length() as usize, 0);
-        bytes.copy_to(&mut inbox[start..]);
+fn append(inbox: &mut Received, data: &JsValue) -> usize {
+    if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
+        inbox.push(Uint8Array::new(buffer))
+    } else if let Some(bytes) = data.dyn_ref::<Uint8Array>() {
+        inbox.push(bytes.clone())
     } else if let Some(text) = data.as_string() {
-        inbox.extend_from_slice(text.as_bytes());
+        inbox.push(Uint8Array::from(text.as_bytes()))
+    } else {
+        0
     }
-    inbox.len() - start
 }
 
 impl Drop for WebSocketTransport {
