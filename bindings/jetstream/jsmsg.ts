@@ -198,19 +198,19 @@ export class NatsJsMsg implements JsMsg {
   }
 
   ack(): void {
-    this.#batch.deliveries.ack(this.#index, KINDS.ack);
+    thrown(this.#batch.deliveries.ack(this.#index, KINDS.ack));
   }
 
   nak(millis?: number): void {
-    this.#batch.deliveries.ack(this.#index, KINDS.nak, millis);
+    thrown(this.#batch.deliveries.ack(this.#index, KINDS.nak, millis));
   }
 
   working(): void {
-    this.#batch.deliveries.ack(this.#index, KINDS.working);
+    thrown(this.#batch.deliveries.ack(this.#index, KINDS.working));
   }
 
   term(reason?: string): void {
-    this.#batch.deliveries.ack(this.#index, KINDS.term, undefined, reason);
+    thrown(this.#batch.deliveries.ack(this.#index, KINDS.term, undefined, reason));
   }
 
   next(subj?: string, opts: JsMsgNextOptions = {}): void {
@@ -234,6 +234,11 @@ export class NatsJsMsg implements JsMsg {
   trackIn(ledger: RawCheckpointLedger, epoch: number): void {
     ledger.track(this.#batch.deliveries, this.#index, epoch);
   }
+}
+
+/** Throws what an ack gave back (see `RawDeliveries.ack`). */
+function thrown(error: Error | undefined): void {
+  if (error !== undefined) throw error;
 }
 
 function deliveryInfo(deliveries: RawDeliveries, index: number): DeliveryInfo {

@@ -73,9 +73,13 @@ impl RawDeliveries {
 #[wasm_bindgen]
 impl RawDeliveries {
     /// Sends ack `kind` for message `i` at once, without waiting for the
-    /// server. A second final ack throws `ALREADY_ACKNOWLEDGED`.
-    pub fn ack(&self, i: u32, kind: u32, delay: Option<f64>, reason: Option<String>) -> Result<(), JsValue> {
-        Ok(self.get(i)?.ack_nowait(ack_kind(kind, delay, reason)?)?)
+    /// server. Gives the error (a second final ack: `ALREADY_ACKNOWLEDGED`)
+    /// for JS to throw, `undefined` when sent: a call that may throw
+    /// returns an array from the wasm, one more object per message.
+    #[wasm_bindgen(unchecked_return_type = "Error | undefined")]
+    pub fn ack(&self, i: u32, kind: u32, delay: Option<f64>, reason: Option<String>) -> JsValue {
+        let sent = ack_kind(kind, delay, reason).and_then(|kind| self.get(i)?.ack_nowait(kind));
+        sent.map_or_else(JsValue::from, |()| JsValue::UNDEFINED)
     }
 
     /// nats.js's `next`: acks message `i` with `+NXT`, asking for `batch`
