@@ -2,8 +2,7 @@
 # measured is built exactly as the package is.
 
 # wasm_build FEATURES: cargo builds the wasm with cargo features FEATURES
-# (release-wasm profile: opt-level z, lto, panic abort; inline threshold 40)
-# and sets $wasm to it.
+# (release-wasm profile: opt-level z, lto, panic abort) and sets $wasm to it.
 wasm_build() {
     local registry
     # Panic locations name the source files of dependencies: drop the machine's
@@ -11,11 +10,6 @@ wasm_build() {
     for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
         case " ${RUSTFLAGS:-} " in *" --remap-path-prefix=$registry= "*) ;; *) export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$registry=" ;; esac
     done
-    # A little more inlining than opt-level z's (threshold 25): calls of small
-    # functions were much of the wasm's time per delivered message. 40: 13 %
-    # less client CPU per message in a Node drain for 8 KB more gzip (75 was
-    # no faster for 19 KB; opt-level s, 31 KB).
-    case " ${RUSTFLAGS:-} " in *" -Cllvm-args=-inline-threshold="*) ;; *) export RUSTFLAGS="${RUSTFLAGS:-} -Cllvm-args=-inline-threshold=40" ;; esac
     cargo build --target wasm32-unknown-unknown --no-default-features --features "$1" --profile release-wasm
     wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release-wasm/natsjet.wasm"
 }
