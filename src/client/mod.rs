@@ -430,6 +430,12 @@ impl Client {
         self.inner.shared.lock().session().server_info().cloned().unwrap_or_default()
     }
 
+    /// The JetStream API level in [`server_info`](Self::server_info), without
+    /// copying the rest of the INFO (0 before the first one).
+    pub(crate) fn api_level(&self) -> u32 {
+        self.inner.shared.lock().session().server_info().map_or(0, |info| info.api_lvl)
+    }
+
     pub fn statistics(&self) -> Statistics {
         self.inner.shared.lock().session().statistics()
     }

@@ -78,7 +78,7 @@ impl Context {
     /// The JSON of bucket `config`'s stream; limit markers need API level 1,
     /// as the server says in its INFO.
     pub(crate) fn bucket_stream(&self, config: Config) -> Result<Vec<u8>, CreateKeyValueError> {
-        check_api_level(&config, self.client().server_info().api_lvl)?;
+        check_api_level(&config, self.client().api_level())?;
         let stream = config.into_stream_config().map_err(|(kind, cause)| KindError::new(kind, cause))?;
         encode_request(&stream).map_err(CreateKeyValueErrorKind::error)
     }

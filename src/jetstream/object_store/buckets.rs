@@ -42,7 +42,7 @@ impl Context {
 
     /// The JSON of bucket `config`'s stream; fast batches need API level 4.
     pub(crate) fn object_bucket_stream(&self, config: &Config) -> Result<Vec<u8>, Error> {
-        let level = self.client().server_info().api_lvl;
+        let level = self.client().api_level();
         if config.allow_batched && level < FAST_INGEST_API_LEVEL {
             let text = format!("fast batches need JetStream API level 4 (nats-server 2.14); the server has {level}");
             return Err(Error::InvalidArgument(text));

@@ -212,5 +212,5 @@ impl DirectChunks {
 /// Whether `context` can read chunks by batched direct gets from a
 /// stream with `allow_direct` (a server of API level 1, 2.11, or later).
 pub(super) fn available(context: &Context, allow_direct: bool) -> bool {
-    allow_direct && context.client().server_info().api_lvl >= 1
+    allow_direct && context.client().api_level() >= 1
 }

@@ -205,7 +205,7 @@ impl ObjectStore {
     pub(crate) fn batched(&self) -> bool {
         !cfg!(target_arch = "wasm32")
             && self.batched
-            && self.context.client().server_info().api_lvl >= FAST_INGEST_API_LEVEL
+            && self.context.client().api_level() >= FAST_INGEST_API_LEVEL
     }
 
     /// Purges the chunks on `subject` of a put that failed. Best effort: a
