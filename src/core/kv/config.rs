@@ -54,40 +54,50 @@ pub struct Config {
 impl Config {
     /// The config of the bucket's stream. Limit markers also need API
     /// level 1, which the caller checks.
-    pub(crate) fn into_stream_config(self) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)> {
+    pub(crate) fn into_stream_config(mut self) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)> {
+        let (mut mirror, mut sources) = (self.mirror.take(), self.sources.take());
+        let mut stream = self.into_local_stream_config()?;
+        if let Some(mirror) = &mut mirror {
+            mirror.name = with_stream_prefix(&mirror.name);
+            stream.subjects.clear();
+            stream.mirror_direct = true;
+            // A mirror takes no publishes: the server gives it no window, nor do other clients.
+            stream.duplicate_window = Duration::ZERO;
+        } else {
+            let bucket = &stream.name[STREAM_PREFIX.len()..];
+            for source in sources.iter_mut().flatten() {
+                let origin = source.name.strip_prefix(STREAM_PREFIX).unwrap_or(&source.name).to_string();
+                source.name = stream_name(&origin);
+                // A source's keys land under this bucket's name (nats.go).
+                if source.external.is_none() && origin != bucket && source.subject_transforms.is_empty() {
+                    let src = format!("$KV.{origin}.>");
+                    source.subject_transforms =
+                        vec![SubjectTransform { source: src, destination: format!("$KV.{bucket}.>") }];
+                }
+            }
+        }
+        stream.mirror = mirror;
+        stream.sources = sources.filter(|sources| !sources.is_empty());
+        Ok(stream)
+    }
+
+    /// [`into_stream_config`](Self::into_stream_config) of a bucket that
+    /// is no mirror and has no sources (`mirror` and `sources` are not
+    /// read): all that the wasm makes, which so links none of their rules.
+    pub(crate) fn into_local_stream_config(self) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)> {
         check_bucket(&self.bucket).map_err(|e| (CreateKeyValueErrorKind::InvalidStoreName, e))?;
         if self.history > MAX_HISTORY {
             let text = format!("history {} is over the limit of {MAX_HISTORY}", self.history);
             return Err((CreateKeyValueErrorKind::TooLongHistory, Error::InvalidArgument(text)));
         }
-        let mut mirror = self.mirror;
-        let mut sources = self.sources.unwrap_or_default();
-        let mut subjects = Vec::new();
-        if let Some(mirror) = &mut mirror {
-            mirror.name = with_stream_prefix(&mirror.name);
-        } else {
-            for source in &mut sources {
-                let origin = source.name.strip_prefix(STREAM_PREFIX).unwrap_or(&source.name).to_string();
-                source.name = stream_name(&origin);
-                // A source's keys land under this bucket's name (nats.go).
-                if source.external.is_none() && origin != self.bucket && source.subject_transforms.is_empty() {
-                    let src = format!("$KV.{origin}.>");
-                    source.subject_transforms =
-                        vec![SubjectTransform { source: src, destination: format!("$KV.{}.>", self.bucket) }];
-                }
-            }
-            subjects.push(format!("$KV.{}.>", self.bucket));
-        }
         let duplicate_window = match self.max_age {
-            // A mirror takes no publishes: the server gives it no window, nor do other clients.
-            _ if mirror.is_some() => Duration::ZERO,
             age if !age.is_zero() && age < MAX_DUPLICATE_WINDOW => age,
             _ => MAX_DUPLICATE_WINDOW,
         };
         Ok(StreamConfig {
             name: stream_name(&self.bucket),
             description: Some(self.description).filter(|d| !d.is_empty()),
-            subjects,
+            subjects: vec![format!("$KV.{}.>", self.bucket)],
             max_messages_per_subject: self.history.max(1),
             max_bytes: if self.max_bytes == 0 { -1 } else { self.max_bytes },
             max_age: self.max_age,
@@ -100,9 +110,7 @@ impl Config {
             allow_rollup: true,
             deny_delete: true,
             allow_direct: true,
-            mirror_direct: mirror.is_some() || self.mirror_direct,
-            mirror,
-            sources: Some(sources).filter(|sources| !sources.is_empty()),
+            mirror_direct: self.mirror_direct,
             discard: DiscardPolicy::New,
             duplicate_window,
             compression: self.compression.then_some(Compression::S2),

@@ -203,9 +203,7 @@ impl ObjectStore {
     /// Whether puts go as fast batches: the stream allows them and the
     /// server takes them (never in the wasm, which has none).
     pub(crate) fn batched(&self) -> bool {
-        !cfg!(target_arch = "wasm32")
-            && self.batched
-            && self.context.client().api_level() >= FAST_INGEST_API_LEVEL
+        !cfg!(target_arch = "wasm32") && self.batched && self.context.client().api_level() >= FAST_INGEST_API_LEVEL
     }
 
     /// Purges the chunks on `subject` of a put that failed. Best effort: a

@@ -14,7 +14,7 @@ use super::options::KvOptions;
 use super::store::RawKv;
 use crate::error::Error;
 use crate::jetstream::kv::names::bucket_of_stream;
-use crate::jetstream::kv::{BucketExternal, BucketFacts, BucketMirror, Store};
+use crate::jetstream::kv::{BucketExternal, BucketFacts, BucketMirror, Config, Store};
 use crate::wasm::jetstream::RawJetStream;
 use crate::wasm::options::whole;
 
@@ -51,7 +51,8 @@ impl RawJetStream {
             compression,
             metadata,
         };
-        let json = self.context.bucket_stream(options.config(bucket)?).map_err(Error::from)?;
+        let config = options.config(bucket)?;
+        let json = self.context.bucket_stream_with(config, Config::into_local_stream_config).map_err(Error::from)?;
         Ok(String::from_utf8(json).unwrap_or_default())
     }
 
