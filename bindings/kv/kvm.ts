@@ -9,7 +9,7 @@ import type { NatsConnection } from "../connection.js";
 import { InvalidArgumentError } from "../errors.js";
 import { JetStreamClient, jetstream } from "../jetstream/client.js";
 import { Lister } from "../jetstream/lister.js";
-import { request } from "../jetstream/api.js";
+import { parseReply, request } from "../jetstream/api.js";
 import { Bucket, kvStatus } from "./bucket.js";
 import { optStr, str } from "../names.js";
 import type { KV, KvOptions, KvStatus } from "./types.js";
@@ -50,20 +50,10 @@ export class Kvm {
     if (opts.bindOnly) return this.open(name, opts);
     const o = check(name, opts);
     const metadata = Object.entries(o.metadata ?? {}).flatMap(([k, v]) => [k, optStr(v, `metadata.${k}`) ?? ""]);
-    const stream = this.js.raw.kvStream(
-      name,
-      optStr(o.description, "description"),
-      o.history,
-      o.max_bytes,
-      o.maxValueSize,
-      o.ttl,
-      o.markerTTL,
-      optStr(o.storage, "storage"),
-      o.replicas,
-      o.compression === true,
-      metadata,
-    );
-    const info = await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", `KV_${name}`, "", JSON.parse(stream));
+    const strings: [string, string, string, ...string[]] = [name, optStr(o.description, "description") ?? "", optStr(o.storage, "storage") ?? "file", ...metadata];
+    const numbers = [o.history, o.max_bytes, o.maxValueSize, o.ttl, o.markerTTL, o.replicas, o.compression === true ? 1 : 0];
+    const stream = this.js.raw.kvStream(strings, new Float64Array(numbers.map((n) => n ?? 0)));
+    const info = parseReply<StreamInfo>(await this.js.raw.request("STREAM.GET_OR_CREATE", `KV_${name}`, "", stream));
     return this.#bind(name, info, o);
   }
 
@@ -82,16 +72,8 @@ export class Kvm {
 
   #bind(name: string, info: StreamInfo, o: Partial<KvOptions>): KV {
     const c = info.config;
-    const raw = this.js.raw.kvBind(
-      name,
-      c.allow_direct === true,
-      c.max_msg_size,
-      c.max_msgs_per_subject,
-      c.mirror?.name,
-      c.mirror?.external?.api,
-      o.timeout,
-      o.allow_direct === false,
-    );
+    const numbers = [+(c.allow_direct === true), c.max_msg_size ?? -1, c.max_msgs_per_subject ?? 0, o.timeout ?? 0, +(o.allow_direct === false)];
+    const raw = this.js.raw.kvBind(name, new Float64Array(numbers), c.mirror?.name, c.mirror?.external?.api);
     return new Bucket(name, raw, this.js);
   }
 
