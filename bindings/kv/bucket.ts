@@ -108,17 +108,17 @@ export class Bucket implements KV {
 
   async watch(opts: KvWatchOptions = {}): Promise<KvWatcher> {
     const { key = ">", include, ignoreDeletes, headers_only, resumeFromRevision } = opts;
-    const raw = await this.#raw.read("watch", keys(key), include, ignoreDeletes === true, headers_only === true, resumeFromRevision);
+    const raw = await this.#raw.read(["watch", include ?? "", ...keys(key)], [+(ignoreDeletes === true), +(headers_only === true), resumeFromRevision ?? 0]);
     return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, true));
   }
 
   async history(opts: { key?: string | string[]; headers_only?: boolean } = {}): Promise<QueuedIterator<KvWatchEntry>> {
-    const raw = await this.#raw.read("history", keys(opts.key ?? ">"), undefined, false, opts.headers_only === true);
+    const raw = await this.#raw.read(["history", "", ...keys(opts.key ?? ">")], [0, +(opts.headers_only === true)]);
     return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, false));
   }
 
   async keys(filter: string | string[] = ">"): Promise<QueuedIterator<string>> {
-    return new EntryReader(await this.#raw.read("keys", keys(filter), undefined, false, true), keyAt);
+    return new EntryReader(await this.#raw.read(["keys", "", ...keys(filter)], []), keyAt);
   }
 
   async status(): Promise<KvStatus> {

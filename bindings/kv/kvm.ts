@@ -52,7 +52,7 @@ export class Kvm {
     const metadata = Object.entries(o.metadata ?? {}).flatMap(([k, v]) => [k, optStr(v, `metadata.${k}`) ?? ""]);
     const strings: [string, string, string, ...string[]] = [name, optStr(o.description, "description") ?? "", optStr(o.storage, "storage") ?? "file", ...metadata];
     const numbers = [o.history, o.max_bytes, o.maxValueSize, o.ttl, o.markerTTL, o.replicas, o.compression === true ? 1 : 0];
-    const stream = this.js.raw.kvStream(strings, new Float64Array(numbers.map((n) => n ?? 0)));
+    const stream = this.js.raw.kvStream(strings, numbers.map((n) => n ?? 0));
     const info = parseReply<StreamInfo>(await this.js.raw.request("STREAM.GET_OR_CREATE", `KV_${name}`, "", stream));
     return this.#bind(name, info, o);
   }
@@ -73,7 +73,7 @@ export class Kvm {
   #bind(name: string, info: StreamInfo, o: Partial<KvOptions>): KV {
     const c = info.config;
     const numbers = [+(c.allow_direct === true), c.max_msg_size ?? -1, c.max_msgs_per_subject ?? 0, o.timeout ?? 0, +(o.allow_direct === false)];
-    const raw = this.js.raw.kvBind(name, new Float64Array(numbers), c.mirror?.name, c.mirror?.external?.api);
+    const raw = this.js.raw.kvBind(name, numbers, c.mirror?.name, c.mirror?.external?.api);
     return new Bucket(name, raw, this.js);
   }
 

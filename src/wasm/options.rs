@@ -336,6 +336,24 @@ pub(crate) fn whole<T: TryFrom<u64>>(n: f64, what: &str) -> Result<T, Error> {
     T::try_from(n as u64).map_err(|_| invalid(what, "a smaller number"))
 }
 
+/// A bucket's `storage` as nats.js names it.
+#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
+pub(crate) fn storage(name: &str) -> Result<crate::jetstream::api::StorageType, Error> {
+    use crate::jetstream::api::StorageType;
+    match name {
+        "file" => Ok(StorageType::File),
+        "memory" => Ok(StorageType::Memory),
+        other => Err(Error::InvalidArgument(format!("storage {other:?}: \"file\" or \"memory\""))),
+    }
+}
+
+/// Names and values in turn (a bucket's `metadata`) as a map; an odd last
+/// name is left out.
+#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
+pub(crate) fn pairs(list: &[String]) -> std::collections::HashMap<String, String> {
+    list.chunks_exact(2).map(|pair| (pair[0].clone(), pair[1].clone())).collect()
+}
+
 fn invalid(what: &str, expected: &str) -> Error {
     Error::InvalidArgument(format!("{what}: expected {expected}"))
 }

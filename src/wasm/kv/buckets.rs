@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
 
-use super::options::KvOptions;
+use super::options;
 use super::store::RawKv;
 use crate::error::Error;
 use crate::jetstream::kv::names::bucket_of_stream;
@@ -35,9 +35,9 @@ impl RawJetStream {
             unchecked_param_type = "[bucket: string, description: string, storage: string, ...metadata: string[]]"
         )]
         strings: Vec<String>,
-        numbers: &[f64],
+        #[wasm_bindgen(unchecked_param_type = "ArrayLike<number>")] numbers: &[f64],
     ) -> Result<String, JsValue> {
-        let config = KvOptions::config(strings, numbers)?;
+        let config = options::config(&strings, numbers)?;
         let json = self.context.bucket_stream_with(config, Config::into_local_stream_config).map_err(Error::from)?;
         Ok(String::from_utf8(json).unwrap_or_default())
     }
@@ -52,7 +52,7 @@ impl RawJetStream {
     pub fn kv_bind(
         &self,
         bucket: &str,
-        numbers: &[f64],
+        #[wasm_bindgen(unchecked_param_type = "ArrayLike<number>")] numbers: &[f64],
         mirror: Option<String>,
         mirror_api: Option<String>,
     ) -> Result<RawKv, JsValue> {

@@ -105,36 +105,40 @@ impl RawKv {
         }))
     }
 
-    /// A read of `keys`: `"watch"` (first what `include` says — `""`: the
-    /// latest entries, `"history"`: all, `"updates"`: none — or the entries
-    /// from `resume_from` on, then every change), `"history"` (every kept
-    /// revision, then the end) or `"keys"` (the keys holding a value, then the end).
+    /// A read: `strings` are its kind, `include`, then the keys; `numbers`
+    /// are `ignoreDeletes`, `headers_only` (1 or 0) and `resumeFromRevision`
+    /// (0: none). `"watch"` delivers first what `include` says (`""`: the
+    /// latest entries, `"history"`: all, `"updates"`: none) or the entries
+    /// from `resumeFromRevision` on, then every change; `"history"` every
+    /// kept revision, then the end; `"keys"` the keys holding a value, then
+    /// the end.
     #[wasm_bindgen(unchecked_return_type = "Promise<RawReader>")]
     pub fn read(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "\"watch\" | \"history\" | \"keys\"")] kind: &str,
-        keys: Vec<String>,
-        include: Option<String>,
-        ignore_deletes: bool,
-        headers_only: bool,
-        resume_from: Option<f64>,
+        #[wasm_bindgen(
+            unchecked_param_type = "[kind: \"watch\" | \"history\" | \"keys\", include: string, ...keys: string[]]"
+        )]
+        mut strings: Vec<String>,
+        #[wasm_bindgen(unchecked_param_type = "ArrayLike<number>")] numbers: &[f64],
     ) -> Result<Promise, JsValue> {
-        let include = match include.as_deref() {
-            None | Some("") => WatchInclude::LastValue,
-            Some("history") => WatchInclude::AllHistory,
-            Some("updates") => WatchInclude::UpdatesOnly,
-            Some(other) => {
+        let keys = strings.split_off(strings.len().min(2));
+        let string = |i: usize| strings.get(i).map_or("", String::as_str);
+        let include = match string(1) {
+            "" => WatchInclude::LastValue,
+            "history" => WatchInclude::AllHistory,
+            "updates" => WatchInclude::UpdatesOnly,
+            other => {
                 let text = format!("include {other:?}: KvWatchInclude.LastValue, AllHistory or UpdatesOnly");
                 return Err(Error::InvalidArgument(text).into());
             }
         };
-        let resume_from_revision = revision(resume_from, "resumeFromRevision")?.filter(|r| *r > 0);
-        let options = WatchOptions { include, ignore_deletes, meta_only: headers_only, resume_from_revision };
-        let (options, until_current) = match kind {
-            "history" => (
-                WatchOptions { include: WatchInclude::AllHistory, meta_only: headers_only, ..Default::default() },
-                true,
-            ),
+        let number = |i: usize| numbers.get(i).copied().unwrap_or(0.0);
+        let [ignore_deletes, headers_only, resume_from] = std::array::from_fn(number);
+        let (ignore_deletes, meta_only) = (ignore_deletes != 0.0, headers_only != 0.0);
+        let resume_from_revision = revision(Some(resume_from), "resumeFromRevision")?.filter(|r| *r > 0);
+        let options = WatchOptions { include, ignore_deletes, meta_only, resume_from_revision };
+        let (options, until_current) = match string(0) {
+            "history" => (WatchOptions { include: WatchInclude::AllHistory, meta_only, ..Default::default() }, true),
             "keys" => (KEYS, true),
             _ => (options, false),
         };

@@ -9,12 +9,10 @@ use std::time::Duration;
 use wasm_bindgen::prelude::*;
 
 use super::store::RawObjectStore;
-use crate::error::Error;
-use crate::jetstream::api::StorageType;
 use crate::jetstream::object_store::names::check_bucket;
 use crate::jetstream::object_store::{Config, ObjectStore};
 use crate::wasm::jetstream::RawJetStream;
-use crate::wasm::options::whole;
+use crate::wasm::options::{pairs, storage as storage_named, whole};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_OBJ_BUCKETS: &str = r#"
@@ -53,13 +51,7 @@ impl RawJetStream {
         compression: Option<bool>,
         allow_batched: Option<bool>,
     ) -> Result<String, JsValue> {
-        let storage = match storage.as_deref() {
-            None | Some("file") => StorageType::File,
-            Some("memory") => StorageType::Memory,
-            Some(other) => {
-                return Err(Error::InvalidArgument(format!("storage {other:?}: \"file\" or \"memory\"")).into());
-            }
-        };
+        let storage = storage_named(storage.as_deref().unwrap_or("file"))?;
         let config = Config {
             bucket,
             description,
@@ -70,7 +62,7 @@ impl RawJetStream {
             num_replicas: replicas.map_or(Ok(1), |n| whole(n, "replicas"))?,
             compression: compression == Some(true),
             placement: None,
-            metadata: metadata.unwrap_or_default().chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect(),
+            metadata: pairs(&metadata.unwrap_or_default()),
             allow_batched: allow_batched == Some(true),
         };
         let json = self.context.object_bucket_stream(&config)?;
