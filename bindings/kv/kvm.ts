@@ -17,7 +17,6 @@ import type { KV, KvOptions, KvStatus } from "./types.js";
 /** Options natsjet's JS Key-Value refuses (the Rust API makes such buckets; `kvm.open` opens them). */
 const NESTED = ["mirror", "sources", "placement", "republish"] as const;
 
-/** `value` if it is a string or unset, else an error naming the option (the wasm takes strings only). */
 /** Refuses what the options ask for that natsjet does not do. */
 function check(name: string, opts: Partial<KvOptions>): Partial<KvOptions> {
   str(name, "bucket name");
