@@ -44,14 +44,18 @@ impl Packed {
     #[cfg(feature = "wasm-kv")]
     /// Adds `entry`, whose value is `len` bytes long.
     pub(crate) fn entry(&mut self, entry: &Entry, len: usize) {
-        let created = entry.created.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+        // Whole milliseconds without a u128 (whose conversion to f64 the wasm would link).
+        let created = entry
+            .created
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs() as f64 * 1e3 + f64::from(d.subsec_millis()));
         let operation = match entry.operation {
             Operation::Put => 0,
             Operation::Delete => 1,
             Operation::Purge => 2,
         };
         let flags = operation | caught_up_flag(entry.seen_current);
-        let numbers = [entry.revision as f64, entry.delta as f64, created as f64, len as f64, f64::from(flags)];
+        let numbers = [entry.revision as f64, entry.delta as f64, created, len as f64, f64::from(flags)];
         self.push(entry.key.as_bytes(), &entry.value, numbers);
     }
 

@@ -28,7 +28,12 @@ pub(super) fn config(strings: &[String], numbers: &[f64]) -> Result<Config, Erro
         bucket: string(0).to_string(),
         description: string(1).to_string(),
         metadata: pairs(strings.get(3..).unwrap_or_default()),
-        ..Config::default()
+        // Named, not `..Config::default()`, which would make and drop a whole config.
+        republish: None,
+        mirror: None,
+        sources: None,
+        mirror_direct: false,
+        placement: None,
     })
 }
 
