@@ -56,14 +56,15 @@ impl RawKv {
     ) -> Result<Vec<String>, JsValue> {
         let (previous, with) = (revision(previous, "previousSeq")?, with_ttl(ttl));
         let publish = match op {
-            "put" => match previous {
+            "create" => with.expected_last_subject_sequence(previous.unwrap_or(0)),
+            "delete" => marker(Operation::Delete, previous, with),
+            "purge" => marker(Operation::Purge, previous, with),
+            // "put", the one write left (TS passes only the four): never a
+            // marker by mistake, which would hide or roll up the key's values.
+            _ => match previous {
                 Some(revision) => with.expected_last_subject_sequence(revision),
                 None => with,
             },
-            "create" => with.expected_last_subject_sequence(previous.unwrap_or(0)),
-            "delete" => marker(Operation::Delete, previous, with),
-            // "purge", the one write left (TS passes only the four).
-            _ => marker(Operation::Purge, previous, with),
         };
         let mut out = vec![self.store.subject_for(key, len)?];
         for (name, value) in publish.header_map().into_iter().flat_map(|headers| headers.iter()) {
