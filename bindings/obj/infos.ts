@@ -1,12 +1,13 @@
 /**
  * Metas and statuses as the API hands them out: an object's meta crosses
- * from wasm as its JSON, with its revision next to it (`RawEntries`); a
- * bucket's status is its stream's info.
+ * from wasm as its JSON, with its revision next to it (`RawEntries`), or
+ * comes in a message of the bucket; a bucket's status is its stream's info.
  */
 import { headers, type MsgHdrs } from "../headers.js";
 import type { RawEntries, StreamInfo } from "../raw.js";
-import { FIELDS, caughtUpAt } from "../reader.js";
-import type { ObjectInfo, ObjectStoreMeta, ObjectStoreStatus, ObjectWatchInfo } from "./types.js";
+import type { JsMsg } from "../jetstream/jsmsg.js";
+import { FIELDS } from "../reader.js";
+import type { ObjectInfo, ObjectStoreMeta, ObjectStoreStatus } from "./types.js";
 
 const decoder = new TextDecoder();
 
@@ -16,7 +17,20 @@ type StoredMeta = Omit<Partial<ObjectInfo>, "headers"> & { headers?: Record<stri
 /** Meta `i` of `batch`. */
 export function infoAt([bytes, meta]: RawEntries, i: number): ObjectInfo {
   const m = i * FIELDS;
-  const stored = JSON.parse(decoder.decode(bytes.subarray(meta[m], meta[m + 1]))) as StoredMeta;
+  return infoOf(bytes.subarray(meta[m], meta[m + 1]), meta[m + 2]!);
+}
+
+/** A meta message of the bucket, its time that of the message (as Rust's lookups). */
+export function storedInfo(m: JsMsg): ObjectInfo {
+  const ns = m.timestampNanos;
+  const fraction = String(ns % 1_000_000_000n).padStart(9, "0").replace(/0+$/, "");
+  const mtime = new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 19) + (fraction && `.${fraction}`) + "Z";
+  return Object.assign(infoOf(m.data, m.seq), { mtime });
+}
+
+/** The meta `json` at `revision`. */
+function infoOf(json: Uint8Array, revision: number): ObjectInfo {
+  const stored = JSON.parse(decoder.decode(json)) as StoredMeta;
   const h = headers();
   for (const [name, values] of Object.entries(stored.headers ?? {})) for (const value of values) h.append(name, value);
   return {
@@ -32,13 +46,8 @@ export function infoAt([bytes, meta]: RawEntries, i: number): ObjectInfo {
     digest: stored.digest ?? "",
     deleted: stored.deleted ?? false,
     mtime: stored.mtime ?? "",
-    revision: meta[m + 2]!,
+    revision,
   };
-}
-
-/** Meta `i` of a watch's batch. */
-export function watchInfoAt(batch: RawEntries, i: number): ObjectWatchInfo {
-  return Object.assign(infoAt(batch, i), { isUpdate: caughtUpAt(batch, i) });
 }
 
 /** `meta` as JSON in the stream's layout, for the wasm to read. */

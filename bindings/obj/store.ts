@@ -2,30 +2,34 @@
  * `ObjectBucket`: one bucket, shaped like nats.js's `ObjectStore`, over the
  * Rust store in wasm (`RawObjectStore`): names, subjects, chunking, the
  * SHA-256, links, replacing and cleaning up, nats.js's Latin-1 names all
- * live there. Here arguments are adapted, metas unpacked, streams wired,
- * and the bucket's own calls (status, seal, destroy) made through the
- * JetStream API, as are the writes Rust decides (`plan`): a meta's
- * publish, then the purges of what it replaced.
+ * live there, decided synchronously. Here arguments are adapted, metas
+ * unpacked, streams wired, and the I/O done through the generic JetStream
+ * exports: lookups by the stream's (direct) get, reads of chunks and metas
+ * by direct batches and ordered consumers, the bucket's own calls (status,
+ * seal, destroy) and the writes Rust decides (`plan`: a meta's publish,
+ * then the purges of what it replaced) through the JetStream API.
  */
 import { isMessageNotFound, InvalidArgumentError } from "../errors.js";
 import { headers } from "../headers.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient, PubAck } from "../jetstream/client.js";
-import { StreamAPI } from "../jetstream/manager.js";
+import { ConsumerMessages } from "../jetstream/consumer_messages.js";
+import { DirectStreamAPI, StreamAPI } from "../jetstream/manager.js";
 import type {
   PurgeResponse,
   RawEntries,
   RawFound,
   RawMetaWrite,
   RawObjectStore,
+  RawJetStream,
+  RawObjectRead,
   RawObjectUpload,
-  RawReader,
   StreamConfig,
   StreamInfo,
   StreamInfoRequestOptions,
 } from "../raw.js";
-import { EntryReader, type QueuedIterator } from "../reader.js";
-import { infoAt, metaJson, objectStatus, watchInfoAt } from "./infos.js";
+import type { QueuedIterator } from "../reader.js";
+import { infoAt, metaJson, objectStatus, storedInfo } from "./infos.js";
 import { chunks, readAll, writeBytes, writeStream } from "./transfer.js";
 import { str } from "../names.js";
 import type {
@@ -56,7 +60,7 @@ export class ObjectBucket implements ObjectStore {
   }
 
   async info(name: string): Promise<ObjectInfo | null> {
-    const found = await this.#raw.info(str(name, "object name"));
+    const found = await this.#find(str(name, "object name"));
     try {
       const meta = found.entries();
       return meta && infoAt(meta, 0);
@@ -67,13 +71,37 @@ export class ObjectBucket implements ObjectStore {
 
   async list(): Promise<ObjectInfo[]> {
     const infos: ObjectInfo[] = [];
-    for await (const info of new EntryReader(await this.#raw.read("list", false, false), infoAt)) infos.push(info);
+    for await (const info of await Metas.open(this.#js.raw, this.bucket, "last_per_subject", true, true)) infos.push(info);
     return infos;
   }
 
+  /** Follows a link (to this bucket or another, looked up with the stream's own get as natively); Rust refuses a link to a link. */
   async get(name: string, opts: ObjectStoreGetOpts = {}): Promise<ObjectResult | null> {
-    const found = (await this.#raw.get(str(name, "object name"), opts.progress)) as [RawEntries, RawReader] | null;
-    return found && { info: infoAt(found[0], 0), ...chunks(found[1]) };
+    let [raw, bucket] = [this.#raw, this.bucket];
+    let found = await this.#find(str(name, "object name"));
+    for (let linked = false; ; linked = true) {
+      let opened: RawObjectRead | [string, string] | null;
+      let info: ObjectInfo | undefined;
+      try {
+        opened = raw.open(found, linked);
+        if (opened !== null && !Array.isArray(opened)) info = infoAt(found.entries()!, 0);
+      } finally {
+        found.free();
+      }
+      if (opened === null) return null;
+      if (!Array.isArray(opened)) return { info: info!, ...chunks(this.#js.raw, `OBJ_${bucket}`, opened, info!.size, opts.progress) };
+      const [to, target] = opened;
+      if (to !== bucket) [raw, bucket] = [this.#js.raw.objBind(to, {}), to];
+      found = await this.#find(target, undefined, raw, bucket);
+    }
+  }
+
+  /** The lookup of object `name` in bucket `bucket`: the newest meta on each subject Rust names, read as the stream allows. */
+  async #find(name: string, link?: string, raw = this.#raw, bucket = this.bucket): Promise<RawFound> {
+    const subjects = raw.subjects(name, link);
+    const api = raw.direct ? new DirectStreamAPI(this.#js.raw) : new StreamAPI(this.#js.raw);
+    const metas = await Promise.all(subjects.map((s) => api.getMessage(`OBJ_${bucket}`, { last_by_subj: s })));
+    return raw.found(name, metas[0]?.data, metas[1]?.data, metas.map((m) => m?.seq ?? 0), metas.map((m) => m?.timestamp ?? ""));
   }
 
   async getBlob(name: string, opts?: ObjectStoreGetOpts): Promise<Uint8Array | null> {
@@ -96,7 +124,7 @@ export class ObjectBucket implements ObjectStore {
     size: number | undefined,
     write: (upload: RawObjectUpload) => Promise<void>,
   ): Promise<ObjectInfo> {
-    const found = await this.#raw.info(str(meta.name, "object name"));
+    const found = await this.#find(str(meta.name, "object name"));
     let upload: RawObjectUpload;
     try {
       upload = this.#raw.upload(metaJson(meta), found, opts.timeout, opts.previousRevision, size, opts.progress);
@@ -145,11 +173,11 @@ export class ObjectBucket implements ObjectStore {
   async #write(op: "delete" | "update" | "link", name: string, meta?: Parameters<typeof metaJson>[0]): Promise<[ObjectInfo, number]> {
     str(name, "object name");
     const json = meta && metaJson(meta);
-    const found = await this.#raw.info(name, op === "link" ? json : undefined);
+    const found = await this.#find(name, op === "link" ? json : undefined);
     let write: RawMetaWrite | string;
     try {
       write = this.#raw.plan(op, name, json, found);
-      if (typeof write === "string") write = this.#raw.plan(op, name, json, found, await this.#raw.info(write));
+      if (typeof write === "string") write = this.#raw.plan(op, name, json, found, await this.#find(write));
     } finally {
       found.free();
     }
@@ -172,8 +200,7 @@ export class ObjectBucket implements ObjectStore {
   }
 
   async watch(opts: Partial<{ ignoreDeletes?: boolean; includeHistory?: boolean }> = {}): Promise<QueuedIterator<ObjectWatchInfo>> {
-    const raw = await this.#raw.read("watch", opts.includeHistory === true, opts.ignoreDeletes === true);
-    return new EntryReader(raw, watchInfoAt);
+    return Metas.open(this.#js.raw, this.bucket, opts.includeHistory ? "last_per_subject" : "new", false, opts.ignoreDeletes === true);
   }
 
   async seal(): Promise<ObjectStoreStatus> {
@@ -188,5 +215,65 @@ export class ObjectBucket implements ObjectStore {
 
   async destroy(): Promise<boolean> {
     return (await request<{ success: boolean }>(this.#js.raw, "STREAM.DELETE", this.stream)).success;
+  }
+}
+
+/**
+ * A listing (every object not deleted, then the end) or a watch of a
+ * bucket's metas over an ordered push consumer, as the Rust store's: what
+ * existed when it started is known delivered once the first consumer's
+ * pending count or a message's reaches zero; a watch's later metas are
+ * updates (`isUpdate`).
+ */
+class Metas implements QueuedIterator<ObjectWatchInfo> {
+  readonly #messages: ConsumerMessages;
+  readonly #list: boolean;
+  readonly #ignoreDeletes: boolean;
+  /** Metas the first consumer had to deliver, not yet seen. */
+  #left: number;
+  #processed = 0;
+
+  private constructor(messages: ConsumerMessages, left: number, list: boolean, ignoreDeletes: boolean) {
+    [this.#messages, this.#left, this.#list, this.#ignoreDeletes] = [messages, left, list, ignoreDeletes];
+  }
+
+  static async open(js: RawJetStream, bucket: string, deliver_policy: "last_per_subject" | "new", list: boolean, ignoreDeletes: boolean): Promise<Metas> {
+    const ordered = await js.orderedPushConsumer(`OBJ_${bucket}`, { filter_subjects: [`$O.${bucket}.M.>`], deliver_policy });
+    return new Metas(new ConsumerMessages(ordered.consume()), ordered.pending, list, ignoreDeletes);
+  }
+
+  stop(err?: Error): void {
+    this.#messages.stop(err);
+  }
+
+  getProcessed(): number {
+    return this.#processed;
+  }
+
+  getPending(): number {
+    return 0;
+  }
+
+  getReceived(): number {
+    return this.#processed;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<ObjectWatchInfo> {
+    let seen = this.#left === 0;
+    try {
+      if (this.#list && seen) return;
+      for await (const m of this.#messages) {
+        this.#left = Math.max(0, this.#left - 1);
+        seen ||= this.#left === 0 || m.info.pending === 0;
+        const info = storedInfo(m);
+        if (!info.deleted || !(this.#list || this.#ignoreDeletes)) {
+          this.#processed++;
+          yield this.#list ? (info as ObjectWatchInfo) : Object.assign(info, { isUpdate: seen });
+        }
+        if (this.#list && seen) return;
+      }
+    } finally {
+      this.#messages.stop();
+    }
   }
 }

@@ -1,8 +1,8 @@
 //! Entries packed for one crossing of the wasm boundary (`RawEntries`),
 //! as messages are in [`crate::wasm::batch`]: one `Uint8Array` with every
 //! entry's key and value, one `Float64Array` with its numbers. Key-Value
-//! entries (keys too: entries without values) travel this way, and so do an object store's metas
-//! (their JSON as the value) and an object's chunks (values alone).
+//! entries (keys too: entries without values) travel this way, and so do
+//! an object store's metas (their JSON as the value).
 
 #[cfg(feature = "wasm-kv")]
 use std::time::UNIX_EPOCH;
@@ -22,14 +22,14 @@ const TS_ENTRIES: &str = r#"
  * value's length (also for headers only) and flags (operation: 0 PUT, 1 DEL,
  * 2 PURGE; + 4 when the watch has caught up with it). `caughtUp`: the watch
  * has handed out, with the last entry here, all that existed when it started.
- * An object store's metas have no key and their JSON as the value; an
- * object's chunks are values alone, so `bytes` is the chunks in order.
+ * An object store's metas have no key and their JSON as the value.
  */
 export type RawEntries = [bytes: Uint8Array, meta: Float64Array, caughtUp: boolean];
 "#;
 
 /// Numbers per entry in `meta`.
 const FIELDS: usize = 7;
+#[cfg(feature = "wasm-kv")]
 /// The flag of an entry the watch caught up with.
 const CAUGHT_UP: u8 = 4;
 
@@ -54,15 +54,15 @@ impl Packed {
             Operation::Delete => 1,
             Operation::Purge => 2,
         };
-        let flags = operation | caught_up_flag(entry.seen_current);
+        let flags = operation | if entry.seen_current { CAUGHT_UP } else { 0 };
         let numbers = [entry.revision as f64, entry.delta as f64, created, len as f64, f64::from(flags)];
         self.push(entry.key.as_bytes(), &entry.value, numbers);
     }
 
     #[cfg(feature = "wasm-object-store")]
     /// Adds a value without a key, at `revision`.
-    pub(crate) fn value(&mut self, value: &[u8], revision: u64, caught_up: bool) {
-        let numbers = [revision as f64, 0.0, 0.0, value.len() as f64, f64::from(caught_up_flag(caught_up))];
+    pub(crate) fn value(&mut self, value: &[u8], revision: u64) {
+        let numbers = [revision as f64, 0.0, 0.0, value.len() as f64, 0.0];
         self.push(&[], value, numbers);
     }
 
@@ -79,8 +79,4 @@ impl Packed {
         let bytes = Uint8Array::from(&self.bytes[..]);
         Array::of3(&bytes, &Float64Array::from(&self.meta[..]), &caught_up.into())
     }
-}
-
-fn caught_up_flag(caught_up: bool) -> u8 {
-    if caught_up { CAUGHT_UP } else { 0 }
 }

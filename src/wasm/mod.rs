@@ -34,7 +34,7 @@ mod kv;
 #[cfg(feature = "wasm-object-store")]
 mod object_store;
 mod options;
-#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
+#[cfg(feature = "wasm-kv")]
 mod reader;
 mod responses;
 mod status;

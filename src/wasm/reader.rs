@@ -1,10 +1,7 @@
-//! `RawReader`: a read of a store a batch at a time, like a consumer's
-//! messages — a Key-Value watch, history or key listing ([`Reader`]), an object
-//! store's listing or watch of metas, or an object's chunks. One export for
-//! all of them (each export costs its glue and a future in the wasm). A
+//! `RawReader`: a read of a Key-Value bucket a batch at a time, like a
+//! consumer's messages — a watch, history or key listing ([`Reader`]). A
 //! batch also says whether a watch has caught up, which a delete it leaves
-//! out (`ignoreDeletes`) can make true without an entry to carry it. An
-//! object's size or digest error comes after the chunks before it.
+//! out (`ignoreDeletes`) can make true without an entry to carry it.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -12,80 +9,27 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, ready};
 
-#[cfg(feature = "wasm-object-store")]
-use bytes::Bytes;
 use futures_core::Stream;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::entries::Packed;
 use crate::error::Error;
-#[cfg(feature = "wasm-kv")]
 use crate::jetstream::kv::{Entry, Reader};
-#[cfg(feature = "wasm-object-store")]
-use crate::jetstream::object_store::{self as os, List, Object, meta_json};
 use crate::wasm::jetstream::batches::Batches;
 use crate::wasm::promise;
 
-/// What is read.
-pub(crate) enum Source {
-    /// A watch, history or key listing (keys are entries without values).
-    #[cfg(feature = "wasm-kv")]
-    Kv(Box<Reader>),
-    #[cfg(feature = "wasm-object-store")]
-    Objects(List),
-    #[cfg(feature = "wasm-object-store")]
-    ObjectWatch(os::Watch),
-    #[cfg(feature = "wasm-object-store")]
-    Chunks(Box<Object>),
-}
+/// What is read: a watch, history or key listing (keys are entries without values).
+pub(crate) struct Source(Box<Reader>);
 
-impl Source {
-    /// A watch that has handed out what existed when it started.
-    fn caught_up(&self) -> bool {
-        match self {
-            #[cfg(feature = "wasm-kv")]
-            Source::Kv(r) => r.seen_current(),
-            #[cfg(feature = "wasm-object-store")]
-            Source::ObjectWatch(w) => w.seen_current(),
-            // Object listings and gets; none in a build with KV alone.
-            #[allow(unreachable_patterns)]
-            _ => false,
-        }
-    }
-}
-
-/// One step of a read.
-pub(crate) enum Item {
-    #[cfg(feature = "wasm-kv")]
-    Entry(Entry, usize),
-    /// An entry the watch leaves out.
-    #[cfg(feature = "wasm-kv")]
-    Skipped,
-    /// An object's meta (its JSON) at a revision, and whether the watch
-    /// has caught up with it; or a chunk of an object (revision 0).
-    #[cfg(feature = "wasm-object-store")]
-    Value(Bytes, u64, bool),
-}
+/// One step of a read: an entry, or `None` for one the watch leaves out.
+type Item = Option<(Entry, usize)>;
 
 impl Stream for Source {
     type Item = Result<Item, Error>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        #[cfg(feature = "wasm-kv")]
-        let entry = |(entry, len)| Item::Entry(entry, len);
-        #[cfg(feature = "wasm-object-store")]
-        let meta = |(info, revision), caught_up| Ok(Item::Value(meta_json(&info), revision, caught_up));
-        Poll::Ready(match self.get_mut() {
-            #[cfg(feature = "wasm-kv")]
-            Source::Kv(r) => ready!(r.poll_step(cx)).map(|r| r.map(|e| e.map_or(Item::Skipped, entry))),
-            #[cfg(feature = "wasm-object-store")]
-            Source::Objects(l) => ready!(l.poll_info(cx)).map(|r| r.and_then(|m| meta(m, false))),
-            #[cfg(feature = "wasm-object-store")]
-            Source::ObjectWatch(w) => ready!(w.poll_info(cx)).map(|r| r.and_then(|m| meta(m, w.seen_current()))),
-            #[cfg(feature = "wasm-object-store")]
-            Source::Chunks(o) => ready!(o.poll_chunk(cx)).map(|r| r.map(|chunk| Item::Value(chunk, 0, false))),
-        })
+        Poll::Ready(ready!(self.get_mut().0.poll_step(cx)))
     }
 }
 
@@ -97,8 +41,8 @@ pub struct RawReader {
 }
 
 impl RawReader {
-    pub(crate) fn new(source: Source) -> Self {
-        RawReader { reader: Rc::new(RefCell::new(Batches::new(source))) }
+    pub(crate) fn new(reader: Reader) -> Self {
+        RawReader { reader: Rc::new(RefCell::new(Batches::new(Source(Box::new(reader))))) }
     }
 }
 
@@ -112,30 +56,16 @@ impl RawReader {
         let reader = self.reader.clone();
         let max = max.max(1) as usize;
         promise(async move {
-            let size = |item: &Item| match item {
-                #[cfg(feature = "wasm-kv")]
-                Item::Entry(entry, _) => entry.key.len() + entry.value.len(),
-                #[cfg(feature = "wasm-kv")]
-                Item::Skipped => 0,
-                #[cfg(feature = "wasm-object-store")]
-                Item::Value(value, ..) => value.len(),
-            };
+            let size = |item: &Item| item.as_ref().map_or(0, |(entry, _)| entry.key.len() + entry.value.len());
             let items = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await?;
             if items.is_empty() {
                 return Ok(JsValue::NULL);
             }
             let mut packed = Packed::default();
-            for item in &items {
-                match item {
-                    #[cfg(feature = "wasm-kv")]
-                    Item::Entry(entry, len) => packed.entry(entry, *len),
-                    #[cfg(feature = "wasm-kv")]
-                    Item::Skipped => {}
-                    #[cfg(feature = "wasm-object-store")]
-                    Item::Value(value, revision, caught_up) => packed.value(value, *revision, *caught_up),
-                }
+            for (entry, len) in items.iter().flatten() {
+                packed.entry(entry, *len);
             }
-            let caught_up = reader.borrow().stream.get_ref().caught_up();
+            let caught_up = reader.borrow().stream.get_ref().0.seen_current();
             Ok(packed.to_js(caught_up).into())
         })
     }
@@ -144,20 +74,11 @@ impl RawReader {
     /// started (at once when there were none).
     #[wasm_bindgen(getter = seenCurrent)]
     pub fn seen_current(&self) -> bool {
-        self.reader.borrow().stream.get_ref().caught_up()
+        self.reader.borrow().stream.get_ref().0.seen_current()
     }
 
     /// Stops reading: what arrived can still be read, then it ends.
     pub fn stop(&self) {
-        match self.reader.borrow_mut().stream.get_mut() {
-            #[cfg(feature = "wasm-kv")]
-            Source::Kv(r) => r.stop(),
-            #[cfg(feature = "wasm-object-store")]
-            Source::Objects(l) => l.stop(),
-            #[cfg(feature = "wasm-object-store")]
-            Source::ObjectWatch(w) => w.stop(),
-            #[cfg(feature = "wasm-object-store")]
-            Source::Chunks(o) => o.stop(),
-        }
+        self.reader.borrow_mut().stream.get_mut().0.stop();
     }
 }

@@ -75,13 +75,11 @@ enum Failed {
 impl DirectChunks {
     /// Reads the `chunks` chunks (of `size` bytes in all) on `subject` of `stream`.
     pub(super) fn new(context: Context, stream: String, subject: String, size: usize, chunks: usize) -> Self {
-        let chunk = size.div_ceil(chunks.max(1)).max(1);
-        let per_batch = (BATCH / chunk).clamp(1, chunks.max(1));
         DirectChunks {
             context,
             stream,
             subject,
-            per_batch,
+            per_batch: per_batch(size, chunks),
             batch: None,
             next: 1,
             received: VecDeque::new(),
@@ -209,8 +207,15 @@ impl DirectChunks {
     }
 }
 
+/// Chunks a batch asks for, of an object of `size` bytes in `chunks`
+/// chunks: about [`BATCH`] bytes.
+pub(crate) fn per_batch(size: usize, chunks: usize) -> usize {
+    let chunk = size.div_ceil(chunks.max(1)).max(1);
+    (BATCH / chunk).clamp(1, chunks.max(1))
+}
+
 /// Whether `context` can read chunks by batched direct gets from a
 /// stream with `allow_direct` (a server of API level 1, 2.11, or later).
-pub(super) fn available(context: &Context, allow_direct: bool) -> bool {
+pub(crate) fn available(context: &Context, allow_direct: bool) -> bool {
     allow_direct && context.client().api_level() >= 1
 }

@@ -47,9 +47,7 @@ pub struct Object {
     revision: u64,
     /// `None` for an object without chunks, or whose chunks are gone.
     chunks: Option<Source>,
-    digest: Digest,
-    expected: [u8; 32],
-    received: u64,
+    check: Check,
     done: bool,
     progress: Option<ProgressFn>,
     /// Bytes of a chunk an `AsyncRead` caller has not taken yet.
@@ -57,46 +55,20 @@ pub struct Object {
     leftover: Bytes,
 }
 
-impl std::fmt::Debug for Object {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Object").field("info", &self.info).field("received", &self.received).finish()
-    }
+/// What a get checks an object's chunks against: its meta's size and
+/// SHA-256. Shared with the wasm, whose TS reads the chunks.
+pub(crate) struct Check {
+    name: String,
+    size: u64,
+    digest: Digest,
+    expected: [u8; 32],
+    received: u64,
 }
 
-impl ObjectStore {
-    /// Object `name`, following a link to another object (in this bucket
-    /// or another); `NotFound` for a missing or deleted object.
-    pub async fn get<T: AsRef<str>>(&self, name: T) -> Result<Object, GetError> {
-        let found = self.find(name.as_ref()).await.map_err(GetErrorKind::error)?;
-        match found.info.link().cloned() {
-            None => self.read(found.info, found.revision).await,
-            Some(link) => {
-                let Some(target) = link.name else {
-                    let cause =
-                        Error::InvalidArgument(format!("{:?} links to bucket {:?}", found.info.name, link.bucket));
-                    return Err(KindError::new(GetErrorKind::BucketLink, cause));
-                };
-                let store = match link.bucket == self.name {
-                    true => self.clone(),
-                    // Its meta read with the stream's own get, which every
-                    // bucket answers: no look-up of the bucket first.
-                    false => {
-                        check_bucket(&link.bucket).map_err(|e| KindError::new(GetErrorKind::Other, e))?;
-                        ObjectStore::from_flags(self.context.clone(), &link.bucket, false, false)
-                    }
-                };
-                let target = store.find(&target).await.map_err(GetErrorKind::error)?;
-                if target.info.link().is_some() {
-                    let cause = Error::InvalidArgument(format!("{:?} is a link to a link", target.info.name));
-                    return Err(KindError::new(GetErrorKind::Other, cause));
-                }
-                store.read(target.info, target.revision).await
-            }
-        }
-    }
-
-    /// Starts reading the chunks of the object `info` (its meta at `revision`) describes.
-    async fn read(&self, info: ObjectInfo, revision: u64) -> Result<Object, GetError> {
+impl Check {
+    /// The check of the object `info` describes; a deleted one is not
+    /// found, one without a digest cannot be checked.
+    pub(crate) fn new(info: &ObjectInfo) -> Result<Check, GetError> {
         if info.deleted {
             let cause = Error::JetStream(crate::jetstream::api::JetStreamError {
                 code: 404,
@@ -112,6 +84,93 @@ impl ObjectStore {
             )));
             return Err(KindError::new(GetErrorKind::Other, cause));
         };
+        let digest = crate::runtime::object_digest();
+        Ok(Check { name: info.name.clone(), size: info.size as u64, digest, expected, received: 0 })
+    }
+
+    /// Hashes `chunk`; an error once more bytes came than the object has.
+    pub(crate) fn chunk(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.received += chunk.len() as u64;
+        if self.received > self.size {
+            return Err(self.size_mismatch());
+        }
+        self.digest.update(chunk);
+        Ok(())
+    }
+
+    /// Whether what arrived is the object its meta describes; once, at the end.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        if self.received != self.size {
+            return Err(self.size_mismatch());
+        }
+        let computed = std::mem::take(&mut self.digest).finish()?;
+        if computed != self.expected {
+            return Err(Error::DigestMismatch {
+                name: self.name.clone(),
+                expected: digest::format(&self.expected),
+                computed: digest::format(&computed),
+            });
+        }
+        Ok(())
+    }
+
+    fn size_mismatch(&self) -> Error {
+        Error::SizeMismatch { name: self.name.clone(), expected: self.size, received: self.received }
+    }
+}
+
+/// Where a get of the object `info` goes next: `None` to its own chunks,
+/// else the bucket and name of the object it links to. A link to a bucket
+/// is no object.
+pub(crate) fn link_target(info: &ObjectInfo) -> Result<Option<(String, String)>, GetError> {
+    let Some(link) = info.link() else { return Ok(None) };
+    let Some(target) = link.name.clone() else {
+        let cause = Error::InvalidArgument(format!("{:?} links to bucket {:?}", info.name, link.bucket));
+        return Err(KindError::new(GetErrorKind::BucketLink, cause));
+    };
+    check_bucket(&link.bucket).map_err(|e| KindError::new(GetErrorKind::Other, e))?;
+    Ok(Some((link.bucket.clone(), target)))
+}
+
+/// A get followed a link to the object `info`: it must not be a link too.
+pub(crate) fn check_linked(info: &ObjectInfo) -> Result<(), GetError> {
+    match info.link() {
+        None => Ok(()),
+        Some(_) => {
+            let cause = Error::InvalidArgument(format!("{:?} is a link to a link", info.name));
+            Err(KindError::new(GetErrorKind::Other, cause))
+        }
+    }
+}
+
+impl std::fmt::Debug for Object {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Object").field("info", &self.info).field("received", &self.check.received).finish()
+    }
+}
+
+impl ObjectStore {
+    /// Object `name`, following a link to another object (in this bucket
+    /// or another); `NotFound` for a missing or deleted object.
+    pub async fn get<T: AsRef<str>>(&self, name: T) -> Result<Object, GetError> {
+        let found = self.find(name.as_ref()).await.map_err(GetErrorKind::error)?;
+        let Some((bucket, target)) = link_target(&found.info)? else {
+            return self.read(found.info, found.revision).await;
+        };
+        let store = match bucket == self.name {
+            true => self.clone(),
+            // Its meta read with the stream's own get, which every
+            // bucket answers: no look-up of the bucket first.
+            false => ObjectStore::from_flags(self.context.clone(), &bucket, false, false),
+        };
+        let target = store.find(&target).await.map_err(GetErrorKind::error)?;
+        check_linked(&target.info)?;
+        store.read(target.info, target.revision).await
+    }
+
+    /// Starts reading the chunks of the object `info` (its meta at `revision`) describes.
+    async fn read(&self, info: ObjectInfo, revision: u64) -> Result<Object, GetError> {
+        let check = Check::new(&info)?;
         let subject = chunk_subject(&self.name, &info.nuid);
         let chunks = match info.size {
             0 => None,
@@ -147,9 +206,7 @@ impl ObjectStore {
             info,
             revision,
             chunks,
-            digest: crate::runtime::object_digest(),
-            expected,
-            received: 0,
+            check,
             done: false,
             progress: None,
             #[cfg(not(target_arch = "wasm32"))]
@@ -177,7 +234,7 @@ impl Object {
 
     /// Bytes received (and hashed) so far.
     pub fn received(&self) -> u64 {
-        self.received
+        self.check.received
     }
 
     /// The next chunk; the last one only once the object checked out.
@@ -188,7 +245,7 @@ impl Object {
             }
             let Some(chunks) = &mut self.chunks else {
                 self.done = true;
-                return Poll::Ready(self.check().err().map(Err));
+                return Poll::Ready(self.check.finish().err().map(Err));
             };
             let polled = match chunks {
                 Source::Direct(direct) => direct.poll_next(cx),
@@ -198,21 +255,18 @@ impl Object {
                 Some(Ok(chunk)) => chunk,
                 Some(Err(e)) => return self.end(e),
                 None => {
-                    let short = self.size_mismatch();
+                    let short = self.check.size_mismatch();
                     return self.end(short);
                 }
             };
-            self.received += chunk.len() as u64;
-            if self.received > self.info.size as u64 {
-                let long = self.size_mismatch();
+            if let Err(long) = self.check.chunk(&chunk) {
                 return self.end(long);
             }
-            self.digest.update(&chunk);
             if let Some(progress) = &mut self.progress {
-                progress(Progress { done: self.received, total: Some(self.info.size as u64) });
+                progress(Progress { done: self.check.received, total: Some(self.info.size as u64) });
             }
             if pending == 0 {
-                if let Err(e) = self.check() {
+                if let Err(e) = self.check.finish() {
                     return self.end(e);
                 }
                 self.done = true;
@@ -222,26 +276,6 @@ impl Object {
                 return Poll::Ready(Some(Ok(chunk)));
             }
         }
-    }
-
-    /// Whether what arrived is the object its meta describes.
-    fn check(&mut self) -> Result<(), Error> {
-        if self.received != self.info.size as u64 {
-            return Err(self.size_mismatch());
-        }
-        let computed = std::mem::take(&mut self.digest).finish()?;
-        if computed != self.expected {
-            return Err(Error::DigestMismatch {
-                name: self.info.name.clone(),
-                expected: digest::format(&self.expected),
-                computed: digest::format(&computed),
-            });
-        }
-        Ok(())
-    }
-
-    fn size_mismatch(&self) -> Error {
-        Error::SizeMismatch { name: self.info.name.clone(), expected: self.info.size as u64, received: self.received }
     }
 
     fn end(&mut self, error: Error) -> Poll<Option<Result<Bytes, Error>>> {

@@ -6,6 +6,7 @@
 
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
+use std::time::SystemTime;
 
 use bytes::Bytes;
 use futures_core::Stream;
@@ -34,7 +35,7 @@ pub struct ObjectStore {
     pub(crate) name: String,
     pub(crate) context: Context,
     /// Metas and chunks are read with direct gets (the stream has `allow_direct`).
-    pub(super) direct: bool,
+    pub(crate) direct: bool,
     /// The stream takes fast batches (`allow_batched`).
     batched: bool,
 }
@@ -62,7 +63,7 @@ pub(crate) struct Shadowed {
 }
 
 /// A meta as the stream holds it.
-struct Stored {
+pub(crate) struct Stored {
     info: ObjectInfo,
     subject: String,
     sequence: u64,
@@ -75,6 +76,34 @@ pub(crate) struct MetaWrite {
     pub subject: String,
     pub info: ObjectInfo,
     pub purge: Vec<String>,
+}
+
+impl Stored {
+    /// The meta `payload` (at `sequence`, stored at `time`) on `subject`
+    /// if it is object `name`'s, its time that of the message. The two
+    /// encodings meet (nats.js's subject of "Ã©" is the UTF-8 one of "é"),
+    /// so a meta of another name is not found here.
+    pub(crate) fn read(
+        name: &str,
+        subject: String,
+        payload: &[u8],
+        sequence: u64,
+        time: Option<SystemTime>,
+    ) -> Result<Stored, Error> {
+        let mut info = parse_meta(payload)?;
+        if info.name != name {
+            return Err(not_found(name));
+        }
+        info.modified = time;
+        Ok(Stored { info, subject, sequence })
+    }
+}
+
+/// The subjects object `name`'s meta is looked for under: the one every
+/// client but nats.js 3.4 uses and, for a Latin-1 name, nats.js's.
+pub(crate) fn meta_subjects(bucket: &str, name: &str) -> Result<(String, Option<String>), Error> {
+    check_name(name)?;
+    Ok((meta_subject(bucket, name), latin1_meta_subject(bucket, name)))
 }
 
 #[derive(Deserialize, Default)]
@@ -132,9 +161,9 @@ impl ObjectStore {
     /// but nats.js 3.4 uses and, for a Latin-1 name, under nats.js's too:
     /// if both clients wrote it, the newer meta is the object.
     pub(crate) async fn find(&self, name: &str) -> Result<Found, Error> {
-        check_name(name)?;
-        let utf8 = self.stored_meta(name, meta_subject(&self.name, name));
-        let found = match latin1_meta_subject(&self.name, name) {
+        let (utf8, latin1) = meta_subjects(&self.name, name)?;
+        let utf8 = self.stored_meta(name, utf8);
+        let found = match latin1 {
             None => newer(missing_as_none(utf8.await)?, None),
             Some(latin1) => {
                 let (utf8, latin1) = join(utf8, self.stored_meta(name, latin1)).await;
@@ -144,18 +173,11 @@ impl ObjectStore {
         found.ok_or_else(|| not_found(name))
     }
 
-    /// The newest meta on `subject` if it is object `name`'s, its time that
-    /// of the message. The two encodings meet (nats.js's subject of "Ã©" is
-    /// the UTF-8 one of "é"), so a meta of another name is not found here.
+    /// The newest meta on `subject` if it is object `name`'s.
     async fn stored_meta(&self, name: &str, subject: String) -> Result<Stored, Error> {
         let request = MsgGetRequest { last_by_subj: Some(subject.clone()), ..MsgGetRequest::default() };
         let message = self.context.stored_message(&self.stream(), self.direct, &request).await?;
-        let mut info = parse_meta(&message.payload)?;
-        if info.name != name {
-            return Err(not_found(name));
-        }
-        info.modified = message.timestamp();
-        Ok(Stored { info, subject, sequence: message.sequence })
+        Stored::read(name, subject, &message.payload, message.sequence, message.timestamp())
     }
 
     /// A write of `info` on `written`, purging what it replaced: the
@@ -464,7 +486,7 @@ pub(crate) fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
     crate::core::object::meta_json::read(json)
 }
 
-fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<Stored>, Error> {
+pub(crate) fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<Stored>, Error> {
     match stored {
         Err(e) if is_not_found(&e) => Ok(None),
         stored => stored.map(Some),
@@ -473,7 +495,7 @@ fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<Stored>, Erro
 
 /// The object of a name from its metas under the UTF-8 and the Latin-1
 /// subject: the newer one, shadowing the older.
-fn newer(utf8: Option<Stored>, latin1: Option<Stored>) -> Option<Found> {
+pub(crate) fn newer(utf8: Option<Stored>, latin1: Option<Stored>) -> Option<Found> {
     let (newer, older) = match (utf8, latin1) {
         (Some(utf8), Some(latin1)) if latin1.sequence > utf8.sequence => (latin1, Some(utf8)),
         (Some(utf8), latin1) => (utf8, latin1),
@@ -545,7 +567,7 @@ pub struct List {
 
 impl List {
     /// The next object and its revision.
-    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(ObjectInfo, u64), Error>>> {
+    fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(ObjectInfo, u64), Error>>> {
         loop {
             let item = ready!(self.read.poll_until_current(cx));
             match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, &meta))) {
@@ -553,12 +575,6 @@ impl List {
                 item => return Poll::Ready(item),
             }
         }
-    }
-
-    /// Stops listing: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-    pub(crate) fn stop(&mut self) {
-        self.read.stop();
     }
 }
 
@@ -584,7 +600,7 @@ impl Watch {
     }
 
     /// The next meta and its revision.
-    pub(crate) fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(ObjectInfo, u64), Error>>> {
+    fn poll_info(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(ObjectInfo, u64), Error>>> {
         loop {
             let item = ready!(self.read.poll_next(cx));
             match item.map(|r| r.and_then(|(m, meta)| meta_of(&m, &meta))) {
@@ -592,12 +608,6 @@ impl Watch {
                 item => return Poll::Ready(item),
             }
         }
-    }
-
-    /// Stops watching: what arrived can still be read, then it ends (for JS's `stop()`).
-    #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-    pub(crate) fn stop(&mut self) {
-        self.read.stop();
     }
 }
 

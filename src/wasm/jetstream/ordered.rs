@@ -134,6 +134,13 @@ impl RawOrderedPushConsumer {
         self.consumer.name()
     }
 
+    /// Messages the first consumer had to deliver when it was made: what
+    /// a read knows it has caught up with.
+    #[wasm_bindgen(getter)]
+    pub fn pending(&self) -> f64 {
+        self.consumer.pending_at_creation() as f64
+    }
+
     /// Reading in order, through new consumers as needed.
     pub fn consume(&self) -> Result<RawConsumerMessages, JsValue> {
         Ok(RawConsumerMessages::new(self.consumer.consume()?))

@@ -20,7 +20,7 @@ use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::wasm::entries::Packed;
 use crate::wasm::options::whole;
 use crate::wasm::promise;
-use crate::wasm::reader::{RawReader, Source};
+use crate::wasm::reader::RawReader;
 
 /// A bucket; calls share it with their futures.
 #[wasm_bindgen]
@@ -146,7 +146,7 @@ impl RawKv {
         let store = self.store.clone();
         Ok(promise(async move {
             let reader = Reader::open(&store, keys, &options, until_current).await?;
-            Ok(RawReader::new(Source::Kv(Box::new(reader))))
+            Ok(RawReader::new(reader))
         }))
     }
 }

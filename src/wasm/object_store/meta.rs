@@ -3,8 +3,7 @@
 //! meta's own layout (nats.js's `ObjectStoreMeta`, headers as
 //! `{ name: [values] }`), read by the same parser as stored metas (a
 //! parser of its own would cost the wasm more). Out to JS: a meta's JSON
-//! and revision as one `RawEntries` entry, the form a listing's or watch's
-//! batches take too, so TS reads them all alike.
+//! and revision as one `RawEntries` entry.
 
 use js_sys::Array;
 
@@ -20,6 +19,6 @@ pub(super) fn from_js(json: &str) -> Result<ObjectInfo, Error> {
 /// `info` at `revision` as a `RawEntries` of one meta.
 pub(super) fn packed(info: &ObjectInfo, revision: u64) -> Result<Array, Error> {
     let mut packed = Packed::default();
-    packed.value(&meta_json(info), revision, false);
+    packed.value(&meta_json(info), revision);
     Ok(packed.to_js(false))
 }

@@ -10,20 +10,20 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::meta::{from_js, packed};
 use super::upload::RawObjectUpload;
 use crate::error::Error;
-use crate::jetstream::object_store::names::check_name;
+use crate::jetstream::api::timestamp;
+use crate::jetstream::object_store::names::{check_name, chunk_subject};
 use crate::jetstream::object_store::{
-    AddLinkError, Found, ObjectInfo, ObjectLink, ObjectMetadata, ObjectStore, Progress, PutOptions, WatchOptions,
-    check_link_name, is_not_found, link_to, link_to_bucket, not_found, renames,
+    AddLinkError, Check, Found, ObjectInfo, ObjectLink, ObjectMetadata, ObjectStore, Progress, PutOptions, Stored,
+    check_link_name, check_linked, direct_available, is_not_found, link_target, link_to, link_to_bucket, meta_subjects,
+    missing_as_none, newer, not_found, per_batch, renames,
 };
 use crate::wasm::options::{millis, whole};
-use crate::wasm::promise;
-use crate::wasm::reader::{RawReader, Source};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_OBJ_STORE: &str = r#"
@@ -47,70 +47,72 @@ impl RawObjectStore {
 
 #[wasm_bindgen]
 impl RawObjectStore {
-    /// The lookup of object `name` (a deleted one's meta too). With
+    /// Whether the bucket's stream has `allow_direct`: its metas are read
+    /// with direct gets, else with the stream's own get.
+    #[wasm_bindgen(getter)]
+    pub fn direct(&self) -> bool {
+        self.store.direct
+    }
+
+    /// The subjects TS reads the newest meta of object `name` from (the
+    /// UTF-8 one, then nats.js 3.4's Latin-1 one if it differs). With
     /// `link`, the meta of what a link named `name` is to point to, that
     /// link is checked first: the lookup is for `plan("link")`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawFound>")]
-    pub fn info(&self, name: String, link: Option<String>) -> Result<Promise, JsValue> {
+    pub fn subjects(&self, name: &str, link: Option<String>) -> Result<Vec<String>, JsValue> {
         if let Some(target) = link {
-            link_of(&from_js(&target)?).and_then(|_| check_link_name(&name)).map_err(Error::from)?;
+            link_of(&from_js(&target)?).and_then(|_| check_link_name(name)).map_err(Error::from)?;
         }
-        let store = self.store.clone();
-        Ok(promise(async move {
-            match store.find(&name).await {
-                Ok(found) => Ok(RawFound { found: Some(found) }),
-                Err(e) if is_not_found(&e) => Ok(RawFound { found: None }),
-                Err(e) => Err(e),
-            }
-        }))
+        let (utf8, latin1) = meta_subjects(&self.store.name, name)?;
+        Ok([Some(utf8), latin1].into_iter().flatten().collect())
     }
 
-    /// Object `name` (followed if it is a link): its meta, and a reader of
-    /// its chunks that ends only once their size and digest matched the
-    /// meta; `progress` is told of the bytes received. `null` for a missing
-    /// or deleted object.
-    #[wasm_bindgen(unchecked_return_type = "Promise<[RawEntries, RawReader] | null>")]
-    pub fn get(
+    /// The lookup of object `name` from the newest message on each of its
+    /// `subjects` (payload, stream sequence and RFC 3339 time; a sequence
+    /// of 0 when there is none), by the rules of the Rust store's.
+    pub fn found(
         &self,
-        name: String,
-        #[wasm_bindgen(unchecked_param_type = "RawProgress | undefined")] progress: Option<Function>,
-    ) -> Promise {
-        let store = self.store.clone();
-        promise(async move {
-            let object = match store.get(&name).await {
-                Ok(object) => object,
-                Err(e) if is_not_found(e.cause()) => return Ok(JsValue::NULL),
-                Err(e) => return Err(e.into()),
-            };
-            let meta = packed(&object.info, object.revision())?;
-            let object = match progress {
-                Some(progress) => object.with_progress(report(progress)),
-                None => object,
-            };
-            let reader = RawReader::new(Source::Chunks(Box::new(object)));
-            Ok(Array::of2(&meta, &reader.into()).into())
-        })
+        name: &str,
+        utf8: Option<Vec<u8>>,
+        latin1: Option<Vec<u8>>,
+        seqs: Vec<f64>,
+        times: Vec<String>,
+    ) -> Result<RawFound, JsValue> {
+        let (utf8_subject, latin1_subject) = meta_subjects(&self.store.name, name)?;
+        let mut stored = [(utf8, Some(utf8_subject)), (latin1, latin1_subject)].into_iter().enumerate().map(
+            |(i, (payload, subject))| match (payload, subject, seqs.get(i).copied().unwrap_or(0.0)) {
+                (Some(payload), Some(subject), seq) if seq > 0.0 => {
+                    let time = times.get(i).and_then(|t| timestamp::parse_rfc3339(t));
+                    missing_as_none(Stored::read(name, subject, &payload, seq as u64, time))
+                }
+                _ => Ok(None),
+            },
+        );
+        let utf8 = stored.next().transpose()?.flatten();
+        let latin1 = stored.next().transpose()?.flatten();
+        Ok(RawFound { found: newer(utf8, latin1) })
     }
 
-    /// A read of the bucket's metas: `"list"` (every object not deleted,
-    /// then the end) or `"watch"` (every object's meta first with
-    /// `include_history`, then changes; `ignore_deletes` leaves deleted
-    /// objects out).
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawReader>")]
-    pub fn read(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "\"list\" | \"watch\"")] kind: String,
-        include_history: bool,
-        ignore_deletes: bool,
-    ) -> Promise {
-        let store = self.store.clone();
-        promise(async move {
-            let source = match kind.as_str() {
-                "list" => Source::Objects(store.list().await?),
-                _ => Source::ObjectWatch(store.watch_with(WatchOptions { include_history, ignore_deletes }).await?),
-            };
-            Ok(RawReader::new(source))
-        })
+    /// What a get of the object `found` reads (`linked`: it was found
+    /// through a link): `null` for a missing or deleted object, the bucket
+    /// and name of the object a link points to, else its chunks' check.
+    #[wasm_bindgen(unchecked_return_type = "RawObjectRead | [bucket: string, name: string] | null")]
+    pub fn open(&self, found: &RawFound, linked: bool) -> Result<JsValue, JsValue> {
+        let Some(Found { info, .. }) = &found.found else { return Ok(JsValue::NULL) };
+        if linked {
+            check_linked(info).map_err(Error::from)?;
+        }
+        if let Some((bucket, name)) = link_target(info).map_err(Error::from)? {
+            return Ok(Array::of2(&bucket.into(), &name.into()).into());
+        }
+        let check = match Check::new(info) {
+            Err(e) if is_not_found(e.cause()) => return Ok(JsValue::NULL),
+            check => check.map_err(Error::from)?,
+        };
+        let batch = match direct_available(&self.store.context, self.store.direct) {
+            true => per_batch(info.size, info.chunks) as u32,
+            false => 0,
+        };
+        Ok(RawObjectRead { check, subject: chunk_subject(&self.store.name, &info.nuid), batch }.into())
     }
 
     /// Decides a write of object `name` other than a put, by the rules of
@@ -209,6 +211,48 @@ fn link_of(target: &ObjectInfo) -> Result<ObjectLink, AddLinkError> {
     match target.name.is_empty() {
         true => link_to_bucket(target.bucket.clone()),
         false => link_to(target),
+    }
+}
+
+/// The chunks of an object being got, checked as TS reads them: an
+/// object's last chunk is handed out only after its size and SHA-256
+/// matched its meta.
+#[wasm_bindgen]
+pub struct RawObjectRead {
+    check: Check,
+    subject: String,
+    batch: u32,
+}
+
+#[wasm_bindgen]
+impl RawObjectRead {
+    /// The subject of the object's chunks.
+    #[wasm_bindgen(getter)]
+    pub fn subject(&self) -> String {
+        self.subject.clone()
+    }
+
+    /// Chunks a batched direct get asks for; 0 when the stream or the
+    /// server has none (an ordered push consumer reads them).
+    #[wasm_bindgen(getter)]
+    pub fn batch(&self) -> u32 {
+        self.batch
+    }
+
+    /// Checks `chunk`, after which the stream holds `pending` more: with
+    /// none, whether the object is whole too (then `true`).
+    pub fn chunk(&mut self, chunk: &[u8], pending: f64) -> Result<bool, JsValue> {
+        self.check.chunk(chunk)?;
+        if pending > 0.0 {
+            return Ok(false);
+        }
+        self.check.finish()?;
+        Ok(true)
+    }
+
+    /// No more chunks came (or the object has none): whether it is whole.
+    pub fn end(&mut self) -> Result<(), JsValue> {
+        Ok(self.check.finish()?)
     }
 }
 
