@@ -1,7 +1,6 @@
 /**
- * `EntryReader`: a store's watch or listing (nats.js: a `QueuedIterator`) —
- * a Key-Value watch, history or key listing, an object store's watch or
- * listing of metas — read from wasm (`RawReader`) a batch at a time. The
+ * `EntryReader`: a Key-Value watch, history or key listing (nats.js: a
+ * `QueuedIterator`) read from wasm (`RawReader`) a batch at a time. The
  * ordered consumer underneath (its recreation after gaps, missed heartbeats
  * and reconnects, its flow control) runs in Rust, in the connection's task;
  * a watch's `caughtUp()` resolves when the iteration, having handed out the

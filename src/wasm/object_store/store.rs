@@ -1,14 +1,13 @@
-//! `RawObjectStore`: one bucket ([`ObjectStore`]), with nats.js's
-//! `ObjectStore` calls as four async exports (each export is a future of
-//! its own in the wasm): the lookup of an object by name, a get (its meta
-//! and a reader of its chunks), the reads of metas (a listing, a watch) and
-//! a put. The writes that are not puts (delete, update, link) are decided
-//! here in one synchronous call over lookups (`plan`) and sequenced in TS
-//! over the JetStream API's publish and purge, so the wasm holds no second
-//! copy of their I/O. As in nats.js, `get` is `null` for a missing or
-//! deleted object.
-
-use std::rc::Rc;
+//! `RawObjectStore`: one bucket ([`ObjectStore`]), whose rules are here as
+//! synchronous calls and whose I/O is in TS, over the generic JetStream
+//! exports, so the wasm holds one future for the put alone: a lookup by
+//! name is the meta subjects (`subjects`) TS reads and what it read turned
+//! into a `RawFound` (`found`); a get is what that lookup leads to
+//! (`open`: a link to follow, or a `RawObjectRead` checking the chunks TS
+//! reads); listings and watches are TS's. The writes that are not puts
+//! (delete, update, link) are decided in one call over lookups (`plan`)
+//! and sequenced in TS over the JetStream API's publish and purge. As in
+//! nats.js, a get is `null` for a missing or deleted object.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -33,15 +32,15 @@ export type RawProgress = (done: number, total?: number) => void;
 export type RawMetaWrite = [subject: string, meta: RawEntries, purge: string[]];
 "#;
 
-/// A bucket; calls share it with their futures.
+/// A bucket.
 #[wasm_bindgen]
 pub struct RawObjectStore {
-    store: Rc<ObjectStore>,
+    store: ObjectStore,
 }
 
 impl RawObjectStore {
     pub(super) fn new(store: ObjectStore) -> Self {
-        RawObjectStore { store: Rc::new(store) }
+        RawObjectStore { store }
     }
 }
 
@@ -161,7 +160,7 @@ impl RawObjectStore {
             size: size.map(|n| whole(n, "size")).transpose()?,
             previous_revision: previous_revision.map(|n| whole(n, "previousRevision")).transpose()?,
         };
-        let mut store = ObjectStore::clone(&self.store);
+        let mut store = self.store.clone();
         if let Some(timeout) = millis(timeout.into(), "timeout")?.filter(|t| !t.is_zero()) {
             store.context.set_timeout(timeout);
         }
