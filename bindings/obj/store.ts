@@ -79,20 +79,25 @@ export class ObjectBucket implements ObjectStore {
   async get(name: string, opts: ObjectStoreGetOpts = {}): Promise<ObjectResult | null> {
     let [raw, bucket] = [this.#raw, this.bucket];
     let found = await this.#find(str(name, "object name"));
-    for (let linked = false; ; linked = true) {
-      let opened: RawObjectRead | [string, string] | null;
-      let info: ObjectInfo | undefined;
-      try {
-        opened = raw.open(found, linked);
-        if (opened !== null && !Array.isArray(opened)) info = infoAt(found.entries()!, 0);
-      } finally {
-        found.free();
+    try {
+      for (let linked = false; ; linked = true) {
+        let opened: RawObjectRead | [string, string] | null;
+        let info: ObjectInfo | undefined;
+        try {
+          opened = raw.open(found, linked);
+          if (opened !== null && !Array.isArray(opened)) info = infoAt(found.entries()!, 0);
+        } finally {
+          found.free();
+        }
+        if (opened === null) return null;
+        if (!Array.isArray(opened)) return { info: info!, ...chunks(this.#js.raw, `OBJ_${bucket}`, opened, info!.size, opts.progress) };
+        const [to, target] = opened;
+        if (to !== bucket) [raw, bucket] = [this.#js.raw.objBind(to, {}), to];
+        found = await this.#find(target, undefined, raw, bucket);
       }
-      if (opened === null) return null;
-      if (!Array.isArray(opened)) return { info: info!, ...chunks(this.#js.raw, `OBJ_${bucket}`, opened, info!.size, opts.progress) };
-      const [to, target] = opened;
-      if (to !== bucket) [raw, bucket] = [this.#js.raw.objBind(to, {}), to];
-      found = await this.#find(target, undefined, raw, bucket);
+    } finally {
+      // The handle on another bucket a link led to.
+      if (raw !== this.#raw) raw.free();
     }
   }
 

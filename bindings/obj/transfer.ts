@@ -68,8 +68,10 @@ export function chunks(js: RawJetStream, stream: string, read: RawObjectRead, si
   error.catch(() => {});
   // Lazy: an object without bytes makes no read at all.
   const source = read.batch > 0 ? direct(js, stream, read.subject, read.batch) : pushed(js, stream, read.subject);
-  let received = 0;
+  let [received, ended] = [0, false];
   const end = () => {
+    if (ended) return;
+    ended = true;
     void source.return(undefined).catch(() => {});
     read.free();
   };
