@@ -14,6 +14,7 @@ import { installNodeSockets } from "./node/socket.mjs";
 import { ConnectionError, errorClasses } from "./errors.js";
 import { wasmAuth } from "./auth.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
+import { setSha256Factory, sha256 } from "./obj/digest.js";
 
 export * from "./index.js";
 
@@ -42,7 +43,8 @@ function generateMask(mask: Buffer): void {
 wasm.setErrorClasses(errorClasses);
 wasmAuth.credsParts = wasm.credsParts;
 installNodeSockets(wasm);
-wasm.setSha256Factory(() => createHash("sha256"));
+sha256.wasm = () => new wasm.RawSha256();
+setSha256Factory(() => createHash("sha256"));
 
 /** Connects to a NATS server: `nats://` and `tls://` over TCP, `ws://` and `wss://` over WebSocket. */
 export async function connect(options?: ConnectionOptions): Promise<NatsConnection> {

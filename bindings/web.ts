@@ -7,12 +7,14 @@ import loadWasm, {
   connect as rawConnect,
   createInbox as rawCreateInbox,
   credsParts,
+  RawSha256,
   setErrorClasses,
   type InitInput,
 } from "./web/natsjet.js";
 import { wasmAuth } from "./auth.js";
 import { InvalidOperationError, errorClasses } from "./errors.js";
 import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
+import { sha256 } from "./obj/digest.js";
 
 export * from "./index.js";
 
@@ -29,6 +31,7 @@ export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
     () => {
       setErrorClasses(errorClasses);
       wasmAuth.credsParts = credsParts;
+      sha256.wasm = () => new RawSha256();
       loaded = true;
     },
     (e: unknown) => {

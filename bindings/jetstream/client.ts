@@ -3,7 +3,7 @@
  * `@nats-io/jetstream`: a JetStream context on a `NatsConnection` in wasm,
  * and the client (publish, consumers, `AckBatch`) and manager over it.
  */
-import type { RawJetStream } from "../raw.js";
+import type { RawJetStream, ServerInfo } from "../raw.js";
 import type { NatsConnection } from "../connection.js";
 import { toRaw, type MsgHdrs } from "../headers.js";
 import { encode, type Payload } from "../msg.js";
@@ -76,6 +76,11 @@ export class JetStreamClient {
     this.streams = { get: (name) => streams.get(name) };
     this.#nc = nc;
     this.#opts = opts;
+  }
+
+  /** @internal The INFO of the server the connection is (or was last) connected to. */
+  get info(): ServerInfo {
+    return this.#nc.info;
   }
 
   /** The API prefix in use, e.g. `$JS.API`. */

@@ -1,62 +1,45 @@
 /**
- * Metas and statuses as the API hands them out: an object's meta crosses
- * from wasm as its JSON, with its revision next to it (`RawEntries`), or
- * comes in a message of the bucket; a bucket's status is its stream's info.
+ * Metas and statuses as the API hands them out: an object's meta (its
+ * revision the stream sequence of its message), or a bucket's status (its
+ * stream's info).
  */
 import { headers, type MsgHdrs } from "../headers.js";
-import type { RawEntries, StreamInfo } from "../raw.js";
+import type { StreamInfo } from "../raw.js";
 import type { JsMsg } from "../jetstream/jsmsg.js";
-import { FIELDS } from "../reader.js";
-import type { ObjectInfo, ObjectStoreMeta, ObjectStoreStatus } from "./types.js";
+import { type Meta, readMeta } from "./rules.js";
+import type { ObjectInfo, ObjectStoreStatus } from "./types.js";
 
-const decoder = new TextDecoder();
-
-/** A meta as the stream holds it (headers as Go writes them). */
-type StoredMeta = Omit<Partial<ObjectInfo>, "headers"> & { headers?: Record<string, string[]> | null };
-
-/** Meta `i` of `batch`. */
-export function infoAt([bytes, meta]: RawEntries, i: number): ObjectInfo {
-  const m = i * FIELDS;
-  return infoOf(bytes.subarray(meta[m], meta[m + 1]), meta[m + 2]!);
-}
-
-/** A meta message of the bucket, its time that of the message (as Rust's lookups). */
-export function storedInfo(m: JsMsg): ObjectInfo {
-  const ns = m.timestampNanos;
-  const fraction = String(ns % 1_000_000_000n).padStart(9, "0").replace(/0+$/, "");
-  const mtime = new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 19) + (fraction && `.${fraction}`) + "Z";
-  return Object.assign(infoOf(m.data, m.seq), { mtime });
-}
-
-/** The meta `json` at `revision`. */
-function infoOf(json: Uint8Array, revision: number): ObjectInfo {
-  const stored = JSON.parse(decoder.decode(json)) as StoredMeta;
+/** nats.js's `ObjectInfo` of `meta` at `revision`. */
+export function infoOf(meta: Meta, revision: number): ObjectInfo {
   const h = headers();
-  for (const [name, values] of Object.entries(stored.headers ?? {})) for (const value of values) h.append(name, value);
+  for (const [name, values] of Object.entries(meta.headers ?? {})) for (const value of values) h.append(name, value);
   return {
-    name: stored.name ?? "",
-    description: stored.description ?? "",
+    name: meta.name,
+    description: meta.description ?? "",
     headers: h,
-    options: stored.options,
-    metadata: stored.metadata ?? {},
-    bucket: stored.bucket ?? "",
-    nuid: stored.nuid ?? "",
-    size: stored.size ?? 0,
-    chunks: stored.chunks ?? 0,
-    digest: stored.digest ?? "",
-    deleted: stored.deleted ?? false,
-    mtime: stored.mtime ?? "",
+    options: meta.options,
+    metadata: meta.metadata ?? {},
+    bucket: meta.bucket,
+    nuid: meta.nuid,
+    size: meta.size,
+    chunks: meta.chunks,
+    digest: meta.digest ?? "",
+    deleted: meta.deleted ?? false,
+    mtime: meta.mtime ?? "",
     revision,
   };
 }
 
-/** `meta` as JSON in the stream's layout, for the wasm to read. */
-export function metaJson(meta: Partial<ObjectStoreMeta> & { bucket?: string; deleted?: boolean }): string {
-  const { headers: h, ...rest } = meta;
-  return JSON.stringify({ ...rest, bucket: rest.bucket ?? "", headers: h && record(h) });
+/** A meta message of the bucket, its time that of the message (as lookups have it). */
+export function storedInfo(m: JsMsg): ObjectInfo {
+  const ns = m.timestampNanos;
+  const fraction = String(ns % 1_000_000_000n).padStart(9, "0").replace(/0+$/, "");
+  const mtime = new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 19) + (fraction && `.${fraction}`) + "Z";
+  return infoOf({ ...readMeta(m.data), mtime }, m.seq);
 }
 
-function record(h: MsgHdrs): Record<string, string[]> {
+/** Headers as a meta holds them: each name with its values. */
+export function record(h: MsgHdrs): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [name, values] of h) out[name] = values;
   return out;

@@ -1,20 +1,24 @@
 /**
  * `Objm`, nats.js's entry point to object stores: `create` (the bucket as
- * it is, or made from the options: the stream config Rust makes for them,
- * sent with the JetStream API's get-or-create), `open` (the bucket's
- * stream info) and `list`; each handle is made in Rust from its stream's config.
+ * it is, or made from the options: its stream config, sent with the
+ * JetStream API's get-or-create), `open` (the bucket's stream info) and
+ * `list`.
  */
 import type { NatsConnection } from "../connection.js";
+import { InvalidArgumentError } from "../errors.js";
 import { JetStreamClient, jetstream } from "../jetstream/client.js";
 import { Lister } from "../jetstream/lister.js";
 import { request } from "../jetstream/api.js";
 import { str } from "../names.js";
 import type { StreamConfig, StreamInfo } from "../raw.js";
 import { objectStatus } from "./infos.js";
+import { checkBucket } from "./rules.js";
 import { ObjectBucket } from "./store.js";
 import type { ObjectStore, ObjectStoreOptions, ObjectStoreStatus } from "./types.js";
 
 const PREFIX = "OBJ_";
+/** The JetStream API level of fast batches (`allow_batched`, nats-server 2.14). */
+const FAST_BATCH_API_LEVEL = 4;
 
 export class Objm {
   /** The JetStream client the buckets use. */
@@ -31,12 +35,9 @@ export class Objm {
    * option before anything is sent.
    */
   async create(name: string, opts: Partial<ObjectStoreOptions> = {}): Promise<ObjectStore> {
-    const { description, ttl, storage, replicas, max_bytes, metadata, compression, allowBatched, placement } = opts;
-    const flat = metadata && Object.entries(metadata).flat();
-    const json = this.js.raw.objStream(str(name, "bucket name"), description, ttl, storage, replicas, max_bytes, flat, compression, allowBatched);
-    const config = JSON.parse(json) as StreamConfig;
-    if (placement) config.placement = placement;
-    return this.#bind(name, await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", config.name, "", config));
+    const config = streamConfig(str(name, "bucket name"), opts, this.js.info.api_lvl);
+    const info = await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", config.name, "", config);
+    return new ObjectBucket(name, this.js, info.config.allow_direct === true);
   }
 
   /**
@@ -45,15 +46,10 @@ export class Objm {
    * a missing bucket shows in the first call.
    */
   async open(name: string, check: boolean | { check?: boolean } = true): Promise<ObjectStore> {
-    // Checks the name before any request.
-    const stream = (JSON.parse(this.js.raw.objStream(str(name, "bucket name"))) as StreamConfig).name;
+    checkBucket(str(name, "bucket name"));
     const ask = typeof check === "boolean" ? check : check.check === true;
-    const config = ask ? (await request<StreamInfo>(this.js.raw, "STREAM.INFO", stream)).config : { allow_direct: true };
-    return new ObjectBucket(name, this.js.raw.objBind(name, config), this.js);
-  }
-
-  #bind(name: string, info: StreamInfo): ObjectStore {
-    return new ObjectBucket(name, this.js.raw.objBind(name, info.config), this.js);
+    const direct = !ask || (await request<StreamInfo>(this.js.raw, "STREAM.INFO", PREFIX + name)).config.allow_direct === true;
+    return new ObjectBucket(name, this.js, direct);
   }
 
   /** The status of every bucket (streams named `OBJ_…`, as nats.js), a page of streams at a time. */
@@ -62,4 +58,38 @@ export class Objm {
       (infos as StreamInfo[]).flatMap((si) => (si.config.name.startsWith(PREFIX) ? [objectStatus(si.config.name.slice(PREFIX.length), si)] : [])),
     );
   }
+}
+
+/** The config of bucket `bucket`'s stream (ADR-20), from nats.js's options; `INVALID_ARGUMENT` naming a bad one. */
+function streamConfig(bucket: string, opts: Partial<ObjectStoreOptions>, apiLevel: number): StreamConfig {
+  checkBucket(bucket);
+  const { description, ttl = 0, storage = "file", replicas = 1, max_bytes = -1, placement, metadata, compression, allowBatched } = opts;
+  if (storage !== "file" && storage !== "memory") throw new InvalidArgumentError(`storage ${JSON.stringify(storage)}: "file" or "memory"`);
+  if (allowBatched && apiLevel < FAST_BATCH_API_LEVEL) {
+    throw new InvalidArgumentError(`fast batches need JetStream API level 4 (nats-server 2.14); the server has ${apiLevel}`);
+  }
+  const config: Partial<StreamConfig> & Record<string, unknown> = {
+    name: PREFIX + bucket,
+    description: description || undefined,
+    subjects: [`$O.${bucket}.C.>`, `$O.${bucket}.M.>`],
+    // Below zero (nats.js's -1) and 0 are no limit.
+    max_bytes: whole(max_bytes < 0 ? 0 : max_bytes, "max_bytes") || -1,
+    max_age: whole(ttl, "ttl") || undefined,
+    discard: "new",
+    storage,
+    num_replicas: Math.max(whole(replicas, "replicas"), 1),
+    allow_rollup_hdrs: true,
+    allow_direct: true,
+    compression: compression ? "s2" : undefined,
+    placement,
+    metadata,
+    allow_batched: allowBatched || undefined,
+  };
+  return config as StreamConfig;
+}
+
+/** `n`, if it is a whole number >= 0; else `INVALID_ARGUMENT` naming `what`. */
+function whole(n: unknown, what: string): number {
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`${what}: expected a whole number >= 0`);
+  return n;
 }

@@ -1,36 +1,42 @@
 /**
- * `ObjectBucket`: one bucket, shaped like nats.js's `ObjectStore`, over the
- * Rust store in wasm (`RawObjectStore`): names, subjects, chunking, the
- * SHA-256, links, replacing and cleaning up, nats.js's Latin-1 names all
- * live there, decided synchronously. Here arguments are adapted, metas
- * unpacked, streams wired, and the I/O done through the generic JetStream
- * exports: lookups by the stream's (direct) get, reads of chunks and metas
- * by direct batches and ordered consumers, the bucket's own calls (status,
- * seal, destroy) and the writes Rust decides (`plan`: a meta's publish,
- * then the purges of what it replaced) through the JetStream API.
+ * `ObjectBucket`: one bucket, shaped like nats.js's `ObjectStore`, in TS
+ * over the generic JetStream exports: lookups by the stream's (direct) get,
+ * reads of chunks and metas by direct batches and ordered consumers, writes
+ * by acked publishes and purges, the bucket's own calls (status, seal,
+ * destroy) through the JetStream API. The rules (names, subjects, metas,
+ * what a write replaces, nats.js's Latin-1 names) are `rules.ts`'s, the
+ * Rust store's in TS.
  */
-import { isMessageNotFound, InvalidArgumentError } from "../errors.js";
-import { headers } from "../headers.js";
+import { InvalidArgumentError, ProtocolError } from "../errors.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient, PubAck } from "../jetstream/client.js";
 import { ConsumerMessages } from "../jetstream/consumer_messages.js";
 import { DirectStreamAPI, StreamAPI } from "../jetstream/manager.js";
-import type {
-  PurgeResponse,
-  RawEntries,
-  RawFound,
-  RawMetaWrite,
-  RawObjectStore,
-  RawJetStream,
-  RawObjectRead,
-  RawObjectUpload,
-  StreamConfig,
-  StreamInfo,
-  StreamInfoRequestOptions,
-} from "../raw.js";
+import type { PurgeResponse, RawJetStream, StreamConfig, StreamInfo, StreamInfoRequestOptions } from "../raw.js";
 import type { QueuedIterator } from "../reader.js";
-import { infoAt, metaJson, objectStatus, storedInfo } from "./infos.js";
-import { chunks, readAll, writeBytes, writeStream } from "./transfer.js";
+import { Check } from "./digest.js";
+import { infoOf, objectStatus, record, storedInfo } from "./infos.js";
+import {
+  chunkSize,
+  checkLinkName,
+  deleteWrite,
+  type Found,
+  linkTarget,
+  linkTo,
+  linkWrite,
+  type Meta,
+  type MetaWrite,
+  metaJson,
+  metaSubjects,
+  newer,
+  parseDigest,
+  perBatch,
+  putWrite,
+  renames,
+  stored,
+  updateWrite,
+} from "./rules.js";
+import { chunks, readAll, Upload, writeBytes, writeStream } from "./transfer.js";
 import { str } from "../names.js";
 import type {
   ObjectInfo,
@@ -43,30 +49,28 @@ import type {
   ObjectWatchInfo,
 } from "./types.js";
 
+const encoder = new TextEncoder();
+
 export class ObjectBucket implements ObjectStore {
   /** The bucket's name. */
   readonly bucket: string;
   /** Its stream, `OBJ_<bucket>`. */
   readonly stream: string;
-  readonly #raw: RawObjectStore;
   readonly #js: JetStreamClient;
+  /** The stream has `allow_direct`: metas and chunks are read with direct gets. */
+  readonly #direct: boolean;
 
   /** Made by `objm.create` and `objm.open`. */
-  constructor(bucket: string, raw: RawObjectStore, js: JetStreamClient) {
+  constructor(bucket: string, js: JetStreamClient, direct: boolean) {
     this.bucket = bucket;
     this.stream = `OBJ_${bucket}`;
-    this.#raw = raw;
     this.#js = js;
+    this.#direct = direct;
   }
 
   async info(name: string): Promise<ObjectInfo | null> {
     const found = await this.#find(str(name, "object name"));
-    try {
-      const meta = found.entries();
-      return meta && infoAt(meta, 0);
-    } finally {
-      found.free();
-    }
+    return found && infoOf(found.meta, found.seq);
   }
 
   async list(): Promise<ObjectInfo[]> {
@@ -75,38 +79,45 @@ export class ObjectBucket implements ObjectStore {
     return infos;
   }
 
-  /** Follows a link (to this bucket or another, looked up with the stream's own get as natively); Rust refuses a link to a link. */
+  /**
+   * `null` for a missing or deleted object. Follows a link (to this bucket
+   * or another, whose metas and chunks are read with the stream's own get
+   * and a consumer, as its `allow_direct` is not known); a link to a link
+   * or to a bucket is refused.
+   */
   async get(name: string, opts: ObjectStoreGetOpts = {}): Promise<ObjectResult | null> {
-    let [raw, bucket] = [this.#raw, this.bucket];
+    let [bucket, direct] = [this.bucket, this.#direct];
     let found = await this.#find(str(name, "object name"));
-    try {
-      for (let linked = false; ; linked = true) {
-        let opened: RawObjectRead | [string, string] | null;
-        let info: ObjectInfo | undefined;
-        try {
-          opened = raw.open(found, linked);
-          if (opened !== null && !Array.isArray(opened)) info = infoAt(found.entries()!, 0);
-        } finally {
-          found.free();
-        }
-        if (opened === null) return null;
-        if (!Array.isArray(opened)) return { info: info!, ...chunks(this.#js.raw, `OBJ_${bucket}`, opened, info!.size, opts.progress) };
-        const [to, target] = opened;
-        if (to !== bucket) [raw, bucket] = [this.#js.raw.objBind(to, {}), to];
-        found = await this.#find(target, undefined, raw, bucket);
+    for (let linked = false; found; linked = true) {
+      const { meta } = found;
+      if (linked && meta.options?.link) throw new InvalidArgumentError(`${JSON.stringify(meta.name)} is a link to a link`);
+      const target = linkTarget(meta);
+      if (target) {
+        if (target[0] !== bucket) [bucket, direct] = [target[0], false];
+        found = await this.#find(target[1], bucket, direct);
+        continue;
       }
-    } finally {
-      // The handle on another bucket a link led to.
-      if (raw !== this.#raw) raw.free();
+      if (meta.deleted) return null;
+      const digest = parseDigest(meta.digest);
+      if (!digest) throw new ProtocolError(`object ${JSON.stringify(meta.name)} has no SHA-256 digest to check it with`);
+      const batch = direct && this.#js.info.api_lvl >= 1 ? perBatch(meta.size, meta.chunks) : 0;
+      const check = new Check(meta.name, meta.size, digest);
+      return { info: infoOf(meta, found.seq), ...chunks(this.#js.raw, `OBJ_${bucket}`, `$O.${bucket}.C.${meta.nuid}`, batch, check, opts.progress) };
     }
+    return null;
   }
 
-  /** The lookup of object `name` in bucket `bucket`: the newest meta on each subject Rust names, read as the stream allows. */
-  async #find(name: string, link?: string, raw = this.#raw, bucket = this.bucket): Promise<RawFound> {
-    const subjects = raw.subjects(name, link);
-    const api = raw.direct ? new DirectStreamAPI(this.#js.raw) : new StreamAPI(this.#js.raw);
+  /**
+   * The lookup of object `name` in `bucket`: the newest meta on each
+   * subject its name makes, read with direct gets where the stream allows
+   * them, else with its own get; its time that of the message.
+   */
+  async #find(name: string, bucket = this.bucket, direct = this.#direct): Promise<Found | null> {
+    const subjects = metaSubjects(bucket, name);
+    const api = direct ? new DirectStreamAPI(this.#js.raw) : new StreamAPI(this.#js.raw);
     const metas = await Promise.all(subjects.map((s) => api.getMessage(`OBJ_${bucket}`, { last_by_subj: s })));
-    return raw.found(name, metas[0]?.data, metas[1]?.data, metas.map((m) => m?.seq ?? 0), metas.map((m) => m?.timestamp ?? ""));
+    const [utf8 = null, latin1 = null] = metas.map((m, i) => m && stored(name, subjects[i]!, m.data, m.seq, m.timestamp));
+    return newer(utf8, latin1);
   }
 
   async getBlob(name: string, opts?: ObjectStoreGetOpts): Promise<Uint8Array | null> {
@@ -123,78 +134,81 @@ export class ObjectBucket implements ObjectStore {
     return this.#put(meta, opts, bytes.length, (upload) => writeBytes(upload, bytes));
   }
 
-  async #put(
-    meta: ObjectStoreMeta,
-    opts: ObjectStorePutOpts = {},
-    size: number | undefined,
-    write: (upload: RawObjectUpload) => Promise<void>,
-  ): Promise<ObjectInfo> {
-    const found = await this.#find(str(meta.name, "object name"));
-    let upload: RawObjectUpload;
-    try {
-      upload = this.#raw.upload(metaJson(meta), found, opts.timeout, opts.previousRevision, size, opts.progress);
-    } finally {
-      found.free();
-    }
-    let done: [RawEntries, string[]];
+  /**
+   * Puts the object `meta` names with the bytes `write` feeds, replacing the
+   * object of that name once its meta is stored; a put that fails purges
+   * the chunks it wrote.
+   */
+  async #put(meta: ObjectStoreMeta, opts: ObjectStorePutOpts = {}, size: number | undefined, write: (upload: Upload) => Promise<void>): Promise<ObjectInfo> {
+    const name = str(meta?.name, "object name");
+    if (meta.options?.link) throw new InvalidArgumentError("a put cannot set options.link: link() makes links");
+    const chunk = chunkSize(meta.options?.max_chunk_size, this.#js.info.max_payload);
+    const old = await this.#find(name);
+    const upload = new Upload(this.#js.raw, this.bucket, chunk, { timeout: opts.timeout, progress: opts.progress, size });
+    let done: [MetaWrite, number];
     try {
       await write(upload);
-      done = (await upload.finish()) as [RawEntries, string[]];
+      const bytes = await upload.finish();
+      const { description, headers, metadata } = meta;
+      const stored: Meta = { name, description, headers: headers && record(headers), options: { max_chunk_size: chunk }, metadata, bucket: this.bucket, ...bytes, mtime: new Date().toISOString() };
+      const put = putWrite(stored, old);
+      done = [put, await this.#publishMeta(put, opts.previousRevision, opts.timeout)];
     } catch (e) {
-      // Best effort, as the Rust put's: a sealed bucket or a lost connection refuses this too.
-      await this.#purge([upload.chunks]).catch(() => {});
+      await upload.settle();
+      // Best effort: a sealed bucket or a lost connection refuses this too.
+      await this.#purge([upload.subject]).catch(() => {});
       throw e;
     }
-    await this.#purge(done[1]);
-    return infoAt(done[0], 0);
+    upload.stored();
+    await this.#purge(done[0].purge);
+    return infoOf(done[0].meta, done[1]);
   }
 
   async delete(name: string): Promise<PurgeResponse> {
-    try {
-      return { success: true, purged: (await this.#write("delete", name))[1] };
-    } catch (e) {
-      // nats.js: nothing to delete is no error.
-      if (isMessageNotFound(e as Error)) return { success: false, purged: 0 };
-      throw e;
-    }
+    const found = await this.#find(str(name, "object name"));
+    // nats.js: nothing to delete is no error.
+    if (!found) return { success: false, purged: 0 };
+    return { success: true, purged: (await this.#commit(deleteWrite(this.bucket, found)))[1] };
   }
 
   async link(name: string, meta: ObjectInfo): Promise<ObjectInfo> {
     const { name: target, bucket, deleted, options } = meta;
-    return (await this.#write("link", name, { name: target, bucket, deleted, options }))[0];
+    return this.#link(name, { name: target, bucket, deleted, options });
   }
 
   async linkStore(name: string, bucket: ObjectStore): Promise<ObjectInfo> {
     if (!(bucket instanceof ObjectBucket)) throw new InvalidArgumentError("linkStore: the bucket must be an ObjectStore of objm.open or objm.create");
-    return (await this.#write("link", name, { name: "", bucket: bucket.bucket }))[0];
+    return this.#link(name, { bucket: bucket.bucket });
   }
 
+  /** Adds `name` as a link to `target` (an object, or without a name its bucket), unless an object (not a link or a deleted one) has the name. */
+  async #link(name: string, target: Partial<Meta>): Promise<ObjectInfo> {
+    const link = linkTo(target);
+    checkLinkName(str(name, "link name"));
+    return (await this.#commit(linkWrite(this.bucket, name, link, await this.#find(name))))[0];
+  }
+
+  /** Changes the name, description, metadata or headers of object `name`; a new name must be free (or a deleted object's). */
   async update(name: string, meta: Partial<ObjectStoreMeta> = {}): Promise<PubAck> {
-    const [info] = await this.#write("update", name, { ...meta, name: meta.name ?? name });
+    const found = await this.#find(str(name, "object name"));
+    const newName = meta.name === undefined ? name : str(meta.name, "object name");
+    const taken = renames(found, name, newName) ? await this.#find(newName) : null;
+    const change: Pick<Meta, "description" | "metadata" | "headers"> = { description: meta.description, metadata: meta.metadata };
+    if (meta.headers) change.headers = record(meta.headers);
+    const [info] = await this.#commit(updateWrite(this.bucket, found!, newName, taken, change));
     return { stream: this.stream, seq: info.revision, duplicate: false };
   }
 
-  /** A write Rust decides over the lookup of `name` (and of a new name); the new meta and the messages purged. */
-  async #write(op: "delete" | "update" | "link", name: string, meta?: Parameters<typeof metaJson>[0]): Promise<[ObjectInfo, number]> {
-    str(name, "object name");
-    const json = meta && metaJson(meta);
-    const found = await this.#find(name, op === "link" ? json : undefined);
-    let write: RawMetaWrite | string;
-    try {
-      write = this.#raw.plan(op, name, json, found);
-      if (typeof write === "string") write = this.#raw.plan(op, name, json, found, await this.#find(write));
-    } finally {
-      found.free();
-    }
-    return this.#commit(write as RawMetaWrite);
+  /** Publishes the meta `write` decided, then purges what it replaced; the new meta and the messages purged. */
+  async #commit(write: MetaWrite): Promise<[ObjectInfo, number]> {
+    const revision = await this.#publishMeta(write);
+    return [infoOf(write.meta, revision), await this.#purge(write.purge)];
   }
 
-  /** Publishes the meta `write` decided (replacing the subject's others), then purges what it replaced. */
-  async #commit([subject, meta, purge]: RawMetaWrite): Promise<[ObjectInfo, number]> {
-    const rollup = headers();
-    rollup.set("Nats-Rollup", "sub");
-    meta[1][2] = (await this.#js.publish(subject, meta[0], { headers: rollup })).seq;
-    return [infoAt(meta, 0), await this.#purge(purge)];
+  /** Publishes the meta `write` decided, replacing the subject's others (if still at `expected`, when given); its revision. */
+  async #publishMeta({ subject, meta }: MetaWrite, expected?: number, timeout?: number): Promise<number> {
+    const expect = expected === undefined ? undefined : { lastSubjectSequence: expected };
+    return (await this.#js.raw.publish(subject, encoder.encode(metaJson(meta)), { headers: ["Nats-Rollup", "sub"], expect, timeout }))[1];
   }
 
   /** Purges the subjects `filters` of the bucket's stream, one after another; the messages purged. */

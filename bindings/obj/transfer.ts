@@ -1,19 +1,22 @@
 /**
- * An object's bytes between JS streams and the wasm. A put reads the
- * user's `ReadableStream` one chunk at a time into the wasm's upload
- * (`RawObjectUpload`), each write waiting for room in the window of
- * unacknowledged chunks, so memory stays bounded; a get is a
- * `ReadableStream` of chunks read here and checked in wasm, that errors
- * instead of ending when the size or SHA-256 is wrong.
+ * An object's bytes between JS streams and the stream's chunks. A put cuts
+ * the user's bytes into chunks (`Upload`), hashing them and publishing each
+ * through a window of unacknowledged chunks bounded in bytes, so memory
+ * stays flat whatever the object's size; a get is a `ReadableStream` of the
+ * chunks read by batched direct gets or an ordered push consumer, checked
+ * (`Check`) so that it errors instead of ending when the size or SHA-256 is
+ * wrong.
  */
 import { fromRaw } from "../headers.js";
 import { request } from "../jetstream/api.js";
 import { ConsumerMessages } from "../jetstream/consumer_messages.js";
 import type { JsMsg } from "../jetstream/jsmsg.js";
-import type { ConsumerInfo, RawJetStream, RawObjectRead, RawObjectUpload } from "../raw.js";
+import type { ConsumerInfo, RawJetStream, RawPubAck, RawPublishOptions } from "../raw.js";
+import { type Check, Digest } from "./digest.js";
+import { chunkSubject, inFlightChunks, type Meta, nuid } from "./rules.js";
 import type { ObjectProgress, ObjectResult } from "./types.js";
 
-/** Bytes handed to the wasm per write of a `putBlob`: its copy stays small. */
+/** Bytes handed to the upload per write of a `putBlob`. */
 const SLICE = 1 << 20;
 /** Chunks taken from wasm per crossing of a direct batch, at most. */
 const BATCH = 64;
@@ -24,21 +27,117 @@ const STALL = 5_000;
 /** The server's stream-not-found. */
 const STREAM_NOT_FOUND = 10059;
 
-/** Feeds `rs` to `upload`; a read error aborts it (purging what was written) and is thrown. */
-export async function writeStream(upload: RawObjectUpload, rs: ReadableStream<Uint8Array>): Promise<void> {
+/** What a put's `Upload` reports and how long each publish waits for its ack (ms). */
+export interface UploadOptions {
+  timeout?: number;
+  progress?: ObjectProgress;
+  /** The object's size, when known, as the progress's total. */
+  size?: number;
+}
+
+/**
+ * An object being put in bucket `bucket`: write its bytes, then `finish`;
+ * after a failure, `settle` before its chunks (`subject`) are purged. The
+ * progress callback hears of the bytes the stream acknowledged.
+ */
+export class Upload {
+  readonly nuid = nuid();
+  readonly subject: string;
+  readonly #raw: RawJetStream;
+  readonly #opts: UploadOptions;
+  readonly #publish: RawPublishOptions;
+  readonly #digest = new Digest();
+  /** Bytes written that do not fill a chunk yet. */
+  readonly #partial: Uint8Array;
+  #filled = 0;
+  #size = 0;
+  #chunks = 0;
+  #acked = 0;
+  readonly #inFlight: [ack: Promise<RawPubAck>, bytes: number][] = [];
+  readonly #max: number;
+
+  constructor(raw: RawJetStream, bucket: string, readonly chunkSize: number, opts: UploadOptions) {
+    this.subject = chunkSubject(bucket, this.nuid);
+    this.#raw = raw;
+    this.#opts = opts;
+    this.#publish = { timeout: opts.timeout };
+    this.#partial = new Uint8Array(chunkSize);
+    this.#max = inFlightChunks(chunkSize);
+  }
+
+  /** Adds `data` to the object: every chunk it completes goes out, waiting for room when the window is full. */
+  async write(data: Uint8Array): Promise<void> {
+    let at = 0;
+    if (this.#filled > 0) {
+      at = Math.min(data.length, this.chunkSize - this.#filled);
+      this.#partial.set(data.subarray(0, at), this.#filled);
+      this.#filled += at;
+      if (this.#filled < this.chunkSize) return;
+      this.#filled = 0;
+      await this.#send(this.#partial);
+    }
+    for (; data.length - at >= this.chunkSize; at += this.chunkSize) await this.#send(data.subarray(at, at + this.chunkSize));
+    this.#partial.set(data.subarray(at));
+    this.#filled = data.length - at;
+  }
+
+  /** Hashes and publishes `chunk`, which is free again on return (the hasher and the publish copy it). */
+  async #send(chunk: Uint8Array): Promise<void> {
+    if (this.#inFlight.length >= this.#max) await this.#oldest();
+    this.#digest.update(chunk);
+    this.#size += chunk.length;
+    this.#chunks++;
+    const ack = this.#raw.publish(this.subject, chunk, this.#publish);
+    // Awaited in turn; until then its failure is not an unhandled rejection.
+    ack.catch(() => {});
+    this.#inFlight.push([ack, chunk.length]);
+  }
+
+  /** Waits for the oldest chunk in flight to be acknowledged. */
+  async #oldest(): Promise<void> {
+    const [ack, bytes] = this.#inFlight.shift()!;
+    await ack;
+    this.#report(this.#acked + bytes);
+  }
+
+  /** `acked` bytes are stored: tell the progress callback if it moved (or of an object without bytes). */
+  #report(acked: number): void {
+    if (acked <= this.#acked && acked !== 0) return;
+    this.#acked = acked;
+    try {
+      this.#opts.progress?.(acked, this.#opts.size);
+    } catch {
+      // A callback that throws does not stop the transfer.
+    }
+  }
+
+  /** Sends the last chunk and waits for every ack: what the meta says of the bytes. */
+  async finish(): Promise<Pick<Meta, "nuid" | "size" | "chunks" | "digest">> {
+    if (this.#filled > 0) {
+      const last = this.#filled;
+      this.#filled = 0;
+      await this.#send(this.#partial.subarray(0, last));
+    }
+    while (this.#inFlight.length > 0) await this.#oldest();
+    return { nuid: this.nuid, size: this.#size, chunks: this.#chunks, digest: this.#digest.finish() };
+  }
+
+  /** The meta is stored: the whole object is. */
+  stored(): void {
+    this.#report(this.#size);
+  }
+
+  /** Waits for the chunks in flight, whatever their acks, so that a purge of `subject` gets them all. */
+  async settle(): Promise<void> {
+    for (const [ack] of this.#inFlight.splice(0)) await ack.catch(() => {});
+  }
+}
+
+/** Feeds `rs` to `upload`; the first error (reading or writing) is thrown, the source cancelled. */
+export async function writeStream(upload: Upload, rs: ReadableStream<Uint8Array>): Promise<void> {
   const reader = rs.getReader();
   try {
-    for (;;) {
-      let next: ReadableStreamReadResult<Uint8Array>;
-      try {
-        next = await reader.read();
-      } catch (e) {
-        await upload.abort();
-        throw e;
-      }
-      if (next.done) return;
-      if (next.value.length > 0) await upload.write(next.value);
-    }
+    for (let next = await reader.read(); !next.done; next = await reader.read()) if (next.value.length > 0) await upload.write(next.value);
   } catch (e) {
     // The source has nothing more to give once the put failed.
     reader.cancel(e).catch(() => {});
@@ -49,54 +148,54 @@ export async function writeStream(upload: RawObjectUpload, rs: ReadableStream<Ui
 }
 
 /** Feeds `data` to `upload` a slice at a time. */
-export async function writeBytes(upload: RawObjectUpload, data: Uint8Array): Promise<void> {
+export async function writeBytes(upload: Upload, data: Uint8Array): Promise<void> {
   for (let at = 0; at < data.length; at += SLICE) await upload.write(data.subarray(at, at + SLICE));
 }
 
 /**
  * The `data` and `error` of a get of the object `size` bytes long whose
- * chunks Rust checks (`read`), from `stream`: by batched direct gets when
- * Rust says the stream and server have them, else by an ordered push
- * consumer. A chunk is handed out only once checked, the last one only
- * once the object is whole; each pull reads one chunk, so memory stays bounded.
+ * chunks (on `subject` of `stream`) `check` checks: by batched direct gets of
+ * `batch` chunks when the stream and server have them, else (`batch` 0) by
+ * an ordered push consumer. A chunk is handed out only once checked, the
+ * last one only once the object is whole; each pull reads one chunk, so
+ * memory stays bounded.
  */
-export function chunks(js: RawJetStream, stream: string, read: RawObjectRead, size: number, progress?: ObjectProgress): Omit<ObjectResult, "info"> {
+export function chunks(js: RawJetStream, stream: string, subject: string, batch: number, check: Check, progress?: ObjectProgress): Omit<ObjectResult, "info"> {
   let settle!: (e: null) => void;
   let fail!: (e: Error) => void;
   const error = new Promise<Error | null>((resolve, reject) => ((settle = resolve), (fail = reject)));
   // Who reads only `data` sees the error there; this one is not left unhandled.
   error.catch(() => {});
+  const size = check.size;
   // Lazy: an object without bytes makes no read at all.
-  const source = read.batch > 0 ? direct(js, stream, read.subject, read.batch) : pushed(js, stream, read.subject);
+  const source = batch > 0 ? direct(js, stream, subject, batch) : pushed(js, stream, subject);
   let [received, ended] = [0, false];
   const end = () => {
     if (ended) return;
     ended = true;
     void source.return(undefined).catch(() => {});
-    read.free();
   };
   const data = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        for (;;) {
-          const next = size === 0 ? ({ done: true } as const) : await source.next();
-          if (next.done) read.end();
-          const whole = next.done || read.chunk(next.value[0], next.value[1]);
-          if (!next.done) {
-            received += next.value[0].length;
-            try {
-              progress?.(received, size);
-            } catch {
-              // A callback that throws does not stop the transfer.
-            }
-            if (next.value[0].length > 0) controller.enqueue(next.value[0]);
+        const next = size === 0 ? ({ done: true } as const) : await source.next();
+        if (!next.done) {
+          check.chunk(next.value[0]);
+          received += next.value[0].length;
+          try {
+            progress?.(received, size);
+          } catch {
+            // A callback that throws does not stop the transfer.
           }
-          if (whole) {
-            end();
-            controller.close();
-            settle(null);
-          }
-          if (whole || !next.done) return;
+        }
+        // The last chunk (none after it in the stream) or the end: the object must be whole.
+        const whole = next.done || next.value[1] === 0;
+        if (whole) check.finish();
+        if (!next.done && next.value[0].length > 0) controller.enqueue(next.value[0]);
+        if (whole) {
+          end();
+          controller.close();
+          settle(null);
         }
       } catch (e) {
         end();

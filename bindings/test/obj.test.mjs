@@ -9,8 +9,6 @@
 // bad names and options refused before anything is written.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   InvalidArgumentError,
@@ -28,9 +26,8 @@ import {
 } from "natsjet";
 import { rejectsWith, startJetStreamServer } from "./harness.mjs";
 
-// The package's raw wasm module, to choose the SHA-256 digests are made with.
-const require = createRequire(import.meta.url);
-const wasm = require(join(dirname(require.resolve("natsjet/package.json")), "node/natsjet.js"));
+// The package's own module of object digests, to choose the SHA-256 they are made with.
+const digests = await import(new URL("obj/digest.js", import.meta.resolve("natsjet/package.json")).href);
 
 /** Bounds every wait on the server: a hang fails the test instead of stalling it. */
 const WAIT = 15_000;
@@ -475,13 +472,13 @@ describe("Object Store digests: node:crypto's SHA-256 and the wasm's own", () =>
     jsm = await jetstreamManager(nc);
   });
   after(async () => {
-    wasm.setSha256Factory(() => createHash("sha256"));
+    digests.setSha256Factory(() => createHash("sha256"));
     await nc.close();
   });
 
   for (const hasher of ["node:crypto", "wasm"]) {
     test(`with ${hasher === "wasm" ? "the wasm's own" : "node:crypto's"}: digests of puts and gets match, an altered chunk is a mismatch`, async () => {
-      wasm.setSha256Factory(hasher === "wasm" ? null : counted);
+      digests.setSha256Factory(hasher === "wasm" ? null : counted);
       made = 0;
       const bucket = `digest_${hasher.replace(/\W/g, "")}`;
       const os = await objm.create(bucket);
@@ -506,11 +503,11 @@ describe("Object Store digests: node:crypto's SHA-256 and the wasm's own", () =>
   }
 
   test("a factory whose hasher is not SHA-256 is refused, and the one before stays", async () => {
-    wasm.setSha256Factory(counted);
+    digests.setSha256Factory(counted);
     const md5 = () => createHash("md5");
-    assert.throws(() => wasm.setSha256Factory(md5), (e) => e instanceof TypeError && /SHA-256/.test(e.message));
-    assert.throws(() => wasm.setSha256Factory(() => 1), TypeError);
-    assert.throws(() => wasm.setSha256Factory("sha256"), TypeError);
+    assert.throws(() => digests.setSha256Factory(md5), (e) => e instanceof TypeError && /SHA-256/.test(e.message));
+    assert.throws(() => digests.setSha256Factory(() => 1), TypeError);
+    assert.throws(() => digests.setSha256Factory("sha256"), TypeError);
     made = 0;
     const os = await objm.create("digest_kept");
     const data = bytes(5000);
@@ -521,7 +518,7 @@ describe("Object Store digests: node:crypto's SHA-256 and the wasm's own", () =>
 
   test("a hasher that fails under a put fails the put, and nothing is stored", async () => {
     // Passes the registration's check (two updates), then throws.
-    wasm.setSha256Factory(() => {
+    digests.setSha256Factory(() => {
       const sha = createHash("sha256");
       let updates = 0;
       return {

@@ -1,13 +1,11 @@
 //! The runtimes under the driver and the transports: the [`Runtime`] trait
 //! (how the driver spawns its task, sleeps and reads the clock), tokio
 //! natively, `spawn_local` and JS timers in wasm with the JS end-of-task
-//! scheduler, the host's SHA-256 and the wasm's allocator, and the bounded
+//! scheduler and the wasm's allocator, and the bounded
 //! queue from the driver to each reader.
 
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 mod alloc_wasm;
-#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
-mod js_sha256;
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 pub(crate) mod js_task;
 #[cfg(has_runtime)]
@@ -62,15 +60,4 @@ pub trait Runtime: 'static {
     /// The wall clock, for comparing with the server's timestamps (a KV
     /// delete marker's age): `SystemTime::now()` panics in wasm.
     fn wall_clock() -> SystemTime;
-}
-
-/// A new object digest: the host's SHA-256 where JS registered one (wasm,
-/// `setSha256Factory`), natsjet's own otherwise.
-#[cfg(has_runtime)]
-pub(crate) fn object_digest() -> crate::core::object::digest::Digest {
-    #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
-    if let Some(hasher) = js_sha256::hasher() {
-        return crate::core::object::digest::Digest::with_host(hasher);
-    }
-    crate::core::object::digest::Digest::new()
 }

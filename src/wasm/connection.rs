@@ -26,6 +26,8 @@ export interface ServerInfo {
   tls_available: boolean; connect_urls: string[]; ws_connect_urls: string[]; ldm: boolean;
   jetstream: boolean; nonce: string | null; cluster: string | null; domain: string | null;
   client_ip: string | null;
+  /** The JetStream API level (ADR-44); 0 from servers before 2.11. */
+  api_lvl: number;
 }
 /** Counters since `connect`: [inMsgs, outMsgs, inBytes, outBytes, reconnects]. */
 export type RawStats = Float64Array;

@@ -1,16 +1,13 @@
 //! Entries packed for one crossing of the wasm boundary (`RawEntries`),
 //! as messages are in [`crate::wasm::batch`]: one `Uint8Array` with every
-//! entry's key and value, one `Float64Array` with its numbers. Key-Value
-//! entries (keys too: entries without values) travel this way, and so do
-//! an object store's metas (their JSON as the value).
+//! entry's key and value, one `Float64Array` with its numbers: Key-Value
+//! entries (keys too: entries without values).
 
-#[cfg(feature = "wasm-kv")]
 use std::time::UNIX_EPOCH;
 
 use js_sys::{Array, Float64Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "wasm-kv")]
 use crate::jetstream::kv::{Entry, Operation};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -22,18 +19,16 @@ const TS_ENTRIES: &str = r#"
  * value's length (also for headers only) and flags (operation: 0 PUT, 1 DEL,
  * 2 PURGE; + 4 when the watch has caught up with it). `caughtUp`: the watch
  * has handed out, with the last entry here, all that existed when it started.
- * An object store's metas have no key and their JSON as the value.
  */
 export type RawEntries = [bytes: Uint8Array, meta: Float64Array, caughtUp: boolean];
 "#;
 
 /// Numbers per entry in `meta`.
 const FIELDS: usize = 7;
-#[cfg(feature = "wasm-kv")]
 /// The flag of an entry the watch caught up with.
 const CAUGHT_UP: u8 = 4;
 
-/// Entries (or keys, or values) on their way to JS.
+/// Entries (or keys) on their way to JS.
 #[derive(Default)]
 pub(crate) struct Packed {
     bytes: Vec<u8>,
@@ -41,7 +36,6 @@ pub(crate) struct Packed {
 }
 
 impl Packed {
-    #[cfg(feature = "wasm-kv")]
     /// Adds `entry`, whose value is `len` bytes long.
     pub(crate) fn entry(&mut self, entry: &Entry, len: usize) {
         // Whole milliseconds without a u128 (whose conversion to f64 the wasm would link).
@@ -57,13 +51,6 @@ impl Packed {
         let flags = operation | if entry.seen_current { CAUGHT_UP } else { 0 };
         let numbers = [entry.revision as f64, entry.delta as f64, created, len as f64, f64::from(flags)];
         self.push(entry.key.as_bytes(), &entry.value, numbers);
-    }
-
-    #[cfg(feature = "wasm-object-store")]
-    /// Adds a value without a key, at `revision`.
-    pub(crate) fn value(&mut self, value: &[u8], revision: u64) {
-        let numbers = [revision as f64, 0.0, 0.0, value.len() as f64, 0.0];
-        self.push(&[], value, numbers);
     }
 
     fn push(&mut self, key: &[u8], value: &[u8], numbers: [f64; FIELDS - 2]) {

@@ -2,7 +2,12 @@
 //! for wasm32 with the `wasm` feature. Thin by rule: convert JS values, call
 //! the Rust API ([`Client`](crate::Client), [`Subscriber`](crate::Subscriber)),
 //! convert the result back. The TypeScript layer in `bindings/` turns these
-//! raw exports into nats.js shapes; it must not add behaviour either.
+//! raw exports into nats.js shapes; it must not add behaviour either, with
+//! one exception: the Object Store (`bindings/obj/`) is TS over the generic
+//! JetStream exports and [`sha256`], because its rules (JSON metas, names,
+//! writes decided over lookups) cost the bundle a fraction in TS of what they
+//! cost in wasm; shared vectors (`tests/vectors/object_store.json`) and the
+//! interop tests keep them the Rust store's.
 //!
 //! One file per exported object or conversion; each declares the TypeScript
 //! types of its boundary values in a `typescript_custom_section`, so the
@@ -20,23 +25,25 @@
 //! - [`status`]: connection events to the TS layer's `StatusSink`;
 //! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`;
 //! - [`jetstream`]: the JetStream context, management calls, publish, pull
-//!   consumers, acks, `AckBatch` and the checkpoint ledger.
+//!   consumers, acks, `AckBatch` and the checkpoint ledger;
+//! - [`kv`], [`entries`], [`reader`]: the Key-Value store;
+//! - [`sha256`]: `RawSha256`, the Object Store's digests in the browser.
 
 mod auth;
 mod batch;
 mod connection;
-#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
+#[cfg(feature = "wasm-kv")]
 mod entries;
 mod error;
 mod jetstream;
 #[cfg(feature = "wasm-kv")]
 mod kv;
-#[cfg(feature = "wasm-object-store")]
-mod object_store;
 mod options;
 #[cfg(feature = "wasm-kv")]
 mod reader;
 mod responses;
+#[cfg(feature = "wasm-object-store")]
+mod sha256;
 mod status;
 mod subscription;
 

@@ -337,7 +337,7 @@ pub(crate) fn whole<T: TryFrom<u64>>(n: f64, what: &str) -> Result<T, Error> {
 }
 
 /// A bucket's `storage` as nats.js names it.
-#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
+#[cfg(feature = "wasm-kv")]
 pub(crate) fn storage(name: &str) -> Result<crate::jetstream::api::StorageType, Error> {
     use crate::jetstream::api::StorageType;
     match name {
@@ -349,7 +349,7 @@ pub(crate) fn storage(name: &str) -> Result<crate::jetstream::api::StorageType, 
 
 /// Names and values in turn (a bucket's `metadata`) as a map; an odd last
 /// name is left out.
-#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
+#[cfg(feature = "wasm-kv")]
 pub(crate) fn pairs(list: &[String]) -> std::collections::HashMap<String, String> {
     list.chunks_exact(2).map(|pair| (pair[0].clone(), pair[1].clone())).collect()
 }

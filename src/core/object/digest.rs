@@ -1,86 +1,32 @@
 //! An object's SHA-256, computed as its chunks stream by and written as
 //! `SHA-256=` + URL-safe base64 with padding. A digest written by another
 //! client is also read in hex or in plain base64, padded or not, as nats.js
-//! reads it. A host with a native SHA-256 (Node's `node:crypto`, many times
-//! faster than the wasm's own software one) can do the hashing: the runtime
-//! hands its hasher in as a [`HostHasher`].
-
-use std::fmt;
+//! reads it. (The npm package hashes in TS: Node's `node:crypto`, or in the
+//! browser the wasm's `RawSha256`, this same `sha2`.)
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use sha2::{Digest as _, Sha256};
 
-use crate::core::error::Error;
-
 /// What every digest starts with.
 pub const PREFIX: &str = "SHA-256=";
 
-/// A SHA-256 the host computes; its errors are the host's text.
-pub trait HostHasher: fmt::Debug {
-    fn update(&mut self, bytes: &[u8]) -> Result<(), String>;
-    fn finish(self: Box<Self>) -> Result<Vec<u8>, String>;
-}
-
 /// The running SHA-256 of an object's bytes.
 #[derive(Debug, Default)]
-pub struct Digest(Hasher);
-
-#[derive(Debug)]
-enum Hasher {
-    Own(Sha256),
-    Host(Box<dyn HostHasher>),
-    /// The host's hasher failed, with this: the digest is lost.
-    Failed(String),
-}
-
-impl Default for Hasher {
-    fn default() -> Self {
-        Hasher::Own(Sha256::default())
-    }
-}
+pub struct Digest(Sha256);
 
 impl Digest {
-    /// A new digest, computed by natsjet's own SHA-256.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// A new digest, computed by the host's `hasher`.
-    pub fn with_host(hasher: Box<dyn HostHasher>) -> Self {
-        Digest(Hasher::Host(hasher))
-    }
-
     pub fn update(&mut self, bytes: &[u8]) {
-        match &mut self.0 {
-            Hasher::Own(sha) => sha.update(bytes),
-            Hasher::Host(sha) => {
-                if let Err(e) = sha.update(bytes) {
-                    self.0 = Hasher::Failed(e);
-                }
-            }
-            Hasher::Failed(_) => {}
-        }
+        self.0.update(bytes);
     }
 
-    /// The SHA-256, or the error of a host's hasher that failed: never a
-    /// made-up digest a put would store.
-    pub fn finish(self) -> Result<[u8; 32], Error> {
-        match self.0 {
-            Hasher::Own(sha) => Ok(sha.finalize().into()),
-            Hasher::Host(sha) => match sha.finish() {
-                Ok(sum) => sum.try_into().map_err(|sum: Vec<u8>| host_failed(format!("{} bytes", sum.len()))),
-                Err(e) => Err(host_failed(e)),
-            },
-            Hasher::Failed(message) => Err(host_failed(message)),
-        }
+    pub fn finish(self) -> [u8; 32] {
+        self.0.finalize().into()
     }
-}
-
-/// The error of a host's hasher that failed, as an I/O one: the host's.
-fn host_failed(message: String) -> Error {
-    let message = format!("the host's SHA-256 failed: {message}");
-    Error::Io { kind: std::io::ErrorKind::Other, message }
 }
 
 /// The digest as an object's meta holds it.
@@ -121,38 +67,9 @@ mod tests {
         let mut digest = Digest::new();
         digest.update(b"a");
         digest.update(b"bc");
-        let sum = digest.finish().unwrap();
+        let sum = digest.finish();
         assert_eq!(hex(ABC).unwrap(), sum);
         assert_eq!(format(&sum), "SHA-256=ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0=");
-    }
-
-    /// A host hasher that fails its updates, or gives `len` bytes.
-    #[derive(Debug)]
-    struct Host {
-        fails: bool,
-        len: usize,
-    }
-
-    impl HostHasher for Host {
-        fn update(&mut self, _: &[u8]) -> Result<(), String> {
-            if self.fails { Err("gone".into()) } else { Ok(()) }
-        }
-
-        fn finish(self: Box<Self>) -> Result<Vec<u8>, String> {
-            Ok(vec![7; self.len])
-        }
-    }
-
-    #[test]
-    fn a_host_hasher_is_used_and_its_failures_lose_the_digest() {
-        let finish = |fails, len| {
-            let mut digest = Digest::with_host(Box::new(Host { fails, len }));
-            digest.update(b"abc");
-            digest.finish()
-        };
-        assert_eq!(finish(false, 32).unwrap(), [7; 32]);
-        assert!(matches!(finish(true, 32), Err(Error::Io { message, .. }) if message.ends_with("failed: gone")));
-        assert!(matches!(finish(false, 31), Err(Error::Io { message, .. }) if message.ends_with("failed: 31 bytes")));
     }
 
     #[test]

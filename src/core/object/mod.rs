@@ -9,6 +9,8 @@ pub(crate) mod error;
 pub(crate) mod info;
 pub(crate) mod meta_json;
 pub mod names;
+#[cfg(test)]
+mod vectors;
 
 pub use info::{
     Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,

@@ -219,3 +219,19 @@ pub(crate) fn per_batch(size: usize, chunks: usize) -> usize {
 pub(crate) fn available(context: &Context, allow_direct: bool) -> bool {
     allow_direct && context.client().api_level() >= 1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::per_batch;
+
+    /// The cases the npm package's TS (`bindings/obj/rules.ts`) runs too.
+    #[test]
+    fn batches_ask_for_about_a_mib_of_chunks() {
+        let vectors: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/vectors/object_store.json")).unwrap();
+        for case in vectors["per_batch"].as_array().unwrap() {
+            let [size, chunks, batch] = ["size", "chunks", "batch"].map(|k| case[k].as_u64().unwrap() as usize);
+            assert_eq!(per_batch(size, chunks), batch, "{case}");
+        }
+    }
+}

@@ -47,22 +47,12 @@ pub use crate::core::object::{
     Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,
     is_valid_bucket_name,
 };
-#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-pub(crate) use direct::{available as direct_available, per_batch};
 pub use error::*;
 #[cfg(has_runtime)]
 pub use get::Object;
-#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-pub(crate) use get::{Check, check_linked, link_target};
-#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-pub(crate) use put::Upload;
 #[cfg(has_runtime)]
 pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
-#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-pub(crate) use store::{
-    Found, Stored, check_link_name, link_to, link_to_bucket, meta_subjects, missing_as_none, newer, not_found, renames,
-};
-#[cfg(any(all(feature = "wasm-object-store", target_arch = "wasm32"), feature = "fuzzing"))]
+#[cfg(feature = "fuzzing")]
 pub(crate) use store::{meta_json, parse_meta};

@@ -254,7 +254,7 @@ impl ObjectStore {
             nuid,
             chunk_size,
             partial: BytesMut::new(),
-            digest: crate::runtime::object_digest(),
+            digest: Digest::new(),
             size: 0,
             chunks: 0,
             acked: 0,
@@ -354,9 +354,8 @@ impl Upload {
     }
 
     /// [`finish`](Self::finish) up to the meta stored, purging nothing: the
-    /// object's meta, its revision and what it replaces, to purge. The wasm's
-    /// TS purges, so that the wasm holds no purge of its own.
-    pub(crate) async fn store_meta(mut self) -> Result<(ObjectInfo, u64, Vec<String>), PutError> {
+    /// object's meta, its revision and what it replaces, to purge.
+    async fn store_meta(mut self) -> Result<(ObjectInfo, u64, Vec<String>), PutError> {
         if !self.partial.is_empty() {
             let chunk = self.partial.split().freeze();
             if let Err(e) = self.send(chunk).await {
@@ -368,10 +367,7 @@ impl Upload {
                 return Err(self.settle(PutErrorKind::PublishChunks, e).await);
             }
         }
-        let sum = match std::mem::take(&mut self.digest).finish() {
-            Ok(sum) => sum,
-            Err(e) => return Err(self.settle(PutErrorKind::Other, e).await),
-        };
+        let sum = std::mem::take(&mut self.digest).finish();
         let store = self.store.clone();
         let meta = std::mem::take(&mut self.meta);
         let info = ObjectInfo {
@@ -437,14 +433,9 @@ impl Upload {
         error
     }
 
-    /// The subject of the chunks this put writes.
-    #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-    pub(crate) fn chunks(&self) -> &str {
-        &self.subject
-    }
-
-    /// [`fail`](Self::fail) but for the purge (the wasm's TS purges).
-    pub(crate) async fn settle(mut self, kind: PutErrorKind, cause: Error) -> PutError {
+    /// [`fail`](Self::fail) but for the purge, which `finish` makes once
+    /// for whichever step failed.
+    async fn settle(mut self, kind: PutErrorKind, cause: Error) -> PutError {
         if let Sender::Windowed { in_flight, .. } = &mut self.sender {
             while let Some((ack, _)) = in_flight.pop_front() {
                 let _ = ack.await;

@@ -70,8 +70,7 @@ pub(crate) struct Stored {
 }
 
 /// A write of a meta by name, decided: `info` goes on `subject`, then
-/// `purge` (what it replaced) is purged. The wasm's writes are made of the
-/// same decisions, sequenced in TS.
+/// `purge` (what it replaced) is purged.
 pub(crate) struct MetaWrite {
     pub subject: String,
     pub info: ObjectInfo,
@@ -196,8 +195,7 @@ impl ObjectStore {
         MetaWrite { subject: written, info, purge }
     }
 
-    /// Purges `purge`; the messages purged. One path for every write, so
-    /// the wasm holds one copy of it.
+    /// Purges `purge`; the messages purged.
     pub(crate) async fn purge_all(&self, purge: Vec<String>) -> Result<u64, Error> {
         let mut purged = 0;
         for subject in purge {

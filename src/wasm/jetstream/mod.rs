@@ -41,7 +41,7 @@ mod messages;
 mod ordered;
 mod push;
 
-#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
+#[cfg(feature = "wasm-kv")]
 pub(super) use context::RawJetStream;
 
 use wasm_bindgen::JsValue;

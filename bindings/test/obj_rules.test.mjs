@@ -1,0 +1,35 @@
+// The Object Store's TS rules (bindings/obj/rules.ts) against the cases the
+// Rust store runs too (tests/vectors/object_store.json): names and the
+// subjects they make, bucket names, digests, direct batches. No server.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { InvalidArgumentError } from "natsjet";
+
+const rules = await import(new URL("obj/rules.js", import.meta.resolve("natsjet/package.json")).href);
+const vectors = JSON.parse(readFileSync(new URL("../../tests/vectors/object_store.json", import.meta.url), "utf8"));
+
+/** A string case: a string, or `{ repeat, times }`. */
+const text = (c) => (typeof c === "string" ? c : c.repeat.repeat(c.times));
+
+test("names make the subjects every client looks under", () => {
+  for (const { bucket, name, subjects } of vectors.meta_subjects) assert.deepEqual(rules.metaSubjects(bucket, name), subjects, name);
+});
+
+test("names and buckets are checked", () => {
+  for (const name of vectors.good_names.map(text)) rules.checkName(name);
+  for (const name of vectors.bad_names.map(text)) assert.throws(() => rules.checkName(name), InvalidArgumentError, name);
+  for (const bucket of vectors.good_buckets.map(text)) rules.checkBucket(bucket);
+  for (const bucket of vectors.bad_buckets.map(text)) assert.throws(() => rules.checkBucket(bucket), InvalidArgumentError, bucket);
+});
+
+test("digests are read as every client writes them", () => {
+  for (const { text, sha256 } of vectors.digests) {
+    const expected = sha256 && `SHA-256=${Buffer.from(sha256, "hex").toString("base64url")}=`;
+    assert.equal(rules.parseDigest(text), expected, text);
+  }
+});
+
+test("batches ask for about a MiB of chunks", () => {
+  for (const { size, chunks, batch } of vectors.per_batch) assert.equal(rules.perBatch(size, chunks), batch, `${size} in ${chunks}`);
+});
