@@ -1,10 +1,10 @@
-//! An object's meta ([`ObjectInfo`]) from its JSON, read by hand: the
-//! serde derive read through serde-json-core is most of the npm package's
-//! wasm for metas, a reader of this one layout a fraction of it. One reader
-//! on every target. It reads whatever nats.js, nats.go and async-nats write
-//! (unknown fields skipped, escapes, `null` as a missing field) and
-//! everything the serde derive reads; it refuses a meta that is not a JSON
-//! object or lacks `name` or `bucket`. Metas are written by the derive.
+//! An object's meta ([`ObjectInfo`]) from its JSON, read by hand so that
+//! `null` is a missing field wherever it stands (async-nats writes nulls for
+//! what it has not, down to a metadata value), which the serde derive
+//! refuses for plain fields. It reads whatever nats.js, nats.go and
+//! async-nats write (unknown fields skipped, escapes) and everything the
+//! serde derive reads; it refuses a meta that is not a JSON object or lacks
+//! `name` or `bucket`. Metas are written by the derive.
 
 use std::collections::HashMap;
 
