@@ -12,7 +12,7 @@ import { request } from "../jetstream/api.js";
 import { str } from "../names.js";
 import type { StreamConfig, StreamInfo } from "../raw.js";
 import { objectStatus } from "./infos.js";
-import { checkBucket } from "./rules.js";
+import { checkBucket, whole } from "./rules.js";
 import { ObjectBucket } from "./store.js";
 import type { ObjectStore, ObjectStoreOptions, ObjectStoreStatus } from "./types.js";
 
@@ -86,10 +86,4 @@ function streamConfig(bucket: string, opts: Partial<ObjectStoreOptions>, apiLeve
     allow_batched: allowBatched || undefined,
   };
   return config as StreamConfig;
-}
-
-/** `n`, if it is a whole number >= 0; else `INVALID_ARGUMENT` naming `what`. */
-function whole(n: unknown, what: string): number {
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`${what}: expected a whole number >= 0`);
-  return n;
 }

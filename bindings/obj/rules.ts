@@ -129,15 +129,14 @@ export function parseDigest(text: string | undefined): string | null {
 
 /** The meta whose JSON is `json`; a `PROTOCOL` error if it is not an object with a name and a bucket. */
 export function readMeta(json: Uint8Array): Meta {
-  let meta: Partial<Meta> | null = null;
+  let meta: Partial<Meta> | undefined;
   try {
-    meta = JSON.parse(new TextDecoder().decode(json)) as Partial<Meta> | null;
+    // `null` is a missing field, wherever it stands (async-nats writes them).
+    meta = JSON.parse(new TextDecoder().decode(json), (_, v: unknown) => (v === null ? undefined : Array.isArray(v) ? v.filter(() => true) : v)) as Partial<Meta>;
   } catch {
     // Refused below.
   }
   if (typeof meta?.name !== "string" || typeof meta.bucket !== "string") throw new ProtocolError("an object store meta that is not one");
-  // `null` is a missing field.
-  for (const [key, value] of Object.entries(meta)) if (value === null) delete meta[key as keyof Meta];
   return { nuid: "", size: 0, chunks: 0, ...meta } as Meta;
 }
 
@@ -212,6 +211,13 @@ export function updateWrite(bucket: string, found: Found, newName: string, taken
   return metaWrite(bucket, subject, meta, [found.subject], found.shadowed);
 }
 
+/** What a put or an update sets besides the name: a string description, and metadata of strings. */
+export function checkMeta({ description, metadata }: { description?: unknown; metadata?: unknown }): void {
+  if (description !== undefined && typeof description !== "string") throw new InvalidArgumentError("description: expected a string");
+  const strings = metadata === undefined || (typeof metadata === "object" && metadata !== null && Object.values(metadata).every((v) => typeof v === "string"));
+  if (!strings) throw new InvalidArgumentError("metadata: expected an object of strings");
+}
+
 /** A link's name: not empty, and an object's name. */
 export function checkLinkName(name: string): void {
   if (name === "") throw new InvalidArgumentError("empty link name");
@@ -248,8 +254,14 @@ export function linkTarget(meta: Meta): [bucket: string, name: string] | null {
 
 /** The bytes per chunk of a put asking for `asked` (none or 0: the default), never more than a message holds. */
 export function chunkSize(asked: number | undefined, maxPayload: number): number {
-  if (asked !== undefined && !(Number.isSafeInteger(asked) && asked >= 0)) throw new InvalidArgumentError("options.max_chunk_size: expected a whole number >= 0");
-  return Math.min(asked || DEFAULT_CHUNK_SIZE, Math.max(maxPayload, 1));
+  const n = asked === undefined ? 0 : whole(asked, "options.max_chunk_size");
+  return Math.min(n || DEFAULT_CHUNK_SIZE, Math.max(maxPayload, 1));
+}
+
+/** `n`, if it is a whole number >= 0; else `INVALID_ARGUMENT` naming `what`. */
+export function whole(n: unknown, what: string): number {
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`${what}: expected a whole number >= 0`);
+  return n;
 }
 
 /** Chunks of `chunkSize` bytes a put keeps unacknowledged, at most. */

@@ -19,6 +19,7 @@ import { infoOf, objectStatus, record, storedInfo } from "./infos.js";
 import {
   chunkSize,
   checkLinkName,
+  checkMeta,
   deleteWrite,
   type Found,
   linkTarget,
@@ -35,6 +36,7 @@ import {
   renames,
   stored,
   updateWrite,
+  whole,
 } from "./rules.js";
 import { chunks, readAll, Upload, writeBytes, writeStream } from "./transfer.js";
 import { str } from "../names.js";
@@ -141,8 +143,10 @@ export class ObjectBucket implements ObjectStore {
    */
   async #put(meta: ObjectStoreMeta, opts: ObjectStorePutOpts = {}, size: number | undefined, write: (upload: Upload) => Promise<void>): Promise<ObjectInfo> {
     const name = str(meta?.name, "object name");
+    checkMeta(meta);
     if (meta.options?.link) throw new InvalidArgumentError("a put cannot set options.link: link() makes links");
     const chunk = chunkSize(meta.options?.max_chunk_size, this.#js.info.max_payload);
+    const expected = opts.previousRevision === undefined ? undefined : whole(opts.previousRevision, "previousRevision");
     const old = await this.#find(name);
     const upload = new Upload(this.#js.raw, this.bucket, chunk, { timeout: opts.timeout, progress: opts.progress, size });
     let done: [MetaWrite, number];
@@ -152,7 +156,7 @@ export class ObjectBucket implements ObjectStore {
       const { description, headers, metadata } = meta;
       const stored: Meta = { name, description, headers: headers && record(headers), options: { max_chunk_size: chunk }, metadata, bucket: this.bucket, ...bytes, mtime: new Date().toISOString() };
       const put = putWrite(stored, old);
-      done = [put, await this.#publishMeta(put, opts.previousRevision, opts.timeout)];
+      done = [put, await this.#publishMeta(put, expected, opts.timeout)];
     } catch (e) {
       await upload.settle();
       // Best effort: a sealed bucket or a lost connection refuses this too.
@@ -192,6 +196,7 @@ export class ObjectBucket implements ObjectStore {
   async update(name: string, meta: Partial<ObjectStoreMeta> = {}): Promise<PubAck> {
     const found = await this.#find(str(name, "object name"));
     const newName = meta.name === undefined ? name : str(meta.name, "object name");
+    checkMeta(meta);
     const taken = renames(found, name, newName) ? await this.#find(newName) : null;
     const change: Pick<Meta, "description" | "metadata" | "headers"> = { description: meta.description, metadata: meta.metadata };
     if (meta.headers) change.headers = record(meta.headers);
