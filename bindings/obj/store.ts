@@ -18,6 +18,7 @@ import { Check } from "./digest.js";
 import { infoOf, objectStatus, record, storedInfo } from "./infos.js";
 import {
   chunkSize,
+  chunkSubject,
   checkLinkName,
   checkMeta,
   deleteWrite,
@@ -104,7 +105,7 @@ export class ObjectBucket implements ObjectStore {
       if (!digest) throw new ProtocolError(`object ${JSON.stringify(meta.name)} has no SHA-256 digest to check it with`);
       const batch = direct && this.#js.info.api_lvl >= 1 ? perBatch(meta.size, meta.chunks) : 0;
       const check = new Check(meta.name, meta.size, digest);
-      return { info: infoOf(meta, found.seq), ...chunks(this.#js.raw, `OBJ_${bucket}`, `$O.${bucket}.C.${meta.nuid}`, batch, check, opts.progress) };
+      return { info: infoOf(meta, found.seq), ...chunks(this.#js.raw, `OBJ_${bucket}`, chunkSubject(bucket, meta.nuid), batch, check, opts.progress) };
     }
     return null;
   }
