@@ -222,12 +222,9 @@ impl Inner {
         while let Some(event) = self.session.poll_event(now) {
             match event {
                 SessionEvent::Connection(event) => self.on_event(event),
-                SessionEvent::ReaderItem { sid, item } => {
+                SessionEvent::ReaderMessage { sid, message } => {
                     let Some(queues) = self.readers.get(&sid) else { continue };
-                    if item.is_err() {
-                        // The end of the reader: it goes in whatever the bound.
-                        queues.items.push_past_bounds(item);
-                    } else if queues.items.push(item).is_err() {
+                    if queues.items.push(message).is_err() {
                         if queues.items.is_closed() {
                             // Its user went away: the message will be redelivered.
                             self.retire_reader(sid);
@@ -240,6 +237,12 @@ impl Inner {
                         }
                     }
                 }
+                SessionEvent::ReaderFailed { sid, error } => {
+                    // The user's stream yields it after the messages it holds, whatever the bound.
+                    if let Some(queues) = self.readers.get(&sid) {
+                        queues.items.close_with(error);
+                    }
+                }
                 SessionEvent::ReaderEvent { sid, event } => {
                     if let Some(queues) = self.readers.get(&sid) {
                         let _ = queues.events.push(event);
@@ -250,10 +253,15 @@ impl Inner {
                         queues.close();
                     }
                 }
-                SessionEvent::OrderedItem { id, item } => {
+                SessionEvent::OrderedMessage { id, message } => {
                     if let Some(queues) = self.ordered.get(&id) {
                         // Full only if the user stopped reading long ago.
-                        let _ = queues.items.push(item);
+                        let _ = queues.items.push(message);
+                    }
+                }
+                SessionEvent::OrderedFailed { id, error } => {
+                    if let Some(queues) = self.ordered.get(&id) {
+                        queues.items.close_with(error);
                     }
                 }
                 SessionEvent::OrderedEvent { id, event } => {

@@ -70,14 +70,18 @@ pub enum Wake {
 pub enum SessionEvent {
     /// What the connection reported and no attached machine took.
     Connection(Event),
-    /// For the user of reader `sid`: a message, or the error that ends it.
-    ReaderItem { sid: Sid, item: Result<Message, Error> },
+    /// A message for the user of reader `sid`.
+    ReaderMessage { sid: Sid, message: Message },
+    /// The error that ends reader `sid`, after its messages; [`ReaderEnded`](Self::ReaderEnded) follows.
+    ReaderFailed { sid: Sid, error: Error },
     /// For whoever watches reader `sid`'s events.
     ReaderEvent { sid: Sid, event: ConsumerEvent },
     /// Reader `sid` finished and was retired: its user's streams end.
     ReaderEnded { sid: Sid },
-    /// For the user of ordered read `id`: the next message in order, or the error that ends it.
-    OrderedItem { id: OrderedId, item: Result<Message, Error> },
+    /// The next message in order, for the user of ordered read `id`.
+    OrderedMessage { id: OrderedId, message: Message },
+    /// The error that ends ordered read `id`, after its messages; [`OrderedEnded`](Self::OrderedEnded) follows.
+    OrderedFailed { id: OrderedId, error: Error },
     /// For whoever watches ordered read `id`'s events (its readers' and its re-creations).
     OrderedEvent { id: OrderedId, event: ConsumerEvent },
     /// Ordered read `id` ended: its user's streams end after what they hold.
@@ -342,16 +346,19 @@ impl Session {
                 Event::Message { sid, message } => {
                     if let Some(reader) = self.readers.get_mut(&sid) {
                         let delivery = reader.handle_message(now, &message);
-                        // What the drive has for the user comes after the message.
-                        let out = Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
-                        let driven = reader.drive(sid, out);
-                        self.after_drive(sid, driven);
+                        if reader.needs_drive() {
+                            // What the drive has for the user comes after the message.
+                            let out =
+                                Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
+                            let driven = reader.drive(sid, out);
+                            self.after_drive(sid, driven);
+                        }
                         if delivery == Delivery::User {
                             // The message goes straight out unless ordered reads may judge it.
                             if self.ordered.is_empty() {
-                                return Some(SessionEvent::ReaderItem { sid, item: Ok(message) });
+                                return Some(SessionEvent::ReaderMessage { sid, message });
                             }
-                            match self.route_ordered(now, SessionEvent::ReaderItem { sid, item: Ok(message) }) {
+                            match self.route_ordered(now, SessionEvent::ReaderMessage { sid, message }) {
                                 Some(event) => return Some(event),
                                 None => continue,
                             }

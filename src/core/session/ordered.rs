@@ -200,7 +200,8 @@ impl Session {
     /// Called only while ordered reads are attached.
     pub(super) fn route_ordered(&mut self, now: Instant, event: SessionEvent) -> Option<SessionEvent> {
         let sid = match &event {
-            SessionEvent::ReaderItem { sid, .. }
+            SessionEvent::ReaderMessage { sid, .. }
+            | SessionEvent::ReaderFailed { sid, .. }
             | SessionEvent::ReaderEvent { sid, .. }
             | SessionEvent::ReaderEnded { sid } => *sid,
             _ => return Some(event),
@@ -210,18 +211,18 @@ impl Session {
         };
         let ordered = self.ordered.get_mut(&id)?;
         match event {
-            SessionEvent::ReaderItem { item: Ok(message), .. } => {
+            SessionEvent::ReaderMessage { message, .. } => {
                 let verdict = delivery_numbers(&message).map(|numbers| ordered.cursor.handle_delivery(numbers));
                 match verdict {
                     Ok(Verdict::Deliver) => {
                         ordered.delivered += 1;
-                        return Some(SessionEvent::OrderedItem { id, item: Ok(message) });
+                        return Some(SessionEvent::OrderedMessage { id, message });
                     }
                     Ok(Verdict::Reset(_)) => self.reset_ordered(now, id),
                     Err(e) => self.end_ordered(id, e),
                 }
             }
-            SessionEvent::ReaderItem { item: Err(e), .. } => match ordered.cursor.handle_reader_error(e) {
+            SessionEvent::ReaderFailed { error, .. } => match ordered.cursor.handle_reader_error(error) {
                 Ok(_) => self.reset_ordered(now, id),
                 Err(e) => self.end_ordered(id, e),
             },
@@ -308,7 +309,7 @@ impl Session {
         let Some(mut ordered) = self.ordered.remove(&id) else { return };
         self.leave_phase(&mut ordered);
         self.ordered.insert(id, ordered);
-        self.events.push_back(SessionEvent::OrderedItem { id, item: Err(error) });
+        self.events.push_back(SessionEvent::OrderedFailed { id, error });
         self.events.push_back(SessionEvent::OrderedEnded { id });
     }
 

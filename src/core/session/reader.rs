@@ -163,6 +163,16 @@ impl Reader {
         }
     }
 
+    /// Whether [`drive`](Self::drive) has anything to do after a message:
+    /// a pull reader only when its machine has output, a push reader always
+    /// (its flow-control reply waits on what the user took).
+    pub(super) fn needs_drive(&self) -> bool {
+        match &self.0 {
+            Kind::Pull { machine, .. } => machine.has_output(),
+            Kind::Push { .. } => true,
+        }
+    }
+
     /// Publishes what the machine asks for (pulls; flow-control replies and
     /// probes) and hands on its events.
     pub(super) fn drive(&mut self, sid: Sid, mut out: Outputs<'_>) -> Driven {
@@ -192,10 +202,10 @@ impl Reader {
 
 fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: Sid, out: Outputs<'_>) -> Driven {
     let mut pulled = false;
-    let item = |item| SessionEvent::ReaderItem { sid, item };
+    let failed = |error| SessionEvent::ReaderFailed { sid, error };
     while let Some(pull) = machine.poll_pull() {
         if let Err(e) = out.conn.publish(next_subject, Some(inbox), None, &pull.to_json()) {
-            out.events.push_back(item(Err(e)));
+            out.events.push_back(failed(e));
             return Driven { pulled, finished: true };
         }
         pulled = true;
@@ -205,21 +215,25 @@ fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: 
             ConsumerEvent::Terminal(status) => {
                 // A reader that keeps waiting reports it as an event only.
                 if machine.is_finished() {
-                    out.events.push_back(item(Err(status_error(&status))));
+                    out.events.push_back(failed(status_error(&status)));
                 }
                 out.events.push_back(SessionEvent::ReaderEvent { sid, event: ConsumerEvent::Terminal(status) });
             }
             ConsumerEvent::FetchDone(FetchEnd::Status(status)) if !is_quiet_end(&status) => {
-                out.events.push_back(item(Err(status_error(&status))));
+                out.events.push_back(failed(status_error(&status)));
             }
-            ConsumerEvent::FetchDone(FetchEnd::HeartbeatsMissed) => out.events.push_back(item(Err(Error::Timeout))),
+            ConsumerEvent::FetchDone(FetchEnd::HeartbeatsMissed) => out.events.push_back(failed(Error::Timeout)),
             event => out.events.push_back(SessionEvent::ReaderEvent { sid, event }),
         }
     }
-    if let Some(error) = machine.poll_end() {
-        out.events.push_back(item(Err(error)));
+    // The end is set only when the machine finishes: no Option<Error> to drop per message.
+    let finished = machine.is_finished();
+    if finished {
+        if let Some(error) = machine.poll_end() {
+            out.events.push_back(failed(error));
+        }
     }
-    Driven { pulled, finished: machine.is_finished() }
+    Driven { pulled, finished }
 }
 
 /// Whether the push reader finished.
@@ -247,7 +261,7 @@ fn drive_push(
         out.events.push_back(SessionEvent::ReaderEvent { sid, event });
     }
     if let Some(error) = inbox.poll_end() {
-        out.events.push_back(SessionEvent::ReaderItem { sid, item: Err(error) });
+        out.events.push_back(SessionEvent::ReaderFailed { sid, error });
     }
     inbox.is_finished()
 }

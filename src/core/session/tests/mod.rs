@@ -334,7 +334,7 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     pair.send(&format!("MSG orders {} $JS.ACK.S.C.1.7.7.0.0 1\r\na\r\n", sid.0));
     let events = pair.take_events();
     assert!(
-        matches!(events.as_slice(), [SessionEvent::ReaderItem { sid: s, item: Ok(m) }] if *s == sid && m.payload == "a")
+        matches!(events.as_slice(), [SessionEvent::ReaderMessage { sid: s, message: m }] if *s == sid && m.payload == "a")
     );
     let ledger = pair.track_one();
 
@@ -360,7 +360,7 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-        SessionEvent::ReaderItem { item: Err(Error::ConsumerStatus(_)), .. },
+        SessionEvent::ReaderFailed { error: Error::ConsumerStatus(_), .. },
         SessionEvent::ReaderEvent { event: ConsumerEvent::Terminal(_), .. },
         SessionEvent::ReaderEnded { sid: ended },
         SessionEvent::Connection(Event::SubscriptionEnded { .. }),

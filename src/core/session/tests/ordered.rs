@@ -52,13 +52,13 @@ fn taken(pair: &mut Pair, id: OrderedId) -> (Vec<String>, usize) {
     let mut recreated = 0;
     for event in pair.take_events() {
         match event {
-            SessionEvent::OrderedItem { id: i, item } if i == id => {
-                payloads.push(String::from_utf8(item.expect("a message").payload.to_vec()).expect("text"));
+            SessionEvent::OrderedMessage { id: i, message } if i == id => {
+                payloads.push(String::from_utf8(message.payload.to_vec()).expect("text"));
             }
             SessionEvent::OrderedEvent { id: i, event: ConsumerEvent::OrderedRecreated { .. } } if i == id => {
                 recreated += 1;
             }
-            SessionEvent::OrderedEnded { .. } => panic!("the read ended"),
+            SessionEvent::OrderedFailed { .. } | SessionEvent::OrderedEnded { .. } => panic!("the read ended"),
             _ => {}
         }
     }
@@ -153,7 +153,7 @@ fn a_create_answered_with_the_servers_error_ends_the_read_in_its_word() {
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-            SessionEvent::OrderedItem { item: Err(Error::JetStream(e)), .. },
+            SessionEvent::OrderedFailed { error: Error::JetStream(e), .. },
             SessionEvent::OrderedEnded { id: ended },
         ] if e.err_code == api::ErrorCode::STREAM_NOT_FOUND && *ended == id),
         "{events:?}"
