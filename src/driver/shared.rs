@@ -14,7 +14,7 @@ use futures_channel::oneshot;
 use super::queue::{self, Queue};
 use super::readers::ReaderQueues;
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
-use crate::core::jetstream::ack::AckLedger;
+use crate::core::jetstream::ack::{AckLedger, AckToken, LedgerEvent};
 use crate::core::jetstream::api::ConsumerInfo;
 use crate::core::jetstream::ordered::OrderedCursor;
 use crate::core::session::{GatherKey, LedgerId, OrderedId, OrderedSpec, Reader, Session, SessionEvent};
@@ -84,6 +84,8 @@ pub(crate) struct Inner {
     pub(super) answered: Vec<Answered>,
     /// The readers of requests for many replies.
     gathers: IdMap<GatherKey, Replies>,
+    /// The events of the checkpoint ledgers attached to the session.
+    ledgers: IdMap<LedgerId, Arc<Queue<LedgerEvent>>>,
     /// The flags the `Subscriber`s under a first-message timeout read; a
     /// few at most, so a plain list.
     timed_out: Vec<(Sid, Arc<AtomicBool>)>,
@@ -139,6 +141,7 @@ impl Shared {
             requests: IdMap::default(),
             answered: Vec::new(),
             gathers: IdMap::default(),
+            ledgers: IdMap::default(),
             timed_out: Vec::new(),
             flushes: IdMap::default(),
             first_connect: Some(tx),
@@ -291,6 +294,11 @@ impl Inner {
                     }
                 }
                 SessionEvent::FirstMessageMissed { sid } => self.end_silent_subscription(sid),
+                SessionEvent::LedgerEvent { id, event } => {
+                    if let Some(events) = self.ledgers.get(&id) {
+                        let _ = events.push(event);
+                    }
+                }
             }
         }
         self.hurry |= self.session.take_pulled();
@@ -626,16 +634,36 @@ impl Inner {
         self.wake_driver();
     }
 
-    pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
-        self.session.add_ledger(ledger)
+    /// Attaches a checkpoint ledger whose events go to `events`.
+    pub fn add_ledger(&mut self, ledger: AckLedger, events: Arc<Queue<LedgerEvent>>) -> LedgerId {
+        let id = self.session.add_ledger(ledger);
+        self.ledgers.insert(id, events);
+        id
     }
 
-    pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
-        self.session.ledger_mut(id)
+    /// Ledger `id` holds `token`, received at `now`, until `epoch` commits.
+    pub fn ledger_track(&mut self, now: Instant, id: LedgerId, token: AckToken, epoch: u64) -> Result<(), Error> {
+        self.session.ledger_track(now, id, token, epoch)?;
+        // The driver must learn the new deadline.
+        self.wake_driver();
+        Ok(())
+    }
+
+    /// Takes ledger `id`'s deliveries of epochs up to `epoch`, to be acked.
+    pub fn ledger_commit(&mut self, id: LedgerId, epoch: u64) -> Result<Vec<AckToken>, Error> {
+        self.session.ledger_commit(id, epoch)
+    }
+
+    /// The deliveries ledger `id` holds (0 once detached).
+    pub fn ledger_len(&self, id: LedgerId) -> usize {
+        self.session.ledger_len(id).unwrap_or(0)
     }
 
     pub fn remove_ledger(&mut self, id: LedgerId) {
         self.session.remove_ledger(id);
+        if let Some(events) = self.ledgers.remove(&id) {
+            events.close();
+        }
     }
 
     /// The soonest deadline of the session.

@@ -24,7 +24,7 @@ use crate::core::error::Error;
 use crate::core::first_message::FirstMessageTimer;
 use crate::core::header::HeaderMap;
 use crate::core::id_map::IdMap;
-use crate::core::jetstream::ack::{Ack, AckLedger, LedgerTimer};
+use crate::core::jetstream::ack::{Ack, AckLedger, AckToken, LedgerEvent, LedgerTimer};
 use crate::core::jetstream::pull::{ConsumerEvent, Delivery};
 use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
@@ -94,6 +94,8 @@ pub enum SessionEvent {
     GatherEnded { key: GatherKey },
     /// Subscription `sid` had no message within its timeout: it must end.
     FirstMessageMissed { sid: Sid },
+    /// For whoever watches checkpoint ledger `id`: a held delivery at risk.
+    LedgerEvent { id: LedgerId, event: LedgerEvent },
 }
 
 pub struct Session {
@@ -184,7 +186,7 @@ impl Session {
                 Machine::handle_timeout(ledger, now);
             }
         }
-        self.send_progress();
+        self.ledgers_output();
         let due: Vec<GatherKey> = self
             .gathers
             .iter()
@@ -270,6 +272,8 @@ impl Session {
         std::mem::take(&mut self.pulled)
     }
 
+    /// Attaches a checkpoint ledger: the session sends its `+WPI`s on its
+    /// deadlines and hands out its events as [`SessionEvent::LedgerEvent`].
     pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
         self.next_ledger += 1;
         let id = LedgerId(self.next_ledger);
@@ -277,8 +281,20 @@ impl Session {
         id
     }
 
-    pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
-        self.ledgers.get_mut(&id)
+    /// Ledger `id` holds `token`, received at `now`, until `epoch` commits.
+    pub fn ledger_track(&mut self, now: Instant, id: LedgerId, token: AckToken, epoch: u64) -> Result<(), Error> {
+        let ledger = self.ledgers.get_mut(&id).ok_or(Error::Closed)?;
+        ledger.handle_input(now, (token, epoch))
+    }
+
+    /// Takes ledger `id`'s deliveries of epochs up to `epoch`, to be acked.
+    pub fn ledger_commit(&mut self, id: LedgerId, epoch: u64) -> Result<Vec<AckToken>, Error> {
+        Ok(self.ledgers.get_mut(&id).ok_or(Error::Closed)?.commit(epoch))
+    }
+
+    /// The deliveries ledger `id` holds; `None` if it is not attached.
+    pub fn ledger_len(&self, id: LedgerId) -> Option<usize> {
+        self.ledgers.get(&id).map(AckLedger::len)
     }
 
     pub fn remove_ledger(&mut self, id: LedgerId) {
@@ -438,11 +454,12 @@ impl Session {
             ConnectionEvent::Disconnected { .. } => {
                 self.readers_link(now, Link::Down);
                 self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Down));
+                self.ledgers_output();
             }
             ConnectionEvent::Reconnected { .. } => {
                 self.readers_link(now, Link::Up);
                 self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Up));
-                self.send_progress();
+                self.ledgers_output();
                 self.ordered_reconnected(now);
             }
             ConnectionEvent::Closed { .. } => {
@@ -521,14 +538,17 @@ impl Session {
         }
     }
 
-    /// Publishes the `+WPI`s the ledgers have due.
-    fn send_progress(&mut self) {
+    /// Publishes the `+WPI`s the ledgers have due and hands on their events.
+    fn ledgers_output(&mut self) {
         let body = Ack::Progress.body();
-        for ledger in self.ledgers.values_mut() {
+        for (id, ledger) in self.ledgers.iter_mut() {
             while let Some(tokens) = ledger.poll_progress() {
                 for token in tokens {
                     let _ = self.conn.publish(token.subject(), None, None, &body);
                 }
+            }
+            while let Some(event) = Machine::poll_event(ledger) {
+                self.events.push_back(SessionEvent::LedgerEvent { id: *id, event });
             }
         }
     }

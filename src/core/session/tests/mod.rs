@@ -152,8 +152,7 @@ impl Pair {
         ledger.set_ack_wait("S", "C", ACK_WAIT).expect("a valid consumer");
         let id = self.session.add_ledger(ledger);
         let token = AckToken::new("$JS.ACK.S.C.1.7.7.0.0").expect("an ack subject");
-        let ledger = self.session.ledger_mut(id).expect("attached");
-        ledger.handle_input(self.now, (token, 1)).expect("tracked");
+        self.session.ledger_track(self.now, id, token, 1).expect("tracked");
         id
     }
 }
@@ -247,7 +246,27 @@ fn a_reconnect_holds_progress_back_and_sends_it_on_return() {
     assert!(is_progress(&written), "due progress goes out on the reconnect: {written:?}");
     let next = pair.session.poll_deadline().expect("armed");
     assert!(next.at > pair.now, "nothing left overdue after the reconnect");
-    assert!(pair.session.ledger_mut(ledger).is_some_and(|l| l.len() == 1), "the delivery is still held");
+    assert_eq!(pair.session.ledger_len(ledger), Some(1), "the delivery is still held");
+}
+
+#[test]
+fn a_delivery_at_risk_while_down_is_reported_through_the_session() {
+    let mut pair = Pair::connected();
+    let ledger = pair.track_one();
+    pair.session.handle_transport_closed(pair.now, None);
+    pair.settle();
+    pair.take_events();
+    // Still down when the delivery's ack deadline passes: no +WPI could go.
+    let woke = pair.advance(ACK_WAIT.as_millis() as u64);
+    assert!(woke.contains(&Wake::Ledger(ledger, LedgerTimer::Missed)), "{woke:?}");
+    let events = pair.take_events();
+    let at_risk: Vec<_> = events.iter().filter(|e| matches!(e, SessionEvent::LedgerEvent { .. })).collect();
+    assert!(
+        matches!(at_risk.as_slice(), [SessionEvent::LedgerEvent { id, event: LedgerEvent::RedeliveryRisk { token } }]
+            if *id == ledger && token.subject() == "$JS.ACK.S.C.1.7.7.0.0"),
+        "{events:?}"
+    );
+    assert!(pair.take_written().is_empty(), "nothing is written while down");
 }
 
 #[test]
@@ -352,7 +371,7 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     // The +WPI goes out on its deadline with the reader's heartbeat watch running.
     pair.advance(ACK_WAIT.as_millis() as u64 / 2);
     assert!(is_progress(&pair.take_written()), "the ledger kept the delivery alive");
-    assert!(pair.session.ledger_mut(ledger).is_some());
+    assert_eq!(pair.session.ledger_len(ledger), Some(1));
 
     // The consumer is deleted: an error for the user, the event, the end.
     pair.take_events();
