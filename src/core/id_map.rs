@@ -70,10 +70,6 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.entries.iter().map(|(_, v)| v)
-    }
-
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
         self.entries.iter_mut().map(|(_, v)| v)
     }

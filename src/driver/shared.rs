@@ -668,7 +668,7 @@ impl Inner {
 
     /// The soonest deadline of the session.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.session.poll_wake_at()
+        self.session.poll_deadline().map(|d| d.at)
     }
 
     /// Fires what is due at `now`, in the connection and in readers.

@@ -22,6 +22,7 @@ use bytes::BytesMut;
 use crate::core::conn::{self, Connection, ConnectionEvent, Event, RequestId, Sid, State};
 use crate::core::error::Error;
 use crate::core::first_message::FirstMessageTimer;
+pub use crate::core::first_message::FirstMessageWait;
 use crate::core::header::HeaderMap;
 use crate::core::id_map::IdMap;
 use crate::core::jetstream::ack::{Ack, AckLedger, AckToken, LedgerEvent, LedgerTimer};
@@ -35,7 +36,7 @@ use crate::core::timer::Deadline;
 mod ordered;
 mod reader;
 
-pub use ordered::OrderedId;
+pub use ordered::{OrderedId, OrderedTimer};
 pub(crate) use ordered::{OrderedMode, OrderedSpec};
 use reader::Outputs;
 pub use reader::{Reader, ReaderTimer};
@@ -60,9 +61,9 @@ pub enum Wake {
     Ledger(LedgerId, LedgerTimer),
     Gather(GatherKey, GatherTimer),
     /// A subscription's first message is overdue.
-    FirstMessage(Sid),
+    FirstMessage(Sid, FirstMessageWait),
     /// An ordered read retries its create, or gives up waiting for its answer.
-    Ordered(OrderedId),
+    Ordered(OrderedId, OrderedTimer),
 }
 
 /// What the session has for whoever waits on it.
@@ -109,8 +110,8 @@ pub struct Session {
     next_ledger: u64,
     gathers: IdMap<GatherKey, Gather>,
     /// Subscriptions still waiting for their first message under a
-    /// timeout (nats.js `SubOpts.timeout`); a few at most, so a list.
-    first_messages: Vec<(Sid, FirstMessageTimer)>,
+    /// timeout (nats.js `SubOpts.timeout`).
+    first_messages: IdMap<Sid, FirstMessageTimer>,
     ordered: IdMap<OrderedId, ordered::Ordered>,
     next_ordered: u64,
     events: VecDeque<SessionEvent>,
@@ -142,7 +143,7 @@ impl Session {
             ledgers: IdMap::default(),
             next_ledger: 0,
             gathers: IdMap::default(),
-            first_messages: Vec::new(),
+            first_messages: IdMap::default(),
             ordered: IdMap::default(),
             next_ordered: 0,
             events: VecDeque::new(),
@@ -163,51 +164,27 @@ impl Session {
         self.conn.handle_partial_input();
     }
 
-    /// Fires what is due at `now` in every machine.
+    /// Fires what is due at `now` in every machine, in a fixed order, then
+    /// does what each asked for.
     pub fn handle_timeout(&mut self, now: Instant) {
-        if self.conn.poll_timeout().is_some_and(|at| at <= now) {
+        if self.conn.poll_deadline().is_some_and(|d| d.at <= now) {
             self.conn.handle_timeout(now);
         }
-        let due: Vec<Sid> = self
-            .readers
-            .iter()
-            .filter(|(_, r)| r.poll_deadline().is_some_and(|d| d.at <= now))
-            .map(|(sid, _)| *sid)
-            .collect();
-        for sid in due {
-            if let Some(reader) = self.readers.get_mut(&sid) {
-                reader.handle_timeout(now);
-            }
+        for sid in fire_due(&mut self.readers, now) {
             self.drive_reader(sid);
         }
-        self.ordered_timeouts(now);
-        for ledger in self.ledgers.values_mut() {
-            if ledger.poll_timeout().is_some_and(|at| at <= now) {
-                Machine::handle_timeout(ledger, now);
-            }
+        for id in fire_due(&mut self.ordered, now) {
+            self.ordered_output(now, id);
         }
+        fire_due(&mut self.ledgers, now);
         self.ledgers_output();
-        let due: Vec<GatherKey> = self
-            .gathers
-            .iter()
-            .filter(|(_, g)| g.poll_timeout().is_some_and(|at| at <= now))
-            .map(|(key, _)| *key)
-            .collect();
-        for key in due {
-            if let Some(gather) = self.gathers.get_mut(&key) {
-                Machine::handle_timeout(gather, now);
-            }
+        for key in fire_due(&mut self.gathers, now) {
             self.retire_gather_if_finished(key);
         }
-        let mut i = 0;
-        while let Some((sid, timer)) = self.first_messages.get_mut(i) {
-            timer.handle_timeout(now);
-            if timer.is_expired() {
-                let sid = *sid;
-                self.first_messages.swap_remove(i);
+        for sid in fire_due(&mut self.first_messages, now) {
+            if self.first_messages.get_mut(&sid).and_then(Machine::poll_event).is_some() {
+                self.first_messages.remove(&sid);
                 self.events.push_back(SessionEvent::FirstMessageMissed { sid });
-            } else {
-                i += 1;
             }
         }
     }
@@ -339,8 +316,7 @@ impl Session {
     /// Ends subscription `sid` if no message comes within `timeout` of
     /// `now` (replacing an earlier timer of it).
     pub fn expect_first_message(&mut self, now: Instant, sid: Sid, timeout: std::time::Duration) {
-        self.first_messages.retain(|(id, _)| *id != sid);
-        self.first_messages.push((sid, FirstMessageTimer::new(now, timeout)));
+        self.first_messages.insert(sid, FirstMessageTimer::new(now, timeout));
     }
 
     // ---- outputs
@@ -361,7 +337,7 @@ impl Session {
             match self.conn.poll_event()? {
                 Event::Message { sid, message } => {
                     if let Some(reader) = self.readers.get_mut(&sid) {
-                        let delivery = reader.handle_message(now, &message);
+                        let delivery = reader.handle_input(now, &message);
                         if reader.needs_drive() {
                             // What the drive has for the user comes after the message.
                             let out =
@@ -382,8 +358,8 @@ impl Session {
                         continue;
                     }
                     if !self.first_messages.is_empty() {
-                        // The first message disarms the timeout.
-                        self.first_messages.retain(|(id, _)| *id != sid);
+                        // The first message disarms the timeout: its work is done.
+                        self.first_messages.remove(&sid);
                     }
                     let key = GatherKey::Sub(sid);
                     if self.gathers.is_empty() || self.gathers.get(&key).is_none() {
@@ -415,66 +391,39 @@ impl Session {
         }
     }
 
-    /// The soonest deadline of the connection and every attached machine, and why.
+    /// The soonest deadline of the connection and every attached machine,
+    /// and why: the one fold of them all, which a driver sleeps until.
     pub fn poll_deadline(&self) -> Option<Deadline<Wake>> {
-        let mut next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
-        for (sid, reader) in self.readers.iter() {
-            next = Deadline::soonest(next, reader.poll_deadline().map(|d| d.map(|t| Wake::Reader(*sid, t))));
-        }
-        for (id, ledger) in self.ledgers.iter() {
-            next = Deadline::soonest(next, ledger.poll_deadline().map(|d| d.map(|t| Wake::Ledger(*id, t))));
-        }
-        for (key, gather) in self.gathers.iter() {
-            next = Deadline::soonest(next, gather.poll_deadline().map(|d| d.map(|t| Wake::Gather(*key, t))));
-        }
-        for (sid, timer) in &self.first_messages {
-            let at = timer.poll_timeout().map(|at| Deadline { at, reason: Wake::FirstMessage(*sid) });
-            next = Deadline::soonest(next, at);
-        }
-        self.ordered_deadlines(next)
-    }
-
-    /// When [`poll_deadline`](Self::poll_deadline) falls, without its
-    /// reason: what a driver sleeps until, folded without the reasons.
-    pub fn poll_wake_at(&self) -> Option<Instant> {
-        let mut next = self.conn.poll_timeout();
-        let mut fold = |at: Option<Instant>| next = sooner(next, at);
-        self.readers.values().for_each(|r| fold(r.poll_timeout()));
-        self.ledgers.values().for_each(|l| fold(l.poll_timeout()));
-        self.gathers.values().for_each(|g| fold(g.poll_timeout()));
-        self.first_messages.iter().for_each(|(_, t)| fold(t.poll_timeout()));
-        self.ordered.values().for_each(|o| fold(o.deadline()));
-        next
+        let next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
+        let next = fold(next, &self.readers, Wake::Reader);
+        let next = fold(next, &self.ordered, Wake::Ordered);
+        let next = fold(next, &self.ledgers, Wake::Ledger);
+        let next = fold(next, &self.gathers, Wake::Gather);
+        fold(next, &self.first_messages, Wake::FirstMessage)
     }
 
     // ---- internals
 
     fn on_connection_event(&mut self, now: Instant, event: &ConnectionEvent) {
         match event {
-            ConnectionEvent::Disconnected { .. } => {
-                self.readers_link(now, Link::Down);
-                self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Down));
-                self.ledgers_output();
-            }
-            ConnectionEvent::Reconnected { .. } => {
-                self.readers_link(now, Link::Up);
-                self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Up));
-                self.ledgers_output();
-                self.ordered_reconnected(now);
-            }
+            ConnectionEvent::Disconnected { .. } => self.link(now, Link::Down),
+            ConnectionEvent::Reconnected { .. } => self.link(now, Link::Up),
             ConnectionEvent::Closed { .. } => {
                 // Their readers are ended by whoever waits on them.
                 self.readers = IdMap::default();
                 self.probes = IdMap::default();
                 self.gathers = IdMap::default();
-                self.first_messages.clear();
+                self.first_messages = IdMap::default();
                 self.ordered = IdMap::default();
             }
             _ => {}
         }
     }
 
-    fn readers_link(&mut self, now: Instant, link: Link) {
+    /// Tells every machine the link went down or came back, then does what
+    /// each asked for. (Requests for many and first-message timers run on
+    /// their own clocks, whatever the link.)
+    fn link(&mut self, now: Instant, link: Link) {
         let sids: Vec<Sid> = self.readers.keys().copied().collect();
         for sid in sids {
             if let Some(reader) = self.readers.get_mut(&sid) {
@@ -482,6 +431,9 @@ impl Session {
             }
             self.drive_reader(sid);
         }
+        self.ledgers.values_mut().for_each(|l| l.handle_link(now, link));
+        self.ledgers_output();
+        self.ordered_link(now, link);
     }
 
     /// Publishes what reader `sid` asks for; retires it when it is done.
@@ -554,12 +506,28 @@ impl Session {
     }
 }
 
-/// The earlier of two instants, either maybe absent.
-fn sooner(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
+/// `next`, or the soonest deadline of the machines in `map` if sooner,
+/// with its reason as the session names it.
+fn fold<K: Ord + Copy, M: Machine>(
+    next: Option<Deadline<Wake>>,
+    map: &IdMap<K, M>,
+    wake: fn(K, M::Timer) -> Wake,
+) -> Option<Deadline<Wake>> {
+    map.iter().fold(next, |next, (key, machine)| {
+        Deadline::soonest(next, machine.poll_deadline().map(|d| d.map(|timer| wake(*key, timer))))
+    })
+}
+
+/// Fires the machines in `map` due at `now`: their keys, for what follows.
+fn fire_due<K: Ord + Copy, M: Machine>(map: &mut IdMap<K, M>, now: Instant) -> Vec<K> {
+    let mut fired = Vec::new();
+    for (key, machine) in map.iter_mut() {
+        if machine.poll_deadline().is_some_and(|d| d.at <= now) {
+            machine.handle_timeout(now);
+            fired.push(*key);
+        }
     }
+    fired
 }
 
 #[cfg(test)]

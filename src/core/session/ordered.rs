@@ -1,16 +1,19 @@
 //! Ordered readers (ADR-17) run by the session, so they recover whether or
-//! not their user polls: the [`OrderedCursor`] judges every message of the
-//! current consumer's reader here, so only in-order messages reach the
-//! user; a gap, missed heartbeats, a lost consumer or a reconnect retire
-//! that reader and send the create of the next consumer (deleting the old
-//! one, best effort) through the connection's request path; a failed
-//! create waits for the cursor's retry time as a [`Wake::Ordered`]
-//! deadline, folded with the others.
+//! not their user polls. [`Ordered`] is the sans-IO machine: its
+//! [`OrderedCursor`] judges what the current consumer's reader has for the
+//! user, so only in-order messages go on; a gap, missed heartbeats, a lost
+//! consumer or a reconnect call for the next consumer; a create that failed
+//! or went unanswered waits for the cursor's retry time on its own
+//! [`OrderedTimer`]s, folded with the session's other deadlines. The
+//! session does the I/O it asks for: retiring the reader, sending the
+//! create of the next consumer (deleting the old one, best effort) through
+//! the connection's request path, starting the next reader.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Reader, Session, SessionEvent, Wake};
+use super::{Reader, Session, SessionEvent};
 use crate::core::conn::{Connection, RequestId, Sid};
 use crate::core::error::Error;
 use crate::core::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
@@ -18,13 +21,31 @@ use crate::core::jetstream::ordered::{OrderedCursor, Verdict, delivery_numbers};
 use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent, PullConsumer};
 use crate::core::jetstream::push::{PushInbox, PushOptions};
 use crate::core::jetstream::read_mark::ReadMark;
+use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
-use crate::core::time::Instant;
-use crate::core::timer::Deadline;
+use crate::core::time::{Clock, Instant};
+use crate::core::timer::{Deadline, TimerKind, TimerTable};
 
 /// An ordered reader attached to a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OrderedId(u64);
+
+/// Why an ordered read wants to be woken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderedTimer {
+    /// Its create went unanswered this long: it counts as failed.
+    CreateTimeout,
+    /// A failed create is tried again.
+    Retry,
+}
+
+impl TimerKind for OrderedTimer {
+    const ALL: &'static [OrderedTimer] = &[OrderedTimer::CreateTimeout, OrderedTimer::Retry];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
 
 /// What the consumers of an ordered read are read with.
 pub(crate) enum OrderedMode {
@@ -44,6 +65,7 @@ pub(crate) struct OrderedSpec {
     pub create_timeout: Duration,
 }
 
+/// The machine of one ordered read.
 pub(super) struct Ordered {
     spec: OrderedSpec,
     cursor: OrderedCursor,
@@ -53,28 +75,158 @@ pub(super) struct Ordered {
     /// Messages handed to the user: where a new push reader's count of
     /// taken messages starts.
     delivered: u64,
+    clock: Clock,
+    timers: TimerTable<OrderedTimer>,
+    /// What its timers and the link ask of the session, in order.
+    wants: VecDeque<Want>,
 }
 
 enum Phase {
     Reading(Sid),
-    /// The create was sent; past `until` it counts as lost.
-    Creating {
-        request: RequestId,
-        until: Instant,
-    },
-    /// Retrying the create at this time.
-    Waiting(Instant),
+    /// The create was sent; it fails at [`OrderedTimer::CreateTimeout`].
+    Creating(RequestId),
+    /// Waiting for [`OrderedTimer::Retry`] to send the create again.
+    Waiting,
     /// Ended with an error; the user's stream ends after what it holds.
     Ended,
 }
 
+/// What an ordered read is shown: what its reader has for the user, and the
+/// answer to its create.
+pub(super) enum Seen<'a> {
+    Message(&'a Message),
+    Event(&'a ConsumerEvent),
+    /// The error that ended its reader.
+    Failed(Error),
+    /// Its reader finished without an error.
+    Ended,
+    /// Boxed: a consumer's info is most of a kilobyte.
+    Created(Result<Box<ConsumerInfo>, Error>),
+}
+
+/// What the session does with what the ordered read was shown.
+pub(super) enum Step {
+    /// Nothing more (an event passed on, a retry armed).
+    Pass,
+    /// Hand the message to the user.
+    Deliver,
+    /// Drop the reader and make the next consumer.
+    Reset,
+    /// The consumer was made: read it.
+    Start,
+    End(Error),
+}
+
+/// What an ordered read's timers and link ask of the session (its events).
+pub(super) enum Want {
+    /// Forget the create in flight: it counts as failed.
+    Forget(RequestId),
+    /// Send the create of the cursor's next consumer.
+    Create,
+    End(Error),
+}
+
 impl Ordered {
-    pub(super) fn deadline(&self) -> Option<Instant> {
-        match self.phase {
-            Phase::Creating { until, .. } => Some(until),
-            Phase::Waiting(at) => Some(at),
-            Phase::Reading(_) | Phase::Ended => None,
+    fn new(now: Instant, spec: OrderedSpec, cursor: OrderedCursor, current: Option<ConsumerInfo>) -> Self {
+        let (clock, timers, wants) = (Clock::new(now), TimerTable::default(), VecDeque::new());
+        Ordered { spec, cursor, current, phase: Phase::Ended, delivered: 0, clock, timers, wants }
+    }
+
+    /// The create `request` was sent at `now`.
+    fn creating(&mut self, now: Instant, request: RequestId) {
+        let now = self.clock.advance(now);
+        self.phase = Phase::Creating(request);
+        self.timers.stop_all();
+        self.timers.set(OrderedTimer::CreateTimeout, Some(now + self.spec.create_timeout));
+    }
+
+    /// A create failed at `now`: a retry armed, or the error that ends the read.
+    fn create_failed(&mut self, now: Instant, error: Error) -> Step {
+        let now = self.clock.advance(now);
+        self.timers.stop_all();
+        match self.cursor.handle_create_failed(now, error) {
+            Ok(at) => {
+                self.phase = Phase::Waiting;
+                self.timers.set(OrderedTimer::Retry, Some(at));
+                Step::Pass
+            }
+            Err(e) => Step::End(e),
         }
+    }
+
+    /// Leaves the current phase: the one it was in, for the session to undo.
+    fn leave(&mut self) -> Phase {
+        self.timers.stop_all();
+        std::mem::replace(&mut self.phase, Phase::Ended)
+    }
+}
+
+impl Machine for Ordered {
+    type Input<'a> = Seen<'a>;
+    type Verdict = Step;
+    type Event = Want;
+    type Timer = OrderedTimer;
+
+    fn handle_input(&mut self, now: Instant, seen: Seen<'_>) -> Step {
+        self.clock.advance(now);
+        match seen {
+            Seen::Message(message) => match delivery_numbers(message).map(|n| self.cursor.handle_delivery(n)) {
+                Ok(Verdict::Deliver) => {
+                    self.delivered += 1;
+                    Step::Deliver
+                }
+                Ok(Verdict::Reset(_)) => Step::Reset,
+                Err(e) => Step::End(e),
+            },
+            Seen::Event(event) => match self.cursor.handle_event(event) {
+                Some(_) => Step::Reset,
+                None => Step::Pass,
+            },
+            Seen::Failed(error) => match self.cursor.handle_reader_error(error) {
+                Ok(_) => Step::Reset,
+                Err(e) => Step::End(e),
+            },
+            // Finished without an error to judge: read on from a new consumer.
+            Seen::Ended => Step::Reset,
+            Seen::Created(Ok(info)) => {
+                self.cursor.handle_created();
+                self.timers.stop_all();
+                self.current = Some(*info);
+                Step::Start
+            }
+            Seen::Created(Err(e)) => self.create_failed(now, e),
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        let now = self.clock.advance(now);
+        if self.timers.take_due(OrderedTimer::CreateTimeout, now) {
+            if let Phase::Creating(request) = self.phase {
+                self.wants.push_back(Want::Forget(request));
+            }
+            if let Step::End(e) = self.create_failed(now, Error::Timeout) {
+                self.wants.push_back(Want::End(e));
+            }
+        }
+        if self.timers.take_due(OrderedTimer::Retry, now) {
+            self.wants.push_back(Want::Create);
+        }
+    }
+
+    /// A create in flight was lost with the connection: it goes again.
+    fn handle_link(&mut self, now: Instant, link: Link) {
+        self.clock.advance(now);
+        if link == Link::Up && matches!(self.phase, Phase::Creating(_)) {
+            self.wants.push_back(Want::Create);
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<Want> {
+        self.wants.pop_front()
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<OrderedTimer>> {
+        self.timers.next()
     }
 }
 
@@ -90,7 +242,9 @@ impl Session {
         current: Option<ConsumerInfo>,
     ) -> Result<OrderedId, Error> {
         let fresh = current.is_some();
-        let id = self.add_ordered(Ordered { spec, cursor, current, phase: Phase::Ended, delivered: 0 });
+        self.next_ordered += 1;
+        let id = OrderedId(self.next_ordered);
+        self.ordered.insert(id, Ordered::new(now, spec, cursor, current));
         if !fresh {
             self.create_ordered(now, id);
         } else if let Err(e) = self.start_ordered_reader(now, id) {
@@ -98,13 +252,6 @@ impl Session {
             return Err(e);
         }
         Ok(id)
-    }
-
-    fn add_ordered(&mut self, ordered: Ordered) -> OrderedId {
-        self.next_ordered += 1;
-        let id = OrderedId(self.next_ordered);
-        self.ordered.insert(id, ordered);
-        id
     }
 
     /// The user of ordered read `id` took `msgs` messages of `bytes`.
@@ -128,69 +275,56 @@ impl Session {
     /// consumer, for the next read.
     pub fn retire_ordered(&mut self, id: OrderedId) -> Option<(OrderedCursor, Option<ConsumerInfo>)> {
         let mut ordered = self.ordered.remove(&id)?;
-        self.leave_phase(&mut ordered);
+        self.undo_phase(ordered.leave());
         Some((ordered.cursor, ordered.current))
     }
 
-    pub(super) fn ordered_deadlines(&self, mut next: Option<Deadline<Wake>>) -> Option<Deadline<Wake>> {
-        for (id, ordered) in self.ordered.iter() {
-            let at = ordered.deadline().map(|at| Deadline { at, reason: Wake::Ordered(*id) });
-            next = Deadline::soonest(next, at);
-        }
-        next
-    }
-
-    /// Retries the creates due at `now`; a create unanswered by then failed.
-    pub(super) fn ordered_timeouts(&mut self, now: Instant) {
-        let due: Vec<OrderedId> =
-            self.ordered.iter().filter(|(_, o)| o.deadline().is_some_and(|at| at <= now)).map(|(id, _)| *id).collect();
-        for id in due {
-            let Some(ordered) = self.ordered.get_mut(&id) else { continue };
-            match ordered.phase {
-                Phase::Creating { request, .. } => {
-                    self.conn.cancel_request(request);
-                    self.create_failed(now, id, Error::Timeout);
-                }
-                _ => self.create_ordered(now, id),
+    /// Does what ordered read `id`'s timers and link asked for.
+    pub(super) fn ordered_output(&mut self, now: Instant, id: OrderedId) {
+        while let Some(want) = self.ordered.get_mut(&id).and_then(Machine::poll_event) {
+            match want {
+                Want::Forget(request) => self.conn.cancel_request(request),
+                Want::Create => self.create_ordered(now, id),
+                Want::End(e) => self.end_ordered(id, e),
             }
         }
     }
 
     /// The connection is back: a create in flight was lost with it.
-    pub(super) fn ordered_reconnected(&mut self, now: Instant) {
-        let lost: Vec<OrderedId> =
-            self.ordered.iter().filter(|(_, o)| matches!(o.phase, Phase::Creating { .. })).map(|(id, _)| *id).collect();
-        for id in lost {
-            self.create_ordered(now, id);
+    pub(super) fn ordered_link(&mut self, now: Instant, link: Link) {
+        let ids: Vec<OrderedId> = self.ordered.keys().copied().collect();
+        for id in ids {
+            if let Some(ordered) = self.ordered.get_mut(&id) {
+                ordered.handle_link(now, link);
+            }
+            self.ordered_output(now, id);
         }
     }
 
     /// The answer to a create, if `request` was one.
     pub(super) fn ordered_answer(&mut self, now: Instant, request: RequestId, result: &Result<Message, Error>) -> bool {
-        let Some(id) = self.ordered_by(|phase| matches!(phase, Phase::Creating { request: r, .. } if *r == request))
-        else {
+        let Some(id) = self.ordered_by(|phase| matches!(phase, Phase::Creating(r) if *r == request)) else {
             return false;
         };
         let info = match result {
             // The server's error first: the info parser would only say a field is missing.
-            Ok(reply) => {
-                api::check_response(&reply.payload).and_then(|()| ConsumerInfo::from_json_core(&reply.payload))
-            }
+            Ok(reply) => api::check_response(&reply.payload)
+                .and_then(|()| ConsumerInfo::from_json_core(&reply.payload))
+                .map(Box::new),
             Err(e) => Err(e.clone()),
         };
-        match info {
-            Ok(info) => {
-                let Some(ordered) = self.ordered.get_mut(&id) else { return true };
-                ordered.cursor.handle_created();
-                let name = info.name.clone();
-                ordered.current = Some(info);
+        let Some(ordered) = self.ordered.get_mut(&id) else { return true };
+        match ordered.handle_input(now, Seen::Created(info)) {
+            Step::Start => {
+                let name = ordered.current.as_ref().map(|c| c.name.clone()).unwrap_or_default();
                 self.events
                     .push_back(SessionEvent::OrderedEvent { id, event: ConsumerEvent::OrderedRecreated { name } });
                 if let Err(e) = self.start_ordered_reader(now, id) {
                     self.end_ordered(id, e);
                 }
             }
-            Err(e) => self.create_failed(now, id, e),
+            Step::End(e) => self.end_ordered(id, e),
+            _ => {}
         }
         true
     }
@@ -210,31 +344,23 @@ impl Session {
             return Some(event);
         };
         let ordered = self.ordered.get_mut(&id)?;
-        match event {
-            SessionEvent::ReaderMessage { message, .. } => {
-                let verdict = delivery_numbers(&message).map(|numbers| ordered.cursor.handle_delivery(numbers));
-                match verdict {
-                    Ok(Verdict::Deliver) => {
-                        ordered.delivered += 1;
-                        return Some(SessionEvent::OrderedMessage { id, message });
-                    }
-                    Ok(Verdict::Reset(_)) => self.reset_ordered(now, id),
-                    Err(e) => self.end_ordered(id, e),
-                }
-            }
-            SessionEvent::ReaderFailed { error, .. } => match ordered.cursor.handle_reader_error(error) {
-                Ok(_) => self.reset_ordered(now, id),
-                Err(e) => self.end_ordered(id, e),
+        let step = match event {
+            SessionEvent::ReaderMessage { message, .. } => match ordered.handle_input(now, Seen::Message(&message)) {
+                Step::Deliver => return Some(SessionEvent::OrderedMessage { id, message }),
+                step => step,
             },
+            SessionEvent::ReaderFailed { error, .. } => ordered.handle_input(now, Seen::Failed(error)),
             SessionEvent::ReaderEvent { event, .. } => {
-                let cause = ordered.cursor.handle_event(&event);
+                let step = ordered.handle_input(now, Seen::Event(&event));
                 self.events.push_back(SessionEvent::OrderedEvent { id, event });
-                if cause.is_some() {
-                    self.reset_ordered(now, id);
-                }
+                step
             }
-            // Finished without an error to judge: read on from a new consumer.
-            _ => self.reset_ordered(now, id),
+            _ => ordered.handle_input(now, Seen::Ended),
+        };
+        match step {
+            Step::Reset => self.reset_ordered(now, id),
+            Step::End(e) => self.end_ordered(id, e),
+            _ => {}
         }
         None
     }
@@ -248,22 +374,21 @@ impl Session {
 
     /// Drops the current reader and makes the next consumer.
     fn reset_ordered(&mut self, now: Instant, id: OrderedId) {
-        let Some(mut ordered) = self.ordered.remove(&id) else { return };
-        self.leave_phase(&mut ordered);
-        self.ordered.insert(id, ordered);
+        let Some(left) = self.ordered.get_mut(&id).map(Ordered::leave) else { return };
+        self.undo_phase(left);
         self.create_ordered(now, id);
     }
 
-    /// Retires the reader or forgets the create of the phase left.
-    fn leave_phase(&mut self, ordered: &mut Ordered) {
-        match std::mem::replace(&mut ordered.phase, Phase::Ended) {
+    /// Retires the reader or forgets the create of a phase left.
+    fn undo_phase(&mut self, left: Phase) {
+        match left {
             Phase::Reading(sid) => {
                 if let Some(reader) = self.readers.remove(&sid) {
                     reader.retire(sid, &mut self.conn, &mut self.probes);
                 }
             }
-            Phase::Creating { request, .. } => self.conn.cancel_request(request),
-            Phase::Waiting(_) | Phase::Ended => {}
+            Phase::Creating(request) => self.conn.cancel_request(request),
+            Phase::Waiting | Phase::Ended => {}
         }
     }
 
@@ -287,28 +412,23 @@ impl Session {
                 serde_json::to_vec(&request).map_err(|_| Error::InvalidArgument("cannot encode request".into()))?;
             self.conn.request(&subject, None, &body)
         });
-        match sent {
+        let failed = match sent {
             Ok(request) => {
-                ordered.phase = Phase::Creating { request, until: now + ordered.spec.create_timeout };
+                ordered.creating(now, request);
+                return;
             }
-            Err(e) => self.create_failed(now, id, e),
-        }
-    }
-
-    fn create_failed(&mut self, now: Instant, id: OrderedId, error: Error) {
-        let Some(ordered) = self.ordered.get_mut(&id) else { return };
-        match ordered.cursor.handle_create_failed(now, error) {
-            Ok(at) => ordered.phase = Phase::Waiting(at),
-            Err(e) => self.end_ordered(id, e),
+            Err(e) => ordered.create_failed(now, e),
+        };
+        if let Step::End(e) = failed {
+            self.end_ordered(id, e);
         }
     }
 
     /// Ends ordered read `id` with `error`; it stays attached (its cursor
     /// is its user's) until [`retire_ordered`](Self::retire_ordered).
     fn end_ordered(&mut self, id: OrderedId, error: Error) {
-        let Some(mut ordered) = self.ordered.remove(&id) else { return };
-        self.leave_phase(&mut ordered);
-        self.ordered.insert(id, ordered);
+        let Some(left) = self.ordered.get_mut(&id).map(Ordered::leave) else { return };
+        self.undo_phase(left);
         self.events.push_back(SessionEvent::OrderedFailed { id, error });
         self.events.push_back(SessionEvent::OrderedEnded { id });
     }

@@ -95,13 +95,6 @@ impl Reader {
         self
     }
 
-    pub(super) fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
-        match &mut self.0 {
-            Kind::Pull { machine, .. } => machine.handle_input(now, message),
-            Kind::Push { inbox, .. } => inbox.handle_input(now, message),
-        }
-    }
-
     /// The answer to this reader's probe.
     pub(super) fn handle_probe(&mut self, result: &Result<Message, Error>) {
         let answer = match result {
@@ -132,34 +125,6 @@ impl Reader {
     pub(super) fn handle_taken(&mut self, now: Instant, msgs: u64, bytes: u64) {
         if let Kind::Pull { machine, .. } = &mut self.0 {
             machine.handle_taken(now, msgs, bytes);
-        }
-    }
-
-    pub(super) fn handle_timeout(&mut self, now: Instant) {
-        match &mut self.0 {
-            Kind::Pull { machine, .. } => Machine::handle_timeout(machine.as_mut(), now),
-            Kind::Push { inbox, .. } => Machine::handle_timeout(inbox.as_mut(), now),
-        }
-    }
-
-    pub(super) fn handle_link(&mut self, now: Instant, link: Link) {
-        match &mut self.0 {
-            Kind::Pull { machine, .. } => machine.handle_link(now, link),
-            Kind::Push { inbox, .. } => inbox.handle_link(now, link),
-        }
-    }
-
-    pub(super) fn poll_timeout(&self) -> Option<Instant> {
-        match &self.0 {
-            Kind::Pull { machine, .. } => machine.poll_timeout(),
-            Kind::Push { inbox, .. } => inbox.poll_timeout(),
-        }
-    }
-
-    pub(super) fn poll_deadline(&self) -> Option<Deadline<ReaderTimer>> {
-        match &self.0 {
-            Kind::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),
-            Kind::Push { inbox, .. } => inbox.poll_deadline().map(|d| d.map(ReaderTimer::Push)),
         }
     }
 
@@ -196,6 +161,50 @@ impl Reader {
         if let Kind::Push { probe: Some(id), .. } | Kind::Pull { probe: Some(id), .. } = &self.0 {
             conn.cancel_request(*id);
             probes.remove(id);
+        }
+    }
+}
+
+/// Its input is every message on its subscription, its events the
+/// consumer's (which [`drive`](Reader::drive) hands on).
+impl Machine for Reader {
+    type Input<'a> = &'a Message;
+    type Verdict = Delivery;
+    type Event = ConsumerEvent;
+    type Timer = ReaderTimer;
+
+    fn handle_input(&mut self, now: Instant, message: &Message) -> Delivery {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_input(now, message),
+            Kind::Push { inbox, .. } => inbox.handle_input(now, message),
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => Machine::handle_timeout(machine.as_mut(), now),
+            Kind::Push { inbox, .. } => Machine::handle_timeout(inbox.as_mut(), now),
+        }
+    }
+
+    fn handle_link(&mut self, now: Instant, link: Link) {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_link(now, link),
+            Kind::Push { inbox, .. } => inbox.handle_link(now, link),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<ConsumerEvent> {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => Machine::poll_event(machine.as_mut()),
+            Kind::Push { inbox, .. } => Machine::poll_event(inbox.as_mut()),
+        }
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<ReaderTimer>> {
+        match &self.0 {
+            Kind::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),
+            Kind::Push { inbox, .. } => inbox.poll_deadline().map(|d| d.map(ReaderTimer::Push)),
         }
     }
 }
