@@ -58,10 +58,9 @@
 //! counts as standing still and no passed deadline comes back. Every timer
 //! that keeps a subscription alive — pings, pull heartbeats and refills,
 //! push heartbeats, ledger `+WPI`s, request-for-many and first-message
-//! timeouts, and an ordered read's re-creation and retries — runs from the
-//! session's deadline, so none depends on the user polling a stream. (An
-//! ordered `fetch`, one batch the user waits on, still makes its consumer
-//! in the user's poll.)
+//! timeouts, and an ordered read's re-creation and retries (a continuous
+//! read's and a fetched batch's alike) — runs from the session's deadline,
+//! so none depends on the user polling a stream.
 //!
 //! # What panics, what errors
 //!

@@ -17,7 +17,9 @@ use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, S
 use crate::core::jetstream::ack::{AckLedger, AckToken, LedgerEvent};
 use crate::core::jetstream::api::ConsumerInfo;
 use crate::core::jetstream::ordered::OrderedCursor;
-use crate::core::session::{GatherKey, LedgerId, OrderedId, OrderedSpec, Reader, Session, SessionEvent};
+use crate::core::session::{
+    GatherKey, LedgerId, OrderedId, OrderedSpec, Reader, RetiredOrdered, Session, SessionEvent,
+};
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::id_map::IdMap;
@@ -583,8 +585,8 @@ impl Inner {
     }
 
     /// Ends ordered read `id`, its streams ending after what they hold:
-    /// its cursor and last consumer, unless the connection closed.
-    pub fn retire_ordered(&mut self, id: OrderedId) -> Option<(OrderedCursor, Option<ConsumerInfo>)> {
+    /// where it got to, unless the connection closed.
+    pub fn retire_ordered(&mut self, id: OrderedId) -> Option<RetiredOrdered> {
         if let Some(queues) = self.ordered.remove(&id) {
             queues.close();
         }

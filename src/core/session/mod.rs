@@ -36,7 +36,7 @@ use crate::core::timer::Deadline;
 mod ordered;
 mod reader;
 
-pub use ordered::{OrderedId, OrderedTimer};
+pub use ordered::{OrderedId, OrderedTimer, RetiredOrdered};
 pub(crate) use ordered::{OrderedMode, OrderedSpec};
 use reader::Outputs;
 pub use reader::{Reader, ReaderTimer};

@@ -1,10 +1,14 @@
-//! Ordered readers (ADR-17) run by the session, so they recover whether or
-//! not their user polls. [`Ordered`] is the sans-IO machine: its
+//! Ordered readers (ADR-17) run by the session, continuous or one fetched
+//! batch, so they recover whether or not their user polls. [`Ordered`] is
+//! the sans-IO machine: its
 //! [`OrderedCursor`] judges what the current consumer's reader has for the
 //! user, so only in-order messages go on; a gap, missed heartbeats, a lost
 //! consumer or a reconnect call for the next consumer; a create that failed
 //! or went unanswered waits for the cursor's retry time on its own
-//! [`OrderedTimer`]s, folded with the session's other deadlines. The
+//! [`OrderedTimer`]s, folded with the session's other deadlines. A fetch
+//! ends where its pull does; one that loses its consumer or meets a gap ends
+//! early (the next read makes a new consumer), but one whose connection came
+//! back fetches the rest of its batch from a new consumer. The
 //! session does the I/O it asks for: retiring the reader, sending the
 //! create of the next consumer (deleting the old one, best effort) through
 //! the connection's request path, starting the next reader.
@@ -18,7 +22,7 @@ use crate::core::conn::{Connection, RequestId, Sid};
 use crate::core::error::Error;
 use crate::core::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
 use crate::core::jetstream::ordered::{OrderedCursor, Verdict, delivery_numbers};
-use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent, PullConsumer};
+use crate::core::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PullConsumer};
 use crate::core::jetstream::push::{PushInbox, PushOptions};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::machine::{Link, Machine};
@@ -54,6 +58,20 @@ pub(crate) enum OrderedMode {
     /// Push consumers; the user's stream counts what it takes in the mark
     /// (their flow control waits for it).
     Push(Arc<ReadMark>),
+    /// One batch, pulled from one consumer or (after a reconnect) the rest
+    /// of it from the next.
+    Fetch(FetchOptions),
+}
+
+/// What the user gets back from an ordered read it stops.
+pub struct RetiredOrdered {
+    /// Where the read got to.
+    pub cursor: OrderedCursor,
+    /// The last consumer made, if any.
+    pub current: Option<ConsumerInfo>,
+    /// The last consumer can serve the next read: a fetch ended with its
+    /// pull, nothing left in flight (a consume always pulls ahead).
+    pub reusable: bool,
 }
 
 /// Where an ordered read makes its consumers, and how it reads them.
@@ -75,6 +93,11 @@ pub(super) struct Ordered {
     /// Messages handed to the user: where a new push reader's count of
     /// taken messages starts.
     delivered: u64,
+    /// The bytes of those, as the server counts them: what is left of a
+    /// fetch's `max_bytes`.
+    delivered_bytes: u64,
+    /// A fetch ended with its pull.
+    fetched: bool,
     clock: Clock,
     timers: TimerTable<OrderedTimer>,
     /// What its timers and the link ask of the session, in order.
@@ -114,6 +137,8 @@ pub(super) enum Step {
     Reset,
     /// The consumer was made: read it.
     Start,
+    /// Ended without an error: a fetch's batch is over.
+    Finish,
     End(Error),
 }
 
@@ -123,13 +148,32 @@ pub(super) enum Want {
     Forget(RequestId),
     /// Send the create of the cursor's next consumer.
     Create,
+    /// Drop the reader and make the next consumer.
+    Reset,
     End(Error),
 }
 
 impl Ordered {
     fn new(now: Instant, spec: OrderedSpec, cursor: OrderedCursor, current: Option<ConsumerInfo>) -> Self {
         let (clock, timers, wants) = (Clock::new(now), TimerTable::default(), VecDeque::new());
-        Ordered { spec, cursor, current, phase: Phase::Ended, delivered: 0, clock, timers, wants }
+        let phase = Phase::Ended;
+        Ordered { spec, cursor, current, phase, delivered: 0, delivered_bytes: 0, fetched: false, clock, timers, wants }
+    }
+
+    fn is_fetch(&self) -> bool {
+        matches!(self.spec.mode, OrderedMode::Fetch(_))
+    }
+
+    /// What a fetch still has to read: its options less what was delivered,
+    /// `None` once nothing is left (or for a continuous read).
+    fn rest(&self) -> Option<FetchOptions> {
+        let OrderedMode::Fetch(options) = &self.spec.mode else { return None };
+        let max_messages = options.max_messages.checked_sub(self.delivered).filter(|n| *n > 0)?;
+        let max_bytes = match options.max_bytes {
+            Some(max) => Some(max.checked_sub(self.delivered_bytes).filter(|n| *n > 0)?),
+            None => None,
+        };
+        Some(FetchOptions { max_messages, max_bytes, ..options.clone() })
     }
 
     /// The create `request` was sent at `now`.
@@ -154,25 +198,13 @@ impl Ordered {
         }
     }
 
-    /// Leaves the current phase: the one it was in, for the session to undo.
-    fn leave(&mut self) -> Phase {
-        self.timers.stop_all();
-        std::mem::replace(&mut self.phase, Phase::Ended)
-    }
-}
-
-impl Machine for Ordered {
-    type Input<'a> = Seen<'a>;
-    type Verdict = Step;
-    type Event = Want;
-    type Timer = OrderedTimer;
-
-    fn handle_input(&mut self, now: Instant, seen: Seen<'_>) -> Step {
-        self.clock.advance(now);
+    /// What the cursor makes of what the read was shown.
+    fn judge(&mut self, now: Instant, seen: Seen<'_>) -> Step {
         match seen {
             Seen::Message(message) => match delivery_numbers(message).map(|n| self.cursor.handle_delivery(n)) {
                 Ok(Verdict::Deliver) => {
                     self.delivered += 1;
+                    self.delivered_bytes += message.length as u64;
                     Step::Deliver
                 }
                 Ok(Verdict::Reset(_)) => Step::Reset,
@@ -186,7 +218,11 @@ impl Machine for Ordered {
                 Ok(_) => Step::Reset,
                 Err(e) => Step::End(e),
             },
-            // Finished without an error to judge: read on from a new consumer.
+            // A fetch's pull ended; a continuous read reads on from a new consumer.
+            Seen::Ended if self.is_fetch() => {
+                self.fetched = true;
+                Step::Finish
+            }
             Seen::Ended => Step::Reset,
             Seen::Created(Ok(info)) => {
                 self.cursor.handle_created();
@@ -195,6 +231,29 @@ impl Machine for Ordered {
                 Step::Start
             }
             Seen::Created(Err(e)) => self.create_failed(now, e),
+        }
+    }
+
+    /// Leaves the current phase: the one it was in, for the session to undo.
+    fn leave(&mut self) -> Phase {
+        self.timers.stop_all();
+        std::mem::replace(&mut self.phase, Phase::Ended)
+    }
+}
+
+impl Machine for Ordered {
+    type Input<'a> = Seen<'a>;
+    type Verdict = Step;
+    type Event = Want;
+    type Timer = OrderedTimer;
+
+    /// A fetch ends early where a continuous read resets: a new consumer
+    /// would meet the same trouble for a batch its user already waits on.
+    fn handle_input(&mut self, now: Instant, seen: Seen<'_>) -> Step {
+        self.clock.advance(now);
+        match self.judge(now, seen) {
+            Step::Reset if self.is_fetch() => Step::Finish,
+            step => step,
         }
     }
 
@@ -213,11 +272,15 @@ impl Machine for Ordered {
         }
     }
 
-    /// A create in flight was lost with the connection: it goes again.
+    /// A create in flight was lost with the connection: it goes again. So
+    /// was a fetch's pull, and maybe its memory consumer: the rest of the
+    /// batch comes from the next. (A continuous reader's own reset says so.)
     fn handle_link(&mut self, now: Instant, link: Link) {
         self.clock.advance(now);
-        if link == Link::Up && matches!(self.phase, Phase::Creating(_)) {
-            self.wants.push_back(Want::Create);
+        match self.phase {
+            Phase::Creating(_) if link == Link::Up => self.wants.push_back(Want::Create),
+            Phase::Reading(_) if link == Link::Up && self.is_fetch() => self.wants.push_back(Want::Reset),
+            _ => {}
         }
     }
 
@@ -271,12 +334,13 @@ impl Session {
         self.ordered.get(&id).and_then(|o| o.current.as_ref()).map(|c| c.name.clone())
     }
 
-    /// Detaches ordered read `id` (its user stopped): its cursor and last
-    /// consumer, for the next read.
-    pub fn retire_ordered(&mut self, id: OrderedId) -> Option<(OrderedCursor, Option<ConsumerInfo>)> {
+    /// Detaches ordered read `id` (its user stopped): where it got to, for
+    /// the next read.
+    pub fn retire_ordered(&mut self, id: OrderedId) -> Option<RetiredOrdered> {
         let mut ordered = self.ordered.remove(&id)?;
+        let reusable = ordered.fetched && matches!(ordered.phase, Phase::Ended);
         self.undo_phase(ordered.leave());
-        Some((ordered.cursor, ordered.current))
+        Some(RetiredOrdered { cursor: ordered.cursor, current: ordered.current, reusable })
     }
 
     /// Does what ordered read `id`'s timers and link asked for.
@@ -285,6 +349,7 @@ impl Session {
             match want {
                 Want::Forget(request) => self.conn.cancel_request(request),
                 Want::Create => self.create_ordered(now, id),
+                Want::Reset => self.reset_ordered(now, id),
                 Want::End(e) => self.end_ordered(id, e),
             }
         }
@@ -359,8 +424,9 @@ impl Session {
         };
         match step {
             Step::Reset => self.reset_ordered(now, id),
+            Step::Finish => self.finish_ordered(id),
             Step::End(e) => self.end_ordered(id, e),
-            _ => {}
+            Step::Pass | Step::Deliver | Step::Start => {}
         }
         None
     }
@@ -433,11 +499,24 @@ impl Session {
         self.events.push_back(SessionEvent::OrderedEnded { id });
     }
 
-    /// Starts a reader on the current consumer.
+    /// Ends ordered read `id` without an error: a fetch's batch is over.
+    fn finish_ordered(&mut self, id: OrderedId) {
+        let Some(left) = self.ordered.get_mut(&id).map(Ordered::leave) else { return };
+        self.undo_phase(left);
+        self.events.push_back(SessionEvent::OrderedEnded { id });
+    }
+
+    /// Starts a reader on the current consumer (a fetch with nothing left
+    /// to read is over instead).
     fn start_ordered_reader(&mut self, now: Instant, id: OrderedId) -> Result<(), Error> {
         let Some(ordered) = self.ordered.get_mut(&id) else { return Ok(()) };
         let Some(info) = &ordered.current else { return Ok(()) };
-        let (sid, reader) = subscribe_reader(&mut self.conn, now, &ordered.spec, info, ordered.delivered)?;
+        let rest = ordered.rest();
+        if ordered.is_fetch() && rest.is_none() {
+            self.finish_ordered(id);
+            return Ok(());
+        }
+        let (sid, reader) = subscribe_reader(&mut self.conn, now, (&ordered.spec, rest), info, ordered.delivered)?;
         ordered.phase = Phase::Reading(sid);
         self.readers.insert(sid, reader);
         self.drive_reader(sid);
@@ -449,11 +528,18 @@ impl Session {
 fn subscribe_reader(
     conn: &mut Connection,
     now: Instant,
-    spec: &OrderedSpec,
+    (spec, rest): (&OrderedSpec, Option<FetchOptions>),
     info: &ConsumerInfo,
     delivered: u64,
 ) -> Result<(Sid, Reader), Error> {
     match &spec.mode {
+        OrderedMode::Fetch(options) => {
+            let machine = PullConsumer::fetch(now, rest.unwrap_or_else(|| options.clone()))?;
+            let next_subject = api::consumer_next(&spec.api_prefix, &spec.stream, &info.name)?;
+            let inbox = conn.new_inbox();
+            let sid = conn.subscribe(&inbox, None)?;
+            Ok((sid, Reader::pull(machine, next_subject, inbox, None)))
+        }
         OrderedMode::Consume(options) => {
             let mut machine = PullConsumer::consume(now, options.clone())?;
             machine.track_buffered();

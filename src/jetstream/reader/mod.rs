@@ -424,8 +424,8 @@ impl Messages {
     }
 
     /// Stops and forgets what was received but not read, without naks:
-    /// ordered readers drop what follows a gap, and their consumers take no acks.
-    /// Whether anything was dropped.
+    /// an ordered read's consumers take no acks, and the next read resumes
+    /// after the last message taken. Whether anything was dropped.
     fn discard(mut self) -> bool {
         self.stop();
         let mut dropped = !self.buffer.is_empty();

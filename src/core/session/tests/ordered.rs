@@ -127,8 +127,9 @@ fn an_unpolled_ordered_read_is_made_again_from_the_clock_and_resumes_without_gap
     assert_eq!(all, ["1", "2", "3", "4"], "each message once, in order");
 
     // Its user stops: the cursor comes back where the session left it.
-    let (cursor, current) = pair.session.retire_ordered(id).expect("attached");
-    assert_eq!((cursor.stream_sequence(), current.map(|c| c.name)), (4, Some("U_4".to_string())));
+    let retired = pair.session.retire_ordered(id).expect("attached");
+    let (cursor, current) = (retired.cursor, retired.current.map(|c| c.name));
+    assert_eq!((cursor.stream_sequence(), current, retired.reusable), (4, Some("U_4".to_string()), false));
     assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Ordered(..))));
 }
 
