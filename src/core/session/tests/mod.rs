@@ -20,6 +20,9 @@ const INFO: &str =
     "INFO {\"server_id\":\"S1\",\"version\":\"2.15.0\",\"proto\":1,\"headers\":true,\"max_payload\":1048576}\r\n";
 /// More rounds than any exchange here needs: a livelock fails on it.
 const STEP_BOUND: usize = 100;
+/// More items than one drain of any output here yields: a machine that
+/// never stops producing fails the test instead of hanging it.
+const DRAIN_BOUND: usize = 10_000;
 const ACK_WAIT: Duration = Duration::from_secs(30);
 
 struct Pair {
@@ -52,22 +55,20 @@ impl Pair {
         pair
     }
 
-    /// Drains the session once: whether anything came out.
+    /// Drains the session once, each output within its bound: whether
+    /// anything came out.
     fn step(&mut self) -> bool {
-        let mut progress = false;
-        while let Some(action) = self.session.poll_action() {
-            self.actions.push(action);
-            progress = true;
-        }
-        while let Some(event) = self.session.poll_event(self.now) {
-            self.events.push(event);
-            progress = true;
-        }
-        while let Some(bytes) = self.session.poll_transmit(usize::MAX) {
-            self.written.push_str(std::str::from_utf8(&bytes).expect("text protocol"));
-            progress = true;
-        }
-        progress
+        let Pair { session, now, written, events, actions, .. } = self;
+        let acted = drain("actions", || session.poll_action(), |action| actions.push(action));
+        let told = drain("events", || session.poll_event(*now), |event| events.push(event));
+        let wrote = drain(
+            "bytes",
+            || session.poll_transmit(usize::MAX),
+            |bytes| {
+                written.push_str(std::str::from_utf8(&bytes).expect("text protocol"));
+            },
+        );
+        acted | told | wrote
     }
 
     /// Steps until nothing comes out, within the bound.
@@ -154,6 +155,18 @@ impl Pair {
         self.session.ledger_track(self.now, id, token, 1).expect("tracked");
         id
     }
+}
+
+/// Takes what `poll` has into `take`, at most [`DRAIN_BOUND`] items:
+/// whether there was any.
+fn drain<T>(what: &str, mut poll: impl FnMut() -> Option<T>, mut take: impl FnMut(T)) -> bool {
+    for taken in 0..DRAIN_BOUND {
+        match poll() {
+            Some(item) => take(item),
+            None => return taken > 0,
+        }
+    }
+    panic!("the session still had {what} after {DRAIN_BOUND}");
 }
 
 fn is_progress(written: &str) -> bool {
@@ -408,3 +421,4 @@ fn a_reader_stopped_by_its_user_is_retired_and_wakes_nothing() {
 }
 
 mod ordered;
+mod together;

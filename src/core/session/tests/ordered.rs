@@ -9,10 +9,10 @@ use crate::core::jetstream::ordered::{OrderedConfig, OrderedCursor};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-const CREATE: &str = "$JS.API.CONSUMER.CREATE.S.";
+pub(super) const CREATE: &str = "$JS.API.CONSUMER.CREATE.S.";
 
 /// The consumer `name`'s create answer.
-fn created(reply: &str, mux_sid: &str, name: &str) -> String {
+pub(super) fn created(reply: &str, mux_sid: &str, name: &str) -> String {
     let body = format!(
         r#"{{"type":"io.nats.jetstream.api.v1.consumer_create_response","stream_name":"S","name":"{name}","config":{{"ack_policy":"none"}},"num_pending":0}}"#
     );
@@ -20,7 +20,7 @@ fn created(reply: &str, mux_sid: &str, name: &str) -> String {
 }
 
 /// The sid and inbox of the reader started on consumer `name`: its SUB and first pull.
-fn reader_of(written: &str, name: &str) -> (String, String) {
+pub(super) fn reader_of(written: &str, name: &str) -> (String, String) {
     let next = format!("PUB $JS.API.CONSUMER.MSG.NEXT.S.{name} ");
     let inbox = written.lines().find_map(|l| l.strip_prefix(&next)).expect("a pull").split(' ').next().expect("inbox");
     let sub = written.lines().find_map(|l| l.strip_prefix(&format!("SUB {inbox} "))).expect("its subscription");
@@ -28,12 +28,12 @@ fn reader_of(written: &str, name: &str) -> (String, String) {
 }
 
 /// The muxed inbox's sid, from the SUB the first request wrote.
-fn mux_sid(written: &str) -> String {
+pub(super) fn mux_sid(written: &str) -> String {
     let line = written.lines().find(|l| l.starts_with("SUB _INBOX.") && l.contains(".* ")).expect("the muxed inbox");
     line.rsplit(' ').next().expect("its sid").to_string()
 }
 
-fn message(sid: &str, inbox: &str, consumer: &str, sseq: u64, cseq: u64) -> String {
+pub(super) fn message(sid: &str, inbox: &str, consumer: &str, sseq: u64, cseq: u64) -> String {
     format!("MSG {inbox} {sid} $JS.ACK.S.{consumer}.1.{sseq}.{cseq}.0.0 1\r\n{sseq}\r\n")
 }
 
