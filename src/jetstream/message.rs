@@ -12,8 +12,8 @@ use super::ack::{Ack, AckToken};
 pub use super::ack::{AckKind, MessageMetadata as Info};
 pub use super::publish::Publish as PublishMessage;
 use super::pull::{PullRequest, PullStatus};
-pub use super::raw_message::StreamMessage;
 use crate::client::Client;
+pub use crate::core::jetstream::raw_message::StreamMessage;
 use crate::error::Error;
 
 /// A JetStream message: the core [`Message`](crate::Message) (through
