@@ -20,14 +20,13 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_core::Stream;
 
+use crate::core::object::get::per_batch;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::Error;
 use crate::jetstream::DirectBatch;
 use crate::jetstream::api::{self, ErrorCode};
 use crate::jetstream::context::Context;
 
-/// Bytes a batch asks for.
-const BATCH: usize = 1 << 20;
 /// Bytes received and not yet read past which no further batch is asked for.
 const WINDOW: usize = 2 << 20;
 /// How long a failed batch waits before it is asked for again.
@@ -205,13 +204,6 @@ impl DirectChunks {
             }
         }
     }
-}
-
-/// Chunks a batch asks for, of an object of `size` bytes in `chunks`
-/// chunks: about [`BATCH`] bytes.
-pub(crate) fn per_batch(size: usize, chunks: usize) -> usize {
-    let chunk = size.div_ceil(chunks.max(1)).max(1);
-    (BATCH / chunk).clamp(1, chunks.max(1))
 }
 
 /// Whether `context` can read chunks by batched direct gets from a

@@ -43,17 +43,19 @@ mod put;
 #[cfg(has_runtime)]
 mod store;
 
+#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
+pub(crate) use crate::core::object::get::{Check, check_linked, link_target, per_batch};
+#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
+pub(crate) use crate::core::object::lookup::{Found, Stored, meta_subjects, newer, not_found};
 pub use crate::core::object::{
     Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,
     is_valid_bucket_name,
 };
 #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-pub(crate) use direct::{available as direct_available, per_batch};
+pub(crate) use direct::available as direct_available;
 pub use error::*;
 #[cfg(has_runtime)]
 pub use get::Object;
-#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-pub(crate) use get::{Check, check_linked, link_target};
 #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
 pub(crate) use put::Upload;
 #[cfg(has_runtime)]
@@ -61,8 +63,6 @@ pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
 #[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
-pub(crate) use store::{
-    Found, Stored, check_link_name, link_to, link_to_bucket, meta_subjects, missing_as_none, newer, not_found, renames,
-};
+pub(crate) use store::{check_link_name, link_to, link_to_bucket, missing_as_none, renames};
 #[cfg(any(all(feature = "wasm-object-store", target_arch = "wasm32"), feature = "fuzzing"))]
 pub(crate) use store::{meta_json, parse_meta};
