@@ -166,7 +166,7 @@ impl Reader {
 }
 
 /// Its input is every message on its subscription, its events the
-/// consumer's (which [`drive`](Reader::drive) hands on).
+/// consumer's (which the session hands on as it drives the reader).
 impl Machine for Reader {
     type Input<'a> = &'a Message;
     type Verdict = Delivery;
