@@ -20,12 +20,19 @@
 //! (`stream().max_messages(max).threshold_messages(threshold)`), each against
 //! async-nats's defaults in the same passes.
 //!
+//! One drain alone: `CONSUME_ONLY=natsjet:1:500` (client `natsjet` or
+//! `async-nats`, workers, messages per pull or `defaults`) runs just that
+//! drain, `BENCH_PASSES` times, on a one-thread runtime, so a profiler told to
+//! count inside `counted_drain` sees all of the client's work for the drain
+//! and nothing of its set-up (`scripts/callgrind-drain.sh`).
+//!
 //! Run with `cargo bench --bench consume` (`BENCH_SCALE=0.1` for a quick pass).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 mod support;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -35,6 +42,7 @@ use natsjet::jetstream::PullConsumer;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
 use support::{Run, Stopwatch, scale};
+use tokio::runtime::Runtime;
 
 const PAYLOAD: [u8; 128] = [b'x'; 128];
 const BATCH: u64 = 500;
@@ -90,107 +98,141 @@ impl Reading {
 /// Durable names are never reused: each drain reads the whole stream afresh.
 static DURABLES: AtomicUsize = AtomicUsize::new(0);
 
-async fn natsjet_drain(url: &str, n: usize, workers: usize, reading: Reading) -> Run {
-    let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
-    let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
-    js.create_consumer_on_stream(durable(&name), "DRAIN").await.unwrap();
-    let mut consumers = Vec::new();
-    for _ in 0..workers {
+fn natsjet_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading) -> Run {
+    let (js, name, consumers) = rt.block_on(async {
         let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
-        let consumer: PullConsumer = js.get_consumer_from_stream(&name, "DRAIN").await.unwrap();
-        consumers.push((js, consumer));
-    }
-    let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
-    let clock = Stopwatch::start();
-    let mut tasks = Vec::new();
-    for (js, consumer) in consumers {
-        let (done, finished) = (done.clone(), finished.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut messages = match reading {
-                Reading::Defaults => consumer.messages().await,
-                Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n).messages().await,
-                Reading::Ahead { max, threshold } => {
-                    consumer.stream().max_messages(max).threshold_messages(threshold).messages().await
-                }
-            }
-            .unwrap();
-            let mut all_in = finished.subscribe();
-            loop {
-                tokio::select! {
-                    m = messages.next() => {
-                        m.unwrap().unwrap().ack().await.unwrap();
-                        if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
-                            finished.send_replace(true);
-                        }
+        let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
+        js.create_consumer_on_stream(durable(&name), "DRAIN").await.unwrap();
+        let mut consumers = Vec::new();
+        for _ in 0..workers {
+            let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
+            let consumer: PullConsumer = js.get_consumer_from_stream(&name, "DRAIN").await.unwrap();
+            consumers.push((js, consumer));
+        }
+        (js, name, consumers)
+    });
+    let run = counted_drain(rt, async move {
+        let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
+        let clock = Stopwatch::start();
+        let mut tasks = Vec::new();
+        for (js, consumer) in consumers {
+            let (done, finished) = (done.clone(), finished.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut messages = match reading {
+                    Reading::Defaults => consumer.messages().await,
+                    Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n).messages().await,
+                    Reading::Ahead { max, threshold } => {
+                        consumer.stream().max_messages(max).threshold_messages(threshold).messages().await
                     }
-                    () = async { drop(all_in.wait_for(|all| *all).await) } => break,
                 }
-            }
-            js.client().flush().await.unwrap();
-        }));
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
-    let run = clock.stop(n);
-    js.delete_consumer_from_stream(&name, "DRAIN").await.unwrap();
+                .unwrap();
+                let mut all_in = finished.subscribe();
+                loop {
+                    tokio::select! {
+                        m = messages.next() => {
+                            m.unwrap().unwrap().ack().await.unwrap();
+                            if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
+                                finished.send_replace(true);
+                            }
+                        }
+                        () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+                    }
+                }
+                js.client().flush().await.unwrap();
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        clock.stop(n)
+    });
+    rt.block_on(js.delete_consumer_from_stream(&name, "DRAIN")).unwrap();
     run
 }
 
-async fn async_nats_drain(url: &str, n: usize, workers: usize, reading: Reading) -> Run {
+fn async_nats_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading) -> Run {
     use async_nats::jetstream::consumer::pull;
-    let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
-    let stream = js.get_stream("DRAIN").await.unwrap();
-    let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
-    let _: async_nats::jetstream::consumer::PullConsumer = stream
-        .create_consumer(pull::Config {
-            durable_name: Some(name.clone()),
-            ack_policy: async_nats::jetstream::consumer::AckPolicy::Explicit,
-            max_ack_pending: 100_000,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    let mut consumers = Vec::new();
-    for _ in 0..workers {
-        let client = async_nats::connect(url).await.unwrap();
-        let js = async_nats::jetstream::new(client.clone());
-        let consumer: async_nats::jetstream::consumer::PullConsumer =
-            js.get_stream("DRAIN").await.unwrap().get_consumer(&name).await.unwrap();
-        consumers.push((client, consumer));
-    }
-    let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
-    let clock = Stopwatch::start();
-    let mut tasks = Vec::new();
-    for (client, consumer) in consumers {
-        let (done, finished) = (done.clone(), finished.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut messages = match reading {
-                Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n as usize).messages().await,
-                _ => consumer.messages().await,
-            }
+    let (stream, name, consumers) = rt.block_on(async {
+        let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
+        let stream = js.get_stream("DRAIN").await.unwrap();
+        let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
+        let _: async_nats::jetstream::consumer::PullConsumer = stream
+            .create_consumer(pull::Config {
+                durable_name: Some(name.clone()),
+                ack_policy: async_nats::jetstream::consumer::AckPolicy::Explicit,
+                max_ack_pending: 100_000,
+                ..Default::default()
+            })
+            .await
             .unwrap();
-            let mut all_in = finished.subscribe();
-            loop {
-                tokio::select! {
-                    m = messages.next() => {
-                        m.unwrap().unwrap().ack().await.unwrap();
-                        if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
-                            finished.send_replace(true);
-                        }
-                    }
-                    () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+        let mut consumers = Vec::new();
+        for _ in 0..workers {
+            let client = async_nats::connect(url).await.unwrap();
+            let js = async_nats::jetstream::new(client.clone());
+            let consumer: async_nats::jetstream::consumer::PullConsumer =
+                js.get_stream("DRAIN").await.unwrap().get_consumer(&name).await.unwrap();
+            consumers.push((client, consumer));
+        }
+        (stream, name, consumers)
+    });
+    let run = counted_drain(rt, async move {
+        let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
+        let clock = Stopwatch::start();
+        let mut tasks = Vec::new();
+        for (client, consumer) in consumers {
+            let (done, finished) = (done.clone(), finished.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut messages = match reading {
+                    Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n as usize).messages().await,
+                    _ => consumer.messages().await,
                 }
-            }
-            client.flush().await.unwrap();
-        }));
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
-    let run = clock.stop(n);
-    stream.delete_consumer(&name).await.unwrap();
+                .unwrap();
+                let mut all_in = finished.subscribe();
+                loop {
+                    tokio::select! {
+                        m = messages.next() => {
+                            m.unwrap().unwrap().ack().await.unwrap();
+                            if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
+                                finished.send_replace(true);
+                            }
+                        }
+                        () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+                    }
+                }
+                client.flush().await.unwrap();
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        clock.stop(n)
+    });
+    rt.block_on(stream.delete_consumer(&name)).unwrap();
     run
+}
+
+/// Runs a drain, its consumers ready: a function of its own, never inlined,
+/// which a profiler can be told to count inside (`scripts/callgrind-drain.sh`).
+#[inline(never)]
+fn counted_drain(rt: &Runtime, drain: impl Future<Output = Run>) -> Run {
+    rt.block_on(drain)
+}
+
+/// The one drain `CONSUME_ONLY` ("client:workers:per pull") names.
+fn only() -> Option<(bool, usize, Reading)> {
+    let only = std::env::var("CONSUME_ONLY").ok()?;
+    let parts: Vec<&str> = only.split(':').collect();
+    let [client, workers, reading] = parts[..] else { panic!("CONSUME_ONLY: client:workers:per pull") };
+    let natsjet = match client {
+        "natsjet" => true,
+        "async-nats" => false,
+        _ => panic!("CONSUME_ONLY: the client is natsjet or async-nats"),
+    };
+    let reading = match reading {
+        "defaults" => Reading::Defaults,
+        n => Reading::PerPull(n.parse().expect("CONSUME_ONLY: messages per pull, or defaults")),
+    };
+    Some((natsjet, workers.parse().expect("CONSUME_ONLY: workers"), reading))
 }
 
 /// The sweep's natsjet settings from `CONSUME_SWEEP` ("max/threshold,…").
@@ -272,12 +314,29 @@ async fn async_nats_confirmed_acks(url: &str, n: usize) -> Run {
 fn main() {
     let server = common::NatsServer::start_jetstream();
     let url = server.client_url();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let only = only();
+    let rt = match only {
+        Some(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap(),
+        None => tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap(),
+    };
     let drain = scale(200_000);
     let acks = scale(10_000);
     let passes: usize = std::env::var("BENCH_PASSES").ok().and_then(|s| s.parse().ok()).unwrap_or(3).max(1);
     support::watch_server(Some(server.pid()));
     rt.block_on(fill(&url, "DRAIN", drain));
+    if let Some((natsjet, workers, reading)) = only {
+        let client = if natsjet { "natsjet" } else { "async-nats" };
+        for _ in 0..passes {
+            let run = if natsjet { natsjet_drain } else { async_nats_drain }(&rt, &url, drain, workers, reading);
+            println!(
+                "{client}, {workers} worker(s), {}: drained {drain} messages, {:.0} /s, {:.2} µs CPU/msg",
+                reading.name(),
+                run.per_second,
+                run.cpu_us_per_op
+            );
+        }
+        return;
+    }
     // Each of natsjet's readings against async-nats's defaults, or against
     // the same messages per pull.
     let mut readings = vec![Reading::Defaults, Reading::PerPull(BATCH)];
@@ -299,9 +358,9 @@ fn main() {
             }
             for (natsjet, i) in order {
                 if natsjet {
-                    ours[w * readings.len() + i].push(rt.block_on(natsjet_drain(&url, drain, workers, readings[i])));
+                    ours[w * readings.len() + i].push(natsjet_drain(&rt, &url, drain, workers, readings[i]));
                 } else {
-                    let run = rt.block_on(async_nats_drain(&url, drain, workers, theirs_readings[i]));
+                    let run = async_nats_drain(&rt, &url, drain, workers, theirs_readings[i]);
                     theirs[w * theirs_readings.len() + i].push(run);
                 }
             }

@@ -55,12 +55,10 @@ export class InvalidArgumentError extends NatsError {
  * (`ALREADY_ACKNOWLEDGED`); iterating a subscription that has a callback,
  * reconnecting while draining, a second reader of an ordered consumer,
  * pulling from a push consumer (`INVALID_ARGUMENT`, natsjet's `ApiMisuse`).
+ * An `InvalidArgumentError` too, as these were before they had a class of
+ * their own, so `instanceof InvalidArgumentError` still catches them.
  */
-export class InvalidOperationError extends NatsError {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, "INVALID_ARGUMENT", {}, options);
-  }
-}
+export class InvalidOperationError extends InvalidArgumentError {}
 
 /** The server sent something that is not NATS protocol, or an `-ERR` of no other class (`PROTOCOL`, `STALE_CONNECTION`…). */
 export class ProtocolError extends NatsError {

@@ -13,9 +13,14 @@
 //!   [`jetstream::push`], [`jetstream::ordered`], [`jetstream::ack`] and the
 //!   API's JSON types); [`request_many`]; the Key-Value and Object Store
 //!   rules; and [`session`], which owns a [`conn::Connection`] and every
-//!   machine attached to it under ids. Every machine speaks the one
-//!   [`machine::Machine`] interface and keeps its timers in the one
-//!   [`timer::TimerTable`]. Nothing in the core names tokio, wasm-bindgen or
+//!   machine attached to it under ids. Every protocol machine — the
+//!   connection, the pull consumer, the push inbox, the checkpoint ledger,
+//!   a request for many, a first-message timer, and in the session a
+//!   reader (over a pull consumer or a push inbox) and an ordered read
+//!   (over its ordered cursor) — speaks the one [`machine::Machine`]
+//!   interface and keeps its timers in the one [`timer::TimerTable`], each
+//!   with a reason; the session folds their deadlines once and fires what
+//!   is due through that interface. Nothing in the core names tokio, wasm-bindgen or
 //!   an upper layer (`tests/core_imports.rs` fails the build if it does),
 //!   and its unit tests also run on wasm32.
 //! - **The runtimes**, `src/runtime/`: tokio natively, `spawn_local` and JS
@@ -30,11 +35,14 @@
 //!   Its shared state (`driver::shared::Inner`: the session and those
 //!   waiters) is private to it; the API calls its methods, named for what
 //!   the API needs (`subscribe` with a queue, `request` with an answer
-//!   slot, `flush`, `drain`, `close_waited`, `start_reader`, ...).
+//!   slot, `flush`, `drain`, `close_waited`, `start_reader`,
+//!   `ledger_track`, ...), each a session command plus its waiter, and
+//!   reads the session's state (`state`, `server_info`, ...) through it.
 //! - **The API**, `src/client/`, `src/jetstream/` (with `kv/` and
 //!   `object_store/`) and the wasm bindings in `src/wasm/`: the shapes of
-//!   async-nats and nats.js, which call the driver, never the session's
-//!   machines directly.
+//!   async-nats and nats.js, which call the driver and never hold or
+//!   change one of the session's machines (a reader, a ledger, an ordered
+//!   read): they hold its id and the waiters the driver feeds.
 //!
 //! # The loop contract
 //!
@@ -58,20 +66,31 @@
 //! counts as standing still and no passed deadline comes back. Every timer
 //! that keeps a subscription alive — pings, pull heartbeats and refills,
 //! push heartbeats, ledger `+WPI`s, request-for-many and first-message
-//! timeouts, and an ordered read's re-creation and retries — runs from the
-//! session's deadline, so none depends on the user polling a stream. (An
-//! ordered `fetch`, one batch the user waits on, still makes its consumer
-//! in the user's poll.)
+//! timeouts, and an ordered read's re-creation and retries (a continuous
+//! read's and a fetched batch's alike) — runs from the session's deadline,
+//! so none depends on the user polling a stream.
 //!
 //! # What panics, what errors
 //!
-//! Nothing in the core panics on input from the network: bad bytes are a
-//! protocol error that closes the connection and reaches every waiter as a
-//! typed [`Error`]; parsers never allocate beyond the limits the server
+//! Nothing panics on input from the network: bad bytes are a protocol
+//! error that closes the connection and reaches every waiter as a typed
+//! [`Error`]; parsers never allocate beyond the limits the server
 //! announced. Bad input from the caller (a subject with spaces, an empty
 //! stream name, options that contradict each other) is a typed error
-//! returned before a byte is written. The API panics only where Rust's
-//! conventions do: polling a finished future again.
+//! returned before a byte is written, and a call the object's state does
+//! not allow is [`Error::ApiMisuse`]. What panics:
+//!
+//! - polling a [`jetstream::PublishAckFuture`] again after it completed,
+//!   as Rust's futures may (`jetstream/publish/ack_future.rs`);
+//! - invariants the code just established, which no input can break: the
+//!   CONNECT's JSON of strings and numbers serializes (`core/proto/encode.rs`),
+//!   the driver's sleep was just armed (`driver/task.rs`), a publish-ack
+//!   future's answer was just matched (`jetstream/publish/ack_future.rs`),
+//!   an object put's windowed sender was just matched
+//!   (`jetstream/object_store/put.rs`), and the wasm's batch arena was
+//!   just made (`wasm/batch.rs`);
+//! - at compile time, a timer enum with more timers than the table holds
+//!   (`core/timer.rs`).
 //!
 //! # Driving a session by hand
 //!

@@ -4,9 +4,10 @@
 //! runtimes, the transports, the API folders or the wasm bindings (or to the
 //! crate root's re-exports of them) fails here, as does naming tokio,
 //! wasm-bindgen, js-sys, web-sys or an executor. Comments are not code and
-//! may name anything. And every test module of the core also runs on wasm32
-//! (`scripts/test.sh`, stage wasm-core), where `#[test]` is
-//! wasm-bindgen-test's.
+//! may name anything. Nor may a chain of `super::` climb out of the core:
+//! from a module `n` levels below `core`, at most `n` of them. And every
+//! test module of the core also runs on wasm32 (`scripts/test.sh`, stage
+//! wasm-core), where `#[test]` is wasm-bindgen-test's.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -66,6 +67,72 @@ fn violation(code: &str) -> Option<String> {
     None
 }
 
+/// The longest chain of `super` in `code` (`super::super::x` is 2).
+fn super_chain(code: &str) -> usize {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut longest = 0;
+    for (at, _) in code.match_indices("super") {
+        if code[..at].chars().next_back().is_some_and(is_ident) {
+            continue;
+        }
+        let (mut chain, mut rest) = (0, &code[at..]);
+        while let Some(after) = rest.strip_prefix("super").filter(|r| !r.starts_with(is_ident)) {
+            chain += 1;
+            match after.strip_prefix("::") {
+                Some(next) => rest = next,
+                None => break,
+            }
+        }
+        longest = longest.max(chain);
+    }
+    longest
+}
+
+/// How far below `core` the module of `file` (under `root`, `src/core`) is:
+/// `core/mod.rs` 0, `core/time.rs` and `core/conn/mod.rs` 1, and so on.
+fn depth(root: &Path, file: &Path) -> usize {
+    let relative = file.strip_prefix(root).unwrap();
+    let parts = relative.components().count();
+    if relative.file_name().is_some_and(|name| name == "mod.rs") { parts - 1 } else { parts }
+}
+
+/// The violations in the text of one core file `depth` levels below
+/// `core`: a `super` chain may climb one more level for each inline module
+/// (`mod tests { .. }`) it is in.
+fn violations(text: &str, depth: usize) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    // The brace depth each open inline module started at, innermost last.
+    let (mut braces, mut inline): (usize, Vec<usize>) = (0, Vec::new());
+    for (n, line) in text.lines().enumerate() {
+        let code = code(line);
+        if let Some(what) = violation(code) {
+            found.push((n + 1, what));
+        }
+        let allowed = depth + inline.len();
+        let chain = super_chain(code);
+        if chain > allowed {
+            found.push((n + 1, format!("climbs {chain} levels with `super`, out of the core ({allowed} allowed)")));
+        }
+        let words: Vec<&str> = words(code).collect();
+        if code.trim_end().ends_with('{') && words.windows(2).any(|w| w[0] == "mod") {
+            inline.push(braces);
+        }
+        for c in code.chars() {
+            match c {
+                '{' => braces += 1,
+                '}' => {
+                    braces = braces.saturating_sub(1);
+                    if inline.last() == Some(&braces) {
+                        inline.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
 #[test]
 fn the_core_names_no_runtime_host_or_upper_layer() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
@@ -76,10 +143,9 @@ fn the_core_names_no_runtime_host_or_upper_layer() {
     let mut found = Vec::new();
     for file in &files {
         let text = fs::read_to_string(file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            if let Some(what) = violation(code(line)) {
-                found.push(format!("{}:{}: {what}: {}", file.display(), n + 1, line.trim()));
-            }
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, what) in violations(&text, depth(&root, file)) {
+            found.push(format!("{}:{n}: {what}: {}", file.display(), lines[n - 1].trim()));
         }
     }
     assert!(found.is_empty(), "the sans-IO core must stay free of runtimes and upper layers:\n{}", found.join("\n"));
@@ -135,4 +201,20 @@ fn the_guard_catches_what_it_is_for() {
     ] {
         assert_eq!(violation(code(good)), None, "flagged: {good}");
     }
+}
+
+#[test]
+fn the_guard_counts_super_from_where_the_code_is() {
+    assert_eq!(super_chain("use super::super::super::driver::Inner;"), 3);
+    assert_eq!(super_chain("pub(super) fn f(x: super::A) -> supersede::B"), 1);
+    let root = Path::new("src/core");
+    assert_eq!(depth(root, &root.join("mod.rs")), 0);
+    assert_eq!(depth(root, &root.join("time.rs")), 1);
+    assert_eq!(depth(root, &root.join("session/tests/mod.rs")), 2);
+    // In core::time: one level up is the core; two are the crate's root.
+    assert!(violations("use super::timer::Deadline;", 1).is_empty());
+    assert_eq!(violations("use super::super::driver::Inner;", 1).len(), 1);
+    // Its test module may climb one more, but no further.
+    let tests = "mod tests {\n    use super::super::timer::Deadline;\n}\nuse super::super::client::Client;";
+    assert_eq!(violations(tests, 1).iter().map(|(n, _)| *n).collect::<Vec<_>>(), [4]);
 }

@@ -222,3 +222,26 @@ async fn a_reader_not_polled_through_a_server_restart_is_made_again_without_gap_
     publish(&client, "U", 60..80).await;
     assert_eq!(read(&mut messages, 55).await, expected(25..80), "once each, in order");
 }
+
+#[tokio::test]
+async fn a_fetch_not_polled_through_a_server_restart_reads_the_rest_of_its_batch_without_gap_or_duplicate() {
+    let mut server = NatsServer::start_jetstream();
+    let client = common::connect_quick_reconnect(&server.client_url()).await;
+    let js = setup(&client, "F", 10).await;
+    let ordered = js.ordered_consumer("F", OrderedConfig::default()).await.unwrap();
+    let mut first = ordered.fetch(FetchOptions::messages(10)).unwrap();
+    assert_eq!(read(&mut first, 10).await, expected(0..10));
+    drop(first);
+    let before = ordered.name();
+
+    // The next batch waits on the server for messages not there yet, and
+    // nobody polls it while the server restarts without its memory consumer.
+    let options = FetchOptions { expires: Duration::from_secs(30), ..FetchOptions::messages(20) };
+    let mut batch = ordered.fetch(options).unwrap();
+    common::restart_jetstream(&mut server, &js).await;
+    let name = recreated(&batch).await;
+    assert_ne!(name, before, "the session made the next consumer on its own");
+    publish(&client, "F", 10..30).await;
+    assert_eq!(read(&mut batch, 20).await, expected(10..30), "the rest of the batch, once each, in order");
+    assert!(timeout(WAIT, batch.next()).await.unwrap().is_none(), "the batch is over");
+}

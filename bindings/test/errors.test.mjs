@@ -169,6 +169,17 @@ describe("core errors", () => {
     await nc.close();
   });
 
+  test("misuse refused in Rust (reconnecting while draining) is an InvalidOperationError and still an InvalidArgumentError", async () => {
+    const nc = await conn();
+    const draining = nc.drain();
+    const e = await caught(() => nc.reconnect());
+    is(e, InvalidOperationError, "INVALID_ARGUMENT");
+    is(e, InvalidArgumentError, "INVALID_ARGUMENT");
+    assert.match(e.message, /draining/);
+    assert.ok(new InvalidOperationError("x") instanceof InvalidArgumentError, "constructed in TS too");
+    await draining;
+  });
+
   test("the classes construct as nats.js's do", () => {
     is(new TimeoutError(), TimeoutError, "TIMEOUT");
     const nr = new NoRespondersError("q");

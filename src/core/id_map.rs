@@ -24,8 +24,14 @@ impl<K, V> Default for IdMap<K, V> {
 }
 
 impl<K: Ord + Copy, V> IdMap<K, V> {
+    /// The newest entry is tried first: it is usually the busy one (a
+    /// reader's inbox is the newest subscription), and a message for it is
+    /// looked up by the connection, the session and the driver in turn.
     fn find(&self, id: &K) -> Result<usize, usize> {
-        self.entries.binary_search_by_key(id, |(k, _)| *k)
+        match self.entries.back() {
+            Some((last, _)) if last == id => Ok(self.entries.len() - 1),
+            _ => self.entries.binary_search_by_key(id, |(k, _)| *k),
+        }
     }
 
     /// Adds or replaces the value of `id`; the old value, if any.
@@ -62,10 +68,6 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
 
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.entries.iter().map(|(k, v)| (k, v))
-    }
-
-    pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.entries.iter().map(|(_, v)| v)
     }
 
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {

@@ -44,22 +44,20 @@ pub fn validate_queue(queue: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// One pass over the bytes: it runs for every publish and every ack.
+/// Runs for every publish and every ack, so its passes are folds without
+/// an early exit, which the compiler turns into SIMD (a byte at a time took
+/// a sixth of a durable drain's client instructions).
 fn check(subject: &str) -> Result<(), Error> {
-    if subject.is_empty() {
+    let bytes = subject.as_bytes();
+    let Some((&first, rest)) = bytes.split_first() else {
         return Err(invalid(subject, "empty subject"));
+    };
+    if bytes.iter().fold(false, |any, &b| any | is_forbidden(b)) {
+        return Err(invalid(subject, "whitespace or control character"));
     }
     // A token is empty where a dot starts or ends the subject or follows a dot.
-    let mut previous = b'.';
-    let mut empty_token = false;
-    for &b in subject.as_bytes() {
-        if is_forbidden(b) {
-            return Err(invalid(subject, "whitespace or control character"));
-        }
-        empty_token |= b == b'.' && previous == b'.';
-        previous = b;
-    }
-    if empty_token || previous == b'.' {
+    let double_dot = bytes.iter().zip(rest).fold(false, |any, (&a, &b)| any | ((a == b'.') & (b == b'.')));
+    if first == b'.' || bytes.last() == Some(&b'.') || double_dot {
         return Err(invalid(subject, "empty token"));
     }
     Ok(())
@@ -99,6 +97,27 @@ mod tests {
     fn refuses_injection_and_empty_tokens() {
         for s in ["", "a b", "a\r\nPUB x 1", "a\tb", "a..b", ".a", "a.", "a\0b"] {
             assert!(matches!(validate_subject(s), Err(Error::InvalidSubject { .. })), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn every_byte_of_a_long_subject_is_checked() {
+        let reason = |bytes: &[u8]| match validate_subject(std::str::from_utf8(bytes).expect("ascii")) {
+            Err(Error::InvalidSubject { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        let long = b"a".repeat(100);
+        validate_subject(std::str::from_utf8(&long).expect("ascii")).unwrap();
+        for i in 0..long.len() {
+            let mut bad = long.clone();
+            bad[i] = 0x7f;
+            assert_eq!(reason(&bad), "whitespace or control character", "at {i}");
+            if i > 0 {
+                bad[i - 1] = b'.';
+                assert_eq!(reason(&bad), "whitespace or control character", "whitespace is named first, at {i}");
+                bad[i] = b'.';
+                assert_eq!(reason(&bad), "empty token", "at {i}");
+            }
         }
     }
 

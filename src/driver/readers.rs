@@ -7,18 +7,16 @@
 use std::sync::Arc;
 
 use crate::core::jetstream::pull::ConsumerEvent;
-use crate::error::Error;
 use crate::message::Message;
 use crate::runtime::queue::Queue;
-
-/// What the user's stream yields: messages, then maybe the error that ended it.
-pub(crate) type Item = Result<Message, Error>;
 
 /// Events kept for users who watch them; past this, new ones are dropped.
 pub(crate) const EVENT_CAPACITY: usize = 256;
 
 pub(crate) struct ReaderQueues {
-    pub items: Arc<Queue<Item>>,
+    /// The messages; an error that ends the reader is the queue's close
+    /// reason, read after them.
+    pub items: Arc<Queue<Message>>,
     pub events: Arc<Queue<ConsumerEvent>>,
 }
 

@@ -14,10 +14,12 @@ use futures_channel::oneshot;
 use super::queue::{self, Queue};
 use super::readers::ReaderQueues;
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
-use crate::core::jetstream::ack::AckLedger;
+use crate::core::jetstream::ack::{AckLedger, AckToken, LedgerEvent};
 use crate::core::jetstream::api::ConsumerInfo;
 use crate::core::jetstream::ordered::OrderedCursor;
-use crate::core::session::{GatherKey, LedgerId, OrderedId, OrderedSpec, Reader, Session, SessionEvent};
+use crate::core::session::{
+    GatherKey, LedgerId, OrderedId, OrderedSpec, Reader, RetiredOrdered, Session, SessionEvent,
+};
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::id_map::IdMap;
@@ -84,6 +86,8 @@ pub(crate) struct Inner {
     pub(super) answered: Vec<Answered>,
     /// The readers of requests for many replies.
     gathers: IdMap<GatherKey, Replies>,
+    /// The events of the checkpoint ledgers attached to the session.
+    ledgers: IdMap<LedgerId, Arc<Queue<LedgerEvent>>>,
     /// The flags the `Subscriber`s under a first-message timeout read; a
     /// few at most, so a plain list.
     timed_out: Vec<(Sid, Arc<AtomicBool>)>,
@@ -139,6 +143,7 @@ impl Shared {
             requests: IdMap::default(),
             answered: Vec::new(),
             gathers: IdMap::default(),
+            ledgers: IdMap::default(),
             timed_out: Vec::new(),
             flushes: IdMap::default(),
             first_connect: Some(tx),
@@ -222,12 +227,9 @@ impl Inner {
         while let Some(event) = self.session.poll_event(now) {
             match event {
                 SessionEvent::Connection(event) => self.on_event(event),
-                SessionEvent::ReaderItem { sid, item } => {
+                SessionEvent::ReaderMessage { sid, message } => {
                     let Some(queues) = self.readers.get(&sid) else { continue };
-                    if item.is_err() {
-                        // The end of the reader: it goes in whatever the bound.
-                        queues.items.push_past_bounds(item);
-                    } else if queues.items.push(item).is_err() {
+                    if queues.items.push(message).is_err() {
                         if queues.items.is_closed() {
                             // Its user went away: the message will be redelivered.
                             self.retire_reader(sid);
@@ -240,6 +242,12 @@ impl Inner {
                         }
                     }
                 }
+                SessionEvent::ReaderFailed { sid, error } => {
+                    // The user's stream yields it after the messages it holds, whatever the bound.
+                    if let Some(queues) = self.readers.get(&sid) {
+                        queues.items.close_with(error);
+                    }
+                }
                 SessionEvent::ReaderEvent { sid, event } => {
                     if let Some(queues) = self.readers.get(&sid) {
                         let _ = queues.events.push(event);
@@ -250,10 +258,15 @@ impl Inner {
                         queues.close();
                     }
                 }
-                SessionEvent::OrderedItem { id, item } => {
+                SessionEvent::OrderedMessage { id, message } => {
                     if let Some(queues) = self.ordered.get(&id) {
                         // Full only if the user stopped reading long ago.
-                        let _ = queues.items.push(item);
+                        let _ = queues.items.push(message);
+                    }
+                }
+                SessionEvent::OrderedFailed { id, error } => {
+                    if let Some(queues) = self.ordered.get(&id) {
+                        queues.items.close_with(error);
                     }
                 }
                 SessionEvent::OrderedEvent { id, event } => {
@@ -283,6 +296,11 @@ impl Inner {
                     }
                 }
                 SessionEvent::FirstMessageMissed { sid } => self.end_silent_subscription(sid),
+                SessionEvent::LedgerEvent { id, event } => {
+                    if let Some(events) = self.ledgers.get(&id) {
+                        let _ = events.push(event);
+                    }
+                }
             }
         }
         self.hurry |= self.session.take_pulled();
@@ -567,8 +585,8 @@ impl Inner {
     }
 
     /// Ends ordered read `id`, its streams ending after what they hold:
-    /// its cursor and last consumer, unless the connection closed.
-    pub fn retire_ordered(&mut self, id: OrderedId) -> Option<(OrderedCursor, Option<ConsumerInfo>)> {
+    /// where it got to, unless the connection closed.
+    pub fn retire_ordered(&mut self, id: OrderedId) -> Option<RetiredOrdered> {
         if let Some(queues) = self.ordered.remove(&id) {
             queues.close();
         }
@@ -618,21 +636,41 @@ impl Inner {
         self.wake_driver();
     }
 
-    pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
-        self.session.add_ledger(ledger)
+    /// Attaches a checkpoint ledger whose events go to `events`.
+    pub fn add_ledger(&mut self, ledger: AckLedger, events: Arc<Queue<LedgerEvent>>) -> LedgerId {
+        let id = self.session.add_ledger(ledger);
+        self.ledgers.insert(id, events);
+        id
     }
 
-    pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
-        self.session.ledger_mut(id)
+    /// Ledger `id` holds `token`, received at `now`, until `epoch` commits.
+    pub fn ledger_track(&mut self, now: Instant, id: LedgerId, token: AckToken, epoch: u64) -> Result<(), Error> {
+        self.session.ledger_track(now, id, token, epoch)?;
+        // The driver must learn the new deadline.
+        self.wake_driver();
+        Ok(())
+    }
+
+    /// Takes ledger `id`'s deliveries of epochs up to `epoch`, to be acked.
+    pub fn ledger_commit(&mut self, id: LedgerId, epoch: u64) -> Result<Vec<AckToken>, Error> {
+        self.session.ledger_commit(id, epoch)
+    }
+
+    /// The deliveries ledger `id` holds (0 once detached).
+    pub fn ledger_len(&self, id: LedgerId) -> usize {
+        self.session.ledger_len(id).unwrap_or(0)
     }
 
     pub fn remove_ledger(&mut self, id: LedgerId) {
         self.session.remove_ledger(id);
+        if let Some(events) = self.ledgers.remove(&id) {
+            events.close();
+        }
     }
 
     /// The soonest deadline of the session.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.session.poll_wake_at()
+        self.session.poll_deadline().map(|d| d.at)
     }
 
     /// Fires what is due at `now`, in the connection and in readers.

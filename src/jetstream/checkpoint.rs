@@ -3,6 +3,7 @@
 //! `+WPI` by the connection's driver task (not by the user's loop), then
 //! acked in one confirmed [`AckBatch`].
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::ack::{Ack, AckBatch, AckLedger, AckReport, LedgerEvent, LedgerWarning};
@@ -12,6 +13,7 @@ use super::message::Message;
 use crate::client::Client;
 use crate::core::session::LedgerId;
 use crate::error::Error;
+use crate::runtime::queue::Queue;
 
 /// How the workers use the consumer, for the guardrail checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +34,8 @@ pub struct LedgerOptions {
 pub struct CheckpointLedger {
     client: Client,
     id: LedgerId,
+    /// What the session reports about the held deliveries.
+    events: Arc<Queue<LedgerEvent>>,
     ack_timeout: Duration,
     warnings: Vec<LedgerWarning>,
 }
@@ -50,8 +54,10 @@ impl CheckpointLedger {
         let mut ledger = AckLedger::new();
         ledger.set_ack_wait(&info.stream_name, &info.name, info.config.ack_wait)?;
         let client = consumer.context().client().clone();
-        let id = client.shared().lock().add_ledger(ledger);
-        Ok(CheckpointLedger { client, id, ack_timeout: consumer.context().timeout(), warnings })
+        // Unbounded, as the ledger's own list was: at most one per held delivery and deadline.
+        let events = Queue::new(usize::MAX);
+        let id = client.shared().lock().add_ledger(ledger, events.clone());
+        Ok(CheckpointLedger { client, id, events, ack_timeout: consumer.context().timeout(), warnings })
     }
 
     /// What the consumer's settings risk for this pattern (empty when they fit).
@@ -66,25 +72,16 @@ impl CheckpointLedger {
     pub fn track(&self, message: &Message, epoch: u64) -> Result<(), Error> {
         let token = message.claim_token(&Ack::Ack)?;
         let now = self.client.now();
-        let mut inner = self.client.shared().lock();
-        let tracked = match inner.ledger_mut(self.id) {
-            Some(ledger) => ledger.track(now, token, epoch),
-            None => Err(Error::Closed),
-        };
+        let tracked = self.client.shared().lock().ledger_track(now, self.id, token, epoch);
         if tracked.is_err() {
             message.release_claim();
-        } else {
-            inner.wake_driver();
         }
         tracked
     }
 
     /// Acks every message of epochs up to `epoch`, pipelined and confirmed.
     pub async fn commit(&self, epoch: u64) -> Result<AckReport, Error> {
-        let tokens = {
-            let mut inner = self.client.shared().lock();
-            inner.ledger_mut(self.id).ok_or(Error::Closed)?.commit(epoch)
-        };
+        let tokens = self.client.shared().lock().ledger_commit(self.id, epoch)?;
         let mut batch = AckBatch::new();
         for token in tokens {
             batch.ack(token)?;
@@ -94,7 +91,7 @@ impl CheckpointLedger {
 
     /// Messages held.
     pub fn len(&self) -> usize {
-        self.client.shared().lock().ledger_mut(self.id).map_or(0, |l| l.len())
+        self.client.shared().lock().ledger_len(self.id)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -103,7 +100,7 @@ impl CheckpointLedger {
 
     /// The next warning that a held message may be redelivered anyway.
     pub fn try_next_event(&self) -> Option<LedgerEvent> {
-        self.client.shared().lock().ledger_mut(self.id)?.poll_event()
+        self.events.try_pop()
     }
 }
 

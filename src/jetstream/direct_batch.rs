@@ -9,8 +9,8 @@ use std::task::{Context, Poll, ready};
 use futures_core::Stream;
 
 use super::api::{ErrorCode, JetStreamError};
-use super::raw_message::StreamMessage;
 use crate::client::Responses;
+use crate::core::jetstream::raw_message::StreamMessage;
 use crate::error::Error;
 use crate::header::StatusCode;
 

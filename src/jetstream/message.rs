@@ -12,8 +12,8 @@ use super::ack::{Ack, AckToken};
 pub use super::ack::{AckKind, MessageMetadata as Info};
 pub use super::publish::Publish as PublishMessage;
 use super::pull::{PullRequest, PullStatus};
-pub use super::raw_message::StreamMessage;
 use crate::client::Client;
+pub use crate::core::jetstream::raw_message::StreamMessage;
 use crate::error::Error;
 
 /// A JetStream message: the core [`Message`](crate::Message) (through
@@ -181,9 +181,10 @@ impl Message {
     }
 
     fn reply_subject(&self) -> Result<&str, Error> {
-        self.message
-            .reply
-            .as_deref()
-            .ok_or(Error::ApiMisuse("message has no ack subject (not from a JetStream consumer)"))
+        // A match, not `ok_or`: every ack asks, and an error made and dropped is not free.
+        match self.message.reply.as_deref() {
+            Some(subject) => Ok(subject),
+            None => Err(Error::ApiMisuse("message has no ack subject (not from a JetStream consumer)")),
+        }
     }
 }

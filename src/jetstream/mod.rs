@@ -39,8 +39,6 @@ mod purge;
 #[cfg(has_runtime)]
 mod push_consumer;
 #[cfg(has_runtime)]
-mod raw_message;
-#[cfg(has_runtime)]
 pub(crate) mod reader;
 #[cfg(has_runtime)]
 pub mod stream;

@@ -10,16 +10,15 @@
 mod ack_future;
 #[cfg_attr(target_arch = "wasm32", allow(dead_code, reason = "the wasm only reads its API level"))]
 pub(crate) mod fast_ingest;
-mod message;
 mod window;
 
 pub use super::api::PublishAck;
 pub use super::context::{PublishError, PublishErrorKind};
-pub use ack_future::PublishAckFuture;
-pub use message::{
+pub use crate::core::jetstream::publish::{
     NATS_EXPECTED_LAST_MESSAGE_ID, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
     NATS_EXPECTED_STREAM, NATS_MESSAGE_ID, NATS_MESSAGE_TTL, Publish,
 };
+pub use ack_future::PublishAckFuture;
 
 use bytes::Bytes;
 

@@ -84,21 +84,6 @@ impl<T> Queue<T> {
         Ok(())
     }
 
-    /// Adds `item` whatever the bounds (unless closed): an error that ends
-    /// the receiver must not be dropped with the messages before it.
-    pub(crate) fn push_past_bounds(&self, item: T) {
-        let mut state = lock(&self.state);
-        if state.closed {
-            return;
-        }
-        state.bytes += self.max_bytes.map_or(0, |(_, weigh)| weigh(&item));
-        state.items.push_back(item);
-        state.pushed += 1;
-        if let Some(waker) = state.waker.take() {
-            waker.wake();
-        }
-    }
-
     /// [`close`](Self::close), saying what went wrong.
     pub(crate) fn close_with(&self, reason: Error) {
         lock(&self.state).reason.get_or_insert(reason);
@@ -108,6 +93,12 @@ impl<T> Queue<T> {
     /// What went wrong, if the queue was [closed with](Self::close_with) a reason.
     pub(crate) fn close_reason(&self) -> Option<Error> {
         lock(&self.state).reason.clone()
+    }
+
+    /// [`close_reason`](Self::close_reason), taken: for a receiver that
+    /// yields it once, as its last item.
+    pub(crate) fn take_close_reason(&self) -> Option<Error> {
+        lock(&self.state).reason.take()
     }
 
     /// No more items will come; the receiver ends after what is queued.

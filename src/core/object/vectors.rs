@@ -1,13 +1,13 @@
 //! The cases of `tests/vectors/object_store.json`, which the npm package's
 //! TS rules (`bindings/obj/rules.ts`) run too: names and the subjects they
-//! make, bucket names, digests.
+//! make, bucket names, digests, direct batches.
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use serde_json::Value;
 
-use super::{digest, names};
+use super::{digest, get, names};
 
 fn vectors() -> Value {
     serde_json::from_str(include_str!("../../../tests/vectors/object_store.json")).unwrap()
@@ -60,5 +60,13 @@ fn digests_are_read_as_every_client_writes_them() {
         let text = case["text"].as_str().unwrap();
         let hex = digest::parse(text).map(|sum| sum.iter().map(|b| format!("{b:02x}")).collect::<String>());
         assert_eq!(hex.as_deref(), case["sha256"].as_str(), "{text}");
+    }
+}
+
+#[test]
+fn batches_ask_for_about_a_mib_of_chunks() {
+    for case in vectors()["per_batch"].as_array().unwrap() {
+        let [size, chunks, batch] = ["size", "chunks", "batch"].map(|k| case[k].as_u64().unwrap() as usize);
+        assert_eq!(get::per_batch(size, chunks), batch, "{case}");
     }
 }

@@ -43,7 +43,7 @@ use crate::core::error::Error;
 use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
 use crate::core::time::{Clock, Instant};
-use crate::core::timer::Deadline;
+use crate::core::timer::{Deadline, TimerKind, TimerTable};
 
 /// Why a request for many replies wants to be woken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,15 @@ pub enum GatherTimer {
     MaxWait,
     /// No reply within the stall interval.
     Stall,
+}
+
+impl TimerKind for GatherTimer {
+    /// `max_wait` first: at the same instant it is the end that counts.
+    const ALL: &'static [GatherTimer] = &[GatherTimer::MaxWait, GatherTimer::Stall];
+
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// Replies are its input; the verdict says whether the user gets each.
@@ -80,9 +89,7 @@ impl Machine for Gather {
     }
 
     fn poll_deadline(&self) -> Option<Deadline<GatherTimer>> {
-        let at = self.poll_timeout()?;
-        let reason = if at < self.deadline { GatherTimer::Stall } else { GatherTimer::MaxWait };
-        Some(Deadline { at, reason })
+        self.timers.next()
     }
 }
 
@@ -160,9 +167,9 @@ pub struct Gather {
     /// `Count` with a positive count only.
     max_messages: Option<u64>,
     stall: Duration,
-    deadline: Instant,
-    /// When the stall ends the request (`Stall`, after the first reply).
-    stall_at: Option<Instant>,
+    /// `max_wait` from the request and, after a reply (`Stall`), the stall:
+    /// all off once ended.
+    timers: TimerTable<GatherTimer>,
     clock: Clock,
     received: u64,
     end: Option<End>,
@@ -179,12 +186,13 @@ impl Gather {
             _ => None,
         };
         let stall = options.stall.filter(|s| !s.is_zero()).unwrap_or(DEFAULT_STALL);
+        let mut timers = TimerTable::default();
+        timers.set(GatherTimer::MaxWait, Some(now + options.max_wait));
         Ok(Gather {
             strategy: options.strategy,
             max_messages,
             stall,
-            deadline: now + options.max_wait,
-            stall_at: None,
+            timers,
             clock: Clock::new(now),
             received: 0,
             end: None,
@@ -214,8 +222,8 @@ impl Gather {
         if self.end.is_some() {
             return false;
         }
-        if self.clock.now() >= self.deadline {
-            self.end = Some(End::MaxWait);
+        if self.timers.get(GatherTimer::MaxWait).is_some_and(|at| self.clock.now() >= at) {
+            self.finish(End::MaxWait);
             return false;
         }
         self.received += 1;
@@ -223,13 +231,13 @@ impl Gather {
             RequestStrategy::Timer => {}
             RequestStrategy::Count => {
                 if self.max_messages.is_some_and(|max| self.received >= max) {
-                    self.end = Some(End::MaxMessages);
+                    self.finish(End::MaxMessages);
                 }
             }
-            RequestStrategy::Stall => self.stall_at = Some(self.clock.now() + self.stall),
+            RequestStrategy::Stall => self.timers.set(GatherTimer::Stall, Some(self.clock.now() + self.stall)),
             RequestStrategy::Sentinel => {
                 if message.payload.is_empty() {
-                    self.end = Some(End::Sentinel);
+                    self.finish(End::Sentinel);
                 }
             }
         }
@@ -238,24 +246,22 @@ impl Gather {
 
     /// The request failed (no responders, connection closed): it ends.
     pub fn handle_failure(&mut self) {
-        self.end.get_or_insert(End::Failed);
+        self.finish(End::Failed);
     }
 
     /// The user stopped reading: it ends.
     pub fn cancel(&mut self) {
-        self.end.get_or_insert(End::Cancelled);
+        self.finish(End::Cancelled);
     }
 
     /// Fires what is due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.clock.advance(now);
-        if self.end.is_some() {
-            return;
-        }
-        if self.clock.now() >= self.deadline {
-            self.end = Some(End::MaxWait);
-        } else if self.stall_at.is_some_and(|at| self.clock.now() >= at) {
-            self.end = Some(End::Stall);
+        let now = self.clock.advance(now);
+        // Past `max_wait`, that is the end, whatever else is due.
+        if self.timers.take_due(GatherTimer::MaxWait, now) {
+            self.finish(End::MaxWait);
+        } else if self.timers.take_due(GatherTimer::Stall, now) {
+            self.finish(End::Stall);
         }
     }
 
@@ -263,9 +269,12 @@ impl Gather {
     /// When to call [`handle_timeout`](Self::handle_timeout) next; `None` once ended.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.end.is_some() {
-            return None;
-        }
-        Some(self.stall_at.map_or(self.deadline, |at| at.min(self.deadline)))
+        self.timers.next().map(|d| d.at)
+    }
+
+    /// Ends with `end`, unless it already ended.
+    fn finish(&mut self, end: End) {
+        self.end.get_or_insert(end);
+        self.timers.stop_all();
     }
 }

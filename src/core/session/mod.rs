@@ -22,9 +22,10 @@ use bytes::BytesMut;
 use crate::core::conn::{self, Connection, ConnectionEvent, Event, RequestId, Sid, State};
 use crate::core::error::Error;
 use crate::core::first_message::FirstMessageTimer;
+pub use crate::core::first_message::FirstMessageWait;
 use crate::core::header::HeaderMap;
 use crate::core::id_map::IdMap;
-use crate::core::jetstream::ack::{Ack, AckLedger, LedgerTimer};
+use crate::core::jetstream::ack::{Ack, AckLedger, AckToken, LedgerEvent, LedgerTimer};
 use crate::core::jetstream::pull::{ConsumerEvent, Delivery};
 use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
@@ -35,7 +36,7 @@ use crate::core::timer::Deadline;
 mod ordered;
 mod reader;
 
-pub use ordered::OrderedId;
+pub use ordered::{OrderedId, OrderedTimer, RetiredOrdered};
 pub(crate) use ordered::{OrderedMode, OrderedSpec};
 use reader::Outputs;
 pub use reader::{Reader, ReaderTimer};
@@ -60,9 +61,9 @@ pub enum Wake {
     Ledger(LedgerId, LedgerTimer),
     Gather(GatherKey, GatherTimer),
     /// A subscription's first message is overdue.
-    FirstMessage(Sid),
+    FirstMessage(Sid, FirstMessageWait),
     /// An ordered read retries its create, or gives up waiting for its answer.
-    Ordered(OrderedId),
+    Ordered(OrderedId, OrderedTimer),
 }
 
 /// What the session has for whoever waits on it.
@@ -70,14 +71,18 @@ pub enum Wake {
 pub enum SessionEvent {
     /// What the connection reported and no attached machine took.
     Connection(Event),
-    /// For the user of reader `sid`: a message, or the error that ends it.
-    ReaderItem { sid: Sid, item: Result<Message, Error> },
+    /// A message for the user of reader `sid`.
+    ReaderMessage { sid: Sid, message: Message },
+    /// The error that ends reader `sid`, after its messages; [`ReaderEnded`](Self::ReaderEnded) follows.
+    ReaderFailed { sid: Sid, error: Error },
     /// For whoever watches reader `sid`'s events.
     ReaderEvent { sid: Sid, event: ConsumerEvent },
     /// Reader `sid` finished and was retired: its user's streams end.
     ReaderEnded { sid: Sid },
-    /// For the user of ordered read `id`: the next message in order, or the error that ends it.
-    OrderedItem { id: OrderedId, item: Result<Message, Error> },
+    /// The next message in order, for the user of ordered read `id`.
+    OrderedMessage { id: OrderedId, message: Message },
+    /// The error that ends ordered read `id`, after its messages; [`OrderedEnded`](Self::OrderedEnded) follows.
+    OrderedFailed { id: OrderedId, error: Error },
     /// For whoever watches ordered read `id`'s events (its readers' and its re-creations).
     OrderedEvent { id: OrderedId, event: ConsumerEvent },
     /// Ordered read `id` ended: its user's streams end after what they hold.
@@ -90,6 +95,8 @@ pub enum SessionEvent {
     GatherEnded { key: GatherKey },
     /// Subscription `sid` had no message within its timeout: it must end.
     FirstMessageMissed { sid: Sid },
+    /// For whoever watches checkpoint ledger `id`: a held delivery at risk.
+    LedgerEvent { id: LedgerId, event: LedgerEvent },
 }
 
 pub struct Session {
@@ -103,8 +110,8 @@ pub struct Session {
     next_ledger: u64,
     gathers: IdMap<GatherKey, Gather>,
     /// Subscriptions still waiting for their first message under a
-    /// timeout (nats.js `SubOpts.timeout`); a few at most, so a list.
-    first_messages: Vec<(Sid, FirstMessageTimer)>,
+    /// timeout (nats.js `SubOpts.timeout`).
+    first_messages: IdMap<Sid, FirstMessageTimer>,
     ordered: IdMap<OrderedId, ordered::Ordered>,
     next_ordered: u64,
     events: VecDeque<SessionEvent>,
@@ -136,7 +143,7 @@ impl Session {
             ledgers: IdMap::default(),
             next_ledger: 0,
             gathers: IdMap::default(),
-            first_messages: Vec::new(),
+            first_messages: IdMap::default(),
             ordered: IdMap::default(),
             next_ordered: 0,
             events: VecDeque::new(),
@@ -157,51 +164,27 @@ impl Session {
         self.conn.handle_partial_input();
     }
 
-    /// Fires what is due at `now` in every machine.
+    /// Fires what is due at `now` in every machine, in a fixed order, then
+    /// does what each asked for.
     pub fn handle_timeout(&mut self, now: Instant) {
-        if self.conn.poll_timeout().is_some_and(|at| at <= now) {
+        if self.conn.poll_deadline().is_some_and(|d| d.at <= now) {
             self.conn.handle_timeout(now);
         }
-        let due: Vec<Sid> = self
-            .readers
-            .iter()
-            .filter(|(_, r)| r.poll_deadline().is_some_and(|d| d.at <= now))
-            .map(|(sid, _)| *sid)
-            .collect();
-        for sid in due {
-            if let Some(reader) = self.readers.get_mut(&sid) {
-                reader.handle_timeout(now);
-            }
+        for sid in fire_due(&mut self.readers, now) {
             self.drive_reader(sid);
         }
-        self.ordered_timeouts(now);
-        for ledger in self.ledgers.values_mut() {
-            if ledger.poll_timeout().is_some_and(|at| at <= now) {
-                Machine::handle_timeout(ledger, now);
-            }
+        for id in fire_due(&mut self.ordered, now) {
+            self.ordered_output(now, id);
         }
-        self.send_progress();
-        let due: Vec<GatherKey> = self
-            .gathers
-            .iter()
-            .filter(|(_, g)| g.poll_timeout().is_some_and(|at| at <= now))
-            .map(|(key, _)| *key)
-            .collect();
-        for key in due {
-            if let Some(gather) = self.gathers.get_mut(&key) {
-                Machine::handle_timeout(gather, now);
-            }
+        fire_due(&mut self.ledgers, now);
+        self.ledgers_output();
+        for key in fire_due(&mut self.gathers, now) {
             self.retire_gather_if_finished(key);
         }
-        let mut i = 0;
-        while let Some((sid, timer)) = self.first_messages.get_mut(i) {
-            timer.handle_timeout(now);
-            if timer.is_expired() {
-                let sid = *sid;
-                self.first_messages.swap_remove(i);
+        for sid in fire_due(&mut self.first_messages, now) {
+            if self.first_messages.get_mut(&sid).and_then(Machine::poll_event).is_some() {
+                self.first_messages.remove(&sid);
                 self.events.push_back(SessionEvent::FirstMessageMissed { sid });
-            } else {
-                i += 1;
             }
         }
     }
@@ -266,6 +249,8 @@ impl Session {
         std::mem::take(&mut self.pulled)
     }
 
+    /// Attaches a checkpoint ledger: the session sends its `+WPI`s on its
+    /// deadlines and hands out its events as [`SessionEvent::LedgerEvent`].
     pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
         self.next_ledger += 1;
         let id = LedgerId(self.next_ledger);
@@ -273,8 +258,20 @@ impl Session {
         id
     }
 
-    pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
-        self.ledgers.get_mut(&id)
+    /// Ledger `id` holds `token`, received at `now`, until `epoch` commits.
+    pub fn ledger_track(&mut self, now: Instant, id: LedgerId, token: AckToken, epoch: u64) -> Result<(), Error> {
+        let ledger = self.ledgers.get_mut(&id).ok_or(Error::Closed)?;
+        ledger.handle_input(now, (token, epoch))
+    }
+
+    /// Takes ledger `id`'s deliveries of epochs up to `epoch`, to be acked.
+    pub fn ledger_commit(&mut self, id: LedgerId, epoch: u64) -> Result<Vec<AckToken>, Error> {
+        Ok(self.ledgers.get_mut(&id).ok_or(Error::Closed)?.commit(epoch))
+    }
+
+    /// The deliveries ledger `id` holds; `None` if it is not attached.
+    pub fn ledger_len(&self, id: LedgerId) -> Option<usize> {
+        self.ledgers.get(&id).map(AckLedger::len)
     }
 
     pub fn remove_ledger(&mut self, id: LedgerId) {
@@ -319,8 +316,7 @@ impl Session {
     /// Ends subscription `sid` if no message comes within `timeout` of
     /// `now` (replacing an earlier timer of it).
     pub fn expect_first_message(&mut self, now: Instant, sid: Sid, timeout: std::time::Duration) {
-        self.first_messages.retain(|(id, _)| *id != sid);
-        self.first_messages.push((sid, FirstMessageTimer::new(now, timeout)));
+        self.first_messages.insert(sid, FirstMessageTimer::new(now, timeout));
     }
 
     // ---- outputs
@@ -341,17 +337,20 @@ impl Session {
             match self.conn.poll_event()? {
                 Event::Message { sid, message } => {
                     if let Some(reader) = self.readers.get_mut(&sid) {
-                        let delivery = reader.handle_message(now, &message);
-                        // What the drive has for the user comes after the message.
-                        let out = Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
-                        let driven = reader.drive(sid, out);
-                        self.after_drive(sid, driven);
+                        let delivery = reader.handle_input(now, &message);
+                        if reader.needs_drive() {
+                            // What the drive has for the user comes after the message.
+                            let out =
+                                Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
+                            let driven = reader.drive(sid, out);
+                            self.after_drive(sid, driven);
+                        }
                         if delivery == Delivery::User {
                             // The message goes straight out unless ordered reads may judge it.
                             if self.ordered.is_empty() {
-                                return Some(SessionEvent::ReaderItem { sid, item: Ok(message) });
+                                return Some(SessionEvent::ReaderMessage { sid, message });
                             }
-                            match self.route_ordered(now, SessionEvent::ReaderItem { sid, item: Ok(message) }) {
+                            match self.route_ordered(now, SessionEvent::ReaderMessage { sid, message }) {
                                 Some(event) => return Some(event),
                                 None => continue,
                             }
@@ -359,8 +358,8 @@ impl Session {
                         continue;
                     }
                     if !self.first_messages.is_empty() {
-                        // The first message disarms the timeout.
-                        self.first_messages.retain(|(id, _)| *id != sid);
+                        // The first message disarms the timeout: its work is done.
+                        self.first_messages.remove(&sid);
                     }
                     let key = GatherKey::Sub(sid);
                     if self.gathers.is_empty() || self.gathers.get(&key).is_none() {
@@ -392,65 +391,39 @@ impl Session {
         }
     }
 
-    /// The soonest deadline of the connection and every attached machine, and why.
+    /// The soonest deadline of the connection and every attached machine,
+    /// and why: the one fold of them all, which a driver sleeps until.
     pub fn poll_deadline(&self) -> Option<Deadline<Wake>> {
-        let mut next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
-        for (sid, reader) in self.readers.iter() {
-            next = Deadline::soonest(next, reader.poll_deadline().map(|d| d.map(|t| Wake::Reader(*sid, t))));
-        }
-        for (id, ledger) in self.ledgers.iter() {
-            next = Deadline::soonest(next, ledger.poll_deadline().map(|d| d.map(|t| Wake::Ledger(*id, t))));
-        }
-        for (key, gather) in self.gathers.iter() {
-            next = Deadline::soonest(next, gather.poll_deadline().map(|d| d.map(|t| Wake::Gather(*key, t))));
-        }
-        for (sid, timer) in &self.first_messages {
-            let at = timer.poll_timeout().map(|at| Deadline { at, reason: Wake::FirstMessage(*sid) });
-            next = Deadline::soonest(next, at);
-        }
-        self.ordered_deadlines(next)
-    }
-
-    /// When [`poll_deadline`](Self::poll_deadline) falls, without its
-    /// reason: what a driver sleeps until, folded without the reasons.
-    pub fn poll_wake_at(&self) -> Option<Instant> {
-        let mut next = self.conn.poll_timeout();
-        let mut fold = |at: Option<Instant>| next = sooner(next, at);
-        self.readers.values().for_each(|r| fold(r.poll_timeout()));
-        self.ledgers.values().for_each(|l| fold(l.poll_timeout()));
-        self.gathers.values().for_each(|g| fold(g.poll_timeout()));
-        self.first_messages.iter().for_each(|(_, t)| fold(t.poll_timeout()));
-        self.ordered.values().for_each(|o| fold(o.deadline()));
-        next
+        let next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
+        let next = fold(next, &self.readers, Wake::Reader);
+        let next = fold(next, &self.ordered, Wake::Ordered);
+        let next = fold(next, &self.ledgers, Wake::Ledger);
+        let next = fold(next, &self.gathers, Wake::Gather);
+        fold(next, &self.first_messages, Wake::FirstMessage)
     }
 
     // ---- internals
 
     fn on_connection_event(&mut self, now: Instant, event: &ConnectionEvent) {
         match event {
-            ConnectionEvent::Disconnected { .. } => {
-                self.readers_link(now, Link::Down);
-                self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Down));
-            }
-            ConnectionEvent::Reconnected { .. } => {
-                self.readers_link(now, Link::Up);
-                self.ledgers.values_mut().for_each(|l| l.handle_link(now, Link::Up));
-                self.send_progress();
-                self.ordered_reconnected(now);
-            }
+            ConnectionEvent::Disconnected { .. } => self.link(now, Link::Down),
+            ConnectionEvent::Reconnected { .. } => self.link(now, Link::Up),
             ConnectionEvent::Closed { .. } => {
                 // Their readers are ended by whoever waits on them.
                 self.readers = IdMap::default();
                 self.probes = IdMap::default();
                 self.gathers = IdMap::default();
-                self.first_messages.clear();
+                self.first_messages = IdMap::default();
                 self.ordered = IdMap::default();
             }
             _ => {}
         }
     }
 
-    fn readers_link(&mut self, now: Instant, link: Link) {
+    /// Tells every machine the link went down or came back, then does what
+    /// each asked for. (Requests for many and first-message timers run on
+    /// their own clocks, whatever the link.)
+    fn link(&mut self, now: Instant, link: Link) {
         let sids: Vec<Sid> = self.readers.keys().copied().collect();
         for sid in sids {
             if let Some(reader) = self.readers.get_mut(&sid) {
@@ -458,6 +431,9 @@ impl Session {
             }
             self.drive_reader(sid);
         }
+        self.ledgers.values_mut().for_each(|l| l.handle_link(now, link));
+        self.ledgers_output();
+        self.ordered_link(now, link);
     }
 
     /// Publishes what reader `sid` asks for; retires it when it is done.
@@ -514,25 +490,44 @@ impl Session {
         }
     }
 
-    /// Publishes the `+WPI`s the ledgers have due.
-    fn send_progress(&mut self) {
+    /// Publishes the `+WPI`s the ledgers have due and hands on their events.
+    fn ledgers_output(&mut self) {
         let body = Ack::Progress.body();
-        for ledger in self.ledgers.values_mut() {
+        for (id, ledger) in self.ledgers.iter_mut() {
             while let Some(tokens) = ledger.poll_progress() {
                 for token in tokens {
                     let _ = self.conn.publish(token.subject(), None, None, &body);
                 }
             }
+            while let Some(event) = Machine::poll_event(ledger) {
+                self.events.push_back(SessionEvent::LedgerEvent { id: *id, event });
+            }
         }
     }
 }
 
-/// The earlier of two instants, either maybe absent.
-fn sooner(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
+/// `next`, or the soonest deadline of the machines in `map` if sooner,
+/// with its reason as the session names it.
+fn fold<K: Ord + Copy, M: Machine>(
+    next: Option<Deadline<Wake>>,
+    map: &IdMap<K, M>,
+    wake: fn(K, M::Timer) -> Wake,
+) -> Option<Deadline<Wake>> {
+    map.iter().fold(next, |next, (key, machine)| {
+        Deadline::soonest(next, machine.poll_deadline().map(|d| d.map(|timer| wake(*key, timer))))
+    })
+}
+
+/// Fires the machines in `map` due at `now`: their keys, for what follows.
+fn fire_due<K: Ord + Copy, M: Machine>(map: &mut IdMap<K, M>, now: Instant) -> Vec<K> {
+    let mut fired = Vec::new();
+    for (key, machine) in map.iter_mut() {
+        if machine.poll_deadline().is_some_and(|d| d.at <= now) {
+            machine.handle_timeout(now);
+            fired.push(*key);
+        }
     }
+    fired
 }
 
 #[cfg(test)]

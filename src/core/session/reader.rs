@@ -95,13 +95,6 @@ impl Reader {
         self
     }
 
-    pub(super) fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
-        match &mut self.0 {
-            Kind::Pull { machine, .. } => machine.handle_input(now, message),
-            Kind::Push { inbox, .. } => inbox.handle_input(now, message),
-        }
-    }
-
     /// The answer to this reader's probe.
     pub(super) fn handle_probe(&mut self, result: &Result<Message, Error>) {
         let answer = match result {
@@ -135,31 +128,13 @@ impl Reader {
         }
     }
 
-    pub(super) fn handle_timeout(&mut self, now: Instant) {
-        match &mut self.0 {
-            Kind::Pull { machine, .. } => Machine::handle_timeout(machine.as_mut(), now),
-            Kind::Push { inbox, .. } => Machine::handle_timeout(inbox.as_mut(), now),
-        }
-    }
-
-    pub(super) fn handle_link(&mut self, now: Instant, link: Link) {
-        match &mut self.0 {
-            Kind::Pull { machine, .. } => machine.handle_link(now, link),
-            Kind::Push { inbox, .. } => inbox.handle_link(now, link),
-        }
-    }
-
-    pub(super) fn poll_timeout(&self) -> Option<Instant> {
+    /// Whether [`drive`](Self::drive) has anything to do after a message:
+    /// a pull reader only when its machine has output, a push reader always
+    /// (its flow-control reply waits on what the user took).
+    pub(super) fn needs_drive(&self) -> bool {
         match &self.0 {
-            Kind::Pull { machine, .. } => machine.poll_timeout(),
-            Kind::Push { inbox, .. } => inbox.poll_timeout(),
-        }
-    }
-
-    pub(super) fn poll_deadline(&self) -> Option<Deadline<ReaderTimer>> {
-        match &self.0 {
-            Kind::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),
-            Kind::Push { inbox, .. } => inbox.poll_deadline().map(|d| d.map(ReaderTimer::Push)),
+            Kind::Pull { machine, .. } => machine.has_output(),
+            Kind::Push { .. } => true,
         }
     }
 
@@ -190,12 +165,56 @@ impl Reader {
     }
 }
 
+/// Its input is every message on its subscription, its events the
+/// consumer's (which the session hands on as it drives the reader).
+impl Machine for Reader {
+    type Input<'a> = &'a Message;
+    type Verdict = Delivery;
+    type Event = ConsumerEvent;
+    type Timer = ReaderTimer;
+
+    fn handle_input(&mut self, now: Instant, message: &Message) -> Delivery {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_input(now, message),
+            Kind::Push { inbox, .. } => inbox.handle_input(now, message),
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => Machine::handle_timeout(machine.as_mut(), now),
+            Kind::Push { inbox, .. } => Machine::handle_timeout(inbox.as_mut(), now),
+        }
+    }
+
+    fn handle_link(&mut self, now: Instant, link: Link) {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => machine.handle_link(now, link),
+            Kind::Push { inbox, .. } => inbox.handle_link(now, link),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<ConsumerEvent> {
+        match &mut self.0 {
+            Kind::Pull { machine, .. } => Machine::poll_event(machine.as_mut()),
+            Kind::Push { inbox, .. } => Machine::poll_event(inbox.as_mut()),
+        }
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<ReaderTimer>> {
+        match &self.0 {
+            Kind::Pull { machine, .. } => machine.poll_deadline().map(|d| d.map(ReaderTimer::Pull)),
+            Kind::Push { inbox, .. } => inbox.poll_deadline().map(|d| d.map(ReaderTimer::Push)),
+        }
+    }
+}
+
 fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: Sid, out: Outputs<'_>) -> Driven {
     let mut pulled = false;
-    let item = |item| SessionEvent::ReaderItem { sid, item };
+    let failed = |error| SessionEvent::ReaderFailed { sid, error };
     while let Some(pull) = machine.poll_pull() {
         if let Err(e) = out.conn.publish(next_subject, Some(inbox), None, &pull.to_json()) {
-            out.events.push_back(item(Err(e)));
+            out.events.push_back(failed(e));
             return Driven { pulled, finished: true };
         }
         pulled = true;
@@ -205,21 +224,25 @@ fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: 
             ConsumerEvent::Terminal(status) => {
                 // A reader that keeps waiting reports it as an event only.
                 if machine.is_finished() {
-                    out.events.push_back(item(Err(status_error(&status))));
+                    out.events.push_back(failed(status_error(&status)));
                 }
                 out.events.push_back(SessionEvent::ReaderEvent { sid, event: ConsumerEvent::Terminal(status) });
             }
             ConsumerEvent::FetchDone(FetchEnd::Status(status)) if !is_quiet_end(&status) => {
-                out.events.push_back(item(Err(status_error(&status))));
+                out.events.push_back(failed(status_error(&status)));
             }
-            ConsumerEvent::FetchDone(FetchEnd::HeartbeatsMissed) => out.events.push_back(item(Err(Error::Timeout))),
+            ConsumerEvent::FetchDone(FetchEnd::HeartbeatsMissed) => out.events.push_back(failed(Error::Timeout)),
             event => out.events.push_back(SessionEvent::ReaderEvent { sid, event }),
         }
     }
-    if let Some(error) = machine.poll_end() {
-        out.events.push_back(item(Err(error)));
+    // The end is set only when the machine finishes: no Option<Error> to drop per message.
+    let finished = machine.is_finished();
+    if finished {
+        if let Some(error) = machine.poll_end() {
+            out.events.push_back(failed(error));
+        }
     }
-    Driven { pulled, finished: machine.is_finished() }
+    Driven { pulled, finished }
 }
 
 /// Whether the push reader finished.
@@ -247,7 +270,7 @@ fn drive_push(
         out.events.push_back(SessionEvent::ReaderEvent { sid, event });
     }
     if let Some(error) = inbox.poll_end() {
-        out.events.push_back(SessionEvent::ReaderItem { sid, item: Err(error) });
+        out.events.push_back(SessionEvent::ReaderFailed { sid, error });
     }
     inbox.is_finished()
 }

@@ -37,6 +37,10 @@ mod store;
 #[cfg(has_runtime)]
 mod watch;
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use crate::core::kv::read::{stored_entry, watched_entry};
+#[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
+pub(crate) use crate::core::kv::write::{CreateOver, marker};
 pub use crate::core::kv::{
     Config, Entry, KV_OPERATION, MAX_HISTORY, NATS_MARKER_REASON, NATS_MESSAGE_SIZE, NATS_ROLLUP, Operation,
     ParseOperationError, Status, is_valid_bucket_name, is_valid_key,
@@ -45,13 +49,11 @@ pub use error::*;
 #[cfg(has_runtime)]
 pub use store::Store;
 #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
-pub(crate) use store::{BucketExternal, BucketFacts, BucketMirror, CreateOver, marker};
+pub(crate) use store::{BucketExternal, BucketFacts, BucketMirror};
 #[cfg(has_runtime)]
 pub use watch::{History, Keys, Watch, WatchInclude, WatchOptions};
 #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
 pub(crate) use watch::{KEYS, Reader};
-#[cfg(feature = "fuzzing")]
-pub(crate) use {store::stored_entry, watch::watched_entry};
 
 /// async-nats's path of [`Status`].
 pub mod bucket {

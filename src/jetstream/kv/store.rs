@@ -4,23 +4,24 @@
 //! when the bucket allows them, from any replica; watches, histories and
 //! key listings are ordered push consumers ([`super::watch`]).
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde::Deserialize;
 
 use super::config::Status;
-use super::entry::{Entry, KV_OPERATION, NATS_ROLLUP, Operation, value_len};
+use super::entry::{Entry, Operation};
 use super::error::*;
 use super::names::{KeySubjects, Origin, check_bucket, check_key, stream_name};
 use super::watch::{History, Keys, Watch, WatchInclude, WatchOptions};
+use crate::core::kv::read::stored_entry;
+use crate::core::kv::write::{CreateOver, marker};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::api::{self, ErrorCode, JetStreamError, MsgGetRequest, PurgeRequest, PurgeResponse};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::publish::Publish;
-use crate::jetstream::stream::StreamMessage;
 
 /// Every key.
 const ALL_KEYS: &str = ">";
@@ -397,69 +398,6 @@ impl Store {
         let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
         Ok(api::parse_checked_plain::<PurgeResponse>(&reply)?.purged)
     }
-}
-
-/// What a create does after its first publish failed ([`Store::create_over`];
-/// JS, which sequences the publishes, asks the same in two steps).
-pub(crate) enum CreateOver {
-    /// Publish again, expecting the delete or purge marker at this revision.
-    Marker(u64),
-    /// The key holds a value.
-    Taken,
-    /// Fail with the first publish's error.
-    Failed,
-}
-
-impl CreateOver {
-    /// Whether a create that failed with the JetStream error `err_code`
-    /// found a message on the key, so its latest entry is worth a look.
-    pub(crate) fn looks(err_code: Option<ErrorCode>) -> bool {
-        err_code.is_some_and(ErrorCode::is_wrong_last_sequence)
-    }
-
-    /// What to do given the key's latest entry.
-    pub(crate) fn after(latest: Option<&Entry>) -> CreateOver {
-        match latest {
-            Some(Entry { operation: Operation::Delete | Operation::Purge, revision, .. }) => {
-                CreateOver::Marker(*revision)
-            }
-            Some(_) => CreateOver::Taken,
-            None => CreateOver::Failed,
-        }
-    }
-}
-
-/// The publish of a delete or purge marker, with the headers of `with`,
-/// expecting the key's last revision to be `revision` when set.
-pub(crate) fn marker(operation: Operation, revision: Option<u64>, with: Publish) -> Publish {
-    let mut marker = with.header(KV_OPERATION, operation.as_str());
-    if operation == Operation::Purge {
-        marker = marker.header(NATS_ROLLUP, "sub");
-    }
-    match revision {
-        Some(revision) => marker.expected_last_subject_sequence(revision),
-        None => marker,
-    }
-}
-
-/// The entry of `key` a get read (its subject `subject`), and its value's
-/// size; `None` when the message is another key's.
-pub(crate) fn stored_entry(bucket: &str, key: &str, subject: &str, message: StreamMessage) -> Option<(Entry, usize)> {
-    if message.subject != subject {
-        return None;
-    }
-    let len = value_len(Some(&message.headers), &message.payload);
-    let entry = Entry {
-        bucket: bucket.to_string(),
-        key: key.to_string(),
-        operation: Operation::of(Some(&message.headers)),
-        created: message.timestamp().unwrap_or(SystemTime::UNIX_EPOCH),
-        value: message.payload,
-        revision: message.sequence,
-        delta: 0,
-        seen_current: false,
-    };
-    Some((entry, len))
 }
 
 fn updates_only() -> WatchOptions {

@@ -11,20 +11,19 @@
 //! nothing: the consumer says how many messages it had to deliver when it
 //! was made, and every message says how many are left after it.
 
-use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
 use std::time::Duration;
 
 use futures_core::Stream;
 
-use super::entry::{Entry, Operation, value_len};
+use super::entry::Entry;
 use super::error::{WatchError, WatchErrorKind, WatcherError, WatcherErrorKind};
 use super::names::check_filter;
 use super::store::Store;
+use crate::core::kv::read::{PutsOnly, SizedEntry, watched_entry};
+use crate::error::Error;
 use crate::error::SortCause;
-use crate::error::{Error, ProtocolError};
-use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
 use crate::jetstream::ordered::OrderedConfig;
 use crate::jetstream::reader::tracked::TrackedRead;
@@ -72,9 +71,6 @@ impl WatchOptions {
         }
     }
 }
-
-/// An entry and the size of its value.
-type SizedEntry = (Entry, usize);
 
 /// One ordered read of entries, which knows when it has delivered those
 /// that existed at its start: what [`Watch`], [`History`] and [`Keys`]
@@ -194,76 +190,8 @@ impl Reader {
     }
 }
 
-/// The entry a watch's message holds: its key is the subject after
-/// `prefix` (`$KV.<bucket>.`), its revision and age come from the ack
-/// subject's `numbers`.
-pub(crate) fn watched_entry(
-    bucket: &str,
-    prefix: &str,
-    seen_current: bool,
-    message: crate::Message,
-    numbers: DeliveryNumbers,
-) -> Result<SizedEntry, Error> {
-    let crate::Message { subject: mut key, payload: value, headers, .. } = message;
-    if !key.starts_with(prefix) {
-        return Err(Error::Protocol(ProtocolError::Store(format!("watch got subject {key:?} outside {prefix:?}"))));
-    }
-    // The key is the subject without the prefix, in the subject's own allocation.
-    key.drain(..prefix.len());
-    let headers = headers.as_ref();
-    let len = value_len(headers, &value);
-    let entry = Entry {
-        bucket: bucket.to_string(),
-        key,
-        value,
-        revision: numbers.stream_sequence,
-        delta: numbers.pending,
-        created: crate::jetstream::api::timestamp::from_unix_nanos(numbers.timestamp_nanos),
-        operation: Operation::of(headers),
-        seen_current,
-    };
-    Ok((entry, len))
-}
-
 /// An entry and the size of its value, or `None` for one a watch leaves out.
 pub(crate) type Step = Option<(Entry, usize)>;
-
-/// Leaves deletes and purges out of a watch without losing the caught-up
-/// signal: while initial entries are still to come, the last put is held
-/// until the next entry says whether a delete left out completed them.
-#[derive(Debug, Default)]
-struct PutsOnly {
-    held: Option<SizedEntry>,
-    ready: VecDeque<SizedEntry>,
-}
-
-impl PutsOnly {
-    fn handle_entry(&mut self, entry: SizedEntry) {
-        match (entry.0.operation, entry.0.seen_current) {
-            (Operation::Put, false) => self.ready.extend(self.held.replace(entry)),
-            (Operation::Put, true) => {
-                self.ready.extend(self.held.take());
-                self.ready.push_back(entry);
-            }
-            (_, false) => {}
-            (_, true) => {
-                if let Some(mut held) = self.held.take() {
-                    held.0.seen_current = true;
-                    self.ready.push_back(held);
-                }
-            }
-        }
-    }
-
-    /// Nothing more comes to decide about a held entry: hand it out as is.
-    fn handle_end(&mut self) {
-        self.ready.extend(self.held.take());
-    }
-
-    fn poll_entry(&mut self) -> Option<SizedEntry> {
-        self.ready.pop_front()
-    }
-}
 
 /// Entries of the watched keys as they change, as async-nats's `kv::Watch`:
 /// a `Stream` of `Result<Entry, WatcherError>` that never ends by itself.
@@ -364,56 +292,5 @@ impl Stream for Keys {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let item = ready!(self.reader.poll_entry(cx));
         Poll::Ready(item.map(|r| r.map(|(entry, _)| entry.key).map_err(WatcherErrorKind::error)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::SystemTime;
-
-    use super::*;
-
-    fn entry(revision: u64, operation: Operation, seen_current: bool) -> SizedEntry {
-        let key = format!("k{revision}");
-        let created = SystemTime::UNIX_EPOCH;
-        let value = bytes::Bytes::new();
-        (Entry { bucket: "b".into(), key, value, revision, delta: 0, created, operation, seen_current }, 0)
-    }
-
-    fn drain(puts: &mut PutsOnly) -> Vec<(u64, bool)> {
-        std::iter::from_fn(|| puts.poll_entry()).map(|(e, _)| (e.revision, e.seen_current)).collect()
-    }
-
-    #[test]
-    fn a_left_out_delete_that_completes_the_initial_entries_marks_the_last_put() {
-        let mut puts = PutsOnly::default();
-        puts.handle_entry(entry(1, Operation::Put, false));
-        assert_eq!(drain(&mut puts), [], "held: a left-out delete may complete them next");
-        puts.handle_entry(entry(2, Operation::Put, false));
-        assert_eq!(drain(&mut puts), [(1, false)]);
-        puts.handle_entry(entry(3, Operation::Delete, false));
-        puts.handle_entry(entry(4, Operation::Purge, true));
-        assert_eq!(drain(&mut puts), [(2, true)]);
-        puts.handle_entry(entry(5, Operation::Delete, true));
-        puts.handle_entry(entry(6, Operation::Put, true));
-        assert_eq!(drain(&mut puts), [(6, true)], "changes pass, deletes still left out");
-    }
-
-    #[test]
-    fn a_put_that_completes_the_initial_entries_follows_the_held_one() {
-        let mut puts = PutsOnly::default();
-        puts.handle_entry(entry(1, Operation::Put, false));
-        puts.handle_entry(entry(2, Operation::Put, true));
-        assert_eq!(drain(&mut puts), [(1, false), (2, true)]);
-    }
-
-    #[test]
-    fn the_end_hands_out_what_is_held() {
-        let mut puts = PutsOnly::default();
-        puts.handle_entry(entry(1, Operation::Put, false));
-        puts.handle_end();
-        assert_eq!(drain(&mut puts), [(1, false)]);
-        puts.handle_entry(entry(2, Operation::Delete, true));
-        assert_eq!(drain(&mut puts), [], "no put to carry the signal");
     }
 }

@@ -20,14 +20,13 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_core::Stream;
 
+use crate::core::object::get::per_batch;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::Error;
 use crate::jetstream::DirectBatch;
 use crate::jetstream::api::{self, ErrorCode};
 use crate::jetstream::context::Context;
 
-/// Bytes a batch asks for.
-const BATCH: usize = 1 << 20;
 /// Bytes received and not yet read past which no further batch is asked for.
 const WINDOW: usize = 2 << 20;
 /// How long a failed batch waits before it is asked for again.
@@ -207,31 +206,8 @@ impl DirectChunks {
     }
 }
 
-/// Chunks a batch asks for, of an object of `size` bytes in `chunks`
-/// chunks: about [`BATCH`] bytes.
-pub(crate) fn per_batch(size: usize, chunks: usize) -> usize {
-    let chunk = size.div_ceil(chunks.max(1)).max(1);
-    (BATCH / chunk).clamp(1, chunks.max(1))
-}
-
 /// Whether `context` can read chunks by batched direct gets from a
 /// stream with `allow_direct` (a server of API level 1, 2.11, or later).
 pub(crate) fn available(context: &Context, allow_direct: bool) -> bool {
     allow_direct && context.client().api_level() >= 1
-}
-
-#[cfg(test)]
-mod tests {
-    use super::per_batch;
-
-    /// The cases the npm package's TS (`bindings/obj/rules.ts`) runs too.
-    #[test]
-    fn batches_ask_for_about_a_mib_of_chunks() {
-        let vectors: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/vectors/object_store.json")).unwrap();
-        for case in vectors["per_batch"].as_array().unwrap() {
-            let [size, chunks, batch] = ["size", "chunks", "batch"].map(|k| case[k].as_u64().unwrap() as usize);
-            assert_eq!(per_batch(size, chunks), batch, "{case}");
-        }
-    }
 }

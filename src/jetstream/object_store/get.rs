@@ -18,16 +18,16 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_core::Stream;
 
-use super::digest::{self, Digest};
 use super::direct::{self, DirectChunks};
 use super::error::{GetError, GetErrorKind};
 use super::info::ObjectInfo;
-use super::names::{check_bucket, chunk_subject};
+use super::names::chunk_subject;
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
+use crate::core::object::get::{Check, check_linked, link_target};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::SortCause;
-use crate::error::{Error, KindError, ProtocolError};
+use crate::error::{Error, KindError};
 use crate::jetstream::ack::MessageMetadata;
 use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
@@ -53,94 +53,6 @@ pub struct Object {
     /// Bytes of a chunk an `AsyncRead` caller has not taken yet.
     #[cfg(not(target_arch = "wasm32"))]
     leftover: Bytes,
-}
-
-/// What a get checks an object's chunks against: its meta's size and
-/// SHA-256.
-pub(crate) struct Check {
-    name: String,
-    size: u64,
-    digest: Digest,
-    expected: [u8; 32],
-    received: u64,
-}
-
-impl Check {
-    /// The check of the object `info` describes; a deleted one is not
-    /// found, one without a digest cannot be checked.
-    pub(crate) fn new(info: &ObjectInfo) -> Result<Check, GetError> {
-        if info.deleted {
-            let cause = Error::JetStream(crate::jetstream::api::JetStreamError {
-                code: 404,
-                err_code: crate::jetstream::api::ErrorCode::NO_MESSAGE_FOUND,
-                description: format!("object {:?} was deleted", info.name),
-            });
-            return Err(KindError::new(GetErrorKind::NotFound, cause));
-        }
-        let Some(expected) = info.digest.as_deref().and_then(digest::parse) else {
-            let cause = Error::Protocol(ProtocolError::Store(format!(
-                "object {:?} has no SHA-256 digest to check it with",
-                info.name
-            )));
-            return Err(KindError::new(GetErrorKind::Other, cause));
-        };
-        let digest = Digest::new();
-        Ok(Check { name: info.name.clone(), size: info.size as u64, digest, expected, received: 0 })
-    }
-
-    /// Hashes `chunk`; an error once more bytes came than the object has.
-    pub(crate) fn chunk(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        self.received += chunk.len() as u64;
-        if self.received > self.size {
-            return Err(self.size_mismatch());
-        }
-        self.digest.update(chunk);
-        Ok(())
-    }
-
-    /// Whether what arrived is the object its meta describes; once, at the end.
-    pub(crate) fn finish(&mut self) -> Result<(), Error> {
-        if self.received != self.size {
-            return Err(self.size_mismatch());
-        }
-        let computed = std::mem::take(&mut self.digest).finish();
-        if computed != self.expected {
-            return Err(Error::DigestMismatch {
-                name: self.name.clone(),
-                expected: digest::format(&self.expected),
-                computed: digest::format(&computed),
-            });
-        }
-        Ok(())
-    }
-
-    fn size_mismatch(&self) -> Error {
-        Error::SizeMismatch { name: self.name.clone(), expected: self.size, received: self.received }
-    }
-}
-
-/// Where a get of the object `info` goes next: `None` to its own chunks,
-/// else the bucket and name of the object it links to. A link to a bucket
-/// is no object.
-pub(crate) fn link_target(info: &ObjectInfo) -> Result<Option<(String, String)>, GetError> {
-    let Some(link) = info.link() else { return Ok(None) };
-    let Some(target) = link.name.clone() else {
-        let cause = Error::InvalidArgument(format!("{:?} links to bucket {:?}", info.name, link.bucket));
-        return Err(KindError::new(GetErrorKind::BucketLink, cause));
-    };
-    check_bucket(&link.bucket).map_err(|e| KindError::new(GetErrorKind::Other, e))?;
-    Ok(Some((link.bucket.clone(), target)))
-}
-
-/// A get followed a link to the object `info`: it must not be a link too.
-pub(crate) fn check_linked(info: &ObjectInfo) -> Result<(), GetError> {
-    match info.link() {
-        None => Ok(()),
-        Some(_) => {
-            let cause = Error::InvalidArgument(format!("{:?} is a link to a link", info.name));
-            Err(KindError::new(GetErrorKind::Other, cause))
-        }
-    }
 }
 
 impl std::fmt::Debug for Object {

@@ -6,7 +6,6 @@
 
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
-use std::time::SystemTime;
 
 use bytes::Bytes;
 use futures_core::Stream;
@@ -15,7 +14,8 @@ use serde::Deserialize;
 
 use super::error::*;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata};
-use super::names::{all_meta, check_name, chunk_subject, latin1_meta_subject, meta_subject, stream_name};
+use super::names::{all_meta, check_name, chunk_subject, meta_subject, stream_name};
+use crate::core::object::lookup::{Found, Shadowed, Stored, meta_subjects, newer, not_found};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
@@ -40,69 +40,12 @@ pub struct ObjectStore {
     batched: bool,
 }
 
-/// An object's meta and where it was found.
-#[derive(Clone)]
-pub(crate) struct Found {
-    pub info: ObjectInfo,
-    /// The meta's stream sequence (nats.js's `revision`).
-    pub revision: u64,
-    /// The meta subject: the UTF-8 one, or the Latin-1 one nats.js 3.4 wrote.
-    pub subject: String,
-    /// An older meta of the name under the other subject.
-    pub shadowed: Option<Shadowed>,
-}
-
-/// The older of two metas of one name: one client keyed it by UTF-8, the
-/// other by Latin-1, neither seeing the other's. A write by name purges it
-/// (and its chunks), so that the name is left one meta.
-#[derive(Clone)]
-pub(crate) struct Shadowed {
-    subject: String,
-    /// Its chunks' token, when they are not the newer meta's.
-    nuid: Option<String>,
-}
-
-/// A meta as the stream holds it.
-pub(crate) struct Stored {
-    info: ObjectInfo,
-    subject: String,
-    sequence: u64,
-}
-
 /// A write of a meta by name, decided: `info` goes on `subject`, then
 /// `purge` (what it replaced) is purged.
 pub(crate) struct MetaWrite {
     pub subject: String,
     pub info: ObjectInfo,
     pub purge: Vec<String>,
-}
-
-impl Stored {
-    /// The meta `payload` (at `sequence`, stored at `time`) on `subject`
-    /// if it is object `name`'s, its time that of the message. The two
-    /// encodings meet (nats.js's subject of "Ã©" is the UTF-8 one of "é"),
-    /// so a meta of another name is not found here.
-    pub(crate) fn read(
-        name: &str,
-        subject: String,
-        payload: &[u8],
-        sequence: u64,
-        time: Option<SystemTime>,
-    ) -> Result<Stored, Error> {
-        let mut info = parse_meta(payload)?;
-        if info.name != name {
-            return Err(not_found(name));
-        }
-        info.modified = time;
-        Ok(Stored { info, subject, sequence })
-    }
-}
-
-/// The subjects object `name`'s meta is looked for under: the one every
-/// client but nats.js 3.4 uses and, for a Latin-1 name, nats.js's.
-pub(crate) fn meta_subjects(bucket: &str, name: &str) -> Result<(String, Option<String>), Error> {
-    check_name(name)?;
-    Ok((meta_subject(bucket, name), latin1_meta_subject(bucket, name)))
 }
 
 #[derive(Deserialize, Default)]
@@ -491,29 +434,6 @@ pub(crate) fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<St
     }
 }
 
-/// The object of a name from its metas under the UTF-8 and the Latin-1
-/// subject: the newer one, shadowing the older.
-pub(crate) fn newer(utf8: Option<Stored>, latin1: Option<Stored>) -> Option<Found> {
-    let (newer, older) = match (utf8, latin1) {
-        (Some(utf8), Some(latin1)) if latin1.sequence > utf8.sequence => (latin1, Some(utf8)),
-        (Some(utf8), latin1) => (utf8, latin1),
-        (None, latin1) => (latin1?, None),
-    };
-    let shadowed = older.map(|older| Shadowed {
-        nuid: (!older.info.nuid.is_empty() && older.info.nuid != newer.info.nuid).then_some(older.info.nuid),
-        subject: older.subject,
-    });
-    Some(Found { info: newer.info, revision: newer.sequence, subject: newer.subject, shadowed })
-}
-
-pub(crate) fn not_found(name: &str) -> Error {
-    Error::JetStream(api::JetStreamError {
-        code: 404,
-        err_code: api::ErrorCode::NO_MESSAGE_FOUND,
-        description: format!("no object named {name:?}"),
-    })
-}
-
 /// Whether an update of the object `found` (the lookup of `name`) to
 /// `new_name` renames it, so that the new name must be looked up; a missing
 /// or deleted object is not found.
@@ -615,37 +535,5 @@ impl Stream for Watch {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let item = ready!(self.poll_info(cx));
         Poll::Ready(item.map(|r| r.map(|(info, _)| info).map_err(WatcherErrorKind::error)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn stored(subject: &str, nuid: &str, sequence: u64) -> Option<Stored> {
-        let json = format!(r#"{{"name":"é","bucket":"b","nuid":"{nuid}"}}"#);
-        Some(Stored { info: parse_meta(json.as_bytes()).unwrap(), subject: subject.into(), sequence })
-    }
-
-    /// `subject` of the object, then `>` the shadowed meta's and `:` the
-    /// chunks to purge with it.
-    fn picked(found: Option<Found>) -> String {
-        let Some(Found { subject, shadowed, .. }) = found else { return "none".into() };
-        match shadowed {
-            None => subject,
-            Some(s) => format!("{subject}>{}:{}", s.subject, s.nuid.as_deref().unwrap_or("-")),
-        }
-    }
-
-    #[test]
-    fn of_two_metas_of_a_name_the_newer_is_the_object() {
-        assert_eq!(picked(newer(None, None)), "none");
-        assert_eq!(picked(newer(stored("U", "A", 5), None)), "U");
-        assert_eq!(picked(newer(None, stored("L", "B", 5))), "L");
-        assert_eq!(picked(newer(stored("U", "A", 5), stored("L", "B", 9))), "L>U:A");
-        assert_eq!(picked(newer(stored("U", "A", 9), stored("L", "B", 5))), "U>L:B");
-        // Chunks both metas point to stay; a meta without chunks has none to purge.
-        assert_eq!(picked(newer(stored("U", "A", 9), stored("L", "A", 5))), "U>L:-");
-        assert_eq!(picked(newer(stored("U", "A", 9), stored("L", "", 5))), "U>L:-");
     }
 }

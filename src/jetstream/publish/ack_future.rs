@@ -19,9 +19,9 @@ use std::time::Duration;
 
 use futures_util::task::AtomicWaker;
 
-use super::message::Publish;
 use super::window::{AckWindow, Acquire, Permit};
 use crate::client::{Client, ResponseFuture};
+use crate::core::jetstream::publish::Publish;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::jetstream::api::{PublishAck, parse_plain_response};

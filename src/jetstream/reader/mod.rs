@@ -30,7 +30,7 @@ use crate::client::Client;
 use crate::conn::Sid;
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::{OrderedId, Reader};
-use crate::driver::readers::{EVENT_CAPACITY, Item, ReaderQueues};
+use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
 use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
 
@@ -314,9 +314,10 @@ impl FetchBuilder<'_> {
 pub struct Messages {
     source: Source,
     client: Client,
-    items: Arc<Queue<Item>>,
+    /// The messages; the error that ended the reader, if one did, is its close reason.
+    items: Arc<Queue<crate::Message>>,
     /// Taken from `items` in one go (one lock for all that waited), not yet handed out.
-    buffer: VecDeque<Item>,
+    buffer: VecDeque<crate::Message>,
     events: Arc<Queue<ConsumerEvent>>,
     ack_timeout: Duration,
     /// For a consume: when to tell the driver what the user took.
@@ -423,8 +424,8 @@ impl Messages {
     }
 
     /// Stops and forgets what was received but not read, without naks:
-    /// ordered readers drop what follows a gap, and their consumers take no acks.
-    /// Whether anything was dropped.
+    /// an ordered read's consumers take no acks, and the next read resumes
+    /// after the last message taken. Whether anything was dropped.
     fn discard(mut self) -> bool {
         self.stop();
         let mut dropped = !self.buffer.is_empty();
@@ -439,7 +440,7 @@ impl Messages {
     fn ordered(
         id: OrderedId,
         client: Client,
-        items: Arc<Queue<Item>>,
+        items: Arc<Queue<crate::Message>>,
         events: Arc<Queue<ConsumerEvent>>,
         ack_timeout: Duration,
         report: Option<Report>,
@@ -493,13 +494,10 @@ impl Messages {
     /// wraps it with its acks.
     pub(crate) fn poll_core(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<crate::Message, Error>>> {
         if self.buffer.is_empty() && !ready!(self.items.poll_pop_all(cx, &mut self.buffer)) {
-            return Poll::Ready(None);
+            // Ended, after every message: with the error that ended the reader, once.
+            return Poll::Ready(self.items.take_close_reason().map(Err));
         }
-        let Some(item) = self.buffer.pop_front() else { return Poll::Ready(None) };
-        let message = match item {
-            Ok(message) => message,
-            Err(e) => return Poll::Ready(Some(Err(e))),
-        };
+        let Some(message) = self.buffer.pop_front() else { return Poll::Ready(None) };
         if let Some(report) = self.report {
             self.taken.0 += 1;
             self.taken.1 += message.length as u64;
@@ -521,8 +519,8 @@ impl Drop for Messages {
         inner.retire_reader(sid);
         // Received but never read: hand them back now.
         let nak = super::ack::Ack::Nak(None).body();
-        while let Some(item) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
-            if let Some(reply) = item.ok().and_then(|message| message.reply) {
+        while let Some(message) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
+            if let Some(reply) = message.reply {
                 let _ = inner.publish(&reply, None, None, &nak);
             }
         }

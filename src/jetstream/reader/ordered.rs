@@ -1,11 +1,10 @@
-//! Ordered consumers (ADR-17) over the plain pull readers, and ordered
-//! push consumers over the push reader. A continuous read runs in the
-//! session (`core/session/ordered.rs`): the sans-IO [`OrderedCursor`]
-//! judges every message there, and the session makes the next consumer
-//! and retries on its own deadline whether or not the user polls; this
-//! module reads what it let through and reports what was taken. A fetch,
-//! one batch the user waits on, is run here: create the consumer (deleting
-//! the old one), sleep before a retry, read the batch through the cursor.
+//! Ordered consumers (ADR-17) over pull consumers, and ordered push
+//! consumers over push consumers. Every read, continuous or one fetched
+//! batch, runs in the session (`core/session/ordered.rs`): the sans-IO
+//! [`OrderedCursor`] judges every message there, and the session makes the
+//! next consumer and retries on its own deadline whether or not the user
+//! polls; this module makes the first consumer, reads what the session let
+//! through and reports what was taken.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -13,7 +12,6 @@ use std::task::{Context as TaskContext, Poll, ready};
 use std::time::Duration;
 
 use futures_core::Stream;
-use futures_util::future::join;
 
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 use super::Raw;
@@ -21,16 +19,13 @@ use super::{ITEM_CAPACITY, Messages, Report};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::{OrderedId, OrderedMode, OrderedSpec};
 use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
-use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
 use crate::jetstream::consumer::{Consumer, OrderedError, OrderedErrorKind};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::message::Message;
-use crate::jetstream::ordered::{
-    OrderedConfig, OrderedCursor, OrderedPushConfig, ResetCause, Verdict, delivery_numbers,
-};
+use crate::jetstream::ordered::{OrderedConfig, OrderedCursor, OrderedPushConfig, delivery_numbers};
 use crate::jetstream::pull::{ConsumeOptions, ConsumerEvent, FetchOptions};
 use crate::jetstream::stream::Stream as JsStream;
 use crate::runtime::queue::{Queue, lock};
@@ -50,8 +45,9 @@ struct State {
     cursor: OrderedCursor,
     /// The last consumer made.
     current: Consumer,
-    /// `current` must be replaced before the next read: a fetch saw a gap,
-    /// a reader left messages unread, or a replacement is under way.
+    /// `current` must be replaced before the next read: it pulled ahead (a
+    /// consume), a fetch ended early, a reader left messages unread, or a
+    /// read is under way.
     stale: bool,
     /// A reader is open and not ended.
     reading: bool,
@@ -126,7 +122,7 @@ impl Context {
     }
 
     async fn start_ordered(&self, stream: String, mut cursor: OrderedCursor) -> Result<OrderedConsumer, Error> {
-        let current = create(self.clone(), stream.clone(), cursor.next_consumer(), None).await?;
+        let current = create(self.clone(), stream.clone(), cursor.next_consumer()).await?;
         Ok(OrderedConsumer::adopt(self.clone(), stream, cursor, current))
     }
 }
@@ -259,7 +255,10 @@ impl OrderedConsumer {
     }
 
     /// One batch, in order; a gap or a lost consumer ends it early, and
-    /// the next read resumes after the last message handed out.
+    /// the next read resumes after the last message handed out. A batch
+    /// whose connection was lost and came back (a server restart) reads the
+    /// rest from a new consumer, made by the session whether or not the
+    /// batch is polled meanwhile.
     pub fn fetch(&self, options: FetchOptions) -> Result<OrderedMessages, Error> {
         self.open(Mode::Fetch(options))
     }
@@ -278,28 +277,14 @@ impl OrderedConsumer {
             return Err(Error::ApiMisuse("an ordered consumer has one reader at a time"));
         }
         let last = state.cursor.stream_sequence();
-        let step = match mode.in_session()? {
-            Some(read) => Some(Step::Session(self.attach(&mut state, read, &events)?)),
-            None if state.stale => None,
-            None => Some(Step::Reading(mode.start(&state.current)?)),
-        };
+        let reader = self.attach(&mut state, mode.in_session()?, &events)?;
         state.reading = true;
         drop(state);
-        let mut reader = OrderedMessages {
-            consumer: self.clone(),
-            mode,
-            step: Step::Done,
-            events,
-            stopped: false,
-            holds: true,
-            last,
-        };
-        reader.step = step.unwrap_or_else(|| reader.create_next());
-        Ok(reader)
+        Ok(OrderedMessages { consumer: self.clone(), reader: Some(reader), events, holds: true, last })
     }
 
-    /// Hands a continuous read to the session, which makes its consumers
-    /// (starting on the current one if nothing was read from it yet).
+    /// Hands a read to the session, which makes its consumers (starting on
+    /// the current one if it can serve the read).
     fn attach(
         &self,
         state: &mut State,
@@ -326,77 +311,41 @@ impl OrderedConsumer {
     }
 }
 
-/// Makes consumer `config` on `stream`, deleting `old` meanwhile.
-async fn create(
-    context: Context,
-    stream: String,
-    config: api::ConsumerConfig,
-    old: Option<String>,
-) -> Result<Consumer, Error> {
+/// Makes consumer `config` on `stream`.
+async fn create(context: Context, stream: String, config: api::ConsumerConfig) -> Result<Consumer, Error> {
     let subject = api::consumer_create(context.api_prefix(), &stream, &config)?;
-    let request = CreateConsumerRequest { stream_name: stream.clone(), config, action: ConsumerAction::Create };
-    let body = encode_request(&request)?;
-    let delete = async {
-        let subject = old.and_then(|old| api::consumer_delete(context.api_prefix(), &stream, &old).ok());
-        if let Some(subject) = subject {
-            // Best effort: an unread consumer also expires by itself.
-            let _ = context.request_json(&subject, b"").await;
-        }
-    };
-    let (created, ()) = join(context.request_json(&subject, &body), delete).await;
-    Ok(Consumer::new(context.clone(), ConsumerInfo::from_json_core(&created?)?))
+    let request = CreateConsumerRequest { stream_name: stream, config, action: ConsumerAction::Create };
+    let created = context.request_json(&subject, &encode_request(&request)?).await?;
+    Ok(Consumer::new(context.clone(), ConsumerInfo::from_json_core(&created)?))
 }
 
 enum Mode {
     Consume(ConsumeOptions),
-    /// One batch, run in the caller's poll on purpose: only its caller
-    /// waits on it, and between fetches there is nothing to keep alive
-    /// (the next fetch makes the consumer again from the cursor), so no
-    /// recovery can be missed for want of a poll.
+    /// One batch.
     Fetch(FetchOptions),
     /// Listening on a push consumer's deliver subject.
     Push,
 }
 
-/// How the session reads a continuous read, when to report what was
-/// taken, and the push readers' mark of it.
+/// How the session reads, when to report what was taken, and the push
+/// readers' mark of it.
 type SessionRead = (OrderedMode, Option<Report>, Option<Arc<ReadMark>>);
 
 impl Mode {
-    /// What the session needs to run a continuous read; none for a fetch.
-    fn in_session(&self) -> Result<Option<SessionRead>, Error> {
+    /// What the session needs to run the read.
+    fn in_session(self) -> Result<SessionRead, Error> {
         Ok(match self {
             Mode::Consume(options) => {
-                Some((OrderedMode::Consume(options.clone()), Some(Report::for_consume(options)?), None))
+                let report = Report::for_consume(&options)?;
+                (OrderedMode::Consume(options), Some(report), None)
             }
             Mode::Push => {
                 let mark = Arc::new(ReadMark::new());
-                Some((OrderedMode::Push(mark.clone()), None, Some(mark)))
+                (OrderedMode::Push(mark.clone()), None, Some(mark))
             }
-            Mode::Fetch(_) => None,
+            Mode::Fetch(options) => (OrderedMode::Fetch(options), None, None),
         })
     }
-
-    /// A fetch's reader on `consumer` (continuous reads run in the session).
-    fn start(&self, consumer: &Consumer) -> Result<Messages, Error> {
-        match self {
-            Mode::Fetch(options) => consumer.fetch_with(options.clone()),
-            _ => Err(Error::ApiMisuse("a continuous ordered read runs in the session")),
-        }
-    }
-}
-
-enum Step {
-    /// A fetch reading its batch.
-    Reading(Messages),
-    /// A fetch making its consumer.
-    Creating(BoxFuture<Result<Consumer, Error>>),
-    /// A fetch waiting to retry a failed create.
-    Waiting(BoxFuture<()>),
-    /// A continuous read: the session judges, re-creates and retries,
-    /// whether or not this is polled; these are the messages it let through.
-    Session(Messages),
-    Done,
 }
 
 /// Messages of an ordered consumer, as a `Stream` of `Result<Message, Error>`:
@@ -404,11 +353,11 @@ enum Step {
 /// consumers take none).
 pub struct OrderedMessages {
     consumer: OrderedConsumer,
-    mode: Mode,
-    step: Step,
+    /// What the session let through, until the read ends: the session
+    /// judges, re-creates and retries whether or not this is polled.
+    reader: Option<Messages>,
     /// The readers' events, and [`ConsumerEvent::OrderedRecreated`].
     events: Arc<Queue<ConsumerEvent>>,
-    stopped: bool,
     /// Until it ends, this reader is the consumer's one.
     holds: bool,
     /// The stream sequence of the last message handed out (the cursor's at
@@ -419,10 +368,7 @@ pub struct OrderedMessages {
 impl OrderedMessages {
     /// Messages received and not yet read.
     pub fn pending(&self) -> usize {
-        match &self.step {
-            Step::Reading(reader) | Step::Session(reader) => reader.pending(),
-            _ => 0,
-        }
+        self.reader.as_ref().map_or(0, Messages::pending)
     }
 
     /// The next consumer event, as [`Messages::poll_next_event`]; events
@@ -433,13 +379,8 @@ impl OrderedMessages {
 
     /// Stops pulling; what was received can still be read, then it ends.
     pub fn stop(&mut self) {
-        self.stopped = true;
         self.events.close();
-        match &mut self.step {
-            Step::Reading(reader) => reader.stop(),
-            Step::Session(_) => self.retire_session(),
-            _ => self.finish(),
-        }
+        self.retire_session();
     }
 
     /// Stops pulling, then waits until the server has what was sent so far.
@@ -449,70 +390,33 @@ impl OrderedMessages {
         async move { client.flush_pong().await }
     }
 
-    /// Takes the continuous read back from the session: its cursor and
-    /// consumer are the consumer's again (the session's queue ends).
+    /// Takes the read back from the session: its cursor and consumer are
+    /// the consumer's again (the session's queue ends).
     fn retire_session(&mut self) {
         let c = &self.consumer;
         let mut state = lock(&c.state);
         let Some(id) = state.session.take() else { return };
-        let retired = c.context.client().shared().lock().retire_ordered(id);
-        if let Some((cursor, current)) = retired {
-            state.cursor = cursor;
-            if let Some(info) = current {
-                state.current = Consumer::new(c.context.clone(), info);
-            }
+        let Some(retired) = c.context.client().shared().lock().retire_ordered(id) else { return };
+        state.cursor = retired.cursor;
+        if let Some(info) = retired.current {
+            state.current = Consumer::new(c.context.clone(), info);
         }
+        state.stale = !retired.reusable;
     }
 
     /// Ended: the consumer is free for the next reader, which needs a new
-    /// one if this one's consumer sent more than was read (a consume pulls
-    /// ahead), and resumes after the last message handed out.
+    /// one unless this one's can serve it with nothing unread, and resumes
+    /// after the last message handed out.
     fn finish(&mut self) {
-        let mut ahead = !matches!(self.mode, Mode::Fetch(_));
-        match std::mem::replace(&mut self.step, Step::Done) {
-            Step::Reading(reader) => ahead |= reader.discard(),
-            Step::Session(_) => self.retire_session(),
-            _ => {}
-        }
+        let unread = self.reader.take().is_some_and(Messages::discard);
+        self.retire_session();
         self.events.close();
         if std::mem::take(&mut self.holds) {
             let mut state = lock(&self.consumer.state);
             state.reading = false;
-            state.stale |= ahead;
+            state.stale |= unread;
             state.cursor.resume_after(self.last);
         }
-    }
-
-    /// A fetch's reader saw a gap or lost its consumer: the batch ends.
-    fn reset(&mut self) {
-        if let Step::Reading(reader) = std::mem::replace(&mut self.step, Step::Done) {
-            reader.discard();
-        }
-        lock(&self.consumer.state).stale = true;
-        self.finish();
-    }
-
-    fn create_next(&self) -> Step {
-        let c = &self.consumer;
-        let (config, old) = {
-            let mut state = lock(&c.state);
-            state.stale = true;
-            (state.cursor.next_consumer(), state.current.name().to_string())
-        };
-        Step::Creating(Box::pin(create(c.context.clone(), c.stream.clone(), config, Some(old))))
-    }
-
-    /// Reads the current fetch reader's events: whether one calls for a reset.
-    fn poll_events(&mut self, cx: &mut TaskContext<'_>) -> Option<ResetCause> {
-        let Step::Reading(reader) = &self.step else { return None };
-        while let Poll::Ready(Some(event)) = reader.poll_next_event(cx) {
-            let cause = lock(&self.consumer.state).cursor.handle_event(&event);
-            let _ = self.events.push(event);
-            if cause.is_some() {
-                return cause;
-            }
-        }
-        None
     }
 
     fn fail<T>(&mut self, error: Error) -> Poll<Option<Result<T, Error>>> {
@@ -555,88 +459,20 @@ impl OrderedMessages {
         &mut self,
         cx: &mut TaskContext<'_>,
     ) -> Poll<Option<Result<(crate::Message, DeliveryNumbers), Error>>> {
-        let this = self;
-        loop {
-            if !this.stopped && this.poll_events(cx).is_some() {
-                this.reset();
-                continue;
-            }
-            match &mut this.step {
-                Step::Done => return Poll::Ready(None),
-                Step::Session(reader) => match ready!(reader.poll_core(cx)) {
-                    // The session judged it; its numbers were read there too.
-                    Some(Ok(message)) => match delivery_numbers(&message) {
-                        Ok(numbers) => {
-                            this.last = numbers.stream_sequence;
-                            return Poll::Ready(Some(Ok((message, numbers))));
-                        }
-                        Err(e) => return this.fail(e),
-                    },
-                    Some(Err(e)) => return this.fail(e),
-                    None => {
-                        this.finish();
-                        return Poll::Ready(None);
-                    }
-                },
-                Step::Waiting(sleep) => {
-                    ready!(sleep.as_mut().poll(cx));
-                    this.step = this.create_next();
+        let Some(reader) = &mut self.reader else { return Poll::Ready(None) };
+        match ready!(reader.poll_core(cx)) {
+            // The session judged it; its numbers were read there too.
+            Some(Ok(message)) => match delivery_numbers(&message) {
+                Ok(numbers) => {
+                    self.last = numbers.stream_sequence;
+                    Poll::Ready(Some(Ok((message, numbers))))
                 }
-                Step::Creating(created) => match ready!(created.as_mut().poll(cx)) {
-                    Ok(consumer) => {
-                        let _ = this.events.push(ConsumerEvent::OrderedRecreated { name: consumer.name().into() });
-                        let started = {
-                            let mut state = lock(&this.consumer.state);
-                            state.cursor.handle_created();
-                            state.current = consumer;
-                            state.stale = false;
-                            this.mode.start(&state.current)
-                        };
-                        match started {
-                            Ok(reader) => this.step = Step::Reading(reader),
-                            Err(e) => return this.fail(e),
-                        }
-                    }
-                    Err(e) => {
-                        let now = this.consumer.context.client().now();
-                        let retry = lock(&this.consumer.state).cursor.handle_create_failed(now, e);
-                        match retry {
-                            Ok(at) => {
-                                let wait = at.saturating_duration_since(now);
-                                this.step = Step::Waiting(DefaultRuntime::sleep(wait));
-                            }
-                            Err(e) => return this.fail(e),
-                        }
-                    }
-                },
-                Step::Reading(reader) => match ready!(reader.poll_core(cx)) {
-                    Some(Ok(message)) => {
-                        let numbers = match delivery_numbers(&message) {
-                            Ok(numbers) => numbers,
-                            Err(e) => return this.fail(e),
-                        };
-                        let verdict = lock(&this.consumer.state).cursor.handle_delivery(numbers);
-                        match verdict {
-                            Verdict::Deliver => {
-                                this.last = numbers.stream_sequence;
-                                return Poll::Ready(Some(Ok((message, numbers))));
-                            }
-                            Verdict::Reset(_) => this.reset(),
-                        }
-                    }
-                    Some(Err(e)) if this.stopped => return this.fail(e),
-                    Some(Err(e)) => {
-                        let judged = lock(&this.consumer.state).cursor.handle_reader_error(e);
-                        match judged {
-                            Ok(_) => this.reset(),
-                            Err(e) => return this.fail(e),
-                        }
-                    }
-                    None => {
-                        this.finish();
-                        return Poll::Ready(None);
-                    }
-                },
+                Err(e) => self.fail(e),
+            },
+            Some(Err(e)) => self.fail(e),
+            None => {
+                self.finish();
+                Poll::Ready(None)
             }
         }
     }

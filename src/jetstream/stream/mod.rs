@@ -32,7 +32,7 @@ use super::context::{
 };
 use super::paging::typed;
 pub use super::purge::Purge;
-pub use super::raw_message::StreamMessage;
+pub use crate::core::jetstream::raw_message::StreamMessage;
 use crate::error::{Error, ProtocolError, SortCause};
 use crate::subject::validate_subject;
 

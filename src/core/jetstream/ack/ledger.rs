@@ -21,7 +21,7 @@ use super::token::AckToken;
 use crate::core::error::Error;
 use crate::core::machine::{Link, Machine};
 use crate::core::time::{Clock, Instant};
-use crate::core::timer::Deadline;
+use crate::core::timer::{Deadline, TimerKind, TimerTable};
 
 /// Something the user should hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +41,8 @@ pub struct AckLedger {
     committed: Option<u64>,
     connected: bool,
     clock: Clock,
+    /// The next `+WPI` due while connected, the next deadline to report while not.
+    timers: TimerTable<LedgerTimer>,
     /// Progress handed to the caller, with the reset time it replaced.
     outbox: Vec<Sent>,
     events: VecDeque<LedgerEvent>,
@@ -149,6 +151,7 @@ impl AckLedger {
             Ok(at) => self.consumers.0[at].1.ack_wait = ack_wait,
             Err(at) => self.consumers.0.insert(at, (key, Queue { ack_wait, items: VecDeque::new(), reported: 0 })),
         }
+        self.rearm();
         Ok(())
     }
 
@@ -170,6 +173,7 @@ impl AckLedger {
         };
         self.tracked.insert(token.subject().to_string());
         queue.items.push_back(Tracked { token, epoch, reset_at: now });
+        self.rearm();
         Ok(())
     }
 
@@ -199,6 +203,7 @@ impl AckLedger {
             self.tracked.remove(token.subject());
         }
         self.outbox.retain(|sent| self.tracked.contains(sent.token.subject()));
+        self.rearm();
         done
     }
 
@@ -215,11 +220,13 @@ impl AckLedger {
     /// deliveries whose deadline passes.
     pub fn handle_timeout(&mut self, now: Instant) {
         let now = self.clock.advance(now);
-        if self.connected {
+        if self.timers.take_due(LedgerTimer::Progress, now) {
             self.send_due(now);
-        } else {
+        }
+        if self.timers.take_due(LedgerTimer::Missed, now) {
             self.report_missed(now);
         }
+        self.rearm();
     }
 
     /// Progress handed out but not yet polled was never sent: take it back.
@@ -237,6 +244,7 @@ impl AckLedger {
         }
         self.connected = false;
         self.report_missed(now);
+        self.rearm();
     }
 
     /// Back online: report what expired meanwhile, then send every due `+WPI` at once.
@@ -245,6 +253,7 @@ impl AckLedger {
         self.report_missed(now);
         self.connected = true;
         self.send_due(now);
+        self.rearm();
     }
 
     /// Tokens to publish `+WPI` to, now.
@@ -264,14 +273,18 @@ impl AckLedger {
     /// Next `+WPI` due; while disconnected, the next deadline to report.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.next().map(|d| d.at)
+    }
+
+    /// Arms the timer the link calls for at the soonest of the queues'.
+    fn rearm(&mut self) {
+        let connected = self.connected;
         let next = |q: &Queue| {
-            if self.connected {
-                q.items.front().map(|t| q.due(t))
-            } else {
-                q.items.get(q.reported).map(|t| q.deadline(t))
-            }
+            if connected { q.items.front().map(|t| q.due(t)) } else { q.items.get(q.reported).map(|t| q.deadline(t)) }
         };
-        self.consumers.queues().filter_map(next).min()
+        let at = self.consumers.queues().filter_map(next).min();
+        self.timers.stop_all();
+        self.timers.set(if connected { LedgerTimer::Progress } else { LedgerTimer::Missed }, at);
     }
 
     /// Moves every due delivery to the back with a fresh timer and hands out
@@ -322,6 +335,14 @@ pub enum LedgerTimer {
     Missed,
 }
 
+impl TimerKind for LedgerTimer {
+    const ALL: &'static [LedgerTimer] = &[LedgerTimer::Progress, LedgerTimer::Missed];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The ledger's input is what the checkpoint tracks:
 /// [`track`](AckLedger::track)'s token and epoch.
 impl Machine for AckLedger {
@@ -350,7 +371,6 @@ impl Machine for AckLedger {
     }
 
     fn poll_deadline(&self) -> Option<Deadline<LedgerTimer>> {
-        let reason = if self.connected { LedgerTimer::Progress } else { LedgerTimer::Missed };
-        self.poll_timeout().map(|at| Deadline { at, reason })
+        self.timers.next()
     }
 }

@@ -328,6 +328,13 @@ impl PullConsumer {
         self.end.take()
     }
 
+    /// Whether a poll has anything to give: a pull, an event, a probe or
+    /// the end. Most messages leave nothing, so a caller that asks first
+    /// skips the polls (a drain refills about once per half a pull).
+    pub fn has_output(&self) -> bool {
+        !self.pulls.is_empty() || !self.events.is_empty() || self.probe_wanted || self.phase == Phase::Finished
+    }
+
     /// The next pull request to publish.
     #[must_use]
     pub fn poll_pull(&mut self) -> Option<PullRequest> {

@@ -35,7 +35,7 @@ use crate::core::error::Error;
 use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
 use crate::core::time::{Clock, Instant};
-use crate::core::timer::Deadline;
+use crate::core::timer::{Deadline, TimerKind, TimerTable};
 
 /// Header of an idle heartbeat naming the flow-control subject the server
 /// still waits on (`server/stream.go` `JSConsumerStalled`).
@@ -72,8 +72,8 @@ struct FlowReply {
 pub struct PushInbox {
     idle_heartbeat: Option<Duration>,
     keep_waiting: bool,
-    /// When two missed heartbeats are declared; `None` while disconnected or ended.
-    heartbeat_deadline: Option<Instant>,
+    /// When two missed heartbeats are declared: off while disconnected or ended.
+    timers: TimerTable<PushTimer>,
     /// The last time anything arrived (or the watch restarted).
     silent_since: Instant,
     clock: Clock,
@@ -101,7 +101,7 @@ impl PushInbox {
         let mut inbox = PushInbox {
             idle_heartbeat,
             keep_waiting: options.keep_waiting,
-            heartbeat_deadline: None,
+            timers: TimerTable::default(),
             silent_since: now,
             clock: Clock::new(now),
             reply: None,
@@ -146,15 +146,15 @@ impl PushInbox {
     /// two intervals later.
     pub fn handle_timeout(&mut self, now: Instant) {
         let now = self.clock.advance(now);
-        let (Some(at), Some(hb)) = (self.heartbeat_deadline, self.idle_heartbeat) else { return };
-        if at > now {
+        let Some(hb) = self.idle_heartbeat else { return };
+        if !self.timers.take_due(PushTimer::Heartbeat, now) {
             return;
         }
         let silent = now.saturating_duration_since(self.silent_since);
         let count = u32::try_from(silent.as_nanos() / hb.as_nanos()).unwrap_or(u32::MAX);
         self.events.push_back(ConsumerEvent::HeartbeatsMissed { count });
         self.probe_wanted = true;
-        self.heartbeat_deadline = Some(now + 2 * hb);
+        self.timers.set(PushTimer::Heartbeat, Some(now + 2 * hb));
     }
 
     /// The answer to a probe: a consumer or stream that is gone is an
@@ -175,7 +175,7 @@ impl PushInbox {
     /// The connection dropped: nothing can arrive, so the watchdog pauses.
     pub fn handle_disconnected(&mut self, now: Instant) {
         self.clock.advance(now);
-        self.heartbeat_deadline = None;
+        self.timers.stop(PushTimer::Heartbeat);
     }
 
     /// The connection is back (the subscription with it): watch afresh, and
@@ -238,7 +238,7 @@ impl PushInbox {
 
     /// When to call [`handle_timeout`](Self::handle_timeout).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.heartbeat_deadline
+        self.timers.get(PushTimer::Heartbeat)
     }
 
     /// No more messages will be delivered.
@@ -260,13 +260,13 @@ impl PushInbox {
 
     fn watch_from(&mut self, now: Instant) {
         self.silent_since = now;
-        self.heartbeat_deadline = self.idle_heartbeat.map(|hb| now + 2 * hb);
+        self.timers.set(PushTimer::Heartbeat, self.idle_heartbeat.map(|hb| now + 2 * hb));
     }
 
     fn finish(&mut self, error: Error) {
         self.finished = true;
         self.end = Some(error);
-        self.heartbeat_deadline = None;
+        self.timers.stop_all();
         self.reply = None;
     }
 }
@@ -276,6 +276,14 @@ impl PushInbox {
 pub enum PushTimer {
     /// Two idle-heartbeat intervals without anything from the server.
     Heartbeat,
+}
+
+impl TimerKind for PushTimer {
+    const ALL: &'static [PushTimer] = &[PushTimer::Heartbeat];
+
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 impl Machine for PushInbox {
@@ -304,7 +312,7 @@ impl Machine for PushInbox {
     }
 
     fn poll_deadline(&self) -> Option<Deadline<PushTimer>> {
-        self.heartbeat_deadline.map(|at| Deadline { at, reason: PushTimer::Heartbeat })
+        self.timers.next()
     }
 }
 

@@ -20,6 +20,9 @@ const INFO: &str =
     "INFO {\"server_id\":\"S1\",\"version\":\"2.15.0\",\"proto\":1,\"headers\":true,\"max_payload\":1048576}\r\n";
 /// More rounds than any exchange here needs: a livelock fails on it.
 const STEP_BOUND: usize = 100;
+/// More items than one drain of any output here yields: a machine that
+/// never stops producing fails the test instead of hanging it.
+const DRAIN_BOUND: usize = 10_000;
 const ACK_WAIT: Duration = Duration::from_secs(30);
 
 struct Pair {
@@ -52,22 +55,20 @@ impl Pair {
         pair
     }
 
-    /// Drains the session once: whether anything came out.
+    /// Drains the session once, each output within its bound: whether
+    /// anything came out.
     fn step(&mut self) -> bool {
-        let mut progress = false;
-        while let Some(action) = self.session.poll_action() {
-            self.actions.push(action);
-            progress = true;
-        }
-        while let Some(event) = self.session.poll_event(self.now) {
-            self.events.push(event);
-            progress = true;
-        }
-        while let Some(bytes) = self.session.poll_transmit(usize::MAX) {
-            self.written.push_str(std::str::from_utf8(&bytes).expect("text protocol"));
-            progress = true;
-        }
-        progress
+        let Pair { session, now, written, events, actions, .. } = self;
+        let acted = drain("actions", || session.poll_action(), |action| actions.push(action));
+        let told = drain("events", || session.poll_event(*now), |event| events.push(event));
+        let wrote = drain(
+            "bytes",
+            || session.poll_transmit(usize::MAX),
+            |bytes| {
+                written.push_str(std::str::from_utf8(&bytes).expect("text protocol"));
+            },
+        );
+        acted | told | wrote
     }
 
     /// Steps until nothing comes out, within the bound.
@@ -93,7 +94,6 @@ impl Pair {
         let mut woke = Vec::new();
         for _ in 0..STEP_BOUND {
             let next = self.session.poll_deadline();
-            assert_eq!(self.session.poll_wake_at(), next.map(|d| d.at), "the driver's wake is the soonest deadline");
             match next.filter(|d| d.at <= until) {
                 Some(deadline) => {
                     self.now = self.now.max(deadline.at);
@@ -152,10 +152,21 @@ impl Pair {
         ledger.set_ack_wait("S", "C", ACK_WAIT).expect("a valid consumer");
         let id = self.session.add_ledger(ledger);
         let token = AckToken::new("$JS.ACK.S.C.1.7.7.0.0").expect("an ack subject");
-        let ledger = self.session.ledger_mut(id).expect("attached");
-        ledger.handle_input(self.now, (token, 1)).expect("tracked");
+        self.session.ledger_track(self.now, id, token, 1).expect("tracked");
         id
     }
+}
+
+/// Takes what `poll` has into `take`, at most [`DRAIN_BOUND`] items:
+/// whether there was any.
+fn drain<T>(what: &str, mut poll: impl FnMut() -> Option<T>, mut take: impl FnMut(T)) -> bool {
+    for taken in 0..DRAIN_BOUND {
+        match poll() {
+            Some(item) => take(item),
+            None => return taken > 0,
+        }
+    }
+    panic!("the session still had {what} after {DRAIN_BOUND}");
 }
 
 fn is_progress(written: &str) -> bool {
@@ -174,12 +185,16 @@ fn every_deadline_is_folded_once_and_fires_with_its_reason() {
     pair.take_written();
 
     let next = pair.session.poll_deadline().expect("armed");
-    assert_eq!((next.at, next.reason), (Instant::from_millis(500), Wake::FirstMessage(sid)));
+    assert_eq!((next.at, next.reason), (Instant::from_millis(500), Wake::FirstMessage(sid, FirstMessageWait::Timeout)));
 
     let woke = pair.advance(ACK_WAIT.as_millis() as u64 / 2);
     assert_eq!(
         woke,
-        [Wake::FirstMessage(sid), Wake::Gather(key, GatherTimer::MaxWait), Wake::Ledger(ledger, LedgerTimer::Progress)]
+        [
+            Wake::FirstMessage(sid, FirstMessageWait::Timeout),
+            Wake::Gather(key, GatherTimer::MaxWait),
+            Wake::Ledger(ledger, LedgerTimer::Progress)
+        ]
     );
     let events = pair.take_events();
     assert!(
@@ -247,7 +262,27 @@ fn a_reconnect_holds_progress_back_and_sends_it_on_return() {
     assert!(is_progress(&written), "due progress goes out on the reconnect: {written:?}");
     let next = pair.session.poll_deadline().expect("armed");
     assert!(next.at > pair.now, "nothing left overdue after the reconnect");
-    assert!(pair.session.ledger_mut(ledger).is_some_and(|l| l.len() == 1), "the delivery is still held");
+    assert_eq!(pair.session.ledger_len(ledger), Some(1), "the delivery is still held");
+}
+
+#[test]
+fn a_delivery_at_risk_while_down_is_reported_through_the_session() {
+    let mut pair = Pair::connected();
+    let ledger = pair.track_one();
+    pair.session.handle_transport_closed(pair.now, None);
+    pair.settle();
+    pair.take_events();
+    // Still down when the delivery's ack deadline passes: no +WPI could go.
+    let woke = pair.advance(ACK_WAIT.as_millis() as u64);
+    assert!(woke.contains(&Wake::Ledger(ledger, LedgerTimer::Missed)), "{woke:?}");
+    let events = pair.take_events();
+    let at_risk: Vec<_> = events.iter().filter(|e| matches!(e, SessionEvent::LedgerEvent { .. })).collect();
+    assert!(
+        matches!(at_risk.as_slice(), [SessionEvent::LedgerEvent { id, event: LedgerEvent::RedeliveryRisk { token } }]
+            if *id == ledger && token.subject() == "$JS.ACK.S.C.1.7.7.0.0"),
+        "{events:?}"
+    );
+    assert!(pair.take_written().is_empty(), "nothing is written while down");
 }
 
 #[test]
@@ -334,7 +369,7 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     pair.send(&format!("MSG orders {} $JS.ACK.S.C.1.7.7.0.0 1\r\na\r\n", sid.0));
     let events = pair.take_events();
     assert!(
-        matches!(events.as_slice(), [SessionEvent::ReaderItem { sid: s, item: Ok(m) }] if *s == sid && m.payload == "a")
+        matches!(events.as_slice(), [SessionEvent::ReaderMessage { sid: s, message: m }] if *s == sid && m.payload == "a")
     );
     let ledger = pair.track_one();
 
@@ -352,7 +387,7 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     // The +WPI goes out on its deadline with the reader's heartbeat watch running.
     pair.advance(ACK_WAIT.as_millis() as u64 / 2);
     assert!(is_progress(&pair.take_written()), "the ledger kept the delivery alive");
-    assert!(pair.session.ledger_mut(ledger).is_some());
+    assert_eq!(pair.session.ledger_len(ledger), Some(1));
 
     // The consumer is deleted: an error for the user, the event, the end.
     pair.take_events();
@@ -360,7 +395,7 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-        SessionEvent::ReaderItem { item: Err(Error::ConsumerStatus(_)), .. },
+        SessionEvent::ReaderFailed { error: Error::ConsumerStatus(_), .. },
         SessionEvent::ReaderEvent { event: ConsumerEvent::Terminal(_), .. },
         SessionEvent::ReaderEnded { sid: ended },
         SessionEvent::Connection(Event::SubscriptionEnded { .. }),
@@ -386,3 +421,4 @@ fn a_reader_stopped_by_its_user_is_retired_and_wakes_nothing() {
 }
 
 mod ordered;
+mod together;

@@ -9,10 +9,10 @@ use crate::core::jetstream::ordered::{OrderedConfig, OrderedCursor};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-const CREATE: &str = "$JS.API.CONSUMER.CREATE.S.";
+pub(super) const CREATE: &str = "$JS.API.CONSUMER.CREATE.S.";
 
 /// The consumer `name`'s create answer.
-fn created(reply: &str, mux_sid: &str, name: &str) -> String {
+pub(super) fn created(reply: &str, mux_sid: &str, name: &str) -> String {
     let body = format!(
         r#"{{"type":"io.nats.jetstream.api.v1.consumer_create_response","stream_name":"S","name":"{name}","config":{{"ack_policy":"none"}},"num_pending":0}}"#
     );
@@ -20,7 +20,7 @@ fn created(reply: &str, mux_sid: &str, name: &str) -> String {
 }
 
 /// The sid and inbox of the reader started on consumer `name`: its SUB and first pull.
-fn reader_of(written: &str, name: &str) -> (String, String) {
+pub(super) fn reader_of(written: &str, name: &str) -> (String, String) {
     let next = format!("PUB $JS.API.CONSUMER.MSG.NEXT.S.{name} ");
     let inbox = written.lines().find_map(|l| l.strip_prefix(&next)).expect("a pull").split(' ').next().expect("inbox");
     let sub = written.lines().find_map(|l| l.strip_prefix(&format!("SUB {inbox} "))).expect("its subscription");
@@ -28,12 +28,12 @@ fn reader_of(written: &str, name: &str) -> (String, String) {
 }
 
 /// The muxed inbox's sid, from the SUB the first request wrote.
-fn mux_sid(written: &str) -> String {
+pub(super) fn mux_sid(written: &str) -> String {
     let line = written.lines().find(|l| l.starts_with("SUB _INBOX.") && l.contains(".* ")).expect("the muxed inbox");
     line.rsplit(' ').next().expect("its sid").to_string()
 }
 
-fn message(sid: &str, inbox: &str, consumer: &str, sseq: u64, cseq: u64) -> String {
+pub(super) fn message(sid: &str, inbox: &str, consumer: &str, sseq: u64, cseq: u64) -> String {
     format!("MSG {inbox} {sid} $JS.ACK.S.{consumer}.1.{sseq}.{cseq}.0.0 1\r\n{sseq}\r\n")
 }
 
@@ -52,13 +52,13 @@ fn taken(pair: &mut Pair, id: OrderedId) -> (Vec<String>, usize) {
     let mut recreated = 0;
     for event in pair.take_events() {
         match event {
-            SessionEvent::OrderedItem { id: i, item } if i == id => {
-                payloads.push(String::from_utf8(item.expect("a message").payload.to_vec()).expect("text"));
+            SessionEvent::OrderedMessage { id: i, message } if i == id => {
+                payloads.push(String::from_utf8(message.payload.to_vec()).expect("text"));
             }
             SessionEvent::OrderedEvent { id: i, event: ConsumerEvent::OrderedRecreated { .. } } if i == id => {
                 recreated += 1;
             }
-            SessionEvent::OrderedEnded { .. } => panic!("the read ended"),
+            SessionEvent::OrderedFailed { .. } | SessionEvent::OrderedEnded { .. } => panic!("the read ended"),
             _ => {}
         }
     }
@@ -99,7 +99,7 @@ fn an_unpolled_ordered_read_is_made_again_from_the_clock_and_resumes_without_gap
     assert!(pair.take_written().is_empty(), "the retry waits");
 
     // The retry runs from the session's deadline.
-    assert_eq!(fire_next(&mut pair), Wake::Ordered(id));
+    assert_eq!(fire_next(&mut pair), Wake::Ordered(id, OrderedTimer::Retry));
     let written = pair.take_written();
     let reply = Pair::reply_to(&written, &format!("{CREATE}U_3"));
     assert!(written.contains(r#""opt_start_seq":3"#), "{written}");
@@ -127,9 +127,10 @@ fn an_unpolled_ordered_read_is_made_again_from_the_clock_and_resumes_without_gap
     assert_eq!(all, ["1", "2", "3", "4"], "each message once, in order");
 
     // Its user stops: the cursor comes back where the session left it.
-    let (cursor, current) = pair.session.retire_ordered(id).expect("attached");
-    assert_eq!((cursor.stream_sequence(), current.map(|c| c.name)), (4, Some("U_4".to_string())));
-    assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Ordered(_))));
+    let retired = pair.session.retire_ordered(id).expect("attached");
+    let (cursor, current) = (retired.cursor, retired.current.map(|c| c.name));
+    assert_eq!((cursor.stream_sequence(), current, retired.reusable), (4, Some("U_4".to_string()), false));
+    assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Ordered(..))));
 }
 
 #[test]
@@ -153,10 +154,10 @@ fn a_create_answered_with_the_servers_error_ends_the_read_in_its_word() {
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-            SessionEvent::OrderedItem { item: Err(Error::JetStream(e)), .. },
+            SessionEvent::OrderedFailed { error: Error::JetStream(e), .. },
             SessionEvent::OrderedEnded { id: ended },
         ] if e.err_code == api::ErrorCode::STREAM_NOT_FOUND && *ended == id),
         "{events:?}"
     );
-    assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Ordered(_))), "no retry");
+    assert!(!pair.session.poll_deadline().is_some_and(|d| matches!(d.reason, Wake::Ordered(..))), "no retry");
 }

@@ -9,10 +9,10 @@ use std::time::SystemTime;
 use bytes::Bytes;
 
 use super::api::{ErrorCode, JetStreamError, StoredMessage, timestamp};
-use crate::error::{Error, ProtocolError};
-use crate::header::{HeaderMap, StatusCode};
-use crate::message::Message;
-use crate::proto::parse_headers;
+use crate::core::error::{Error, ProtocolError};
+use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::message::Message;
+use crate::core::proto::parse_headers;
 
 /// Headers a direct get adds to say where the message came from.
 const DIRECT_STREAM: &str = "Nats-Stream";
@@ -97,6 +97,8 @@ fn missing(header: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn reply(status: Option<u16>, headers: &[(&str, &str)], payload: &'static [u8]) -> Message {
         Message {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::header::{HeaderMap, HeaderValue};
+use crate::core::header::{HeaderMap, HeaderValue};
 
 /// De-duplication id: a second message with the same id within the stream's
 /// `duplicate_window` is acknowledged as a duplicate and not stored.
@@ -26,8 +26,8 @@ pub const NATS_MESSAGE_TTL: &str = "Nats-TTL";
 /// built like async-nats's `Publish`: `Publish::build().payload(p).message_id("id")`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Publish {
-    pub(super) payload: Bytes,
-    pub(super) headers: Option<HeaderMap>,
+    pub(crate) payload: Bytes,
+    pub(crate) headers: Option<HeaderMap>,
 }
 
 impl Publish {
@@ -91,6 +91,8 @@ impl Publish {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn builder_sets_the_wire_headers() {

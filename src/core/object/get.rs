@@ -1,0 +1,111 @@
+//! Getting an object, sans-IO: where a get goes (its own chunks, or the
+//! object a link names), how many chunks a batched direct get asks for,
+//! and the check of the chunks against the meta's size and SHA-256 before
+//! the last one is handed out. The `object_store` API folder reads the
+//! chunks over a JetStream context.
+
+use super::digest::{self, Digest};
+use super::error::{GetError, GetErrorKind};
+use super::info::ObjectInfo;
+use super::names::check_bucket;
+use crate::core::error::{Error, KindError, ProtocolError};
+use crate::core::jetstream::api::{ErrorCode, JetStreamError};
+
+/// Bytes a batch of direct gets asks for.
+pub(crate) const BATCH: usize = 1 << 20;
+
+/// What a get checks an object's chunks against: its meta's size and
+/// SHA-256.
+pub(crate) struct Check {
+    name: String,
+    size: u64,
+    digest: Digest,
+    expected: [u8; 32],
+    /// Bytes hashed so far.
+    pub(crate) received: u64,
+}
+
+impl Check {
+    /// The check of the object `info` describes; a deleted object is not
+    /// found, one without a digest cannot be checked.
+    pub(crate) fn new(info: &ObjectInfo) -> Result<Check, GetError> {
+        if info.deleted {
+            let cause = Error::JetStream(JetStreamError {
+                code: 404,
+                err_code: ErrorCode::NO_MESSAGE_FOUND,
+                description: format!("object {:?} was deleted", info.name),
+            });
+            return Err(KindError::new(GetErrorKind::NotFound, cause));
+        }
+        let Some(expected) = info.digest.as_deref().and_then(digest::parse) else {
+            let cause = Error::Protocol(ProtocolError::Store(format!(
+                "object {:?} has no SHA-256 digest to check it with",
+                info.name
+            )));
+            return Err(KindError::new(GetErrorKind::Other, cause));
+        };
+        Ok(Check { name: info.name.clone(), size: info.size as u64, digest: Digest::new(), expected, received: 0 })
+    }
+
+    /// Hashes `chunk`; an error once more bytes came than the object has.
+    pub(crate) fn chunk(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.received += chunk.len() as u64;
+        if self.received > self.size {
+            return Err(self.size_mismatch());
+        }
+        self.digest.update(chunk);
+        Ok(())
+    }
+
+    /// Whether what arrived is the object its meta describes; once, at the end.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        if self.received != self.size {
+            return Err(self.size_mismatch());
+        }
+        let computed = std::mem::take(&mut self.digest).finish();
+        if computed != self.expected {
+            return Err(Error::DigestMismatch {
+                name: self.name.clone(),
+                expected: digest::format(&self.expected),
+                computed: digest::format(&computed),
+            });
+        }
+        Ok(())
+    }
+
+    /// The error of a get whose bytes do not add up to the object's size.
+    pub(crate) fn size_mismatch(&self) -> Error {
+        Error::SizeMismatch { name: self.name.clone(), expected: self.size, received: self.received }
+    }
+}
+
+/// Where a get of the object `info` goes next: `None` to its own chunks,
+/// else the bucket and name of the object it links to. A link to a bucket
+/// is no object.
+pub(crate) fn link_target(info: &ObjectInfo) -> Result<Option<(String, String)>, GetError> {
+    let Some(link) = info.link() else { return Ok(None) };
+    let Some(target) = link.name.clone() else {
+        let cause = Error::InvalidArgument(format!("{:?} links to bucket {:?}", info.name, link.bucket));
+        return Err(KindError::new(GetErrorKind::BucketLink, cause));
+    };
+    check_bucket(&link.bucket).map_err(|e| KindError::new(GetErrorKind::Other, e))?;
+    Ok(Some((link.bucket.clone(), target)))
+}
+
+/// A get followed a link to the object `info`: it must not be a link too.
+pub(crate) fn check_linked(info: &ObjectInfo) -> Result<(), GetError> {
+    match info.link() {
+        None => Ok(()),
+        Some(_) => {
+            let cause = Error::InvalidArgument(format!("{:?} is a link to a link", info.name));
+            Err(KindError::new(GetErrorKind::Other, cause))
+        }
+    }
+}
+
+/// Chunks a batch asks for, of an object of `size` bytes in `chunks`
+/// chunks: about [`BATCH`] bytes.
+pub(crate) fn per_batch(size: usize, chunks: usize) -> usize {
+    let chunk = size.div_ceil(chunks.max(1)).max(1);
+    (BATCH / chunk).clamp(1, chunks.max(1))
+}
