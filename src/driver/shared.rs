@@ -4,6 +4,7 @@
 //! session, and wakes the driver; the driver locks it to feed input and
 //! drain output. Nothing here blocks.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
@@ -86,8 +87,9 @@ pub(crate) struct Inner {
     pub(super) answered: Vec<Answered>,
     /// The readers of requests for many replies.
     gathers: IdMap<GatherKey, Replies>,
-    /// The events of the checkpoint ledgers attached to the session.
-    ledgers: IdMap<LedgerId, Arc<Queue<LedgerEvent>>>,
+    /// The events of the checkpoint ledgers attached to the session, until
+    /// their users ask (they never wait on one).
+    ledgers: IdMap<LedgerId, VecDeque<LedgerEvent>>,
     /// The flags the `Subscriber`s under a first-message timeout read; a
     /// few at most, so a plain list.
     timed_out: Vec<(Sid, Arc<AtomicBool>)>,
@@ -297,8 +299,9 @@ impl Inner {
                 }
                 SessionEvent::FirstMessageMissed { sid } => self.end_silent_subscription(sid),
                 SessionEvent::LedgerEvent { id, event } => {
-                    if let Some(events) = self.ledgers.get(&id) {
-                        let _ = events.push(event);
+                    // Unbounded, as the ledger's own list was: one per held delivery and deadline.
+                    if let Some(events) = self.ledgers.get_mut(&id) {
+                        events.push_back(event);
                     }
                 }
             }
@@ -636,11 +639,16 @@ impl Inner {
         self.wake_driver();
     }
 
-    /// Attaches a checkpoint ledger whose events go to `events`.
-    pub fn add_ledger(&mut self, ledger: AckLedger, events: Arc<Queue<LedgerEvent>>) -> LedgerId {
+    /// Attaches a checkpoint ledger; [`ledger_event`](Self::ledger_event) hands out its events.
+    pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
         let id = self.session.add_ledger(ledger);
-        self.ledgers.insert(id, events);
+        self.ledgers.insert(id, VecDeque::new());
         id
+    }
+
+    /// The next event of ledger `id`, if one came.
+    pub fn ledger_event(&mut self, id: LedgerId) -> Option<LedgerEvent> {
+        self.ledgers.get_mut(&id)?.pop_front()
     }
 
     /// Ledger `id` holds `token`, received at `now`, until `epoch` commits.
@@ -663,9 +671,7 @@ impl Inner {
 
     pub fn remove_ledger(&mut self, id: LedgerId) {
         self.session.remove_ledger(id);
-        if let Some(events) = self.ledgers.remove(&id) {
-            events.close();
-        }
+        self.ledgers.remove(&id);
     }
 
     /// The soonest deadline of the session.

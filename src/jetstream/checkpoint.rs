@@ -3,7 +3,6 @@
 //! `+WPI` by the connection's driver task (not by the user's loop), then
 //! acked in one confirmed [`AckBatch`].
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::ack::{Ack, AckBatch, AckLedger, AckReport, LedgerEvent, LedgerWarning};
@@ -13,7 +12,6 @@ use super::message::Message;
 use crate::client::Client;
 use crate::core::session::LedgerId;
 use crate::error::Error;
-use crate::runtime::queue::Queue;
 
 /// How the workers use the consumer, for the guardrail checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,8 +32,6 @@ pub struct LedgerOptions {
 pub struct CheckpointLedger {
     client: Client,
     id: LedgerId,
-    /// What the session reports about the held deliveries.
-    events: Arc<Queue<LedgerEvent>>,
     ack_timeout: Duration,
     warnings: Vec<LedgerWarning>,
 }
@@ -54,10 +50,8 @@ impl CheckpointLedger {
         let mut ledger = AckLedger::new();
         ledger.set_ack_wait(&info.stream_name, &info.name, info.config.ack_wait)?;
         let client = consumer.context().client().clone();
-        // Unbounded, as the ledger's own list was: at most one per held delivery and deadline.
-        let events = Queue::new(usize::MAX);
-        let id = client.shared().lock().add_ledger(ledger, events.clone());
-        Ok(CheckpointLedger { client, id, events, ack_timeout: consumer.context().timeout(), warnings })
+        let id = client.shared().lock().add_ledger(ledger);
+        Ok(CheckpointLedger { client, id, ack_timeout: consumer.context().timeout(), warnings })
     }
 
     /// What the consumer's settings risk for this pattern (empty when they fit).
@@ -100,7 +94,7 @@ impl CheckpointLedger {
 
     /// The next warning that a held message may be redelivered anyway.
     pub fn try_next_event(&self) -> Option<LedgerEvent> {
-        self.events.try_pop()
+        self.client.shared().lock().ledger_event(self.id)
     }
 }
 

@@ -110,8 +110,8 @@ pub struct Session {
     next_ledger: u64,
     gathers: IdMap<GatherKey, Gather>,
     /// Subscriptions still waiting for their first message under a
-    /// timeout (nats.js `SubOpts.timeout`).
-    first_messages: IdMap<Sid, FirstMessageTimer>,
+    /// timeout (nats.js `SubOpts.timeout`); a few at most, so a list.
+    first_messages: Vec<(Sid, FirstMessageTimer)>,
     ordered: IdMap<OrderedId, ordered::Ordered>,
     next_ordered: u64,
     events: VecDeque<SessionEvent>,
@@ -143,7 +143,7 @@ impl Session {
             ledgers: IdMap::default(),
             next_ledger: 0,
             gathers: IdMap::default(),
-            first_messages: IdMap::default(),
+            first_messages: Vec::new(),
             ordered: IdMap::default(),
             next_ordered: 0,
             events: VecDeque::new(),
@@ -170,23 +170,26 @@ impl Session {
         if self.conn.poll_deadline().is_some_and(|d| d.at <= now) {
             self.conn.handle_timeout(now);
         }
-        for sid in fire_due(&mut self.readers, now) {
+        for sid in fire_due(self.readers.iter_mut(), now) {
             self.drive_reader(sid);
         }
-        for id in fire_due(&mut self.ordered, now) {
+        for id in fire_due(self.ordered.iter_mut(), now) {
             self.ordered_output(now, id);
         }
-        fire_due(&mut self.ledgers, now);
+        fire_due(self.ledgers.iter_mut(), now);
         self.ledgers_output();
-        for key in fire_due(&mut self.gathers, now) {
+        for key in fire_due(self.gathers.iter_mut(), now) {
             self.retire_gather_if_finished(key);
         }
-        for sid in fire_due(&mut self.first_messages, now) {
-            if self.first_messages.get_mut(&sid).and_then(Machine::poll_event).is_some() {
-                self.first_messages.remove(&sid);
-                self.events.push_back(SessionEvent::FirstMessageMissed { sid });
+        fire_due(self.first_messages.iter_mut().map(|(sid, timer)| (&*sid, timer)), now);
+        let events = &mut self.events;
+        self.first_messages.retain_mut(|(sid, timer)| {
+            let missed = timer.poll_event().is_some();
+            if missed {
+                events.push_back(SessionEvent::FirstMessageMissed { sid: *sid });
             }
-        }
+            !missed
+        });
     }
 
     // ---- user commands
@@ -316,7 +319,8 @@ impl Session {
     /// Ends subscription `sid` if no message comes within `timeout` of
     /// `now` (replacing an earlier timer of it).
     pub fn expect_first_message(&mut self, now: Instant, sid: Sid, timeout: std::time::Duration) {
-        self.first_messages.insert(sid, FirstMessageTimer::new(now, timeout));
+        self.first_messages.retain(|(id, _)| *id != sid);
+        self.first_messages.push((sid, FirstMessageTimer::new(now, timeout)));
     }
 
     // ---- outputs
@@ -359,7 +363,7 @@ impl Session {
                     }
                     if !self.first_messages.is_empty() {
                         // The first message disarms the timeout: its work is done.
-                        self.first_messages.remove(&sid);
+                        self.first_messages.retain(|(id, _)| *id != sid);
                     }
                     let key = GatherKey::Sub(sid);
                     if self.gathers.is_empty() || self.gathers.get(&key).is_none() {
@@ -395,11 +399,11 @@ impl Session {
     /// and why: the one fold of them all, which a driver sleeps until.
     pub fn poll_deadline(&self) -> Option<Deadline<Wake>> {
         let next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
-        let next = fold(next, &self.readers, Wake::Reader);
-        let next = fold(next, &self.ordered, Wake::Ordered);
-        let next = fold(next, &self.ledgers, Wake::Ledger);
-        let next = fold(next, &self.gathers, Wake::Gather);
-        fold(next, &self.first_messages, Wake::FirstMessage)
+        let next = fold(next, self.readers.iter(), Wake::Reader);
+        let next = fold(next, self.ordered.iter(), Wake::Ordered);
+        let next = fold(next, self.ledgers.iter(), Wake::Ledger);
+        let next = fold(next, self.gathers.iter(), Wake::Gather);
+        fold(next, self.first_messages.iter().map(|(sid, timer)| (sid, timer)), Wake::FirstMessage)
     }
 
     // ---- internals
@@ -413,7 +417,7 @@ impl Session {
                 self.readers = IdMap::default();
                 self.probes = IdMap::default();
                 self.gathers = IdMap::default();
-                self.first_messages = IdMap::default();
+                self.first_messages.clear();
                 self.ordered = IdMap::default();
             }
             _ => {}
@@ -506,22 +510,25 @@ impl Session {
     }
 }
 
-/// `next`, or the soonest deadline of the machines in `map` if sooner,
-/// with its reason as the session names it.
-fn fold<K: Ord + Copy, M: Machine>(
+/// `next`, or the soonest deadline of `machines` if sooner, with its
+/// reason as the session names it.
+fn fold<'a, K: Copy + 'a, M: Machine + 'a>(
     next: Option<Deadline<Wake>>,
-    map: &IdMap<K, M>,
+    machines: impl Iterator<Item = (&'a K, &'a M)>,
     wake: fn(K, M::Timer) -> Wake,
 ) -> Option<Deadline<Wake>> {
-    map.iter().fold(next, |next, (key, machine)| {
+    machines.fold(next, |next, (key, machine)| {
         Deadline::soonest(next, machine.poll_deadline().map(|d| d.map(|timer| wake(*key, timer))))
     })
 }
 
-/// Fires the machines in `map` due at `now`: their keys, for what follows.
-fn fire_due<K: Ord + Copy, M: Machine>(map: &mut IdMap<K, M>, now: Instant) -> Vec<K> {
+/// Fires those of `machines` due at `now`: their keys, for what follows.
+fn fire_due<'a, K: Copy + 'a, M: Machine + 'a>(
+    machines: impl Iterator<Item = (&'a K, &'a mut M)>,
+    now: Instant,
+) -> Vec<K> {
     let mut fired = Vec::new();
-    for (key, machine) in map.iter_mut() {
+    for (key, machine) in machines {
         if machine.poll_deadline().is_some_and(|d| d.at <= now) {
             machine.handle_timeout(now);
             fired.push(*key);
