@@ -26,6 +26,10 @@ const INACTIVE = 30_000;
 const STALL = 5_000;
 /** The server's stream-not-found. */
 const STREAM_NOT_FOUND = 10059;
+/** How long a failed direct batch waits before it is asked for again (ms). */
+const RETRY_AFTER = 250;
+/** Direct batches failed in a row after which a get ends in the last error. */
+const RETRIES = 40;
 
 /** What a put's `Upload` reports and how long each publish waits for its ack (ms). */
 export interface UploadOptions {
@@ -211,20 +215,32 @@ export function chunks(js: RawJetStream, stream: string, subject: string, batch:
   return { data, error };
 }
 
-/** Chunks read by batched direct gets, each with the chunks the stream holds after it. */
+/**
+ * Chunks read by batched direct gets, each with the chunks the stream holds
+ * after it. A batch that fails (a server restart, a lost connection) is
+ * asked for again from the chunk after the last one received, `RETRY_AFTER`
+ * ms later, `RETRIES` times in a row at most; a stream that is gone ends the
+ * read in the server's stream-not-found (as the Rust store's get).
+ */
 async function* direct(js: RawJetStream, stream: string, subject: string, batch: number): AsyncGenerator<[Uint8Array, number]> {
-  for (let seq = 1; ; ) {
+  for (let seq = 1, tries = 0; ; ) {
     const batched = js.directGetBatch(stream, JSON.stringify({ batch, seq, next_by_subj: subject }));
     let [count, pending] = [0, 1];
     try {
       for (let msgs = await batched.nextBatch(BATCH); msgs; msgs = await batched.nextBatch(BATCH)) {
         for (const [, at, , raw, data] of msgs) {
-          count++;
-          seq = at + 1;
+          [count, seq, tries] = [count + 1, at + 1, 0];
           pending = Number((raw && fromRaw(raw).get("Nats-Num-Pending")) || 1);
           yield [data, pending];
         }
       }
+    } catch (e) {
+      if (++tries >= RETRIES) throw e;
+      await sleep(RETRY_AFTER);
+      await request(js, "STREAM.INFO", stream).catch((asked: { errCode?: number }) => {
+        if (asked.errCode === STREAM_NOT_FOUND) throw asked;
+      });
+      continue;
     } finally {
       batched.stop();
     }
