@@ -44,25 +44,53 @@ pub fn validate_queue(queue: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// One pass over the bytes: it runs for every publish and every ack.
+/// One pass over the bytes: it runs for every publish and every ack (whose
+/// subjects are some 60 bytes), so eight bytes at a time.
 fn check(subject: &str) -> Result<(), Error> {
     if subject.is_empty() {
         return Err(invalid(subject, "empty subject"));
     }
-    // A token is empty where a dot starts or ends the subject or follows a dot.
-    let mut previous = b'.';
+    let mut words = subject.as_bytes().chunks_exact(8);
+    let mut forbidden = false;
+    // A token is empty where a dot starts or ends the subject or follows a
+    // dot: `previous_dot` starts true for the first byte.
+    let mut previous_dot = true;
     let mut empty_token = false;
-    for &b in subject.as_bytes() {
-        if is_forbidden(b) {
-            return Err(invalid(subject, "whitespace or control character"));
-        }
-        empty_token |= b == b'.' && previous == b'.';
-        previous = b;
+    for word in &mut words {
+        let word = u64::from_le_bytes(word.try_into().expect("chunks of 8"));
+        forbidden |= has_forbidden(word);
+        let dots = dots(word);
+        empty_token |= dots & (dots << 8) != 0 || previous_dot && dots & 0x80 != 0;
+        previous_dot = dots >> 63 != 0;
     }
-    if empty_token || previous == b'.' {
+    for &b in words.remainder() {
+        forbidden |= is_forbidden(b);
+        empty_token |= b == b'.' && previous_dot;
+        previous_dot = b == b'.';
+    }
+    if forbidden {
+        return Err(invalid(subject, "whitespace or control character"));
+    }
+    if empty_token || previous_dot {
         return Err(invalid(subject, "empty token"));
     }
     Ok(())
+}
+
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const HIGHS: u64 = ONES * 0x80;
+
+/// Whether a byte of `word` is at most a space, or DEL (exact: the borrows
+/// of `x - ONES * n` only go past a byte already below `n`).
+fn has_forbidden(word: u64) -> bool {
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS;
+    below(word, 0x21) | below(word ^ (ONES * 0x7f), 1) != 0
+}
+
+/// The high bit of each byte of `word` that is a dot, and no other bit.
+fn dots(word: u64) -> u64 {
+    let x = word ^ (ONES * u64::from(b'.'));
+    !((((x & !HIGHS) + !HIGHS) | x) & HIGHS) & HIGHS
 }
 
 /// ASCII whitespace or control: every such byte is at most a space, or DEL.
@@ -100,6 +128,51 @@ mod tests {
         for s in ["", "a b", "a\r\nPUB x 1", "a\tb", "a..b", ".a", "a.", "a\0b"] {
             assert!(matches!(validate_subject(s), Err(Error::InvalidSubject { .. })), "{s:?}");
         }
+    }
+
+    #[test]
+    fn words_of_eight_check_as_bytes_one_by_one() {
+        // Every byte at every offset of a subject across two words and a
+        // remainder, and dots meeting across the words' edges.
+        let base = b"abcdefghijklmnopqrs";
+        for at in 0..base.len() {
+            for b in 0..=u8::MAX {
+                let mut subject = base.to_vec();
+                subject[at] = b;
+                let Ok(subject) = String::from_utf8(subject) else { continue };
+                assert_eq!(check(&subject), check_bytewise(&subject), "{subject:?}");
+                let mut dotted = subject.into_bytes();
+                dotted[(at + 1) % base.len()] = b'.';
+                let dotted = String::from_utf8(dotted).unwrap();
+                assert_eq!(check(&dotted), check_bytewise(&dotted), "{dotted:?}");
+            }
+        }
+        for s in [
+            "a.b.c.d.e.f.g.h.i",
+            "abcdefg..",
+            "abcdefgh.",
+            ".abcdefgh",
+            "abcdefg..hijklmno",
+            "abcdefgh\x7fx",
+            "abcdefé.ñ.ÿÿÿÿ.😀😀",
+            "ÿÿÿÿÿÿÿÿ ÿ",
+        ] {
+            assert_eq!(check(s), check_bytewise(s), "{s:?}");
+        }
+    }
+
+    /// The rules byte by byte, as `check` had them before it read words.
+    fn check_bytewise(subject: &str) -> Result<(), Error> {
+        if subject.is_empty() {
+            return Err(invalid(subject, "empty subject"));
+        }
+        if subject.bytes().any(is_forbidden) {
+            return Err(invalid(subject, "whitespace or control character"));
+        }
+        if subject.split('.').any(str::is_empty) {
+            return Err(invalid(subject, "empty token"));
+        }
+        Ok(())
     }
 
     #[test]
