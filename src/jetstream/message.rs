@@ -181,9 +181,11 @@ impl Message {
     }
 
     fn reply_subject(&self) -> Result<&str, Error> {
-        self.message
-            .reply
-            .as_deref()
-            .ok_or(Error::ApiMisuse("message has no ack subject (not from a JetStream consumer)"))
+        // Not `ok_or`: every ack comes here, and the wasm build (optimized
+        // for size) would make and drop that error each time.
+        match self.message.reply.as_deref() {
+            Some(reply) => Ok(reply),
+            None => Err(Error::ApiMisuse("message has no ack subject (not from a JetStream consumer)")),
+        }
     }
 }
