@@ -107,8 +107,10 @@ impl Parser {
         };
         let lf = start + found;
         self.scanned = 0;
-        let line = &buf[..lf];
-        let control = self.control_line(line.strip_suffix(b"\r").unwrap_or(line))?;
+        // Byte compares, not `strip_suffix`: the wasm build (optimized for
+        // size) makes a `memcmp` call of each, on every message.
+        let end = if lf > 0 && buf[lf - 1] == b'\r' { lf - 1 } else { lf };
+        let control = self.control_line(&buf[..end])?;
         buf.advance(lf + 1);
         Ok(Some(control))
     }
@@ -207,7 +209,7 @@ impl Pending {
     fn finish(self, buf: &mut BytesMut) -> Result<ServerOp, Error> {
         let frame = buf.split_to(self.frame_len()).freeze();
         let (body, end) = frame.split_at(self.total_len);
-        if end != b"\r\n" {
+        if end[0] != b'\r' || end[1] != b'\n' {
             return Err(protocol_error("payload not followed by CRLF", end));
         }
         let header_len = self.header_len.unwrap_or(0);
