@@ -11,6 +11,9 @@
 //   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
 //   BENCH_PROFILE=natsjet,bare node bench/js/browser.mjs  # each run of these clients profiled (self time by function)
+//   BENCH_BASE_PKG=target/pkg-base node bench/js/browser.mjs  # also that build of the package ("natsjet base"),
+//                                                 # its runs alternating with the others', natsjet against it in a
+//                                                 # table of its own (not for kv and obj)
 //
 // Playwright (the default) enables DevTools' Network domain on its pages, so
 // every WebSocket frame also costs a DevTools event in the page and in the
@@ -33,7 +36,8 @@
 // and, for natsjet, its wasm memory's size at the end (it never shrinks).
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { extname } from "node:path";
+import { extname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { openPage } from "./cdp.mjs";
@@ -44,6 +48,8 @@ const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
 const here = new URL("./", import.meta.url);
 const pkg = new URL("../../pkg/", import.meta.url);
+/** Another build of the package (a directory like pkg/), served as /base/. */
+const basePkg = process.env.BENCH_BASE_PKG && pathToFileURL(`${resolve(process.env.BENCH_BASE_PKG)}/`);
 const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
 
 if (!existsSync(executablePath)) {
@@ -78,6 +84,7 @@ const pageHtml = `<!doctype html>
   import * as natsjs from "/natsjs.js";
   import { barePut, bareGet } from "/bare_ws.mjs";
   import { DRAINS, OBJ_BUCKET, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
+  const base = ${basePkg ? 'await import("/base/web.js")' : "null"};
   const clients = {
     natsjet: {
       connect: (url) => natsjet.connect({ servers: url }),
@@ -85,6 +92,7 @@ const pageHtml = `<!doctype html>
       kvm: typeof natsjet.Kvm === "function" ? (nc) => new natsjet.Kvm(nc) : undefined,
       objm: typeof natsjet.Objm === "function" ? (nc) => new natsjet.Objm(nc) : undefined,
     },
+    "natsjet base": base && { connect: (url) => base.connect({ servers: url }), jetstream: base.jetstream },
     "nats.js": {
       connect: (url) => natsjs.wsconnect({ servers: url }),
       jetstream: natsjs.jetstream,
@@ -145,8 +153,9 @@ function staticServer(natsJs) {
     if (path === "/favicon.ico") return res.writeHead(204).end();
     if (path === "/natsjs.js") return send(types[".js"], natsJs);
     if (path === "/workloads.mjs" || path === "/bare_ws.mjs") return send(types[".js"], readFileSync(new URL(path.slice(1), here)));
-    if (path.startsWith("/pkg/") && !path.includes("..")) {
-      const file = new URL(`.${path.slice(4)}`, pkg);
+    const dir = path.startsWith("/pkg/") ? pkg : path.startsWith("/base/") && basePkg;
+    if (dir && !path.includes("..")) {
+      const file = new URL(`.${path.slice(path.indexOf("/", 1))}`, dir);
       if (existsSync(file)) return send(types[extname(path)] ?? "application/octet-stream", readFileSync(file));
     }
     res.writeHead(404).end();
@@ -383,15 +392,18 @@ try {
   if (drains.length) await server.filledStream("DRAIN", "bench.drain", Math.max(...drains.map((w) => count(w.id))));
   if (selected.some((w) => w.id === "watch")) await server.filledBucket(WATCH_BUCKET, count("watch"));
   const results = [];
+  /** Rows of natsjet against the base build (BENCH_BASE_PKG). */
+  const againstBase = [];
   const objects = [];
   for (const w of selected) {
     const n = scale(w.browserCount ?? w.count);
     // Object rows also run the bare WebSocket (bench/js/bare_ws.mjs): their ceiling.
-    const clients = w.id === "obj" ? ["natsjet", "nats.js", "bare"] : ["natsjet", "nats.js"];
+    const withBase = basePkg && w.id !== "kv" && w.id !== "obj";
+    const clients = ["natsjet", ...(withBase ? ["natsjet base"] : []), "nats.js", ...(w.id === "obj" ? ["bare"] : [])];
     for (const client of clients) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
-    const tries = { natsjet: [], "nats.js": [], bare: [] };
+    const tries = { natsjet: [], "natsjet base": [], "nats.js": [], bare: [] };
     for (let i = 0; i < runs; i++) {
-      for (const client of clients) tries[client].push(await measure(client, w.id, n));
+      for (const client of i % 2 ? [...clients].reverse() : clients) tries[client].push(await measure(client, w.id, n));
     }
     if (w.id === "obj") {
       for (const op of ["put", "get"]) {
@@ -405,6 +417,7 @@ try {
       }
     } else {
       results.push([`${w.title(n)} (ws://)`, pick(tries.natsjet), pick(tries["nats.js"])]);
+      if (withBase) againstBase.push([`${w.title(n)} (ws://)`, pick(tries.natsjet), pick(tries["natsjet base"])]);
     }
   }
   if (errors.length) console.log(`page errors: ${errors.join("; ")}`);
@@ -413,6 +426,11 @@ try {
     header("natsjet", "nats.js", true, "main thread/op");
     for (const r of results) row(...r);
     serverTable(results);
+  }
+  if (againstBase.length) {
+    console.log();
+    header("natsjet", "base", true, "main thread/op");
+    for (const r of againstBase) row(...r);
   }
   if (objects.length) {
     console.log();

@@ -50,6 +50,19 @@ test("browser.mjs runs over plain DevTools protocol", { skip: !existsSync(proces
   assert.doesNotMatch(stdout, /core publish/, stdout);
 });
 
+test("browser.mjs sets a base build of the package beside natsjet", { skip: !existsSync(process.env.CHROMIUM ?? "/usr/bin/chromium") }, async () => {
+  const base = new URL("../../pkg", import.meta.url).pathname;
+  const { stdout } = await run("browser.mjs", { BENCH_BROWSER: "cdp", BENCH_WORKLOADS: "drain_defaults", BENCH_BASE_PKG: base });
+  assert.match(stdout, /\| workload +\| +natsjet \/s \| +base \/s \|/, stdout);
+  assert.match(stdout, /\| durable drain 200 x 128 B \+ ack, 1 worker, defaults \(ws:\/\/\) +\| +\d+ \| +\d+ \| +[\d.]+x \|/, stdout);
+});
+
+test("scripted_drain.mjs drains from its scripted server", async () => {
+  const pkg = new URL("../../pkg", import.meta.url).pathname;
+  const { stdout } = await run("scripted_drain.mjs", { SCRIPTED_PKGS: `a=${pkg},b=${pkg}`, SCRIPTED_WORKERS: "1,4", SCRIPTED_PASSES: "1" });
+  for (const variant of ["1w a", "1w b", "4w a", "4w b"]) assert.match(stdout, new RegExp(`\\| ${variant} +\\| \\d+k msg/s \\| [\\d.]+ µs/msg`), stdout);
+});
+
 test("size.mjs bundles both apps", async () => {
   const { stdout } = await run("size.mjs");
   assert.match(stdout, /\| natsjet +\| +[\d.]+ KB \|/, stdout);

@@ -44,23 +44,73 @@ pub fn validate_queue(queue: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Runs for every publish and every ack, so its passes are folds without
-/// an early exit, which the compiler turns into SIMD (a byte at a time took
-/// a sixth of a durable drain's client instructions).
+/// Runs for every publish and every ack (whose subjects are some 60 bytes):
+/// a byte at a time took a sixth of a durable drain's client instructions.
 fn check(subject: &str) -> Result<(), Error> {
     let bytes = subject.as_bytes();
-    let Some((&first, rest)) = bytes.split_first() else {
+    if bytes.is_empty() {
         return Err(invalid(subject, "empty subject"));
-    };
-    if bytes.iter().fold(false, |any, &b| any | is_forbidden(b)) {
+    }
+    // Natively the folds become SIMD; the npm package's wasm has no SIMD, so
+    // there words of eight bytes are faster (a 60-byte ack subject 62 -> 21 ns
+    // in Node) while natively they cost 1% more instructions per drained message.
+    let (forbidden, empty_token) = if cfg!(target_arch = "wasm32") { scan_words(bytes) } else { scan_folds(bytes) };
+    if forbidden {
         return Err(invalid(subject, "whitespace or control character"));
     }
-    // A token is empty where a dot starts or ends the subject or follows a dot.
-    let double_dot = bytes.iter().zip(rest).fold(false, |any, (&a, &b)| any | ((a == b'.') & (b == b'.')));
-    if first == b'.' || bytes.last() == Some(&b'.') || double_dot {
+    if empty_token {
         return Err(invalid(subject, "empty token"));
     }
     Ok(())
+}
+
+/// Whether a non-empty subject has a forbidden byte, and an empty token, in
+/// folds without an early exit.
+fn scan_folds(bytes: &[u8]) -> (bool, bool) {
+    let forbidden = bytes.iter().fold(false, |any, &b| any | is_forbidden(b));
+    // A token is empty where a dot starts or ends the subject or follows a dot.
+    let double_dot = bytes.iter().zip(&bytes[1..]).fold(false, |any, (&a, &b)| any | ((a == b'.') & (b == b'.')));
+    let empty_token = bytes.first() == Some(&b'.') || bytes.last() == Some(&b'.') || double_dot;
+    (forbidden, empty_token)
+}
+
+/// As `scan_folds`, eight bytes at a time.
+fn scan_words(bytes: &[u8]) -> (bool, bool) {
+    let mut words = bytes.chunks_exact(8);
+    let mut forbidden = false;
+    // `previous_dot` starts true so that a leading dot is an empty token.
+    let mut previous_dot = true;
+    let mut empty_token = false;
+    for word in &mut words {
+        // Always 8 bytes: the default is never taken.
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        forbidden |= has_forbidden(word);
+        let dots = dots(word);
+        empty_token |= dots & (dots << 8) != 0 || previous_dot && dots & 0x80 != 0;
+        previous_dot = dots >> 63 != 0;
+    }
+    for &b in words.remainder() {
+        forbidden |= is_forbidden(b);
+        empty_token |= b == b'.' && previous_dot;
+        previous_dot = b == b'.';
+    }
+    (forbidden, empty_token || previous_dot)
+}
+
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const HIGHS: u64 = ONES * 0x80;
+
+/// Whether a byte of `word` is at most a space, or DEL (exact: the borrows
+/// of `x - ONES * n` only go past a byte already below `n`).
+fn has_forbidden(word: u64) -> bool {
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS;
+    below(word, 0x21) | below(word ^ (ONES * 0x7f), 1) != 0
+}
+
+/// The high bit of each byte of `word` that is a dot, and no other bit.
+fn dots(word: u64) -> u64 {
+    let x = word ^ (ONES * u64::from(b'.'));
+    !((((x & !HIGHS) + !HIGHS) | x) & HIGHS) & HIGHS
 }
 
 /// ASCII whitespace or control: every such byte is at most a space, or DEL.
@@ -119,6 +169,46 @@ mod tests {
                 assert_eq!(reason(&bad), "empty token", "at {i}");
             }
         }
+    }
+
+    #[test]
+    fn both_scans_follow_the_rules_byte_by_byte() {
+        // Every byte at every offset of a subject across two words and a
+        // remainder, and dots meeting across the words' edges.
+        let base = b"abcdefghijklmnopqrs";
+        let agree = |bytes: &[u8]| {
+            let expected = scan_bytewise(bytes);
+            assert_eq!(scan_words(bytes), expected, "words: {bytes:?}");
+            assert_eq!(scan_folds(bytes), expected, "folds: {bytes:?}");
+        };
+        for at in 0..base.len() {
+            for b in 0..=u8::MAX {
+                let mut subject = base.to_vec();
+                subject[at] = b;
+                agree(&subject);
+                subject[(at + 1) % base.len()] = b'.';
+                agree(&subject);
+            }
+        }
+        for s in [
+            "a",
+            ".",
+            "a.b.c.d.e.f.g.h.i",
+            "abcdefg..",
+            "abcdefgh.",
+            ".abcdefgh",
+            "abcdefg..hijklmno",
+            "abcdefgh\x7fx",
+            "abcdefé.ñ.ÿÿÿÿ.😀😀",
+            "ÿÿÿÿÿÿÿÿ ÿ",
+        ] {
+            agree(s.as_bytes());
+        }
+    }
+
+    /// The rules byte by byte: (a forbidden byte, an empty token).
+    fn scan_bytewise(bytes: &[u8]) -> (bool, bool) {
+        (bytes.iter().any(|&b| is_forbidden(b)), bytes.split(|&b| b == b'.').any(<[u8]>::is_empty))
     }
 
     #[test]

@@ -80,15 +80,23 @@ pub(crate) fn pack_without_replies<M: Borrow<Message>>(messages: &[M]) -> Array 
 }
 
 fn pack_parts<M: Borrow<Message>>(messages: &[M], replies: bool) -> Array {
-    let mut bytes = Vec::with_capacity(messages.iter().map(|m| packed_len(m.borrow())).sum());
-    let mut ends = Vec::with_capacity(messages.len() * 3);
+    let parts = |m: &M| {
+        let m = m.borrow();
+        m.subject.len() + reply(m, replies).len() + m.payload.len()
+    };
+    // Sized up front and filled by index: the wasm build (optimized for
+    // size) makes a call of every `extend_from_slice` and `push`.
+    let mut bytes = vec![0; messages.iter().map(parts).sum()];
+    let mut ends = vec![0; messages.len() * 3];
+    let mut end = 0;
     let mut headers: Option<Array> = None;
     for (i, m) in messages.iter().map(Borrow::borrow).enumerate() {
-        let reply = if replies { m.reply.as_deref().unwrap_or_default() } else { "" };
-        for part in [m.subject.as_bytes(), reply.as_bytes(), &m.payload] {
-            bytes.extend_from_slice(part);
-            ends.push(bytes.len() as u32);
-        }
+        end = put(&mut bytes, end, m.subject.as_bytes());
+        ends[3 * i] = end as u32;
+        end = put(&mut bytes, end, reply(m, replies).as_bytes());
+        ends[3 * i + 1] = end as u32;
+        end = put(&mut bytes, end, &m.payload);
+        ends[3 * i + 2] = end as u32;
         if m.headers.is_some() || m.status.is_some() {
             let all = headers.get_or_insert_with(|| Array::new_with_length(messages.len() as u32));
             all.set(i as u32, raw_headers(m.status, m.description.as_deref(), m.headers.as_ref()).into());
@@ -100,6 +108,18 @@ fn pack_parts<M: Borrow<Message>>(messages: &[M], replies: bool) -> Array {
         (arena.bytes.copy(&bytes), arena.ends.copy(&ends))
     });
     Array::of3(&bytes, &ends, &headers)
+}
+
+/// The reply a batch holds for `m`: none (empty) when it leaves replies out.
+fn reply(m: &Message, replies: bool) -> &str {
+    if replies { m.reply.as_deref().unwrap_or_default() } else { "" }
+}
+
+/// Copies `part` into `bytes` at `at`, giving where it ends.
+fn put(bytes: &mut [u8], at: usize, part: &[u8]) -> usize {
+    let end = at + part.len();
+    bytes[at..end].copy_from_slice(part);
+    end
 }
 
 /// Bytes (or offsets) of every array allocated in JS for batches.

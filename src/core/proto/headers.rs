@@ -12,6 +12,10 @@ use crate::core::header::{HeaderMap, HeaderValue, StatusCode};
 
 const VERSION_LINE: &[u8] = b"NATS/1.0";
 
+/// Distinct header names looked up by a scan before a hash index is made:
+/// hashing costs more than a few comparisons, and most blocks are short.
+const SCANNED_NAMES: usize = 8;
+
 /// Parses a header block as found in HMSG (and in JetStream replies that
 /// carry raw headers). Names keep their case; repeated names collect their
 /// values in order; values are trimmed and decoded lossily (peers may send
@@ -24,9 +28,11 @@ pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>
     let (status, description) = parse_status(status_part)?;
 
     let mut entries: Vec<(String, Vec<HeaderValue>)> = Vec::new();
-    // Borrowed names -> position in `entries`: one hash per line keeps a
-    // block of many distinct names linear.
-    let mut index: HashMap<&[u8], usize> = HashMap::new();
+    // The borrowed names, in `entries`' order, to find a repeated one:
+    // scanned while few (a status reply has two), hashed past
+    // `SCANNED_NAMES`, which keeps a block of many distinct names linear.
+    let mut names: Vec<&[u8]> = Vec::new();
+    let mut index: Option<HashMap<&[u8], usize>> = None;
     while let Some(line) = lines.next_line()? {
         if line.is_empty() {
             if !lines.0.is_empty() {
@@ -36,11 +42,22 @@ pub fn parse_headers(block: &[u8]) -> Result<(Option<StatusCode>, Option<String>
         }
         let (name, value) = split_header_line(line)?;
         let value = HeaderValue::from(String::from_utf8_lossy(value.trim_ascii()).into_owned());
-        match index.get(name) {
-            Some(&i) => entries[i].1.push(value),
+        let found = match &index {
+            Some(index) => index.get(name).copied(),
+            None => names.iter().position(|&n| n == name),
+        };
+        match found {
+            Some(i) => entries[i].1.push(value),
             None => {
                 let name_str = std::str::from_utf8(name).map_err(|_| header_error("header name not UTF-8", name))?;
-                index.insert(name, entries.len());
+                names.push(name);
+                match &mut index {
+                    Some(index) => _ = index.insert(name, entries.len()),
+                    None if names.len() > SCANNED_NAMES => {
+                        index = Some(names.iter().enumerate().map(|(i, &n)| (n, i)).collect());
+                    }
+                    None => {}
+                }
                 entries.push((name_str.to_owned(), vec![value]));
             }
         }
@@ -217,6 +234,22 @@ mod tests {
         let (_, _, headers) = parse_headers(&block).unwrap();
         assert_eq!(headers.len(), 10_000);
         assert_eq!(headers.get("H9999").map(|v| v.as_str()), Some("9999"));
+    }
+
+    #[test]
+    fn repeated_names_group_whether_scanned_or_hashed() {
+        let names = SCANNED_NAMES + 3;
+        let mut block = b"NATS/1.0\r\n".to_vec();
+        for round in 0..2 {
+            for i in 0..names {
+                block.extend_from_slice(format!("H{i}: {round}\r\n").as_bytes());
+            }
+        }
+        let (_, _, headers) = parse_headers(&block).unwrap();
+        assert_eq!(headers.iter().map(|(name, _)| name).collect::<Vec<_>>().len(), 2 * names);
+        for i in [0, SCANNED_NAMES, names - 1] {
+            assert_eq!(headers.get_all(&format!("H{i}")).collect::<Vec<_>>(), ["0", "1"]);
+        }
     }
 
     #[test]

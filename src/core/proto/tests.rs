@@ -232,6 +232,8 @@ fn hostile_inputs_are_errors() {
         b"HMSG a 1 5 5000\r\n",
         b"MSG a 1 2\r\nhiXX",
         b"MSG a 1 2\r\nhi\n\r\n",
+        b"MSG a 1 2\r\nhi\rX",
+        b"\n",
         b"INFO\r\n",
         b"INFO {bad\r\n",
         b"INFO {\"server_id\":\"\xff\"}\r\n",
