@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package in pkg/ from a clean checkout, offline once
 # scripts/setup.sh has run (wasm32 target, wasm-bindgen CLI, npm ci):
-#   1. cargo build   the wasm (scripts/wasm-lib.sh; release-wasm profile: opt-level z,
+#   1. cargo build   the wasm (scripts/wasm-lib.sh; release-wasm profile: opt-level z, inline threshold 30,
 #                    lto, panic abort; feature wasm only: nkey and .creds signing happen in JS,
 #                    through @nats-io/nkeys, loaded only by apps that sign);
 #                    fails if serde_json's deserializer got linked into it

@@ -10,8 +10,13 @@
 // - get: a push consumer with no acks and no flow control made on the
 //   bucket's chunk subjects, its messages only counted (bytes per frame):
 //   done once the bytes of every chunk and its MSG line came.
+//
+// And the ceiling of the drain rows: `bareDrain` pulls from the durable in
+// batches of 500 (500 kept requested ahead, as the tuned drain), splits each
+// frame into MSG lines and payloads (no objects per message) and acks every
+// message with an empty PUB to its reply, the acks of a frame sent as one.
 
-import { MIB, OBJ_BUCKET, generatedObject } from "/workloads.mjs";
+import { MIB, OBJ_BUCKET, PULL_BATCH, generatedObject } from "/workloads.mjs";
 
 const CHUNK = 128 * 1024;
 /** Above this many bytes queued in the socket, the put waits (as natsjet's transport). */
@@ -105,4 +110,73 @@ export async function bareGet(url, mib, clock) {
   const run = elapsed(start, clock(), mib);
   conn.close();
   return run;
+}
+
+/** `n` messages of `stream`'s `durable` read and acked over `workers` sockets of their own. */
+export async function bareDrain(url, stream, durable, n, workers, clock) {
+  const conns = await Promise.all(Array.from({ length: workers }, () => open(url)));
+  let count = 0;
+  let finish;
+  const finished = new Promise((resolve) => (finish = resolve));
+  const start = clock();
+  for (const conn of conns) {
+    drainOn(conn, `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`, () => {
+      if (++count === n) finish();
+      return count >= n;
+    });
+  }
+  await finished;
+  const run = elapsed(start, clock(), count);
+  for (const conn of conns) conn.close();
+  return run;
+}
+
+/** Pulls on one socket until `counted` (called per message) says all came. */
+function drainOn(conn, next, counted) {
+  const latin1 = new TextDecoder("latin1");
+  const pull = (batch) => {
+    const body = JSON.stringify({ batch, expires: 30e9 });
+    conn.send(`PUB ${next} _bare.pull ${body.length}\r\n${body}\r\n`);
+  };
+  // Messages asked for and not yet come; a pull of the difference at half.
+  let ahead = PULL_BATCH;
+  let text = "";
+  let done = false;
+  conn.onFrame((frame) => {
+    text += latin1.decode(frame);
+    let at = 0;
+    let acks = "";
+    for (;;) {
+      const eol = text.indexOf("\r\n", at);
+      if (eol < 0) break;
+      if (text.startsWith("PING", at)) {
+        acks += "PONG\r\n";
+        at = eol + 2;
+        continue;
+      }
+      const msg = text.startsWith("MSG ", at);
+      if (!msg && !text.startsWith("HMSG ", at)) {
+        at = eol + 2;
+        continue;
+      }
+      // MSG subject sid reply size; HMSG (a status: heartbeat, 408, 409) its sizes last.
+      const fields = text.slice(at, eol).split(" ");
+      const end = eol + 2 + Number(fields[fields.length - 1]) + 2;
+      if (end > text.length) break;
+      at = end;
+      if (msg) {
+        acks += `PUB ${fields[3]} 0\r\n\r\n`;
+        ahead--;
+        done ||= counted();
+      }
+    }
+    text = text.slice(at);
+    if (ahead <= PULL_BATCH / 2 && !done) {
+      pull(PULL_BATCH - ahead);
+      ahead = PULL_BATCH;
+    }
+    if (acks) conn.send(acks);
+  });
+  conn.send("SUB _bare.pull 1\r\n");
+  pull(PULL_BATCH);
 }

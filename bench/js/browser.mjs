@@ -82,7 +82,7 @@ const pageHtml = `<!doctype html>
 <script type="module">
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
-  import { barePut, bareGet } from "/bare_ws.mjs";
+  import { bareDrain, barePut, bareGet } from "/bare_ws.mjs";
   import { DRAINS, OBJ_BUCKET, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
   const base = ${basePkg ? 'await import("/base/web.js")' : "null"};
   const clients = {
@@ -108,6 +108,7 @@ const pageHtml = `<!doctype html>
   window.wasmBytes = () => Math.max(0, ...window.wasmMemories.map((m) => m.buffer.byteLength));
   window.isolated = () => crossOriginIsolated;
   window.bench = async ({ client, workload, n, url, durable }) => {
+    if (client === "bare" && DRAINS[workload]) return await bareDrain(url, "DRAIN", durable, n, DRAINS[workload].workers, clock);
     if (client === "bare") {
       // The bucket made by nats.js (not measured), its chunks moved by a bare WebSocket.
       if (workload === "objput") {
@@ -395,11 +396,14 @@ try {
   /** Rows of natsjet against the base build (BENCH_BASE_PKG). */
   const againstBase = [];
   const objects = [];
+  /** Drain rows with the bare WebSocket's run: [title, natsjet, nats.js, bare]. */
+  const drainCeilings = [];
   for (const w of selected) {
     const n = scale(w.browserCount ?? w.count);
-    // Object rows also run the bare WebSocket (bench/js/bare_ws.mjs): their ceiling.
+    // Object and drain rows also run the bare WebSocket (bench/js/bare_ws.mjs): their ceiling.
     const withBase = basePkg && w.id !== "kv" && w.id !== "obj";
-    const clients = ["natsjet", ...(withBase ? ["natsjet base"] : []), "nats.js", ...(w.id === "obj" ? ["bare"] : [])];
+    const withBare = w.id === "obj" || DRAINS[w.id] !== undefined;
+    const clients = ["natsjet", ...(withBase ? ["natsjet base"] : []), "nats.js", ...(withBare ? ["bare"] : [])];
     for (const client of clients) await measure(client, w.id, Math.max(1, Math.floor(n / 10)));
     const tries = { natsjet: [], "natsjet base": [], "nats.js": [], bare: [] };
     for (let i = 0; i < runs; i++) {
@@ -417,6 +421,7 @@ try {
       }
     } else {
       results.push([`${w.title(n)} (ws://)`, pick(tries.natsjet), pick(tries["nats.js"])]);
+      if (withBare) drainCeilings.push([`${w.title(n)} (ws://)`, pick(tries.natsjet), pick(tries["nats.js"]), pick(tries.bare)]);
       if (withBase) againstBase.push([`${w.title(n)} (ws://)`, pick(tries.natsjet), pick(tries["natsjet base"])]);
     }
   }
@@ -426,6 +431,14 @@ try {
     header("natsjet", "nats.js", true, "main thread/op");
     for (const r of results) row(...r);
     serverTable(results);
+  }
+  if (drainCeilings.length) {
+    console.log();
+    console.log("Their ceiling: a bare WebSocket pulling 500 at a time and acking each message (bench/js/bare_ws.mjs), each client's share of it:");
+    header("natsjet", "bare ws", true, "main thread/op");
+    for (const [name, ours, , bare] of drainCeilings) row(name, ours, bare);
+    header("nats.js", "bare ws", true, "main thread/op");
+    for (const [name, , theirs, bare] of drainCeilings) row(name, theirs, bare);
   }
   if (againstBase.length) {
     console.log();
