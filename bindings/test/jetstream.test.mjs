@@ -270,6 +270,10 @@ for (const transport of ["ws", "nats"]) {
       await jsm.consumers.add(name, { durable_name: "f" });
       await publishMany(js, `${name}.x`, 10);
       const c = await js.consumers.get(name, "f");
+      // The server counts a consumer's pending messages apart from storing
+      // them: a delivery's pending is exact only once all 10 are counted.
+      const counted = await consumerInfoSoon(() => c.info(), (i) => i.num_pending === 10);
+      assert.equal(counted.num_pending, 10);
       const batch = await c.fetch({ max_messages: 4, expires: 2000 });
       const got = [];
       for await (const m of batch) {
