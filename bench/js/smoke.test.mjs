@@ -47,6 +47,9 @@ test("browser.mjs runs over plain DevTools protocol", { skip: !existsSync(proces
   const { stdout } = await run("browser.mjs", { BENCH_BROWSER: "cdp", BENCH_WORKLOADS: "drain" });
   assert.match(stdout, /plain DevTools protocol/, stdout);
   assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
+  // The bare WebSocket's drain, their ceiling: it read every message.
+  assert.match(stdout, /\| workload +\| +natsjet \/s \| +bare ws \/s \|/, stdout);
+  assert.match(stdout, /\| durable drain 200 x 128 B \+ ack, 1 worker, 500\/pull \(ws:\/\/\) +\| +\d+ \| +\d+ \| +[\d.]+x \|/, stdout);
   assert.doesNotMatch(stdout, /core publish/, stdout);
 });
 

@@ -37,7 +37,12 @@ const MAX_BATCH_BYTES: usize = 1 << 20;
 
 /// The bytes a message adds to a batch.
 pub(crate) fn packed_len(m: &Message) -> usize {
-    m.subject.len() + m.reply.as_ref().map_or(0, String::len) + m.payload.len()
+    parts_len(m, true)
+}
+
+/// The bytes of `m`'s parts in a batch, its reply left out unless `replies`.
+fn parts_len(m: &Message, replies: bool) -> usize {
+    m.subject.len() + reply(m, replies).len() + m.payload.len()
 }
 
 /// Items ready now (at least one), up to `max` and about [`MAX_BATCH_BYTES`];
@@ -80,13 +85,9 @@ pub(crate) fn pack_without_replies<M: Borrow<Message>>(messages: &[M]) -> Array 
 }
 
 fn pack_parts<M: Borrow<Message>>(messages: &[M], replies: bool) -> Array {
-    let parts = |m: &M| {
-        let m = m.borrow();
-        m.subject.len() + reply(m, replies).len() + m.payload.len()
-    };
     // Sized up front and filled by index: the wasm build (optimized for
     // size) makes a call of every `extend_from_slice` and `push`.
-    let mut bytes = vec![0; messages.iter().map(parts).sum()];
+    let mut bytes = vec![0; messages.iter().map(|m| parts_len(m.borrow(), replies)).sum()];
     let mut ends = vec![0; messages.len() * 3];
     let mut end = 0;
     let mut headers: Option<Array> = None;
