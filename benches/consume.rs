@@ -24,7 +24,9 @@
 //! `async-nats`, workers, messages per pull or `defaults`) runs just that
 //! drain, `BENCH_PASSES` times, on a one-thread runtime, so a profiler told to
 //! count inside `counted_drain` sees all of the client's work for the drain
-//! and nothing of its set-up (`scripts/callgrind-drain.sh`).
+//! and nothing of its set-up (`scripts/callgrind-drain.sh`). With
+//! `CONSUME_MULTI=1` it runs on the multi-thread runtime the full run uses
+//! (for a profile of the threads' parking and waking, e.g. with `perf`).
 //!
 //! Run with `cargo bench --bench consume` (`BENCH_SCALE=0.1` for a quick pass).
 
@@ -316,8 +318,10 @@ fn main() {
     let url = server.client_url();
     let only = only();
     let rt = match only {
-        Some(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap(),
-        None => tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap(),
+        Some(_) if std::env::var_os("CONSUME_MULTI").is_none() => {
+            tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+        }
+        _ => tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap(),
     };
     let drain = scale(200_000);
     let acks = scale(10_000);
