@@ -198,7 +198,7 @@ export class NatsJsMsg implements JsMsg {
   }
 
   ack(): void {
-    thrown(this.#batch.deliveries.ack(this.#index, KINDS.ack));
+    thrown(this.#batch.deliveries.sendAck(this.#index));
   }
 
   nak(millis?: number): void {
