@@ -107,6 +107,14 @@ export class DeliveredBatch {
   readonly deliveries: RawDeliveries;
   /** Messages in the batch. */
   readonly length: number;
+  /**
+   * What the messages' getters decoded, by index, so each gives the same
+   * value every time; here rather than in each message, which then stays
+   * small (one is made per message, most never read these).
+   */
+  #subjects?: string[];
+  #headerMaps?: (MsgHdrs | null)[];
+  #infos?: DeliveryInfo[];
 
   constructor([[bytes, ends, headers], deliveries]: RawDelivered) {
     this.bytes = bytes;
@@ -120,15 +128,34 @@ export class DeliveredBatch {
   msg(i: number): NatsJsMsg {
     return new NatsJsMsg(this, i);
   }
+
+  /** Message `i`'s subject. */
+  subject(i: number): string {
+    const subjects = (this.#subjects ??= new Array<string>(this.length));
+    return (subjects[i] ??= decoder.decode(this.bytes.subarray(i === 0 ? 0 : this.ends[3 * i - 1]!, this.ends[3 * i]!)));
+  }
+
+  /** Message `i`'s headers, `null` for none. */
+  headerMap(i: number): MsgHdrs | null {
+    const maps = (this.#headerMaps ??= new Array<MsgHdrs | null>(this.length));
+    let map = maps[i];
+    if (map === undefined) {
+      const raw = this.headers?.[i];
+      map = maps[i] = raw ? fromRaw(raw) : null;
+    }
+    return map;
+  }
+
+  /** Message `i`'s delivery metadata. */
+  info(i: number): DeliveryInfo {
+    return ((this.#infos ??= new Array<DeliveryInfo>(this.length))[i] ??= deliveryInfo(this.deliveries, i));
+  }
 }
 
 export class NatsJsMsg implements JsMsg {
   readonly #batch: DeliveredBatch;
   readonly #index: number;
-  #subject?: string;
   #data?: Uint8Array;
-  #headers?: MsgHdrs | null;
-  #info?: DeliveryInfo;
 
   constructor(batch: DeliveredBatch, index: number) {
     this.#batch = batch;
@@ -136,12 +163,7 @@ export class NatsJsMsg implements JsMsg {
   }
 
   get subject(): string {
-    if (this.#subject === undefined) {
-      const { bytes, ends } = this.#batch;
-      const i = this.#index;
-      this.#subject = decoder.decode(bytes.subarray(i === 0 ? 0 : ends[3 * i - 1]!, ends[3 * i]!));
-    }
-    return this.#subject;
+    return this.#batch.subject(this.#index);
   }
 
   get data(): Uint8Array {
@@ -154,11 +176,7 @@ export class NatsJsMsg implements JsMsg {
   }
 
   get headers(): MsgHdrs | undefined {
-    if (this.#headers === undefined) {
-      const raw = this.#batch.headers?.[this.#index];
-      this.#headers = raw ? fromRaw(raw) : null;
-    }
-    return this.#headers ?? undefined;
+    return this.#batch.headerMap(this.#index) ?? undefined;
   }
 
   get seq(): number {
@@ -170,7 +188,7 @@ export class NatsJsMsg implements JsMsg {
   }
 
   get info(): DeliveryInfo {
-    return (this.#info ??= deliveryInfo(this.#batch.deliveries, this.#index));
+    return this.#batch.info(this.#index);
   }
 
   get reply(): string {
@@ -198,7 +216,7 @@ export class NatsJsMsg implements JsMsg {
   }
 
   ack(): void {
-    thrown(this.#batch.deliveries.ack(this.#index, KINDS.ack));
+    thrown(this.#batch.deliveries.sendAck(this.#index));
   }
 
   nak(millis?: number): void {

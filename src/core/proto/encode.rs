@@ -55,13 +55,7 @@ pub fn encode_pub_head(
         out.put_u8(b' ');
         out.extend_from_slice(reply.as_bytes());
     }
-    out.put_u8(b' ');
-    if headers.is_some() {
-        put_decimal(out, header_len as u64);
-        out.put_u8(b' ');
-    }
-    put_decimal(out, (header_len + payload_len) as u64);
-    out.extend_from_slice(b"\r\n");
+    put_sizes(out, headers.is_some().then_some(header_len as u64), (header_len + payload_len) as u64);
     if let Some(headers) = headers {
         write_headers(out, headers);
     }
@@ -101,16 +95,37 @@ pub fn encode_pong(out: &mut BytesMut) {
 }
 
 /// Writes `n` in decimal through a stack buffer (no `String`).
-fn put_decimal(out: &mut BytesMut, mut n: u64) {
+fn put_decimal(out: &mut BytesMut, n: u64) {
     let mut digits = [0u8; 20];
-    let mut start = digits.len();
+    let start = decimal_before(&mut digits, n);
+    out.extend_from_slice(&digits[start..]);
+}
+
+/// ` [<header size> ]<size>\r\n` of a PUB or HPUB line in one copy: every
+/// publish and ack writes it, and each copy is a call in the size-optimized wasm.
+fn put_sizes(out: &mut BytesMut, header_len: Option<u64>, len: u64) {
+    let mut line = [0u8; 44];
+    let mut start = line.len() - 2;
+    line[start..].copy_from_slice(b"\r\n");
+    start = decimal_before(&mut line[..start], len) - 1;
+    line[start] = b' ';
+    if let Some(header_len) = header_len {
+        start = decimal_before(&mut line[..start], header_len) - 1;
+        line[start] = b' ';
+    }
+    out.extend_from_slice(&line[start..]);
+}
+
+/// Writes `n` in decimal at the end of `buf` (which has room for it), and
+/// returns where it starts.
+fn decimal_before(buf: &mut [u8], mut n: u64) -> usize {
+    let mut start = buf.len();
     loop {
         start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
+        buf[start] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
-            break;
+            return start;
         }
     }
-    out.extend_from_slice(&digits[start..]);
 }

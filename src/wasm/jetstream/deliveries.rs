@@ -82,6 +82,14 @@ impl RawDeliveries {
         sent.map_or_else(JsValue::from, |()| JsValue::UNDEFINED)
     }
 
+    /// `+ACK` for message `i` at once, as [`ack`](Self::ack) sends it: the
+    /// ack nearly every message gets, without the other kinds' arguments.
+    #[wasm_bindgen(js_name = sendAck, unchecked_return_type = "Error | undefined")]
+    pub fn send_ack(&self, i: u32) -> JsValue {
+        let sent = self.get(i).and_then(|m| m.ack_nowait(Ack::Ack));
+        sent.map_or_else(JsValue::from, |()| JsValue::UNDEFINED)
+    }
+
     /// nats.js's `next`: acks message `i` with `+NXT`, asking for `batch`
     /// more (1) within `expires` ms (the server's default) or at once
     /// (`no_wait`), delivered to `subject` (nowhere without one, as nats.js).

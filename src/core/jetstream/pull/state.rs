@@ -72,6 +72,8 @@ pub struct PullConsumer {
     /// Start of the heartbeat watchdog: the later of `silent_since` and the last pull.
     watch_from: Instant,
     retry_delay: Duration,
+    /// The heartbeat slot says whether the watchdog runs; its instant may
+    /// lag behind `watch_from` (see [`next_deadline`](Self::next_deadline)).
     timers: Timers,
     pulls: VecDeque<PullRequest>,
     events: VecDeque<ConsumerEvent>,
@@ -202,13 +204,18 @@ impl PullConsumer {
                 Delivery::Status(kind)
             }
         };
-        self.arm_heartbeat();
+        // Every message moves `watch_from`, not the timer: the watchdog's
+        // deadline is brought up to date when polled or fired instead.
+        if self.timers.get(Timer::Heartbeat).is_some() != self.watchdog_runs() {
+            self.arm_heartbeat();
+        }
         delivery
     }
 
     /// Fires the timers due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         let now = self.clock.advance(now);
+        self.arm_heartbeat();
         for &timer in Timer::ALL {
             if !self.timers.take_due(timer, now) {
                 continue;
@@ -350,7 +357,17 @@ impl PullConsumer {
     /// When to call [`handle_timeout`](Self::handle_timeout) next.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next().map(|d| d.at)
+        self.next_deadline().map(|d| d.at)
+    }
+
+    /// The soonest timer, the watchdog's at the deadline the messages
+    /// since it was armed have moved it to.
+    fn next_deadline(&self) -> Option<Deadline<Timer>> {
+        let mut timers = self.timers.clone();
+        if timers.get(Timer::Heartbeat).is_some() {
+            timers.set(Timer::Heartbeat, self.heartbeat_deadline());
+        }
+        timers.next()
     }
 
     // ---- internals ----
@@ -563,16 +580,24 @@ impl PullConsumer {
     }
 
     /// The watchdog runs while connected and a pull may be waiting on the server.
-    fn arm_heartbeat(&mut self) {
+    fn watchdog_runs(&self) -> bool {
         let waiting = match self.mode {
             Mode::Fetch { .. } => self.phase == Phase::Running,
             Mode::Consume(_) => self.phase == Phase::Running && self.pending.msgs > 0,
         };
-        let deadline = match self.idle_heartbeat {
-            Some(hb) if self.connected && waiting => Some(self.watch_from + hb * 2),
+        self.idle_heartbeat.is_some() && self.connected && waiting
+    }
+
+    /// Two heartbeat intervals after `watch_from`, while the watchdog runs.
+    fn heartbeat_deadline(&self) -> Option<Instant> {
+        match self.idle_heartbeat {
+            Some(hb) if self.watchdog_runs() => Some(self.watch_from + hb * 2),
             _ => None,
-        };
-        self.timers.set(Timer::Heartbeat, deadline);
+        }
+    }
+
+    fn arm_heartbeat(&mut self) {
+        self.timers.set(Timer::Heartbeat, self.heartbeat_deadline());
     }
 
     fn check_drained(&mut self) {
@@ -621,6 +646,6 @@ impl Machine for PullConsumer {
     }
 
     fn poll_deadline(&self) -> Option<Deadline<Timer>> {
-        self.timers.next()
+        self.next_deadline()
     }
 }

@@ -35,6 +35,25 @@ fn any_message_keeps_it_alive() {
 }
 
 #[test]
+fn a_wake_at_a_deadline_messages_moved_fires_nothing() {
+    // Messages move the watchdog without re-arming it: a caller that slept
+    // until the deadline polled before them wakes early and is told the new one.
+    let mut c = consume();
+    let before = c.poll_timeout();
+    c.handle_message(t(5_000), &user(10));
+    c.handle_message(t(8_000), &user(10));
+    assert_eq!((before, c.poll_timeout()), (Some(t(20_000)), Some(t(28_000))));
+    c.handle_timeout(t(20_000));
+    assert!(events(&mut c).is_empty());
+    assert!(pulls(&mut c).is_empty());
+    assert_eq!(c.last_timeout_reason(), None, "nothing fired");
+    assert_eq!(c.poll_timeout(), Some(t(28_000)));
+    c.handle_timeout(t(28_000));
+    assert_eq!(events(&mut c), [HeartbeatsMissed { count: 2 }]);
+    assert_eq!(c.last_timeout_reason(), Some(Timer::Heartbeat));
+}
+
+#[test]
 fn two_missed_heartbeats_raise_an_event_and_repull() {
     let mut c = consume();
     c.handle_message(t(1), &user(10));
