@@ -5,12 +5,13 @@
 //! the control line of a MSG/HMSG is parsed the parser remembers it and
 //! waits for the known body length without looking at the bytes again.
 
-use bytes::{Buf, BytesMut};
+use bytes::{Bytes, BytesMut};
 
 use super::{parse_headers, protocol_error, truncated};
 use crate::core::error::{Error, ProtocolError};
 use crate::core::message::Message;
 use crate::core::proto::ServerInfo;
+use crate::core::subject::Subject;
 
 /// One operation from the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,19 +111,20 @@ impl Parser {
         // Byte compares, not `strip_suffix`: the wasm build (optimized for
         // size) makes a `memcmp` call of each, on every message.
         let end = if lf > 0 && buf[lf - 1] == b'\r' { lf - 1 } else { lf };
-        let control = self.control_line(&buf[..end])?;
-        buf.advance(lf + 1);
-        Ok(Some(control))
+        // Frozen, so that a message's subject and reply can share it.
+        let mut line = buf.split_to(lf + 1).freeze();
+        line.truncate(end);
+        self.control_line(&line).map(Some)
     }
 
-    fn control_line(&self, line: &[u8]) -> Result<Control, Error> {
+    fn control_line(&self, line: &Bytes) -> Result<Control, Error> {
         let op_end = line.iter().position(|&b| is_space(b)).unwrap_or(line.len());
         let (op, args) = line.split_at(op_end);
         // MSG and HMSG, the hot path, come first; they alone have a body to await.
         let done = if op.eq_ignore_ascii_case(b"MSG") {
-            return self.msg_line(args, false).map(Control::Body);
+            return self.msg_line(line, args, false).map(Control::Body);
         } else if op.eq_ignore_ascii_case(b"HMSG") {
-            return self.msg_line(args, true).map(Control::Body);
+            return self.msg_line(line, args, true).map(Control::Body);
         } else if op.eq_ignore_ascii_case(b"PING") {
             ServerOp::Ping
         } else if op.eq_ignore_ascii_case(b"PONG") {
@@ -140,8 +142,9 @@ impl Parser {
     }
 
     /// `MSG <subject> <sid> [reply] <size>` or
-    /// `HMSG <subject> <sid> [reply] <hdr_size> <total_size>`.
-    fn msg_line(&self, args: &[u8], with_headers: bool) -> Result<Pending, Error> {
+    /// `HMSG <subject> <sid> [reply] <hdr_size> <total_size>`; `args` is
+    /// part of `line`.
+    fn msg_line(&self, line: &Bytes, args: &[u8], with_headers: bool) -> Result<Pending, Error> {
         let what = if with_headers { "bad HMSG arguments" } else { "bad MSG arguments" };
         let args = args.trim_ascii();
         let mut fields: [&[u8]; 5] = [&[]; 5];
@@ -170,7 +173,8 @@ impl Parser {
         } else {
             None
         };
-        Ok(Pending { sid, subject: lossy(fields[0]), reply: reply.map(lossy), header_len, total_len })
+        let subject = |field| subject(line, field);
+        Ok(Pending { sid, subject: subject(fields[0]), reply: reply.map(subject), header_len, total_len })
     }
 
     fn parse_size(&self, field: &[u8]) -> Result<usize, Error> {
@@ -192,8 +196,8 @@ enum Control {
 #[derive(Debug)]
 struct Pending {
     sid: u64,
-    subject: String,
-    reply: Option<String>,
+    subject: Subject,
+    reply: Option<Subject>,
     /// Length of the header block at the front of the body; `None` for MSG.
     header_len: Option<usize>,
     /// Header and payload bytes, without the closing CRLF.
@@ -221,7 +225,7 @@ impl Pending {
             // arrives without headers, as in nats.go.
             Some(Err(_)) => (None, None, None),
         };
-        let length = self.subject.len() + self.reply.as_ref().map_or(0, String::len) + self.total_len;
+        let length = self.subject.len() + self.reply.as_ref().map_or(0, |reply| reply.len()) + self.total_len;
         let message = Message {
             subject: self.subject,
             reply: self.reply,
@@ -262,10 +266,14 @@ fn parse_number(field: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-/// Subjects are bytes on the wire; a publisher's odd bytes must not break
-/// the stream, so they are decoded lossily.
-/// Valid UTF-8 (always, from a real server) is copied once, without the
-/// chunked scan of `from_utf8_lossy`.
+/// `field` of `line` as a subject. Subjects are bytes on the wire; a
+/// publisher's odd bytes must not break the stream, so they are decoded
+/// lossily. Valid UTF-8 (always, from a real server) shares `line`.
+fn subject(line: &Bytes, field: &[u8]) -> Subject {
+    Subject::from_utf8(line.slice_ref(field)).unwrap_or_else(|_| Subject::from(lossy(field)))
+}
+
+/// Valid UTF-8 is copied once, without the chunked scan of `from_utf8_lossy`.
 fn lossy(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(text) => text.to_owned(),
