@@ -5,7 +5,7 @@
 //! the control line of a MSG/HMSG is parsed the parser remembers it and
 //! waits for the known body length without looking at the bytes again.
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 use super::{parse_headers, protocol_error, truncated};
 use crate::core::error::{Error, ProtocolError};
@@ -75,7 +75,8 @@ impl Parser {
     }
 
     /// Takes one complete operation off the front of `buf`, or `Ok(None)` if
-    /// more bytes are needed. Payloads share `buf`'s memory (no copy).
+    /// more bytes are needed. Subjects, replies and payloads share `buf`'s
+    /// memory (no copy).
     /// Errors are `Error::Protocol`; after one, the stream is unusable.
     pub fn parse(&mut self, buf: &mut BytesMut) -> Result<Option<ServerOp>, Error> {
         let pending = match self.pending.take() {
@@ -112,8 +113,8 @@ impl Parser {
         // size) makes a `memcmp` call of each, on every message.
         let end = if lf > 0 && buf[lf - 1] == b'\r' { lf - 1 } else { lf };
         // Frozen, so that a message's subject and reply can share it.
-        let mut line = buf.split_to(lf + 1).freeze();
-        line.truncate(end);
+        let line = buf.split_to(end).freeze();
+        buf.advance(lf + 1 - end);
         self.control_line(&line).map(Some)
     }
 
@@ -122,9 +123,9 @@ impl Parser {
         let (op, args) = line.split_at(op_end);
         // MSG and HMSG, the hot path, come first; they alone have a body to await.
         let done = if op.eq_ignore_ascii_case(b"MSG") {
-            return self.msg_line(line, args, false).map(Control::Body);
+            return self.msg_line(line, op_end, false).map(Control::Body);
         } else if op.eq_ignore_ascii_case(b"HMSG") {
-            return self.msg_line(line, args, true).map(Control::Body);
+            return self.msg_line(line, op_end, true).map(Control::Body);
         } else if op.eq_ignore_ascii_case(b"PING") {
             ServerOp::Ping
         } else if op.eq_ignore_ascii_case(b"PONG") {
@@ -142,24 +143,31 @@ impl Parser {
     }
 
     /// `MSG <subject> <sid> [reply] <size>` or
-    /// `HMSG <subject> <sid> [reply] <hdr_size> <total_size>`; `args` is
-    /// part of `line`.
-    fn msg_line(&self, line: &Bytes, args: &[u8], with_headers: bool) -> Result<Pending, Error> {
+    /// `HMSG <subject> <sid> [reply] <hdr_size> <total_size>`, whose
+    /// arguments start at `from` in `line`.
+    fn msg_line(&self, line: &Bytes, from: usize, with_headers: bool) -> Result<Pending, Error> {
         let what = if with_headers { "bad HMSG arguments" } else { "bad MSG arguments" };
-        let args = args.trim_ascii();
+        let args = line[from..].trim_ascii_start();
+        // Where the field being split starts in `line`.
+        let mut at = line.len() - args.len();
+        let args = args.trim_ascii_end();
         let mut fields: [&[u8]; 5] = [&[]; 5];
+        let mut starts = [0; 5];
         let mut count = 0;
-        for field in args.split(|&b| is_space(b)).filter(|f| !f.is_empty()) {
-            if count == fields.len() {
-                return Err(protocol_error(what, args));
+        for field in args.split(|&b| is_space(b)) {
+            if !field.is_empty() {
+                if count == fields.len() {
+                    return Err(protocol_error(what, args));
+                }
+                (fields[count], starts[count]) = (field, at);
+                count += 1;
             }
-            fields[count] = field;
-            count += 1;
+            at += field.len() + 1;
         }
         let sizes = if with_headers { 2 } else { 1 };
-        let reply = match count.checked_sub(sizes) {
-            Some(2) => None,
-            Some(3) => Some(fields[2]),
+        let has_reply = match count.checked_sub(sizes) {
+            Some(2) => false,
+            Some(3) => true,
             _ => return Err(protocol_error(what, args)),
         };
         let sid = parse_number(fields[1]).ok_or_else(|| protocol_error("bad sid", fields[1]))?;
@@ -173,8 +181,8 @@ impl Parser {
         } else {
             None
         };
-        let subject = |field| subject(line, field);
-        Ok(Pending { sid, subject: subject(fields[0]), reply: reply.map(subject), header_len, total_len })
+        let subject = |i: usize| subject(line, starts[i], fields[i]);
+        Ok(Pending { sid, subject: subject(0), reply: has_reply.then(|| subject(2)), header_len, total_len })
     }
 
     fn parse_size(&self, field: &[u8]) -> Result<usize, Error> {
@@ -266,11 +274,11 @@ fn parse_number(field: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-/// `field` of `line` as a subject. Subjects are bytes on the wire; a
-/// publisher's odd bytes must not break the stream, so they are decoded
+/// `field`, at `at` in `line`, as a subject. Subjects are bytes on the wire;
+/// a publisher's odd bytes must not break the stream, so they are decoded
 /// lossily. Valid UTF-8 (always, from a real server) shares `line`.
-fn subject(line: &Bytes, field: &[u8]) -> Subject {
-    Subject::from_utf8(line.slice_ref(field)).unwrap_or_else(|_| Subject::from(lossy(field)))
+fn subject(line: &Bytes, at: usize, field: &[u8]) -> Subject {
+    Subject::from_utf8(line.slice(at..at + field.len())).unwrap_or_else(|_| Subject::from(lossy(field)))
 }
 
 /// Valid UTF-8 is copied once, without the chunked scan of `from_utf8_lossy`.

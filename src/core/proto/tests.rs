@@ -212,7 +212,7 @@ fn odd_subject_bytes_are_decoded_lossily() {
 
 #[test]
 fn subject_reply_and_payload_share_the_read_buffer() {
-    let mut buf = BytesMut::from(&b"MSG orders.new 1 _INBOX.r 5\r\nhello\r\n"[..]);
+    let mut buf = BytesMut::from(&b"MSG  orders.new\t1  _INBOX.r 5 \r\nhello\r\n"[..]);
     let read = buf.as_ptr_range();
     let Ok(Some(ServerOp::Msg { message, .. })) = Parser::default().parse(&mut buf) else { panic!() };
     let reply = message.reply.as_deref().unwrap_or_default();
