@@ -19,6 +19,9 @@ use crate::core::error::Error;
 /// async-nats's `Subject`. Cheap to clone; a delivered message's subject and
 /// reply share the read buffer, as its payload does, instead of costing an
 /// allocation each. Reads as a `str` (`as_str`, `&*s`, `==`, `format!`).
+///
+/// Like a payload, one kept long after its message keeps that part of the
+/// read buffer; `Subject::from(s.as_str())` is a copy of its own.
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Subject {
     /// Always valid UTF-8: every constructor checks it or takes a `str`.
