@@ -54,8 +54,8 @@ fn message(subject: &str, reply: Option<&str>, block: &[u8], payload: &[u8]) -> 
         }
     };
     Some(Message {
-        subject: subject.to_string(),
-        reply: reply.map(str::to_string),
+        subject: subject.into(),
+        reply: reply.map(Into::into),
         payload: Bytes::copy_from_slice(payload),
         headers,
         status,

@@ -4,13 +4,14 @@ use bytes::Bytes;
 
 use crate::core::error::Error;
 use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::subject::Subject;
 
-/// A message received from the server. The payload shares the read buffer
-/// (no copy).
+/// A message received from the server. Subject, reply and payload share the
+/// read buffer (no copy).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
-    pub subject: String,
-    pub reply: Option<String>,
+    pub subject: Subject,
+    pub reply: Option<Subject>,
     pub payload: Bytes,
     pub headers: Option<HeaderMap>,
     /// Status code from the header line, for status messages (100, 404, 408, 503…).

@@ -1,15 +1,163 @@
-//! Subjects: their type, as async-nats names it, and their validation.
+//! Subjects: their type, as async-nats shapes it, and their validation.
 //!
-//! Runs before a byte is written: a subject holding whitespace, CR or LF could
+//! Validation runs before a byte is written: a subject holding whitespace, CR or LF could
 //! otherwise inject a protocol line, and an empty token would be refused by
 //! the server only after the fact.
 
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::str::Utf8Error;
+
+use bytes::Bytes;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 use crate::core::error::Error;
 
-/// A subject, as async-nats names its type. natsjet's subjects are plain
-/// `String`s (async-nats's `Subject` is a cheap-to-clone `Bytes`): what a
-/// program does with one (`as_str`, `to_string`, `==`, `format!`) works on both.
-pub type Subject = String;
+/// A subject: an immutable UTF-8 string in [`Bytes`], shaped like
+/// async-nats's `Subject`. Cheap to clone; a delivered message's subject and
+/// reply share the read buffer, as its payload does, instead of costing an
+/// allocation each. Reads as a `str` (`as_str`, `&*s`, `==`, `format!`).
+///
+/// Like a payload, one kept long after its message keeps that part of the
+/// read buffer; `Subject::from(s.as_str())` is a copy of its own.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Subject {
+    /// Always valid UTF-8: every constructor checks it or takes a `str`.
+    bytes: Bytes,
+}
+
+impl Subject {
+    /// A subject of a static string, without a copy.
+    pub const fn from_static(subject: &'static str) -> Self {
+        Subject { bytes: Bytes::from_static(subject.as_bytes()) }
+    }
+
+    /// A subject of bytes that must be UTF-8, without a copy.
+    pub fn from_utf8(bytes: impl Into<Bytes>) -> Result<Self, Utf8Error> {
+        let bytes = bytes.into();
+        std::str::from_utf8(&bytes)?;
+        Ok(Subject { bytes })
+    }
+
+    pub fn as_str(&self) -> &str {
+        self
+    }
+
+    /// The subject as a `String` (a copy: the bytes may be shared).
+    pub fn into_string(self) -> String {
+        self.as_str().to_owned()
+    }
+}
+
+impl Deref for Subject {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // SAFETY: `bytes` is UTF-8, checked or taken from a `str` when the
+        // subject was made, and immutable since.
+        unsafe { std::str::from_utf8_unchecked(&self.bytes) }
+    }
+}
+
+impl From<&str> for Subject {
+    fn from(subject: &str) -> Self {
+        Subject { bytes: Bytes::copy_from_slice(subject.as_bytes()) }
+    }
+}
+
+impl From<String> for Subject {
+    fn from(subject: String) -> Self {
+        Subject { bytes: Bytes::from(subject.into_bytes()) }
+    }
+}
+
+/// For APIs that take `impl Into<String>`, which a `Subject` passed when it
+/// was a `String`.
+impl From<Subject> for String {
+    fn from(subject: Subject) -> String {
+        subject.into_string()
+    }
+}
+
+/// The subject's bytes, without a copy (a `String` converts to `Bytes` too).
+impl From<Subject> for Bytes {
+    fn from(subject: Subject) -> Bytes {
+        subject.bytes
+    }
+}
+
+impl TryFrom<Bytes> for Subject {
+    type Error = Utf8Error;
+
+    fn try_from(bytes: Bytes) -> Result<Self, Utf8Error> {
+        Subject::from_utf8(bytes)
+    }
+}
+
+impl AsRef<str> for Subject {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+/// Sound: equality, order and hash are those of the `str`.
+impl Borrow<str> for Subject {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+/// As the `str` hashes, so that a `HashMap<Subject, _>` can be read with a
+/// `&str` (`Borrow<str>`).
+impl Hash for Subject {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+/// `Subject == str`, `&str` and `String` and the other way around, as a
+/// `String` compares.
+macro_rules! eq_str {
+    ($($other:ty),*) => {$(
+        impl PartialEq<$other> for Subject {
+            fn eq(&self, other: &$other) -> bool {
+                self.as_str() == &other[..]
+            }
+        }
+        impl PartialEq<Subject> for $other {
+            fn eq(&self, other: &Subject) -> bool {
+                &self[..] == other.as_str()
+            }
+        }
+    )*};
+}
+eq_str!(str, &str, String);
+
+impl Serialize for Subject {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Subject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Subject::from)
+    }
+}
 
 /// Checks a subject used to publish: non-empty, no whitespace or control
 /// characters, no empty tokens. Wildcards are allowed (the server decides).
@@ -127,6 +275,46 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_subject_reads_compares_and_hashes_as_its_str() {
+        use std::collections::{BTreeSet, HashSet};
+        let subject = Subject::from("orders.new");
+        let others = [Subject::from_static("orders.new"), Subject::from(String::from("orders.new"))];
+        assert!(others.iter().all(|other| *other == subject));
+        let text = String::from("orders.new");
+        // Each way, with `&str`, `str` and `String`.
+        assert!(subject == "orders.new");
+        assert!("orders.new" == subject);
+        assert!(subject == *"orders.new");
+        assert!(*"orders.new" == subject);
+        assert!(subject == text);
+        assert!(text == subject);
+        assert_eq!((subject.as_str(), &*subject, subject.len()), ("orders.new", "orders.new", 10));
+        assert_eq!(
+            (format!("{subject}"), format!("{subject:?}")),
+            ("orders.new".into(), format!("{:?}", "orders.new"))
+        );
+        assert_eq!(
+            (String::from(subject.clone()), Bytes::from(subject.clone())),
+            ("orders.new".into(), "orders.new".into())
+        );
+        // `Borrow<str>`: sets of subjects are read with a `&str`.
+        assert!(HashSet::from([subject.clone()]).contains("orders.new"));
+        assert!(BTreeSet::from([subject.clone(), "a".into(), "z".into()]).contains("orders.new"));
+        let mut sorted = vec![Subject::from("b"), "a.z".into(), "a".into()];
+        sorted.sort();
+        assert_eq!(sorted, ["a", "a.z", "b"]);
+        assert_eq!(serde_json::to_string(&subject).unwrap(), r#""orders.new""#);
+        assert_eq!(serde_json::from_str::<Subject>(r#""orders.new""#).unwrap(), subject);
+        assert_eq!(Subject::default(), "");
+    }
+
+    #[test]
+    fn bytes_become_a_subject_only_as_utf8() {
+        assert_eq!(Subject::from_utf8(Bytes::from_static(b"a.b")).unwrap(), "a.b");
+        assert!(Subject::try_from(Bytes::from_static(b"a\xffb")).is_err());
+    }
 
     #[test]
     fn accepts_ordinary_subjects() {

@@ -117,7 +117,7 @@ fn reply(m: &Message, replies: bool) -> &str {
 }
 
 /// Copies `part` into `bytes` at `at`, giving where it ends.
-fn put(bytes: &mut [u8], at: usize, part: &[u8]) -> usize {
+pub(crate) fn put(bytes: &mut [u8], at: usize, part: &[u8]) -> usize {
     let end = at + part.len();
     bytes[at..end].copy_from_slice(part);
     end

@@ -106,7 +106,7 @@ impl Tap {
             if message.subject == "$JS.API.tap.end" {
                 return subjects;
             }
-            subjects.push(message.subject);
+            subjects.push(message.subject.to_string());
         }
     }
 }

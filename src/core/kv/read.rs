@@ -46,17 +46,15 @@ pub(crate) fn watched_entry(
     message: Message,
     numbers: DeliveryNumbers,
 ) -> Result<SizedEntry, Error> {
-    let Message { subject: mut key, payload: value, headers, .. } = message;
-    if !key.starts_with(prefix) {
-        return Err(Error::Protocol(ProtocolError::Store(format!("watch got subject {key:?} outside {prefix:?}"))));
-    }
-    // The key is the subject without the prefix, in the subject's own allocation.
-    key.drain(..prefix.len());
+    let Message { subject, payload: value, headers, .. } = message;
+    let Some(key) = subject.strip_prefix(prefix) else {
+        return Err(Error::Protocol(ProtocolError::Store(format!("watch got subject {subject:?} outside {prefix:?}"))));
+    };
     let headers = headers.as_ref();
     let len = value_len(headers, &value);
     let entry = Entry {
         bucket: bucket.to_string(),
-        key,
+        key: key.to_string(),
         value,
         revision: numbers.stream_sequence,
         delta: numbers.pending,

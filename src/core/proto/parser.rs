@@ -5,12 +5,13 @@
 //! the control line of a MSG/HMSG is parsed the parser remembers it and
 //! waits for the known body length without looking at the bytes again.
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 use super::{parse_headers, protocol_error, truncated};
 use crate::core::error::{Error, ProtocolError};
 use crate::core::message::Message;
 use crate::core::proto::ServerInfo;
+use crate::core::subject::Subject;
 
 /// One operation from the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +75,8 @@ impl Parser {
     }
 
     /// Takes one complete operation off the front of `buf`, or `Ok(None)` if
-    /// more bytes are needed. Payloads share `buf`'s memory (no copy).
+    /// more bytes are needed. Subjects, replies and payloads share `buf`'s
+    /// memory (no copy).
     /// Errors are `Error::Protocol`; after one, the stream is unusable.
     pub fn parse(&mut self, buf: &mut BytesMut) -> Result<Option<ServerOp>, Error> {
         let pending = match self.pending.take() {
@@ -110,19 +112,20 @@ impl Parser {
         // Byte compares, not `strip_suffix`: the wasm build (optimized for
         // size) makes a `memcmp` call of each, on every message.
         let end = if lf > 0 && buf[lf - 1] == b'\r' { lf - 1 } else { lf };
-        let control = self.control_line(&buf[..end])?;
-        buf.advance(lf + 1);
-        Ok(Some(control))
+        // Frozen, so that a message's subject and reply can share it.
+        let line = buf.split_to(end).freeze();
+        buf.advance(lf + 1 - end);
+        self.control_line(&line).map(Some)
     }
 
-    fn control_line(&self, line: &[u8]) -> Result<Control, Error> {
+    fn control_line(&self, line: &Bytes) -> Result<Control, Error> {
         let op_end = line.iter().position(|&b| is_space(b)).unwrap_or(line.len());
         let (op, args) = line.split_at(op_end);
         // MSG and HMSG, the hot path, come first; they alone have a body to await.
         let done = if op.eq_ignore_ascii_case(b"MSG") {
-            return self.msg_line(args, false).map(Control::Body);
+            return self.msg_line(line, op_end, false).map(Control::Body);
         } else if op.eq_ignore_ascii_case(b"HMSG") {
-            return self.msg_line(args, true).map(Control::Body);
+            return self.msg_line(line, op_end, true).map(Control::Body);
         } else if op.eq_ignore_ascii_case(b"PING") {
             ServerOp::Ping
         } else if op.eq_ignore_ascii_case(b"PONG") {
@@ -140,23 +143,31 @@ impl Parser {
     }
 
     /// `MSG <subject> <sid> [reply] <size>` or
-    /// `HMSG <subject> <sid> [reply] <hdr_size> <total_size>`.
-    fn msg_line(&self, args: &[u8], with_headers: bool) -> Result<Pending, Error> {
+    /// `HMSG <subject> <sid> [reply] <hdr_size> <total_size>`, whose
+    /// arguments start at `from` in `line`.
+    fn msg_line(&self, line: &Bytes, from: usize, with_headers: bool) -> Result<Pending, Error> {
         let what = if with_headers { "bad HMSG arguments" } else { "bad MSG arguments" };
-        let args = args.trim_ascii();
+        let args = line[from..].trim_ascii_start();
+        // Where the field being split starts in `line`.
+        let mut at = line.len() - args.len();
+        let args = args.trim_ascii_end();
         let mut fields: [&[u8]; 5] = [&[]; 5];
+        let mut starts = [0; 5];
         let mut count = 0;
-        for field in args.split(|&b| is_space(b)).filter(|f| !f.is_empty()) {
-            if count == fields.len() {
-                return Err(protocol_error(what, args));
+        for field in args.split(|&b| is_space(b)) {
+            if !field.is_empty() {
+                if count == fields.len() {
+                    return Err(protocol_error(what, args));
+                }
+                (fields[count], starts[count]) = (field, at);
+                count += 1;
             }
-            fields[count] = field;
-            count += 1;
+            at += field.len() + 1;
         }
         let sizes = if with_headers { 2 } else { 1 };
-        let reply = match count.checked_sub(sizes) {
-            Some(2) => None,
-            Some(3) => Some(fields[2]),
+        let has_reply = match count.checked_sub(sizes) {
+            Some(2) => false,
+            Some(3) => true,
             _ => return Err(protocol_error(what, args)),
         };
         let sid = parse_number(fields[1]).ok_or_else(|| protocol_error("bad sid", fields[1]))?;
@@ -170,7 +181,8 @@ impl Parser {
         } else {
             None
         };
-        Ok(Pending { sid, subject: lossy(fields[0]), reply: reply.map(lossy), header_len, total_len })
+        let subject = |i: usize| subject(line, starts[i], fields[i]);
+        Ok(Pending { sid, subject: subject(0), reply: has_reply.then(|| subject(2)), header_len, total_len })
     }
 
     fn parse_size(&self, field: &[u8]) -> Result<usize, Error> {
@@ -192,8 +204,8 @@ enum Control {
 #[derive(Debug)]
 struct Pending {
     sid: u64,
-    subject: String,
-    reply: Option<String>,
+    subject: Subject,
+    reply: Option<Subject>,
     /// Length of the header block at the front of the body; `None` for MSG.
     header_len: Option<usize>,
     /// Header and payload bytes, without the closing CRLF.
@@ -221,7 +233,7 @@ impl Pending {
             // arrives without headers, as in nats.go.
             Some(Err(_)) => (None, None, None),
         };
-        let length = self.subject.len() + self.reply.as_ref().map_or(0, String::len) + self.total_len;
+        let length = self.subject.len() + self.reply.as_ref().map_or(0, |reply| reply.len()) + self.total_len;
         let message = Message {
             subject: self.subject,
             reply: self.reply,
@@ -262,10 +274,14 @@ fn parse_number(field: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-/// Subjects are bytes on the wire; a publisher's odd bytes must not break
-/// the stream, so they are decoded lossily.
-/// Valid UTF-8 (always, from a real server) is copied once, without the
-/// chunked scan of `from_utf8_lossy`.
+/// `field`, at `at` in `line`, as a subject. Subjects are bytes on the wire;
+/// a publisher's odd bytes must not break the stream, so they are decoded
+/// lossily. Valid UTF-8 (always, from a real server) shares `line`.
+fn subject(line: &Bytes, at: usize, field: &[u8]) -> Subject {
+    Subject::from_utf8(line.slice(at..at + field.len())).unwrap_or_else(|_| Subject::from(lossy(field)))
+}
+
+/// Valid UTF-8 is copied once, without the chunked scan of `from_utf8_lossy`.
 fn lossy(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(text) => text.to_owned(),

@@ -211,6 +211,20 @@ fn odd_subject_bytes_are_decoded_lossily() {
 }
 
 #[test]
+fn subject_reply_and_payload_share_the_read_buffer() {
+    let mut buf = BytesMut::from(&b"MSG  orders.new\t1  _INBOX.r 5 \r\nhello\r\n"[..]);
+    let read = buf.as_ptr_range();
+    let Ok(Some(ServerOp::Msg { message, .. })) = Parser::default().parse(&mut buf) else { panic!() };
+    let reply = message.reply.as_deref().unwrap_or_default();
+    for (part, text) in
+        [(message.subject.as_bytes(), "orders.new"), (reply.as_bytes(), "_INBOX.r"), (&message.payload, "hello")]
+    {
+        assert_eq!(part, text.as_bytes());
+        assert!(read.contains(&part.as_ptr()), "{text} was copied");
+    }
+}
+
+#[test]
 fn hostile_inputs_are_errors() {
     let long_line = format!("INFO {}", "x".repeat(2000));
     let long_line_with_lf = format!("{long_line}\r\n");

@@ -15,7 +15,8 @@ use crate::error::Error;
 use crate::jetstream::Message;
 use crate::jetstream::ack::Ack;
 use crate::jetstream::pull::PullRequest;
-use crate::wasm::batch::pack_without_replies;
+use crate::subject::Subject;
+use crate::wasm::batch::{pack_without_replies, put};
 use crate::wasm::options::millis;
 use crate::wasm::promise;
 
@@ -46,11 +47,31 @@ pub(super) fn delivered(mut messages: Vec<Message>) -> JsValue {
     // Freed now, while in cache, rather than when JS collects the batch.
     for m in &mut messages {
         m.message.payload = Bytes::new();
-        m.message.subject = String::new();
+        m.message.subject = Subject::default();
         m.message.headers = None;
         m.message.description = None;
     }
+    own_replies(&mut messages);
     Array::of2(&batch, &RawDeliveries { messages: Rc::new(messages) }.into()).into()
+}
+
+/// Copies the replies of `messages`, kept for acks, into one buffer of their
+/// own: as slices of the read buffer they would keep its chunks, payloads and
+/// all, until JS collects the batch.
+fn own_replies(messages: &mut [Message]) {
+    let replies = || messages.iter().filter_map(|m| m.message.reply.as_deref());
+    let mut bytes = vec![0; replies().map(str::len).sum()];
+    replies().fold(0, |at, reply| put(&mut bytes, at, reply.as_bytes()));
+    let bytes = Bytes::from(bytes);
+    let mut at = 0;
+    for reply in messages.iter_mut().filter_map(|m| m.message.reply.as_mut()) {
+        let end = at + reply.len();
+        // Always UTF-8: a whole reply's bytes.
+        if let Ok(own) = Subject::from_utf8(bytes.slice(at..end)) {
+            *reply = own;
+        }
+        at = end;
+    }
 }
 
 /// An ack kind from JS, with the nak delay (ms) or term reason that goes with it.

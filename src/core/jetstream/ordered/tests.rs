@@ -15,7 +15,7 @@ use crate::core::jetstream::pull::{PullStatus, StatusKind};
 fn msg(consumer: &str, sseq: u64, cseq: u64) -> Message {
     Message {
         subject: "orders.new".into(),
-        reply: Some(format!("$JS.ACK.ORDERS.{consumer}.1.{sseq}.{cseq}.1700000000000000000.0")),
+        reply: Some(format!("$JS.ACK.ORDERS.{consumer}.1.{sseq}.{cseq}.1700000000000000000.0").into()),
         payload: Bytes::from_static(b"x"),
         headers: None,
         status: None,
