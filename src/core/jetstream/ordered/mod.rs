@@ -22,7 +22,7 @@
 //! cursor.handle_created();
 //! let msg = |sseq: u64, cseq: u64| Message {
 //!     subject: "orders".into(),
-//!     reply: Some(format!("$JS.ACK.S.Xy12_1.1.{sseq}.{cseq}.0.0")),
+//!     reply: Some(format!("$JS.ACK.S.Xy12_1.1.{sseq}.{cseq}.0.0").into()),
 //!     payload: Default::default(),
 //!     headers: None,
 //!     status: None,
