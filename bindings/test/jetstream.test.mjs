@@ -668,7 +668,7 @@ for (const transport of ["ws", "nats"]) {
       for (let i = 0; i < 48; i++) await js.publish(`${name}.big`, new Uint8Array(SIZE).fill(120));
       await jsm.consumers.add(name, { durable_name: "large", ack_policy: AckPolicy.Explicit });
       const consumer = await js.consumers.get(name, "large");
-      // 200 messages ahead would have all 48 (24 MiB) sent at once; the
+      // 300 messages ahead would have all 48 (24 MiB) sent at once; the
       // bytes bound stops at four pulls of 4 MiB while none is taken.
       const messages = await consumer.consume();
       const info = await consumerInfoSoon(

@@ -40,10 +40,10 @@ use crate::runtime::queue::Queue;
 const ITEM_CAPACITY: usize = 1 << 24;
 
 impl<T: PullKind> Consumer<T> {
-    /// Continuous reading with the default options (200 messages requested
-    /// ahead, refilled with pulls of 100 when 100 are left, 30 s expiry,
-    /// heartbeats every 15 s): a slow handler's message waits up to 200
-    /// handler runs, which must fit the consumer's `ack_wait`. Never
+    /// Continuous reading with the default options (300 messages requested
+    /// ahead, refilled with pulls of 200 when 100 are left, as async-nats
+    /// does; 30 s expiry, heartbeats every 15 s): a slow handler's message
+    /// waits up to 300 handler runs, which must fit the consumer's `ack_wait`. Never
     /// ends by itself: it re-pulls after reconnects, leader changes and
     /// missed heartbeats; only a terminal status (consumer deleted…) ends
     /// it, with an error. A consumer deleted while no pull was waiting
@@ -171,9 +171,9 @@ impl StreamBuilder<'_> {
     }
 
     /// Messages kept requested ahead, as nats.js and nats.go mean
-    /// `max_messages` (default 200): a refill at the threshold (default
-    /// half) asks for what brings pending plus untaken back to `n`. It
-    /// bounds a slow handler's wait: the last message taken in waits up to
+    /// `max_messages` (default 300): a refill at the threshold (default
+    /// half; 100 with the defaults) asks for what brings pending plus
+    /// untaken back to `n`. It bounds a slow handler's wait: the last message taken in waits up to
     /// `n` handler runs, which must fit the consumer's `ack_wait` (else it
     /// comes again). Larger `n`, fewer pulls, less server work per message.
     pub fn max_messages(mut self, n: u64) -> Self {

@@ -13,22 +13,28 @@ pub const DEFAULT_MAX_MESSAGES: u64 = 100;
 /// delivered and not yet taken) when neither limit is given. It bounds what
 /// the client holds, and how long a message can wait in it before its
 /// handler runs: up to this many handler runs, which must fit the
-/// consumer's `ack_wait` or the message comes again (30 s: 150 ms each;
-/// async-nats holds up to 300, nats.js 100). Refilled at half, by 100:
-/// every pull costs the server a request to parse, queue and retire, and
-/// larger bursts to the client pack more acks into each of its writes. On a
-/// durable drained as fast as the server can, 200 refilled by 100 took the
-/// server about half the reads per message of 100 refilled by 50 and led
-/// async-nats's defaults with 1 and 4 workers (`benches/consume.rs`,
-/// `CONSUME_SWEEP`).
-pub const DEFAULT_CONSUME_MAX_MESSAGES: u64 = 200;
+/// consumer's `ack_wait` or the message comes again (30 s: 100 ms each,
+/// as with async-nats's defaults, which hold up to 300 too; nats.js 100).
+/// Refilled at [`DEFAULT_CONSUME_THRESHOLD_MESSAGES`], by 200: every pull
+/// costs the server a request to parse, queue and retire (and, with the
+/// bytes bound below, a `409 Batch Completed`), and larger bursts to the
+/// client pack more acks into each of its writes. On a durable drained as
+/// fast as the server can, 300 refilled by 200 took less CPU per message
+/// than 200 refilled by 100, in the server and in the client: the rate
+/// went up 1.05x (1 worker) and 1.08x (4 workers) natively, 1.00-1.05x in
+/// Node and 1.14-1.22x in Chromium (`benches/consume.rs` `CONSUME_SWEEP`,
+/// `bench/js/ab_drain.mjs`).
+pub const DEFAULT_CONSUME_MAX_MESSAGES: u64 = 300;
+/// `consume` with neither limit given: pull again when this many messages
+/// are left requested ahead (async-nats's shape: pulls of 200 from 100 left).
+pub const DEFAULT_CONSUME_THRESHOLD_MESSAGES: u64 = 100;
 /// `consume` with neither limit given: bytes kept requested ahead at most,
-/// beside the 200 messages, so large messages cannot fill memory (without
-/// it the bound would be 200 x the server's `max_payload`). Each pull asks
+/// beside the 300 messages, so large messages cannot fill memory (without
+/// it the bound would be 300 x the server's `max_payload`). Each pull asks
 /// for a quarter of it (4 MiB) as its `max_bytes`,
 /// and no pull goes out while what is requested ahead (pending plus
 /// delivered and not yet taken) and a new pull's budget would exceed it.
-/// With small messages the 200 messages bind first, so the default drain is
+/// With small messages the 300 messages bind first, so the default drain is
 /// unchanged but for one `409 Batch Completed` per pull (its unused budget
 /// given back); with large ones a slow handler holds 16 MiB at most. A
 /// message larger than a pull's budget (a server with `max_payload` above
@@ -126,14 +132,15 @@ impl FetchOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConsumeOptions {
     /// Messages kept requested ahead (pending plus delivered and not yet
-    /// taken); default 200 when `max_bytes` is unset too, with a bound of
+    /// taken); default 300 when `max_bytes` is unset too, with a bound of
     /// 16 MiB as well ([`DEFAULT_CONSUME_MAX_BYTES`]). A slow handler's
     /// messages wait up to this many handler runs, within `ack_wait`. Set
     /// either limit to choose it alone (ADR-37: one or the other).
     pub max_messages: Option<u64>,
     /// Bytes kept requested ahead, instead of a message count.
     pub max_bytes: Option<u64>,
-    /// Pull more when pending messages fall to this; default half of `max_messages`.
+    /// Pull more when pending messages fall to this; default half of
+    /// `max_messages`, or 100 when neither limit is given.
     pub threshold_messages: Option<u64>,
     /// Pull more when pending bytes fall to this; default half of `max_bytes`.
     pub threshold_bytes: Option<u64>,
@@ -195,7 +202,8 @@ impl ConsumeOptions {
                     return Err(invalid("threshold_bytes needs max_bytes"));
                 }
                 let messages = messages.unwrap_or(DEFAULT_CONSUME_MAX_MESSAGES);
-                let threshold = threshold(self.threshold_messages, messages, "messages")?;
+                let given = self.threshold_messages.or(defaults.then_some(DEFAULT_CONSUME_THRESHOLD_MESSAGES));
+                let threshold = threshold(given, messages, "messages")?;
                 (messages, 0, Some(threshold), None)
             }
         };

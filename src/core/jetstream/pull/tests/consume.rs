@@ -20,19 +20,30 @@ fn by_messages(n: u64) -> ConsumeOptions {
 fn initial_pull_uses_the_consume_defaults() {
     let mut c = consume(ConsumeOptions::default());
     let [pull] = pulls(&mut c).try_into().unwrap();
-    assert_eq!(pull.batch, 200);
+    assert_eq!(pull.batch, 300);
     assert_eq!(pull.max_bytes, 4 << 20, "a quarter of the default 16 MiB bound");
     assert_eq!(pull.expires, Some(Duration::from_secs(30)));
     assert_eq!(pull.idle_heartbeat, Some(Duration::from_secs(15)));
     assert!(!pull.no_wait);
-    assert_eq!(c.pending_messages(), 200);
+    assert_eq!(c.pending_messages(), 300);
     assert_eq!(c.poll_timeout(), Some(t(30_000)), "heartbeat watchdog at 2 × 15 s");
-    for i in 0..99 {
+    for i in 0..199 {
         c.handle_message(t(i), &user(10));
     }
     assert!(pulls(&mut c).is_empty(), "101 pending");
-    c.handle_message(t(99), &user(10));
-    assert_eq!(pulls(&mut c)[0].batch, 100, "refilled at half, by half");
+    c.handle_message(t(199), &user(10));
+    assert_eq!(pulls(&mut c)[0].batch, 200, "refilled at 100 left, by 200");
+}
+
+#[test]
+fn a_threshold_given_alone_keeps_the_default_messages() {
+    let options = ConsumeOptions { threshold_messages: Some(250), ..ConsumeOptions::default() };
+    let mut c = consume(options);
+    assert_eq!(pulls(&mut c)[0].batch, 300);
+    for i in 0..50 {
+        c.handle_message(t(i), &user(10));
+    }
+    assert_eq!(pulls(&mut c)[0].batch, 50, "refilled at 250 left");
 }
 
 #[test]
@@ -64,7 +75,7 @@ fn default_pulls_keep_what_is_requested_ahead_within_the_bytes_bound() {
 fn a_message_larger_than_a_default_pull_grows_the_budget() {
     let mut c = consume(ConsumeOptions::default());
     let _ = pulls(&mut c);
-    c.handle_message(t(1), &status_pending(409, "Message Size Exceeds MaxBytes", 200, 4 << 20));
+    c.handle_message(t(1), &status_pending(409, "Message Size Exceeds MaxBytes", 300, 4 << 20));
     let grown: Vec<_> = pulls(&mut c).iter().map(|p| p.max_bytes).collect();
     assert_eq!(grown, [8 << 20], "the next pull can take a message up to 8 MiB");
 }
