@@ -13,8 +13,8 @@
 //!
 //! let mut consumer = PullConsumer::consume(Instant::ZERO, ConsumeOptions::default()).unwrap();
 //! let pull = consumer.poll_pull().unwrap(); // publish to $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>
-//! assert_eq!(pull.batch, 200);
-//! assert_eq!(consumer.pending_messages(), 200);
+//! assert_eq!(pull.batch, 300);
+//! assert_eq!(consumer.pending_messages(), 300);
 //! // Nothing arrives: two heartbeat intervals (2 × 15 s) later the watchdog fires.
 //! let deadline = consumer.poll_timeout().unwrap();
 //! consumer.handle_timeout(deadline);
