@@ -12,7 +12,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import WebSocket from "ws";
-import { benchServer, nodeClock, scale } from "./common.mjs";
+import { benchServer, nodeClock, scale, withServerUsage } from "./common.mjs";
 import { durableDrain } from "./workloads.mjs";
 
 globalThis.WebSocket ??= WebSocket;
@@ -37,21 +37,15 @@ for (const t of transports)
 
 const server = await benchServer();
 let durables = 0;
-/** One drain of `n` (or `count`) by `v`: `{ n, wallMs, cpuMs, serverMs }`. */
+/** One drain of `n` (or `count`) by `v`: `{ n, wallMs, cpuMs, serverMs, serverReads, serverWrites }`. */
 async function drain(v, count = n) {
   const durable = `ab_${++durables}`;
   await server.durable("DRAIN", durable);
   const url = v.transport === "ws" ? server.wsUrl : server.url;
   const ncs = await Promise.all(Array.from({ length: v.workers }, () => v.build.natsjet.connect({ servers: url })));
   const jss = ncs.map((nc) => v.build.natsjet.jetstream(nc));
-  let serverStart = NaN;
-  const clock = () => {
-    serverStart = Number.isNaN(serverStart) ? server.cpuMs() : serverStart;
-    return nodeClock();
-  };
   try {
-    const run = await durableDrain(ncs, jss, "DRAIN", durable, count, clock, v.opts);
-    return { ...run, serverMs: server.cpuMs() - serverStart };
+    return await withServerUsage(server, nodeClock, (clock) => durableDrain(ncs, jss, "DRAIN", durable, count, clock, v.opts));
   } finally {
     await Promise.all(ncs.map((nc) => nc.close()));
     await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
@@ -71,8 +65,10 @@ try {
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   console.log(`natsjet drain of ${n} x 128 B, ack each: medians of ${passes} alternating passes (min-max)`);
-  console.log(`| ${"variant".padEnd(34)} | ${"msg/s".padStart(18)} | ${"client µs/msg".padStart(18)} | ${"server µs/msg".padStart(18)} |`);
-  console.log(`|${"-".repeat(36)}|${"-".repeat(20)}|${"-".repeat(20)}|${"-".repeat(20)}|`);
+  console.log(
+    `| ${"variant".padEnd(34)} | ${"msg/s".padStart(18)} | ${"client µs/msg".padStart(18)} | ${"server µs/msg".padStart(18)} | ${"server reads/writes per msg".padStart(27)} |`,
+  );
+  console.log(`|${"-".repeat(36)}|${"-".repeat(20)}|${"-".repeat(20)}|${"-".repeat(20)}|${"-".repeat(29)}|`);
   for (const v of variants) {
     const rs = runs.get(v);
     const cell = (f, digits) => {
@@ -80,8 +76,9 @@ try {
       return `${med(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
     };
     const rate = cell((r) => r.n / (r.wallMs / 1000) / 1000, 0).replace(/\d+/g, (d) => `${d}k`);
+    const syscalls = `${med(rs.map((r) => r.serverReads / r.n)).toFixed(3)} / ${med(rs.map((r) => r.serverWrites / r.n)).toFixed(3)}`;
     console.log(
-      `| ${v.label.padEnd(34)} | ${rate.padStart(18)} | ${cell((r) => (1000 * r.cpuMs) / r.n, 2).padStart(18)} | ${cell((r) => (1000 * r.serverMs) / r.n, 2).padStart(18)} |`,
+      `| ${v.label.padEnd(34)} | ${rate.padStart(18)} | ${cell((r) => (1000 * r.cpuMs) / r.n, 2).padStart(18)} | ${cell((r) => (1000 * r.serverMs) / r.n, 2).padStart(18)} | ${syscalls.padStart(27)} |`,
     );
   }
 } finally {

@@ -20,6 +20,10 @@
 // browser process; BENCH_BROWSER=cdp drives the page without it, as a page
 // runs for its users.
 //
+// The drain rows end with every process's CPU per message: the page's
+// renderer, Chromium's network service, the rest of Chromium, nats-server
+// (from /proc): on 2 cores their sum, not the page alone, bounds the rate.
+//
 // "main thread/op" is the page's main-thread busy time (Chromium's
 // TaskDuration metric) per message or operation, connect and close
 // included (KV puts and gets are a page call each). The page is served
@@ -34,8 +38,9 @@
 // page's JS heap at its highest (DevTools' Runtime.getHeapUsage, sampled
 // every 100 ms; ArrayBuffers' backing stores counted where Chromium says)
 // and, for natsjet, its wasm memory's size at the end (it never shrinks).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { createServer } from "node:http";
+import { availableParallelism } from "node:os";
 import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bundle } from "./bundle.mjs";
@@ -237,6 +242,81 @@ async function benchPage(url) {
   }
 }
 
+/** Chromium's processes by what they are, from their command lines. */
+const PROCESS_KINDS = [
+  ["renderer", /--type=renderer/],
+  ["network", /--utility-sub-type=network\./],
+  ["rest", /./],
+];
+
+/**
+ * The CPU time so far of the Chromium processes this bench started (every
+ * process under this one but the server), in milliseconds by kind:
+ * `renderer` (the page: its main thread and the rest), `network` (the
+ * network service, which carries every WebSocket frame) and `rest`
+ * (browser, GPU, other utilities). Linux only: NaN elsewhere.
+ */
+function browserCpuMs() {
+  const totals = Object.fromEntries(PROCESS_KINDS.map(([kind]) => [kind, 0]));
+  let procs;
+  try {
+    procs = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return Object.fromEntries(PROCESS_KINDS.map(([kind]) => [kind, NaN]));
+  }
+  const parents = new Map();
+  const times = new Map();
+  for (const pid of procs) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      parents.set(pid, fields[1]);
+      times.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const mine = (pid) => {
+    for (let p = parents.get(pid); p !== undefined; p = parents.get(p)) if (p === String(process.pid)) return true;
+    return false;
+  };
+  for (const [pid, ms] of times) {
+    if (pid === String(server.pid) || !mine(pid)) continue;
+    let command;
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    totals[PROCESS_KINDS.find(([, pattern]) => pattern.test(command))[0]] += ms;
+  }
+  return totals;
+}
+
+/**
+ * Every process's CPU per message in the drain rows (median runs), beside
+ * the wall time per message: on a machine of few cores their sum over the
+ * cores bounds the rate, whichever client runs.
+ */
+function machineTable(drainCeilings) {
+  const cores = availableParallelism();
+  console.log();
+  console.log(`The machine's CPU per message (${cores} cores; Chromium's processes and nats-server, from /proc):`);
+  const cells = ["workload".padEnd(64), "client".padEnd(7), "wall", "renderer", "network", "rest", "server", "sum"];
+  const widths = cells.map((c, i) => (i < 2 ? c.length : 8));
+  console.log(`| ${cells.map((c, i) => c.padStart(widths[i])).join(" | ")} |`);
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const [name, ...runs] of drainCeilings) {
+    ["natsjet", "nats.js", "bare"].forEach((client, i) => {
+      const r = runs[i];
+      if (typeof r === "string") return;
+      const us = (ms) => ((1000 * ms) / r.n).toFixed(2);
+      const { renderer, network, rest } = r.browserMs;
+      const values = [r.wallMs, renderer, network, rest, r.serverMs, renderer + network + rest + r.serverMs].map(us);
+      console.log(`| ${[name.slice(0, 64), client, ...values].map((c, j) => (j < 2 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join(" | ")} |`);
+    });
+  }
+}
+
 /** Starts DevTools' sampling profiler in the page (BENCH_PROFILE). */
 async function startProfile(page) {
   await page.send("Profiler.enable");
@@ -376,12 +456,18 @@ try {
     const drain = DRAINS[workload] !== undefined;
     if (drain) await server.durable("DRAIN", durable);
     const before = await busy();
-    const serverBefore = server.cpuMs();
+    const serverBefore = { cpuMs: server.cpuMs(), ...server.syscalls() };
+    const browserBefore = browserCpuMs();
     const profiling = process.env.BENCH_PROFILE?.split(",").includes(client);
     if (profiling) await startProfile(page);
     const run = await page.call("bench", { client, workload, n, url: server.wsUrl, durable });
     if (profiling) await printProfile(page, `${client} ${workload} ${n}`);
-    run.serverMs = server.cpuMs() - serverBefore;
+    const syscalls = server.syscalls();
+    run.serverMs = server.cpuMs() - serverBefore.cpuMs;
+    run.serverReads = syscalls.reads - serverBefore.reads;
+    run.serverWrites = syscalls.writes - serverBefore.writes;
+    const browserAfter = browserCpuMs();
+    run.browserMs = Object.fromEntries(Object.entries(browserAfter).map(([kind, ms]) => [kind, ms - browserBefore[kind]]));
     run.cpuMs = ((await busy()) - before) * 1000;
     if (drain) await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
     return run;
@@ -439,6 +525,7 @@ try {
     for (const [name, ours, , bare] of drainCeilings) row(name, ours, bare);
     header("nats.js", "bare ws", true, "main thread/op");
     for (const [name, , theirs, bare] of drainCeilings) row(name, theirs, bare);
+    machineTable(drainCeilings);
   }
   if (againstBase.length) {
     console.log();

@@ -58,6 +58,8 @@ export async function benchServer() {
     wsUrl: server.wsUrl,
     setup,
     jsm,
+    /** The server's process id. */
+    pid: server.child.pid,
     /**
      * The server process's CPU time so far in milliseconds (Linux: from
      * /proc, 10 ms resolution; NaN elsewhere): whether the server is the
@@ -69,6 +71,19 @@ export async function benchServer() {
         return (Number(fields[11]) + Number(fields[12])) * 10;
       } catch {
         return NaN;
+      }
+    },
+    /**
+     * The server's read and write syscalls so far (Linux: /proc/PID/io;
+     * NaN elsewhere): how many messages each read or write carries.
+     */
+    syscalls() {
+      try {
+        const io = readFileSync(`/proc/${server.child.pid}/io`, "utf8");
+        const count = (name) => Number(io.match(new RegExp(`^${name}: (\\d+)$`, "m"))[1]);
+        return { reads: count("syscr"), writes: count("syscw") };
+      } catch {
+        return { reads: NaN, writes: NaN };
       }
     },
     /** A new, empty file-storage stream `name` on `subjects`. */
@@ -172,20 +187,39 @@ export function row(name, ours, theirs, cpu = true, cpuUnit = "µs") {
 }
 
 /**
+ * Runs `part(clock)` with the server's CPU and syscalls counted from the
+ * first reading of the clock to the end: the run gets `serverMs`,
+ * `serverReads` and `serverWrites`.
+ */
+export async function withServerUsage(server, clock, part) {
+  let start;
+  const result = await part(() => {
+    start ??= { cpuMs: server.cpuMs(), ...server.syscalls() };
+    return clock();
+  });
+  const { reads, writes } = server.syscalls();
+  return { ...result, serverMs: server.cpuMs() - start.cpuMs, serverReads: reads - start.reads, serverWrites: writes - start.writes };
+}
+
+/**
  * The server's side of the rows: its CPU per message and its share of one
- * core over each run (`serverMs`, set by the runners), natsjet then nats.js.
+ * core over each run (`serverMs`), and its read and write syscalls per
+ * message (`serverReads`, `serverWrites`: acks packed into fewer writes cost
+ * it fewer reads), natsjet then nats.js.
  */
 export function serverTable(results, unit = "op", cpuUnit = "µs") {
-  const cell = (r) =>
-    typeof r === "string" || !Number.isFinite(r.serverMs)
-      ? "-"
-      : `${cpuCell(r.serverMs, r.n, cpuUnit)}, ${((100 * r.serverMs) / r.wallMs).toFixed(0)}%`;
-  const cells = [`workload (nats-server CPU/${unit}, % of a core)`.padEnd(WIDTH), "natsjet".padStart(16), "nats.js".padStart(16)];
+  const perOp = (count, r) => (count / r.n).toPrecision(2);
+  const cell = (r) => {
+    if (typeof r === "string" || !Number.isFinite(r.serverMs)) return "-";
+    const cpu = `${cpuCell(r.serverMs, r.n, cpuUnit)}, ${((100 * r.serverMs) / r.wallMs).toFixed(0)}%`;
+    return Number.isFinite(r.serverReads) ? `${cpu}, r ${perOp(r.serverReads, r)} w ${perOp(r.serverWrites, r)}` : cpu;
+  };
+  const cells = [`workload (nats-server CPU/${unit}, % of a core, syscalls/${unit})`.padEnd(WIDTH), "natsjet".padStart(32), "nats.js".padStart(32)];
   console.log();
   console.log(`| ${cells.join(" | ")} |`);
   console.log(`|${cells.map((c) => "-".repeat(c.length + 2)).join("|")}|`);
   for (const [name, ours, theirs] of results) {
-    console.log(`| ${name.padEnd(WIDTH)} | ${cell(ours).padStart(16)} | ${cell(theirs).padStart(16)} |`);
+    console.log(`| ${name.padEnd(WIDTH)} | ${cell(ours).padStart(32)} | ${cell(theirs).padStart(32)} |`);
   }
 }
 

@@ -22,7 +22,8 @@
 // client's bucket made with its defaults (nats.js: its pure-JS SHA-256,
 // one chunk acknowledged at a time). CPU/op is this process's CPU (user +
 // system) per message, operation or MiB: the client's cost, the server runs
-// in its own process. With the obj workload, each client then puts and gets
+// in its own process (its CPU and its read and write syscalls per message
+// in a table of their own). With the obj workload, each client then puts and gets
 // 1 GiB in a Node process of its own (bench/js/obj_peak.mjs) that reports
 // its peak memory.
 import { createRequire } from "node:module";
@@ -47,7 +48,7 @@ import {
   objectGet,
   objectPut,
 } from "./workloads.mjs";
-import { PICK, benchServer, header, nodeClock, pick, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
+import { PICK, benchServer, header, nodeClock, pick, row, scale, selectedWorkloads, serverTable, withServerUsage } from "./common.mjs";
 import { peakTable } from "./obj_peak.mjs";
 
 globalThis.WebSocket ??= WebSocket;
@@ -110,7 +111,7 @@ async function natsjetTcp(url) {
 }
 
 /**
- * One run of `workload` by `client`: a run (`{ n, wallMs, cpuMs, serverMs }`),
+ * One run of `workload` by `client`: a run (`{ n, wallMs, cpuMs, serverMs, serverReads, serverWrites }`),
  * for "kv" and "obj" one for the puts and one for the gets (`{ put, get }`),
  * or "n/a"; a get given up is "stalled".
  */
@@ -130,16 +131,8 @@ async function measure(server, client, transport, workload, n) {
   // A drain's other workers, each on a connection of its own.
   const others = [];
   for (let i = 1; i < (drain?.workers ?? 1); i++) others.push(await c.connect(url));
-  /** `part(clock)`, with the server's CPU over the same span as the client's. */
-  const timed = async (part) => {
-    let serverStart = NaN;
-    const result = await part(() => {
-      serverStart = Number.isNaN(serverStart) ? server.cpuMs() : serverStart;
-      return nodeClock();
-    });
-    result.serverMs = server.cpuMs() - serverStart;
-    return result;
-  };
+  /** `part(clock)`, with the server's CPU and syscalls over the same span as the client's. */
+  const timed = (part) => withServerUsage(server, nodeClock, part);
   const run = async () => {
     if (workload === "core") return await timed((clock) => corePublish(nc, n, clock));
     if (workload === "kv") {

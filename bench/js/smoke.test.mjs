@@ -27,6 +27,8 @@ test("node.mjs runs every workload against both clients", async () => {
     assert.match(stdout, new RegExp(`\\| object ${op} 1 MiB, 1 MiB pieces \\(nats://\\) +\\| +[\\d.]+ \\| +([\\d.]+|stalled) \\|`), stdout);
   }
   assert.match(stdout, /nats\.js#430 check: /, stdout);
+  // The server's syscalls per message, where /proc has them.
+  if (existsSync("/proc/self/io")) assert.match(stdout, /\| durable drain 200 .*\(nats:\/\/\) +\| +[\d.]+ µs, \d+%, r [\d.]+ w [\d.]+ \|/, stdout);
   for (const client of ["natsjet", "nats.js"]) {
     assert.match(stdout, new RegExp(`\\| ${client} +\\| +[\\d.]+ MiB \\| +[\\d.]+ MiB \\|`), stdout);
   }
@@ -50,6 +52,10 @@ test("browser.mjs runs over plain DevTools protocol", { skip: !existsSync(proces
   // The bare WebSocket's drain, their ceiling: it read every message.
   assert.match(stdout, /\| workload +\| +natsjet \/s \| +bare ws \/s \|/, stdout);
   assert.match(stdout, /\| durable drain 200 x 128 B \+ ack, 1 worker, 500\/pull \(ws:\/\/\) +\| +\d+ \| +\d+ \| +[\d.]+x \|/, stdout);
+  // Every process's CPU per message, each client's row.
+  for (const client of ["natsjet", "nats.js", "bare"]) {
+    assert.match(stdout, new RegExp(`\\| durable drain 200 x 128 B \\+ ack, 1 worker, 500/pull \\(ws://\\) +\\| ${client.replace(".", "\\.")} +(\\| +([\\d.]+|NaN) ){6}\\|`), stdout);
+  }
   assert.doesNotMatch(stdout, /core publish/, stdout);
 });
 
