@@ -19,7 +19,7 @@ test("node.mjs runs every workload against both clients", async () => {
   for (const workload of workloads) {
     assert.match(stdout, new RegExp(`\\| ${workload} .*\\(ws://\\) .*\\d+ \\|`), stdout);
   }
-  for (const drain of ["1 worker, defaults", "4 workers, defaults"]) {
+  for (const drain of ["1 worker, defaults", "4 workers, defaults", "4 workers, 500/pull"]) {
     assert.match(stdout, new RegExp(`\\| durable drain 200 x 128 B \\+ ack, ${drain} \\(nats://\\) .*\\d+ \\|`), stdout);
   }
   assert.match(stdout, /\|   p99 latency +\| +[\d.]+ µs \| +[\d.]+ µs \|/, stdout);

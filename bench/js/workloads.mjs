@@ -97,6 +97,7 @@ export const DRAINS = {
   drain: { options: { max_messages: PULL_BATCH }, workers: 1 },
   drain_defaults: { options: undefined, workers: 1 },
   drain_defaults_4: { options: undefined, workers: 4 },
+  drain_4: { options: { max_messages: PULL_BATCH }, workers: 4 },
 };
 
 /** A Key-Value value (as in benches/kv.rs). */
@@ -249,6 +250,7 @@ export const WORKLOADS = [
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, ${PULL_BATCH}/pull` },
   { id: "drain_defaults", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, defaults` },
   { id: "drain_defaults_4", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 4 workers, defaults` },
+  { id: "drain_4", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 4 workers, ${PULL_BATCH}/pull` },
   { id: "kv", count: 10_000, title: (n, op) => `KV ${op} ${n} x 100 B, sequential` },
   { id: "watch", count: 100_000, title: (n) => `KV watch ${n} keys to caught-up` },
   {
