@@ -47,7 +47,7 @@ import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { openPage } from "./cdp.mjs";
 import { DRAINS, WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
-import { PICK, benchServer, header, median, pick, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
+import { PICK, benchServer, header, median, pick, procStat, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
@@ -264,22 +264,16 @@ function browserCpuMs() {
   } catch {
     return Object.fromEntries(PROCESS_KINDS.map(([kind]) => [kind, NaN]));
   }
-  const parents = new Map();
-  const times = new Map();
+  const stats = new Map();
   for (const pid of procs) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-      parents.set(pid, fields[1]);
-      times.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      // Gone meanwhile.
-    }
+    const stat = procStat(pid);
+    if (stat) stats.set(pid, stat);
   }
   const mine = (pid) => {
-    for (let p = parents.get(pid); p !== undefined; p = parents.get(p)) if (p === String(process.pid)) return true;
+    for (let p = stats.get(pid)?.ppid; p !== undefined; p = stats.get(p)?.ppid) if (p === String(process.pid)) return true;
     return false;
   };
-  for (const [pid, ms] of times) {
+  for (const [pid, { cpuMs }] of stats) {
     if (pid === String(server.pid) || !mine(pid)) continue;
     let command;
     try {
@@ -287,7 +281,7 @@ function browserCpuMs() {
     } catch {
       continue;
     }
-    totals[PROCESS_KINDS.find(([, pattern]) => pattern.test(command))[0]] += ms;
+    totals[PROCESS_KINDS.find(([, pattern]) => pattern.test(command))[0]] += cpuMs;
   }
   return totals;
 }
@@ -456,16 +450,13 @@ try {
     const drain = DRAINS[workload] !== undefined;
     if (drain) await server.durable("DRAIN", durable);
     const before = await busy();
-    const serverBefore = { cpuMs: server.cpuMs(), ...server.syscalls() };
+    const serverBefore = server.usage();
     const browserBefore = browserCpuMs();
     const profiling = process.env.BENCH_PROFILE?.split(",").includes(client);
     if (profiling) await startProfile(page);
     const run = await page.call("bench", { client, workload, n, url: server.wsUrl, durable });
     if (profiling) await printProfile(page, `${client} ${workload} ${n}`);
-    const syscalls = server.syscalls();
-    run.serverMs = server.cpuMs() - serverBefore.cpuMs;
-    run.serverReads = syscalls.reads - serverBefore.reads;
-    run.serverWrites = syscalls.writes - serverBefore.writes;
+    Object.assign(run, server.usageSince(serverBefore));
     const browserAfter = browserCpuMs();
     run.browserMs = Object.fromEntries(Object.entries(browserAfter).map(([kind, ms]) => [kind, ms - browserBefore[kind]]));
     run.cpuMs = ((await busy()) - before) * 1000;

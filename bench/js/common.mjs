@@ -66,25 +66,27 @@ export async function benchServer() {
      * bottleneck shows as it nearing one core.
      */
     cpuMs() {
-      try {
-        const fields = readFileSync(`/proc/${server.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-        return (Number(fields[11]) + Number(fields[12])) * 10;
-      } catch {
-        return NaN;
-      }
+      return procStat(server.child.pid)?.cpuMs ?? NaN;
     },
     /**
-     * The server's read and write syscalls so far (Linux: /proc/PID/io;
-     * NaN elsewhere): how many messages each read or write carries.
+     * The server's CPU so far and its read and write syscalls (Linux:
+     * /proc/PID/io; NaN elsewhere: how many messages each read or write
+     * carries), for `usageSince`.
      */
-    syscalls() {
+    usage() {
+      const cpuMs = this.cpuMs();
       try {
         const io = readFileSync(`/proc/${server.child.pid}/io`, "utf8");
         const count = (name) => Number(io.match(new RegExp(`^${name}: (\\d+)$`, "m"))[1]);
-        return { reads: count("syscr"), writes: count("syscw") };
+        return { cpuMs, reads: count("syscr"), writes: count("syscw") };
       } catch {
-        return { reads: NaN, writes: NaN };
+        return { cpuMs, reads: NaN, writes: NaN };
       }
+    },
+    /** What the server spent since `usage()` gave `before`: a run's `serverMs`, `serverReads`, `serverWrites`. */
+    usageSince(before) {
+      const now = this.usage();
+      return { serverMs: now.cpuMs - before.cpuMs, serverReads: now.reads - before.reads, serverWrites: now.writes - before.writes };
     },
     /** A new, empty file-storage stream `name` on `subjects`. */
     async freshStream(name, subjects) {
@@ -188,17 +190,28 @@ export function row(name, ours, theirs, cpu = true, cpuUnit = "µs") {
 
 /**
  * Runs `part(clock)` with the server's CPU and syscalls counted from the
- * first reading of the clock to the end: the run gets `serverMs`,
- * `serverReads` and `serverWrites`.
+ * first reading of the clock to the end (`server.usageSince`).
  */
 export async function withServerUsage(server, clock, part) {
-  let start;
+  let before;
   const result = await part(() => {
-    start ??= { cpuMs: server.cpuMs(), ...server.syscalls() };
+    before ??= server.usage();
     return clock();
   });
-  const { reads, writes } = server.syscalls();
-  return { ...result, serverMs: server.cpuMs() - start.cpuMs, serverReads: reads - start.reads, serverWrites: writes - start.writes };
+  return { ...result, ...server.usageSince(before) };
+}
+
+/**
+ * A process's parent and CPU time so far (user + system, in milliseconds)
+ * from /proc/PID/stat; undefined where there is none (gone, or not Linux).
+ */
+export function procStat(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return { ppid: fields[1], cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
