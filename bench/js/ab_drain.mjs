@@ -45,7 +45,9 @@ async function drain(v, count = n) {
   const ncs = await Promise.all(Array.from({ length: v.workers }, () => v.build.natsjet.connect({ servers: url })));
   const jss = ncs.map((nc) => v.build.natsjet.jetstream(nc));
   try {
-    return await withServerUsage(server, nodeClock, (clock) => durableDrain(ncs, jss, "DRAIN", durable, count, clock, v.opts));
+    const result = await withServerUsage(server, nodeClock, (clock) => durableDrain(ncs, jss, "DRAIN", durable, count, clock, v.opts));
+    await server.drained("DRAIN", durable, count);
+    return result;
   } finally {
     await Promise.all(ncs.map((nc) => nc.close()));
     await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});

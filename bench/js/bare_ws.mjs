@@ -119,8 +119,8 @@ export async function bareDrain(url, stream, durable, n, workers, clock) {
   let finish;
   const finished = new Promise((resolve) => (finish = resolve));
   const start = clock();
-  for (const conn of conns) {
-    drainOn(conn, `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`, () => {
+  for (const [i, conn] of conns.entries()) {
+    drainOn(conn, `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`, `_bare.pull.${i}`, () => {
       if (++count === n) finish();
       return count >= n;
     });
@@ -131,12 +131,16 @@ export async function bareDrain(url, stream, durable, n, workers, clock) {
   return run;
 }
 
-/** Pulls on one socket until `counted` (called per message) says all came. */
-function drainOn(conn, next, counted) {
+/**
+ * Pulls on one socket until `counted` (called per message) says all came.
+ * `inbox`, the pulls' reply subject, is the socket's own: on a subject
+ * shared by the workers' sockets every message would reach each of them.
+ */
+function drainOn(conn, next, inbox, counted) {
   const latin1 = new TextDecoder("latin1");
   const pull = (batch) => {
     const body = JSON.stringify({ batch, expires: 30e9 });
-    conn.send(`PUB ${next} _bare.pull ${body.length}\r\n${body}\r\n`);
+    conn.send(`PUB ${next} ${inbox} ${body.length}\r\n${body}\r\n`);
   };
   // Messages asked for and not yet come; a pull of the difference at half.
   let ahead = PULL_BATCH;
@@ -177,6 +181,6 @@ function drainOn(conn, next, counted) {
     }
     if (acks) conn.send(acks);
   });
-  conn.send("SUB _bare.pull 1\r\n");
+  conn.send(`SUB ${inbox} 1\r\n`);
   pull(PULL_BATCH);
 }

@@ -460,7 +460,10 @@ try {
     const browserAfter = browserCpuMs();
     run.browserMs = Object.fromEntries(Object.entries(browserAfter).map(([kind, ms]) => [kind, ms - browserBefore[kind]]));
     run.cpuMs = ((await busy()) - before) * 1000;
-    if (drain) await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
+    if (drain) {
+      await server.drained("DRAIN", durable, n);
+      await server.jsm.consumers.delete("DRAIN", durable).catch(() => {});
+    }
     return run;
   }
 

@@ -120,6 +120,16 @@ export async function benchServer() {
       await jsm.consumers.delete(stream, name).catch(() => {});
       await jsm.consumers.add(stream, { durable_name: name, ack_policy: AckPolicy.Explicit, max_ack_pending: 100_000 });
     },
+    /**
+     * Throws unless durable `name` handed out the first `n` messages of
+     * `stream` (made by `durable`, on a stream filled in order): a drain
+     * that counted copies of fewer messages (a reply subject shared by
+     * several sockets) measured nothing.
+     */
+    async drained(stream, name, n) {
+      const { delivered } = await jsm.consumers.info(stream, name);
+      if (delivered.stream_seq < n) throw new Error(`${name}: ${n} counted, ${delivered.stream_seq} delivered`);
+    },
     async close() {
       await setup.close().catch(() => {});
       await server.close();

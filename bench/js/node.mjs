@@ -156,7 +156,9 @@ async function measure(server, client, transport, workload, n) {
     if (workload === "jspub") return await timed((clock) => jetStreamPublish(js, n, clock));
     const ncs = [nc, ...others];
     const jss = await Promise.all(ncs.map((conn) => c.jetstream(conn)));
-    return await timed((clock) => durableDrain(ncs, jss, "DRAIN", durable, n, clock, drain.options));
+    const result = await timed((clock) => durableDrain(ncs, jss, "DRAIN", durable, n, clock, drain.options));
+    await server.drained("DRAIN", durable, n);
+    return result;
   };
   try {
     return await run();
