@@ -124,7 +124,9 @@ export async function benchServer() {
      * Throws unless durable `name` handed out the first `n` messages of
      * `stream` (made by `durable`, on a stream filled in order): a drain
      * that counted copies of fewer messages (a reply subject shared by
-     * several sockets) measured nothing.
+     * several sockets) measured nothing. It shows only where the stream is
+     * long against what the workers request ahead (the benches' scale, not
+     * the smoke tests'): a short one is handed out whole either way.
      */
     async drained(stream, name, n) {
       const { delivered } = await jsm.consumers.info(stream, name);
