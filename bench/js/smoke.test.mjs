@@ -46,12 +46,14 @@ test("browser.mjs runs in Chromium", { skip: !existsSync(process.env.CHROMIUM ??
 });
 
 test("browser.mjs runs over plain DevTools protocol", { skip: !existsSync(process.env.CHROMIUM ?? "/usr/bin/chromium") }, async () => {
-  const { stdout } = await run("browser.mjs", { BENCH_BROWSER: "cdp", BENCH_WORKLOADS: "drain" });
+  const { stdout } = await run("browser.mjs", { BENCH_BROWSER: "cdp", BENCH_WORKLOADS: "drain,drain_4" });
   assert.match(stdout, /plain DevTools protocol/, stdout);
   assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
   // The bare WebSocket's drain, their ceiling: it read every message.
   assert.match(stdout, /\| workload +\| +natsjet \/s \| +bare ws \/s \|/, stdout);
   assert.match(stdout, /\| durable drain 200 x 128 B \+ ack, 1 worker, 500\/pull \(ws:\/\/\) +\| +\d+ \| +\d+ \| +[\d.]+x \|/, stdout);
+  // And with 4 sockets, each pulling on its own reply subject.
+  assert.match(stdout, /\| durable drain 200 x 128 B \+ ack, 4 workers, 500\/pull \(ws:\/\/\) +\| +\d+ \| +\d+ \| +[\d.]+x \|/, stdout);
   // Every process's CPU per message, each client's row.
   for (const client of ["natsjet", "nats.js", "bare"]) {
     assert.match(stdout, new RegExp(`\\| durable drain 200 x 128 B \\+ ack, 1 worker, 500/pull \\(ws://\\) +\\| ${client.replace(".", "\\.")} +(\\| +([\\d.]+|NaN) ){6}\\|`), stdout);
