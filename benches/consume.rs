@@ -6,6 +6,10 @@
 //!   with each library's defaults (`messages()` with no options: what users
 //!   run) and with 500 messages per pull for both; the stream is filled once
 //!   and every drain reads it through a durable of its own;
+//! - the same 4-worker drain through a `CheckpointLedger` with its
+//!   exactly-once half on (each message admitted and tracked; every 50 ms
+//!   epoch snapshotted, then committed as one confirmed batch) against
+//!   natsjet's own ack per message, same passes: what the ledger costs;
 //! - confirmed acks of 10,000 messages: one confirmed `AckBatch` commit
 //!   against one `double_ack` per message.
 //!
@@ -20,8 +24,8 @@
 //! (`stream().max_messages(max).threshold_messages(threshold)`), each against
 //! async-nats's defaults in the same passes.
 //!
-//! One drain alone: `CONSUME_ONLY=natsjet:1:500` (client `natsjet` or
-//! `async-nats`, workers, messages per pull or `defaults`) runs just that
+//! One drain alone: `CONSUME_ONLY=natsjet:1:500` (client `natsjet`,
+//! `natsjet-ledger` or `async-nats`, workers, messages per pull or `defaults`) runs just that
 //! drain, `BENCH_PASSES` times, on a one-thread runtime, so a profiler told to
 //! count inside `counted_drain` sees all of the client's work for the drain
 //! and nothing of its set-up (`scripts/callgrind-drain.sh`). With
@@ -40,14 +44,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use natsjet::jetstream::PullConsumer;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
+use natsjet::jetstream::{CheckpointLedger, LedgerOptions, PullConsumer};
 use support::{Run, Stopwatch, scale};
 use tokio::runtime::Runtime;
 
 const PAYLOAD: [u8; 128] = [b'x'; 128];
 const BATCH: u64 = 500;
+/// The ledger drain's checkpoint interval.
+const EPOCH: Duration = Duration::from_millis(50);
 
 /// A fresh stream holding `n` messages, stored before this returns.
 async fn fill(url: &str, name: &str, n: usize) {
@@ -101,6 +107,12 @@ impl Reading {
 static DURABLES: AtomicUsize = AtomicUsize::new(0);
 
 fn natsjet_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading) -> Run {
+    natsjet_drain_acking(rt, url, n, workers, reading, false)
+}
+
+/// A natsjet drain that acks each message, or (`ledger`) holds them in a
+/// checkpoint ledger committed every [`EPOCH`].
+fn natsjet_drain_acking(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading, ledger: bool) -> Run {
     let (js, name, consumers) = rt.block_on(async {
         let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
         let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
@@ -129,15 +141,43 @@ fn natsjet_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Rea
                 }
                 .unwrap();
                 let mut all_in = finished.subscribe();
-                loop {
-                    tokio::select! {
-                        m = messages.next() => {
-                            m.unwrap().unwrap().ack().await.unwrap();
-                            if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
-                                finished.send_replace(true);
+                let count = |acked: usize| {
+                    if done.fetch_add(acked, Ordering::Relaxed) + acked >= n {
+                        finished.send_replace(true);
+                    }
+                };
+                if ledger {
+                    let options = LedgerOptions { workers, batch: BATCH, checkpoint_interval: EPOCH };
+                    let ledger = CheckpointLedger::new(&consumer, options).unwrap();
+                    let mut messages = ledger.filter(messages);
+                    let mut checkpoint = tokio::time::interval(EPOCH);
+                    let mut epoch = 1;
+                    // An epoch's acks go out while the next one reads, as an engine would run them.
+                    let mut committing = None;
+                    loop {
+                        tokio::select! {
+                            m = messages.next() => ledger.track(&m.unwrap().unwrap(), epoch).unwrap(),
+                            _ = checkpoint.tick(), if committing.is_none() => {
+                                ledger.snapshot(epoch).unwrap();
+                                committing = Some(Box::pin(ledger.commit(epoch)));
+                                epoch += 1;
                             }
+                            report = async { committing.as_mut().unwrap().await }, if committing.is_some() => {
+                                count(report.unwrap().confirmed.len());
+                                committing = None;
+                            }
+                            () = async { drop(all_in.wait_for(|all| *all).await) } => break,
                         }
-                        () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+                    }
+                } else {
+                    loop {
+                        tokio::select! {
+                            m = messages.next() => {
+                                m.unwrap().unwrap().ack().await.unwrap();
+                                count(1);
+                            }
+                            () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+                        }
                     }
                 }
                 js.client().flush().await.unwrap();
@@ -220,21 +260,21 @@ fn counted_drain(rt: &Runtime, drain: impl Future<Output = Run>) -> Run {
     rt.block_on(drain)
 }
 
-/// The one drain `CONSUME_ONLY` ("client:workers:per pull") names.
-fn only() -> Option<(bool, usize, Reading)> {
+/// The one drain `CONSUME_ONLY` ("client:workers:per pull") names: the
+/// client `natsjet`, `natsjet-ledger` (the ledger drain) or `async-nats`.
+fn only() -> Option<(&'static str, usize, Reading)> {
     let only = std::env::var("CONSUME_ONLY").ok()?;
     let parts: Vec<&str> = only.split(':').collect();
     let [client, workers, reading] = parts[..] else { panic!("CONSUME_ONLY: client:workers:per pull") };
-    let natsjet = match client {
-        "natsjet" => true,
-        "async-nats" => false,
-        _ => panic!("CONSUME_ONLY: the client is natsjet or async-nats"),
-    };
+    let client = ["natsjet", "natsjet-ledger", "async-nats"]
+        .into_iter()
+        .find(|c| *c == client)
+        .expect("CONSUME_ONLY: the client is natsjet, natsjet-ledger or async-nats");
     let reading = match reading {
         "defaults" => Reading::Defaults,
         n => Reading::PerPull(n.parse().expect("CONSUME_ONLY: messages per pull, or defaults")),
     };
-    Some((natsjet, workers.parse().expect("CONSUME_ONLY: workers"), reading))
+    Some((client, workers.parse().expect("CONSUME_ONLY: workers"), reading))
 }
 
 /// The sweep's natsjet settings from `CONSUME_SWEEP` ("max/threshold,…").
@@ -328,10 +368,12 @@ fn main() {
     let passes: usize = std::env::var("BENCH_PASSES").ok().and_then(|s| s.parse().ok()).unwrap_or(3).max(1);
     support::watch_server(Some(server.pid()));
     rt.block_on(fill(&url, "DRAIN", drain));
-    if let Some((natsjet, workers, reading)) = only {
-        let client = if natsjet { "natsjet" } else { "async-nats" };
+    if let Some((client, workers, reading)) = only {
         for _ in 0..passes {
-            let run = if natsjet { natsjet_drain } else { async_nats_drain }(&rt, &url, drain, workers, reading);
+            let run = match client {
+                "async-nats" => async_nats_drain(&rt, &url, drain, workers, reading),
+                natsjet => natsjet_drain_acking(&rt, &url, drain, workers, reading, natsjet == "natsjet-ledger"),
+            };
             println!(
                 "{client}, {workers} worker(s), {}: drained {drain} messages, {:.0} /s, {:.2} µs CPU/msg",
                 reading.name(),
@@ -352,7 +394,13 @@ fn main() {
     let theirs_readings = [Reading::Defaults, Reading::PerPull(BATCH)];
     let mut ours: Vec<Vec<Run>> = vec![Vec::new(); 2 * readings.len()];
     let mut theirs: Vec<Vec<Run>> = vec![Vec::new(); 2 * theirs_readings.len()];
+    let (mut ledger_on, mut ledger_off) = (Vec::new(), Vec::new());
     for pass in 0..passes {
+        // The ledger's cost: its 4-worker drain against acking each message, alternating.
+        for on in if pass % 2 == 0 { [true, false] } else { [false, true] } {
+            let run = natsjet_drain_acking(&rt, &url, drain, 4, Reading::Defaults, on);
+            if on { &mut ledger_on } else { &mut ledger_off }.push(run);
+        }
         // Alternating order: neither client always runs on a warmer server.
         for (w, workers) in [1, 4].into_iter().enumerate() {
             let mut order: Vec<(bool, usize)> = (0..readings.len()).map(|i| (true, i)).collect();
@@ -384,6 +432,10 @@ fn main() {
             spreads.push((name, support::spread(o), support::spread(t)));
         }
     }
+    let name = "4 workers, natsjet ledger vs natsjet ack each";
+    support::row(name, support::median(&ledger_on), support::median(&ledger_off));
+    drains.push((name.to_string(), support::median(&ledger_on), support::median(&ledger_off)));
+    spreads.push((name.to_string(), support::spread(&ledger_on), support::spread(&ledger_off)));
     support::server_table(&drains);
     println!();
     println!("| {:<50} | {:>22} | {:>22} |", "spread of throughput (max - min) / median", "natsjet", "async-nats");

@@ -194,3 +194,8 @@ pub use transport::TlsOptions;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The exactly-once guide's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/exactly-once.md")]
+pub struct ExactlyOnceDoctests;

@@ -6,6 +6,8 @@
 //   AB_PKGS="base=target/pkg-base,new=pkg"   builds of the package (dirs holding node.js; default: pkg)
 //   AB_OPTIONS='{"defaults":null,"200":{"max_messages":200}}'   consume options per variant (null: none)
 //   AB_WORKERS=1,4  AB_TRANSPORTS=nats,ws  AB_PASSES=5  BENCH_SCALE as for node.mjs
+//   AB_LEDGER=1                               each variant also through a CheckpointLedger (admit, track,
+//                                             snapshot and a confirmed commit every 50 ms), beside acking each
 //
 // Every build x options x workers x transport is one variant; each pass
 // runs all of them once, in reverse order every other pass.
@@ -33,7 +35,16 @@ const variants = [];
 for (const t of transports)
   for (const w of workers)
     for (const [optName, opts] of options)
-      for (const build of builds) variants.push({ build, opts: opts ?? undefined, workers: w, transport: t, label: `${t} ${w}w ${optName} ${build.name}` });
+      for (const build of builds)
+        for (const ledger of process.env.AB_LEDGER === "1" ? [false, true] : [false])
+          variants.push({
+            build,
+            opts: opts ?? undefined,
+            workers: w,
+            transport: t,
+            ledger,
+            label: `${t} ${w}w ${optName} ${build.name}${ledger ? " ledger" : ""}`,
+          });
 
 const server = await benchServer();
 let durables = 0;
@@ -45,7 +56,10 @@ async function drain(v, count = n) {
   const ncs = await Promise.all(Array.from({ length: v.workers }, () => v.build.natsjet.connect({ servers: url })));
   const jss = ncs.map((nc) => v.build.natsjet.jetstream(nc));
   try {
-    const result = await withServerUsage(server, nodeClock, (clock) => durableDrain(ncs, jss, "DRAIN", durable, count, clock, v.opts));
+    const Ledger = v.ledger ? v.build.natsjet.CheckpointLedger : undefined;
+    const result = await withServerUsage(server, nodeClock, (clock) =>
+      durableDrain(ncs, jss, "DRAIN", durable, count, clock, v.opts, Ledger),
+    );
     await server.drained("DRAIN", durable, count);
     return result;
   } finally {

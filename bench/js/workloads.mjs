@@ -68,28 +68,66 @@ export async function jetStreamPublish(js, n, clock, subject = "bench.pub") {
  * acks (a flush of every connection after the last one). Once `n` are in,
  * every worker's messages are stopped: one left waiting would never end.
  */
-export async function durableDrain(ncs, jss, stream, durable, n, clock, options) {
+export async function durableDrain(ncs, jss, stream, durable, n, clock, options, Ledger) {
   const start = clock();
   let count = 0;
+  const consumers = await Promise.all(jss.map((js) => js.consumers.get(stream, durable)));
   const readers = await Promise.all(
-    jss.map(async (js) => {
-      const consumer = await js.consumers.get(stream, durable);
-      return options === undefined ? await consumer.consume() : await consumer.consume(options);
-    }),
+    consumers.map((consumer) => (options === undefined ? consumer.consume() : consumer.consume(options))),
   );
-  const ignore = () => {};
-  await Promise.all(
-    readers.map(async (messages) => {
-      for await (const m of messages) {
-        const acked = m.ack();
-        if (acked?.catch) acked.catch(ignore);
-        if (++count >= n) break;
-      }
-      if (count >= n) for (const other of readers) other.stop();
-    }),
-  );
+  if (Ledger) {
+    count = await ledgerDrain(Ledger, consumers, readers, n);
+  } else {
+    const ignore = () => {};
+    await Promise.all(
+      readers.map(async (messages) => {
+        for await (const m of messages) {
+          const acked = m.ack();
+          if (acked?.catch) acked.catch(ignore);
+          if (++count >= n) break;
+        }
+        if (count >= n) for (const other of readers) other.stop();
+      }),
+    );
+  }
   await Promise.all(ncs.map((nc) => nc.flush()));
   return elapsed(start, clock(), count);
+}
+
+/** The ledger drain's checkpoint interval (ms), as in benches/consume.rs. */
+const EPOCH_MS = 50;
+
+/**
+ * natsjet's `CheckpointLedger` (`Ledger`) on each reader: every message
+ * admitted and tracked, every 50 ms epoch snapshotted, then committed as one
+ * confirmed batch while the next epoch reads. Returns the confirmed acks.
+ */
+async function ledgerDrain(Ledger, consumers, readers, n) {
+  let confirmed = 0;
+  const workers = readers.map(async (messages, i) => {
+    const ledger = new Ledger(consumers[i], { workers: readers.length, batch: 300, checkpointInterval: EPOCH_MS });
+    let epoch = 1;
+    let committing = Promise.resolve();
+    const checkpoint = setInterval(() => {
+      const done = epoch++;
+      ledger.snapshot(done);
+      committing = committing
+        .then(() => ledger.commit(done))
+        .then((report) => {
+          confirmed += report.confirmed.length;
+          if (confirmed >= n) for (const reader of readers) reader.stop();
+        });
+    }, EPOCH_MS);
+    try {
+      for await (const m of ledger.filter(messages)) ledger.track(m, epoch);
+      await committing;
+    } finally {
+      clearInterval(checkpoint);
+      ledger.close();
+    }
+  });
+  await Promise.all(workers);
+  return confirmed;
 }
 
 /** The drain workloads: consume options (`undefined`: the defaults) and workers. */

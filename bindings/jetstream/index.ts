@@ -71,7 +71,15 @@ export {
   StoreCompression,
 } from "./enums.js";
 export type { AckKind, DeliveryInfo, JsMsg, JsMsgNextOptions } from "./jsmsg.js";
-export { CheckpointLedger, type LedgerEvent, type LedgerOptions, type LedgerWarning } from "./ledger.js";
+export {
+  CheckpointLedger,
+  outputMsgId,
+  type LedgerCounts,
+  type LedgerEvent,
+  type LedgerOptions,
+  type LedgerState,
+  type LedgerWarning,
+} from "./ledger.js";
 export { Lister } from "./lister.js";
 export {
   ConsumerAPI,

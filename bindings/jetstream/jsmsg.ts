@@ -252,6 +252,11 @@ export class NatsJsMsg implements JsMsg {
   trackIn(ledger: RawCheckpointLedger, epoch: number): void {
     ledger.track(this.#batch.deliveries, this.#index, epoch);
   }
+
+  /** @internal `ledger`'s `admit` of this message. */
+  admitIn(ledger: RawCheckpointLedger): boolean {
+    return ledger.admit(this.#batch.deliveries, this.#index);
+  }
 }
 
 /** Throws what an ack gave back (see `RawDeliveries.ack`). */

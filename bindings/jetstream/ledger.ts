@@ -5,6 +5,13 @@
  * connection's task (not by the worker's loop, which may be busy) until
  * their epoch commits, then acked in one confirmed batch. Set-ups that lose
  * or stall data are refused or reported when the ledger is made.
+ *
+ * Exactly-once with many workers: save `snapshot(epoch)` with the engine's
+ * own state in one transaction, then `commit(epoch)`; after a failure,
+ * `restore` the states every worker saved in the last checkpoint and read
+ * through `filter` (or `admit`), so that redeliveries of work already
+ * applied are acked instead of applied again; `abort` an epoch whose
+ * checkpoint failed.
  */
 import type { RawCheckpointLedger, RawLedgerWarning } from "../raw.js";
 import { InvalidArgumentError } from "../errors.js";
@@ -28,17 +35,49 @@ export interface LedgerWarning {
    * `MAX_ACK_PENDING_TOO_SMALL`: workers × batch exceeds the consumer's
    * `max_ack_pending`, so delivery stalls before a checkpoint;
    * `ACK_WAIT_SHORTER_THAN_CHECKPOINT`: without the ledger's `+WPI` (or
-   * while disconnected) held messages would be redelivered.
+   * while disconnected) held messages would be redelivered;
+   * `MAX_DELIVER_FINITE`: a message whose epochs keep failing is dropped
+   * after `max_deliver` deliveries; `MAX_WAITING_BELOW_WORKERS`: some
+   * workers' pulls are refused; `CONFIG_DIFFERS`: the existing durable has
+   * another setting than the program asked for (see `expecting`).
    */
   code: RawLedgerWarning[0];
   message: string;
 }
 
-/** A held message that may be redelivered anyway: its `+WPI` could not go out before its ack deadline (disconnected, or a late commit). */
+/**
+ * `redeliveryRisk`: a held message may be redelivered anyway, its `+WPI`
+ * could not go out before its ack deadline (disconnected, or a late commit);
+ * `redelivered`: a redelivery that no restored state covers and this ledger
+ * did not nak (the worker that had it crashed, nak'd it, or still holds it).
+ */
 export interface LedgerEvent {
-  type: "redeliveryRisk";
+  type: "redeliveryRisk" | "redelivered";
   /** The message's ack token. */
   token: string;
+}
+
+/**
+ * What a checkpoint saves of a ledger (JSON-able; the Rust API's
+ * `LedgerState`): per consumer, the stream sequences whose work the
+ * checkpoint holds and whose acks the server has not confirmed, as
+ * inclusive `[first, last]` ranges.
+ */
+export interface LedgerState {
+  version: number;
+  consumers: { stream: string; consumer: string; ranges: [number, number][] }[];
+}
+
+/** What a ledger has done for exactly-once since it was made. */
+export interface LedgerCounts {
+  /** Redeliveries of applied work, acked instead of handed out. */
+  skipped: number;
+  /** Messages nak'd because their epoch was aborted. */
+  aborted: number;
+  /** Held messages reported at risk of a second delivery. */
+  atRisk: number;
+  /** Redeliveries admitted that neither a restore nor an abort explains. */
+  redelivered: number;
 }
 
 export class CheckpointLedger {
@@ -65,13 +104,57 @@ export class CheckpointLedger {
    * into an epoch already committed throws `INVALID_ARGUMENT`.
    */
   track(msg: JsMsg, epoch: number): void {
-    if (!(msg instanceof NatsJsMsg)) {
-      throw new InvalidArgumentError("CheckpointLedger.track: expected a natsjet JsMsg");
-    }
-    msg.trackIn(this.#raw, epoch);
+    natsjetMsg(msg, "track").trackIn(this.#raw, epoch);
   }
 
-  /** Acks every message of epochs up to `epoch`, pipelined and confirmed by the server. */
+  /**
+   * Whether to process `msg`: `false` for a redelivery of work already
+   * applied (restored, or committed here and not yet confirmed), which the
+   * ledger then owns and acks with the next `commit`.
+   */
+  admit(msg: JsMsg): boolean {
+    return natsjetMsg(msg, "admit").admitIn(this.#raw);
+  }
+
+  /** `messages` without the redeliveries of applied work (`admit` on each). */
+  async *filter(messages: AsyncIterable<JsMsg>): AsyncIterable<JsMsg> {
+    for await (const msg of messages) if (this.admit(msg)) yield msg;
+  }
+
+  /**
+   * What the checkpoint of `epoch` must save, in the same transaction as the
+   * engine's state for it. Throws `AT_RISK` when a message of the epoch may
+   * have reached another worker: `abort` the epoch instead.
+   */
+  snapshot(epoch: number): LedgerState {
+    return this.#raw.snapshot(epoch);
+  }
+
+  /**
+   * Takes the states every worker saved in the last checkpoint (all of
+   * them, whatever the worker count now). Call it before the first message.
+   */
+  async restore(states: LedgerState[]): Promise<void> {
+    // As JSON text: read in the wasm by its small JSON reader.
+    await this.#raw.restore(states.map((state) => JSON.stringify(state)));
+  }
+
+  /**
+   * Gives up `epoch` and every later one (their checkpoint failed or a
+   * message was at risk): naks their messages, so the server redelivers
+   * them now rather than after `ack_wait`. Resolves to how many.
+   */
+  abort(epoch: number): Promise<number> {
+    return this.#raw.abort(epoch);
+  }
+
+  /** Skipped, aborted, at-risk and unexplained redelivered messages so far. */
+  counts(): LedgerCounts {
+    const [skipped, aborted, atRisk, redelivered] = this.#raw.counts();
+    return { skipped, aborted, atRisk, redelivered };
+  }
+
+  /** Acks every message of epochs up to `epoch` (and the skipped redeliveries), pipelined and confirmed by the server. */
   async commit(epoch: number): Promise<AckReport> {
     return ackReport(await this.#raw.commit(epoch));
   }
@@ -85,14 +168,30 @@ export class CheckpointLedger {
     return this.length === 0;
   }
 
-  /** The next warning that a held message may be redelivered, or `null`. */
+  /** The next event (a held message at risk, an unexplained redelivery), or `null`. */
   tryNextEvent(): LedgerEvent | null {
-    const token = this.#raw.tryNextEvent();
-    return token === undefined ? null : { type: "redeliveryRisk", token };
+    const event = this.#raw.tryNextEvent();
+    return event === undefined ? null : { type: event[0], token: event[1] };
   }
 
   /** Stops keeping the held messages alive and forgets them; the server redelivers them after `ack_wait`. */
   close(): void {
     this.#raw.free();
   }
+}
+
+/**
+ * A `Nats-Msg-Id` for output `index` of `msg`, the same on every delivery
+ * (`<stream>:<stream sequence>:<index>`, as the Rust API's `output_msg_id`).
+ * A processor that publishes results sets it, so a republish after a crash
+ * is dropped by the output stream's duplicate window (2 minutes by default;
+ * a slower recovery can store twice).
+ */
+export function outputMsgId(msg: JsMsg, index = 0): string {
+  return `${msg.info.stream}:${msg.info.streamSequence}:${index}`;
+}
+
+function natsjetMsg(msg: JsMsg, call: string): NatsJsMsg {
+  if (msg instanceof NatsJsMsg) return msg;
+  throw new InvalidArgumentError(`CheckpointLedger.${call}: expected a natsjet JsMsg`);
 }

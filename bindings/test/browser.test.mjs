@@ -561,6 +561,70 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     );
   });
 
+  test("checkpoint ledger: a worker's saved snapshot, restored by the next, turns the redeliveries into acks", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const name = "BROWSER_EO";
+      const nc = await natsjet.connect({ servers });
+      const jsm = await natsjet.jetstreamManager(nc);
+      const js = natsjet.jetstream(nc);
+      await jsm.streams.add({ name, subjects: [`${name}.>`] });
+      for (let i = 1; i <= 5; i++) await js.publish(`${name}.x`, `${i}`);
+      await jsm.consumers.add(name, { durable_name: "d", ack_policy: natsjet.AckPolicy.Explicit, ack_wait: 1e9 });
+      const opts = { workers: 2, batch: 5, checkpointInterval: 500 };
+      const worker = async () => {
+        const conn = await natsjet.connect({ servers });
+        const consumer = await natsjet.jetstream(conn).consumers.get(name, "d");
+        return { conn, consumer, ledger: new natsjet.CheckpointLedger(consumer, opts) };
+      };
+      const fetch = async (consumer, n) => {
+        const msgs = [];
+        for await (const m of await consumer.fetch({ max_messages: n, expires: 3000 })) msgs.push(m);
+        return msgs;
+      };
+      // Worker a saves its checkpoint of five messages, then dies before it commits.
+      const a = await worker();
+      for (const m of await fetch(a.consumer, 5)) a.ledger.track(m, 1);
+      const saved = JSON.stringify(a.ledger.snapshot(1));
+      a.ledger.close();
+      await a.conn.close();
+
+      const b = await worker();
+      await b.ledger.restore([JSON.parse(saved)]);
+      const again = await fetch(b.consumer, 5); // after the 1 s ack_wait
+      const admitted = again.map((m) => b.ledger.admit(m));
+      await js.publish(`${name}.x`, "6");
+      const fresh = [];
+      for await (const m of b.ledger.filter(await b.consumer.fetch({ max_messages: 1, expires: 3000 }))) fresh.push(m);
+      fresh.forEach((m) => b.ledger.track(m, 1));
+      const confirmed = (await b.ledger.commit(1)).confirmed.length;
+      let info;
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
+        info = await jsm.consumers.info(name, "d");
+        if (info.num_ack_pending === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const counts = b.ledger.counts();
+      b.ledger.close();
+      await Promise.all([b.conn.close(), nc.close()]);
+      return {
+        saved: JSON.parse(saved),
+        again: again.map((m) => [m.seq, m.redelivered]),
+        admitted,
+        fresh: fresh.map((m) => [m.seq, natsjet.outputMsgId(m, 2)]),
+        counts,
+        confirmed,
+        ackPending: info.num_ack_pending,
+      };
+    }, jsServer.wsUrl);
+    assert.deepEqual(got.saved, { version: 1, consumers: [{ stream: "BROWSER_EO", consumer: "d", ranges: [[1, 5]] }] });
+    assert.deepEqual(got.again, [[1, true], [2, true], [3, true], [4, true], [5, true]]);
+    assert.deepEqual(got.admitted, [false, false, false, false, false]);
+    assert.deepEqual(got.fresh, [[6, "BROWSER_EO:6:2"]]);
+    assert.deepEqual(got.counts, { skipped: 5, aborted: 0, atRisk: 0, redelivered: 0 });
+    assert.equal(got.confirmed, 6, "the new message and the five skipped");
+    assert.equal(got.ackPending, 0);
+  });
+
   test("a publish loop that never yields meets outgoingBufferSize; what it accepted arrives; a reader over its bound drops and says so", async () => {
     const got = await page.evaluate(async (servers) => {
       const nc = await natsjet.connect({ servers, outgoingBufferSize: 4 * 1024 * 1024 });

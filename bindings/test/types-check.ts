@@ -53,8 +53,11 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type LedgerCounts,
   type LedgerEvent,
+  type LedgerState,
   type LedgerWarning,
+  outputMsgId,
   type Msg,
   type MsgHdrs,
   type NatsConnection,
@@ -370,6 +373,26 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   void [event?.token, ledger.length, ledger.isEmpty()];
   const committed: AckReport = await ledger.commit(1);
   void committed.confirmed;
+  // Exactly-once: the states saved by the last checkpoint, restored; redeliveries of applied work filtered out.
+  const saved: LedgerState[] = [JSON.parse("{}") as LedgerState];
+  await ledger.restore(saved);
+  for await (const m of ledger.filter(await c.fetch({ max_messages: 10 }))) {
+    const id: string = outputMsgId(m, 1);
+    await js.publish("out", m.data, { msgID: outputMsgId(m) + id });
+    ledger.track(m, 2);
+  }
+  if (one && !ledger.admit(one)) void 0;
+  try {
+    const state: LedgerState = ledger.snapshot(2);
+    const [first, last]: [number, number] = state.consumers[0]!.ranges[0]!;
+    void [state.version, state.consumers[0]?.stream, state.consumers[0]?.consumer, first, last];
+  } catch (e) {
+    // A message of the epoch may have reached another worker.
+    if (e instanceof NatsError && e.code === "AT_RISK") void (await ledger.abort(2));
+  }
+  const ledgerCounts: LedgerCounts = ledger.counts();
+  void [ledgerCounts.skipped, ledgerCounts.aborted, ledgerCounts.atRisk, ledgerCounts.redelivered];
+  if (event?.type === "redelivered" || event?.type === "redeliveryRisk") void event.token;
   ledger.close();
 
   // @ts-expect-error: durations in configs are nanosecond numbers
@@ -384,6 +407,10 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   new CheckpointLedger(c, { workers: 1, batch: 1 });
   // @ts-expect-error: a warning's code is a closed set
   if (warnings[0]?.code === "SLOW") void 0;
+  // @ts-expect-error: ranges are [first, last] pairs
+  await ledger.restore([{ version: 1, consumers: [{ stream: "S", consumer: "D", ranges: [1, 2] }] }]);
+  // @ts-expect-error: an event's type is a closed set
+  if (event?.type === "lost") void 0;
   // @ts-expect-error: a confirmed commit reports, a plain one does not
   const nothing: AckReport = await batch.commit();
   void nothing;

@@ -324,7 +324,8 @@ impl Client {
         requests: impl IntoIterator<Item = (&'a str, &'a [u8])>,
         answers: &Arc<Queue<(conn::RequestId, Result<Message, Error>)>>,
     ) -> (Vec<conn::RequestId>, Option<Error>) {
-        let mut ids = Vec::new();
+        let requests = requests.into_iter();
+        let mut ids = Vec::with_capacity(requests.size_hint().0);
         let mut inner = self.inner.shared.lock();
         let mut failure = None;
         for (subject, payload) in requests {

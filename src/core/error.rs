@@ -68,6 +68,11 @@ pub enum Error {
     DigestMismatch { name: String, expected: String, computed: String },
     /// An object store object's chunks add up to another size than its meta holds.
     SizeMismatch { name: String, expected: u64, received: u64 },
+    /// Messages of a checkpoint's epoch (by stream sequence) may have been
+    /// redelivered to another worker: their ack deadline passed before a
+    /// `+WPI` reached the server. Committing the epoch could apply them
+    /// twice; abort it instead.
+    AtRisk { sequences: Vec<u64> },
 }
 
 /// Why the server's bytes or answers break the protocol. Each cause keeps a
@@ -242,6 +247,13 @@ impl fmt::Display for Error {
             Error::SizeMismatch { name, expected, received } => {
                 write!(f, "object {name:?} is corrupt: {received} bytes arrived of {expected}")
             }
+            Error::AtRisk { sequences } => write!(
+                f,
+                "{} message(s) of this epoch may have been redelivered to another worker (first at stream \
+                 sequence {}): abort the epoch rather than commit it",
+                sequences.len(),
+                sequences.first().copied().unwrap_or(0)
+            ),
         }
     }
 }

@@ -15,7 +15,7 @@ use futures_channel::oneshot;
 use super::queue::{self, Queue};
 use super::readers::ReaderQueues;
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
-use crate::core::jetstream::ack::{AckLedger, AckToken, LedgerEvent};
+use crate::core::jetstream::ack::{AckLedger, LedgerEvent};
 use crate::core::jetstream::api::ConsumerInfo;
 use crate::core::jetstream::ordered::OrderedCursor;
 use crate::core::session::{
@@ -651,22 +651,20 @@ impl Inner {
         self.ledgers.get_mut(&id)?.pop_front()
     }
 
-    /// Ledger `id` holds `token`, received at `now`, until `epoch` commits.
-    pub fn ledger_track(&mut self, now: Instant, id: LedgerId, token: AckToken, epoch: u64) -> Result<(), Error> {
-        self.session.ledger_track(now, id, token, epoch)?;
-        // The driver must learn the new deadline.
-        self.wake_driver();
-        Ok(())
-    }
-
-    /// Takes ledger `id`'s deliveries of epochs up to `epoch`, to be acked.
-    pub fn ledger_commit(&mut self, id: LedgerId, epoch: u64) -> Result<Vec<AckToken>, Error> {
-        self.session.ledger_commit(id, epoch)
-    }
-
-    /// The deliveries ledger `id` holds (0 once detached).
-    pub fn ledger_len(&self, id: LedgerId) -> usize {
-        self.session.ledger_len(id).unwrap_or(0)
+    /// Runs `f` on ledger `id` (`Closed` once detached) and hands on the
+    /// events it raised; wakes the driver when the ledger's deadline moved.
+    pub fn with_ledger<R>(&mut self, id: LedgerId, f: impl FnOnce(&mut AckLedger) -> R) -> Result<R, Error> {
+        let ledger = self.session.ledger_mut(id).ok_or(Error::Closed)?;
+        let deadline = ledger.poll_timeout();
+        let result = f(ledger);
+        let moved = ledger.poll_timeout() != deadline;
+        if let Some(events) = self.ledgers.get_mut(&id) {
+            events.extend(std::iter::from_fn(|| AckLedger::poll_event(ledger)));
+        }
+        if moved {
+            self.wake_driver();
+        }
+        Ok(result)
     }
 
     pub fn remove_ledger(&mut self, id: LedgerId) {

@@ -10,6 +10,7 @@ use std::task::Poll;
 use super::ack::{Ack, AckBatch, AckConfirmations, AckReport, AckToken};
 use super::message::Message;
 use crate::client::Client;
+use crate::conn::RequestId;
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::Error;
 use crate::runtime::queue::Queue;
@@ -40,40 +41,79 @@ impl AckBatch {
     pub async fn commit_confirmed(self, client: &Client, timeout: Duration) -> Result<AckReport, Error> {
         let plan = self.plan(self.policy());
         let answers = Queue::new(plan.len().max(1));
-        let (ids, failure) =
-            client.send_request_group(plan.iter().map(|ack| (ack.subject.as_str(), &ack.body[..])), &answers);
-        match failure {
-            // Not sent (the client closed, or the reconnect or outgoing buffer
-            // is full): those acks are reported unconfirmed below.
-            None | Some(Error::Closed | Error::ReconnectBufferFull { .. } | Error::OutgoingBufferFull { .. }) => {}
-            Some(e) => {
-                client.forget_requests(ids);
-                return Err(e);
-            }
-        }
+        let sent = client.send_request_group(plan.iter().map(|ack| (ack.subject.as_str(), &ack.body[..])), &answers);
         let mut confirmations = AckConfirmations::new(Instant::ZERO, timeout);
+        let ids = sent_or_fail(client, sent)?;
         for (id, ack) in ids.iter().zip(&plan) {
             confirmations.sent(id.0, ack);
         }
-        let mut deadline = DefaultRuntime::sleep(timeout);
-        let mut waiting = ids.len();
-        while waiting > 0 {
-            let answer = poll_fn(|cx| match answers.poll_pop(cx) {
-                Poll::Ready(answer) => Poll::Ready(answer),
-                Poll::Pending => deadline.as_mut().poll(cx).map(|()| None),
-            })
-            .await;
-            let Some((id, answer)) = answer else { break };
-            waiting -= 1;
-            if let Ok(reply) = answer {
-                confirmations.handle_reply(id.0, &reply);
-            }
-        }
-        client.forget_requests(ids);
-        // Whatever got no answer (timeout, no responders, disconnect) is unconfirmed.
-        confirmations.handle_timeout(Instant::ZERO + timeout);
-        Ok(confirmations.into_report())
+        await_confirmations(client, ids, &answers, confirmations, timeout).await
     }
+}
+
+/// `+ACK` for each of `tokens` (distinct deliveries) sent as requests, as
+/// [`AckBatch::commit_confirmed`] sends them, without the batch's index and
+/// plan: the checkpoint ledger's commit, thousands at a time.
+pub(crate) async fn ack_confirmed(
+    client: &Client,
+    tokens: Vec<AckToken>,
+    timeout: Duration,
+) -> Result<AckReport, Error> {
+    let body = Ack::Ack.body();
+    let answers = Queue::new(tokens.len().max(1));
+    let sent = client.send_request_group(tokens.iter().map(|token| (token.subject(), &body[..])), &answers);
+    let mut confirmations = AckConfirmations::new(Instant::ZERO, timeout);
+    let ids = sent_or_fail(client, sent)?;
+    let unsent = tokens.len() - ids.len();
+    let mut tokens = tokens.into_iter();
+    for (id, token) in ids.iter().zip(tokens.by_ref()) {
+        confirmations.sent_one(id.0, token);
+    }
+    let mut report = await_confirmations(client, ids, &answers, confirmations, timeout).await?;
+    debug_assert_eq!(tokens.len(), unsent);
+    report.unconfirmed.extend(tokens);
+    Ok(report)
+}
+
+/// The ids of the requests sent. Not sent at all (the client closed, or
+/// the reconnect or outgoing buffer is full) is no error: those acks end
+/// unconfirmed. Any other failure is, and the sent ones are forgotten.
+fn sent_or_fail(client: &Client, (ids, failure): (Vec<RequestId>, Option<Error>)) -> Result<Vec<RequestId>, Error> {
+    match failure {
+        None | Some(Error::Closed | Error::ReconnectBufferFull { .. } | Error::OutgoingBufferFull { .. }) => Ok(ids),
+        Some(e) => {
+            client.forget_requests(ids);
+            Err(e)
+        }
+    }
+}
+
+/// Waits up to `timeout` for the answers to requests `ids`; whatever got
+/// none (timeout, no responders, disconnect) is unconfirmed.
+async fn await_confirmations(
+    client: &Client,
+    ids: Vec<RequestId>,
+    answers: &Queue<(RequestId, Result<crate::Message, Error>)>,
+    mut confirmations: AckConfirmations,
+    timeout: Duration,
+) -> Result<AckReport, Error> {
+    let mut deadline = DefaultRuntime::sleep(timeout);
+    let mut waiting = ids.len();
+    while waiting > 0 {
+        let answer = poll_fn(|cx| match answers.poll_pop(cx) {
+            Poll::Ready(answer) => Poll::Ready(answer),
+            Poll::Pending => deadline.as_mut().poll(cx).map(|()| None),
+        })
+        .await;
+        let Some((id, answer)) = answer else { break };
+        waiting -= 1;
+        if let Ok(reply) = answer {
+            confirmations.handle_reply(id.0, &reply);
+        }
+    }
+    client.forget_requests(ids);
+    confirmations.handle_timeout(Instant::ZERO + timeout);
+    Ok(confirmations.into_report())
 }
 
 impl Message {

@@ -50,7 +50,7 @@ mod streams;
 pub use ack::AckKind;
 pub use api::{ErrorCode, JetStreamError as Error};
 #[cfg(has_runtime)]
-pub use checkpoint::{CheckpointLedger, LedgerOptions};
+pub use checkpoint::{Admitted, CheckpointLedger, LedgerOptions, output_msg_id};
 #[cfg(has_runtime)]
 pub use consumer::{Consumer, PullConsumer, PushConsumer};
 #[cfg(has_runtime)]

@@ -24,7 +24,7 @@ export type ErrorCode =
   | "PERMISSIONS_VIOLATION" | "STALE_CONNECTION" | "MAX_CONNECTIONS" | "SERVER_ERROR"
   | "JETSTREAM" | "CONSUMER_STATUS" | "ALREADY_ACKNOWLEDGED" | "NO_RESPONDERS"
   | "TIMEOUT" | "CLOSED" | "RECONNECT_BUFFER_FULL" | "OUTGOING_BUFFER_FULL" | "DISCONNECTED" | "IO" | "TLS"
-  | "CREDENTIALS" | "DIGEST_MISMATCH" | "SIZE_MISMATCH";
+  | "CREDENTIALS" | "DIGEST_MISMATCH" | "SIZE_MISMATCH" | "AT_RISK";
 /** A class whose prototype natsjet's errors take (the TS layer's `NatsError` and its subclasses). */
 export interface ErrorClass { readonly prototype: Error }
 "#;
@@ -211,7 +211,7 @@ fn class(error: &Error) -> Class {
         | Error::Io { .. }
         | Error::Tls(_)
         | Error::Credentials(_) => Class::ConnectionError,
-        Error::DigestMismatch { .. } | Error::SizeMismatch { .. } => Class::NatsError,
+        Error::DigestMismatch { .. } | Error::SizeMismatch { .. } | Error::AtRisk { .. } => Class::NatsError,
     }
 }
 
@@ -246,5 +246,6 @@ fn code(error: &Error) -> &'static str {
         Error::Credentials(_) => "CREDENTIALS",
         Error::DigestMismatch { .. } => "DIGEST_MISMATCH",
         Error::SizeMismatch { .. } => "SIZE_MISMATCH",
+        Error::AtRisk { .. } => "AT_RISK",
     }
 }

@@ -670,6 +670,7 @@ impl Connection {
         }
         let (id, reply) = self.requests.next();
         self.write_pub(subject, Some(&reply), headers, payload)?;
+        self.requests.recycle(reply);
         self.requests.track(id, many);
         Ok(id)
     }

@@ -7,6 +7,7 @@ use super::RequestId;
 use crate::core::error::Error;
 use crate::core::id_map::IdMap;
 use crate::core::message::Message;
+use crate::core::proto::decimal_before;
 
 #[derive(Default)]
 pub(super) struct Requests {
@@ -15,6 +16,9 @@ pub(super) struct Requests {
     /// Ids of the requests waiting for an answer; `true`: for many replies.
     pending: IdMap<u64, bool>,
     last_id: u64,
+    /// The last reply subject, its buffer reused: a batch of confirmed acks
+    /// makes thousands.
+    reply: String,
 }
 
 impl Requests {
@@ -26,11 +30,23 @@ impl Requests {
         self.mux = Some((sid, reply_prefix));
     }
 
-    /// A new request id and its reply subject. Call after `open_mux`.
+    /// A new request id and its reply subject, to hand back with
+    /// [`recycle`](Self::recycle) once written. Call after `open_mux`.
     pub(super) fn next(&mut self) -> (RequestId, String) {
         self.last_id += 1;
-        let prefix = self.mux.as_ref().map_or("", |(_, p)| p.as_str());
-        (RequestId(self.last_id), format!("{prefix}{}", self.last_id))
+        let mut reply = std::mem::take(&mut self.reply);
+        reply.clear();
+        reply.push_str(self.mux.as_ref().map_or("", |(_, p)| p.as_str()));
+        // Without the formatting machinery: thousands per batch of confirmed acks.
+        let mut digits = [0u8; 20];
+        let start = decimal_before(&mut digits, self.last_id);
+        digits[start..].iter().for_each(|&d| reply.push(char::from(d)));
+        (RequestId(self.last_id), reply)
+    }
+
+    /// Takes back a reply subject's buffer for the next request.
+    pub(super) fn recycle(&mut self, reply: String) {
+        self.reply = reply;
     }
 
     pub(super) fn track(&mut self, id: RequestId, many: bool) {

@@ -118,7 +118,7 @@ fn put_sizes(out: &mut BytesMut, header_len: Option<u64>, len: u64) {
 
 /// Writes `n` in decimal at the end of `buf` (which has room for it), and
 /// returns where it starts.
-fn decimal_before(buf: &mut [u8], mut n: u64) -> usize {
+pub(crate) fn decimal_before(buf: &mut [u8], mut n: u64) -> usize {
     let mut start = buf.len();
     loop {
         start -= 1;

@@ -267,9 +267,11 @@ impl Session {
         ledger.handle_input(now, (token, epoch))
     }
 
-    /// Takes ledger `id`'s deliveries of epochs up to `epoch`, to be acked.
-    pub fn ledger_commit(&mut self, id: LedgerId, epoch: u64) -> Result<Vec<AckToken>, Error> {
-        Ok(self.ledgers.get_mut(&id).ok_or(Error::Closed)?.commit(epoch))
+    /// Ledger `id`, for calls beyond tracking (commit, snapshot, restore,
+    /// abort); its events still come as [`SessionEvent::LedgerEvent`] unless
+    /// the caller takes them with `poll_event`.
+    pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
+        self.ledgers.get_mut(&id)
     }
 
     /// The deliveries ledger `id` holds; `None` if it is not attached.

@@ -1,6 +1,8 @@
 //! `RawCheckpointLedger`: natsjet's [`CheckpointLedger`] for one consumer:
 //! messages held per epoch, kept alive with `+WPI` by the connection's
-//! driver, acked in one confirmed batch when their epoch commits.
+//! driver, acked in one confirmed batch when their epoch commits; with the
+//! state a checkpoint saves for exactly-once (`snapshot`, `restore`,
+//! `admit`, `abort`).
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -12,16 +14,28 @@ use super::ack_batch::report;
 use super::consumer::RawConsumer;
 use super::deliveries::RawDeliveries;
 use super::whole_number;
+use crate::core::plain_json;
 use crate::error::Error;
-use crate::jetstream::ack::{LedgerEvent, LedgerWarning};
+use crate::jetstream::ack::{LedgerEvent, LedgerState, LedgerWarning};
 use crate::jetstream::{CheckpointLedger, LedgerOptions};
 use crate::wasm::options::millis;
-use crate::wasm::promise;
+use crate::wasm::{promise, to_js_object};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_LEDGER: &str = r#"
 /** A consumer setting that fits checkpoint acking badly: its code and why. */
-export type RawLedgerWarning = [code: "MAX_ACK_PENDING_TOO_SMALL" | "ACK_WAIT_SHORTER_THAN_CHECKPOINT", message: string];
+export type RawLedgerWarning = [
+  code: "MAX_ACK_PENDING_TOO_SMALL" | "ACK_WAIT_SHORTER_THAN_CHECKPOINT" | "MAX_DELIVER_FINITE" | "MAX_WAITING_BELOW_WORKERS" | "CONFIG_DIFFERS",
+  message: string,
+];
+/** What a checkpoint saves of a ledger: per consumer, inclusive stream sequence ranges. */
+export interface RawLedgerState {
+  version: number;
+  consumers: { stream: string; consumer: string; ranges: [first: number, last: number][] }[];
+}
+/** A ledger event: its type and the message's ack token. */
+export type RawLedgerEvent = [type: "redeliveryRisk" | "redelivered", token: string];
+export type RawLedgerCounts = [skipped: number, aborted: number, atRisk: number, redelivered: number];
 "#;
 
 #[wasm_bindgen]
@@ -60,6 +74,9 @@ impl RawCheckpointLedger {
         let code = |w: &LedgerWarning| match w {
             LedgerWarning::MaxAckPendingTooSmall { .. } => "MAX_ACK_PENDING_TOO_SMALL",
             LedgerWarning::AckWaitShorterThanCheckpoint { .. } => "ACK_WAIT_SHORTER_THAN_CHECKPOINT",
+            LedgerWarning::MaxDeliverFinite { .. } => "MAX_DELIVER_FINITE",
+            LedgerWarning::MaxWaitingBelowWorkers { .. } => "MAX_WAITING_BELOW_WORKERS",
+            LedgerWarning::ConfigDiffers { .. } => "CONFIG_DIFFERS",
         };
         self.ledger.warnings().iter().map(|w| Array::of2(&code(w).into(), &w.to_string().into())).collect()
     }
@@ -68,6 +85,47 @@ impl RawCheckpointLedger {
     /// then owns its ack (acking it directly throws `ALREADY_ACKNOWLEDGED`).
     pub fn track(&self, deliveries: &RawDeliveries, i: u32, epoch: f64) -> Result<(), JsValue> {
         Ok(self.ledger.track(deliveries.get(i)?, epoch_number(epoch)?)?)
+    }
+
+    /// Whether to process message `i` of `deliveries`: `false` for a
+    /// redelivery of work already applied, which the ledger then acks with
+    /// the next commit.
+    pub fn admit(&self, deliveries: &RawDeliveries, i: u32) -> Result<bool, JsValue> {
+        Ok(self.ledger.admit(deliveries.get(i)?)?)
+    }
+
+    /// What the checkpoint of `epoch` must save, as a plain object; throws
+    /// `AT_RISK` when a message of the epoch may have reached another worker.
+    #[wasm_bindgen(unchecked_return_type = "RawLedgerState")]
+    pub fn snapshot(&self, epoch: f64) -> Result<JsValue, JsValue> {
+        Ok(to_js_object(&self.ledger.snapshot(epoch_number(epoch)?)?)?)
+    }
+
+    /// Takes the states (JSON text, one per worker) saved by the last checkpoint.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn restore(&self, states: Vec<String>) -> Result<Promise, JsValue> {
+        // serde-json-core in the wasm (plain_json): serde_json's reader costs ~24 KB gzip.
+        let states = states
+            .iter()
+            .map(|json| plain_json::from_slice::<LedgerState>(json.as_bytes()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|why| Error::InvalidArgument(format!("ledger state: {why}")))?;
+        let ledger = self.ledger.clone();
+        Ok(promise(async move { ledger.restore(&states).await.map(|()| JsValue::UNDEFINED) }))
+    }
+
+    /// Naks the messages of `epoch` and every later one; resolves to how many.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn abort(&self, epoch: f64) -> Result<Promise, JsValue> {
+        let (ledger, epoch) = (self.ledger.clone(), epoch_number(epoch)?);
+        Ok(promise(async move { ledger.abort(epoch).await.map(|n| n as f64) }))
+    }
+
+    #[wasm_bindgen(unchecked_return_type = "RawLedgerCounts")]
+    pub fn counts(&self) -> Array {
+        let c = self.ledger.counts();
+        let n = |n: u64| JsValue::from(n as f64);
+        Array::of4(&n(c.skipped), &n(c.aborted), &n(c.at_risk), &n(c.redelivered))
     }
 
     /// Acks every message of epochs up to `epoch`, pipelined and confirmed.
@@ -83,11 +141,16 @@ impl RawCheckpointLedger {
         self.ledger.len()
     }
 
-    /// The ack token of the next held message that may be redelivered
-    /// anyway (its `+WPI` could not go out in time), or `undefined`.
-    #[wasm_bindgen(js_name = tryNextEvent)]
-    pub fn try_next_event(&self) -> Option<String> {
-        self.ledger.try_next_event().map(|LedgerEvent::RedeliveryRisk { token }| token.into())
+    /// The next event: a held message that may be redelivered anyway (its
+    /// `+WPI` could not go out in time), or a redelivery nothing here
+    /// explains; `undefined` for none.
+    #[wasm_bindgen(js_name = tryNextEvent, unchecked_return_type = "RawLedgerEvent | undefined")]
+    pub fn try_next_event(&self) -> Option<Array> {
+        let (kind, token) = match self.ledger.try_next_event()? {
+            LedgerEvent::RedeliveryRisk { token } => ("redeliveryRisk", token),
+            LedgerEvent::Redelivered { token } => ("redelivered", token),
+        };
+        Some(Array::of2(&kind.into(), &String::from(token).into()))
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::core::error::Error;
-use crate::core::jetstream::api::AckPolicy;
+use crate::core::jetstream::api::{AckPolicy, ConsumerConfig};
 
 /// Refuses ack policies that cannot be shared by several workers.
 ///
@@ -39,6 +39,15 @@ pub enum LedgerWarning {
     MaxAckPendingTooSmall { max_ack_pending: i64, needed: u64 },
     /// Messages wait for a checkpoint longer than the server waits for their ack.
     AckWaitShorterThanCheckpoint { ack_wait: Duration, checkpoint_interval: Duration },
+    /// The server drops a message after this many deliveries: one that keeps
+    /// failing (or keeps landing in aborted epochs) is lost, not retried.
+    MaxDeliverFinite { max_deliver: i64 },
+    /// Fewer pulls may wait at the server than there are workers: the
+    /// others' pulls are refused (409) and they idle.
+    MaxWaitingBelowWorkers { max_waiting: i64, workers: usize },
+    /// The durable that exists has another setting than the program asks
+    /// for: the server's stays in force (both as text, the server's first).
+    ConfigDiffers { field: &'static str, existing: String, wanted: String },
 }
 
 impl fmt::Display for LedgerWarning {
@@ -60,19 +69,33 @@ impl fmt::Display for LedgerWarning {
                 ack_wait.as_millis() as u64,
                 checkpoint_interval.as_millis() as u64,
             ),
+            LedgerWarning::MaxDeliverFinite { max_deliver } => write!(
+                f,
+                "max_deliver {max_deliver}: after {max_deliver} deliveries the server stops redelivering a \
+                 message, so one whose epochs keep failing is dropped"
+            ),
+            LedgerWarning::MaxWaitingBelowWorkers { max_waiting, workers } => write!(
+                f,
+                "max_waiting {max_waiting} is below the {workers} workers: pulls beyond it are refused and \
+                 those workers idle"
+            ),
+            LedgerWarning::ConfigDiffers { field, existing, wanted } => {
+                write!(f, "the durable's {field} is {existing}, the program asks for {wanted}: the durable's applies")
+            }
         }
     }
 }
 
 /// Flags consumer settings that fit checkpoint acking badly. A
-/// `max_ack_pending` of zero or below means no limit.
+/// `max_ack_pending`, `max_deliver` or `max_waiting` of zero or below
+/// means no limit.
 pub fn check_ledger_fit(
-    max_ack_pending: i64,
+    config: &ConsumerConfig,
     workers: usize,
     batch: u64,
-    ack_wait: Duration,
     checkpoint_interval: Duration,
 ) -> Vec<LedgerWarning> {
+    let (max_ack_pending, ack_wait) = (config.max_ack_pending, config.ack_wait);
     let mut warnings = Vec::new();
     let needed = (workers as u64).saturating_mul(batch);
     if max_ack_pending > 0 && (max_ack_pending as u64) < needed {
@@ -81,5 +104,55 @@ pub fn check_ledger_fit(
     if ack_wait < checkpoint_interval {
         warnings.push(LedgerWarning::AckWaitShorterThanCheckpoint { ack_wait, checkpoint_interval });
     }
+    if config.max_deliver > 0 {
+        warnings.push(LedgerWarning::MaxDeliverFinite { max_deliver: config.max_deliver });
+    }
+    if config.max_waiting > 0 && (config.max_waiting as u64) < workers as u64 {
+        warnings.push(LedgerWarning::MaxWaitingBelowWorkers { max_waiting: config.max_waiting, workers });
+    }
     warnings
+}
+
+/// The settings a shared durable's workers depend on where `existing` (the
+/// server's) differs from what `wanted` sets; a field `wanted` leaves at its
+/// default (the server picks) is not compared.
+pub fn check_config_drift(existing: &ConsumerConfig, wanted: &ConsumerConfig) -> Vec<LedgerWarning> {
+    let ms = |d: &Duration| format!("{}ms", d.as_millis() as u64);
+    let list = |ds: &Vec<Duration>| format!("[{}]", ds.iter().map(ms).collect::<Vec<_>>().join(", "));
+    let (e, w) = (existing, wanted);
+    [
+        drift("ack_wait", &e.ack_wait, &w.ack_wait, !w.ack_wait.is_zero(), ms),
+        drift("max_ack_pending", &e.max_ack_pending, &w.max_ack_pending, w.max_ack_pending != 0, i64::to_string),
+        drift("max_deliver", &e.max_deliver, &w.max_deliver, w.max_deliver != 0, i64::to_string),
+        drift("backoff", &e.backoff, &w.backoff, !w.backoff.is_empty(), list),
+        drift("filter", &filters(e), &filters(w), true, |f| format!("{f:?}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// A [`LedgerWarning::ConfigDiffers`] when `wanted` is `set` and differs.
+fn drift<T: PartialEq>(
+    field: &'static str,
+    existing: &T,
+    wanted: &T,
+    set: bool,
+    text: impl Fn(&T) -> String,
+) -> Option<LedgerWarning> {
+    (set && existing != wanted).then(|| LedgerWarning::ConfigDiffers {
+        field,
+        existing: text(existing),
+        wanted: text(wanted),
+    })
+}
+
+/// Every filter subject of `config`, sorted.
+fn filters(config: &ConsumerConfig) -> Vec<&str> {
+    let mut all: Vec<&str> = config.filter_subjects.iter().map(String::as_str).collect();
+    if !config.filter_subject.is_empty() {
+        all.push(&config.filter_subject);
+    }
+    all.sort_unstable();
+    all
 }

@@ -12,16 +12,33 @@
 //! the ack subject is the server's clock and would bring clock skew in; the
 //! receipt time is a little later than the server's start, by the network
 //! delay, which the half-`ack_wait` margin absorbs.
+//!
+//! Exactly-once: a delivery's work is *applied* once its epoch commits (the
+//! caller calls [`AckLedger::commit`] after its checkpoint is durable) and
+//! stays so until the server confirms its ack or the ack floor passes it.
+//! [`AckLedger::snapshot`] gives what the checkpoint must save with the
+//! engine's state; after a crash, [`AckLedger::restore`] takes the union of
+//! the saved states, and [`AckLedger::admit`] turns a redelivery of applied
+//! work into an ack with the next commit instead of a second application.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
+use super::metadata::DeliveryNumbers;
+use super::ranges::SeqRanges;
+use super::state::{ConsumerState, LEDGER_STATE_VERSION, LedgerState};
 use super::token::AckToken;
 use crate::core::error::Error;
 use crate::core::machine::{Link, Machine};
 use crate::core::time::{Clock, Instant};
 use crate::core::timer::{Deadline, TimerKind, TimerTable};
+
+/// How long an ack floor read from the server waits before the ledger
+/// trusts it: nats-server stores a consumer's acks a little after it
+/// confirms them (a server killed within tens of milliseconds came back
+/// without them).
+pub const FLOOR_SETTLED: Duration = Duration::from_secs(1);
 
 /// Something the user should hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +47,23 @@ pub enum LedgerEvent {
     /// (disconnected, or the caller came late): the server may redeliver it,
     /// so its processing may happen twice.
     RedeliveryRisk { token: AckToken },
+    /// A redelivery that no restored state covers and this ledger did not
+    /// nak: the worker that had it before crashed, nak'd it, or (if its
+    /// ledger reported [`RedeliveryRisk`](Self::RedeliveryRisk)) still holds it.
+    Redelivered { token: AckToken },
+}
+
+/// What a ledger has done for exactly-once, since it was made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LedgerCounts {
+    /// Redeliveries of applied work, acked instead of handed to the caller.
+    pub skipped: u64,
+    /// Deliveries nak'd because their epoch was aborted.
+    pub aborted: u64,
+    /// Held deliveries reported at risk of a second delivery.
+    pub at_risk: u64,
+    /// Redeliveries admitted that neither a restore nor an abort explains.
+    pub redelivered: u64,
 }
 
 /// Deliveries waiting for their checkpoint, per consumer, kept alive with `+WPI`.
@@ -46,6 +80,7 @@ pub struct AckLedger {
     /// Progress handed to the caller, with the reset time it replaced.
     outbox: Vec<Sent>,
     events: VecDeque<LedgerEvent>,
+    counts: LedgerCounts,
 }
 
 /// The queues by stream and consumer name, in name order. A ledger serves
@@ -55,8 +90,8 @@ pub struct AckLedger {
 struct Consumers(Vec<((String, String), Queue)>);
 
 impl Consumers {
-    fn get_mut(&mut self, key: &(String, String)) -> Option<&mut Queue> {
-        let at = self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+    fn get_mut(&mut self, stream: &str, consumer: &str) -> Option<&mut Queue> {
+        let at = self.0.binary_search_by(|((s, c), _)| (s.as_str(), c.as_str()).cmp(&(stream, consumer))).ok()?;
         Some(&mut self.0[at].1)
     }
 
@@ -77,6 +112,19 @@ struct Queue {
     items: VecDeque<Tracked>,
     /// While disconnected: how many front items were already reported at risk.
     reported: usize,
+    /// Stream sequences whose work is durable (committed here, or restored)
+    /// and whose ack the server has not confirmed.
+    applied: SeqRanges,
+    /// Redeliveries of applied work, acked with the next commit.
+    skipped: Vec<AckToken>,
+    /// Stream sequences this ledger nak'd on abort: their redelivery is expected.
+    naked: SeqRanges,
+    /// Ack floors read and when, oldest first, until they are settled.
+    floors: VecDeque<(Instant, u64)>,
+    /// Committed deliveries whose acks are out, until [`AckLedger::settle`]:
+    /// stream sequence, last reset and whether at risk, to hold again what
+    /// the server did not confirm.
+    acking: Vec<(u64, Instant, bool)>,
 }
 
 #[derive(Debug)]
@@ -85,6 +133,8 @@ struct Tracked {
     epoch: u64,
     /// When the server's ack timer last started (delivery or last `+WPI`).
     reset_at: Instant,
+    /// Reported in a [`LedgerEvent::RedeliveryRisk`]: its epoch must not commit.
+    at_risk: bool,
 }
 
 #[derive(Debug)]
@@ -97,11 +147,11 @@ struct Sent {
 /// A committed delivery, ordered by consumer sequence alone. `commit` sorts
 /// these with a `BinaryHeap`: in the wasm, a slice sort of its own costs
 /// 1.1 KB more (gzip).
-struct Committed(AckToken);
+struct Committed(Tracked);
 
 impl Committed {
     fn sequence(&self) -> u64 {
-        self.0.metadata().consumer_sequence
+        self.0.token.metadata().consumer_sequence
     }
 }
 
@@ -126,6 +176,46 @@ impl PartialEq for Committed {
 impl Eq for Committed {}
 
 impl Queue {
+    fn new(ack_wait: Duration) -> Self {
+        Queue {
+            ack_wait,
+            items: VecDeque::new(),
+            reported: 0,
+            applied: SeqRanges::new(),
+            skipped: Vec::new(),
+            naked: SeqRanges::new(),
+            floors: VecDeque::new(),
+            acking: Vec::new(),
+        }
+    }
+
+    /// Adds `item` where its timer puts it: the front stays the next one
+    /// due. Not among the front items already reported while disconnected
+    /// (all past their deadline, so due no later than it): after them.
+    fn insert(&mut self, item: Tracked) {
+        let at = self.items.partition_point(|t| t.reset_at <= item.reset_at).max(self.reported);
+        self.items.insert(at, item);
+    }
+
+    /// Removes the items `take` picks and returns them, keeping the count of
+    /// front items already reported right.
+    fn take_items(&mut self, mut take: impl FnMut(&Tracked) -> bool) -> Vec<Tracked> {
+        let mut taken = Vec::new();
+        let mut kept = VecDeque::with_capacity(self.items.len());
+        let mut reported = 0;
+        for (i, item) in self.items.drain(..).enumerate() {
+            if take(&item) {
+                taken.push(item);
+            } else {
+                reported += usize::from(i < self.reported);
+                kept.push_back(item);
+            }
+        }
+        self.items = kept;
+        self.reported = reported;
+        taken
+    }
+
     fn due(&self, item: &Tracked) -> Instant {
         item.reset_at + self.ack_wait / 2
     }
@@ -149,7 +239,7 @@ impl AckLedger {
         let key = (stream.to_string(), consumer.to_string());
         match self.consumers.0.binary_search_by(|(k, _)| k.cmp(&key)) {
             Ok(at) => self.consumers.0[at].1.ack_wait = ack_wait,
-            Err(at) => self.consumers.0.insert(at, (key, Queue { ack_wait, items: VecDeque::new(), reported: 0 })),
+            Err(at) => self.consumers.0.insert(at, (key, Queue::new(ack_wait))),
         }
         self.rearm();
         Ok(())
@@ -164,40 +254,44 @@ impl AckLedger {
         if self.tracked.contains(token.subject()) {
             return Err(Error::InvalidArgument(format!("{} is already tracked", token.subject())));
         }
-        let key = (token.stream().to_string(), token.consumer().to_string());
-        let Some(queue) = self.consumers.get_mut(&key) else {
+        let Some(queue) = self.consumers.get_mut(token.stream(), token.consumer()) else {
             return Err(Error::InvalidArgument(format!(
                 "no ack_wait known for consumer {} of stream {}: call set_ack_wait first",
-                key.1, key.0
+                token.consumer(),
+                token.stream()
             )));
         };
         self.tracked.insert(token.subject().to_string());
-        queue.items.push_back(Tracked { token, epoch, reset_at: now });
+        // A redelivery gets its first +WPI at once: nats-server restarted
+        // between the redelivery and that +WPI hands the message out again.
+        let reset_at = match token.metadata().delivered > 1 {
+            true => Instant::from_offset(now.offset().saturating_sub(queue.ack_wait / 2)),
+            false => now,
+        };
+        queue.insert(Tracked { token, epoch, reset_at, at_risk: false });
         self.rearm();
         Ok(())
     }
 
     /// Removes and returns every delivery of epochs up to `epoch`, by stream,
-    /// consumer and consumer sequence, for the caller to ack in one `AckBatch`.
+    /// consumer and consumer sequence, for the caller to ack in one
+    /// `AckBatch`, followed by each consumer's skipped redeliveries. Call it
+    /// once the checkpoint is durable: their work counts as applied from now
+    /// until [`confirmed`](Self::confirmed) or the ack floor passes it.
     pub fn commit(&mut self, epoch: u64) -> Vec<AckToken> {
         self.committed = self.committed.max(Some(epoch));
-        let mut done = Vec::new();
+        let mut done = Vec::with_capacity(self.tracked.len());
         for queue in self.consumers.queues_mut() {
-            let mut committed = BinaryHeap::new();
-            let mut kept = VecDeque::with_capacity(queue.items.len());
-            let mut reported = 0;
-            for (i, item) in queue.items.drain(..).enumerate() {
-                if item.epoch <= epoch {
-                    committed.push(Committed(item.token));
-                } else {
-                    reported += usize::from(i < queue.reported);
-                    kept.push_back(item);
-                }
-            }
-            queue.items = kept;
-            queue.reported = reported;
+            let committed: BinaryHeap<Committed> =
+                queue.take_items(|item| item.epoch <= epoch).into_iter().map(Committed).collect();
             // Consumers come in name order; within one, by consumer sequence.
-            done.extend(committed.into_sorted_vec().into_iter().map(|Committed(token)| token));
+            for Committed(item) in committed.into_sorted_vec() {
+                let seq = item.token.stream_sequence();
+                queue.applied.insert(seq);
+                queue.acking.push((seq, item.reset_at, item.at_risk));
+                done.push(item.token);
+            }
+            done.append(&mut queue.skipped);
         }
         for token in &done {
             self.tracked.remove(token.subject());
@@ -205,6 +299,179 @@ impl AckLedger {
         self.outbox.retain(|sent| self.tracked.contains(sent.token.subject()));
         self.rearm();
         done
+    }
+
+    /// The acks [`commit`](Self::commit) handed out that the server did
+    /// not confirm (no answer, safe to resend): held again, kept alive with
+    /// `+WPI`, and acked with the next commit, so the server does not hand
+    /// them to another worker meanwhile. Confirmed ones stay applied until
+    /// the ack floor passes them ([`prune`](Self::prune)): a server killed
+    /// right after confirming can come back without the ack.
+    pub fn settle(&mut self, unconfirmed: &[AckToken]) {
+        let committed = self.committed.unwrap_or(0);
+        for ((stream, consumer), queue) in &mut self.consumers.0 {
+            let acking: HashMap<u64, (Instant, bool)> = match unconfirmed.is_empty() {
+                true => HashMap::new(),
+                false => queue.acking.iter().map(|&(seq, reset_at, at_risk)| (seq, (reset_at, at_risk))).collect(),
+            };
+            queue.acking.clear();
+            for token in unconfirmed.iter().filter(|t| t.stream() == stream && t.consumer() == consumer) {
+                match acking.get(&token.stream_sequence()) {
+                    // Held again under the committed epoch: the next commit takes it.
+                    Some(&(reset_at, at_risk)) if self.tracked.insert(token.subject().to_string()) => {
+                        queue.insert(Tracked { token: token.clone(), epoch: committed, reset_at, at_risk });
+                    }
+                    Some(_) => {}
+                    // A skipped redelivery: acked again with the next commit.
+                    None => queue.skipped.push(token.clone()),
+                }
+            }
+        }
+        self.rearm();
+    }
+
+    /// The consumer's ack floor read at `now` is `floor`. Nothing at or
+    /// below it comes back once the server has stored it, which a server
+    /// killed at once may not have: the ledger drops applied sequences only
+    /// below a floor read [`FLOOR_SETTLED`] or longer ago.
+    pub fn prune(&mut self, now: Instant, stream: &str, consumer: &str, floor: u64) {
+        let now = self.clock.advance(now);
+        let Some(queue) = self.consumers.get_mut(stream, consumer) else { return };
+        if queue.floors.back().is_none_or(|&(_, last)| floor > last) {
+            queue.floors.push_back((now, floor));
+        }
+        let mut settled = None;
+        while let Some(&(_, floor)) = queue.floors.front().filter(|(at, _)| *at + FLOOR_SETTLED <= now) {
+            settled = Some(floor);
+            queue.floors.pop_front();
+        }
+        if let Some(floor) = settled {
+            queue.applied.remove_through(floor);
+            queue.naked.remove_through(floor);
+        }
+    }
+
+    /// Gives up epoch `epoch` and every later one (their checkpoint failed):
+    /// removes their deliveries and returns those to nak, so they are
+    /// redelivered now rather than after `ack_wait`. One at risk is dropped
+    /// without a nak: the server may have handed it to another worker, and a
+    /// nak (which names the stream sequence) would take it from that worker.
+    pub fn abort(&mut self, now: Instant, epoch: u64) -> Vec<AckToken> {
+        let now = self.clock.advance(now);
+        let mut aborted = Vec::new();
+        let mut dropped = 0;
+        for queue in self.consumers.queues_mut() {
+            for item in queue.take_items(|item| item.epoch >= epoch) {
+                self.tracked.remove(item.token.subject());
+                if item.at_risk || queue.deadline(&item) <= now {
+                    dropped += 1;
+                    continue;
+                }
+                queue.naked.insert(item.token.stream_sequence());
+                aborted.push(item.token);
+            }
+        }
+        self.counts.aborted += (aborted.len() + dropped) as u64;
+        self.outbox.retain(|sent| self.tracked.contains(sent.token.subject()));
+        self.rearm();
+        aborted
+    }
+
+    /// Whether the caller should process `token`'s message: `false` for a
+    /// redelivery of work already applied, which is acked with the next
+    /// commit instead. A redelivery nothing here explains is processed and
+    /// reported as [`LedgerEvent::Redelivered`].
+    pub fn admit(&mut self, subject: &str) -> Result<bool, Error> {
+        // Read without allocating: most messages pass.
+        let (stream, consumer, numbers) = DeliveryNumbers::parse_named(subject)?;
+        let Some(queue) = self.consumers.get_mut(stream, consumer) else {
+            return Err(unknown_consumer(stream, consumer));
+        };
+        let seq = numbers.stream_sequence;
+        if queue.applied.contains(seq) {
+            let token = AckToken::new(subject)?;
+            // One ack per message: a later delivery replaces an earlier one.
+            match queue.skipped.iter_mut().find(|t| t.stream_sequence() == seq) {
+                Some(skipped) => *skipped = token,
+                None => queue.skipped.push(token),
+            }
+            self.counts.skipped += 1;
+            return Ok(false);
+        }
+        if queue.naked.contains(seq) {
+            queue.naked.remove(seq);
+        } else if numbers.delivered > 1 {
+            self.counts.redelivered += 1;
+            self.events.push_back(LedgerEvent::Redelivered { token: AckToken::new(subject)? });
+        }
+        Ok(true)
+    }
+
+    /// What a checkpoint of epoch `epoch` saves: per consumer, the sequences
+    /// tracked in epochs up to it plus the applied ones not yet confirmed.
+    /// [`Error::AtRisk`] when one of those deliveries may have reached
+    /// another worker (its ack deadline passed without a `+WPI`): the epoch
+    /// must not commit; [`abort`](Self::abort) it.
+    pub fn snapshot(&mut self, now: Instant, epoch: u64) -> Result<LedgerState, Error> {
+        let now = self.clock.advance(now);
+        // Acks held again after a commit belong to epochs already applied:
+        // aborting the open one would not help them.
+        let open = self.committed.map_or(0, |c| c + 1);
+        let mut at_risk = Vec::new();
+        let mut consumers = Vec::with_capacity(self.consumers.0.len());
+        for ((stream, consumer), queue) in &self.consumers.0 {
+            // Items come about in arrival order, so mostly ascending: no sort
+            // needed (and none in the wasm).
+            let mut ranges: SeqRanges = queue
+                .items
+                .iter()
+                .filter(|item| item.epoch <= epoch)
+                .inspect(|item| {
+                    if item.epoch >= open && (item.at_risk || queue.deadline(item) <= now) {
+                        at_risk.push(item.token.stream_sequence());
+                    }
+                })
+                .map(|item| item.token.stream_sequence())
+                .collect();
+            ranges.extend(&queue.applied);
+            consumers.push(ConsumerState {
+                stream: stream.clone(),
+                consumer: consumer.clone(),
+                ranges: ranges.ranges().to_vec(),
+            });
+        }
+        if !at_risk.is_empty() {
+            return Err(Error::AtRisk { sequences: BinaryHeap::from(at_risk).into_sorted_vec() });
+        }
+        Ok(LedgerState { version: LEDGER_STATE_VERSION, consumers })
+    }
+
+    /// Adds the states a checkpoint saved (of every worker: their union) to
+    /// the applied work. Every consumer they name must be known here.
+    pub fn restore(&mut self, states: &[LedgerState]) -> Result<(), Error> {
+        for state in states {
+            state.validate()?;
+            for c in &state.consumers {
+                if self.consumers.get_mut(&c.stream, &c.consumer).is_none() {
+                    return Err(unknown_consumer(&c.stream, &c.consumer));
+                }
+            }
+        }
+        for c in states.iter().flat_map(|state| &state.consumers) {
+            if let Some(queue) = self.consumers.get_mut(&c.stream, &c.consumer) {
+                queue.applied.extend(&c.to_ranges());
+            }
+        }
+        Ok(())
+    }
+
+    /// Applied sequences awaiting confirmation or the ack floor, over all consumers.
+    pub fn applied_len(&self) -> u64 {
+        self.consumers.queues().map(|q| q.applied.count()).sum()
+    }
+
+    pub fn counts(&self) -> LedgerCounts {
+        self.counts
     }
 
     /// Deliveries held.
@@ -233,7 +500,7 @@ impl AckLedger {
     pub fn handle_disconnected(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         for sent in self.outbox.drain(..).rev() {
-            let Some(queue) = self.consumers.get_mut(&sent.key) else {
+            let Some(queue) = self.consumers.get_mut(&sent.key.0, &sent.key.1) else {
                 continue;
             };
             let at = queue.items.iter().rposition(|t| t.token == sent.token);
@@ -301,12 +568,15 @@ impl AckLedger {
                 if queue.due(front) > now {
                     break;
                 }
-                if i >= reported && queue.deadline(front) <= now {
-                    self.events.push_back(LedgerEvent::RedeliveryRisk { token: front.token.clone() });
-                }
+                let missed = i >= reported && queue.deadline(front) <= now;
                 let Some(mut item) = queue.items.pop_front() else {
                     break;
                 };
+                if missed {
+                    item.at_risk = true;
+                    self.counts.at_risk += 1;
+                    self.events.push_back(LedgerEvent::RedeliveryRisk { token: item.token.clone() });
+                }
                 self.outbox.push(Sent { key: key.clone(), token: item.token.clone(), previous: item.reset_at });
                 item.reset_at = now;
                 queue.items.push_back(item);
@@ -316,16 +586,23 @@ impl AckLedger {
 
     fn report_missed(&mut self, now: Instant) {
         for queue in self.consumers.queues_mut() {
-            while let Some(item) = queue.items.get(queue.reported) {
-                if queue.deadline(item) > now {
+            let ack_wait = queue.ack_wait;
+            while let Some(item) = queue.items.get_mut(queue.reported) {
+                if item.reset_at + ack_wait > now {
                     break;
                 }
+                item.at_risk = true;
+                self.counts.at_risk += 1;
                 self.events.push_back(LedgerEvent::RedeliveryRisk { token: item.token.clone() });
                 queue.reported += 1;
             }
         }
     }
 }
+fn unknown_consumer(stream: &str, consumer: &str) -> Error {
+    Error::InvalidArgument(format!("this ledger does not serve consumer {consumer} of stream {stream}"))
+}
+
 /// Why a ledger wants to be woken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LedgerTimer {

@@ -55,6 +55,12 @@ impl DeliveryNumbers {
     pub fn parse(subject: &str) -> Result<Self, Error> {
         Ok(Tokens::parse(subject)?.numbers)
     }
+
+    /// The stream and consumer names with the numbers, borrowed from `subject`.
+    pub fn parse_named(subject: &str) -> Result<(&str, &str, Self), Error> {
+        let tokens = Tokens::parse(subject)?;
+        Ok((tokens.stream, tokens.consumer, tokens.numbers))
+    }
 }
 
 /// An ack reply subject's names, borrowed, and its numbers.

@@ -10,7 +10,8 @@
 //!   collapsed to its floor, and which acks the server confirmed.
 //! - [`AckLedger`]: deliveries held until their checkpoint commits, kept
 //!   alive with `+WPI`; [`check_shared_durable`] and [`check_ledger_fit`]
-//!   refuse or flag set-ups that lose data or stall.
+//!   refuse or flag set-ups that lose data or stall; [`LedgerState`] (in
+//!   [`SeqRanges`]) is what a checkpoint saves of it for exactly-once.
 //!
 //! Like the pull consumer, nothing here owns a socket or a clock: the
 //! caller publishes what the `plan`/`poll_*` methods return and passes `now`.
@@ -20,14 +21,18 @@ mod guard;
 mod kind;
 mod ledger;
 mod metadata;
+mod ranges;
+mod state;
 mod token;
 
 pub use batch::{AckBatch, AckConfirmations, AckReport, PlannedAck};
-pub use guard::{LedgerWarning, check_ledger_fit, check_shared_durable};
+pub use guard::{LedgerWarning, check_config_drift, check_ledger_fit, check_shared_durable};
 pub use kind::{Ack, AckKind};
-pub use ledger::{AckLedger, LedgerEvent, LedgerTimer};
+pub use ledger::{AckLedger, FLOOR_SETTLED, LedgerCounts, LedgerEvent, LedgerTimer};
 pub(crate) use metadata::DeliveryNumbers;
 pub use metadata::MessageMetadata;
+pub use ranges::SeqRanges;
+pub use state::{ConsumerState, LEDGER_STATE_VERSION, LedgerState};
 pub use token::AckToken;
 
 #[cfg(test)]

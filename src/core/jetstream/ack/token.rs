@@ -11,11 +11,27 @@ use crate::core::message::Message;
 ///
 /// Serializes as the bare subject string, small enough for a checkpoint;
 /// reading it back checks the subject again.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct AckToken {
     subject: String,
     metadata: MessageMetadata,
+}
+
+// The metadata is read from the subject: the subject alone is the identity
+// (and hashing only it keeps a batch of thousands of acks cheap).
+impl PartialEq for AckToken {
+    fn eq(&self, other: &Self) -> bool {
+        self.subject == other.subject
+    }
+}
+
+impl Eq for AckToken {}
+
+impl std::hash::Hash for AckToken {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.subject.hash(state);
+    }
 }
 
 impl AckToken {

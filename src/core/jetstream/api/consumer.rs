@@ -284,6 +284,12 @@ struct ConfigCore {
     ack_wait: Duration,
     #[serde(default)]
     max_ack_pending: i64,
+    #[serde(default)]
+    max_deliver: i64,
+    #[serde(default)]
+    max_waiting: i64,
+    #[serde(default, with = "serde_nanos::vec")]
+    backoff: Vec<Duration>,
     deliver_subject: Option<String>,
     deliver_group: Option<String>,
     #[serde(default, with = "serde_nanos")]
@@ -300,6 +306,9 @@ impl From<ConfigCore> for ConsumerConfig {
             ack_policy: c.ack_policy,
             ack_wait: c.ack_wait,
             max_ack_pending: c.max_ack_pending,
+            max_deliver: c.max_deliver,
+            max_waiting: c.max_waiting,
+            backoff: c.backoff,
             deliver_subject: c.deliver_subject,
             deliver_group: c.deliver_group,
             idle_heartbeat: c.idle_heartbeat,
@@ -321,6 +330,8 @@ struct InfoCore {
     #[serde(default)]
     delivered: SequenceInfo,
     #[serde(default)]
+    ack_floor: SequenceInfo,
+    #[serde(default)]
     num_pending: u64,
 }
 
@@ -332,21 +343,24 @@ struct CreateRequestCore {
 
 impl ConsumerInfo {
     /// The names of a `CONSUMER.INFO` or `CONSUMER.CREATE` reply, and of
-    /// its config the names, filters, ack policy, ack wait and max ack
-    /// pending, and the deliver subject, group, idle heartbeat and
-    /// `push_bound` of a push consumer, and `delivered` and `num_pending`;
+    /// its config the names, filters, ack policy, ack wait, max ack
+    /// pending, max deliver, max waiting and backoff, and the deliver
+    /// subject, group, idle heartbeat and `push_bound` of a push consumer,
+    /// and `delivered`, `ack_floor` and `num_pending`;
     /// every other field keeps its default. Enough for a
     /// [`Consumer`](crate::jetstream::Consumer) or
     /// [`PushConsumer`](crate::jetstream::PushConsumer) handle, whose
     /// readers and ledger read nothing else.
     pub fn from_json_core(json: &[u8]) -> Result<ConsumerInfo, Error> {
-        let InfoCore { stream_name, name, config, push_bound, delivered, num_pending } = parse_checked_plain(json)?;
+        let InfoCore { stream_name, name, config, push_bound, delivered, ack_floor, num_pending } =
+            parse_checked_plain(json)?;
         Ok(ConsumerInfo {
             stream_name,
             name,
             config: config.into(),
             push_bound,
             delivered,
+            ack_floor,
             num_pending,
             ..Default::default()
         })

@@ -7,19 +7,7 @@ use std::time::Duration;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
-use crate::core::jetstream::ack::{AckLedger, LedgerEvent};
-
-const ACK_WAIT: Duration = Duration::from_secs(30);
-
-fn ledger() -> AckLedger {
-    let mut ledger = AckLedger::new();
-    ledger.set_ack_wait("S", "C", ACK_WAIT).unwrap();
-    ledger
-}
-
-fn events(ledger: &mut AckLedger) -> Vec<LedgerEvent> {
-    std::iter::from_fn(|| ledger.poll_event()).collect()
-}
+use crate::core::jetstream::ack::LedgerEvent;
 
 #[test]
 fn progress_goes_out_before_the_deadline_and_again_each_period() {

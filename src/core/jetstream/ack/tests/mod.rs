@@ -3,13 +3,30 @@
 
 mod batch;
 mod confirm;
+mod exactly_once;
 mod guard;
 mod kind;
 mod ledger;
 mod metadata;
+mod ranges;
 
-use super::AckToken;
+use std::time::Duration;
+
+use super::{AckLedger, AckToken, LedgerEvent};
 use crate::core::time::Instant;
+
+const ACK_WAIT: Duration = Duration::from_secs(30);
+
+/// A ledger for consumer `C` of stream `S` with an `ack_wait` of 30 s.
+fn ledger() -> AckLedger {
+    let mut ledger = AckLedger::new();
+    ledger.set_ack_wait("S", "C", ACK_WAIT).unwrap();
+    ledger
+}
+
+fn events(ledger: &mut AckLedger) -> Vec<LedgerEvent> {
+    std::iter::from_fn(|| ledger.poll_event()).collect()
+}
 
 fn t(ms: u64) -> Instant {
     Instant::from_millis(ms)

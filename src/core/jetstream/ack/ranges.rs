@@ -1,0 +1,110 @@
+//! Sets of stream sequences kept as sorted, disjoint ranges: a checkpoint's
+//! 10,000 consecutive messages are one range, not 10,000 numbers.
+
+/// Stream sequences as inclusive `(first, last)` ranges, sorted, disjoint
+/// and never adjacent (neighbours merge).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeqRanges(Vec<(u64, u64)>);
+
+impl SeqRanges {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The ranges, lowest first.
+    pub fn ranges(&self) -> &[(u64, u64)] {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sequences held (a count, not the number of ranges).
+    pub fn count(&self) -> u64 {
+        self.0.iter().map(|&(first, last)| last - first + 1).sum()
+    }
+
+    pub fn contains(&self, seq: u64) -> bool {
+        self.find(seq).is_ok()
+    }
+
+    /// `Ok(i)`: range `i` holds `seq`; `Err(i)`: `seq` would go before range `i`.
+    fn find(&self, seq: u64) -> Result<usize, usize> {
+        let at = self.0.partition_point(|&(_, last)| last < seq);
+        match self.0.get(at) {
+            Some(&(first, _)) if first <= seq => Ok(at),
+            _ => Err(at),
+        }
+    }
+
+    pub fn insert(&mut self, seq: u64) {
+        self.insert_range(seq, seq);
+    }
+
+    /// Adds `first..=last`, merging what it touches or overlaps.
+    pub fn insert_range(&mut self, first: u64, last: u64) {
+        if first > last {
+            return;
+        }
+        // Ranges ending at or after first - 1 may touch; those starting at or
+        // before last + 1 too. Everything between merges into one.
+        let lo = self.0.partition_point(|&(_, end)| end.saturating_add(1) < first);
+        let hi = self.0.partition_point(|&(start, _)| start <= last.saturating_add(1));
+        if lo == hi {
+            self.0.insert(lo, (first, last));
+            return;
+        }
+        let merged = (first.min(self.0[lo].0), last.max(self.0[hi - 1].1));
+        self.0.splice(lo..hi, [merged]);
+    }
+
+    /// Removes `seq`; a range it splits becomes two.
+    pub fn remove(&mut self, seq: u64) {
+        let Ok(at) = self.find(seq) else { return };
+        let (first, last) = self.0[at];
+        match (first == seq, last == seq) {
+            (true, true) => {
+                self.0.remove(at);
+            }
+            (true, false) => self.0[at].0 = seq + 1,
+            (false, true) => self.0[at].1 = seq - 1,
+            (false, false) => {
+                self.0[at].1 = seq - 1;
+                self.0.insert(at + 1, (seq + 1, last));
+            }
+        }
+    }
+
+    /// Removes every sequence at or below `floor`.
+    pub fn remove_through(&mut self, floor: u64) {
+        let whole = self.0.partition_point(|&(_, last)| last <= floor);
+        self.0.drain(..whole);
+        if let Some(front) = self.0.first_mut() {
+            front.0 = front.0.max(floor.saturating_add(1));
+        }
+    }
+
+    /// Adds every range of `other`.
+    pub fn extend(&mut self, other: &SeqRanges) {
+        for &(first, last) in &other.0 {
+            self.insert_range(first, last);
+        }
+    }
+}
+
+impl FromIterator<u64> for SeqRanges {
+    fn from_iter<I: IntoIterator<Item = u64>>(iter: I) -> Self {
+        let mut ranges = SeqRanges::new();
+        for seq in iter {
+            // Mostly ascending input: extending the last range is the common case.
+            match ranges.0.last_mut() {
+                Some((_, last)) if *last + 1 == seq => *last = seq,
+                Some(&mut (_, last)) if last < seq => ranges.0.push((seq, seq)),
+                None => ranges.0.push((seq, seq)),
+                _ => ranges.insert(seq),
+            }
+        }
+        ranges
+    }
+}
