@@ -22,7 +22,7 @@
 //! work into an ack with the next commit instead of a second application.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashSet, VecDeque};
 use std::time::Duration;
 
 use super::metadata::DeliveryNumbers;
@@ -30,6 +30,7 @@ use super::ranges::SeqRanges;
 use super::state::{ConsumerState, LEDGER_STATE_VERSION, LedgerState};
 use super::token::AckToken;
 use crate::core::error::Error;
+use crate::core::id_map::IdMap;
 use crate::core::machine::{Link, Machine};
 use crate::core::time::{Clock, Instant};
 use crate::core::timer::{Deadline, TimerKind, TimerTable};
@@ -124,7 +125,7 @@ struct Queue {
     /// Committed deliveries whose acks are out, until [`AckLedger::settle`]:
     /// stream sequence, last reset and whether at risk, to hold again what
     /// the server did not confirm.
-    acking: Vec<(u64, Instant, bool)>,
+    acking: IdMap<u64, (Instant, bool)>,
 }
 
 #[derive(Debug)]
@@ -185,7 +186,7 @@ impl Queue {
             skipped: Vec::new(),
             naked: SeqRanges::new(),
             floors: VecDeque::new(),
-            acking: Vec::new(),
+            acking: IdMap::default(),
         }
     }
 
@@ -288,7 +289,7 @@ impl AckLedger {
             for Committed(item) in committed.into_sorted_vec() {
                 let seq = item.token.stream_sequence();
                 queue.applied.insert(seq);
-                queue.acking.push((seq, item.reset_at, item.at_risk));
+                queue.acking.insert(seq, (item.reset_at, item.at_risk));
                 done.push(item.token);
             }
             done.append(&mut queue.skipped);
@@ -310,11 +311,7 @@ impl AckLedger {
     pub fn settle(&mut self, unconfirmed: &[AckToken]) {
         let committed = self.committed.unwrap_or(0);
         for ((stream, consumer), queue) in &mut self.consumers.0 {
-            let acking: HashMap<u64, (Instant, bool)> = match unconfirmed.is_empty() {
-                true => HashMap::new(),
-                false => queue.acking.iter().map(|&(seq, reset_at, at_risk)| (seq, (reset_at, at_risk))).collect(),
-            };
-            queue.acking.clear();
+            let acking = std::mem::take(&mut queue.acking);
             for token in unconfirmed.iter().filter(|t| t.stream() == stream && t.consumer() == consumer) {
                 match acking.get(&token.stream_sequence()) {
                     // Held again under the committed epoch: the next commit takes it.

@@ -603,8 +603,11 @@ mod tests {
         assert_eq!((c.ack_policy, c.ack_wait, c.max_ack_pending), (AckPolicy::Explicit, Duration::from_secs(30), 1000));
         assert_eq!(c.filter_subject, "orders.new");
         assert_eq!((info.delivered.stream_sequence, info.num_pending), (14, 100));
+        assert_eq!((c.max_deliver, c.max_waiting), (-1, 512), "the ledger's guardrails read these");
+        assert_eq!(c.backoff, [Duration::from_secs(1), Duration::from_secs(2)]);
+        assert_eq!(info.ack_floor.stream_sequence, 12, "the ledger prunes by it");
         // The rest is left at its default, unread.
-        assert_eq!((c.max_deliver, &c.deliver_policy, info.num_ack_pending), (0, &DeliverPolicy::All, 0));
+        assert_eq!((&c.deliver_policy, info.num_ack_pending), (&DeliverPolicy::All, 0));
         assert!(matches!(ConsumerInfo::from_json_core(br#"{"name":"x"}"#), Err(Error::Protocol(_))));
 
         let push = br#"{"stream_name":"S","name":"p","push_bound":true,"config":{"deliver_subject":"d.p",
