@@ -9,7 +9,8 @@
 //! - the same 4-worker drain through a `CheckpointLedger` with its
 //!   exactly-once half on (each message admitted and tracked; every 50 ms
 //!   epoch snapshotted, then committed as one confirmed batch) against
-//!   natsjet's own ack per message, same passes: what the ledger costs;
+//!   natsjet's own ack per message and against an `AckBatch` per epoch
+//!   committed confirmed by hand, same passes: what the ledger costs;
 //! - confirmed acks of 10,000 messages: one confirmed `AckBatch` commit
 //!   against one `double_ack` per message.
 //!
@@ -107,12 +108,23 @@ impl Reading {
 static DURABLES: AtomicUsize = AtomicUsize::new(0);
 
 fn natsjet_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading) -> Run {
-    natsjet_drain_acking(rt, url, n, workers, reading, false)
+    natsjet_drain_acking(rt, url, n, workers, reading, Acking::Each)
 }
 
-/// A natsjet drain that acks each message, or (`ledger`) holds them in a
-/// checkpoint ledger committed every [`EPOCH`].
-fn natsjet_drain_acking(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading, ledger: bool) -> Run {
+/// How a natsjet drain acks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Acking {
+    /// Each message as it comes.
+    Each,
+    /// Each [`EPOCH`]'s messages in one confirmed `AckBatch`, by hand.
+    Batch,
+    /// In a `CheckpointLedger` (admitted, tracked, snapshotted, committed every [`EPOCH`]).
+    Ledger,
+}
+
+/// A natsjet drain that acks as `acking` says; the held ones' commits run
+/// while the next epoch reads, as an engine would run them.
+fn natsjet_drain_acking(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading, acking: Acking) -> Run {
     let (js, name, consumers) = rt.block_on(async {
         let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
         let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
@@ -146,13 +158,29 @@ fn natsjet_drain_acking(rt: &Runtime, url: &str, n: usize, workers: usize, readi
                         finished.send_replace(true);
                     }
                 };
-                if ledger {
+                if acking == Acking::Batch {
+                    let mut checkpoint = tokio::time::interval(EPOCH);
+                    let (mut batch, mut committing) = (AckBatch::new(), None);
+                    loop {
+                        tokio::select! {
+                            m = messages.next() => batch.add_message(&m.unwrap().unwrap(), AckKind::Ack).unwrap(),
+                            _ = checkpoint.tick(), if committing.is_none() => {
+                                let epoch = std::mem::take(&mut batch);
+                                committing = Some(Box::pin(epoch.commit_confirmed(js.client(), Duration::from_secs(5))));
+                            }
+                            report = async { committing.as_mut().unwrap().await }, if committing.is_some() => {
+                                count(report.unwrap().confirmed.len());
+                                committing = None;
+                            }
+                            () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+                        }
+                    }
+                } else if acking == Acking::Ledger {
                     let options = LedgerOptions { workers, batch: BATCH, checkpoint_interval: EPOCH };
                     let ledger = CheckpointLedger::new(&consumer, options).unwrap();
                     let mut messages = ledger.filter(messages);
                     let mut checkpoint = tokio::time::interval(EPOCH);
                     let mut epoch = 1;
-                    // An epoch's acks go out while the next one reads, as an engine would run them.
                     let mut committing = None;
                     loop {
                         tokio::select! {
@@ -261,15 +289,16 @@ fn counted_drain(rt: &Runtime, drain: impl Future<Output = Run>) -> Run {
 }
 
 /// The one drain `CONSUME_ONLY` ("client:workers:per pull") names: the
-/// client `natsjet`, `natsjet-ledger` (the ledger drain) or `async-nats`.
+/// client `natsjet`, `natsjet-ledger` (the ledger drain), `natsjet-batch`
+/// (an `AckBatch` per epoch) or `async-nats`.
 fn only() -> Option<(&'static str, usize, Reading)> {
     let only = std::env::var("CONSUME_ONLY").ok()?;
     let parts: Vec<&str> = only.split(':').collect();
     let [client, workers, reading] = parts[..] else { panic!("CONSUME_ONLY: client:workers:per pull") };
-    let client = ["natsjet", "natsjet-ledger", "async-nats"]
+    let client = ["natsjet", "natsjet-ledger", "natsjet-batch", "async-nats"]
         .into_iter()
         .find(|c| *c == client)
-        .expect("CONSUME_ONLY: the client is natsjet, natsjet-ledger or async-nats");
+        .expect("CONSUME_ONLY: the client is natsjet, natsjet-ledger, natsjet-batch or async-nats");
     let reading = match reading {
         "defaults" => Reading::Defaults,
         n => Reading::PerPull(n.parse().expect("CONSUME_ONLY: messages per pull, or defaults")),
@@ -372,7 +401,9 @@ fn main() {
         for _ in 0..passes {
             let run = match client {
                 "async-nats" => async_nats_drain(&rt, &url, drain, workers, reading),
-                natsjet => natsjet_drain_acking(&rt, &url, drain, workers, reading, natsjet == "natsjet-ledger"),
+                "natsjet-ledger" => natsjet_drain_acking(&rt, &url, drain, workers, reading, Acking::Ledger),
+                "natsjet-batch" => natsjet_drain_acking(&rt, &url, drain, workers, reading, Acking::Batch),
+                _ => natsjet_drain(&rt, &url, drain, workers, reading),
             };
             println!(
                 "{client}, {workers} worker(s), {}: drained {drain} messages, {:.0} /s, {:.2} µs CPU/msg",
@@ -394,12 +425,17 @@ fn main() {
     let theirs_readings = [Reading::Defaults, Reading::PerPull(BATCH)];
     let mut ours: Vec<Vec<Run>> = vec![Vec::new(); 2 * readings.len()];
     let mut theirs: Vec<Vec<Run>> = vec![Vec::new(); 2 * theirs_readings.len()];
-    let (mut ledger_on, mut ledger_off) = (Vec::new(), Vec::new());
+    let ackings = [Acking::Ledger, Acking::Batch, Acking::Each];
+    let mut held: Vec<Vec<Run>> = vec![Vec::new(); ackings.len()];
     for pass in 0..passes {
-        // The ledger's cost: its 4-worker drain against acking each message, alternating.
-        for on in if pass % 2 == 0 { [true, false] } else { [false, true] } {
-            let run = natsjet_drain_acking(&rt, &url, drain, 4, Reading::Defaults, on);
-            if on { &mut ledger_on } else { &mut ledger_off }.push(run);
+        // The ledger's cost: its 4-worker drain against an AckBatch per
+        // epoch by hand and against acking each message, alternating.
+        let mut order: Vec<usize> = (0..ackings.len()).collect();
+        if pass % 2 == 1 {
+            order.reverse();
+        }
+        for i in order {
+            held[i].push(natsjet_drain_acking(&rt, &url, drain, 4, Reading::Defaults, ackings[i]));
         }
         // Alternating order: neither client always runs on a warmer server.
         for (w, workers) in [1, 4].into_iter().enumerate() {
@@ -432,10 +468,13 @@ fn main() {
             spreads.push((name, support::spread(o), support::spread(t)));
         }
     }
-    let name = "4 workers, natsjet ledger vs natsjet ack each";
-    support::row(name, support::median(&ledger_on), support::median(&ledger_off));
-    drains.push((name.to_string(), support::median(&ledger_on), support::median(&ledger_off)));
-    spreads.push((name.to_string(), support::spread(&ledger_on), support::spread(&ledger_off)));
+    for (name, theirs) in
+        [("4 workers, natsjet ledger vs natsjet ack each", 2), ("4 workers, natsjet ledger vs AckBatch/epoch", 1)]
+    {
+        support::row(name, support::median(&held[0]), support::median(&held[theirs]));
+        drains.push((name.to_string(), support::median(&held[0]), support::median(&held[theirs])));
+        spreads.push((name.to_string(), support::spread(&held[0]), support::spread(&held[theirs])));
+    }
     support::server_table(&drains);
     println!();
     println!("| {:<50} | {:>22} | {:>22} |", "spread of throughput (max - min) / median", "natsjet", "async-nats");

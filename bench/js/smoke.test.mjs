@@ -74,6 +74,16 @@ test("scripted_drain.mjs drains from its scripted server", async () => {
   for (const variant of ["1w a", "1w b", "4w a", "4w b"]) assert.match(stdout, new RegExp(`\\| ${variant} +\\| \\d+k msg/s \\| [\\d.]+ µs/msg`), stdout);
 });
 
+test("ab_drain.mjs drains through a checkpoint ledger beside acking each message", async () => {
+  // 2,000 messages: the ledger's drain ends on confirmed commits of 50 ms epochs.
+  const pkg = new URL("../../pkg", import.meta.url).pathname;
+  const env = { BENCH_SCALE: "0.01", AB_PKGS: `pkg=${pkg}`, AB_LEDGER: "1", AB_WORKERS: "4", AB_TRANSPORTS: "nats", AB_PASSES: "1" };
+  const { stdout } = await run("ab_drain.mjs", env);
+  for (const variant of ["nats 4w defaults pkg ", "nats 4w defaults pkg ledger"]) {
+    assert.match(stdout, new RegExp(`\\| ${variant} +\\| +\\d+k \\(`), stdout);
+  }
+});
+
 test("size.mjs bundles both apps", async () => {
   const { stdout } = await run("size.mjs");
   assert.match(stdout, /\| natsjet +\| +[\d.]+ KB \|/, stdout);
