@@ -187,6 +187,15 @@ impl Client {
         Self::publish_locked(&mut self.inner.shared.lock(), subject, reply, headers, payload)
     }
 
+    /// Publishes every `(subject, payload)` under one lock once the outgoing
+    /// buffer has room: a checkpoint's thousands of acks in one go.
+    pub(crate) async fn publish_group<'a>(
+        &self,
+        messages: impl Iterator<Item = (&'a str, &'a [u8])> + Clone,
+    ) -> Result<(), Error> {
+        self.publish_when_room(|inner| messages.clone().try_for_each(|(s, p)| inner.publish(s, None, None, p))).await
+    }
+
     fn publish_locked(
         inner: &mut Inner,
         subject: &str,

@@ -51,27 +51,48 @@ impl AckBatch {
     }
 }
 
-/// `+ACK` for each of `tokens` (distinct deliveries) sent as requests, as
-/// [`AckBatch::commit_confirmed`] sends them, without the batch's index and
-/// plan: the checkpoint ledger's commit, thousands at a time.
+/// `+ACK` for each of `tokens` (distinct deliveries), confirmed per consumer
+/// by its last: that one goes as a request, the others before it without a
+/// reply. nats-server takes a consumer's acks from one connection in the
+/// order they came, so its answer to the last settles those before it; the
+/// checkpoint ledger's commit, thousands at a time, pays one answer instead
+/// of thousands.
 pub(crate) async fn ack_confirmed(
     client: &Client,
     tokens: Vec<AckToken>,
     timeout: Duration,
 ) -> Result<AckReport, Error> {
     let body = Ack::Ack.body();
-    let answers = Queue::new(tokens.len().max(1));
-    let sent = client.send_request_group(tokens.iter().map(|token| (token.subject(), &body[..])), &answers);
+    let mut groups: Vec<Vec<AckToken>> = Vec::new();
+    for token in tokens {
+        let same = |g: &&mut Vec<AckToken>| g[0].stream() == token.stream() && g[0].consumer() == token.consumer();
+        match groups.iter_mut().find(same) {
+            Some(group) => group.push(token),
+            None => groups.push(vec![token]),
+        }
+    }
+    let before_lasts = groups.iter().flat_map(|g| &g[..g.len() - 1]).map(|t| (t.subject(), &body[..]));
+    match client.publish_group(before_lasts).await {
+        Ok(()) => {}
+        // Not all sent: every ack is unconfirmed (and safe to send again).
+        Err(Error::Closed | Error::ReconnectBufferFull { .. } | Error::OutgoingBufferFull { .. }) => {
+            return Ok(AckReport { unconfirmed: groups.into_iter().flatten().collect(), ..AckReport::default() });
+        }
+        Err(e) => return Err(e),
+    }
+    let answers = Queue::new(groups.len().max(1));
+    let lasts = groups.iter().map(|g| (g[g.len() - 1].subject(), &body[..]));
+    let sent = client.send_request_group(lasts, &answers);
     let mut confirmations = AckConfirmations::new(Instant::ZERO, timeout);
     let ids = sent_or_fail(client, sent)?;
-    let unsent = tokens.len() - ids.len();
-    let mut tokens = tokens.into_iter();
-    for (id, token) in ids.iter().zip(tokens.by_ref()) {
-        confirmations.sent_one(id.0, token);
+    let unsent = groups.len() - ids.len();
+    let mut groups = groups.into_iter();
+    for (id, group) in ids.iter().zip(groups.by_ref()) {
+        confirmations.sent_many(id.0, group);
     }
     let mut report = await_confirmations(client, ids, &answers, confirmations, timeout).await?;
-    debug_assert_eq!(tokens.len(), unsent);
-    report.unconfirmed.extend(tokens);
+    debug_assert_eq!(groups.len(), unsent);
+    report.unconfirmed.extend(groups.flatten());
     Ok(report)
 }
 

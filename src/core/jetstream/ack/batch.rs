@@ -151,28 +151,9 @@ pub struct AckReport {
 #[derive(Debug)]
 pub struct AckConfirmations {
     /// The tokens each request settles, by request id.
-    waiting: IdMap<u64, Settles>,
+    waiting: IdMap<u64, Vec<AckToken>>,
     deadline: Instant,
     report: AckReport,
-}
-
-/// What one ack request settles: most settle one delivery, without a `Vec` each.
-#[derive(Debug)]
-enum Settles {
-    One(AckToken),
-    Many(Vec<AckToken>),
-}
-
-impl IntoIterator for Settles {
-    type Item = AckToken;
-    type IntoIter = std::iter::Chain<std::option::IntoIter<AckToken>, std::vec::IntoIter<AckToken>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        match self {
-            Settles::One(token) => Some(token).into_iter().chain(Vec::new()),
-            Settles::Many(tokens) => None.into_iter().chain(tokens),
-        }
-    }
 }
 
 impl AckConfirmations {
@@ -183,12 +164,13 @@ impl AckConfirmations {
 
     /// `ack` was published as the request with the caller's id `id`.
     pub fn sent(&mut self, id: u64, ack: &PlannedAck) {
-        self.waiting.insert(id, Settles::Many(ack.tokens.clone()));
+        self.waiting.insert(id, ack.tokens.clone());
     }
 
-    /// An ack of `token` alone was published as request `id`.
-    pub(crate) fn sent_one(&mut self, id: u64, token: AckToken) {
-        self.waiting.insert(id, Settles::One(token));
+    /// Request `id` settles `tokens` (the acks of one consumer sent before
+    /// it on the same connection, and its own).
+    pub(crate) fn sent_many(&mut self, id: u64, tokens: Vec<AckToken>) {
+        self.waiting.insert(id, tokens);
     }
 
     /// The answer to request `id`: empty means applied. A 503 means nobody
