@@ -154,7 +154,7 @@ export class CheckpointLedger {
     return { skipped, aborted, atRisk, redelivered };
   }
 
-  /** Acks every message of epochs up to `epoch` (and the skipped redeliveries), pipelined and confirmed by the server. */
+  /** Acks every message of epochs up to `epoch` (and the skipped redeliveries), confirmed per consumer by the server's answer to the last of its acks. */
   async commit(epoch: number): Promise<AckReport> {
     return ackReport(await this.#raw.commit(epoch));
   }

@@ -120,7 +120,8 @@ impl CheckpointLedger {
     }
 
     /// Acks every message of epochs up to `epoch`, with the skipped
-    /// redeliveries, pipelined and confirmed. Call it once the checkpoint
+    /// redeliveries, confirmed per consumer by the server's answer to the
+    /// last of its acks. Call it once the checkpoint
     /// that saved [`snapshot`](Self::snapshot)`(epoch)` is durable. Acks the
     /// server did not confirm are held again (kept alive with `+WPI`) and
     /// sent again with the next commit.

@@ -128,7 +128,7 @@ impl RawCheckpointLedger {
         Array::of4(&n(c.skipped), &n(c.aborted), &n(c.at_risk), &n(c.redelivered))
     }
 
-    /// Acks every message of epochs up to `epoch`, pipelined and confirmed.
+    /// Acks every message of epochs up to `epoch`, confirmed per consumer by the answer to its last ack.
     #[wasm_bindgen(unchecked_return_type = "Promise<RawAckReport>")]
     pub fn commit(&self, epoch: f64) -> Result<Promise, JsValue> {
         let (ledger, epoch) = (self.ledger.clone(), epoch_number(epoch)?);
