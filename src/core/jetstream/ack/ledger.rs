@@ -22,7 +22,7 @@
 //! work into an ack with the next commit instead of a second application.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
 use super::metadata::DeliveryNumbers;
@@ -71,7 +71,6 @@ pub struct LedgerCounts {
 #[derive(Debug, Default)]
 pub struct AckLedger {
     consumers: Consumers,
-    tracked: HashSet<String>,
     /// Epochs at or below this were committed; tracking into them is refused.
     committed: Option<u64>,
     connected: bool,
@@ -94,6 +93,12 @@ impl Consumers {
     fn get_mut(&mut self, stream: &str, consumer: &str) -> Option<&mut Queue> {
         let at = self.0.binary_search_by(|((s, c), _)| (s.as_str(), c.as_str()).cmp(&(stream, consumer))).ok()?;
         Some(&mut self.0[at].1)
+    }
+
+    /// Whether the consumer of `key` holds consumer sequence `cseq`.
+    fn holds(&self, (stream, consumer): &(String, String), cseq: u64) -> bool {
+        let at = self.0.binary_search_by(|((s, c), _)| (s, c).cmp(&(stream, consumer)));
+        at.is_ok_and(|at| self.0[at].1.held.contains(cseq))
     }
 
     fn queues(&self) -> impl Iterator<Item = &Queue> {
@@ -122,6 +127,8 @@ struct Queue {
     naked: SeqRanges,
     /// Ack floors read and when, oldest first, until they are settled.
     floors: VecDeque<(Instant, u64)>,
+    /// The consumer sequences of `items`: a delivery is held once.
+    held: SeqRanges,
     /// Committed deliveries whose acks are out, until [`AckLedger::settle`]:
     /// stream sequence, last reset and whether at risk, to hold again what
     /// the server did not confirm.
@@ -186,6 +193,7 @@ impl Queue {
             skipped: Vec::new(),
             naked: SeqRanges::new(),
             floors: VecDeque::new(),
+            held: SeqRanges::new(),
             acking: IdMap::default(),
         }
     }
@@ -252,9 +260,6 @@ impl AckLedger {
         if self.committed.is_some_and(|c| epoch <= c) {
             return Err(Error::InvalidArgument(format!("epoch {epoch} was already committed")));
         }
-        if self.tracked.contains(token.subject()) {
-            return Err(Error::InvalidArgument(format!("{} is already tracked", token.subject())));
-        }
         let Some(queue) = self.consumers.get_mut(token.stream(), token.consumer()) else {
             return Err(Error::InvalidArgument(format!(
                 "no ack_wait known for consumer {} of stream {}: call set_ack_wait first",
@@ -262,7 +267,11 @@ impl AckLedger {
                 token.stream()
             )));
         };
-        self.tracked.insert(token.subject().to_string());
+        let cseq = token.metadata().consumer_sequence;
+        if queue.held.contains(cseq) {
+            return Err(Error::InvalidArgument(format!("{} is already tracked", token.subject())));
+        }
+        queue.held.insert(cseq);
         // A redelivery gets its first +WPI at once: nats-server restarted
         // between the redelivery and that +WPI hands the message out again.
         let reset_at = match token.metadata().delivered > 1 {
@@ -278,15 +287,16 @@ impl AckLedger {
     /// consumer and consumer sequence, for the caller to ack in one
     /// `AckBatch`, followed by each consumer's skipped redeliveries. Call it
     /// once the checkpoint is durable: their work counts as applied from now
-    /// until [`confirmed`](Self::confirmed) or the ack floor passes it.
+    /// until the ack floor passes it ([`prune`](Self::prune)).
     pub fn commit(&mut self, epoch: u64) -> Vec<AckToken> {
         self.committed = self.committed.max(Some(epoch));
-        let mut done = Vec::with_capacity(self.tracked.len());
+        let mut done = Vec::with_capacity(self.len());
         for queue in self.consumers.queues_mut() {
             let committed: BinaryHeap<Committed> =
                 queue.take_items(|item| item.epoch <= epoch).into_iter().map(Committed).collect();
             // Consumers come in name order; within one, by consumer sequence.
             for Committed(item) in committed.into_sorted_vec() {
+                queue.held.remove(item.token.metadata().consumer_sequence);
                 let seq = item.token.stream_sequence();
                 queue.applied.insert(seq);
                 queue.acking.insert(seq, (item.reset_at, item.at_risk));
@@ -294,10 +304,7 @@ impl AckLedger {
             }
             done.append(&mut queue.skipped);
         }
-        for token in &done {
-            self.tracked.remove(token.subject());
-        }
-        self.outbox.retain(|sent| self.tracked.contains(sent.token.subject()));
+        self.forget_progress();
         self.rearm();
         done
     }
@@ -315,7 +322,8 @@ impl AckLedger {
             for token in unconfirmed.iter().filter(|t| t.stream() == stream && t.consumer() == consumer) {
                 match acking.get(&token.stream_sequence()) {
                     // Held again under the committed epoch: the next commit takes it.
-                    Some(&(reset_at, at_risk)) if self.tracked.insert(token.subject().to_string()) => {
+                    Some(&(reset_at, at_risk)) if !queue.held.contains(token.metadata().consumer_sequence) => {
+                        queue.held.insert(token.metadata().consumer_sequence);
                         queue.insert(Tracked { token: token.clone(), epoch: committed, reset_at, at_risk });
                     }
                     Some(_) => {}
@@ -359,7 +367,7 @@ impl AckLedger {
         let mut dropped = 0;
         for queue in self.consumers.queues_mut() {
             for item in queue.take_items(|item| item.epoch >= epoch) {
-                self.tracked.remove(item.token.subject());
+                queue.held.remove(item.token.metadata().consumer_sequence);
                 if item.at_risk || queue.deadline(&item) <= now {
                     dropped += 1;
                     continue;
@@ -369,7 +377,7 @@ impl AckLedger {
             }
         }
         self.counts.aborted += (aborted.len() + dropped) as u64;
-        self.outbox.retain(|sent| self.tracked.contains(sent.token.subject()));
+        self.forget_progress();
         self.rearm();
         aborted
     }
@@ -473,11 +481,17 @@ impl AckLedger {
 
     /// Deliveries held.
     pub fn len(&self) -> usize {
-        self.tracked.len()
+        self.consumers.queues().map(|q| q.items.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tracked.is_empty()
+        self.len() == 0
+    }
+
+    /// Progress handed out for deliveries no longer held is not sent.
+    fn forget_progress(&mut self) {
+        let consumers = &self.consumers;
+        self.outbox.retain(|sent| consumers.holds(&sent.key, sent.token.metadata().consumer_sequence));
     }
 
     /// Queues the `+WPI`s due at `now`; while disconnected, reports the
