@@ -38,6 +38,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use common::NatsServer;
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, StreamConfig};
 use natsjet::jetstream::{self, Context, Publish};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use shared::{CHECKPOINT, DONE, Input, PAUSE_MARKER, READY, field};
 
 const STREAM: &str = "EO";
@@ -99,26 +101,9 @@ fn time_seed() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
 }
 
-/// splitmix64: the published messages and the kill moments, from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn millis(&mut self, from: u64, to: u64) -> Duration {
-        Duration::from_millis(from + self.next() % (to - from))
-    }
-}
-
 /// Message `id` of the run with `seed`: computed again for the check, not stored.
 fn input(seed: u64, id: u64) -> Input {
-    let r = Rng(seed ^ id.wrapping_mul(0xA24B_AED4_963E_E407)).next();
+    let r: u64 = StdRng::seed_from_u64(seed ^ id.wrapping_mul(0xA24B_AED4_963E_E407)).r#gen();
     Input { id, key: (r % KEYS) as u32, value: 1 + (r >> 32) % 1000 }
 }
 
@@ -152,7 +137,7 @@ fn crash_test(config: &Config) -> Outcome {
     let js = runtime.block_on(create_stream(&url)).expect("create the stream and the durable");
     let started = Instant::now();
     let publisher = runtime.spawn(publish_all(js.clone(), config.seed, config.messages, config.publish_time));
-    let mut rng = Rng(config.seed);
+    let mut rng = StdRng::seed_from_u64(config.seed);
     let mut outcome = Outcome::default();
     for run in 0..config.kills {
         let (report, moment) = killed_run(config, run, &mut server, &db, &mut rng);
@@ -184,16 +169,16 @@ fn killed_run(
     run: usize,
     server: &mut NatsServer,
     db: &Path,
-    rng: &mut Rng,
+    rng: &mut StdRng,
 ) -> (RunReport, &'static str) {
     let in_window = run * config.window_kills / config.kills != (run + 1) * config.window_kills / config.kills;
     let mut example = Example::start(&server.client_url(), db, WORKER_CYCLE[run % 4], in_window, true);
     if run == config.kills / 2 {
-        std::thread::sleep(rng.millis(200, 1000));
+        std::thread::sleep(Duration::from_millis(rng.gen_range(200..1000)));
         server.restart();
         println!("run {run}: nats-server restarted on its store");
     }
-    example.pump_for(rng.millis(50, if in_window { 2000 } else { 2500 }));
+    example.pump_for(Duration::from_millis(rng.gen_range(50..if in_window { 2000 } else { 2500 })));
     if run < config.stalls {
         example.stall(ACK_WAIT + Duration::from_secs(2));
         println!("run {run}: frozen for longer than ack_wait");
