@@ -17,6 +17,7 @@ import type { RawCheckpointLedger, RawLedgerWarning } from "../raw.js";
 import { InvalidArgumentError } from "../errors.js";
 import { ackReport, type AckReport } from "./ack_batch.js";
 import type { Consumer } from "./consumer.js";
+import type { ConsumerConfig } from "../raw.js";
 import { NatsJsMsg, type JsMsg } from "./jsmsg.js";
 
 /** How the workers use the consumer, for the checks. */
@@ -27,6 +28,14 @@ export interface LedgerOptions {
   batch: number;
   /** Milliseconds between checkpoints: the longest a message waits for its ack. */
   checkpointInterval: number;
+  /**
+   * The config the program would have made the durable with (as given to
+   * `jsm.consumers.add`). Opening an existing durable keeps the server's
+   * settings: each one the workers depend on (`ack_wait`,
+   * `max_ack_pending`, `max_deliver`, `backoff`, the filter) that differs
+   * from one set here is a `CONFIG_DIFFERS` warning.
+   */
+  expecting?: Partial<ConsumerConfig>;
 }
 
 /** A consumer setting that works but will hurt, and why. */
@@ -90,7 +99,8 @@ export class CheckpointLedger {
    * workers' messages, AckNone never redelivers.
    */
   constructor(consumer: Consumer, opts: LedgerOptions) {
-    this.#raw = consumer.raw.checkpointLedger(opts.workers, opts.batch, opts.checkpointInterval);
+    const expecting = opts.expecting === undefined ? undefined : JSON.stringify({ config: opts.expecting });
+    this.#raw = consumer.raw.checkpointLedger(opts.workers, opts.batch, opts.checkpointInterval, expecting);
   }
 
   /** What the consumer's settings risk for this pattern (empty when they fit). */

@@ -571,10 +571,10 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       for (let i = 1; i <= 5; i++) await js.publish(`${name}.x`, `${i}`);
       await jsm.consumers.add(name, { durable_name: "d", ack_policy: natsjet.AckPolicy.Explicit, ack_wait: 1e9 });
       const opts = { workers: 2, batch: 5, checkpointInterval: 500 };
-      const worker = async () => {
+      const worker = async (options = opts) => {
         const conn = await natsjet.connect({ servers });
         const consumer = await natsjet.jetstream(conn).consumers.get(name, "d");
-        return { conn, consumer, ledger: new natsjet.CheckpointLedger(consumer, opts) };
+        return { conn, consumer, ledger: new natsjet.CheckpointLedger(consumer, options) };
       };
       const fetch = async (consumer, n) => {
         const msgs = [];
@@ -588,7 +588,8 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       a.ledger.close();
       await a.conn.close();
 
-      const b = await worker();
+      // Worker b's program asks for a longer ack_wait than the durable has.
+      const b = await worker({ ...opts, expecting: { ack_wait: 2e9 } });
       await b.ledger.restore([JSON.parse(saved)]);
       const again = await fetch(b.consumer, 5); // after the 1 s ack_wait
       const admitted = again.map((m) => b.ledger.admit(m));
@@ -604,6 +605,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const counts = b.ledger.counts();
+      const warnings = b.ledger.warnings().map((w) => [w.code, w.message]);
       b.ledger.close();
       await Promise.all([b.conn.close(), nc.close()]);
       return {
@@ -614,6 +616,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
         counts,
         confirmed,
         ackPending: info.num_ack_pending,
+        warnings,
       };
     }, jsServer.wsUrl);
     assert.deepEqual(got.saved, { version: 1, consumers: [{ stream: "BROWSER_EO", consumer: "d", ranges: [[1, 5]] }] });
@@ -623,6 +626,9 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.deepEqual(got.counts, { skipped: 5, aborted: 0, atRisk: 0, redelivered: 0 });
     assert.equal(got.confirmed, 6, "the new message and the five skipped");
     assert.equal(got.ackPending, 0);
+    assert.deepEqual(got.warnings, [
+      ["CONFIG_DIFFERS", "the durable's ack_wait is 1000ms, the program asks for 2000ms: the durable's applies"],
+    ]);
   });
 
   test("a publish loop that never yields meets outgoingBufferSize; what it accepted arrives; a reader over its bound drops and says so", async () => {

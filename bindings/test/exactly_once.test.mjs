@@ -180,3 +180,25 @@ test("outputMsgId: a republish of the same input's output is dropped by the dupl
   again.forEach((m) => m.ack());
   await nc.flush();
 });
+
+test("expecting: the settings of an existing durable that differ from the program's config are warnings", async () => {
+  await setup("EO_EXPECT", 0, { max_deliver: 3, max_waiting: 1 });
+  // A later program asks for a longer ack_wait and a filter; the server's durable stays as it is.
+  const expecting = { durable_name: "d", ack_policy: "explicit", ack_wait: 120e9, filter_subject: "EO_EXPECT.orders" };
+  const { ledger } = await worker("EO_EXPECT", { workers: 2, batch: 10, checkpointInterval: 500, expecting });
+  assert.deepEqual(
+    ledger.warnings().map((w) => w.code),
+    ["MAX_DELIVER_FINITE", "MAX_WAITING_BELOW_WORKERS", "CONFIG_DIFFERS", "CONFIG_DIFFERS"],
+  );
+  assert.match(ledger.warnings()[2].message, /ack_wait is 30000ms, the program asks for 120000ms/);
+  assert.match(ledger.warnings()[3].message, /filter is \[\], the program asks for \["EO_EXPECT.orders"\]/);
+  // The same config as the durable's: nothing differs.
+  const same = await worker("EO_EXPECT", { workers: 1, batch: 1, checkpointInterval: 500, expecting: { ack_wait: 30e9, max_deliver: 3 } });
+  assert.deepEqual(same.ledger.warnings().map((w) => w.code), ["MAX_DELIVER_FINITE"]);
+  assert.throws(
+    () => new CheckpointLedger(same.consumer, { workers: 1, batch: 1, checkpointInterval: 500, expecting: { ack_wait: "soon" } }),
+    (e) => e.code === "INVALID_ARGUMENT",
+  );
+  ledger.close();
+  same.ledger.close();
+});

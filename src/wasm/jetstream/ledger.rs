@@ -17,6 +17,7 @@ use super::whole_number;
 use crate::core::plain_json;
 use crate::error::Error;
 use crate::jetstream::ack::{LedgerEvent, LedgerState, LedgerWarning};
+use crate::jetstream::api::CreateConsumerRequest;
 use crate::jetstream::{CheckpointLedger, LedgerOptions};
 use crate::wasm::options::millis;
 use crate::wasm::{promise, to_js_object};
@@ -48,20 +49,26 @@ impl RawConsumer {
     /// A checkpoint ledger on this consumer for `workers` workers pulling
     /// `batch` messages each and checkpointing every `checkpoint_interval`
     /// ms. Several workers on an AckAll or AckNone consumer throw
-    /// `INVALID_ARGUMENT`.
+    /// `INVALID_ARGUMENT`. `expecting`, a `CONSUMER.CREATE` body (JSON
+    /// text), is the config the program would have made the durable with:
+    /// where the server's differs, the warnings say so.
     #[wasm_bindgen(js_name = checkpointLedger)]
     pub fn checkpoint_ledger(
         &self,
         workers: f64,
         batch: f64,
         checkpoint_interval: f64,
+        expecting: Option<String>,
     ) -> Result<RawCheckpointLedger, JsValue> {
         let options = LedgerOptions {
             workers: whole_number(workers.into(), "workers")?.unwrap_or(1),
             batch: whole_number(batch.into(), "batch")?.unwrap_or(1),
             checkpoint_interval: millis(checkpoint_interval.into(), "checkpointInterval")?.unwrap_or(Duration::ZERO),
         };
-        let ledger = CheckpointLedger::new(self.consumer(), options)?;
+        let mut ledger = CheckpointLedger::new(self.consumer(), options)?;
+        if let Some(body) = expecting {
+            ledger = ledger.expecting(&CreateConsumerRequest::config_from_json_core(body.as_bytes())?);
+        }
         Ok(RawCheckpointLedger { ledger: Rc::new(ledger) })
     }
 }

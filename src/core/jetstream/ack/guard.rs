@@ -118,14 +118,15 @@ pub fn check_ledger_fit(
 /// default (the server picks) is not compared.
 pub fn check_config_drift(existing: &ConsumerConfig, wanted: &ConsumerConfig) -> Vec<LedgerWarning> {
     let ms = |d: &Duration| format!("{}ms", d.as_millis() as u64);
-    let list = |ds: &Vec<Duration>| format!("[{}]", ds.iter().map(ms).collect::<Vec<_>>().join(", "));
+    let backoff = |ds: &Vec<Duration>| list(ds.iter().map(ms));
+    let filter = |fs: &Filters| list(fs.0.iter().map(|f| format!("\"{f}\"")));
     let (e, w) = (existing, wanted);
     [
         drift("ack_wait", &e.ack_wait, &w.ack_wait, !w.ack_wait.is_zero(), ms),
         drift("max_ack_pending", &e.max_ack_pending, &w.max_ack_pending, w.max_ack_pending != 0, i64::to_string),
         drift("max_deliver", &e.max_deliver, &w.max_deliver, w.max_deliver != 0, i64::to_string),
-        drift("backoff", &e.backoff, &w.backoff, !w.backoff.is_empty(), list),
-        drift("filter", &filters(e), &filters(w), true, |f| format!("{f:?}")),
+        drift("backoff", &e.backoff, &w.backoff, !w.backoff.is_empty(), backoff),
+        drift("filter", &Filters::of(e), &Filters::of(w), true, filter),
     ]
     .into_iter()
     .flatten()
@@ -147,12 +148,35 @@ fn drift<T: PartialEq>(
     })
 }
 
-/// Every filter subject of `config`, sorted.
-fn filters(config: &ConsumerConfig) -> Vec<&str> {
-    let mut all: Vec<&str> = config.filter_subjects.iter().map(String::as_str).collect();
-    if !config.filter_subject.is_empty() {
-        all.push(&config.filter_subject);
+/// Every filter subject of a config, compared in any order. (No sort and
+/// no `join` here: each links a few KB into the wasm.)
+struct Filters<'a>(Vec<&'a str>);
+
+impl<'a> Filters<'a> {
+    fn of(config: &'a ConsumerConfig) -> Self {
+        let mut all: Vec<&str> = config.filter_subjects.iter().map(String::as_str).collect();
+        if !config.filter_subject.is_empty() {
+            all.push(&config.filter_subject);
+        }
+        Filters(all)
     }
-    all.sort_unstable();
-    all
+}
+
+impl PartialEq for Filters<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().all(|f| other.0.contains(f))
+    }
+}
+
+/// `[a, b]`.
+fn list(items: impl Iterator<Item = String>) -> String {
+    let mut text = String::from("[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(&item);
+    }
+    text.push(']');
+    text
 }

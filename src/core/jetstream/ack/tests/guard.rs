@@ -86,7 +86,7 @@ fn reports_what_the_existing_durable_sets_otherwise() {
             "max_ack_pending: 1000 -> 5000",
             "max_deliver: -1 -> 3",
             "backoff: [1000ms, 5000ms] -> [2000ms]",
-            r#"filter: ["a.>", "b.>"] -> ["a.>"]"#,
+            r#"filter: ["b.>", "a.>"] -> ["a.>"]"#,
         ]
     );
 }
