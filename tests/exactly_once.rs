@@ -200,3 +200,36 @@ async fn opening_a_durable_made_with_other_settings_is_reported() {
         ledger.warnings()
     );
 }
+
+/// A worker busy with one message leaves the next in the reader's buffer;
+/// the server's ack timer runs meanwhile. The ledger times it from when the
+/// driver received it: its first `+WPI` goes out at once when tracked after
+/// half `ack_wait`, and a message tracked after `ack_wait` is at risk.
+#[tokio::test]
+async fn a_message_left_in_the_buffer_is_timed_from_its_arrival() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    let ack_wait = Duration::from_secs(2);
+    let consumer = durable_with(&js, "B", 2, ack_wait).await;
+    let ledger = CheckpointLedger::new(&consumer, OPTIONS).unwrap();
+    let mut messages = consumer.batch().max_messages(2).messages().await.unwrap();
+    let first = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    ledger.track(&first, 1).unwrap();
+    tokio::time::sleep(ack_wait * 3 / 4).await; // working on the first
+    let second = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    ledger.track(&second, 1).unwrap();
+    // Another worker pulls past both deadlines: +WPI reached the server before them.
+    let other = worker(&server, "B").await;
+    let pull = other.batch().max_messages(2).expires(ack_wait + Duration::from_secs(1)).messages().await.unwrap();
+    let redelivered: Vec<_> = pull.collect().await;
+    assert_eq!(redelivered.len(), 0, "nothing went to the other worker");
+    assert_eq!(ledger.commit(1).await.unwrap().confirmed.len(), 2);
+
+    // A message that waited past ack_wait may already be another worker's.
+    js.publish("B.late", "late".into()).await.unwrap().await.unwrap();
+    let mut messages = consumer.batch().max_messages(1).messages().await.unwrap();
+    tokio::time::sleep(ack_wait + Duration::from_millis(500)).await;
+    let late = timeout(WAIT, messages.next()).await.unwrap().unwrap().unwrap();
+    ledger.track(&late, 2).unwrap();
+    assert_eq!(ledger.snapshot(2), Err(natsjet::Error::AtRisk { sequences: vec![3] }));
+}

@@ -202,3 +202,14 @@ test("expecting: the settings of an existing durable that differ from the progra
   ledger.close();
   same.ledger.close();
 });
+
+test("a message that waited in the reader past ack_wait is AT_RISK: timed from its arrival, not from track", async () => {
+  await setup("EO_WAITED", 1, { ack_wait: 1e9 });
+  const { consumer, ledger } = await worker("EO_WAITED");
+  const messages = await consumer.fetch({ max_messages: 1, expires: 3000 });
+  await sleep(1500); // the message arrived and waited while the worker was busy
+  for await (const m of messages) ledger.track(m, 1);
+  assert.equal(ledger.length, 1);
+  assert.throws(() => ledger.snapshot(1), (e) => e.code === "AT_RISK");
+  ledger.close();
+});

@@ -9,14 +9,30 @@ use std::sync::Arc;
 use crate::core::jetstream::pull::ConsumerEvent;
 use crate::message::Message;
 use crate::runtime::queue::Queue;
+use crate::time::Instant;
 
 /// Events kept for users who watch them; past this, new ones are dropped.
 pub(crate) const EVENT_CAPACITY: usize = 256;
 
+/// A message for a reader, with when the driver received it: the
+/// checkpoint ledger times the server's ack timer from then, not from when
+/// the user got to the message.
+pub(crate) struct Delivery {
+    pub message: Message,
+    pub received: Instant,
+}
+
+impl Delivery {
+    /// Its weight against the reader's byte bound.
+    pub fn length(&self) -> usize {
+        self.message.length
+    }
+}
+
 pub(crate) struct ReaderQueues {
     /// The messages; an error that ends the reader is the queue's close
     /// reason, read after them.
-    pub items: Arc<Queue<Message>>,
+    pub items: Arc<Queue<Delivery>>,
     pub events: Arc<Queue<ConsumerEvent>>,
 }
 

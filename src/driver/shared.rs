@@ -13,7 +13,7 @@ use bytes::Bytes;
 use futures_channel::oneshot;
 
 use super::queue::{self, Queue};
-use super::readers::ReaderQueues;
+use super::readers::{Delivery, ReaderQueues};
 use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
 use crate::core::jetstream::ack::{AckLedger, LedgerEvent};
 use crate::core::jetstream::api::ConsumerInfo;
@@ -231,7 +231,7 @@ impl Inner {
                 SessionEvent::Connection(event) => self.on_event(event),
                 SessionEvent::ReaderMessage { sid, message } => {
                     let Some(queues) = self.readers.get(&sid) else { continue };
-                    if queues.items.push(message).is_err() {
+                    if queues.items.push(Delivery { message, received: now }).is_err() {
                         if queues.items.is_closed() {
                             // Its user went away: the message will be redelivered.
                             self.retire_reader(sid);
@@ -263,7 +263,7 @@ impl Inner {
                 SessionEvent::OrderedMessage { id, message } => {
                     if let Some(queues) = self.ordered.get(&id) {
                         // Full only if the user stopped reading long ago.
-                        let _ = queues.items.push(message);
+                        let _ = queues.items.push(Delivery { message, received: now });
                     }
                 }
                 SessionEvent::OrderedFailed { id, error } => {

@@ -93,7 +93,8 @@ impl CheckpointLedger {
     pub fn track(&self, message: &Message, epoch: u64) -> Result<(), Error> {
         let token = message.claim_token(&Ack::Ack)?;
         let now = self.client.now();
-        let tracked = self.with(|ledger| ledger.track(now, token, epoch)).and_then(|r| r);
+        let received = message.received();
+        let tracked = self.with(|ledger| ledger.track_received(now, received, token, epoch)).and_then(|r| r);
         if tracked.is_err() {
             message.release_claim();
         }

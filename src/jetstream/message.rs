@@ -15,6 +15,7 @@ use super::pull::{PullRequest, PullStatus};
 use crate::client::Client;
 pub use crate::core::jetstream::raw_message::StreamMessage;
 use crate::error::Error;
+use crate::time::Instant;
 
 /// A JetStream message: the core [`Message`](crate::Message) (through
 /// `Deref`) plus metadata from its ack subject and the ack operations.
@@ -25,6 +26,8 @@ pub struct Message {
     client: Client,
     ack_timeout: Duration,
     acked: AtomicBool,
+    /// When the driver received it: the server's ack timer runs from about then.
+    received: Instant,
 }
 
 impl fmt::Debug for Message {
@@ -44,8 +47,13 @@ impl Deref for Message {
 }
 
 impl Message {
-    pub(crate) fn new(message: crate::Message, client: Client, ack_timeout: Duration) -> Self {
-        Message { message, client, ack_timeout, acked: AtomicBool::new(false) }
+    pub(crate) fn new(message: crate::Message, client: Client, ack_timeout: Duration, received: Instant) -> Self {
+        Message { message, client, ack_timeout, acked: AtomicBool::new(false), received }
+    }
+
+    /// When the driver received it, by the client's clock.
+    pub(crate) fn received(&self) -> Instant {
+        self.received
     }
 
     /// Stream, consumer, sequences, delivery count, timestamp and pending,

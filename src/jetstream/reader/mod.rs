@@ -30,7 +30,7 @@ use crate::client::Client;
 use crate::conn::Sid;
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::{OrderedId, Reader};
-use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
+use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
 use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
 
@@ -315,9 +315,9 @@ pub struct Messages {
     source: Source,
     client: Client,
     /// The messages; the error that ended the reader, if one did, is its close reason.
-    items: Arc<Queue<crate::Message>>,
+    items: Arc<Queue<Delivery>>,
     /// Taken from `items` in one go (one lock for all that waited), not yet handed out.
-    buffer: VecDeque<crate::Message>,
+    buffer: VecDeque<Delivery>,
     events: Arc<Queue<ConsumerEvent>>,
     ack_timeout: Duration,
     /// For a consume: when to tell the driver what the user took.
@@ -440,7 +440,7 @@ impl Messages {
     fn ordered(
         id: OrderedId,
         client: Client,
-        items: Arc<Queue<crate::Message>>,
+        items: Arc<Queue<Delivery>>,
         events: Arc<Queue<ConsumerEvent>>,
         ack_timeout: Duration,
         report: Option<Report>,
@@ -487,20 +487,20 @@ impl Messages {
     /// The next message, or what ended the reader as natsjet's [`Error`].
     pub(crate) fn poll_raw(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Message, Error>>> {
         let item = ready!(self.poll_core(cx));
-        Poll::Ready(item.map(|r| r.map(|message| Message::new(message, self.client.clone(), self.ack_timeout))))
+        Poll::Ready(item.map(|r| r.map(|d| Message::new(d.message, self.client.clone(), self.ack_timeout, d.received))))
     }
 
     /// The next message as it came, counted as taken; [`poll_raw`](Self::poll_raw)
     /// wraps it with its acks.
-    pub(crate) fn poll_core(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<crate::Message, Error>>> {
+    pub(crate) fn poll_core(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Delivery, Error>>> {
         if self.buffer.is_empty() && !ready!(self.items.poll_pop_all(cx, &mut self.buffer)) {
             // Ended, after every message: with the error that ended the reader, once.
             return Poll::Ready(self.items.take_close_reason().map(Err));
         }
-        let Some(message) = self.buffer.pop_front() else { return Poll::Ready(None) };
+        let Some(delivery) = self.buffer.pop_front() else { return Poll::Ready(None) };
         if let Some(report) = self.report {
             self.taken.0 += 1;
-            self.taken.1 += message.length as u64;
+            self.taken.1 += delivery.length() as u64;
             if report.is_due(self.taken, || self.buffer.is_empty() && self.items.is_empty()) {
                 self.report_taken();
             }
@@ -508,7 +508,7 @@ impl Messages {
         if self.mark.as_ref().is_some_and(|mark| mark.take_one()) {
             self.report_taken();
         }
-        Poll::Ready(Some(Ok(message)))
+        Poll::Ready(Some(Ok(delivery)))
     }
 }
 
@@ -519,8 +519,8 @@ impl Drop for Messages {
         inner.retire_reader(sid);
         // Received but never read: hand them back now.
         let nak = super::ack::Ack::Nak(None).body();
-        while let Some(message) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
-            if let Some(reply) = message.reply {
+        while let Some(delivery) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
+            if let Some(reply) = delivery.message.reply {
                 let _ = inner.publish(&reply, None, None, &nak);
             }
         }

@@ -18,7 +18,7 @@ use super::Raw;
 use super::{ITEM_CAPACITY, Messages, Report};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::{OrderedId, OrderedMode, OrderedSpec};
-use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
+use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
 use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
@@ -448,7 +448,9 @@ impl OrderedMessages {
         let item = ready!(self.poll_delivery(cx));
         let context = &self.consumer.context;
         Poll::Ready(
-            item.map(|r| r.map(|(message, _)| Message::new(message, context.client().clone(), context.timeout()))),
+            item.map(|r| {
+                r.map(|(d, _)| Message::new(d.message, context.client().clone(), context.timeout(), d.received))
+            }),
         )
     }
 
@@ -458,14 +460,14 @@ impl OrderedMessages {
     pub(crate) fn poll_delivery(
         &mut self,
         cx: &mut TaskContext<'_>,
-    ) -> Poll<Option<Result<(crate::Message, DeliveryNumbers), Error>>> {
+    ) -> Poll<Option<Result<(Delivery, DeliveryNumbers), Error>>> {
         let Some(reader) = &mut self.reader else { return Poll::Ready(None) };
         match ready!(reader.poll_core(cx)) {
             // The session judged it; its numbers were read there too.
-            Some(Ok(message)) => match delivery_numbers(&message) {
+            Some(Ok(delivery)) => match delivery_numbers(&delivery.message) {
                 Ok(numbers) => {
                     self.last = numbers.stream_sequence;
-                    Poll::Ready(Some(Ok((message, numbers))))
+                    Poll::Ready(Some(Ok((delivery, numbers))))
                 }
                 Err(e) => self.fail(e),
             },

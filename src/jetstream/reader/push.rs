@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::{Messages, Source};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::Reader;
-use crate::driver::readers::{EVENT_CAPACITY, ReaderQueues};
+use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
 use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo};
 use crate::jetstream::push::{PushInbox, PushOptions};
@@ -76,7 +76,7 @@ pub(super) fn listen(
     let heartbeat = Some(config.idle_heartbeat).filter(|hb| !hb.is_zero());
     // The server bounds what is in flight (max_ack_pending, flow control);
     // past the subscription bounds messages are dropped (see the driver's routing of reader messages).
-    let items = client.subscription_queue(|m: &crate::Message| m.length);
+    let items = client.subscription_queue(Delivery::length);
     let events = Queue::new(EVENT_CAPACITY);
     let mark = Arc::new(ReadMark::new());
     let sid = {

@@ -45,7 +45,7 @@ impl TrackedRead {
     /// [`seen_current`](Self::seen_current).
     pub fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<(Message, DeliveryNumbers), Error>>> {
         let (message, numbers) = match ready!(self.messages.poll_delivery(cx)) {
-            Some(Ok(delivery)) => delivery,
+            Some(Ok((delivery, numbers))) => (delivery.message, numbers),
             Some(Err(e)) => return Poll::Ready(Some(Err(e))),
             None => return Poll::Ready(None),
         };

@@ -256,7 +256,22 @@ impl AckLedger {
 
     /// Holds `token`, received at `now`, until `epoch` commits.
     pub fn track(&mut self, now: Instant, token: AckToken, epoch: u64) -> Result<(), Error> {
+        self.track_received(now, now, token, epoch)
+    }
+
+    /// Holds `token`, received at `received` (before `now` when it waited
+    /// in a buffer), until `epoch` commits. The server's ack timer started
+    /// when it sent the message, so `+WPI` and the at-risk check count from
+    /// `received`, not from when the worker got to it.
+    pub fn track_received(
+        &mut self,
+        now: Instant,
+        received: Instant,
+        token: AckToken,
+        epoch: u64,
+    ) -> Result<(), Error> {
         let now = self.clock.advance(now);
+        let received = received.min(now);
         if self.committed.is_some_and(|c| epoch <= c) {
             return Err(Error::InvalidArgument(format!("epoch {epoch} was already committed")));
         }
@@ -275,8 +290,8 @@ impl AckLedger {
         // A redelivery gets its first +WPI at once: nats-server restarted
         // between the redelivery and that +WPI hands the message out again.
         let reset_at = match token.metadata().delivered > 1 {
-            true => Instant::from_offset(now.offset().saturating_sub(queue.ack_wait / 2)),
-            false => now,
+            true => Instant::from_offset(received.offset().saturating_sub(queue.ack_wait / 2)),
+            false => received,
         };
         queue.insert(Tracked { token, epoch, reset_at, at_risk: false });
         self.rearm();

@@ -107,6 +107,24 @@ fn a_late_caller_is_told_and_progress_still_goes_out() {
 }
 
 #[test]
+fn a_message_that_waited_in_a_buffer_is_timed_from_when_it_arrived() {
+    let mut l = ledger();
+    // Received at 0, tracked 20 s later: its first +WPI (due at 15 s) goes at once.
+    let waited = token("S", "C", 1, 1);
+    l.track_received(t(20_000), t(0), waited.clone(), 1).unwrap();
+    assert_eq!(l.poll_timeout(), Some(t(15_000)));
+    l.handle_timeout(t(20_000));
+    assert_eq!(l.poll_progress(), Some(vec![waited]));
+    assert!(events(&mut l).is_empty());
+    // Received at 0, tracked after its 30 s ack_wait: the server may have handed it out again.
+    let late = token("S", "C", 2, 2);
+    l.track_received(t(31_000), t(0), late.clone(), 1).unwrap();
+    l.handle_timeout(t(31_000));
+    assert_eq!(events(&mut l), [LedgerEvent::RedeliveryRisk { token: late.clone() }]);
+    assert_eq!(l.snapshot(t(31_000), 1), Err(crate::core::error::Error::AtRisk { sequences: vec![2] }));
+}
+
+#[test]
 fn progress_not_yet_polled_at_a_disconnect_was_not_sent() {
     let mut l = ledger();
     let tok = token("S", "C", 1, 1);
