@@ -4,7 +4,8 @@
 // (nats | ws), BENCH_SCALE as for node.mjs; PROFILE_OUT=file.cpuprofile
 // profiles the measured drain only (not the set-up); PROFILE_PKG=dir loads
 // the package from `dir` instead (e.g. one whose wasm keeps its function
-// names: wasm-bindgen --keep-debug). Prints the client CPU per message.
+// names: wasm-bindgen --keep-debug); PROFILE_LEDGER=1 drains through a
+// CheckpointLedger as ab_drain's AB_LEDGER does. Prints the client CPU per message.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import WebSocket from "ws";
@@ -33,7 +34,8 @@ try {
       await profile.post("Profiler.enable");
       await profile.post("Profiler.start");
     }
-    const run = await durableDrain(ncs, jss, "DRAIN", durable, pass === "warm" ? n / 10 : n, nodeClock);
+    const Ledger = process.env.PROFILE_LEDGER === "1" ? natsjet.CheckpointLedger : undefined;
+    const run = await durableDrain(ncs, jss, "DRAIN", durable, pass === "warm" ? n / 10 : n, nodeClock, undefined, Ledger);
     if (profile) writeFileSync(process.env.PROFILE_OUT, JSON.stringify((await profile.post("Profiler.stop")).profile));
     await Promise.all(ncs.map((nc) => nc.close()));
     if (pass === "measured")

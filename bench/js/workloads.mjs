@@ -120,6 +120,8 @@ async function ledgerDrain(Ledger, consumers, readers, n) {
     }, EPOCH_MS);
     try {
       for await (const m of ledger.filter(messages)) ledger.track(m, epoch);
+      // No commit may start after close().
+      clearInterval(checkpoint);
       await committing;
     } finally {
       clearInterval(checkpoint);

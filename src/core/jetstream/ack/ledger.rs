@@ -159,7 +159,7 @@ struct Committed(Tracked);
 
 impl Committed {
     fn sequence(&self) -> u64 {
-        self.0.token.metadata().consumer_sequence
+        self.0.token.consumer_sequence()
     }
 }
 
@@ -282,14 +282,14 @@ impl AckLedger {
                 token.stream()
             )));
         };
-        let cseq = token.metadata().consumer_sequence;
+        let cseq = token.consumer_sequence();
         if queue.held.contains(cseq) {
             return Err(Error::InvalidArgument(format!("{} is already tracked", token.subject())));
         }
         queue.held.insert(cseq);
         // A redelivery gets its first +WPI at once: nats-server restarted
         // between the redelivery and that +WPI hands the message out again.
-        let reset_at = match token.metadata().delivered > 1 {
+        let reset_at = match token.delivered() > 1 {
             true => Instant::from_offset(received.offset().saturating_sub(queue.ack_wait / 2)),
             false => received,
         };
@@ -307,11 +307,16 @@ impl AckLedger {
         self.committed = self.committed.max(Some(epoch));
         let mut done = Vec::with_capacity(self.len());
         for queue in self.consumers.queues_mut() {
-            let committed: BinaryHeap<Committed> =
-                queue.take_items(|item| item.epoch <= epoch).into_iter().map(Committed).collect();
             // Consumers come in name order; within one, by consumer sequence.
-            for Committed(item) in committed.into_sorted_vec() {
-                queue.held.remove(item.token.metadata().consumer_sequence);
+            let mut committed = queue.take_items(|item| item.epoch <= epoch);
+            // Most often in that order already (held by arrival); a heap
+            // sort (in the wasm already) otherwise.
+            if !committed.is_sorted_by_key(|item| item.token.consumer_sequence()) {
+                let heap: BinaryHeap<Committed> = committed.into_iter().map(Committed).collect();
+                committed = heap.into_sorted_vec().into_iter().map(|Committed(item)| item).collect();
+            }
+            for item in committed {
+                queue.held.remove(item.token.consumer_sequence());
                 let seq = item.token.stream_sequence();
                 queue.applied.insert(seq);
                 queue.acking.insert(seq, (item.reset_at, item.at_risk));
@@ -337,8 +342,8 @@ impl AckLedger {
             for token in unconfirmed.iter().filter(|t| t.stream() == stream && t.consumer() == consumer) {
                 match acking.get(&token.stream_sequence()) {
                     // Held again under the committed epoch: the next commit takes it.
-                    Some(&(reset_at, at_risk)) if !queue.held.contains(token.metadata().consumer_sequence) => {
-                        queue.held.insert(token.metadata().consumer_sequence);
+                    Some(&(reset_at, at_risk)) if !queue.held.contains(token.consumer_sequence()) => {
+                        queue.held.insert(token.consumer_sequence());
                         queue.insert(Tracked { token: token.clone(), epoch: committed, reset_at, at_risk });
                     }
                     Some(_) => {}
@@ -382,7 +387,7 @@ impl AckLedger {
         let mut dropped = 0;
         for queue in self.consumers.queues_mut() {
             for item in queue.take_items(|item| item.epoch >= epoch) {
-                queue.held.remove(item.token.metadata().consumer_sequence);
+                queue.held.remove(item.token.consumer_sequence());
                 if item.at_risk || queue.deadline(&item) <= now {
                     dropped += 1;
                     continue;
@@ -506,7 +511,7 @@ impl AckLedger {
     /// Progress handed out for deliveries no longer held is not sent.
     fn forget_progress(&mut self) {
         let consumers = &self.consumers;
-        self.outbox.retain(|sent| consumers.holds(&sent.key, sent.token.metadata().consumer_sequence));
+        self.outbox.retain(|sent| consumers.holds(&sent.key, sent.token.consumer_sequence()));
     }
 
     /// Queues the `+WPI`s due at `now`; while disconnected, reports the

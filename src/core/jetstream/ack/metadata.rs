@@ -145,13 +145,12 @@ fn number(token: &str) -> Option<u64> {
     if token.is_empty() {
         return None;
     }
-    token.bytes().try_fold(0u64, |n, b| {
-        let digit = b.wrapping_sub(b'0');
-        if digit > 9 {
-            return None;
-        }
-        n.checked_mul(10)?.checked_add(u64::from(digit))
-    })
+    let digit = |b: u8| Some(b.wrapping_sub(b'0')).filter(|d| *d <= 9).map(u64::from);
+    // 19 digits never overflow: no checked multiply, which wasm does in 128 bits.
+    if token.len() <= 19 {
+        return token.bytes().try_fold(0u64, |n, b| Some(n * 10 + digit(b)?));
+    }
+    token.bytes().try_fold(0u64, |n, b| n.checked_mul(10)?.checked_add(digit(b)?))
 }
 
 fn refuse(subject: &str, why: &str) -> Error {

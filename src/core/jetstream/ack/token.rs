@@ -1,8 +1,10 @@
 //! A storable handle to one delivery, to ack later from any connection.
 
+use std::ops::Range;
+
 use serde::{Deserialize, Serialize};
 
-use super::metadata::MessageMetadata;
+use super::metadata::{DeliveryNumbers, MessageMetadata};
 use crate::core::error::{Error, ProtocolError};
 use crate::core::message::Message;
 
@@ -10,15 +12,19 @@ use crate::core::message::Message;
 /// consumer and sequences, so any connection of the account can ack it.
 ///
 /// Serializes as the bare subject string, small enough for a checkpoint;
-/// reading it back checks the subject again.
+/// reading it back checks the subject again. Holds the subject and its
+/// numbers only (the names are ranges of the subject): the checkpoint
+/// ledger makes one per message it tracks.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct AckToken {
     subject: String,
-    metadata: MessageMetadata,
+    stream: Range<u32>,
+    consumer: Range<u32>,
+    numbers: DeliveryNumbers,
 }
 
-// The metadata is read from the subject: the subject alone is the identity
+// The numbers are read from the subject: the subject alone is the identity
 // (and hashing only it keeps a batch of thousands of acks cheap).
 impl PartialEq for AckToken {
     fn eq(&self, other: &Self) -> bool {
@@ -38,8 +44,17 @@ impl AckToken {
     /// A token from an ack reply subject.
     pub fn new(subject: impl Into<String>) -> Result<Self, Error> {
         let subject = subject.into();
-        let metadata = MessageMetadata::parse(&subject)?;
-        Ok(AckToken { subject, metadata })
+        if u32::try_from(subject.len()).is_err() {
+            return Err(Error::Protocol(ProtocolError::AckSubject("ack subject longer than 4 GiB".into())));
+        }
+        let (stream, consumer, numbers) = DeliveryNumbers::parse_named(&subject)?;
+        // Both names are slices of `subject`, whose length fits u32.
+        let range = |name: &str| {
+            let start = name.as_ptr() as usize - subject.as_ptr() as usize;
+            start as u32..(start + name.len()) as u32
+        };
+        let (stream, consumer) = (range(stream), range(consumer));
+        Ok(AckToken { subject, stream, consumer, numbers })
     }
 
     /// The token of a delivered JetStream message (its reply subject).
@@ -58,20 +73,31 @@ impl AckToken {
         &self.subject
     }
 
-    pub fn metadata(&self) -> &MessageMetadata {
-        &self.metadata
+    /// Everything the subject says, read again (names owned).
+    pub fn metadata(&self) -> MessageMetadata {
+        // Parsed once already: it cannot fail now.
+        MessageMetadata::parse(&self.subject).unwrap_or_else(|_| unreachable!("checked by AckToken::new"))
     }
 
     pub fn stream(&self) -> &str {
-        &self.metadata.stream
+        &self.subject[self.stream.start as usize..self.stream.end as usize]
     }
 
     pub fn consumer(&self) -> &str {
-        &self.metadata.consumer
+        &self.subject[self.consumer.start as usize..self.consumer.end as usize]
     }
 
     pub fn stream_sequence(&self) -> u64 {
-        self.metadata.stream_sequence
+        self.numbers.stream_sequence
+    }
+
+    pub fn consumer_sequence(&self) -> u64 {
+        self.numbers.consumer_sequence
+    }
+
+    /// How many times the message was delivered, this time included.
+    pub fn delivered(&self) -> u64 {
+        self.numbers.delivered
     }
 }
 

@@ -89,7 +89,7 @@ fn token_from_a_message_needs_a_reply() {
         description: None,
         length: 0,
     };
-    assert_eq!(AckToken::from_message(&message).unwrap().metadata().consumer_sequence, 3);
+    assert_eq!(AckToken::from_message(&message).unwrap().consumer_sequence(), 3);
     message.reply = None;
     assert!(AckToken::from_message(&message).is_err());
 }
