@@ -202,6 +202,11 @@ impl Queue {
     /// due. Not among the front items already reported while disconnected
     /// (all past their deadline, so due no later than it): after them.
     fn insert(&mut self, item: Tracked) {
+        // Most often the latest (tracked in the order received): no search.
+        if self.items.back().is_none_or(|t| t.reset_at <= item.reset_at) {
+            self.items.push_back(item);
+            return;
+        }
         let at = self.items.partition_point(|t| t.reset_at <= item.reset_at).max(self.reported);
         self.items.insert(at, item);
     }

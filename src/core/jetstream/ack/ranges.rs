@@ -47,6 +47,14 @@ impl SeqRanges {
         if first > last {
             return;
         }
+        // The common case, after all others: no search.
+        if self.0.last().is_none_or(|&(_, end)| first > end) {
+            match self.0.last_mut() {
+                Some((_, end)) if *end + 1 == first => *end = last,
+                _ => self.0.push((first, last)),
+            }
+            return;
+        }
         // Ranges ending at or after first - 1 may touch; those starting at or
         // before last + 1 too. Everything between merges into one.
         let lo = self.0.partition_point(|&(_, end)| end.saturating_add(1) < first);
