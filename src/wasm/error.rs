@@ -113,20 +113,24 @@ pub fn set_error_classes(classes: ErrorClasses) {
 /// The call an error ended: nats.js wraps "no responders" differently for each.
 #[derive(Clone, Copy)]
 pub(crate) enum Call<'a> {
-    /// Any call but the two below; no responders there can only answer a
-    /// JetStream request, which nats.js reports as JetStream being off.
-    Other,
+    /// Any other call, with the subject it asked ("" where not known here);
+    /// no responders there can only answer a JetStream request, which
+    /// nats.js reports as JetStream being off.
+    Other(&'a str),
     /// The answer to a request to `subject`: no responders is a
     /// `RequestError` caused by a `NoRespondersError`.
     Request(&'a str),
     /// The replies of a request for many to `subject`: no responders is a
     /// `NoRespondersError`.
     RequestMany(&'a str),
+    /// The messages of a batched direct get: no responders is the
+    /// `JetStreamStatusError` 503 nats.js makes of the status.
+    DirectBatch,
 }
 
 impl From<Error> for JsValue {
     fn from(error: Error) -> JsValue {
-        to_js(&error, Call::Other).into()
+        to_js(&error, Call::Other("")).into()
     }
 }
 
@@ -141,8 +145,13 @@ pub(crate) fn to_js(error: &Error, call: Call) -> js_sys::Error {
         (Error::Closed, Call::Request(_) | Call::RequestMany(_)) => {
             new(Class::RequestError, "connection closed", error)
         }
-        (Error::NoResponders, Call::Other) => {
-            caused(Class::JetStreamNotEnabled, "jetstream is not enabled", error, &request_error(""))
+        (Error::NoResponders, Call::DirectBatch) => {
+            let js = new(Class::JetStreamStatusError, "no responders", error);
+            js.set_code(503.0);
+            js
+        }
+        (Error::NoResponders, Call::Other(subject)) => {
+            caused(Class::JetStreamNotEnabled, "jetstream is not enabled", error, &request_error(subject))
         }
         (Error::JetStream(e), _) if jetstream_off(e.err_code) => {
             // nats.js: the API's error, as its cause.

@@ -83,7 +83,7 @@ impl RawSubscription {
     pub fn closed_reason(&self) -> JsValue {
         match self.subscriber.borrow().closed_reason() {
             Some(Error::Closed | Error::Timeout) | None => JsValue::UNDEFINED,
-            Some(error) => to_js(&error, Call::Other).into(),
+            Some(error) => to_js(&error, Call::Other("")).into(),
         }
     }
 
