@@ -168,13 +168,13 @@ situation(
 
 // --- JetStream ---------------------------------------------------------------
 
-/** Runs `f(jsm, stream)` on a fresh stream of this library's that captures `<stream>.>`, deleted after. */
+/** `f(jsm, stream)` on a fresh stream of this library's that captures `<stream>.>`, deleted after. */
 async function withStream(lib, { nc, prefix }, name, f) {
   const jsm = await lib.jetstreamManager(nc);
   const stream = `${prefix}_${name}`;
   await jsm.streams.add({ name: stream, subjects: [`${stream}.>`] });
   try {
-    await f(jsm, stream);
+    return await f(jsm, stream);
   } finally {
     await jsm.streams.delete(stream);
   }
@@ -395,6 +395,18 @@ describe("an error table: nats.js 3.4 and natsjet in the same situations", () =>
       }
       assert.deepEqual(seen.natsjet, seen["nats.js"]);
     });
+  }
+});
+
+test("a missing message is null for both, not an error", async () => {
+  for (const [library, lib] of Object.entries(libraries)) {
+    const nc = await lib.connect({ servers: server.url, user: "js", pass: "js" });
+    const got = await withStream(lib, { nc, prefix: library === "natsjet" ? "jet" : "njs" }, "NULL", async (jsm, stream) => {
+      await jsm.streams.update(stream, { allow_direct: true });
+      return [await jsm.streams.getMessage(stream, { seq: 3 }), await jsm.direct.getMessage(stream, { seq: 3 })];
+    });
+    assert.deepEqual(got, [null, null], library);
+    await nc.close();
   }
 });
 
