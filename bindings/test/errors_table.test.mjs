@@ -105,6 +105,31 @@ situation("requestMany when the connection closes", async (lib, { nc }) => {
 
 situation("wrong password", (lib) => lib.connect({ servers: server.url, user: "js", pass: "wrong" }));
 
+situation(
+  "connect to a port nobody listens on",
+  (lib) => lib.connect({ servers: "nats://127.0.0.1:1", timeout: 1000, reconnect: false }),
+  {
+    // natsjet says it in one message; nats.js puts the socket's error in `cause`.
+    differs: {
+      message: {
+        "nats.js": "connection refused",
+        natsjet: "i/o error (connection refused): connect ECONNREFUSED 127.0.0.1:1",
+      },
+      cause: {
+        "nats.js": {
+          class: "Error",
+          name: "Error",
+          code: "ECONNREFUSED",
+          status: undefined,
+          message: "connect ECONNREFUSED 127.0.0.1:1",
+          instanceOf: [],
+        },
+        natsjet: undefined,
+      },
+    },
+  },
+);
+
 situation("request timeout", async (lib, { nc }) => {
   nc.subscribe("table.silent");
   await nc.flush();
