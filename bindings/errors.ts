@@ -1,52 +1,43 @@
 /**
- * natsjet's errors: every one is a `NatsError` with a string `code`, and an
- * instance of nats.js v3's class for it (a subclass, under nats.js's name).
- * Errors made in Rust take these prototypes; src/wasm/error.rs picks the
- * class. `name` stays "NatsError"; nats.js's numeric `code` is `errCode`
- * (`JetStreamApiError`) or `status` (`JetStreamStatusError`) here.
+ * natsjet's errors are nats.js 3.4's: the same classes, `name`s, messages,
+ * `code` and `status` (only where nats.js has them: the API error's
+ * `err_code` and HTTP-like code, a status error's code) and `instanceof`
+ * relations; every one is also a `NatsError` with natsjet's string `kind`
+ * to switch on. Errors made in Rust take these prototypes; src/wasm/error.rs
+ * picks the class and sets the fields declared here.
  */
-import type { ApiError, ErrorClasses, ErrorCode } from "./raw.js";
+import type { ApiError, ErrorClasses, ErrorKind } from "./raw.js";
 
-export type { ErrorCode };
+export type { ApiError, ErrorKind };
 
-/** The server's numbers and text, where it gave them. */
-export interface NatsErrorDetails {
-  /** Status code: 503 for no responders, the JetStream API's 400/404/503… */
-  status?: number;
-  /** JetStream's fine-grained error number (e.g. 10059 stream not found). */
-  errCode?: number;
-  /** The server's description of the error. */
-  description?: string;
-}
+/** Every error natsjet throws or rejects with (nats.js has no common base). Switch on `kind`; `message` is for people. */
+export class NatsError extends Error {
+  /** natsjet's kind of error, one for each of the Rust API's `Error` variants. */
+  readonly kind: ErrorKind;
 
-/** Every error natsjet throws or rejects with. Switch on `code`; `message` is for people. */
-export class NatsError extends Error implements NatsErrorDetails {
-  readonly code: ErrorCode;
-  readonly status?: number;
-  readonly errCode?: number;
-  readonly description?: string;
-
-  constructor(message: string, code: ErrorCode, details: NatsErrorDetails = {}, options?: ErrorOptions) {
+  constructor(message: string, kind: ErrorKind, options?: ErrorOptions) {
     super(message, options);
-    this.name = "NatsError";
-    this.code = code;
-    this.status = details.status;
-    this.errCode = details.errCode;
-    this.description = details.description;
+    this.kind = kind;
   }
 }
 
 /** A subject or queue group the server would refuse (`INVALID_SUBJECT`). */
 export class InvalidSubjectError extends NatsError {
   constructor(subject: string, options?: ErrorOptions) {
-    super(`illegal subject: '${subject}'`, "INVALID_SUBJECT", {}, options);
+    super(`illegal subject: '${subject}'`, "INVALID_SUBJECT", options);
   }
 }
 
 /** An argument or option natsjet cannot accept (`INVALID_ARGUMENT`, `PAYLOAD_TOO_LARGE`). */
 export class InvalidArgumentError extends NatsError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, "INVALID_ARGUMENT", {}, options);
+    super(message, "INVALID_ARGUMENT", options);
+  }
+
+  /** nats.js's form: `'property' message` (several properties: `'a','b' message`). */
+  static format(property: string | string[], message: string, options?: ErrorOptions): InvalidArgumentError {
+    const names = (Array.isArray(property) ? property : [property]).map((p) => `'${p}'`).join(",");
+    return new InvalidArgumentError(`${names} ${message}`, options);
   }
 }
 
@@ -55,29 +46,31 @@ export class InvalidArgumentError extends NatsError {
  * (`ALREADY_ACKNOWLEDGED`); iterating a subscription that has a callback,
  * reconnecting while draining, a second reader of an ordered consumer,
  * pulling from a push consumer (`INVALID_ARGUMENT`, natsjet's `ApiMisuse`).
- * An `InvalidArgumentError` too, as these were before they had a class of
- * their own, so `instanceof InvalidArgumentError` still catches them.
  */
-export class InvalidOperationError extends InvalidArgumentError {}
+export class InvalidOperationError extends NatsError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, "INVALID_ARGUMENT", options);
+  }
+}
 
 /** The server sent something that is not NATS protocol, or an `-ERR` of no other class (`PROTOCOL`, `STALE_CONNECTION`…). */
 export class ProtocolError extends NatsError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, "PROTOCOL", {}, options);
+    super(message, "PROTOCOL", options);
   }
 }
 
 /** The server refused the credentials (`AUTHORIZATION_VIOLATION`, `AUTHENTICATION_REVOKED`). */
 export class AuthorizationError extends NatsError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, "AUTHORIZATION_VIOLATION", {}, options);
+    super(message, "AUTHORIZATION_VIOLATION", options);
   }
 }
 
 /** The user's credentials expired (`AUTHENTICATION_EXPIRED`). */
 export class UserAuthenticationExpiredError extends NatsError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, "AUTHENTICATION_EXPIRED", {}, options);
+    super(message, "AUTHENTICATION_EXPIRED", options);
   }
 }
 
@@ -94,7 +87,7 @@ export class PermissionViolationError extends NatsError {
     queue?: string,
     options?: ErrorOptions,
   ) {
-    super(message, "PERMISSIONS_VIOLATION", {}, options);
+    super(message, "PERMISSIONS_VIOLATION", options);
     this.operation = operation;
     this.subject = subject;
     this.queue = queue;
@@ -106,9 +99,9 @@ export class PermissionViolationError extends NatsError {
  * cannot take a publish now (`RECONNECT_BUFFER_FULL`, `OUTGOING_BUFFER_FULL`).
  */
 export class ConnectionError extends NatsError {
-  /** `code` is natsjet's: which of the failures above. */
-  constructor(message: string, options?: ErrorOptions, code: "IO" | "TLS" | "CREDENTIALS" = "IO") {
-    super(message, code, {}, options);
+  /** `kind` is natsjet's: which of the failures above. */
+  constructor(message: string, options?: ErrorOptions, kind: "IO" | "TLS" | "CREDENTIALS" = "IO") {
+    super(message, kind, options);
   }
 }
 
@@ -129,29 +122,32 @@ export class DrainingConnectionError extends NatsError {
   }
 }
 
-/** A request that failed: the connection dropped while it was in flight (`DISCONNECTED`), or no responders. */
+/**
+ * A request that failed: the connection dropped while it was in flight
+ * (`DISCONNECTED`), or nobody listens on its subject (`NO_RESPONDERS`, the
+ * `cause` a `NoRespondersError`).
+ */
 export class RequestError extends NatsError {
-  constructor(message = "", options?: ErrorOptions, code: ErrorCode = "DISCONNECTED") {
-    super(message, code, {}, options);
+  constructor(message = "", options?: ErrorOptions, kind: ErrorKind = "DISCONNECTED") {
+    super(message, kind, options);
   }
 
-  /** Whether nobody listens on the subject (as nats.js: the error or its cause is a `NoRespondersError`). */
+  /** Whether nobody listens on the subject: the cause is a `NoRespondersError`. */
   isNoResponders(): boolean {
-    return this instanceof NoRespondersError || this.cause instanceof NoRespondersError;
+    return this.cause instanceof NoRespondersError;
   }
 }
 
 /**
- * Nobody listens on the subject (`NO_RESPONDERS`, status 503). A
- * `RequestError` whose `cause` is a `NoRespondersError` too, so both
- * nats.js idioms hold. `subject` is the request's ("" where natsjet does
- * not know it: JetStream calls and pulls).
+ * Nobody listens on `subject` (`NO_RESPONDERS`): the cause of a
+ * `RequestError`, or what the replies of `requestMany` end with. `name` is
+ * nats.js's: "NoResponders".
  */
-export class NoRespondersError extends RequestError {
+export class NoRespondersError extends NatsError {
   readonly subject: string;
 
   constructor(subject: string, options?: ErrorOptions) {
-    super(`no responders: '${subject}'`, options, "NO_RESPONDERS");
+    super(`no responders: '${subject}'`, "NO_RESPONDERS", options);
     this.subject = subject;
   }
 }
@@ -159,43 +155,45 @@ export class NoRespondersError extends RequestError {
 /** An operation did not complete in time (`TIMEOUT`). */
 export class TimeoutError extends NatsError {
   constructor(options?: ErrorOptions) {
-    super("timeout", "TIMEOUT", {}, options);
+    super("timeout", "TIMEOUT", options);
   }
 }
 
 /** A JetStream error that is not an API reply (nats.js's base of `JetStreamStatusError`). */
 export class JetStreamError extends NatsError {
-  constructor(message: string, options?: ErrorOptions, code: ErrorCode = "JETSTREAM", details?: NatsErrorDetails) {
-    super(message, code, details, options);
+  constructor(message: string, options?: ErrorOptions, kind: ErrorKind = "JETSTREAM") {
+    super(message, kind, options);
   }
 }
 
-/** A status that ended a pull (`CONSUMER_STATUS`); nats.js's numeric `code` is `status` (409…). */
+/** A status that ended a pull (`CONSUMER_STATUS`): `code` is the status (409…), `message` its description. */
 export class JetStreamStatusError extends JetStreamError {
-  constructor(message: string, status: number, options?: ErrorOptions) {
-    super(message, options, "CONSUMER_STATUS", { status, description: message });
+  readonly code: number;
+
+  constructor(message: string, code: number, options?: ErrorOptions) {
+    super(message, options, "CONSUMER_STATUS");
+    this.code = code;
   }
 }
-
-const apiDetails = (e: ApiError): NatsErrorDetails => ({
-  status: e.code,
-  errCode: e.err_code,
-  description: e.description,
-});
 
 /**
- * The JetStream API answered with an error (`JETSTREAM`): `status` is its
- * `code` (400, 404…), `errCode` its `err_code`; nats.js's numeric `code` is
- * `errCode` here.
+ * The JetStream API answered with an error (`JETSTREAM`): `code` is its
+ * `err_code` (compare with `JetStreamApiCodes`), `status` its HTTP-like
+ * `code` (400, 404…), `message` its description.
  */
 export class JetStreamApiError extends NatsError {
+  readonly code: number;
+  readonly status: number;
+
   constructor(jsErr: ApiError, options?: ErrorOptions) {
-    super(jsErr.description, "JETSTREAM", apiDetails(jsErr), options);
+    super(jsErr.description, "JETSTREAM", options);
+    this.code = jsErr.err_code;
+    this.status = jsErr.code;
   }
 
-  /** The server's error as it sent it, as nats.js. */
+  /** The server's error as it sent it. */
   apiError(): ApiError {
-    return { code: this.status ?? 0, err_code: this.errCode ?? 0, description: this.description ?? "" };
+    return { code: this.status, err_code: this.code, description: this.message };
   }
 }
 
@@ -203,12 +201,32 @@ export class JetStreamApiError extends NatsError {
 export class ConsumerNotFoundError extends JetStreamApiError {}
 
 /** The API error `err_code` 10059. */
-export class StreamNotFoundError extends JetStreamApiError {}
+export class StreamNotFoundError extends JetStreamApiError {
+  /** nats.js's: a not-found error the client found, not the server. */
+  static fromMessage(message: string): StreamNotFoundError {
+    return new StreamNotFoundError({ code: 404, err_code: JetStreamApiCodes.StreamNotFound, description: message });
+  }
+}
 
-/** JetStream is not enabled for the account (`JETSTREAM`, `errCode` 10039 or 10076). */
+/**
+ * JetStream is off: the API's error 10039 (or 10076), which is the
+ * `cause`, or no responders to a JetStream call (`message` "jetstream is not
+ * enabled", the `cause` a `RequestError` caused by a `NoRespondersError`).
+ */
 export class JetStreamNotEnabled extends NatsError {
-  constructor(message: string, options?: ErrorOptions, details?: NatsErrorDetails) {
-    super(message, "JETSTREAM", details, options);
+  constructor(message: string, options?: ErrorOptions, kind: ErrorKind = "JETSTREAM") {
+    super(message, kind, options);
+  }
+}
+
+/**
+ * nats.js's refusal of a stream or consumer name before asking the server.
+ * natsjet never throws it: its Rust rules refuse such names with an
+ * `InvalidArgumentError`.
+ */
+export class InvalidNameError extends NatsError {
+  constructor(message = "", options?: ErrorOptions) {
+    super(message, "INVALID_ARGUMENT", options);
   }
 }
 
@@ -225,27 +243,48 @@ export type JetStreamApiCodes = (typeof JetStreamApiCodes)[keyof typeof JetStrea
 
 /** Whether `err` is the API's "no message found" (`err_code` 10037). */
 export function isMessageNotFound(err: Error): boolean {
-  return err instanceof JetStreamApiError && err.errCode === JetStreamApiCodes.NoMessageFound;
+  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound;
 }
+
+/** nats-core's `errors`: its error classes by name. */
+export const errors = {
+  AuthorizationError,
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  InvalidArgumentError,
+  InvalidOperationError,
+  InvalidSubjectError,
+  NoRespondersError,
+  PermissionViolationError,
+  ProtocolError,
+  RequestError,
+  TimeoutError,
+  UserAuthenticationExpiredError,
+};
+
+/** jetstream's `jserrors`: its error classes by name. */
+export const jserrors = {
+  InvalidNameError,
+  ConsumerNotFoundError,
+  StreamNotFoundError,
+  JetStreamError,
+  JetStreamApiError,
+  JetStreamNotEnabled,
+};
 
 /** @internal The classes the wasm side gives its errors, by name (see src/wasm/error.rs). */
 export const errorClasses: ErrorClasses = {
+  ...errors,
+  ...jserrors,
   NatsError,
-  InvalidSubjectError,
-  InvalidArgumentError,
-  InvalidOperationError,
-  ProtocolError,
-  AuthorizationError,
-  UserAuthenticationExpiredError,
-  PermissionViolationError,
-  ConnectionError,
-  RequestError,
-  NoRespondersError,
-  TimeoutError,
-  ClosedConnectionError,
-  JetStreamApiError,
-  StreamNotFoundError,
-  ConsumerNotFoundError,
-  JetStreamNotEnabled,
   JetStreamStatusError,
 };
+
+// Each class's `name` is nats.js's: its class name, spelled out (bundlers
+// may rename classes), but "NoResponders"; on the prototype, so errors made
+// in Rust have it too.
+for (const [name, Class] of Object.entries(errorClasses)) {
+  const value = Class === NoRespondersError ? "NoResponders" : name;
+  Object.defineProperty(Class.prototype, "name", { value, writable: true, configurable: true });
+}

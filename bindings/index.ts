@@ -27,7 +27,9 @@ export {
   ConnectionError,
   ConsumerNotFoundError,
   DrainingConnectionError,
+  errors,
   InvalidArgumentError,
+  InvalidNameError,
   InvalidOperationError,
   InvalidSubjectError,
   isMessageNotFound,
@@ -36,6 +38,7 @@ export {
   JetStreamError,
   JetStreamNotEnabled,
   JetStreamStatusError,
+  jserrors,
   NatsError,
   NoRespondersError,
   PermissionViolationError,
@@ -44,8 +47,7 @@ export {
   StreamNotFoundError,
   TimeoutError,
   UserAuthenticationExpiredError,
-  type ErrorCode,
-  type NatsErrorDetails,
+  type ErrorKind,
 } from "./errors.js";
 export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs, type TraceOptions } from "./headers.js";
 export type { Msg, Payload, PublishOptions } from "./msg.js";

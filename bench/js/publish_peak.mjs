@@ -34,7 +34,7 @@ async function child(client, url, count, bound) {
   try {
     for (; accepted < count; accepted++) nc.publish("peak", payload);
   } catch (e) {
-    refused = e.code ?? String(e);
+    refused = e.kind ?? String(e);
   }
   const afterLoop = statusMiB("VmRSS:");
   await nc.flush();

@@ -34,13 +34,13 @@ export interface JetStreamPublishOptions {
   /** Milliseconds to wait for the ack (the JetStream timeout). */
   timeout?: number;
   headers?: MsgHdrs;
-  /** What the stream must look like for the message to be stored; a mismatch rejects with `JETSTREAM`. */
+  /** What the stream must look like for the message to be stored; a mismatch rejects with a `JetStreamApiError`. */
   expect?: {
-    /** The `Nats-Msg-Id` of the stream's last message (`errCode` 10070 otherwise). */
+    /** The `Nats-Msg-Id` of the stream's last message (a `JetStreamApiError`, `code` 10070, otherwise). */
     lastMsgID?: string;
     /** The stream that must capture the subject. */
     streamName?: string;
-    /** The stream's last sequence (`errCode` 10071 otherwise). */
+    /** The stream's last sequence (a `JetStreamApiError`, `code` 10071, otherwise). */
     lastSequence?: number;
     /** The last sequence on this subject; 0: no message on it yet. */
     lastSubjectSequence?: number;
@@ -92,8 +92,9 @@ export class JetStreamClient {
    * Publishes to a subject a stream captures; resolves with the stream's
    * ack. Publishes pipeline: up to 256 acks are awaited at once and the rest
    * go out as acks come back, in the order they were made. Rejects with
-   * `JETSTREAM` when the stream refuses the message, `NO_RESPONDERS` when no
-   * stream captures the subject, `TIMEOUT` without an ack.
+   * a `JetStreamApiError` when the stream refuses the message, as nats.js
+   * with `JetStreamNotEnabled` (caused by a no-responders `RequestError`)
+   * when no stream captures the subject, a `TimeoutError` without an ack.
    */
   async publish(subject: string, data?: Payload, opts?: JetStreamPublishOptions): Promise<PubAck> {
     const raw = opts && { ...opts, headers: opts.headers && toRaw(opts.headers) };

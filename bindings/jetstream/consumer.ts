@@ -298,11 +298,11 @@ export class Consumers {
     this.#raw = raw;
   }
 
-  /** The pull consumer `name` of `stream`; rejects (`JETSTREAM`, 10014) if it does not exist. */
+  /** The pull consumer `name` of `stream`; rejects with a `ConsumerNotFoundError` (`code` 10014) if it does not exist. */
   get(stream: string, name: string): Promise<Consumer>;
   /**
    * An ordered consumer on `stream` (nats.js: no name, or options); its
-   * first consumer is made now, so a missing stream rejects (`JETSTREAM`).
+   * first consumer is made now, so a missing stream rejects with a `StreamNotFoundError`.
    */
   get(stream: string, opts?: OrderedConsumerOptions): Promise<OrderedConsumer>;
   async get(stream: string, nameOrOpts?: string | OrderedConsumerOptions): Promise<Consumer | OrderedConsumer> {
@@ -315,8 +315,9 @@ export class Consumers {
 
   /**
    * The push consumer `name` of `stream` (its config has a
-   * `deliver_subject`); rejects (`JETSTREAM`, 10014) if it does not exist,
-   * (`INVALID_ARGUMENT`) if it is a pull consumer.
+   * `deliver_subject`); rejects with a `ConsumerNotFoundError` (`code`
+   * 10014) if it does not exist, with kind `INVALID_ARGUMENT` if it is a
+   * pull consumer.
    */
   getPushConsumer(stream: string, name: string): Promise<PushConsumer>;
   /**
@@ -325,7 +326,7 @@ export class Consumers {
    * (no acks, memory storage, flow control, heartbeats) that the client
    * replaces after a gap, two missed heartbeats (a deleted consumer) or a
    * reconnect (`status()`: `ordered_consumer_recreated`). Its first
-   * consumer is made now, so a missing stream rejects (`JETSTREAM`).
+   * consumer is made now, so a missing stream rejects with a `StreamNotFoundError`.
    * `info()` and `delete()` concern the current consumer.
    */
   getPushConsumer(stream: string, opts?: OrderedPushConsumerOptions): Promise<PushConsumer>;

@@ -169,7 +169,7 @@ export class StoredMsgs implements AsyncIterable<StoredMsg> {
 
 /** nats.js's `js.streams`: stream handles. */
 export interface Streams {
-  /** The stream `name`; rejects with `JETSTREAM` (`errCode` 10059) when there is none. */
+  /** The stream `name`; rejects with a `StreamNotFoundError` (`code` 10059) when there is none. */
   get(name: string): Promise<Stream>;
 }
 
@@ -185,7 +185,7 @@ export class StreamAPI implements Streams {
    * The stream's info; `opts` adds the message count of each subject
    * matching `subjects_filter` (every page of them, merged into
    * `state.subjects`) and, with `deleted_details`, the deleted sequences
-   * (`state.deleted`). Rejects with `JETSTREAM` (`errCode` 10059) when
+   * (`state.deleted`). Rejects with a `StreamNotFoundError` (`code` 10059) when
    * there is no such stream.
    */
   async info(name: string, opts?: StreamInfoRequestOptions): Promise<StreamInfo> {
@@ -239,15 +239,14 @@ export class StreamAPI implements Streams {
     return new Lister(this.#raw.list("STREAM.NAMES", "", optStr(subject, "subject")));
   }
 
-  /** The name of the stream that stores `subject`; rejects with a `StreamNotFoundError` (`JETSTREAM`, `errCode` 10059) when none does. */
+  /** The name of the stream that stores `subject`; rejects with a `StreamNotFoundError` (`code` 10059) when none does. */
   async find(subject: string): Promise<string> {
     const [name] = await this.names(subject).next();
     if (name !== undefined) return name;
-    const description = `no stream stores subject ${JSON.stringify(subject)}`;
-    throw new StreamNotFoundError({ code: 404, err_code: 10059, description });
+    throw StreamNotFoundError.fromMessage("no stream matches subject");
   }
 
-  /** A handle on stream `name`, with its info; rejects with `JETSTREAM` (`errCode` 10059) when there is none. */
+  /** A handle on stream `name`, with its info; rejects with a `StreamNotFoundError` (`code` 10059) when there is none. */
   async get(name: string): Promise<Stream> {
     return new Stream(this, new Consumers(this.#raw), new ConsumerAPI(this.#raw), await this.info(name));
   }
@@ -377,7 +376,7 @@ export class ConsumerAPI {
     this.#raw = raw;
   }
 
-  /** Rejects with `JETSTREAM` (`errCode` 10014) when there is no such consumer. */
+  /** Rejects with a `ConsumerNotFoundError` (`code` 10014) when there is no such consumer. */
   info(stream: string, name: string): Promise<ConsumerInfo> {
     return request(this.#raw, "CONSUMER.INFO", stream, name);
   }
@@ -451,9 +450,10 @@ export class ConsumerAPI {
    * and redelivered messages are dropped and delivery restarts after the
    * ack floor, or with `seq` at stream sequence `seq` or later. Only for
    * deliver policies `all`, `by_start_sequence` and `by_start_time` (not
-   * below their start). A missing consumer rejects with `JETSTREAM`
-   * (`errCode` 10014) after the timeout (the server does not answer for
-   * it). Readers of the consumer are not told: stop and restart them.
+   * below their start). A missing consumer rejects with a
+   * `ConsumerNotFoundError` (`code` 10014) after the timeout (the server
+   * does not answer for it). Readers of the consumer are not told: stop and
+   * restart them.
    */
   reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResponse> {
     return request(this.#raw, "CONSUMER.RESET", stream, name, seq === undefined ? undefined : { seq });

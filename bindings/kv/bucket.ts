@@ -50,7 +50,7 @@ export class Bucket implements KV {
       return await this.#write("create", key, value, undefined, markerTTL);
     } catch (e) {
       // Rust says whether the key holds a delete or purge marker to create over.
-      const at = await this.#raw.get(key, undefined, (e as { errCode?: number }).errCode ?? 0);
+      const at = await this.#raw.get(key, undefined, (e as { code?: number }).code ?? 0);
       if (at === undefined) throw e;
       return this.#write("create", key, value, at as number, markerTTL);
     }

@@ -57,7 +57,7 @@ export class Kvm {
   }
 
   /**
-   * The existing bucket `name`; rejects with `JETSTREAM` (`errCode` 10059)
+   * The existing bucket `name`; rejects with a `StreamNotFoundError` (`code` 10059)
    * if there is none (nats.js: its first call fails). Of `opts`, `timeout`
    * and `allow_direct` apply.
    */

@@ -62,7 +62,7 @@ export class Digest {
     try {
       return f();
     } catch (e) {
-      throw new NatsError(`the host's SHA-256 failed: ${(e as Error).message ?? e}`, "IO", {}, { cause: e });
+      throw new NatsError(`the host's SHA-256 failed: ${(e as Error).message ?? e}`, "IO", { cause: e });
     }
   }
 }
@@ -93,7 +93,7 @@ export class Check {
     if (computed !== this.expected) throw this.#corrupt("DIGEST_MISMATCH", `its digest is ${this.expected}, its bytes hash to ${computed}`);
   }
 
-  #corrupt(code: "SIZE_MISMATCH" | "DIGEST_MISMATCH", why: string): NatsError {
-    return new NatsError(`object ${JSON.stringify(this.name)} is corrupt: ${why}`, code);
+  #corrupt(kind: "SIZE_MISMATCH" | "DIGEST_MISMATCH", why: string): NatsError {
+    return new NatsError(`object ${JSON.stringify(this.name)} is corrupt: ${why}`, kind);
   }
 }

@@ -41,7 +41,7 @@ export class Objm {
   }
 
   /**
-   * The existing bucket `name`; rejects with `JETSTREAM` (`errCode` 10059)
+   * The existing bucket `name`; rejects with a `StreamNotFoundError` (`code` 10059)
    * if there is none. `check: false` (nats.js's) opens it without asking:
    * a missing bucket shows in the first call.
    */

@@ -237,8 +237,8 @@ async function* direct(js: RawJetStream, stream: string, subject: string, batch:
     } catch (e) {
       if (++tries >= RETRIES) throw e;
       await sleep(RETRY_AFTER);
-      await request(js, "STREAM.INFO", stream).catch((asked: { errCode?: number }) => {
-        if (asked.errCode === STREAM_NOT_FOUND) throw asked;
+      await request(js, "STREAM.INFO", stream).catch((asked: { code?: number }) => {
+        if (asked.code === STREAM_NOT_FOUND) throw asked;
       });
       continue;
     } finally {
@@ -286,7 +286,7 @@ async function ranDry(js: RawJetStream, stream: string, name: string, [consumer,
     const info = await request<ConsumerInfo>(js, "CONSUMER.INFO", stream, name);
     return info.num_pending === 0 && info.delivered.consumer_seq <= (consumer === info.name ? seq : 0);
   } catch (e) {
-    if ((e as { errCode?: number }).errCode === STREAM_NOT_FOUND) throw e;
+    if ((e as { code?: number }).code === STREAM_NOT_FOUND) throw e;
     // A consumer being replaced may not answer: ask again later.
     return false;
   }

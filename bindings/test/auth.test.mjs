@@ -36,9 +36,9 @@ test("token", async () => {
   await nc.flush();
   await nc.close();
   await assert.rejects(connect({ servers: tokenServer.wsUrl, token: "wrong" }), {
-    code: "AUTHORIZATION_VIOLATION",
+    kind: "AUTHORIZATION_VIOLATION",
   });
-  await assert.rejects(connect({ servers: tokenServer.wsUrl }), { code: "AUTHORIZATION_VIOLATION" });
+  await assert.rejects(connect({ servers: tokenServer.wsUrl }), { kind: "AUTHORIZATION_VIOLATION" });
 });
 
 test("user and password", async () => {
@@ -47,8 +47,8 @@ test("user and password", async () => {
   await nc.close();
   await assert.rejects(connect({ servers: users.wsUrl, user: "alice", pass: "nope" }), (e) => {
     assert.ok(e instanceof NatsError);
-    assert.equal(e.code, "AUTHORIZATION_VIOLATION");
-    assert.match(e.description, /Authorization Violation/i);
+    assert.equal(e.kind, "AUTHORIZATION_VIOLATION");
+    assert.match(e.message, /Authorization Violation/i);
     return true;
   });
 });
@@ -58,7 +58,7 @@ test("nkey authenticator signs the nonce", async () => {
   await nc.flush();
   await nc.close();
   await assert.rejects(connect({ servers: users.wsUrl, authenticator: nkeyAuthenticator(nkeyPair().seed) }), {
-    code: "AUTHORIZATION_VIOLATION",
+    kind: "AUTHORIZATION_VIOLATION",
   });
   await assert.rejects(connect({ servers: users.wsUrl, authenticator: nkeyAuthenticator("not a seed") }), NatsError);
 });
@@ -95,20 +95,20 @@ test("creds: the JWT goes along and the seed signs (the server checks the nkey w
 
 test("unreadable creds, a throwing or a malformed authenticator are CREDENTIALS errors", async () => {
   await assert.rejects(connect({ servers: users.wsUrl, authenticator: credsAuthenticator("no jwt here") }), {
-    code: "CREDENTIALS",
+    kind: "CREDENTIALS",
   });
   const throwing = () => {
     throw new Error("vault unavailable");
   };
   await assert.rejects(connect({ servers: users.wsUrl, authenticator: throwing }), (e) => {
-    assert.equal(e.code, "CREDENTIALS");
+    assert.equal(e.kind, "CREDENTIALS");
     assert.match(e.message, /vault unavailable/);
     return true;
   });
   await assert.rejects(connect({ servers: users.wsUrl, authenticator: () => ({ sig: "not base64!" }) }), {
-    code: "CREDENTIALS",
+    kind: "CREDENTIALS",
   });
-  await assert.rejects(connect({ servers: users.wsUrl, authenticator: "SUxxx" }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: users.wsUrl, authenticator: "SUxxx" }), { kind: "INVALID_ARGUMENT" });
 });
 
 test("a permissions violation is an error status; the connection stays up", async () => {
@@ -121,7 +121,7 @@ test("a permissions violation is an error status; the connection stays up", asyn
   await nc.flush();
   await waitFor(() => errors.length === 1);
   assert.ok(errors[0] instanceof NatsError);
-  assert.equal(errors[0].code, "PERMISSIONS_VIOLATION");
+  assert.equal(errors[0].kind, "PERMISSIONS_VIOLATION");
   nc.publish("public.news", "still connected");
   await nc.flush();
   await nc.close();

@@ -76,11 +76,11 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.deepEqual(got, { text: "echo: hi", echoOf: "why" });
   });
 
-  test("no responders and timeouts are coded NatsErrors", async () => {
+  test("no responders and timeouts are NatsErrors of a kind", async () => {
     const got = await page.evaluate(async (servers) => {
       const nc = await natsjet.connect({ servers });
       nc.subscribe("browser.silent");
-      const code = (p) => p.then(() => "answered", (e) => e instanceof natsjet.NatsError && e.code);
+      const code = (p) => p.then(() => "answered", (e) => e instanceof natsjet.NatsError && e.kind);
       const codes = [
         await code(nc.request("browser.nobody")),
         await code(nc.request("browser.silent", "", { timeout: 100 })),
@@ -98,8 +98,12 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       const classes = (p) =>
         p.then(
           () => "answered",
-          (e) =>
+          (e) => [
+            e.name,
+            e.message,
             ["NatsError", "RequestError", "NoRespondersError", "TimeoutError"].filter((name) => e instanceof natsjet[name]),
+            e.cause?.name ?? null,
+          ],
         );
       const got = [
         await classes(nc.request("browser.nobody")),
@@ -108,7 +112,10 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       await nc.close();
       return got;
     }, server.wsUrl);
-    assert.deepEqual(got, [["NatsError", "RequestError", "NoRespondersError"], ["NatsError", "TimeoutError"]]);
+    assert.deepEqual(got, [
+      ["RequestError", "no responders: 'browser.nobody'", ["NatsError", "RequestError"], "NoResponders"],
+      ["TimeoutError", "timeout", ["NatsError", "TimeoutError"], null],
+    ]);
   });
 
   test("flush resolves after the server has processed what came before", async () => {
@@ -122,7 +129,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       // The server routed all 5000 before answering; the receiver's flush is answered after them.
       await receiver.flush();
       await Promise.all([sender.close(), receiver.close()]);
-      const closedFlush = await sender.flush().then(() => "resolved", (e) => e.code);
+      const closedFlush = await sender.flush().then(() => "resolved", (e) => e.kind);
       return { count, closedFlush };
     }, server.wsUrl);
     assert.deepEqual(got, { count: 5000, closedFlush: "CLOSED" });
@@ -143,7 +150,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       try {
         nc.publish("browser.drain", "late");
       } catch (e) {
-        publishCode = e.code;
+        publishCode = e.kind;
       }
       return { count, closed: nc.isClosed(), closedWith: closedWith ?? null, publishCode };
     }, server.wsUrl);
@@ -177,14 +184,14 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
           f();
           return "accepted";
         } catch (e) {
-          return e instanceof natsjet.NatsError && e.code;
+          return e instanceof natsjet.NatsError && e.kind;
         }
       };
       const codes = [
         code(() => nc.publish("bad subject", "x")),
         code(() => nc.publish("a..b", "x")),
         code(() => nc.subscribe("")),
-        await nc.request("line\r\nbreak").then(() => "answered", (e) => e.code),
+        await nc.request("line\r\nbreak").then(() => "answered", (e) => e.kind),
       ];
       await nc.flush(); // still healthy
       await nc.close();
@@ -237,7 +244,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       try {
         natsjet.createInbox();
       } catch (e) {
-        before = { code: e.code, isInvalidOperation: e instanceof natsjet.InvalidOperationError };
+        before = { kind: e.kind, isInvalidOperation: e instanceof natsjet.InvalidOperationError };
       }
       const nc = await natsjet.wsconnect({ servers });
       const inbox = natsjet.createInbox("web");
@@ -263,7 +270,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       };
     }, server.wsUrl);
     await fresh.close();
-    assert.deepEqual(got.before, { code: "INVALID_ARGUMENT", isInvalidOperation: true });
+    assert.deepEqual(got.before, { kind: "INVALID_ARGUMENT", isInvalidOperation: true });
     assert.match(got.inbox, /^web\.[0-9A-Za-z]{22}$/);
     assert.deepEqual(got.lengths, [0, 1]);
     assert.equal(got.received, 2);
@@ -275,7 +282,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
 
   test("Key-Value: put, get, CAS, markers, keys, history, and a watch that says when it caught up", async () => {
     const got = await page.evaluate(async (servers) => {
-      const { Kvm, KvWatchInclude, NatsError } = natsjet;
+      const { Kvm, KvWatchInclude, JetStreamApiError } = natsjet;
       const nc = await natsjet.connect({ servers });
       const kvm = new Kvm(nc);
       const kv = await kvm.create("browser", { history: 3 });
@@ -284,7 +291,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       const it = watch[Symbol.asyncIterator]();
       const r1 = await kv.put("p.a/b=c", "one");
       const r2 = await kv.update("p.a/b=c", "two", r1);
-      const conflict = await kv.update("p.a/b=c", "x", r1).then(() => "accepted", (e) => e instanceof NatsError && e.errCode);
+      const conflict = await kv.update("p.a/b=c", "x", r1).then(() => "accepted", (e) => e instanceof JetStreamApiError && e.code);
       await kv.put("p.empty", "");
       await kv.delete("p.empty");
       const created = await kv.create("p.empty", "back"); // over the delete marker
@@ -306,7 +313,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
         seen.push(e.key);
         if (e.isUpdate) break;
       }
-      const bad = await kv.put("bad key", "v").then(() => "accepted", (e) => [e.code, e.message.includes('"bad key"')]);
+      const bad = await kv.put("bad key", "v").then(() => "accepted", (e) => [e.kind, e.message.includes('"bad key"')]);
       const status = await kv.status();
       const destroyed = await kv.destroy();
       await nc.close();
@@ -395,7 +402,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       const viaLink = await os.getBlob("link");
       const other = await objm.create("browser_obj2");
       await os.linkStore("bucket", other);
-      const bucketLink = await os.get("bucket").then(() => "read", (e) => e instanceof NatsError && e.code);
+      const bucketLink = await os.get("bucket").then(() => "read", (e) => e instanceof NatsError && e.kind);
       const deleted = await os.delete("o1000");
       const afterDelete = [await os.get("o1000"), (await os.info("o1000")).deleted];
       const listed = (await os.list()).map((i) => i.name).sort();
@@ -405,9 +412,9 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
         watched.push([value.name, value.isUpdate]);
       }
       watch.stop();
-      const empty = await os.putBlob({ name: "" }, bytes(1, 0)).then(() => "accepted", (e) => e.code);
+      const empty = await os.putBlob({ name: "" }, bytes(1, 0)).then(() => "accepted", (e) => e.kind);
       const sealed = (await os.seal()).sealed;
-      const refused = await os.putBlob({ name: "late" }, bytes(1, 0)).then(() => "accepted", (e) => [e.code, e.errCode]);
+      const refused = await os.putBlob({ name: "late" }, bytes(1, 0)).then(() => "accepted", (e) => [e.kind, e.code]);
       const status = await os.status();
       const destroyed = await os.destroy();
       await other.destroy();
@@ -472,10 +479,10 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
           handedOut += value.length;
         }
       } catch (e) {
-        end = [e instanceof natsjet.NatsError, e.code];
+        end = [e instanceof natsjet.NatsError, e.kind];
       }
-      const error = await result.error.then(() => "resolved", (e) => e.code);
-      const blob = await os.getBlob("x").then(() => "resolved", (e) => e.code);
+      const error = await result.error.then(() => "resolved", (e) => e.kind);
+      const blob = await os.getBlob("x").then(() => "resolved", (e) => e.kind);
       await os.destroy();
       await nc.close();
       return { handedOut, end, error, blob };
@@ -546,7 +553,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
           read++;
         }
       } catch (e) {
-        end = [e instanceof natsjet.NatsError, e.code, e.errCode];
+        end = [e instanceof natsjet.ConsumerNotFoundError, e.kind, e.code];
       }
       await watching;
       await jsm.streams.delete("BROWSER_GONE");
@@ -661,7 +668,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
           nc.publish("fast", payload);
         }
       } catch (e) {
-        error = [e instanceof natsjet.ConnectionError, e.code];
+        error = [e instanceof natsjet.ConnectionError, e.kind];
       }
       await nc.flush();
       const deadline = Date.now() + 30_000;

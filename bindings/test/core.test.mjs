@@ -143,13 +143,12 @@ test("noEcho keeps a connection's own messages from it; inboxPrefix names its in
   await other.close();
 });
 
-test("no responders rejects with NO_RESPONDERS and status 503", async () => {
+test("no responders rejects with a RequestError of kind NO_RESPONDERS, caused by a NoRespondersError", async () => {
   const nc = await conn();
   await assert.rejects(nc.request("nobody.home", "x"), (e) => {
     assert.ok(e instanceof NatsError && e instanceof Error, `${e}`);
-    assert.equal(e.name, "NatsError");
-    assert.equal(e.code, "NO_RESPONDERS");
-    assert.equal(e.status, 503);
+    assert.deepEqual([e.name, e.kind, e.isNoResponders()], ["RequestError", "NO_RESPONDERS", true]);
+    assert.deepEqual([e.cause.name, e.cause.subject], ["NoResponders", "nobody.home"]);
     return true;
   });
   await nc.close();
@@ -160,7 +159,7 @@ test("a request nobody answers in time rejects with TIMEOUT", async () => {
   nc.subscribe("svc.silent");
   await nc.flush();
   const start = Date.now();
-  await assert.rejects(nc.request("svc.silent", "", { timeout: 200 }), { code: "TIMEOUT" });
+  await assert.rejects(nc.request("svc.silent", "", { timeout: 200 }), { kind: "TIMEOUT" });
   assert.ok(Date.now() - start >= 190);
   await nc.close();
 });
@@ -182,7 +181,7 @@ test("traceDestination and traceOnly: the server reports the message's way; trac
   h.set("App", "1");
   await assert.rejects(
     nc.request("traced.b", "y", { headers: h, traceDestination: "trace.events", traceOnly: true, timeout: 300 }),
-    { code: "TIMEOUT" },
+    { kind: "TIMEOUT" },
   );
   const only = (await nextMsg(traces)).json();
   assert.deepEqual(only.request.header["Nats-Trace-Dest"], ["trace.events"]);
@@ -196,18 +195,18 @@ test("traceDestination and traceOnly: the server reports the message's way; trac
 test("bad subjects, payloads and headers are refused before sending", async () => {
   const nc = await conn();
   const sent = nc.stats().outMsgs;
-  assert.throws(() => nc.publish("bad subject", "x"), (e) => e instanceof NatsError && e.code === "INVALID_SUBJECT");
-  assert.throws(() => nc.publish("a..b"), { code: "INVALID_SUBJECT" });
-  assert.throws(() => nc.publish("ok", "x", { reply: "bad reply" }), { code: "INVALID_SUBJECT" });
-  assert.throws(() => nc.subscribe("a.>.b"), { code: "INVALID_SUBJECT" });
-  assert.throws(() => nc.subscribe("ok", { queue: "bad queue" }), { code: "INVALID_SUBJECT" });
-  await assert.rejects(nc.request("", "x"), { code: "INVALID_SUBJECT" });
-  assert.throws(() => nc.publish("ok", 42), { code: "INVALID_ARGUMENT" });
+  assert.throws(() => nc.publish("bad subject", "x"), (e) => e instanceof NatsError && e.kind === "INVALID_SUBJECT");
+  assert.throws(() => nc.publish("a..b"), { kind: "INVALID_SUBJECT" });
+  assert.throws(() => nc.publish("ok", "x", { reply: "bad reply" }), { kind: "INVALID_SUBJECT" });
+  assert.throws(() => nc.subscribe("a.>.b"), { kind: "INVALID_SUBJECT" });
+  assert.throws(() => nc.subscribe("ok", { queue: "bad queue" }), { kind: "INVALID_SUBJECT" });
+  await assert.rejects(nc.request("", "x"), { kind: "INVALID_SUBJECT" });
+  assert.throws(() => nc.publish("ok", 42), { kind: "INVALID_ARGUMENT" });
   const h = headers();
   h.set("Bad", "line\r\nPUB x 1");
   assert.throws(() => nc.publish("ok", "x", { headers: h }), NatsError);
   const big = new Uint8Array(nc.info.max_payload + 1);
-  assert.throws(() => nc.publish("ok", big), { code: "PAYLOAD_TOO_LARGE" });
+  assert.throws(() => nc.publish("ok", big), { kind: "PAYLOAD_TOO_LARGE" });
   await nc.flush();
   assert.equal(nc.stats().outMsgs, sent);
   await nc.close();
@@ -253,7 +252,7 @@ test("a subscription nobody references stays until unsubscribed, as in nats.js",
   }
   for (const subject of ["unreferenced.iter", "unreferenced.max"]) {
     // Interest remains: the request times out instead of finding no responders.
-    await assert.rejects(nc.request(subject, "", { timeout: 200 }), { code: "TIMEOUT" }, subject);
+    await assert.rejects(nc.request(subject, "", { timeout: 200 }), { kind: "TIMEOUT" }, subject);
   }
   await nc.close();
 });
@@ -296,10 +295,10 @@ test("close resolves closed() and later calls fail with CLOSED", async () => {
   await nc.close();
   assert.equal(await closed, undefined);
   assert.equal(nc.isClosed(), true);
-  assert.throws(() => nc.publish("late", "x"), { code: "CLOSED" });
-  assert.throws(() => nc.subscribe("late"), { code: "CLOSED" });
-  await assert.rejects(nc.flush(), { code: "CLOSED" });
-  await assert.rejects(nc.request("late"), { code: "CLOSED" });
+  assert.throws(() => nc.publish("late", "x"), { kind: "CLOSED" });
+  assert.throws(() => nc.subscribe("late"), { kind: "CLOSED" });
+  await assert.rejects(nc.flush(), { kind: "CLOSED" });
+  await assert.rejects(nc.request("late"), { kind: "CLOSED" });
   await nc.close(); // twice is fine
 });
 
@@ -324,10 +323,10 @@ test("a subscriber that does not keep up gets a slowConsumer status", async () =
 });
 
 test("connect rejects bad options and unreachable servers with codes", async () => {
-  await assert.rejects(connect({ servers: 42 }), { code: "INVALID_ARGUMENT" });
-  await assert.rejects(connect({ servers: server.wsUrl, pingInterval: "soon" }), { code: "INVALID_ARGUMENT" });
-  await assert.rejects(connect({ servers: server.wsUrl, maxPingOut: 1.5 }), { code: "INVALID_ARGUMENT" });
-  await assert.rejects(connect({ servers: "nope://x" }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: 42 }), { kind: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: server.wsUrl, pingInterval: "soon" }), { kind: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: server.wsUrl, maxPingOut: 1.5 }), { kind: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: "nope://x" }), { kind: "INVALID_ARGUMENT" });
   await assert.rejects(connect({ servers: "ws://127.0.0.1:1", timeout: 1000 }), (e) => e instanceof NatsError);
 });
 
@@ -339,8 +338,8 @@ test("subjects too long for the server's control line throw INVALID_SUBJECT; max
   nc.publish(longest, "fits");
   assert.equal((await nextMsg(sub)).string(), "fits", "the server takes the longest the client lets through");
   const tooLong = `${longest}a`;
-  assert.throws(() => nc.publish(tooLong, "x"), { code: "INVALID_SUBJECT" });
-  assert.throws(() => nc.subscribe(tooLong), { code: "INVALID_SUBJECT" });
+  assert.throws(() => nc.publish(tooLong, "x"), { kind: "INVALID_SUBJECT" });
+  assert.throws(() => nc.subscribe(tooLong), { kind: "INVALID_SUBJECT" });
   await nc.flush();
   await nc.close();
 
@@ -374,6 +373,6 @@ test("a subscription ended by the connection's error resolves `closed` with it",
   const why = await sub.closed;
   await done;
   assert.ok(why instanceof NatsError, `${why}`);
-  assert.equal(why.code, "PROTOCOL");
+  assert.equal(why.kind, "PROTOCOL");
   await nc.closed();
 });

@@ -66,7 +66,7 @@ test("snapshot: the ranges a checkpoint saves; restore: redeliveries of saved wo
 
   const b = await worker("EO_RESTORE");
   await b.ledger.restore([JSON.parse(JSON.stringify(saved))]);
-  await assert.rejects(b.ledger.restore([{ version: 9, consumers: [] }]), (e) => e.code === "INVALID_ARGUMENT");
+  await assert.rejects(b.ledger.restore([{ version: 9, consumers: [] }]), (e) => e.kind === "INVALID_ARGUMENT");
   const again = await fetch(b.consumer, 10); // redelivered once ack_wait (1 s) passed
   assert.deepEqual(
     again.map((m) => [m.seq, m.redelivered, b.ledger.admit(m)]),
@@ -78,7 +78,7 @@ test("snapshot: the ranges a checkpoint saves; restore: redeliveries of saved wo
   assert.deepEqual(fresh.map((m) => m.seq), [11]);
   b.ledger.track(fresh[0], 1);
   assert.deepEqual(b.ledger.counts(), { skipped: 10, aborted: 0, atRisk: 0, redelivered: 0 });
-  assert.throws(() => again[0].ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED", "a skipped message's ack is the ledger's");
+  assert.throws(() => again[0].ack(), (e) => e.kind === "ALREADY_ACKNOWLEDGED", "a skipped message's ack is the ledger's");
 
   const report = await b.ledger.commit(1);
   assert.equal(report.confirmed.length, 11, "the new message and the ten skipped redeliveries");
@@ -138,7 +138,7 @@ test("snapshot throws AT_RISK once ack_wait passed while disconnected", async ()
 
     await own.stop();
     await sleep(1500); // past the 1 s ack_wait: no +WPI could go out
-    assert.throws(() => ledger.snapshot(1), (e) => e.code === "AT_RISK" && /redelivered to another worker/.test(e.message));
+    assert.throws(() => ledger.snapshot(1), (e) => e.kind === "AT_RISK" && /redelivered to another worker/.test(e.message));
     assert.deepEqual(ledger.tryNextEvent(), { type: "redeliveryRisk", token: m.ackToken() });
     assert.equal(ledger.counts().atRisk, 1);
 
@@ -197,7 +197,7 @@ test("expecting: the settings of an existing durable that differ from the progra
   assert.deepEqual(same.ledger.warnings().map((w) => w.code), ["MAX_DELIVER_FINITE"]);
   assert.throws(
     () => new CheckpointLedger(same.consumer, { workers: 1, batch: 1, checkpointInterval: 500, expecting: { ack_wait: "soon" } }),
-    (e) => e.code === "INVALID_ARGUMENT",
+    (e) => e.kind === "INVALID_ARGUMENT",
   );
   ledger.close();
   same.ledger.close();
@@ -210,6 +210,6 @@ test("a message that waited in the reader past ack_wait is AT_RISK: timed from i
   await sleep(1500); // the message arrived and waited while the worker was busy
   for await (const m of messages) ledger.track(m, 1);
   assert.equal(ledger.length, 1);
-  assert.throws(() => ledger.snapshot(1), (e) => e.code === "AT_RISK");
+  assert.throws(() => ledger.snapshot(1), (e) => e.kind === "AT_RISK");
   ledger.close();
 });

@@ -57,10 +57,10 @@ for (const transport of ["url", "wsUrl"]) {
     const nc = await connect({ servers: server[transport] });
     const { accepted, error } = publishUntilRefused(nc, 1_500_000);
     assert.ok(error instanceof ConnectionError, `${error}`);
-    assert.equal(error.code, "OUTGOING_BUFFER_FULL");
+    assert.equal(error.kind, "OUTGOING_BUFFER_FULL");
     const bound = 64 * 1024 * 1024;
     assert.ok(accepted * FRAME >= bound && (accepted - 1) * FRAME < bound, `${accepted} accepted`);
-    assert.throws(() => nc.publish("fast", "still full"), { code: "OUTGOING_BUFFER_FULL" });
+    assert.throws(() => nc.publish("fast", "still full"), { kind: "OUTGOING_BUFFER_FULL" });
 
     await nc.flush();
     await waitFor(() => seen.count === accepted, 60_000);
@@ -76,12 +76,12 @@ test("outgoingBufferSize sets the bound, and refuses what is not a byte count", 
   const { nc: reader, seen } = await counter();
   const nc = await connect({ servers: server.url, outgoingBufferSize: 1024 * 1024 });
   const { accepted, error } = publishUntilRefused(nc, 1_000_000);
-  assert.equal(error?.code, "OUTGOING_BUFFER_FULL");
+  assert.equal(error?.kind, "OUTGOING_BUFFER_FULL");
   assert.ok(accepted * FRAME >= 1024 * 1024 && (accepted - 1) * FRAME < 1024 * 1024, `${accepted} accepted`);
   await nc.flush();
   await waitFor(() => seen.count === accepted, 30_000);
   assert.equal(seen.outOfOrder, 0);
   await nc.close();
   await reader.close();
-  await assert.rejects(connect({ servers: server.url, outgoingBufferSize: -1 }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: server.url, outgoingBufferSize: -1 }), { kind: "INVALID_ARGUMENT" });
 });

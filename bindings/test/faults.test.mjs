@@ -193,12 +193,12 @@ describe("faults over WebSocket in Node", { timeout: 240_000 }, () => {
             }
           }
         } catch (e) {
-          errors.push(e.code ?? String(e)); // a typed error, never a short or corrupt read: try again
+          errors.push(e.kind ?? String(e)); // a typed error, never a short or corrupt read: try again
           continue;
         }
         const error = await result.error;
         if (error) {
-          errors.push(error.code ?? String(error));
+          errors.push(error.kind ?? String(error));
           continue;
         }
         const bytes = new Uint8Array(got);

@@ -35,6 +35,37 @@ export async function startJetStreamServer(config = "") {
   return server;
 }
 
+/**
+ * A JetStream server with two accounts: JS (users `js`/`js`, and
+ * `limited`/`pw`, who may not publish to `secret.>` nor subscribe to
+ * `jobs.>`) and NOJS without JetStream (`nojs`/`nojs`).
+ */
+export function startAccountsServer() {
+  return startServer(
+    (dir) => `jetstream { store_dir: "${join(dir, "js")}" }
+accounts {
+  JS: {
+    jetstream: enabled
+    users: [
+      { user: js, password: js }
+      { user: limited, password: pw, permissions: { publish: { deny: "secret.>" }, subscribe: { deny: "jobs.>" } } }
+    ]
+  }
+  NOJS: { users: [{ user: nojs, password: nojs }] }
+}`,
+  );
+}
+
+/** Whichever error `f` throws or its promise rejects with; fails when there is none. */
+export async function caught(f) {
+  try {
+    await f();
+  } catch (e) {
+    return e;
+  }
+  assert.fail("no error");
+}
+
 class NatsServer {
   constructor(dir, extra) {
     this.dir = dir;
@@ -179,11 +210,11 @@ export function nkeyPair() {
   return { seed: new TextDecoder().decode(user.getSeed()), publicKey: user.getPublicKey() };
 }
 
-/** Asserts `promise` rejects with a NatsError of `code` and the given details (`status`, `errCode`…). */
-export async function rejectsWith(promise, code, details = {}) {
+/** Asserts `promise` rejects with a NatsError of `kind` and the given details (`code`, `status`…). */
+export async function rejectsWith(promise, kind, details = {}) {
   await assert.rejects(promise, (e) => {
     assert.ok(e instanceof NatsError, `a NatsError: ${e}`);
-    assert.equal(e.code, code, e.message);
+    assert.equal(e.kind, kind, e.message);
     for (const [key, value] of Object.entries(details)) assert.equal(e[key], value, `${key} of ${e.message}`);
     return true;
   });

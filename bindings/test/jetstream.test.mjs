@@ -112,7 +112,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal((await jsm.streams.getMessage(name, { next_by_subj: `${name}.b`, seq: 3 })).seq, 4);
       assert.equal(await jsm.streams.deleteMessage(name, 2), true);
       assert.equal(await jsm.streams.getMessage(name, { seq: 2 }), null, "none there: null, as nats.js v3");
-      await rejectsWith(jsm.streams.getMessage("NO_SUCH_STREAM", { seq: 1 }), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(jsm.streams.getMessage("NO_SUCH_STREAM", { seq: 1 }), "JETSTREAM", { code: 10059 });
 
       assert.deepEqual(await jsm.streams.purge(name, { filter: `${name}.a`, keep: 1 }), { success: true, purged: 1 });
       assert.equal((await jsm.streams.info(name)).state.messages, 2);
@@ -121,15 +121,15 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
-    test("API errors are NatsErrors with the server's status and errCode", async () => {
+    test("API errors are NatsErrors with the server's status and err_code as nats.js's status and code", async () => {
       const nc = await conn();
       const jsm = await jetstreamManager(nc);
       await rejectsWith(jsm.streams.info("NO_SUCH_STREAM"), "JETSTREAM", {
         status: 404,
-        errCode: 10059,
-        description: "stream not found",
+        code: 10059,
+        message: "stream not found",
       });
-      await rejectsWith(jsm.consumers.info("NO_SUCH_STREAM", "c"), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(jsm.consumers.info("NO_SUCH_STREAM", "c"), "JETSTREAM", { code: 10059 });
       await rejectsWith(jsm.streams.add({ name: "bad.name" }), "INVALID_ARGUMENT");
       await rejectsWith(jsm.streams.purge("X", { seq: 1, keep: 1 }), "INVALID_ARGUMENT");
       await nc.close();
@@ -143,7 +143,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal(ci.config.ack_wait, 10e9);
       await jsm.consumers.add(name, { name: "e1", filter_subject: `${name}.e`, inactive_threshold: 60e9 });
       await rejectsWith(jsm.consumers.add(name, { durable_name: "d1", ack_wait: 20e9 }), "JETSTREAM", {
-        errCode: 10148,
+        code: 10148,
       });
 
       const updated = await jsm.consumers.update(name, "d1", { ...ci.config, max_ack_pending: 50 });
@@ -151,7 +151,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal((await jsm.consumers.info(name, "d1")).config.max_ack_pending, 50);
       // As nats.js, update reads the consumer's info first.
       await rejectsWith(jsm.consumers.update(name, "nope", { durable_name: "nope" }), "JETSTREAM", {
-        errCode: 10014,
+        code: 10014,
       });
 
       const listed = [];
@@ -164,7 +164,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal((await jsm.consumers.resume(name, "d1")).paused, false);
 
       assert.equal(await jsm.consumers.delete(name, "e1"), true);
-      await rejectsWith(jsm.consumers.info(name, "e1"), "JETSTREAM", { status: 404, errCode: 10014 });
+      await rejectsWith(jsm.consumers.info(name, "e1"), "JETSTREAM", { status: 404, code: 10014 });
       await nc.close();
     });
 
@@ -175,7 +175,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal(si.config.max_age, 3600e9);
       assert.equal(si.config.description, "kept");
       assert.deepEqual(si.config.subjects, [`${name}.>`]);
-      await rejectsWith(jsm.streams.update("NO_SUCH_STREAM", { max_msgs: 1 }), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(jsm.streams.update("NO_SUCH_STREAM", { max_msgs: 1 }), "JETSTREAM", { code: 10059 });
 
       await jsm.consumers.add(name, { durable_name: "d", ack_wait: 10e9, filter_subject: `${name}.a` });
       const ci = await jsm.consumers.update(name, "d", { max_ack_pending: 50, description: "merged" });
@@ -190,7 +190,7 @@ for (const transport of ["ws", "nats"]) {
     test("streams: find, list by subject, get a Stream; js.streams.get", async () => {
       const { nc, jsm, js, name } = await setup(S("FIND"));
       assert.equal(await jsm.streams.find(`${name}.a.b`), name);
-      await rejectsWith(jsm.streams.find("nobody.stores.this"), "JETSTREAM", { status: 404, errCode: 10059 });
+      await rejectsWith(jsm.streams.find("nobody.stores.this"), "JETSTREAM", { status: 404, code: 10059 });
       await rejectsWith(jsm.streams.find("bad subject"), "INVALID_SUBJECT");
 
       const listed = [];
@@ -213,11 +213,11 @@ for (const transport of ["ws", "nats"]) {
       assert.equal((await consumer.next({ expires: 2000 })).string(), "one");
       assert.equal(await stream.deleteMessage(1, false), true);
       assert.equal((await (await js.streams.get(name)).info(true)).state.messages, 0);
-      await rejectsWith(js.streams.get("NO_SUCH_STREAM"), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(js.streams.get("NO_SUCH_STREAM"), "JETSTREAM", { code: 10059 });
 
       assert.equal(await consumer.delete(), true);
-      await rejectsWith(consumer.info(), "JETSTREAM", { errCode: 10014 });
-      await rejectsWith(js.consumers.get(name, "c"), "JETSTREAM", { errCode: 10014 });
+      await rejectsWith(consumer.info(), "JETSTREAM", { code: 10014 });
+      await rejectsWith(js.consumers.get(name, "c"), "JETSTREAM", { code: 10014 });
       await nc.close();
     });
 
@@ -231,10 +231,10 @@ for (const transport of ["ws", "nats"]) {
         duplicate: true,
       });
       await rejectsWith(js.publish(`${name}.a`, "x", { expect: { lastSequence: 7 } }), "JETSTREAM", {
-        errCode: 10071,
+        code: 10071,
       });
       await rejectsWith(js.publish(`${name}.a`, "x", { expect: { lastMsgID: "other" } }), "JETSTREAM", {
-        errCode: 10070,
+        code: 10070,
       });
       const ok = await js.publish(`${name}.b`, "two", {
         expect: { lastSequence: 1, lastMsgID: "m1", streamName: name, lastSubjectSequence: 0 },
@@ -426,7 +426,7 @@ for (const transport of ["ws", "nats"]) {
           if (expected === 1000) resolveAll();
         },
       });
-      assert.throws(() => messages[Symbol.asyncIterator](), (e) => e.code === "INVALID_ARGUMENT", "no iterator");
+      assert.throws(() => messages[Symbol.asyncIterator](), (e) => e.kind === "INVALID_ARGUMENT", "no iterator");
       // A failed assertion in the callback ends the messages with it.
       await Promise.race([all, messages.closed().then((e) => assert.fail(e ?? "ended early"))]);
       assert.equal(messages.getProcessed(), 1000);
@@ -488,7 +488,7 @@ for (const transport of ["ws", "nats"]) {
         await publishMany(js, "ackack.x", 2);
         const c = await js.consumers.get("ACKACK", "d");
         const [m, n] = await collect(await c.fetch({ max_messages: 2, expires: 2000 }));
-        assert.throws(() => m.ackAck({ timeout: -1 }), (e) => e.code === "INVALID_ARGUMENT");
+        assert.throws(() => m.ackAck({ timeout: -1 }), (e) => e.kind === "INVALID_ARGUMENT");
         assert.equal(await m.ackAck({ timeout: 2000 }), true);
         // No server, no answer: the wait ends at the timeout given, not the JetStream one (5 s).
         await own.stop();
@@ -508,12 +508,12 @@ for (const transport of ["ws", "nats"]) {
       const c = await js.consumers.get(name, "d");
       const [m, n] = await collect(await c.fetch({ max_messages: 2, expires: 2000 }));
       m.ack();
-      assert.throws(() => m.ack(), (e) => e instanceof NatsError && e.code === "ALREADY_ACKNOWLEDGED");
-      assert.throws(() => m.nak(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
-      assert.throws(() => m.working(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => m.ack(), (e) => e instanceof NatsError && e.kind === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => m.nak(), (e) => e.kind === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => m.working(), (e) => e.kind === "ALREADY_ACKNOWLEDGED");
       await rejectsWith(m.ackAck(), "ALREADY_ACKNOWLEDGED");
       n.term();
-      assert.throws(() => n.ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => n.ack(), (e) => e.kind === "ALREADY_ACKNOWLEDGED");
       await nc.close();
     });
 
@@ -527,9 +527,9 @@ for (const transport of ["ws", "nats"]) {
       const batch = js.ackBatch();
       for (const m of msgs.slice(0, 5)) batch.add(m);
       assert.equal(batch.length, 5);
-      assert.throws(() => batch.add(msgs[0]), (e) => e.code === "ALREADY_ACKNOWLEDGED");
-      assert.throws(() => msgs[1].ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED", "the batch owns the ack");
-      assert.throws(() => batch.add(msgs[5], "bogus"), (e) => e.code === "INVALID_ARGUMENT");
+      assert.throws(() => batch.add(msgs[0]), (e) => e.kind === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => msgs[1].ack(), (e) => e.kind === "ALREADY_ACKNOWLEDGED", "the batch owns the ack");
+      assert.throws(() => batch.add(msgs[5], "bogus"), (e) => e.kind === "INVALID_ARGUMENT");
       assert.equal(await batch.commit(), undefined);
       assert.equal(batch.length, 0);
       const committed = await consumerInfoSoon(() => c.info(), (i) => i.ack_floor.stream_seq === 5);
@@ -541,7 +541,7 @@ for (const transport of ["ws", "nats"]) {
       const confirmed = new AckBatch(jetstream(other));
       for (const t of tokens.slice(0, 4)) confirmed.add(t);
       confirmed.add(tokens[4], "term", { reason: "done with it" });
-      assert.throws(() => confirmed.add(tokens[0]), (e) => e.code === "INVALID_ARGUMENT");
+      assert.throws(() => confirmed.add(tokens[0]), (e) => e.kind === "INVALID_ARGUMENT");
       const report = await confirmed.commit({ confirm: true, timeout: 5000 });
       assert.deepEqual(report, { confirmed: tokens, unconfirmed: [], refused: [] });
       const info = await c.info();
@@ -612,11 +612,11 @@ for (const transport of ["ws", "nats"]) {
             if (++read === 3) await jsm.consumers.delete(name, "gone");
           }
         })(),
-        (e) => e instanceof NatsError && e.code === "CONSUMER_STATUS" && e.status === 409,
+        (e) => e instanceof NatsError && e.kind === "CONSUMER_STATUS" && e.code === 409,
       );
       assert.equal(read, 3);
       const closedWith = await messages.closed();
-      assert.equal(closedWith.code, "CONSUMER_STATUS");
+      assert.equal(closedWith.kind, "CONSUMER_STATUS");
       await watching;
       assert.ok(
         events.some((s) => s.type === "terminal" && s.code === 409),
@@ -651,7 +651,7 @@ for (const transport of ["ws", "nats"]) {
           }
         })(),
         "JETSTREAM",
-        { errCode: 10014 },
+        { code: 10014 },
       );
       assert.equal(read, 10, "what was delivered is read first");
       await watching;

@@ -70,7 +70,7 @@ for (const transport of ["ws", "nats"]) {
       await jsm.consumers.add(name, { durable_name: "new", deliver_policy: "new" });
       await rejectsWith(jsm.consumers.reset(name, "new", 1), "JETSTREAM");
       // The server leaves a missing consumer unanswered; the Rust API tells why.
-      await rejectsWith(jsm.consumers.reset(name, "nope"), "JETSTREAM", { errCode: 10014 });
+      await rejectsWith(jsm.consumers.reset(name, "nope"), "JETSTREAM", { code: 10014 });
       await rejectsWith(jsm.consumers.reset(name, "a.b"), "INVALID_ARGUMENT");
       await nc.close();
     });
@@ -90,7 +90,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal(await jsm.consumers.unpin(name, "d", "g"), undefined);
       assert.equal(await pinned(), undefined);
       await rejectsWith(jsm.consumers.unpin(name, "d", "other"), "JETSTREAM");
-      await rejectsWith(jsm.consumers.unpin(name, "nope", "g"), "JETSTREAM", { errCode: 10014 });
+      await rejectsWith(jsm.consumers.unpin(name, "nope", "g"), "JETSTREAM", { code: 10014 });
 
       const created = await jsm.consumers.addOrUpdate(name, { durable_name: "u", description: "one" });
       assert.equal(created.config.ack_policy, "explicit");
@@ -142,7 +142,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal((await jsm.streams.info(name, { subjects_filter: "none.>" })).state.subjects, undefined);
       await rejectsWith(jsm.streams.info(name, { subjects_filter: "a..b" }), "INVALID_SUBJECT");
       await rejectsWith(jsm.streams.info("NO_SUCH_STREAM", { deleted_details: true }), "JETSTREAM", {
-        errCode: 10059,
+        code: 10059,
       });
       await nc.close();
     });
@@ -206,7 +206,7 @@ for (const transport of ["ws", "nats"]) {
         new Promise((resolve) => {
           const got = [];
           const msgs = get((done, m) => (done ? resolve([got, done.err]) : got.push(m.seq)));
-          void msgs.then((it) => assert.throws(() => it[Symbol.asyncIterator](), (e) => e.code === "INVALID_ARGUMENT"));
+          void msgs.then((it) => assert.throws(() => it[Symbol.asyncIterator](), (e) => e.kind === "INVALID_ARGUMENT"));
         });
       assert.deepEqual(await viaCallback((callback) => jsm.direct.getBatch(name, { seq: 8, callback })), [[8, 9, 10], undefined]);
       const subjectsCb = (callback) => jsm.direct.getLastMessagesFor(name, { multi_last: subjects, callback });
@@ -215,7 +215,7 @@ for (const transport of ["ws", "nats"]) {
       await jsm.streams.add({ name: plain, subjects: [`${plain}.>`] });
       await rejectsWith(seqs(await jsm.direct.getBatch(plain, { seq: 1 })), "NO_RESPONDERS");
       const [none, err] = await viaCallback((callback) => jsm.direct.getBatch(plain, { seq: 1, callback }));
-      assert.deepEqual([none, err?.code], [[], "NO_RESPONDERS"]);
+      assert.deepEqual([none, err?.kind], [[], "NO_RESPONDERS"]);
       await nc.close();
     });
 
@@ -243,7 +243,7 @@ for (const transport of ["ws", "nats"]) {
         const consumer = await js.consumers.get(name, "d");
         await assert.rejects(
           consumer.consume({ keep_waiting: true, abort_on_missing_resource: true }),
-          (e) => e.code === "INVALID_ARGUMENT",
+          (e) => e.kind === "INVALID_ARGUMENT",
         );
         const messages = await consumer.consume({ ...opts, expires: 1000 });
         const statuses = [];
@@ -284,7 +284,7 @@ for (const transport of ["ws", "nats"]) {
       }
       assert.deepEqual(got, [[`${name}.x`, "m2"], [`${name}.x`, "m3"]], "delivered to the inbox");
       assert.equal((await jsm.consumers.info(name, "d")).ack_floor.stream_seq, 1, "+NXT acked m1");
-      assert.throws(() => first.ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => first.ack(), (e) => e.kind === "ALREADY_ACKNOWLEDGED");
       await nc.close();
     });
 
@@ -298,7 +298,7 @@ for (const transport of ["ws", "nats"]) {
       const report = await batch.commit({ confirm: true });
       assert.equal(report.confirmed.length, 5, "one +ACK settles all five");
       assert.equal((await jsm.consumers.info(name, "d")).ack_floor.stream_seq, 5);
-      assert.throws(() => js.ackBatch({ policy: "some" }), (e) => e.code === "INVALID_ARGUMENT");
+      assert.throws(() => js.ackBatch({ policy: "some" }), (e) => e.kind === "INVALID_ARGUMENT");
       await nc.close();
     });
 
@@ -319,8 +319,8 @@ for (const transport of ["ws", "nats"]) {
       assert.equal(msgs.length, 5);
       msgs.forEach((m, i) => ledger.track(m, i < 3 ? 1 : 2));
       assert.equal(ledger.length, 5);
-      assert.throws(() => msgs[0].ack(), (e) => e.code === "ALREADY_ACKNOWLEDGED", "the ledger owns the ack");
-      assert.throws(() => ledger.track(msgs[0], 3), (e) => e.code === "ALREADY_ACKNOWLEDGED");
+      assert.throws(() => msgs[0].ack(), (e) => e.kind === "ALREADY_ACKNOWLEDGED", "the ledger owns the ack");
+      assert.throws(() => ledger.track(msgs[0], 3), (e) => e.kind === "ALREADY_ACKNOWLEDGED");
 
       // Two and a half ack_waits later nothing was redelivered: the driver
       // sent +WPI meanwhile (every 1 s, which leaves a loaded machine 1 s of slack).
@@ -336,7 +336,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal(ledger.length, 2);
       assert.ok(!ledger.isEmpty());
       const late = (await consumer.next({ expires: 2000 })) ?? assert.fail("a sixth message");
-      assert.throws(() => ledger.track(late, 1), (e) => e.code === "INVALID_ARGUMENT", "epoch 1 is committed");
+      assert.throws(() => ledger.track(late, 1), (e) => e.kind === "INVALID_ARGUMENT", "epoch 1 is committed");
       late.ack();
       assert.equal((await ledger.commit(2)).confirmed.length, 2);
       assert.ok(ledger.isEmpty());
@@ -347,7 +347,7 @@ for (const transport of ["ws", "nats"]) {
       const all = await js.consumers.get(name, "all");
       assert.throws(
         () => new CheckpointLedger(all, { workers: 2, batch: 10, checkpointInterval: 1000 }),
-        (e) => e.code === "INVALID_ARGUMENT" && /AckAll/.test(e.message),
+        (e) => e.kind === "INVALID_ARGUMENT" && /AckAll/.test(e.message),
       );
       const single = new CheckpointLedger(all, { workers: 1, batch: 10, checkpointInterval: 1000 });
       assert.deepEqual(single.warnings(), []);

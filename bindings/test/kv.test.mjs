@@ -108,21 +108,21 @@ for (const transport of ["ws", "nats"]) {
     test("CAS: update, put with previousSeq, create, delete and purge with previousSeq", async () => {
       const kv = await kvm.create(B("cas"));
       const r1 = await kv.create("k", "v1");
-      await rejectsWith(kv.create("k", "again"), "JETSTREAM", { errCode: 10071 });
+      await rejectsWith(kv.create("k", "again"), "JETSTREAM", { code: 10071 });
       const r2 = await kv.update("k", "v2", r1);
       const stale = kv.update("k", "v3", r1);
-      await assert.rejects(stale, (e) => e instanceof JetStreamApiError && e.errCode === 10071);
+      await assert.rejects(stale, (e) => e instanceof JetStreamApiError && e.code === 10071);
       assert.throws(() => kv.update("k", "v", 0), InvalidArgumentError, "nats.js throws before any promise");
-      await rejectsWith(kv.put("k", "v", { previousSeq: r1 }), "JETSTREAM", { errCode: 10071 });
-      await rejectsWith(kv.put("new", "v", { previousSeq: r2 }), "JETSTREAM", { errCode: 10071 });
+      await rejectsWith(kv.put("k", "v", { previousSeq: r1 }), "JETSTREAM", { code: 10071 });
+      await rejectsWith(kv.put("new", "v", { previousSeq: r2 }), "JETSTREAM", { code: 10071 });
       const r3 = await kv.put("k", "v3", { previousSeq: r2, timeout: 2000 });
       await kv.put("absent", "v", { previousSeq: 0 }); // 0: the key must have no message
-      await rejectsWith(kv.delete("k", { previousSeq: r2 }), "JETSTREAM", { errCode: 10071 });
+      await rejectsWith(kv.delete("k", { previousSeq: r2 }), "JETSTREAM", { code: 10071 });
       await kv.delete("k", { previousSeq: r3 });
       assert.equal((await kv.get("k")).operation, "DEL");
       const r5 = await kv.create("k", "over the delete");
       assert.ok(r5 > r3);
-      await rejectsWith(kv.purge("k", { previousSeq: r3 }), "JETSTREAM", { errCode: 10071 });
+      await rejectsWith(kv.purge("k", { previousSeq: r3 }), "JETSTREAM", { code: 10071 });
       await kv.purge("k", { previousSeq: r5 });
       const purged = await kv.get("k");
       assert.deepEqual([purged.operation, purged.value.length], ["PURGE", 0]);
@@ -289,7 +289,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal(s.metadata.owner, "tests");
       assert.ok(s.size > 0);
       assert.equal(s.streamInfo.config.name, `KV_${name}`);
-      await rejectsWith(kv.put("big", "x".repeat(1025)), "JETSTREAM", { errCode: 10054 });
+      await rejectsWith(kv.put("big", "x".repeat(1025)), "JETSTREAM", { code: 10054 });
 
       // kvm.create of an existing bucket opens it whatever the options (nats.js).
       const again = await kvm.create(name, { history: 10 });
@@ -300,7 +300,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal((await leader.get("a")).string(), "1");
       const bound = await kvm.create(name, { bindOnly: true });
       assert.equal((await bound.get("a")).string(), "1");
-      await rejectsWith(kvm.open(B("missing")), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(kvm.open(B("missing")), "JETSTREAM", { code: 10059 });
 
       const js = jetstream(nc, { timeout: 4000 });
       const viaJs = await new Kvm(js).open(name);
@@ -312,13 +312,13 @@ for (const transport of ["ws", "nats"]) {
       assert.ok(listed.includes(name), listed.join());
       assert.ok(!listed.some((b) => b.includes("NOT_A_BUCKET")));
       assert.equal(await kv.destroy(), true);
-      await rejectsWith(kvm.open(name), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(kvm.open(name), "JETSTREAM", { code: 10059 });
     });
 
     test("bad bucket names, keys and options are refused, naming them", async () => {
       const refused = async (promise, text) =>
         assert.rejects(promise, (e) => {
-          assert.ok(e instanceof NatsError && e.code === "INVALID_ARGUMENT", String(e));
+          assert.ok(e instanceof NatsError && e.kind === "INVALID_ARGUMENT", String(e));
           assert.ok(e.message.includes(text), e.message);
           return true;
         });

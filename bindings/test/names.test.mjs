@@ -72,7 +72,7 @@ async function refuses(what, bads, call) {
       error = e;
     }
     assert.ok(error instanceof NatsError, `${what}(${show(bad)}): ${error?.stack ?? "accepted"}`);
-    assert.ok(["INVALID_ARGUMENT", "INVALID_SUBJECT"].includes(error.code), `${what}(${show(bad)}): ${error.code} ${error.message}`);
+    assert.ok(["INVALID_ARGUMENT", "INVALID_SUBJECT"].includes(error.kind), `${what}(${show(bad)}): ${error.kind} ${error.message}`);
     if (typeof bad !== "string") assert.match(error.message, /must be a string/, `${what}(${show(bad)})`);
   }
 }

@@ -207,8 +207,8 @@ for (const transport of ["ws", "nats"]) {
       assert.ok(second.revision > first.revision);
       assert.equal(await messages(B("replace")), 4, "3 new chunks and the meta");
       assert.deepEqual(await os.getBlob("r"), bytes(250, 3));
-      await rejectsWith(os.putBlob({ name: "r" }, bytes(1), { previousRevision: first.revision }), "JETSTREAM", { errCode: 10071 });
-      await rejectsWith(os.putBlob({ name: "fresh" }, bytes(1), { previousRevision: second.revision }), "JETSTREAM", { errCode: 10071 });
+      await rejectsWith(os.putBlob({ name: "r" }, bytes(1), { previousRevision: first.revision }), "JETSTREAM", { code: 10071 });
+      await rejectsWith(os.putBlob({ name: "fresh" }, bytes(1), { previousRevision: second.revision }), "JETSTREAM", { code: 10071 });
       assert.equal(await messages(B("replace")), 4, "refused puts leave nothing behind");
       const third = await os.putBlob({ name: "r" }, bytes(2), { previousRevision: second.revision });
       await os.putBlob({ name: "fresh" }, bytes(1), { previousRevision: 0 });
@@ -315,7 +315,7 @@ for (const transport of ["ws", "nats"]) {
       const status = await os.seal();
       assert.equal(status.sealed, true);
       assert.equal((await os.status()).sealed, true);
-      const sealed = { errCode: 10109 };
+      const sealed = { code: 10109 };
       await rejectsWith(os.putBlob({ name: "p" }, bytes(250)), "JETSTREAM", sealed);
       await rejectsWith(os.putBlob({ name: "empty" }, null), "JETSTREAM", sealed);
       await rejectsWith(os.delete("o"), "JETSTREAM", sealed);
@@ -349,7 +349,7 @@ for (const transport of ["ws", "nats"]) {
         }
       })();
       assert.ok(end instanceof NatsError, `the stream errored: ${end}`);
-      assert.equal(end.code, "DIGEST_MISMATCH");
+      assert.equal(end.kind, "DIGEST_MISMATCH");
       assert.match(end.message, new RegExp(info.digest.replace(/[+=]/g, ".")));
       assert.deepEqual(handedOut, [...bytes(2000)], "the chunks before the altered last one");
       await rejectsWith(result.error, "DIGEST_MISMATCH");
@@ -446,7 +446,7 @@ for (const transport of ["ws", "nats"]) {
       assert.deepEqual(await (await objm.open(name)).getBlob("f"), bytes(100));
       assert.deepEqual(await (await objm.open(name, false)).getBlob("f"), bytes(100));
       assert.deepEqual(await (await objm.open(name, { check: true })).getBlob("f"), bytes(100));
-      await assert.rejects(objm.open(B("missing")), (e) => e instanceof StreamNotFoundError && e.errCode === 10059);
+      await assert.rejects(objm.open(B("missing")), (e) => e instanceof StreamNotFoundError && e.code === 10059);
       const listed = [];
       for await (const s of objm.list()) listed.push(s.bucket);
       assert.ok(listed.includes(name) && listed.includes(B("sizes")), `${listed}`);

@@ -88,7 +88,7 @@ for (const transport of ["ws", "nats"]) {
       assert.equal((await last.next({ expires: 2000 })).seq, 26);
       assert.equal(await last.next({ expires: 300 }), null, "nothing newer");
 
-      await rejectsWith(js.consumers.get("NO_SUCH_STREAM"), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(js.consumers.get("NO_SUCH_STREAM"), "JETSTREAM", { code: 10059 });
       await assert.rejects(js.consumers.get(name, { deliver_policy: "sometimes" }), /deliver_policy/);
       await assert.rejects(js.consumers.get(name, { name_prefix: "a.b" }), /name prefix/);
       await nc.close();

@@ -113,7 +113,7 @@ for (const transport of ["ws", "nats"]) {
       assert.deepEqual(await read(fresh[Symbol.asyncIterator](), 1), [[31, 30]], "only what came after");
       fresh.stop();
 
-      await rejectsWith(js.consumers.getPushConsumer("NO_SUCH_STREAM"), "JETSTREAM", { errCode: 10059 });
+      await rejectsWith(js.consumers.getPushConsumer("NO_SUCH_STREAM"), "JETSTREAM", { code: 10059 });
       await rejectsWith(js.consumers.getPushConsumer(name, { deliver_prefix: "in.>" }), "INVALID_ARGUMENT");
       await assert.rejects(js.consumers.getPushConsumer(name, { deliver_policy: "sometimes" }), /deliver_policy/);
       await nc.close();

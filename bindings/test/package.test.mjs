@@ -40,6 +40,6 @@ test("the web build connects once given the wasm and a WebSocket", async () => {
   const nc = await web.connect({ servers: server.wsUrl });
   nc.subscribe("web.echo", { callback: (_, m) => m.respond(m.data) });
   assert.equal((await nc.request("web.echo", "hi")).string(), "hi");
-  await assert.rejects(nc.request("web.nobody"), (e) => e instanceof web.NatsError && e.code === "NO_RESPONDERS");
+  await assert.rejects(nc.request("web.nobody"), (e) => e instanceof web.NatsError && e.kind === "NO_RESPONDERS");
   await nc.close();
 });

@@ -144,7 +144,7 @@ test("a deleted push consumer is reported, or ends the messages with abort_on_mi
   await jsm.consumers.delete(name, "aborts");
 
   // Two missed heartbeats (2 s), then the consumer info says it is gone.
-  await rejectsWith(aborts[Symbol.asyncIterator]().next(), "JETSTREAM", { errCode: 10014 });
+  await rejectsWith(aborts[Symbol.asyncIterator]().next(), "JETSTREAM", { code: 10014 });
   assert.equal((await deleted).code, 10014);
   // The other listens on: once the consumer is back, its messages come.
   await jsm.consumers.add(name, pushConfig("waits"));
@@ -161,7 +161,7 @@ test("getPushConsumer refuses a pull consumer and a missing one", async () => {
   await jsm.streams.add({ name: "PPULL", subjects: ["PPULL.>"] });
   await jsm.consumers.add("PPULL", { durable_name: "pull", ack_policy: AckPolicy.Explicit });
   await rejectsWith(js.consumers.getPushConsumer("PPULL", "pull"), "INVALID_ARGUMENT");
-  await rejectsWith(js.consumers.getPushConsumer("PPULL", "none"), "JETSTREAM", { errCode: 10014 });
+  await rejectsWith(js.consumers.getPushConsumer("PPULL", "none"), "JETSTREAM", { code: 10014 });
   await nc.close();
 });
 

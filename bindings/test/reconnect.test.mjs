@@ -96,11 +96,11 @@ test("reconnectBufferSize bounds the publishes kept while disconnected", async (
   await server.stop();
   await waitFor(() => status.types.includes("disconnect"), 10_000);
   nc.publish("kept", "fits");
-  assert.throws(() => nc.publish("kept", new Uint8Array(2048)), { code: "RECONNECT_BUFFER_FULL" });
+  assert.throws(() => nc.publish("kept", new Uint8Array(2048)), { kind: "RECONNECT_BUFFER_FULL" });
   await server.start();
   assert.equal((await nextMsg(sub)).string(), "fits", "what fit is sent on reconnect");
   await nc.close();
-  await assert.rejects(connect({ servers: server.wsUrl, reconnectBufferSize: -1 }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(connect({ servers: server.wsUrl, reconnectBufferSize: -1 }), { kind: "INVALID_ARGUMENT" });
 });
 
 test("subscriptionCapacity bounds the messages a subscription keeps waiting", async (t) => {
@@ -147,7 +147,7 @@ test("unanswered pings: ping statuses count them, then staleConnection, disconne
     { type: "staleConnection" },
   ]);
   const { type, server: lost, error } = status.statuses[at + 1];
-  assert.deepEqual([type, lost, error?.code], ["disconnect", new URL(server.wsUrl).host, "TIMEOUT"], "why it was lost");
+  assert.deepEqual([type, lost, error?.kind], ["disconnect", new URL(server.wsUrl).host, "TIMEOUT"], "why it was lost");
   server.resume();
   await waitFor(() => status.types.includes("reconnect"), 10_000);
   await nc.flush();

@@ -115,7 +115,7 @@ for (const transport of ["ws", "nats"]) {
     test("no responders: iterating throws NO_RESPONDERS", async () => {
       const nc = await conn();
       const iter = await nc.requestMany(S("nobody"), "", { strategy: "count", maxMessages: 3 });
-      await rejectsWith(gather(iter), "NO_RESPONDERS", { status: 503 });
+      await rejectsWith(gather(iter), "NO_RESPONDERS", { subject: S("nobody"), name: "NoResponders" });
       const again = await nc.requestMany(S("nobody"), "");
       await assert.rejects(gather(again), (e) => e instanceof NoRespondersError, "nats.js's class");
       await nc.close();
@@ -156,7 +156,7 @@ for (const transport of ["ws", "nats"]) {
         callback: (_err, msg) => {
           msg.respond("first");
           // After the test closed the connection: the respond is refused.
-          setTimeout(() => assert.throws(() => msg.respond("late"), { code: "CLOSED" }), 500);
+          setTimeout(() => assert.throws(() => msg.respond("late"), { kind: "CLOSED" }), 500);
         },
       });
       await nc.flush();
@@ -246,7 +246,7 @@ describe("the same replies as nats.js v3", () => {
       for await (const m of await nc.requestMany(subject, "", { ...opts })) strings.push(m.string());
       return { strings };
     } catch (e) {
-      return { strings, error: e.code === "NO_RESPONDERS" || e.name === "NoResponders" ? "no responders" : `${e}` };
+      return { strings, error: e.kind === "NO_RESPONDERS" || e.name === "NoResponders" ? "no responders" : `${e}` };
     }
   }
 

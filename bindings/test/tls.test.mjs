@@ -36,10 +36,10 @@ test("tls: the CA and a client certificate connect, over nats:// and tls://", as
 
 test("tls: without the CA, or without a client certificate, the connection fails", async () => {
   const fail = (tls) => connect({ servers: server.url, tls, maxReconnectAttempts: 0, timeout: 2000 });
-  await assert.rejects(fail({}), { code: "TLS" }, "the host's roots do not know the test CA");
+  await assert.rejects(fail({}), { kind: "TLS" }, "the host's roots do not know the test CA");
   // The server refuses after the handshake: Node reports its alert as a socket error.
-  await assert.rejects(fail({ ca: certs.ca }), { code: "IO", message: /certificate required/ });
-  await assert.rejects(fail({ ca: certs.ca, cert: certs.clientCert }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(fail({ ca: certs.ca }), { kind: "IO", message: /certificate required/ });
+  await assert.rejects(fail({ ca: certs.ca, cert: certs.clientCert }), { kind: "INVALID_ARGUMENT" });
 });
 
 test("tls: handshakeFirst where the server asks for it", async () => {
@@ -56,7 +56,7 @@ test("tls: handshakeFirst where the server asks for it", async () => {
     await nc.close();
     // A client that waits for the INFO first gets none.
     const waiting = connect({ servers: first.url, tls: { ca: pki.ca }, maxReconnectAttempts: 0, timeout: 1000 });
-    await assert.rejects(waiting, { code: "TIMEOUT" });
+    await assert.rejects(waiting, { kind: "TIMEOUT" });
   } finally {
     first.close();
   }

@@ -35,7 +35,7 @@ test("tls files: a missing file rejects connect with a TLS error naming it", asy
   for (const option of ["caFile", "certFile", "keyFile"]) {
     const missing = join(dir, `missing-${option}.pem`);
     await assert.rejects(connect({ servers: server.url, tls: { ...files(), [option]: missing } }), (e) => {
-      assert.equal(e.code, "TLS");
+      assert.equal(e.kind, "TLS");
       assert.ok(e instanceof ConnectionError, "a ConnectionError, as the wasm's TLS errors");
       assert.ok(e.message.includes(option) && e.message.includes(missing), e.message);
       return true;

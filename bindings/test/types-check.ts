@@ -49,7 +49,9 @@ import {
   ReplayPolicy,
   type DeliveryInfo,
   type DirectMsgRequest,
-  type ErrorCode,
+  type ErrorKind,
+  errors,
+  jserrors,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -146,7 +148,7 @@ export async function example(): Promise<void> {
     const replied: boolean = msg.respond("ok");
     void [data, body, replied, msg.headers?.code, msg.reply?.length];
   }
-  nc.subscribe("events", { callback: (err: NatsError | null, msg: Msg) => void [err?.code, msg.subject] });
+  nc.subscribe("events", { callback: (err: NatsError | null, msg: Msg) => void [err?.kind, msg.subject] });
 
   try {
     const answer: Msg = await nc.request("svc", "q", { timeout: 500, headers: h });
@@ -159,14 +161,15 @@ export async function example(): Promise<void> {
     void answer;
   } catch (e) {
     if (e instanceof NatsError) {
-      const code: ErrorCode = e.code;
-      switch (code) {
+      const kind: ErrorKind = e.kind;
+      switch (kind) {
         case "NO_RESPONDERS":
         case "TIMEOUT":
-          void [e.status, e.errCode, e.description];
+          void [e.name, e.message, e.cause];
           break;
       }
     }
+    if (e instanceof RequestError && e.isNoResponders() && e.cause instanceof NoRespondersError) void e.cause.subject;
   }
 
   // Scatter-gather, as nats.js's requestMany: an async iterable of replies.
@@ -182,10 +185,10 @@ export async function example(): Promise<void> {
   for await (const s of nc.status()) {
     const status: Status = s;
     if (status.type === "slowConsumer") void [status.sid, status.dropped];
-    if (status.type === "error") void status.error.code;
+    if (status.type === "error") void status.error.kind;
     // As nats.js v3: `server` (host:port) on disconnect, reconnect and ldm…
     if (status.type === "disconnect" || status.type === "reconnect" || status.type === "ldm") void status.server.length;
-    if (status.type === "disconnect") void status.error?.code;
+    if (status.type === "disconnect") void status.error?.kind;
     if (status.type === "reconnecting") void status.server;
     if (status.type === "update") void [status.added?.length, status.deleted.length];
     if (status.type === "ping") void status.pendingPings.toFixed();
@@ -222,8 +225,8 @@ export async function example(): Promise<void> {
   await nc.requestMany("svc", "q", { strategy: "jitter" });
   // @ts-expect-error: maxWait is a number of milliseconds
   await nc.requestMany("svc", "q", { maxWait: "1s" });
-  // @ts-expect-error: codes are a closed set
-  const wrong: ErrorCode = "NOPE";
+  // @ts-expect-error: kinds are a closed set
+  const wrong: ErrorKind = "NOPE";
   void wrong;
 }
 
@@ -388,7 +391,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
     void [state.version, state.consumers[0]?.stream, state.consumers[0]?.consumer, first, last];
   } catch (e) {
     // A message of the epoch may have reached another worker.
-    if (e instanceof NatsError && e.code === "AT_RISK") void (await ledger.abort(2));
+    if (e instanceof NatsError && e.kind === "AT_RISK") void (await ledger.abort(2));
   }
   const ledgerCounts: LedgerCounts = ledger.counts();
   void [ledgerCounts.skipped, ledgerCounts.aborted, ledgerCounts.atRisk, ledgerCounts.redelivered];
@@ -461,7 +464,7 @@ async function errorsExample(nc: NatsConnection, jsm: JetStreamManager): Promise
   try {
     await nc.request("svc");
   } catch (e) {
-    if (e instanceof TimeoutError) void e.code;
+    if (e instanceof TimeoutError) void e.kind;
     if (e instanceof RequestError && e.isNoResponders()) void e.message;
     if (e instanceof RequestError && e.cause instanceof NoRespondersError) void e.cause.subject;
     if (e instanceof NoRespondersError) {
@@ -474,17 +477,19 @@ async function errorsExample(nc: NatsConnection, jsm: JetStreamManager): Promise
     await jsm.streams.info("S");
   } catch (e) {
     if (e instanceof StreamNotFoundError || e instanceof ConsumerNotFoundError) void e.status;
-    if (e instanceof JetStreamNotEnabled) void e.errCode;
-    if (e instanceof JetStreamStatusError) void e.status;
+    if (e instanceof JetStreamNotEnabled && e.cause instanceof JetStreamApiError) void e.cause.code;
+    if (e instanceof JetStreamStatusError) void (e.code === 409);
     if (e instanceof Error && isMessageNotFound(e)) void e.message;
     if (e instanceof JetStreamApiError) {
       const api: ApiError = e.apiError();
-      const same: boolean = api.err_code === JetStreamApiCodes.StreamNotFound || e.errCode === JetStreamApiCodes.StreamNotFound;
-      const code: ErrorCode = e.code;
-      void [same, code];
-      // @ts-expect-error: nats.js's numeric code is errCode here; `code` is natsjet's string code
-      void (e.code === JetStreamApiCodes.StreamNotFound);
+      const same: boolean = api.err_code === JetStreamApiCodes.StreamNotFound || e.code === JetStreamApiCodes.StreamNotFound;
+      const status: number = e.status;
+      const kind: ErrorKind = e.kind;
+      void [same, status, kind];
+      // @ts-expect-error: `code` is nats.js's number, natsjet's string is `kind`
+      void (e.code === "JETSTREAM");
     }
+    if (e instanceof errors.TimeoutError || e instanceof jserrors.JetStreamApiError) void e.message;
   }
   for await (const s of nc.status()) {
     if (s.type === "error" && s.error instanceof PermissionViolationError) {

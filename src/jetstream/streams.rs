@@ -131,12 +131,17 @@ impl Context {
         last_for_subject: Option<&str>,
         payload: &[u8],
     ) -> Result<StreamMessage, Error> {
-        let subject = match last_for_subject {
-            Some(subject) => api::direct_get_last(self.api_prefix(), stream, subject)?,
-            None => api::direct_get(self.api_prefix(), stream)?,
-        };
+        let subject = self.direct_get_subject(stream, last_for_subject)?;
         let reply = self.client().request_message(&subject, None, payload, Some(self.timeout())).await?;
         StreamMessage::from_direct_reply(reply)
+    }
+
+    /// The subject [`direct_get_from_stream`](Self::direct_get_from_stream) asks.
+    pub(crate) fn direct_get_subject(&self, stream: &str, last_for_subject: Option<&str>) -> Result<String, Error> {
+        match last_for_subject {
+            Some(subject) => api::direct_get_last(self.api_prefix(), stream, subject),
+            None => api::direct_get(self.api_prefix(), stream),
+        }
     }
 
     /// The message `request` names in `stream` (its `seq` or its

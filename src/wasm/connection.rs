@@ -5,7 +5,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{header_map, pack};
-use super::error::to_js;
+use super::error::{Call, to_js};
 use super::options::{ConnectionOptions, millis, parse};
 use super::responses::{self, RawResponses};
 use super::status::{StatusSink, forward};
@@ -112,8 +112,8 @@ impl RawConnection {
         };
         let subject = subject.to_string();
         Ok(boxed_promise(Box::pin(async move {
-            // The one error that names the subject (nats.js's `NoRespondersError.subject`).
-            answer.await.map(|m| pack(&[m]).into()).map_err(|e| to_js(&e, Some(&subject)).into())
+            // What nats.js says of an answer that did not come (a `NoRespondersError` names the subject).
+            answer.await.map(|m| pack(&[m]).into()).map_err(|e| to_js(&e, Call::Request(&subject)).into())
         })))
     }
 
@@ -135,7 +135,7 @@ impl RawConnection {
         let headers = headers.map(header_map).transpose()?;
         let mut options = responses::options(strategy, max_wait, max_messages, stall)?;
         options.no_mux = no_mux.unwrap_or(false);
-        Ok(RawResponses::new(self.client.send_request_many(subject, headers.as_ref(), payload, &options)?))
+        Ok(RawResponses::new(self.client.send_request_many(subject, headers.as_ref(), payload, &options)?, subject))
     }
 
     /// Resolves once the server has processed everything sent before.

@@ -1,8 +1,9 @@
 //! [`Error`] as JavaScript sees it: an `Error` whose prototype is one of
 //! the TS layer's classes (registered once with `setErrorClasses`): the
 //! nats.js v3 class of that error (`TimeoutError`, `StreamNotFoundError`…),
-//! every one a subclass of `NatsError`, with a switchable `code` and, where
-//! the server gave them, `status`, `errCode` and `description`. The code and
+//! with nats.js's message, `code` and `status` (JetStream API errors: the
+//! `err_code` and the HTTP-like code; status errors: the status), nats.js's
+//! cause where it wraps one, and natsjet's string `kind`. The kind and
 //! class tables sit here, next to the variants they mirror; the matches are
 //! exhaustive, so a new variant cannot be forgotten. This is the one place
 //! that picks an error's class.
@@ -17,8 +18,8 @@ use crate::jetstream::api::ErrorCode;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ERRORS: &str = r#"
-/** What went wrong, to switch on; `message` is for people. */
-export type ErrorCode =
+/** natsjet's kind of error, to switch on (`kind`); `message` is for people. */
+export type ErrorKind =
   | "INVALID_SUBJECT" | "INVALID_ARGUMENT" | "PAYLOAD_TOO_LARGE" | "PROTOCOL"
   | "AUTHORIZATION_VIOLATION" | "AUTHENTICATION_EXPIRED" | "AUTHENTICATION_REVOKED"
   | "PERMISSIONS_VIOLATION" | "STALE_CONNECTION" | "MAX_CONNECTIONS" | "SERVER_ERROR"
@@ -75,13 +76,11 @@ extern "C" {
     #[wasm_bindgen(extends = js_sys::Error)]
     type Fields;
     #[wasm_bindgen(method, setter)]
-    fn set_code(this: &Fields, code: &str);
+    fn set_kind(this: &Fields, kind: &str);
+    #[wasm_bindgen(method, setter)]
+    fn set_code(this: &Fields, code: f64);
     #[wasm_bindgen(method, setter)]
     fn set_status(this: &Fields, status: u16);
-    #[wasm_bindgen(method, setter = errCode)]
-    fn set_err_code(this: &Fields, err_code: f64);
-    #[wasm_bindgen(method, setter)]
-    fn set_description(this: &Fields, description: &str);
     #[wasm_bindgen(method, setter)]
     fn set_subject(this: &Fields, subject: &str);
     #[wasm_bindgen(method, setter)]
@@ -111,32 +110,98 @@ pub fn set_error_classes(classes: ErrorClasses) {
     PROTOTYPES.with(|p| *p.borrow_mut() = prototypes);
 }
 
+/// The call an error ended: nats.js wraps "no responders" differently for each.
+#[derive(Clone, Copy)]
+pub(crate) enum Call<'a> {
+    /// Any other call, with the subject it asked ("" where not known here);
+    /// no responders there can only answer a JetStream request, which
+    /// nats.js reports as JetStream being off.
+    Other(&'a str),
+    /// The answer to a request to `subject`: no responders is a
+    /// `RequestError` caused by a `NoRespondersError`.
+    Request(&'a str),
+    /// The replies of a request for many to `subject`: no responders is a
+    /// `NoRespondersError`.
+    RequestMany(&'a str),
+    /// The messages of a batched direct get: no responders is the
+    /// `JetStreamStatusError` 503 nats.js makes of the status.
+    DirectBatch,
+}
+
 impl From<Error> for JsValue {
     fn from(error: Error) -> JsValue {
-        to_js(&error, None).into()
+        to_js(&error, Call::Other("")).into()
     }
 }
 
-/// The JS error for `error`; `subject` is the request's, where the caller
-/// knows it (a `NoRespondersError`'s `subject`, else `""`).
-pub(crate) fn to_js(error: &Error, subject: Option<&str>) -> js_sys::Error {
-    let js = fields(error, subject);
-    if let Error::NoResponders = error {
-        // nats.js rejects with a RequestError caused by a NoRespondersError;
-        // ours is both, and carries one as its cause for that idiom too.
-        js.set_cause(&fields(error, subject));
-    }
+/// The JS error for `error`, which ended `call`: nats.js's error for it,
+/// with nats.js's cause where nats.js gives one.
+pub(crate) fn to_js(error: &Error, call: Call) -> js_sys::Error {
+    let js = match (error, call) {
+        (Error::NoResponders, Call::RequestMany(subject)) => no_responders(subject).1,
+        (Error::NoResponders, Call::Request(subject)) => request_error(subject),
+        // Closing ends the wait for answers with a RequestError in nats.js
+        // (a call made after is refused with a ClosedConnectionError).
+        (Error::Closed, Call::Request(_) | Call::RequestMany(_)) => {
+            new(Class::RequestError, "connection closed", error)
+        }
+        (Error::NoResponders, Call::DirectBatch) => {
+            let js = new(Class::JetStreamStatusError, "no responders", error);
+            js.set_code(503.0);
+            js
+        }
+        (Error::NoResponders, Call::Other(subject)) => {
+            caused(Class::JetStreamNotEnabled, "jetstream is not enabled", error, &request_error(subject))
+        }
+        (Error::JetStream(e), _) if jetstream_off(e.err_code) => {
+            // nats.js: the API's error, as its cause.
+            caused(Class::JetStreamNotEnabled, &e.description, error, &fields(error, Class::JetStreamApiError))
+        }
+        _ => fields(error, class(error)),
+    };
     js.unchecked_into()
 }
 
-/// A fresh JS error of `error`'s class with its fields set.
-fn fields(error: &Error, subject: Option<&str>) -> Fields {
-    let js: Fields = js_sys::Error::new(&error.to_string()).unchecked_into();
-    js.set_name("NatsError");
-    js.set_code(code(error));
+/// nats.js's `RequestError` for no responders to `subject`: the same
+/// message, the `NoRespondersError` its cause.
+fn request_error(subject: &str) -> Fields {
+    let (message, cause) = no_responders(subject);
+    caused(Class::RequestError, &message, &Error::NoResponders, &cause)
+}
+
+/// nats.js's `NoRespondersError` for `subject`, and its message.
+fn no_responders(subject: &str) -> (String, Fields) {
+    let message = format!("no responders: '{subject}'");
+    let js = new(Class::NoRespondersError, &message, &Error::NoResponders);
+    js.set_subject(subject);
+    (message, js)
+}
+
+/// An error of `class` that wraps `cause`, of `error`'s kind.
+fn caused(class: Class, message: &str, error: &Error, cause: &Fields) -> Fields {
+    let js = new(class, message, error);
+    js.set_cause(cause);
+    js
+}
+
+/// A fresh JS error of `class` with `error`'s kind and `message`.
+fn new(class: Class, message: &str, error: &Error) -> Fields {
+    let js: Fields = js_sys::Error::new(message).unchecked_into();
+    js.set_kind(kind(error));
+    PROTOTYPES.with(|p| {
+        let p = p.borrow();
+        if let Some(prototype) = p.get(class as usize).or(p.first()).and_then(Option::as_ref) {
+            Object::set_prototype_of(&js, prototype);
+        }
+    });
+    js
+}
+
+/// A fresh JS error of `class` with `error`'s message and fields.
+fn fields(error: &Error, class: Class) -> Fields {
+    let js = new(class, &message(error), error);
     match error {
         Error::Server(e) => {
-            js.set_description(&e.message);
             if let ServerErrorKind::PermissionsViolation { operation, subject, queue } = &e.kind {
                 js.set_operation(match operation {
                     PermissionOp::Publish => "publish",
@@ -149,27 +214,37 @@ fn fields(error: &Error, subject: Option<&str>) -> Fields {
             }
         }
         Error::JetStream(e) => {
+            js.set_code(e.err_code.0 as f64);
             js.set_status(e.code);
-            js.set_err_code(e.err_code.0 as f64);
-            js.set_description(&e.description);
         }
-        Error::ConsumerStatus(status) => {
-            js.set_status(status.code.0);
-            js.set_description(&status.description);
-        }
-        Error::NoResponders => {
-            js.set_status(503);
-            js.set_subject(subject.unwrap_or_default());
-        }
+        Error::ConsumerStatus(status) => js.set_code(status.code.0.into()),
         _ => {}
     }
-    PROTOTYPES.with(|p| {
-        let p = p.borrow();
-        if let Some(prototype) = p.get(class(error) as usize).or(p.first()).and_then(Option::as_ref) {
-            Object::set_prototype_of(&js, prototype);
-        }
-    });
     js
+}
+
+/// Whether the API's `err_code` says JetStream is off for the account.
+fn jetstream_off(err_code: ErrorCode) -> bool {
+    matches!(err_code, ErrorCode::JETSTREAM_NOT_ENABLED_FOR_ACCOUNT | ErrorCode::JETSTREAM_NOT_ENABLED)
+}
+
+/// nats.js's message where it has one for the same error; else natsjet's
+/// text, without the prefix the class already says.
+fn message(error: &Error) -> String {
+    match error {
+        Error::InvalidSubject { subject, reason } => format!("illegal subject: '{subject}' ({reason})"),
+        Error::InvalidArgument(what) => what.clone(),
+        Error::ApiMisuse(what) => what.to_string(),
+        Error::Protocol(what) => what.to_string(),
+        Error::Server(e) => e.message.clone(),
+        Error::JetStream(e) => e.description.clone(),
+        // nats.js lowercases a status's description ("consumer deleted").
+        Error::ConsumerStatus(status) => status.description.to_ascii_lowercase(),
+        Error::Timeout => "timeout".into(),
+        Error::Closed => "closed connection".into(),
+        Error::Disconnected => "connection disconnected".into(),
+        _ => error.to_string(),
+    }
 }
 
 /// The nats.js v3 class of `error`.
@@ -191,12 +266,10 @@ fn class(error: &Error) -> Class {
             | ServerErrorKind::MaximumConnections
             | ServerErrorKind::Other => Class::ProtocolError,
         },
+        // JetStream being off wraps its API error (see `to_js`).
         Error::JetStream(e) => match e.err_code {
             ErrorCode::STREAM_NOT_FOUND => Class::StreamNotFoundError,
             ErrorCode::CONSUMER_NOT_FOUND => Class::ConsumerNotFoundError,
-            ErrorCode::JETSTREAM_NOT_ENABLED_FOR_ACCOUNT | ErrorCode::JETSTREAM_NOT_ENABLED => {
-                Class::JetStreamNotEnabled
-            }
             _ => Class::JetStreamApiError,
         },
         Error::ConsumerStatus { .. } => Class::JetStreamStatusError,
@@ -215,10 +288,10 @@ fn class(error: &Error) -> Class {
     }
 }
 
-fn code(error: &Error) -> &'static str {
+fn kind(error: &Error) -> &'static str {
     match error {
         Error::InvalidSubject { .. } => "INVALID_SUBJECT",
-        // nats.js's InvalidOperationError, whose code natsjet's TS layer already gives.
+        // nats.js's InvalidOperationError, whose kind natsjet's TS layer already gives.
         Error::InvalidArgument(_) | Error::ApiMisuse(_) => "INVALID_ARGUMENT",
         Error::PayloadTooLarge { .. } => "PAYLOAD_TOO_LARGE",
         Error::Protocol(_) => "PROTOCOL",

@@ -11,8 +11,9 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{pack, packed_len};
+use super::boxed_promise;
+use super::error::{Call, to_js};
 use super::jetstream::batches::Batches;
-use super::promise;
 use crate::Responses;
 use crate::error::Error;
 use crate::request_many::{RequestManyOptions, RequestStrategy};
@@ -28,11 +29,13 @@ export type RequestStrategy = "timer" | "count" | "stall" | "sentinel";
 pub struct RawResponses {
     /// Shared with a pending `nextBatch` promise, borrowed only while polled.
     reader: Rc<RefCell<Batches<Responses>>>,
+    /// The request's subject, which nats.js's `NoRespondersError` names.
+    subject: Rc<str>,
 }
 
 impl RawResponses {
-    pub(crate) fn new(responses: Responses) -> Self {
-        RawResponses { reader: Rc::new(RefCell::new(Batches::new(responses))) }
+    pub(crate) fn new(responses: Responses, subject: &str) -> Self {
+        RawResponses { reader: Rc::new(RefCell::new(Batches::new(responses))), subject: subject.into() }
     }
 }
 
@@ -44,12 +47,13 @@ impl RawResponses {
     /// after the replies before it. One call at a time.
     #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawBatch | null>")]
     pub fn next_batch(&self, max: u32) -> Promise {
-        let reader = self.reader.clone();
+        let (reader, subject) = (self.reader.clone(), self.subject.clone());
         let max = max.max(1) as usize;
-        promise(async move {
-            let messages = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, packed_len)).await?;
+        boxed_promise(Box::pin(async move {
+            let read = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, packed_len)).await;
+            let messages = read.map_err(|e| to_js(&e, Call::RequestMany(&subject)))?;
             Ok(if messages.is_empty() { JsValue::NULL } else { pack(&messages).into() })
-        })
+        }))
     }
 
     /// Ends the request now; replies already received can still be read.

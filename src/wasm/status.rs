@@ -4,7 +4,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::error::to_js;
+use super::error::{Call, to_js};
 use crate::{Event, ServerAddr};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -48,7 +48,7 @@ extern "C" {
 pub(crate) fn forward(sink: StatusSink) -> impl Fn(Event) + 'static {
     move |event| {
         let at = |server: ServerAddr| Some(server.host_port());
-        let js = |error: Option<crate::Error>| error.map(|e| to_js(&e, None));
+        let js = |error: Option<crate::Error>| error.map(|e| to_js(&e, Call::Other("")));
         // What the sink throws is its own business; the driver goes on.
         let _ = match event {
             Event::Connected { server } => sink.status("connected", at(server), None),

@@ -8,7 +8,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{pack, packed_len, poll_batch};
-use super::error::to_js;
+use super::error::{Call, to_js};
 use super::options::whole;
 use super::{at_once, promise};
 use crate::Subscriber;
@@ -83,7 +83,7 @@ impl RawSubscription {
     pub fn closed_reason(&self) -> JsValue {
         match self.subscriber.borrow().closed_reason() {
             Some(Error::Closed | Error::Timeout) | None => JsValue::UNDEFINED,
-            Some(error) => to_js(&error, None).into(),
+            Some(error) => to_js(&error, Call::Other("")).into(),
         }
     }
 

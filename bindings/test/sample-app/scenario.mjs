@@ -16,7 +16,7 @@ export async function run({ connect, headers, NatsError }, servers) {
   const answer = (await nc.request("sample.echo", "ping")).string();
   const noResponders = await nc.request("sample.nobody").then(
     () => "answered",
-    (e) => e instanceof NatsError && e.code,
+    (e) => e instanceof NatsError && e.kind,
   );
   await nc.drain();
   return { greeting, answer, noResponders };

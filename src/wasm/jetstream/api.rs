@@ -23,7 +23,8 @@ use crate::jetstream::stream::StreamMessage;
 use crate::jetstream::{Consumer, Context};
 use crate::proto;
 use crate::wasm::batch::raw_headers;
-use crate::wasm::promise;
+use crate::wasm::error::{Call, to_js};
+use crate::wasm::{boxed_promise, promise};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_API: &str = r#"
@@ -67,15 +68,18 @@ impl RawJetStream {
             None => subject(&self.context, call, stream, consumer, &body)?,
         };
         let (stream, consumer) = (stream.to_string(), consumer.to_string());
-        Ok(promise(async move {
+        Ok(boxed_promise(Box::pin(async move {
             let body = body.as_bytes();
-            reply_text(match composed.as_deref() {
-                None => context.request_json(&subject, body).await?,
-                Some("CONSUMER.RESET") => context.reset_consumer_json(&stream, &consumer, body).await?,
-                Some("STREAM.GET_OR_CREATE") => context.get_or_create_stream_json(&stream, body).await?,
-                Some(_) => context.get_or_create_consumer_json(&stream, &consumer, body).await?,
-            })
-        }))
+            let reply = match composed.as_deref() {
+                None => context.request_json(&subject, body).await,
+                Some("CONSUMER.RESET") => context.reset_consumer_json(&stream, &consumer, body).await,
+                Some("STREAM.GET_OR_CREATE") => context.get_or_create_stream_json(&stream, body).await,
+                Some(_) => context.get_or_create_consumer_json(&stream, &consumer, body).await,
+            };
+            // nats.js names the API subject nobody answered.
+            let reply = reply.map_err(|e| to_js(&e, Call::Other(&subject)))?;
+            Ok(reply_text(reply)?.into())
+        })))
     }
 
     /// `STREAM.INFO` with details: message counts per subject matching
@@ -102,12 +106,18 @@ impl RawJetStream {
     #[wasm_bindgen(js_name = directGet, unchecked_return_type = "Promise<RawStoredMsg | null>")]
     pub fn direct_get(&self, stream: String, last_by_subject: Option<String>, body: String) -> Promise {
         let context = self.context.clone();
-        promise(async move {
-            match context.direct_get_from_stream(&stream, last_by_subject.as_deref(), body.as_bytes()).await {
+        boxed_promise(Box::pin(async move {
+            let last = last_by_subject.as_deref();
+            match context.direct_get_from_stream(&stream, last, body.as_bytes()).await {
+                Ok(found) => Ok(stored_msg(found).into()),
                 Err(Error::JetStream(e)) if e.err_code == ErrorCode::NO_MESSAGE_FOUND => Ok(JsValue::NULL),
-                found => Ok(stored_msg(found?).into()),
+                // nats.js asks the direct API with a plain request.
+                Err(e) => {
+                    let subject = context.direct_get_subject(&stream, last).unwrap_or_default();
+                    Err(to_js(&e, Call::Request(&subject)).into())
+                }
             }
-        })
+        }))
     }
 
     /// A batched direct get (server 2.11+): `body` is the request's JSON

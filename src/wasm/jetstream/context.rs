@@ -14,9 +14,10 @@ use crate::jetstream::api::AckPolicy;
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::jetstream::{self, Context, Publish};
 use crate::wasm::batch::header_map;
+use crate::wasm::boxed_promise;
 use crate::wasm::connection::RawConnection;
+use crate::wasm::error::{Call, to_js};
 use crate::wasm::options::{millis, text};
-use crate::wasm::promise;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_PUBLISH: &str = r#"
@@ -174,11 +175,13 @@ impl RawJetStream {
 /// The `RawPubAck` promise of a publish (Key-Value writes come through
 /// `publish` too, with the subject and headers Rust makes for them).
 fn acked(context: Context, subject: String, publish: Publish) -> Promise {
-    promise(async move {
-        let ack = context.send_publish(subject, publish).await?.await?;
+    boxed_promise(Box::pin(async move {
+        let acked = async { context.send_publish(subject.clone(), publish).await?.await }.await;
+        // nats.js names the subject nobody answered (no stream captures it).
+        let ack = acked.map_err(|e| to_js(&Error::from(e), Call::Other(&subject)))?;
         let domain = Some(ack.domain).filter(|d| !d.is_empty()).map_or(JsValue::UNDEFINED, JsValue::from);
-        Ok(Array::of4(&ack.stream.into(), &(ack.sequence as f64).into(), &ack.duplicate.into(), &domain))
-    })
+        Ok(Array::of4(&ack.stream.into(), &(ack.sequence as f64).into(), &ack.duplicate.into(), &domain).into())
+    }))
 }
 
 fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, Error> {

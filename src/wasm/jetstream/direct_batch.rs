@@ -12,7 +12,8 @@ use wasm_bindgen::prelude::*;
 use super::api::stored_msg;
 use super::batches::Batches;
 use crate::jetstream::DirectBatch;
-use crate::wasm::promise;
+use crate::wasm::boxed_promise;
+use crate::wasm::error::{Call, to_js};
 
 /// One batched direct get. Freeing it stops it.
 #[wasm_bindgen]
@@ -35,14 +36,15 @@ impl RawDirectBatch {
     pub fn next_batch(&self, max: u32) -> Promise {
         let reader = self.reader.clone();
         let max = max.max(1) as usize;
-        promise(async move {
-            let messages = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, |m| m.payload.len())).await?;
+        boxed_promise(Box::pin(async move {
+            let read = poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, |m| m.payload.len())).await;
+            let messages = read.map_err(|e| to_js(&e, Call::DirectBatch))?;
             Ok(if messages.is_empty() {
                 JsValue::NULL
             } else {
                 messages.into_iter().map(stored_msg).collect::<Array>().into()
             })
-        })
+        }))
     }
 
     /// Stops reading: the rest of the batch is dropped.
