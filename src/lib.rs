@@ -178,9 +178,9 @@ pub use crate::core::{
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
 pub use client::{
-    Client, ConnectError, ConnectErrorKind, ConnectOptions, Event, IntoServerAddrs, PublishError, PublishErrorKind,
-    Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses, SubscribeError,
-    SubscribeErrorKind, Subscriber, connect, connect_with_options, create_inbox,
+    Client, ClientError, ConnectError, ConnectErrorKind, ConnectOptions, ConnectionEvent, Event, IntoServerAddrs,
+    PublishError, PublishErrorKind, Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses,
+    ServerError, SubscribeError, SubscribeErrorKind, Subscriber, connect, connect_with_options, create_inbox,
 };
 pub use conn::{AuthFn, CallbackAuth, State, Statistics};
 pub use error::{Error, Result};

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{Auth, NatsServer, Tls, TlsFiles, tls::OTHER_HOST};
 use natsjet::error::{ServerError, ServerErrorKind};
-use natsjet::{CallbackAuth, ConnectOptions, Error, Event, TlsOptions};
+use natsjet::{CallbackAuth, ConnectOptions, ConnectionEvent, Error, TlsOptions};
 
 fn trusting(ca_pem: &str) -> TlsOptions {
     TlsOptions::new().add_root_certificates_pem(ca_pem.to_string())
@@ -106,7 +106,7 @@ async fn a_user_jwt_that_expires_while_connected() {
     let options = ConnectOptions::new()
         .max_reconnects(0)
         .on_event(move |event| {
-            if let Event::Closed { error } = event {
+            if let ConnectionEvent::Closed { error } = event {
                 let _ = tx.send(error);
             }
         })

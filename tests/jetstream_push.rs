@@ -296,7 +296,7 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
     let reader = natsjet::ConnectOptions::new()
         .user_and_password("reader", "pw")
         .on_event(move |e| {
-            if let natsjet::Event::ServerError(e) = e {
+            if let natsjet::ConnectionEvent::ServerError(e) = e {
                 sink.lock().unwrap().push(e);
             }
         })
@@ -350,7 +350,7 @@ async fn small_reader(url: &str, capacity: usize) -> (natsjet::Client, Arc<Mutex
     let client = natsjet::ConnectOptions::new()
         .subscription_capacity(capacity)
         .on_event(move |e| {
-            if let natsjet::Event::SlowConsumer { sid, dropped } = e {
+            if let natsjet::ConnectionEvent::SlowConsumer { sid, dropped } = e {
                 sink.lock().unwrap().push((sid, dropped));
             }
         })

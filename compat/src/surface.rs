@@ -26,7 +26,7 @@ pub async fn core(client: nats::Client) -> Result<(), nats::Error> {
     let subject: nats::Subject = nats::Subject::from("a.b");
     client.publish(subject.clone(), "x".into()).await?;
     let mut headers = nats::HeaderMap::new();
-    headers.insert("X-A", nats::HeaderValue::from("v"));
+    headers.insert("X-A", nats::HeaderValue::try_from("v")?);
     headers.append("X-B", "1");
     let _ = headers.get_all("X-B").count();
     let request = nats::Request::new().payload("p".into()).headers(headers).timeout(Some(Duration::from_secs(1)));

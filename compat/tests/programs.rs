@@ -230,3 +230,40 @@ program!(
         "bucket deleted",
     ]
 );
+
+program!(
+    pull_builder_arities,
+    natsjet_compat::switch::pull_builder_arities,
+    [
+        "fetch 3",
+        "batch 3",
+        "overflow below min_pending 0",
+        "stream [\"jobs.6\", \"jobs.7\", \"jobs.8\", \"jobs.9\", \"jobs.10\", \"jobs.11\"]",
+        "nothing left: true",
+    ]
+);
+
+program!(
+    link_to_object,
+    natsjet_compat::switch::link_to_object,
+    ["link latest to Some(\"report.txt\")", "through the link: quarterly",]
+);
+
+program!(
+    match_events,
+    natsjet_compat::switch::match_events,
+    ["connected", "disconnected", "connected", "draining", "closed",]
+);
+
+program!(
+    header_values,
+    natsjet_compat::switch::header_values,
+    [
+        "try_from refused: invalid character found in header value (value cannot contain '\\r' or '\\n')",
+        "parse refused: true",
+        "X-Owned: Some(\"owned\")",
+        "X-Lossy: Some(\"one two\")",
+        "X-Inserted: Some(\"three  four\")",
+        "X-Number: Some(\"42\")",
+    ]
+);

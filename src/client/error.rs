@@ -1,4 +1,4 @@
-//! The error kinds of core NATS calls, named as async-nats 0.51 names them
+//! The error kinds of core NATS calls, named as async-nats 0.52 names them
 //! (`e.kind() == RequestErrorKind::NoResponders`). Each error is a
 //! [`KindError`]: the kind, and natsjet's [`Error`] as the cause.
 

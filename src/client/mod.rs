@@ -35,11 +35,12 @@ use crate::message::Message;
 use crate::proto::ServerInfo;
 use crate::runtime::queue::Queue;
 
-pub use crate::conn::ConnectionEvent as Event;
+pub use crate::conn::ConnectionEvent;
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
     RequestErrorKind, SubscribeError, SubscribeErrorKind,
 };
+pub use event::{ClientError, Event, ServerError};
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub use request::Request;

@@ -13,7 +13,7 @@ use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
 
 use super::{Client, ClientRef};
-use super::{ConnectError, ConnectErrorKind, Event};
+use super::{ConnectError, ConnectErrorKind, ConnectionEvent, Event};
 
 /// Anything that names one or more servers: `"nats://a:4222,nats://b:4222"`,
 /// a `Vec` or slice of URLs, or [`ServerAddr`]s.
@@ -351,25 +351,28 @@ impl ConnectOptions {
         self
     }
 
-    /// Called from the driver task, in order, on every connection event:
+    /// Called from the driver task, in order, on every connection event
+    /// with its server and cause (natsjet's finer [`ConnectionEvent`]):
     /// nothing waits in between, so keep it short (a channel send).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn on_event(mut self, callback: impl Fn(Event) + Send + Sync + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(ConnectionEvent) + Send + Sync + 'static) -> Self {
         self.callback = Some(Arc::new(callback));
         self
     }
 
-    /// Called from the driver task, in order, on every connection event:
+    /// Called from the driver task, in order, on every connection event
+    /// with its server and cause (natsjet's finer [`ConnectionEvent`]):
     /// nothing waits in between, so keep it short (a channel send).
     #[cfg(target_arch = "wasm32")]
-    pub fn on_event(mut self, callback: impl Fn(Event) + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(ConnectionEvent) + 'static) -> Self {
         self.callback = Some(Arc::new(callback));
         self
     }
 
-    /// async-nats's event callback: the future `callback` returns for an
-    /// event runs in a task of its own, each to its end before the next
-    /// event's, so a slow one holds back only later events.
+    /// async-nats's event callback, with async-nats's [`Event`]: the future
+    /// `callback` returns for an event runs in a task of its own, each to
+    /// its end before the next event's, so a slow one holds back only later
+    /// events.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn event_callback<F, Fut>(mut self, callback: F) -> Self
     where
@@ -380,9 +383,10 @@ impl ConnectOptions {
         self
     }
 
-    /// async-nats's event callback: the future `callback` returns for an
-    /// event runs in a task of its own, each to its end before the next
-    /// event's, so a slow one holds back only later events.
+    /// async-nats's event callback, with async-nats's [`Event`]: the future
+    /// `callback` returns for an event runs in a task of its own, each to
+    /// its end before the next event's, so a slow one holds back only later
+    /// events.
     #[cfg(target_arch = "wasm32")]
     pub fn event_callback<F, Fut>(mut self, callback: F) -> Self
     where
@@ -407,11 +411,13 @@ impl ConnectOptions {
             }
         });
         let listener = self.callback.take();
-        Some(Arc::new(move |event: Event| {
-            if let Some(listener) = &listener {
-                listener(event.clone());
+        Some(Arc::new(move |event: ConnectionEvent| {
+            for event in Event::from_connection(&event) {
+                let _ = tx.unbounded_send(event);
             }
-            let _ = tx.unbounded_send(event);
+            if let Some(listener) = &listener {
+                listener(event);
+            }
         }))
     }
 

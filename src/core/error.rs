@@ -266,6 +266,14 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// `?` on a refused [`HeaderValue`](crate::header::HeaderValue) in a program
+/// whose errors are natsjet's (async-nats's `Error` takes any error).
+impl From<crate::core::header::ParseHeaderValueError> for Error {
+    fn from(e: crate::core::header::ParseHeaderValueError) -> Self {
+        Error::InvalidArgument(e.to_string())
+    }
+}
+
 /// Result with natsjet's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -499,6 +499,7 @@ impl Inner {
     pub fn drain(&mut self) -> Result<Vec<Sid>, Error> {
         let sids: Vec<Sid> = self.subs.keys().copied().collect();
         let drained = self.session.drain(&sids);
+        self.notify(ConnectionEvent::Draining);
         self.wake_driver();
         drained.map(|()| sids)
     }

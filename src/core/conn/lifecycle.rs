@@ -254,8 +254,11 @@ impl Connection {
             self.events.push_back(Event::Flushed { id, result: Err(flush_error.clone()) });
         }
         // Reported when a connection that was up goes down, or when the
-        // server refused or garbled the handshake (auth errors, non-NATS peer).
-        if was_connected || matches!(reason, Some(Error::Server(_) | Error::Protocol(_))) {
+        // server refused or garbled the handshake (auth errors, non-NATS peer);
+        // not when the user closed it, which `Closed` says (as nats.js and
+        // async-nats report a close).
+        let lost = was_connected && !self.user_closed;
+        if lost || matches!(reason, Some(Error::Server(_) | Error::Protocol(_))) {
             if let Some(server) = self.servers.current().cloned() {
                 let error = reason.clone();
                 self.events.push_back(Event::Connection(ConnectionEvent::Disconnected { server, error }));

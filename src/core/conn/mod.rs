@@ -305,6 +305,9 @@ pub enum ConnectionEvent {
         sid: u64,
         dropped: u64,
     },
+    /// [`Client::drain`](crate::Client::drain) began. Reported by the
+    /// client, never by this core.
+    Draining,
     /// Closed for good.
     Closed {
         error: Option<Error>,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::core::header::{HeaderMap, HeaderValue};
+use crate::core::header::{HeaderMap, IntoHeaderValue};
 
 /// De-duplication id: a second message with the same id within the stream's
 /// `duplicate_window` is acknowledged as a duplicate and not stored.
@@ -54,7 +54,7 @@ impl Publish {
     }
 
     /// Sets one header, replacing its earlier values.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<HeaderValue>) -> Self {
+    pub fn header(mut self, name: impl Into<String>, value: impl IntoHeaderValue) -> Self {
         self.headers.get_or_insert_with(HeaderMap::new).insert(name, value);
         self
     }
