@@ -158,6 +158,10 @@ pub mod connection {
     pub use crate::conn::State;
 }
 mod core;
+/// async-nats's path of [`StatusCode`].
+pub mod status {
+    pub use crate::header::StatusCode;
+}
 pub mod driver;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

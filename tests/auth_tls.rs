@@ -25,10 +25,10 @@ fn assert_authorization_violation(result: Result<natsjet::Client, natsjet::Conne
 #[tokio::test]
 async fn token() {
     let server = NatsServer::builder().auth(Auth::token("s3cret-token")).start();
-    let options = ConnectOptions::new().token(server.token());
+    let options = ConnectOptions::new().token(server.token().to_string());
     assert!(!format!("{options:?}").contains("s3cret-token"));
     round_trip(&options.connect(server.client_url()).await.unwrap()).await;
-    assert_authorization_violation(ConnectOptions::new().token("wrong").connect(server.client_url()).await);
+    assert_authorization_violation(ConnectOptions::new().token("wrong".into()).connect(server.client_url()).await);
     assert_authorization_violation(natsjet::connect(server.client_url()).await);
 }
 
@@ -36,11 +36,11 @@ async fn token() {
 async fn user_and_password() {
     let server = NatsServer::builder().auth(Auth::user_password("alice", "pa55word")).start();
     let (user, pass) = server.user_password();
-    let options = ConnectOptions::new().user_and_password(user, pass);
+    let options = ConnectOptions::new().user_and_password(user.into(), pass.into());
     assert!(!format!("{options:?}").contains("pa55word"));
     round_trip(&options.connect(server.client_url()).await.unwrap()).await;
     assert_authorization_violation(
-        ConnectOptions::new().user_and_password(user, "nope").connect(server.client_url()).await,
+        ConnectOptions::new().user_and_password(user.into(), "nope".into()).connect(server.client_url()).await,
     );
     // Credentials in the URL work too, and never show in errors.
     let url = format!("nats://{user}:{pass}@127.0.0.1:{}", server.port());
@@ -57,7 +57,7 @@ async fn nkey() {
     let other = nkeys::KeyPair::new_user().seed().unwrap();
     assert_authorization_violation(ConnectOptions::new().nkey(other).connect(server.client_url()).await);
     assert!(matches!(
-        ConnectOptions::new().nkey("not a seed").connect(server.client_url()).await.map_err(Error::from),
+        ConnectOptions::new().nkey("not a seed".into()).connect(server.client_url()).await.map_err(Error::from),
         Err(Error::Credentials(_))
     ));
 }

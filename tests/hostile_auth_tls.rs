@@ -182,10 +182,10 @@ async fn secrets_never_show() {
     let tls = || trusting(&server.tls_files().ca_pem);
     let mut shown = Vec::new();
     // Right and wrong tokens, over TLS so that rustls logs too.
-    shown.extend(attempt(ConnectOptions::new().tls(tls()).token(token), &server.tls_url()).await);
-    shown.extend(attempt(ConnectOptions::new().tls(tls()).token("tok-S3CRET-wrong"), &server.tls_url()).await);
+    shown.extend(attempt(ConnectOptions::new().tls(tls()).token(token.to_string()), &server.tls_url()).await);
+    shown.extend(attempt(ConnectOptions::new().tls(tls()).token("tok-S3CRET-wrong".into()), &server.tls_url()).await);
     // A password in the options and in the URL.
-    let options = ConnectOptions::new().tls(tls()).user_and_password("alice", password);
+    let options = ConnectOptions::new().tls(tls()).user_and_password("alice".into(), password.to_string());
     shown.extend(attempt(options, &server.tls_url()).await);
     let url = format!("tls://alice:{password}@127.0.0.1:{}", server.port());
     shown.extend(attempt(ConnectOptions::new().tls(tls()), &url).await);

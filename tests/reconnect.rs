@@ -193,7 +193,7 @@ async fn permission_violation_leaves_the_connection_up() {
         .start();
     let (events, callback) = recorder();
     let client = ConnectOptions::new()
-        .user_and_password("app", "pw")
+        .user_and_password("app".into(), "pw".into())
         .on_event(callback)
         .connect(server.client_url())
         .await

@@ -34,6 +34,11 @@ pub async fn core(client: nats::Client) -> Result<(), nats::Error> {
     let _: (Option<nats::StatusCode>, &Option<String>, usize) = (answer.status, &answer.description, answer.length);
     let _ = answer.status == Some(nats::StatusCode::NO_RESPONDERS);
 
+    let _auth = nats::ConnectOptions::with_token("t".into()).user_and_password("u".into(), "p".into());
+    let _seed = nats::ConnectOptions::new().nkey("SU".into());
+    let _file = nats::ConnectOptions::with_credentials_file("user.creds").await?;
+    let address: nats::ServerAddr = "tls://h:4443".parse()?;
+    let _ = (address.host(), address.port(), address.tls_required(), address.is_websocket());
     let options = nats::ConnectOptions::new()
         .no_echo()
         .ping_interval(Duration::from_secs(10))

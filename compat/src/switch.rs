@@ -179,3 +179,38 @@ pub async fn header_values(url: &str) -> Outcome {
     }
     Ok(seen)
 }
+
+/// What a program's own code does inside `Result<_, async_nats::Error>`:
+/// `?` on its parse errors and messages, server addresses parsed from
+/// strings, states and status codes printed and compared.
+pub async fn program_errors(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let servers = vec![url.parse::<nats::ServerAddr>()?];
+    let client = nats::connect(servers).await?;
+    seen.push(format!("state {}", client.connection_state()));
+
+    let mut subscriber = client.subscribe("numbers").await?;
+    client.publish("numbers", "41".into()).await?;
+    let message = subscriber.next().await.expect("a message");
+    let number: u32 = std::str::from_utf8(&message.payload)?.trim().parse()?;
+    seen.push(format!("parsed {}", number + 1));
+    match parse_payload(b"forty-two") {
+        Err(e) => seen.push(format!("own error: {e}")),
+        Ok(n) => seen.push(format!("parsed {n}")),
+    }
+
+    let inbox = client.new_inbox();
+    let mut replies = client.subscribe(inbox.clone()).await?;
+    client.publish_with_reply("nobody.home", inbox, "?".into()).await?;
+    let status: Option<nats::status::StatusCode> = replies.next().await.and_then(|reply| reply.status);
+    seen.push(format!("status {:?}", status.map(|s| (s.as_u16(), s.is_server_error(), s == 503))));
+    Ok(seen)
+}
+
+fn parse_payload(payload: &[u8]) -> Result<u32, nats::Error> {
+    let text = std::str::from_utf8(payload)?;
+    if text.starts_with("forty") {
+        return Err(format!("{text:?} is spelled out").into());
+    }
+    Ok(text.parse()?)
+}

@@ -267,3 +267,9 @@ program!(
         "X-Number: Some(\"42\")",
     ]
 );
+
+program!(
+    program_errors,
+    natsjet_compat::switch::program_errors,
+    ["state connected", "parsed 42", "own error: \"forty-two\" is spelled out", "status Some((503, true, true))",]
+);

@@ -142,3 +142,30 @@ mod tests {
         assert_eq!(FlushErrorKind::sort(&Error::Disconnected), FlushErrorKind::FlushError);
     }
 }
+
+/// `?` on an I/O error (reading a JWT, a key) where a program returns a
+/// [`ConnectError`], as async-nats allows.
+impl From<std::io::Error> for ConnectError {
+    fn from(e: std::io::Error) -> Self {
+        crate::error::SortCause::error(Error::from(e))
+    }
+}
+
+/// A program's `tokio::time::timeout(..)?` and `handle.await?` in code that
+/// returns natsjet's [`Error`], as async-nats's boxed `Error` takes them.
+#[cfg(feature = "native")]
+mod tokio_errors {
+    use crate::error::Error;
+
+    impl From<tokio::time::error::Elapsed> for Error {
+        fn from(_: tokio::time::error::Elapsed) -> Self {
+            Error::Timeout
+        }
+    }
+
+    impl From<tokio::task::JoinError> for Error {
+        fn from(e: tokio::task::JoinError) -> Self {
+            Error::Other(e.to_string())
+        }
+    }
+}

@@ -151,20 +151,20 @@ impl ConnectOptions {
         Self::new().credentials(contents)
     }
 
-    pub fn token(mut self, token: impl Into<String>) -> Self {
-        self.config.auth.token = Some(token.into());
+    pub fn token(mut self, token: String) -> Self {
+        self.config.auth.token = Some(token);
         self
     }
 
-    pub fn user_and_password(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
-        self.config.auth.user = Some(user.into());
-        self.config.auth.password = Some(password.into());
+    pub fn user_and_password(mut self, user: String, password: String) -> Self {
+        self.config.auth.user = Some(user);
+        self.config.auth.password = Some(password);
         self
     }
 
     /// Authenticates with an nkey seed (`SU…`), signing the server's nonce.
-    pub fn nkey(mut self, seed: impl Into<String>) -> Self {
-        self.config.auth.nkey_seed = Some(seed.into());
+    pub fn nkey(mut self, seed: String) -> Self {
+        self.config.auth.nkey_seed = Some(seed);
         self
     }
 
@@ -182,6 +182,12 @@ impl ConnectOptions {
     pub fn auth_callback(mut self, callback: impl AuthFn) -> Self {
         self.config.auth.callback = Some(AuthCallback(Arc::new(callback)));
         self
+    }
+
+    /// Options that authenticate with the `.creds` file at `path` (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn with_credentials_file(path: impl AsRef<std::path::Path>) -> Result<Self, Error> {
+        Self::new().credentials_file(path).await
     }
 
     /// Reads a `.creds` file (native only; in wasm pass the contents to

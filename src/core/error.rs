@@ -73,6 +73,10 @@ pub enum Error {
     /// `+WPI` reached the server. Committing the epoch could apply them
     /// twice; abort it instead.
     AtRisk { sequences: Vec<u64> },
+    /// An error of the program's own code (a payload that is not UTF-8, bad
+    /// JSON, its own message), put here by `?` as async-nats's boxed
+    /// `Error` takes it. natsjet itself never returns it.
+    Other(String),
 }
 
 /// Why the server's bytes or answers break the protocol. Each cause keeps a
@@ -254,6 +258,7 @@ impl fmt::Display for Error {
                 sequences.len(),
                 sequences.first().copied().unwrap_or(0)
             ),
+            Error::Other(what) => f.write_str(what),
         }
     }
 }

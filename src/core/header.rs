@@ -371,6 +371,45 @@ impl StatusCode {
     pub const NO_RESPONDERS: StatusCode = StatusCode(503);
 }
 
+/// async-nats's readers of a status code.
+impl StatusCode {
+    pub fn as_u16(&self) -> u16 {
+        self.0
+    }
+
+    pub fn is_informational(&self) -> bool {
+        (100..200).contains(&self.0)
+    }
+
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.0)
+    }
+
+    pub fn is_redirection(&self) -> bool {
+        (300..400).contains(&self.0)
+    }
+
+    pub fn is_client_error(&self) -> bool {
+        (400..500).contains(&self.0)
+    }
+
+    pub fn is_server_error(&self) -> bool {
+        (500..600).contains(&self.0)
+    }
+}
+
+impl From<StatusCode> for u16 {
+    fn from(code: StatusCode) -> u16 {
+        code.0
+    }
+}
+
+impl PartialEq<u16> for StatusCode {
+    fn eq(&self, other: &u16) -> bool {
+        self.0 == *other
+    }
+}
+
 impl fmt::Display for StatusCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)

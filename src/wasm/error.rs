@@ -211,7 +211,10 @@ fn class(error: &Error) -> Class {
         | Error::Io { .. }
         | Error::Tls(_)
         | Error::Credentials(_) => Class::ConnectionError,
-        Error::DigestMismatch { .. } | Error::SizeMismatch { .. } | Error::AtRisk { .. } => Class::NatsError,
+        // Never made by natsjet: only a Rust program's own `?` makes it.
+        Error::DigestMismatch { .. } | Error::SizeMismatch { .. } | Error::AtRisk { .. } | Error::Other(_) => {
+            Class::NatsError
+        }
     }
 }
 
@@ -247,5 +250,6 @@ fn code(error: &Error) -> &'static str {
         Error::DigestMismatch { .. } => "DIGEST_MISMATCH",
         Error::SizeMismatch { .. } => "SIZE_MISMATCH",
         Error::AtRisk { .. } => "AT_RISK",
+        Error::Other(_) => "OTHER",
     }
 }

@@ -40,6 +40,7 @@
 //! ```
 
 use std::collections::VecDeque;
+use std::fmt;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -229,6 +230,17 @@ pub enum State {
     Disconnected,
     /// Done for good (closed by the user, or reconnects ran out).
     Closed,
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            State::Connecting => "connecting",
+            State::Connected => "connected",
+            State::Disconnected => "disconnected",
+            State::Closed => "closed",
+        })
+    }
 }
 
 /// Things the connection reports to the driver and, through it, to users.
