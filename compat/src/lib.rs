@@ -17,6 +17,7 @@ use async_nats as nats;
 use natsjet as nats;
 
 pub mod acks;
+pub mod calls;
 pub mod consumers;
 pub mod core;
 pub mod kv;

@@ -273,3 +273,49 @@ program!(
     natsjet_compat::switch::program_errors,
     ["state connected", "parsed 42", "own error: \"forty-two\" is spelled out", "status Some((503, true, true))",]
 );
+
+program!(
+    server_facts,
+    natsjet_compat::calls::server_facts,
+    [
+        "max payload 1048576",
+        "info has a version: true",
+        "at least 2.10.0: true",
+        "at least 99.0.0: false",
+        "request timeout Some(4s)",
+    ]
+);
+
+program!(
+    built_context,
+    natsjet_compat::calls::built_context,
+    [
+        "created LOG max_messages -1",
+        "updated LOG max_messages 100",
+        "third: max ack pending",
+        "acks 1 2",
+        "no-info handle reads 2 messages",
+        "a missing stream's handle fails later: true",
+        "domain context reaches nothing: true",
+    ]
+);
+
+program!(
+    sequences_and_split_acks,
+    natsjet_compat::calls::sequences_and_split_acks,
+    [
+        "split message has no reply: true",
+        "split message has no reply: true",
+        "batch [\"task 0\", \"task 1\"]",
+        "split message has no reply: true",
+        "split message has no reply: true",
+        "batch [\"task 2\", \"task 3\"]",
+        "acked 4 pending 1",
+    ]
+);
+
+program!(
+    last_sequence_of_another_subject,
+    natsjet_compat::calls::last_sequence_of_another_subject,
+    ["stored at 3", "refused: WrongLastSequence",]
+);

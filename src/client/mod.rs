@@ -441,6 +441,26 @@ impl Client {
         self.inner.shared.lock().session().server_info().cloned().unwrap_or_default()
     }
 
+    /// The INFO of the server, `None` before the first one arrived.
+    pub fn try_server_info(&self) -> Option<ServerInfo> {
+        self.inner.shared.lock().session().server_info().cloned()
+    }
+
+    /// The largest message the server takes (its default before the first INFO).
+    pub fn max_payload(&self) -> usize {
+        self.inner.shared.lock().session().max_payload()
+    }
+
+    /// Whether the server's version is at least `major.minor.patch`.
+    pub fn is_server_compatible(&self, major: i64, minor: i64, patch: i64) -> bool {
+        self.inner.shared.lock().session().server_info().is_some_and(|info| info.version_at_least(major, minor, patch))
+    }
+
+    /// The default timeout of requests (`ConnectOptions::request_timeout`).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.inner.request_timeout
+    }
+
     /// The JetStream API level in [`server_info`](Self::server_info), without
     /// copying the rest of the INFO (0 before the first one).
     pub(crate) fn api_level(&self) -> u32 {

@@ -329,6 +329,9 @@ header_names! {
     NATS_LAST_CONSUMER = "Nats-Last-Consumer";
     NATS_LAST_SEQUENCE = "Nats-Last-Sequence";
     NATS_EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
+    /// The subject (wildcards allowed) whose last sequence
+    /// `Nats-Expected-Last-Subject-Sequence` checks, instead of the message's own.
+    NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT = "Nats-Expected-Last-Subject-Sequence-Subject";
     NATS_EXPECTED_LAST_MESSAGE_ID = "Nats-Expected-Last-Msg-Id";
     NATS_EXPECTED_LAST_SEQUENCE = "Nats-Expected-Last-Sequence";
     NATS_EXPECTED_STREAM = "Nats-Expected-Stream";

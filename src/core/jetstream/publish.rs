@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::core::header::{HeaderMap, IntoHeaderValue};
+use crate::core::header::{HeaderMap, IntoHeaderValue, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT};
 
 /// De-duplication id: a second message with the same id within the stream's
 /// `duplicate_window` is acknowledged as a duplicate and not stored.
@@ -75,6 +75,12 @@ impl Publish {
         self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, sequence.to_string())
     }
 
+    /// Checks [`expected_last_subject_sequence`](Self::expected_last_subject_sequence)
+    /// on `subject` (wildcards allowed) instead of the message's own subject.
+    pub fn expected_last_subject_sequence_subject(self, subject: impl AsRef<str>) -> Self {
+        self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT, subject.as_ref())
+    }
+
     pub fn expected_last_message_id(self, id: impl AsRef<str>) -> Self {
         self.header(NATS_EXPECTED_LAST_MESSAGE_ID, id.as_ref())
     }
@@ -102,6 +108,7 @@ mod tests {
             .expected_stream("ORDERS")
             .expected_last_sequence(7)
             .expected_last_subject_sequence(0)
+            .expected_last_subject_sequence_subject("orders.*")
             .expected_last_message_id("m0")
             .ttl(Duration::from_secs(90));
         let headers = publish.headers.unwrap();
@@ -113,6 +120,7 @@ mod tests {
                 ("Nats-Expected-Stream", "ORDERS"),
                 ("Nats-Expected-Last-Sequence", "7"),
                 ("Nats-Expected-Last-Subject-Sequence", "0"),
+                ("Nats-Expected-Last-Subject-Sequence-Subject", "orders.*"),
                 ("Nats-Expected-Last-Msg-Id", "m0"),
                 ("Nats-TTL", "90"),
             ]

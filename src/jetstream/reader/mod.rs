@@ -8,9 +8,11 @@
 
 mod ordered;
 mod push;
+mod sequence;
 pub(crate) mod tracked;
 
 pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
+pub use sequence::Sequence;
 
 use std::collections::VecDeque;
 use std::pin::Pin;

@@ -1,0 +1,127 @@
+//! Calls of async-nats 0.52 that natsjet once lacked: the server's limits
+//! and version, `ContextBuilder`, `create_or_update_stream`,
+//! `get_stream_no_info`, `Consumer::sequence`, `Message::split` with its
+//! detached `Acker`, and a publish that expects the last sequence of
+//! another subject.
+
+use std::time::Duration;
+
+use futures_util::{StreamExt, TryStreamExt};
+
+use crate::nats;
+use crate::nats::jetstream::consumer::{PullConsumer, pull};
+use crate::nats::jetstream::context::{ContextBuilder, PublishErrorKind};
+use crate::nats::jetstream::message::{Acker, PublishMessage};
+use crate::nats::jetstream::{self, stream};
+use crate::{Outcome, Transcript};
+
+/// The server's limits and version, as the client read them.
+pub async fn server_facts(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let client = nats::ConnectOptions::new().request_timeout(Some(Duration::from_secs(4))).connect(url).await?;
+    seen.push(format!("max payload {}", client.max_payload()));
+    let info = client.try_server_info().expect("the INFO came with the connection");
+    seen.push(format!("info has a version: {}", !info.version.is_empty()));
+    seen.push(format!("at least 2.10.0: {}", client.is_server_compatible(2, 10, 0)));
+    seen.push(format!("at least 99.0.0: {}", client.is_server_compatible(99, 0, 0)));
+    seen.push(format!("request timeout {:?}", client.timeout()));
+    Ok(seen)
+}
+
+/// A context built with its settings; streams created or updated, and a
+/// handle made without info.
+pub async fn built_context(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let client = nats::connect(url).await?;
+    let js = ContextBuilder::new()
+        .timeout(Duration::from_secs(3))
+        .ack_timeout(Duration::from_secs(2))
+        .max_ack_inflight(2)
+        .backpressure_on_inflight(false)
+        .build(client.clone());
+    let config = stream::Config { name: "LOG".into(), subjects: vec!["log.>".into()], ..Default::default() };
+    let created: stream::Info = js.create_or_update_stream(config.clone()).await?;
+    seen.push(format!("created {} max_messages {}", created.config.name, created.config.max_messages));
+    let updated = js.create_or_update_stream(stream::Config { max_messages: 100, ..config }).await?;
+    seen.push(format!("updated {} max_messages {}", updated.config.name, updated.config.max_messages));
+
+    // A window of two, without backpressure: the third publish in flight fails at once.
+    let first = js.publish("log.a", "1".into()).await?;
+    let second = js.publish("log.a", "2".into()).await?;
+    match js.publish("log.a", "3".into()).await {
+        Err(e) if e.kind() == PublishErrorKind::MaxAckPending => seen.push("third: max ack pending".into()),
+        Err(e) => seen.push(format!("third: {:?}", e.kind())),
+        Ok(_) => seen.push("third: accepted".into()),
+    }
+    seen.push(format!("acks {} {}", first.await?.sequence, second.await?.sequence));
+    js.wait_for_acks().await;
+
+    let stream: stream::Stream<()> = js.get_stream_no_info("LOG").await?;
+    let info = stream.get_info().await?;
+    seen.push(format!("no-info handle reads {} messages", info.state.messages));
+    let missing = js.get_stream_no_info("NOPE").await?;
+    seen.push(format!("a missing stream's handle fails later: {}", missing.get_info().await.is_err()));
+
+    let domain = ContextBuilder::new().domain("hub").timeout(Duration::from_millis(500)).build(client);
+    seen.push(format!("domain context reaches nothing: {}", domain.get_stream("LOG").await.is_err()));
+    Ok(seen)
+}
+
+/// Batches one after another, and messages whose acks went elsewhere.
+pub async fn sequences_and_split_acks(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let js = jetstream::new(nats::connect(url).await?);
+    let stream = js
+        .create_stream(stream::Config { name: "TASKS".into(), subjects: vec!["tasks.*".into()], ..Default::default() })
+        .await?;
+    for i in 0..5 {
+        js.publish(format!("tasks.{i}"), format!("task {i}").into()).await?.await?;
+    }
+    let config =
+        pull::Config { durable_name: Some("w".into()), ack_wait: Duration::from_secs(30), ..Default::default() };
+    let consumer: PullConsumer = stream.create_consumer(config).await?;
+
+    let mut batches = consumer.sequence(2)?.take(2);
+    let mut ackers: Vec<Acker> = Vec::new();
+    while let Some(batch) = batches.try_next().await? {
+        let messages: Vec<jetstream::Message> = batch.try_collect().await?;
+        let mut payloads = Vec::new();
+        for message in messages {
+            let (message, acker): (nats::Message, Acker) = message.split();
+            payloads.push(String::from_utf8(message.payload.to_vec())?);
+            seen.push(format!("split message has no reply: {}", message.reply.is_none()));
+            ackers.push(acker);
+        }
+        seen.push(format!("batch {payloads:?}"));
+    }
+    for acker in &ackers {
+        acker.double_ack().await?;
+    }
+    let info = consumer.get_info().await?;
+    seen.push(format!("acked {} pending {}", info.ack_floor.consumer_sequence, info.num_pending));
+    Ok(seen)
+}
+
+/// A publish that expects the last sequence of another subject (the
+/// header async-nats 0.52 has no call for).
+pub async fn last_sequence_of_another_subject(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let js = jetstream::new(nats::connect(url).await?);
+    js.create_stream(stream::Config { name: "ORDERS".into(), subjects: vec!["orders.*".into()], ..Default::default() })
+        .await?;
+    js.publish("orders.a", "1".into()).await?.await?;
+    js.publish("orders.b", "2".into()).await?.await?;
+    let expect = |sequence: u64, subject: &str| {
+        PublishMessage::build()
+            .payload("3".into())
+            .expected_last_subject_sequence(sequence)
+            .header("Nats-Expected-Last-Subject-Sequence-Subject", subject)
+    };
+    let ack = js.send_publish("orders.c", expect(2, "orders.*")).await?.await?;
+    seen.push(format!("stored at {}", ack.sequence));
+    match js.send_publish("orders.c", expect(2, "orders.a")).await?.await {
+        Err(e) => seen.push(format!("refused: {:?}", e.kind())),
+        Ok(ack) => seen.push(format!("stored at {}", ack.sequence)),
+    }
+    Ok(seen)
+}
