@@ -314,3 +314,36 @@ async fn lame_duck_moves_to_another_server_without_loss() {
         }
     }
 }
+
+/// async-nats's `reconnect_delay_callback` paces each attempt while the
+/// server is down, counting attempts since the last connection.
+#[tokio::test]
+async fn a_delay_callback_paces_the_attempts_of_an_outage() {
+    let mut server = NatsServer::start();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let (events, callback) = recorder();
+    let client = ConnectOptions::new()
+        .reconnect_delay_callback(move |attempts| {
+            seen.lock().unwrap().push(attempts);
+            Duration::from_millis(100)
+        })
+        .on_event(callback)
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    server.kill();
+    wait_event(&events, "disconnected", |e| matches!(e, ConnectionEvent::Disconnected { .. })).await;
+    timeout(WAIT, async {
+        while asked.lock().unwrap().len() < 3 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("attempts while the server is down");
+    server.respawn();
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
+    client.flush().await.unwrap();
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked[..3], [1, 2, 3], "one more attempt each time: {asked:?}");
+}

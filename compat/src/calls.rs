@@ -125,3 +125,28 @@ pub async fn last_sequence_of_another_subject(url: &str) -> Outcome {
     }
     Ok(seen)
 }
+
+/// A reconnect paced by the program's own delay callback.
+pub async fn paced_reconnect(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = calls.clone();
+    let client = nats::ConnectOptions::new()
+        .reconnect_delay_callback(move |attempts| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Duration::from_millis(50 * attempts as u64)
+        })
+        .connect(url)
+        .await?;
+    client.force_reconnect().await?;
+    let paced_and_back = tokio::time::timeout(Duration::from_secs(10), async {
+        while calls.load(std::sync::atomic::Ordering::SeqCst) == 0
+            || client.connection_state() != nats::connection::State::Connected
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    seen.push(format!("paced by the callback, then connected: {}", paced_and_back.await.is_ok()));
+    client.flush().await?;
+    Ok(seen)
+}

@@ -319,3 +319,5 @@ program!(
     natsjet_compat::calls::last_sequence_of_another_subject,
     ["stored at 3", "refused: WrongLastSequence",]
 );
+
+program!(paced_reconnect, natsjet_compat::calls::paced_reconnect, ["paced by the callback, then connected: true",]);

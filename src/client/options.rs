@@ -176,6 +176,15 @@ impl ConnectOptions {
         Ok(self)
     }
 
+    /// The wait before each reconnect attempt, from the attempts since the
+    /// last connection (1 for the first), instead of the reconnect delay and
+    /// jitter. Called in the driver between attempts: keep it a computation.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reconnect_delay_callback(mut self, callback: impl Fn(usize) -> Duration + Send + Sync + 'static) -> Self {
+        self.config.reconnect_delay_callback = Some(conn::ReconnectDelay(Arc::new(callback)));
+        self
+    }
+
     /// Answers the server's nonce with `callback` on every (re)connect, e.g.
     /// to sign it with a key kept elsewhere; what it returns wins over the
     /// other credentials. An error from it closes the connection.

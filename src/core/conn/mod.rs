@@ -149,6 +149,10 @@ pub struct Config {
     pub reconnect_delay: Duration,
     /// Random extra wait added to each reconnect delay, up to this (default 100 ms).
     pub reconnect_jitter: Duration,
+    /// The wait before each reconnect attempt, from the number of attempts
+    /// since the last connection (this one included), instead of
+    /// `reconnect_delay` and `reconnect_jitter` (async-nats's callback).
+    pub reconnect_delay_callback: Option<ReconnectDelay>,
     /// Retry a first connect that fails as later reconnects are retried
     /// (delays, `max_reconnects`). With `false`, the default, every server is
     /// tried once and then the connection closes.
@@ -194,6 +198,7 @@ impl Default for Config {
             max_reconnects: None,
             reconnect_delay: Duration::from_secs(2),
             reconnect_jitter: Duration::from_millis(100),
+            reconnect_delay_callback: None,
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,
@@ -203,6 +208,22 @@ impl Default for Config {
             lang: "rust-natsjet".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
         }
+    }
+}
+
+/// A pure function from attempts to a delay: the core calls it, so it
+/// must not block. `Send + Sync` natively; JS functions in wasm are neither.
+#[derive(Clone)]
+pub struct ReconnectDelay(pub SharedDelayFn);
+
+#[cfg(not(target_arch = "wasm32"))]
+type SharedDelayFn = std::sync::Arc<dyn Fn(usize) -> Duration + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+type SharedDelayFn = std::sync::Arc<dyn Fn(usize) -> Duration>;
+
+impl fmt::Debug for ReconnectDelay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ReconnectDelay(..)")
     }
 }
 

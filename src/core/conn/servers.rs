@@ -11,6 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use super::ReconnectDelay;
 use super::rng::Rng;
 use crate::core::addr::ServerAddr;
 use crate::core::time::Instant;
@@ -32,10 +33,13 @@ pub(super) struct PoolChange {
 }
 
 /// How the pool paces and bounds attempts.
-pub(super) struct RetryPolicy {
+pub(super) struct RetryPolicy<'a> {
     pub(super) max_reconnects: Option<usize>,
     pub(super) delay: Duration,
     pub(super) jitter: Duration,
+    /// The wait before each attempt from the attempts since the last
+    /// connection, instead of `delay` and `jitter` per server.
+    pub(super) delay_callback: Option<&'a ReconnectDelay>,
     /// Before the first success without `retry_on_initial_connect`: each
     /// server gets exactly one attempt.
     pub(super) initial_only: bool,
@@ -45,6 +49,8 @@ pub(super) struct ServerPool {
     servers: VecDeque<Server>,
     /// Whether the back of the rotation is the server of the current attempt.
     has_current: bool,
+    /// Attempts since the last one that reached a complete handshake.
+    attempts: usize,
 }
 
 impl ServerPool {
@@ -54,7 +60,7 @@ impl ServerPool {
         if randomize {
             rng.shuffle(&mut servers);
         }
-        ServerPool { servers: servers.into(), has_current: false }
+        ServerPool { servers: servers.into(), has_current: false, attempts: 0 }
     }
 
     /// The server of the current (or last) attempt.
@@ -92,6 +98,9 @@ impl ServerPool {
             }
         }
         let front = self.servers.front()?;
+        if let Some(delay) = policy.delay_callback {
+            return Some(now + (delay.0)(self.attempts + 1));
+        }
         Some(match front.last_attempt {
             None => now,
             Some(at) => (at + policy.delay + rng.jitter(policy.jitter)).max(now),
@@ -102,6 +111,7 @@ impl ServerPool {
     pub(super) fn begin_attempt(&mut self, now: Instant) -> Option<ServerAddr> {
         let mut server = self.servers.pop_front()?;
         server.last_attempt = Some(now);
+        self.attempts += 1;
         let addr = server.addr.clone();
         self.servers.push_back(server);
         self.has_current = true;
@@ -115,6 +125,7 @@ impl ServerPool {
     }
 
     pub(super) fn attempt_succeeded(&mut self) {
+        self.attempts = 0;
         if let Some(s) = self.current_mut() {
             s.failures = 0;
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
-use crate::core::conn::State;
+use crate::core::conn::{ReconnectDelay, State};
 use crate::core::error::{PermissionOp, ServerError, ServerErrorKind};
 
 fn io_error() -> Error {
@@ -76,6 +76,31 @@ fn backoff_waits_delay_plus_bounded_jitter_since_the_last_attempt() {
     }
     delays.dedup();
     assert!(delays.len() > 1, "jitter varies with the seed");
+}
+
+#[test]
+fn a_delay_callback_paces_every_attempt_by_the_attempts_since_the_last_connection() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222"]);
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    cfg.reconnect_delay_callback = Some(ReconnectDelay(std::sync::Arc::new(move |attempts| {
+        seen.lock().unwrap().push(attempts);
+        Duration::from_millis(300 * attempts as u64)
+    })));
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    let lost_at = s.now;
+    s.lose(None);
+    assert_eq!(s.conn.poll_timeout(), Some(lost_at + Duration::from_millis(300)), "even a fresh server waits");
+    s.advance(300);
+    assert_eq!(s.expect_connect(), "nats://b:4222");
+    s.lose(Some(io_error()));
+    assert_eq!(s.conn.poll_timeout(), Some(s.now + Duration::from_millis(600)));
+    s.advance(600);
+    s.handshake(INFO);
+    s.lose(None);
+    assert_eq!(s.conn.poll_timeout(), Some(s.now + Duration::from_millis(300)), "a connection starts the count again");
+    assert_eq!(*asked.lock().unwrap(), [1, 2, 1]);
 }
 
 #[test]
