@@ -186,7 +186,7 @@ pub use client::{
     PublishError, PublishErrorKind, Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses,
     ServerError, SubscribeError, SubscribeErrorKind, Subscriber, connect, connect_with_options, create_inbox,
 };
-pub use conn::{AuthFn, CallbackAuth, State, Statistics};
+pub use conn::{AuthFn, CallbackAuth, PoolServer as Server, State, Statistics};
 pub use error::{Error, Result};
 pub use header::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 pub use message::Message;

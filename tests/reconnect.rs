@@ -347,3 +347,28 @@ async fn a_delay_callback_paces_the_attempts_of_an_outage() {
     let asked = asked.lock().unwrap();
     assert_eq!(asked[..3], [1, 2, 3], "one more attempt each time: {asked:?}");
 }
+
+/// `set_server_pool` while connected: the connection stays, and the next
+/// reconnect goes to the new pool, never back to the old server.
+#[tokio::test]
+async fn a_new_server_pool_takes_over_at_the_next_reconnect() {
+    let mut old = NatsServer::start();
+    let new = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect().on_event(callback).connect(old.client_url()).await.unwrap();
+    let refused = client.set_server_pool(Vec::<natsjet::ServerAddr>::new()).await.unwrap_err();
+    assert_eq!(refused.kind(), natsjet::client::SetServerPoolErrorKind::EmptyPool);
+    client.set_server_pool(new.client_url()).await.unwrap();
+    let pool = client.server_pool().await.unwrap();
+    assert_eq!(pool.iter().map(|s| s.addr.port).collect::<Vec<_>>(), [new.port()]);
+    client.flush().await.unwrap();
+
+    let mut sub = client.subscribe("moved").await.unwrap();
+    old.kill();
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
+    assert_eq!(client.current_server().unwrap().port, new.port());
+    client.publish("moved", "here".into()).await.unwrap();
+    assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"here");
+    let pool = client.server_pool().await.unwrap();
+    assert!(pool[0].did_connect && pool[0].failed_attempts == 0, "{pool:?}");
+}

@@ -150,3 +150,24 @@ pub async fn paced_reconnect(url: &str) -> Outcome {
     client.flush().await?;
     Ok(seen)
 }
+
+/// The server pool read and replaced while connected.
+pub async fn server_pool(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let client = nats::ConnectOptions::new().ignore_discovered_servers().connect(url).await?;
+    let port = client.server_info().port;
+    let pool: Vec<nats::Server> = client.server_pool().await?;
+    seen.push(format!("pool {:?}", pool.iter().map(|s| (s.addr.port() == port, s.did_connect)).collect::<Vec<_>>()));
+    match client.set_server_pool(Vec::<nats::ServerAddr>::new()).await {
+        Err(e) if e.kind() == nats::client::SetServerPoolErrorKind::EmptyPool => seen.push("empty: refused".into()),
+        other => seen.push(format!("empty: {:?}", other.map_err(|e| e.kind()))),
+    }
+    let spare = format!("nats://127.0.0.1:{}", port.wrapping_add(1));
+    client.set_server_pool(vec![url.to_string(), spare]).await?;
+    let pool = client.server_pool().await?;
+    let described: Vec<_> = pool.iter().map(|s| (s.addr.port() == port, s.is_discovered, s.failed_attempts)).collect();
+    seen.push(format!("new pool {} servers, ours in it: {}", pool.len(), described.iter().any(|d| d.0)));
+    client.flush().await?;
+    seen.push(format!("still {}", client.connection_state()));
+    Ok(seen)
+}

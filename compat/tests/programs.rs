@@ -321,3 +321,9 @@ program!(
 );
 
 program!(paced_reconnect, natsjet_compat::calls::paced_reconnect, ["paced by the callback, then connected: true",]);
+
+program!(
+    server_pool,
+    natsjet_compat::calls::server_pool,
+    ["pool [(true, true)]", "empty: refused", "new pool 2 servers, ours in it: true", "still connected",]
+);

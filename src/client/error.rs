@@ -68,7 +68,32 @@ error_kinds!(
     }
 );
 
+error_kinds!(
+    /// `Client::set_server_pool`.
+    #[derive(Copy, Hash)]
+    SetServerPoolErrorKind {
+        /// A server URL that does not parse.
+        InvalidAddress => "invalid server address",
+        EmptyPool => "server pool cannot be empty",
+        /// WebSocket servers mixed with others.
+        MixedSchemes => "server pool mixes websocket and non-websocket schemes",
+        /// The client is closed.
+        Send => "failed to send command",
+    }
+);
+
+error_kinds!(
+    /// `Client::server_pool`.
+    #[derive(Copy, Hash)]
+    ServerPoolErrorKind {
+        /// The client is closed.
+        Send => "failed to send command",
+    }
+);
+
 pub type ConnectError = KindError<ConnectErrorKind>;
+pub type SetServerPoolError = KindError<SetServerPoolErrorKind>;
+pub type ServerPoolError = KindError<ServerPoolErrorKind>;
 pub type PublishError = KindError<PublishErrorKind>;
 pub type RequestError = KindError<RequestErrorKind>;
 pub type SubscribeError = KindError<SubscribeErrorKind>;

@@ -29,7 +29,7 @@ use crate::conn::{self, State, Statistics};
 use crate::driver::shared::{Answer, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
-use crate::error::{Error, SortCause};
+use crate::error::{Error, KindError, SortCause};
 use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::proto::ServerInfo;
@@ -38,7 +38,8 @@ use crate::runtime::queue::Queue;
 pub use crate::conn::ConnectionEvent;
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
-    RequestErrorKind, SubscribeError, SubscribeErrorKind,
+    RequestErrorKind, ServerPoolError, ServerPoolErrorKind, SetServerPoolError, SetServerPoolErrorKind, SubscribeError,
+    SubscribeErrorKind,
 };
 pub use event::{ClientError, Event, ServerError};
 pub use inbox::create_inbox;
@@ -434,6 +435,31 @@ impl Client {
     /// while reconnecting); `None` once closed with no server left.
     pub fn current_server(&self) -> Option<crate::ServerAddr> {
         self.inner.shared.lock().session().current_server().cloned()
+    }
+
+    /// Makes `servers` the pool that reconnects choose from; the connection
+    /// up now stays.
+    pub async fn set_server_pool(&self, servers: impl IntoServerAddrs) -> Result<(), SetServerPoolError> {
+        let servers =
+            servers.into_server_addrs().map_err(|e| KindError::new(SetServerPoolErrorKind::InvalidAddress, e))?;
+        let mut inner = self.inner.shared.lock();
+        if inner.session().state() == State::Closed {
+            return Err(KindError::new(SetServerPoolErrorKind::Send, Error::Closed));
+        }
+        let empty = servers.is_empty();
+        inner.set_server_pool(servers).map_err(|e| {
+            let kind = if empty { SetServerPoolErrorKind::EmptyPool } else { SetServerPoolErrorKind::MixedSchemes };
+            KindError::new(kind, e)
+        })
+    }
+
+    /// The servers reconnects choose from, the next to be tried first.
+    pub async fn server_pool(&self) -> Result<Vec<crate::Server>, ServerPoolError> {
+        let inner = self.inner.shared.lock();
+        match inner.session().state() {
+            State::Closed => Err(KindError::new(ServerPoolErrorKind::Send, Error::Closed)),
+            _ => Ok(inner.session().server_pool()),
+        }
     }
 
     /// The INFO of the server this client is (or was last) connected to.

@@ -504,6 +504,11 @@ impl Inner {
         drained.map(|()| sids)
     }
 
+    /// Replaces the pool reconnects choose from ([`Client::set_server_pool`](crate::Client::set_server_pool)).
+    pub fn set_server_pool(&mut self, servers: Vec<crate::ServerAddr>) -> Result<(), Error> {
+        self.session.set_server_pool(servers)
+    }
+
     /// Drops the server connection and reconnects.
     pub fn force_reconnect(&mut self, now: Instant) -> Result<(), Error> {
         self.session.force_reconnect(now)?;

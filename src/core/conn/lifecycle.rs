@@ -243,7 +243,7 @@ impl Connection {
         let reason = self.close_reason.take().or(error).or(hung_up);
         let was_connected = std::mem::take(&mut self.transport_connected);
         if !was_connected && (self.ever_connected || !self.config.wait_on_first_connect) {
-            self.servers.attempt_failed();
+            self.servers.attempt_failed(reason.as_ref());
         }
         self.tls = false;
         self.out.clear();

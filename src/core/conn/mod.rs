@@ -104,6 +104,7 @@ use outbox::Outbox;
 use pings::{PingKind, Pings};
 use requests::Requests;
 pub(crate) use rng::Rng;
+pub use servers::PoolServer;
 use servers::ServerPool;
 use subs::{Limit, Subscriptions};
 pub use timers::Timer;
@@ -501,6 +502,24 @@ impl Connection {
     /// while waiting to reconnect); `None` once no server is left.
     pub fn current_server(&self) -> Option<&ServerAddr> {
         self.servers.current()
+    }
+
+    /// The servers reconnects choose from, the next to be tried first.
+    pub fn server_pool(&self) -> Vec<PoolServer> {
+        self.servers.snapshot()
+    }
+
+    /// Makes `servers` the pool reconnects choose from (the connection up
+    /// now stays): none, or WebSocket ones mixed with others, are refused.
+    pub fn set_server_pool(&mut self, servers: Vec<ServerAddr>) -> Result<(), Error> {
+        let Some(first) = servers.first() else {
+            return Err(Error::InvalidArgument("an empty server pool".into()));
+        };
+        if servers.iter().any(|s| s.scheme.is_websocket() != first.scheme.is_websocket()) {
+            return Err(Error::InvalidArgument("a server pool mixing WebSocket and other servers".into()));
+        }
+        self.servers.replace(servers);
+        Ok(())
     }
 
     // ---- transport inputs (see lifecycle.rs and inbound.rs)

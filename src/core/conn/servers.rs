@@ -23,6 +23,38 @@ struct Server {
     last_attempt: Option<Instant>,
     /// Learned from INFO `connect_urls`, not given by the user.
     discovered: bool,
+    did_connect: bool,
+    last_error: Option<String>,
+    /// Left out of a pool set by the user while connected to: dropped when
+    /// its turn to be tried comes.
+    retired: bool,
+}
+
+impl Server {
+    fn new(addr: ServerAddr, discovered: bool) -> Self {
+        Server {
+            addr,
+            failures: 0,
+            last_attempt: None,
+            discovered,
+            did_connect: false,
+            last_error: None,
+            retired: false,
+        }
+    }
+}
+
+/// A server of the pool as [`Connection::server_pool`](super::Connection::server_pool)
+/// shows it (async-nats's `Server`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolServer {
+    pub addr: ServerAddr,
+    /// Failed attempts since the last connection to it.
+    pub failed_attempts: usize,
+    pub did_connect: bool,
+    /// Learned from the cluster's INFO rather than given.
+    pub is_discovered: bool,
+    pub last_error: Option<String>,
 }
 
 /// How an INFO changed the pool (nats.js's `update` status).
@@ -55,8 +87,7 @@ pub(super) struct ServerPool {
 
 impl ServerPool {
     pub(super) fn new(addrs: Vec<ServerAddr>, randomize: bool, rng: &mut Rng) -> Self {
-        let mut servers: Vec<Server> =
-            addrs.into_iter().map(|addr| Server { addr, failures: 0, last_attempt: None, discovered: false }).collect();
+        let mut servers: Vec<Server> = addrs.into_iter().map(|addr| Server::new(addr, false)).collect();
         if randomize {
             rng.shuffle(&mut servers);
         }
@@ -88,6 +119,12 @@ impl ServerPool {
                 break;
             }
             match policy.max_reconnects {
+                _ if front.retired => {
+                    self.servers.pop_front();
+                    if self.servers.is_empty() {
+                        self.has_current = false;
+                    }
+                }
                 Some(max) if front.failures >= max => {
                     self.servers.pop_front();
                     if self.servers.is_empty() {
@@ -118,9 +155,10 @@ impl ServerPool {
         Some(addr)
     }
 
-    pub(super) fn attempt_failed(&mut self) {
+    pub(super) fn attempt_failed(&mut self, error: Option<&crate::core::error::Error>) {
         if let Some(s) = self.current_mut() {
             s.failures += 1;
+            s.last_error = error.map(ToString::to_string);
         }
     }
 
@@ -128,6 +166,44 @@ impl ServerPool {
         self.attempts = 0;
         if let Some(s) = self.current_mut() {
             s.failures = 0;
+            s.did_connect = true;
+        }
+    }
+
+    /// The servers, next to be tried first.
+    pub(super) fn snapshot(&self) -> Vec<PoolServer> {
+        let live = self.servers.iter().filter(|s| !s.retired);
+        live.map(|s| PoolServer {
+            addr: s.addr.clone(),
+            failed_attempts: s.failures,
+            did_connect: s.did_connect,
+            is_discovered: s.discovered,
+            last_error: s.last_error.clone(),
+        })
+        .collect()
+    }
+
+    /// Makes `addrs` the pool, in order, keeping what is known of servers
+    /// already in it; the server of the current connection, when left out,
+    /// stays until its turn to be tried again comes.
+    pub(super) fn replace(&mut self, addrs: Vec<ServerAddr>) {
+        let current = if self.has_current { self.servers.pop_back() } else { None };
+        let mut old: Vec<Server> = self.servers.drain(..).collect();
+        for addr in addrs {
+            let server = match old.iter().position(|s| s.addr.same_endpoint(&addr)) {
+                Some(i) => Server { addr, discovered: false, retired: false, ..old.swap_remove(i) },
+                None => Server::new(addr, false),
+            };
+            self.servers.push_back(server);
+        }
+        if let Some(mut current) = current {
+            let kept = self.servers.iter().position(|s| s.addr.same_endpoint(&current.addr));
+            current.retired = kept.is_none();
+            if let Some(i) = kept {
+                current = Server { addr: self.servers[i].addr.clone(), discovered: false, ..current };
+                self.servers.remove(i);
+            }
+            self.servers.push_back(current);
         }
     }
 
@@ -171,7 +247,7 @@ impl ServerPool {
             let known = self.servers.iter().chain(&found).any(|s| s.addr.same_endpoint(&addr));
             if !known {
                 change.added.push(addr.clone());
-                found.push(Server { addr, failures: 0, last_attempt: None, discovered: true });
+                found.push(Server::new(addr, true));
             }
         }
         if shuffle {

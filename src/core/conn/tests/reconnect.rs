@@ -104,6 +104,34 @@ fn a_delay_callback_paces_every_attempt_by_the_attempts_since_the_last_connectio
 }
 
 #[test]
+fn a_pool_set_while_connected_takes_over_at_the_next_reconnect() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222"]);
+    cfg.reconnect_jitter = Duration::ZERO;
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    let pool = |s: &FakeServer| s.conn.server_pool().into_iter().map(|p| p.addr.to_string()).collect::<Vec<_>>();
+    assert_eq!(pool(&s), ["nats://b:4222", "nats://a:4222"], "the next to try first");
+    assert!(s.conn.server_pool()[1].did_connect);
+
+    assert!(matches!(s.conn.set_server_pool(vec![]), Err(Error::InvalidArgument(_))));
+    let mixed = vec![addr("nats://c:4222"), addr("ws://d:80")];
+    assert!(matches!(s.conn.set_server_pool(mixed), Err(Error::InvalidArgument(_))));
+    s.conn.set_server_pool(vec![addr("nats://c:4222"), addr("nats://d:4222")]).unwrap();
+    assert_eq!(pool(&s), ["nats://c:4222", "nats://d:4222"], "a, still connected, is out of the pool");
+    assert_eq!(s.conn.current_server(), Some(&addr("nats://a:4222")));
+
+    s.lose(None);
+    assert_eq!(s.expect_connect(), "nats://c:4222");
+    s.lose(Some(io_error()));
+    assert_eq!(s.expect_connect(), "nats://d:4222");
+    s.lose(Some(io_error()));
+    s.advance(2000);
+    assert_eq!(s.expect_connect(), "nats://c:4222", "a is never tried again");
+    let c = &s.conn.server_pool()[1];
+    assert_eq!((c.failed_attempts, c.did_connect, c.last_error.is_some()), (1, false, true));
+}
+
+#[test]
 fn rotation_prefers_servers_not_just_tried() {
     let mut cfg = config(&["nats://a:4222", "nats://b:4222", "nats://c:4222"]);
     cfg.reconnect_jitter = Duration::ZERO;
