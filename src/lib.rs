@@ -182,9 +182,10 @@ pub use crate::core::{
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
 pub use client::{
-    Client, ClientError, ConnectError, ConnectErrorKind, ConnectOptions, ConnectionEvent, Event, IntoServerAddrs,
-    PublishError, PublishErrorKind, Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses,
-    ServerError, SubscribeError, SubscribeErrorKind, Subscriber, connect, connect_with_options, create_inbox,
+    Auth, AuthError, Client, ClientError, ConnectError, ConnectErrorKind, ConnectOptions, ConnectionEvent, Event,
+    IntoServerAddrs, PublishError, PublishErrorKind, Request, RequestError, RequestErrorKind, RequestMany,
+    ResponseFuture, Responses, ServerError, SubscribeError, SubscribeErrorKind, Subscriber, connect,
+    connect_with_options, create_inbox,
 };
 pub use conn::{AuthFn, CallbackAuth, PoolServer as Server, State, Statistics};
 pub use error::{Error, Result};

@@ -171,3 +171,43 @@ pub async fn server_pool(url: &str) -> Outcome {
     seen.push(format!("still {}", client.connection_state()));
     Ok(seen)
 }
+
+/// What signs a nonce for [`async_auth`]: a key the program never holds.
+pub type Signer = std::sync::Arc<dyn Fn(&[u8]) -> Vec<u8> + Send + Sync>;
+
+/// Connections whose nonce is answered by async callbacks: one returning
+/// the whole `Auth`, one signing for a user JWT (`jwt` empty: an nkey
+/// user, and the second is skipped).
+pub async fn async_auth(url: &str, public_key: String, sign: Signer, jwt: String) -> Outcome {
+    let mut seen = Transcript::new();
+    let (signer, user_jwt) = (sign.clone(), Some(jwt.clone()).filter(|jwt| !jwt.is_empty()));
+    let client = nats::ConnectOptions::with_auth_callback(move |nonce| {
+        let (key, signer, user_jwt) = (public_key.clone(), signer.clone(), user_jwt.clone());
+        async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let mut auth = nats::Auth::new();
+            auth.nkey = Some(key);
+            auth.jwt = user_jwt;
+            auth.signature = Some(signer(&nonce));
+            Ok(auth)
+        }
+    })
+    .connect(url)
+    .await?;
+    client.flush().await?;
+    seen.push("auth callback: connected".into());
+    let refused =
+        nats::ConnectOptions::with_auth_callback(|_| async { Err(nats::AuthError::new("no key")) }).connect(url).await;
+    seen.push(format!("failing callback connects: {}", refused.is_ok()));
+    if !jwt.is_empty() {
+        let client = nats::ConnectOptions::with_jwt(jwt, move |nonce| {
+            let signature = sign(&nonce);
+            async move { Ok(signature) }
+        })
+        .connect(url)
+        .await?;
+        client.flush().await?;
+        seen.push("jwt: connected".into());
+    }
+    Ok(seen)
+}

@@ -327,3 +327,24 @@ program!(
     natsjet_compat::calls::server_pool,
     ["pool [(true, true)]", "empty: refused", "new pool 2 servers, ours in it: true", "still connected",]
 );
+
+#[tokio::test]
+async fn async_auth() {
+    let server = NatsServer::builder().auth(common::auth::Auth::NKey).start();
+    let key = std::sync::Arc::new(nkeys::KeyPair::from_seed(&server.nkey_seed()).unwrap());
+    let signer = key.clone();
+    let sign: natsjet_compat::calls::Signer = std::sync::Arc::new(move |nonce| signer.sign(nonce).unwrap());
+    let url = server.client_url();
+    let seen = natsjet_compat::calls::async_auth(&url, key.public_key(), sign, String::new());
+    assert_eq!(seen.await.unwrap(), ["auth callback: connected", "failing callback connects: false"]);
+
+    let server = NatsServer::builder().auth(common::auth::Auth::Creds).start();
+    let user = server.creds_user();
+    let key = std::sync::Arc::new(nkeys::KeyPair::from_seed(&user.seed).unwrap());
+    let signer = key.clone();
+    let sign: natsjet_compat::calls::Signer = std::sync::Arc::new(move |nonce| signer.sign(nonce).unwrap());
+    let url = server.client_url();
+    let seen = natsjet_compat::calls::async_auth(&url, key.public_key(), sign, user.jwt.clone());
+    let seen = seen.await.unwrap();
+    assert_eq!(seen.last().map(String::as_str), Some("jwt: connected"), "{seen:?}");
+}

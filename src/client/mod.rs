@@ -6,6 +6,7 @@
 //! Commands lock the shared sans-IO connection, encode straight into its
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
+mod auth;
 mod error;
 mod event;
 mod inbox;
@@ -36,6 +37,7 @@ use crate::proto::ServerInfo;
 use crate::runtime::queue::Queue;
 
 pub use crate::conn::ConnectionEvent;
+pub use auth::{Auth, AuthError};
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
     RequestErrorKind, ServerPoolError, ServerPoolErrorKind, SetServerPoolError, SetServerPoolErrorKind, SubscribeError,

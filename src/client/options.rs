@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, AuthCallback, AuthFn};
 use crate::driver::shared::{EventCallback, Shared};
-use crate::driver::task::Driver;
+use crate::driver::task::{AsyncAuth, Driver};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
@@ -66,10 +66,12 @@ impl<S: AsRef<str>> IntoServerAddrs for Vec<S> {
 /// Options for [`ConnectOptions::connect`]. Secrets never appear in `Debug`.
 #[derive(Clone)]
 pub struct ConnectOptions {
-    config: conn::Config,
+    pub(super) config: conn::Config,
     tls: TlsOptions,
     callback: Option<EventCallback>,
     async_callback: Option<AsyncEventCallback>,
+    /// The async auth callback (`with_auth_callback`, `jwt`).
+    pub(super) async_auth: Option<AsyncAuth>,
     /// Root and client certificate files, read when connecting (async-nats's options).
     #[cfg(not(target_arch = "wasm32"))]
     tls_files: TlsFiles,
@@ -99,6 +101,7 @@ impl Default for ConnectOptions {
             tls: TlsOptions::default(),
             callback: None,
             async_callback: None,
+            async_auth: None,
             #[cfg(not(target_arch = "wasm32"))]
             tls_files: TlsFiles::default(),
             request_timeout: Some(Duration::from_secs(10)),
@@ -467,7 +470,7 @@ impl ConnectOptions {
         let events = self.events::<R>();
         let conn = conn::Connection::new(self.config, R::now(), seed)?;
         let (shared, first_connect) = Shared::new(conn, events);
-        R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout));
+        R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout, self.async_auth));
         let client = Client {
             inner: Arc::new(ClientRef {
                 shared,

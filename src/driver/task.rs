@@ -18,7 +18,7 @@ use std::time::Duration;
 use bytes::{Buf, Bytes, BytesMut};
 
 use super::shared::{Answered, HIGH_WATER, Inner, Shared};
-use crate::conn::{Action, State};
+use crate::conn::{Action, CallbackAuth, State};
 use crate::error::Error;
 use crate::runtime::{BoxFuture, Runtime};
 use crate::time::Instant;
@@ -45,10 +45,19 @@ enum Link {
     Dropping(Transport),
 }
 
+/// The async auth callback: the server's nonce to the credentials for CONNECT.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type AsyncAuth = Arc<dyn Fn(Vec<u8>) -> BoxFuture<Result<CallbackAuth, Error>> + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+pub(crate) type AsyncAuth = Arc<dyn Fn(Vec<u8>) -> BoxFuture<Result<CallbackAuth, Error>>>;
+
 pub(crate) struct Driver<R: Runtime> {
     shared: Arc<Shared>,
     tls: TlsOptions,
     connect_timeout: Duration,
+    /// Answers `Action::Authenticate`; `authenticating` is its answer under way.
+    auth: Option<AsyncAuth>,
+    authenticating: Option<BoxFuture<Result<CallbackAuth, Error>>>,
     link: Link,
     read_buf: BytesMut,
     /// The bytes `read_buf` must hold for the message under way (0: none).
@@ -62,11 +71,13 @@ pub(crate) struct Driver<R: Runtime> {
 }
 
 impl<R: Runtime> Driver<R> {
-    pub fn new(shared: Arc<Shared>, tls: TlsOptions, connect_timeout: Duration) -> Self {
+    pub fn new(shared: Arc<Shared>, tls: TlsOptions, connect_timeout: Duration, auth: Option<AsyncAuth>) -> Self {
         Driver {
             shared,
             tls,
             connect_timeout,
+            auth,
+            authenticating: None,
             link: Link::Idle,
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             awaited: 0,
@@ -107,8 +118,21 @@ impl<R: Runtime> Driver<R> {
                     Link::Idle | Link::Opening { .. } => inner.session.handle_transport_closed(R::now(), None),
                     closing @ (Link::Closing(_) | Link::Dropping(_)) => self.link = closing,
                 },
+                Action::Authenticate { nonce } => match &self.auth {
+                    Some(auth) => self.authenticating = Some(auth(nonce)),
+                    None => inner.session.handle_auth(R::now(), Err(Error::Credentials("no auth callback".into()))),
+                },
             }
         }
+    }
+
+    /// Polls the auth callback's answer; returns whether it came.
+    fn poll_auth(&mut self, cx: &mut Context<'_>, shared: &Shared, now: Instant) -> bool {
+        let Some(future) = &mut self.authenticating else { return false };
+        let Poll::Ready(answer) = future.as_mut().poll(cx) else { return false };
+        self.authenticating = None;
+        shared.lock().session.handle_auth(now, answer);
+        true
     }
 
     /// Polls the transport once; returns whether progress was made.
@@ -366,6 +390,7 @@ impl<R: Runtime> Future for Driver<R> {
             // One clock reading per round: a JS clock call is not free.
             let now = R::now();
             let mut progress = this.poll_link(cx, &shared, now);
+            progress |= this.poll_auth(cx, &shared, now);
             progress |= this.poll_timer(cx, &shared, now);
             let mut inner = shared.lock();
             inner.dispatch_events(now);

@@ -2,6 +2,7 @@
 //! → PONG), keep-alive, lame-duck moves, loss, reconnect backoff and the
 //! final close.
 
+use super::auth::CallbackAuth;
 use super::pings::PingKind;
 use super::servers::{PoolChange, RetryPolicy};
 use super::timers::Timer;
@@ -42,7 +43,7 @@ impl Connection {
         match self.servers.current().is_some_and(|addr| self.tls_first(addr)) {
             // TLS first: the INFO comes now, over TLS.
             true => self.phase = Phase::AwaitInfo,
-            false => self.send_connect(),
+            false => self.send_connect(None),
         }
     }
 
@@ -68,12 +69,19 @@ impl Connection {
             self.actions.push_back(Action::UpgradeTls { addr });
             return;
         }
-        self.send_connect();
+        self.send_connect(None);
     }
 
-    /// CONNECT, the subscriptions, then the PING whose PONG ends the handshake.
-    fn send_connect(&mut self) {
+    /// CONNECT, the subscriptions, then the PING whose PONG ends the handshake;
+    /// first the driver's answer to the nonce, when it gives it.
+    pub(super) fn send_connect(&mut self, answered: Option<CallbackAuth>) {
         let Some(addr) = self.servers.current().cloned() else { return };
+        if self.config.auth.deferred && answered.is_none() {
+            let nonce = self.info.as_ref().and_then(|i| i.nonce.clone()).unwrap_or_default();
+            self.phase = Phase::AwaitAuth;
+            self.actions.push_back(Action::Authenticate { nonce: nonce.into_bytes() });
+            return;
+        }
         let mut connect = ConnectInfo {
             verbose: false,
             pedantic: false,
@@ -88,7 +96,7 @@ impl Connection {
             ..ConnectInfo::default()
         };
         let nonce = self.info.as_ref().and_then(|i| i.nonce.as_deref());
-        if let Err(e) = self.config.auth.fill_connect(&addr, nonce, &mut connect) {
+        if let Err(e) = self.config.auth.fill_connect(&addr, nonce, answered, &mut connect) {
             // Bad credentials will not get better on another server.
             self.terminal = true;
             self.close_transport(Some(e));
@@ -160,7 +168,7 @@ impl Connection {
     pub(super) fn on_timer(&mut self, now: Instant, timer: Timer) {
         match timer {
             Timer::Handshake => {
-                if matches!(self.phase, Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitPong) {
+                if matches!(self.phase, Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitAuth | Phase::AwaitPong) {
                     self.close_transport(Some(Error::Timeout));
                 }
             }
@@ -294,7 +302,12 @@ impl Connection {
                 self.terminal = true;
                 self.user_closed = true;
             }
-            Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitPong | Phase::Connected | Phase::Moving => {
+            Phase::AwaitInfo
+            | Phase::AwaitTls
+            | Phase::AwaitAuth
+            | Phase::AwaitPong
+            | Phase::Connected
+            | Phase::Moving => {
                 // Best effort for what waited for this server: CONNECT is out.
                 if matches!(self.phase, Phase::AwaitPong | Phase::Moving) {
                     self.out.room(self.reconnect_buf.len()).extend_from_slice(&self.reconnect_buf);

@@ -240,6 +240,9 @@ pub enum Action {
     /// Write what `poll_transmit` still has, then close the transport and call
     /// `handle_transport_closed`.
     Close,
+    /// Answer the server's `nonce` (empty when it sent none) with the async
+    /// auth callback, then call `handle_auth` (only with `Auth::deferred`).
+    Authenticate { nonce: Vec<u8> },
 }
 
 /// Where the connection stands.
@@ -373,6 +376,8 @@ enum Phase {
     AwaitInfo,
     /// `Action::UpgradeTls` issued.
     AwaitTls,
+    /// `Action::Authenticate` issued; waiting for `handle_auth`.
+    AwaitAuth,
     /// CONNECT, SUBs and PING written; waiting for the PONG.
     AwaitPong,
     Connected,
@@ -530,6 +535,23 @@ impl Connection {
     pub fn handle_tls_ready(&mut self, now: Instant) {
         self.clock.advance(now);
         self.on_tls_ready();
+    }
+    /// The answer of `Action::Authenticate`: CONNECT goes out with it, or
+    /// the error closes the connection for good (bad credentials will not
+    /// get better on another server). An answer to an attempt since lost is
+    /// dropped.
+    pub fn handle_auth(&mut self, now: Instant, answer: Result<CallbackAuth, Error>) {
+        self.clock.advance(now);
+        if self.phase != Phase::AwaitAuth {
+            return;
+        }
+        match answer {
+            Ok(answer) => self.send_connect(Some(answer)),
+            Err(e) => {
+                self.terminal = true;
+                self.close_transport(Some(e));
+            }
+        }
     }
     /// The transport closed (or could not open). The driver reads the next
     /// transport into a fresh buffer: bytes of this one are worthless.
