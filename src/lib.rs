@@ -187,7 +187,7 @@ pub use client::{
     ResponseFuture, Responses, ServerError, SubscribeError, SubscribeErrorKind, Subscriber, connect,
     connect_with_options, create_inbox,
 };
-pub use conn::{AuthFn, CallbackAuth, PoolServer as Server, State, Statistics};
+pub use conn::{AuthFn, CallbackAuth, PoolServer as Server, ReconnectToServer, State, Statistics};
 pub use error::{Error, Result};
 pub use header::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 pub use message::Message;

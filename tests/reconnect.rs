@@ -372,3 +372,33 @@ async fn a_new_server_pool_takes_over_at_the_next_reconnect() {
     let pool = client.server_pool().await.unwrap();
     assert!(pool[0].did_connect && pool[0].failed_attempts == 0, "{pool:?}");
 }
+
+/// async-nats's `reconnect_to_server_callback`: the program picks the next
+/// server from the pool it is shown, and the client goes there.
+#[tokio::test]
+async fn a_reconnect_goes_to_the_server_the_callback_picks() {
+    let mut first = NatsServer::start();
+    let (second, third) = (NatsServer::start(), NatsServer::start());
+    let wanted = third.port();
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let seen = shown.clone();
+    let (events, callback) = recorder();
+    let urls = [first.client_url(), second.client_url(), third.client_url()];
+    let client = ConnectOptions::new()
+        .retain_servers_order()
+        .reconnect_to_server_callback(move |servers, info| {
+            seen.lock().unwrap().push((servers.len(), info.port));
+            let pick = servers.into_iter().find(|s| s.addr.port == wanted);
+            async move { pick.map(|s| natsjet::ReconnectToServer { addr: s.addr, delay: Some(Duration::ZERO) }) }
+        })
+        .on_event(callback)
+        .connect(urls.as_slice())
+        .await
+        .unwrap();
+    assert_eq!(client.current_server().unwrap().port, first.port());
+    first.kill();
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
+    assert_eq!(client.current_server().unwrap().port, wanted, "not the next in order");
+    assert_eq!(shown.lock().unwrap()[0], (3, first.port()), "the pool and the lost server's INFO");
+    client.flush().await.unwrap();
+}

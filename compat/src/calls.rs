@@ -211,3 +211,30 @@ pub async fn async_auth(url: &str, public_key: String, sign: Signer, jwt: String
     }
     Ok(seen)
 }
+
+/// A reconnect to the server the program's callback picks from the pool.
+pub async fn picked_reconnect(url: &str) -> Outcome {
+    let mut seen = Transcript::new();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = asked.clone();
+    let client = nats::ConnectOptions::new()
+        .reconnect_to_server_callback(move |servers: Vec<nats::Server>, info: nats::ServerInfo| {
+            // async-nats 0.52 shows a default INFO until a reconnect succeeded; natsjet the last server's.
+            record.lock().unwrap().push((servers.len(), info.max_payload));
+            let pick =
+                servers.first().map(|s| nats::ReconnectToServer { addr: s.addr.clone(), delay: Some(Duration::ZERO) });
+            async move { pick }
+        })
+        .connect(url)
+        .await?;
+    client.force_reconnect().await?;
+    let back = tokio::time::timeout(Duration::from_secs(10), async {
+        while asked.lock().unwrap().is_empty() || client.connection_state() != nats::connection::State::Connected {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    seen.push(format!("asked, then connected: {}", back.await.is_ok()));
+    let pool = asked.lock().unwrap().first().map(|(servers, _)| *servers);
+    seen.push(format!("shown the pool: {pool:?}"));
+    Ok(seen)
+}

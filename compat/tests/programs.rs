@@ -348,3 +348,9 @@ async fn async_auth() {
     let seen = seen.await.unwrap();
     assert_eq!(seen.last().map(String::as_str), Some("jwt: connected"), "{seen:?}");
 }
+
+program!(
+    picked_reconnect,
+    natsjet_compat::calls::picked_reconnect,
+    ["asked, then connected: true", "shown the pool: Some(1)",]
+);

@@ -113,7 +113,7 @@ impl ConnectOptions {
 
     fn answer_nonce(mut self, auth: AsyncAuth) -> Self {
         self.config.auth.deferred = true;
-        self.async_auth = Some(auth);
+        self.callbacks.auth = Some(auth);
         self
     }
 }

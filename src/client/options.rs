@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, AuthCallback, AuthFn};
 use crate::driver::shared::{EventCallback, Shared};
-use crate::driver::task::{AsyncAuth, Driver};
+use crate::driver::task::{Callbacks, Driver};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
@@ -70,8 +70,8 @@ pub struct ConnectOptions {
     tls: TlsOptions,
     callback: Option<EventCallback>,
     async_callback: Option<AsyncEventCallback>,
-    /// The async auth callback (`with_auth_callback`, `jwt`).
-    pub(super) async_auth: Option<AsyncAuth>,
+    /// The async auth and reconnect-to-server callbacks.
+    pub(super) callbacks: Callbacks,
     /// Root and client certificate files, read when connecting (async-nats's options).
     #[cfg(not(target_arch = "wasm32"))]
     tls_files: TlsFiles,
@@ -101,7 +101,7 @@ impl Default for ConnectOptions {
             tls: TlsOptions::default(),
             callback: None,
             async_callback: None,
-            async_auth: None,
+            callbacks: Callbacks::default(),
             #[cfg(not(target_arch = "wasm32"))]
             tls_files: TlsFiles::default(),
             request_timeout: Some(Duration::from_secs(10)),
@@ -185,6 +185,22 @@ impl ConnectOptions {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn reconnect_delay_callback(mut self, callback: impl Fn(usize) -> Duration + Send + Sync + 'static) -> Self {
         self.config.reconnect_delay_callback = Some(conn::ReconnectDelay(Arc::new(callback)));
+        self
+    }
+
+    /// Picks the server of each reconnect attempt from the pool (and the
+    /// last server's INFO), and how long to wait before trying it; `None`
+    /// (or a server outside the pool) keeps the usual order and delay.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reconnect_to_server_callback<F, Fut>(mut self, callback: F) -> Self
+    where
+        F: Fn(Vec<crate::Server>, crate::ServerInfo) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<crate::ReconnectToServer>> + Send + 'static,
+    {
+        let choose: crate::driver::task::ChooseServer =
+            Arc::new(move |servers, info| Box::pin(callback(servers, info)));
+        self.config.choose_server = true;
+        self.callbacks.choose_server = Some(choose);
         self
     }
 
@@ -470,7 +486,7 @@ impl ConnectOptions {
         let events = self.events::<R>();
         let conn = conn::Connection::new(self.config, R::now(), seed)?;
         let (shared, first_connect) = Shared::new(conn, events);
-        R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout, self.async_auth));
+        R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout, self.callbacks));
         let client = Client {
             inner: Arc::new(ClientRef {
                 shared,

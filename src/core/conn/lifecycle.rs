@@ -216,7 +216,7 @@ impl Connection {
 
     /// Asks the driver to close the transport; `reason` is reported when it has.
     pub(super) fn close_transport(&mut self, reason: Option<Error>) {
-        if matches!(self.phase, Phase::Closing | Phase::Closed | Phase::Idle | Phase::Opening) {
+        if matches!(self.phase, Phase::Closing | Phase::Closed | Phase::Idle | Phase::AwaitChoice | Phase::Opening) {
             return;
         }
         self.close_reason = reason;
@@ -240,7 +240,7 @@ impl Connection {
     }
 
     pub(super) fn on_transport_closed(&mut self, now: Instant, error: Option<Error>) {
-        if matches!(self.phase, Phase::Idle | Phase::Closed) {
+        if matches!(self.phase, Phase::Idle | Phase::AwaitChoice | Phase::Closed) {
             return;
         }
         // Closed by the server, not asked for: say so, rather than nothing.
@@ -289,6 +289,12 @@ impl Connection {
         };
         match self.servers.next_attempt_at(now, &policy, &mut self.rng) {
             None => self.finish_close(reason),
+            Some(at) if self.config.choose_server && self.ever_connected => {
+                self.phase = Phase::AwaitChoice;
+                self.choice_due = Some(at);
+                let info = Box::new(self.info.clone().unwrap_or_default());
+                self.actions.push_back(Action::ChooseServer { servers: self.servers.snapshot(), info });
+            }
             Some(at) if at <= now => self.start_connect(now),
             Some(at) => self.timers.set(Timer::Reconnect, Some(at)),
         }
@@ -297,7 +303,7 @@ impl Connection {
     pub(super) fn on_close(&mut self) {
         match self.phase {
             Phase::Closed => {}
-            Phase::Idle | Phase::Opening => self.finish_close(None),
+            Phase::Idle | Phase::AwaitChoice | Phase::Opening => self.finish_close(None),
             Phase::Closing => {
                 self.terminal = true;
                 self.user_closed = true;

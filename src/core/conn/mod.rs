@@ -104,8 +104,8 @@ use outbox::Outbox;
 use pings::{PingKind, Pings};
 use requests::Requests;
 pub(crate) use rng::Rng;
-pub use servers::PoolServer;
 use servers::ServerPool;
+pub use servers::{PoolServer, ReconnectToServer};
 use subs::{Limit, Subscriptions};
 pub use timers::Timer;
 use timers::Timers;
@@ -154,6 +154,9 @@ pub struct Config {
     /// since the last connection (this one included), instead of
     /// `reconnect_delay` and `reconnect_jitter` (async-nats's callback).
     pub reconnect_delay_callback: Option<ReconnectDelay>,
+    /// The driver picks the server of each reconnect attempt (an async
+    /// callback): the core asks with `Action::ChooseServer`.
+    pub choose_server: bool,
     /// Retry a first connect that fails as later reconnects are retried
     /// (delays, `max_reconnects`). With `false`, the default, every server is
     /// tried once and then the connection closes.
@@ -200,6 +203,7 @@ impl Default for Config {
             reconnect_delay: Duration::from_secs(2),
             reconnect_jitter: Duration::from_millis(100),
             reconnect_delay_callback: None,
+            choose_server: false,
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,
@@ -243,6 +247,9 @@ pub enum Action {
     /// Answer the server's `nonce` (empty when it sent none) with the async
     /// auth callback, then call `handle_auth` (only with `Auth::deferred`).
     Authenticate { nonce: Vec<u8> },
+    /// Ask the reconnect-to-server callback which of `servers` to try next,
+    /// then call `handle_server_choice` (only with `Config::choose_server`).
+    ChooseServer { servers: Vec<PoolServer>, info: Box<ServerInfo> },
 }
 
 /// Where the connection stands.
@@ -378,6 +385,8 @@ enum Phase {
     AwaitTls,
     /// `Action::Authenticate` issued; waiting for `handle_auth`.
     AwaitAuth,
+    /// No transport; `Action::ChooseServer` issued, waiting for `handle_server_choice`.
+    AwaitChoice,
     /// CONNECT, SUBs and PING written; waiting for the PONG.
     AwaitPong,
     Connected,
@@ -399,6 +408,8 @@ pub struct Connection {
     state: State,
     phase: Phase,
     servers: ServerPool,
+    /// When the attempt awaiting `handle_server_choice` would start without a pick.
+    choice_due: Option<Instant>,
     parser: Parser,
     info: Option<ServerInfo>,
     /// Bytes for the open transport.
@@ -442,6 +453,7 @@ impl Connection {
             state: State::Connecting,
             phase: Phase::Idle,
             servers,
+            choice_due: None,
             parser: Parser::new(ParserLimits::default()),
             info: None,
             out: Outbox::default(),
@@ -551,6 +563,24 @@ impl Connection {
                 self.terminal = true;
                 self.close_transport(Some(e));
             }
+        }
+    }
+    /// The answer of `Action::ChooseServer`: the pick is tried next, after
+    /// its delay (or the usual one); no pick, or one outside the pool, leaves
+    /// the usual order. An answer while not waiting for one is dropped.
+    pub fn handle_server_choice(&mut self, now: Instant, choice: Option<ReconnectToServer>) {
+        let now = self.clock.advance(now);
+        if self.phase != Phase::AwaitChoice {
+            return;
+        }
+        self.phase = Phase::Idle;
+        let at = match choice {
+            Some(pick) if self.servers.prefer(&pick.addr) => pick.delay.map(|delay| now + delay),
+            _ => None,
+        };
+        match at.or(self.choice_due) {
+            Some(at) if at > now => self.timers.set(Timer::Reconnect, Some(at)),
+            _ => self.start_connect(now),
         }
     }
     /// The transport closed (or could not open). The driver reads the next

@@ -57,6 +57,14 @@ pub struct PoolServer {
     pub last_error: Option<String>,
 }
 
+/// The server a reconnect-to-server callback picked, and the wait before
+/// trying it (`None`: the usual reconnect delay).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReconnectToServer {
+    pub addr: ServerAddr,
+    pub delay: Option<Duration>,
+}
+
 /// How an INFO changed the pool (nats.js's `update` status).
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct PoolChange {
@@ -181,6 +189,20 @@ impl ServerPool {
             last_error: s.last_error.clone(),
         })
         .collect()
+    }
+
+    /// Puts the server at `addr` first in line; whether the pool has it.
+    pub(super) fn prefer(&mut self, addr: &ServerAddr) -> bool {
+        let Some(i) = self.servers.iter().position(|s| !s.retired && s.addr.same_endpoint(addr)) else {
+            return false;
+        };
+        if self.has_current && i + 1 == self.servers.len() {
+            self.has_current = false;
+        }
+        if let Some(server) = self.servers.remove(i) {
+            self.servers.push_front(server);
+        }
+        true
     }
 
     /// Makes `addrs` the pool, in order, keeping what is known of servers

@@ -6,7 +6,7 @@ use std::time::Duration;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
-use crate::core::conn::{ReconnectDelay, State};
+use crate::core::conn::{ReconnectDelay, ReconnectToServer, State};
 use crate::core::error::{PermissionOp, ServerError, ServerErrorKind};
 
 fn io_error() -> Error {
@@ -129,6 +129,38 @@ fn a_pool_set_while_connected_takes_over_at_the_next_reconnect() {
     assert_eq!(s.expect_connect(), "nats://c:4222", "a is never tried again");
     let c = &s.conn.server_pool()[1];
     assert_eq!((c.failed_attempts, c.did_connect, c.last_error.is_some()), (1, false, true));
+}
+
+#[test]
+fn a_chosen_server_is_tried_next_after_its_delay() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222", "nats://c:4222"]);
+    cfg.reconnect_jitter = Duration::ZERO;
+    cfg.choose_server = true;
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    s.advance(10_000);
+    s.lose(None);
+    let actions = s.take_actions();
+    let [Action::ChooseServer { servers, info }] = actions.as_slice() else { panic!("a choice: {actions:?}") };
+    assert_eq!(servers.len(), 3);
+    assert_eq!(info.as_ref(), s.conn.server_info().unwrap(), "the last server's INFO");
+    let pick = |url: &str, delay: Option<u64>| {
+        Some(ReconnectToServer { addr: addr(url), delay: delay.map(Duration::from_millis) })
+    };
+    s.conn.handle_server_choice(s.now, pick("nats://c:4222", Some(500)));
+    s.drive();
+    assert!(s.take_actions().is_empty(), "c waits its delay");
+    s.advance(500);
+    assert_eq!(s.expect_connect(), "nats://c:4222");
+
+    // A failed attempt asks again; a server outside the pool keeps the usual order and delay.
+    s.lose(Some(io_error()));
+    assert!(matches!(s.take_actions().as_slice(), [Action::ChooseServer { .. }]));
+    s.conn.handle_server_choice(s.now, pick("nats://elsewhere:4222", Some(0)));
+    s.drive();
+    assert_eq!(s.expect_connect(), "nats://b:4222");
+    s.conn.handle_server_choice(s.now, pick("nats://a:4222", Some(0)));
+    assert!(s.take_actions().is_empty(), "an answer nobody asked for is dropped");
 }
 
 #[test]
