@@ -90,7 +90,7 @@ fn durable(name: &str) -> ConsumerConfig {
 #[derive(Clone, Copy, Debug)]
 enum Reading {
     Defaults,
-    PerPull(u64),
+    PerPull(usize),
     Ahead { max: u64, threshold: u64 },
 }
 
@@ -253,7 +253,7 @@ fn async_nats_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: 
             let (done, finished) = (done.clone(), finished.clone());
             tasks.push(tokio::spawn(async move {
                 let mut messages = match reading {
-                    Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n as usize).messages().await,
+                    Reading::PerPull(n) => consumer.stream().max_messages_per_batch(n).messages().await,
                     _ => consumer.messages().await,
                 }
                 .unwrap();
@@ -329,7 +329,7 @@ async fn natsjet_confirmed_acks(url: &str, n: usize, batched: bool) -> Run {
     let consumer = js.create_consumer_on_stream(durable("a"), "ACKS").await.unwrap();
     let fetched: Vec<_> = consumer
         .batch()
-        .max_messages(n as u64)
+        .max_messages(n)
         .expires(Duration::from_secs(10))
         .messages()
         .await
@@ -416,13 +416,13 @@ fn main() {
     }
     // Each of natsjet's readings against async-nats's defaults, or against
     // the same messages per pull.
-    let mut readings = vec![Reading::Defaults, Reading::PerPull(BATCH)];
+    let mut readings = vec![Reading::Defaults, Reading::PerPull(BATCH as usize)];
     readings.extend(sweep());
     let theirs_for = |r: Reading| match r {
         Reading::PerPull(n) => Reading::PerPull(n),
         _ => Reading::Defaults,
     };
-    let theirs_readings = [Reading::Defaults, Reading::PerPull(BATCH)];
+    let theirs_readings = [Reading::Defaults, Reading::PerPull(BATCH as usize)];
     let mut ours: Vec<Vec<Run>> = vec![Vec::new(); 2 * readings.len()];
     let mut theirs: Vec<Vec<Run>> = vec![Vec::new(); 2 * theirs_readings.len()];
     let ackings = [Acking::Ledger, Acking::Batch, Acking::Each];

@@ -81,7 +81,7 @@ fn parse_headers(args: &[String]) -> Result<HeaderMap, natsjet::Error> {
     Ok(headers)
 }
 
-fn parse_count(arg: &str) -> Result<u64, natsjet::Error> {
+fn parse_count(arg: &str) -> Result<usize, natsjet::Error> {
     arg.parse().map_err(|_| natsjet::Error::InvalidArgument(format!("count {arg:?}: expected a number")))
 }
 

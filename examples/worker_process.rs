@@ -48,7 +48,7 @@ async fn main() -> Result<(), natsjet::Error> {
     };
     let mut messages = consumer
         .stream()
-        .max_messages_per_batch(BATCH)
+        .max_messages_per_batch(BATCH as usize)
         .heartbeat(Duration::from_millis(500))
         .expires(Duration::from_secs(2))
         .messages()

@@ -9,7 +9,7 @@
 #      cargo test --features fuzzing --test fuzz_corpora
 #                                      replays the fuzz corpora (fuzz/corpus) on stable
 #   3. cargo test --benches --no-run   benches must compile (they are run by hand)
-#   4. compat/, twice                  programs written for async-nats 0.51, built and
+#   4. compat/, twice                  programs written for async-nats 0.52, built and
 #                                      run against natsjet, then against async-nats
 #   5. scripts/wasm-smoke.sh           when it exists (wasm build + tests)
 #   6. scripts/build-pkg.sh            builds the npm package in pkg/ that the JS tests use

@@ -158,6 +158,10 @@ pub mod connection {
     pub use crate::conn::State;
 }
 mod core;
+/// async-nats's path of [`StatusCode`].
+pub mod status {
+    pub use crate::header::StatusCode;
+}
 pub mod driver;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -178,11 +182,12 @@ pub use crate::core::{
 pub use addr::ServerAddr;
 #[cfg(has_runtime)]
 pub use client::{
-    Client, ConnectError, ConnectErrorKind, ConnectOptions, Event, IntoServerAddrs, PublishError, PublishErrorKind,
-    Request, RequestError, RequestErrorKind, RequestMany, ResponseFuture, Responses, SubscribeError,
-    SubscribeErrorKind, Subscriber, connect, connect_with_options, create_inbox,
+    Auth, AuthError, Client, ClientError, ConnectError, ConnectErrorKind, ConnectOptions, ConnectionEvent, Event,
+    IntoServerAddrs, PublishError, PublishErrorKind, Request, RequestError, RequestErrorKind, RequestMany,
+    ResponseFuture, Responses, ServerError, SubscribeError, SubscribeErrorKind, Subscriber, connect,
+    connect_with_options, create_inbox,
 };
-pub use conn::{AuthFn, CallbackAuth, State, Statistics};
+pub use conn::{AuthFn, CallbackAuth, PoolServer as Server, ReconnectToServer, State, Statistics};
 pub use error::{Error, Result};
 pub use header::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 pub use message::Message;

@@ -25,10 +25,10 @@ fn assert_authorization_violation(result: Result<natsjet::Client, natsjet::Conne
 #[tokio::test]
 async fn token() {
     let server = NatsServer::builder().auth(Auth::token("s3cret-token")).start();
-    let options = ConnectOptions::new().token(server.token());
+    let options = ConnectOptions::new().token(server.token().to_string());
     assert!(!format!("{options:?}").contains("s3cret-token"));
     round_trip(&options.connect(server.client_url()).await.unwrap()).await;
-    assert_authorization_violation(ConnectOptions::new().token("wrong").connect(server.client_url()).await);
+    assert_authorization_violation(ConnectOptions::new().token("wrong".into()).connect(server.client_url()).await);
     assert_authorization_violation(natsjet::connect(server.client_url()).await);
 }
 
@@ -36,11 +36,11 @@ async fn token() {
 async fn user_and_password() {
     let server = NatsServer::builder().auth(Auth::user_password("alice", "pa55word")).start();
     let (user, pass) = server.user_password();
-    let options = ConnectOptions::new().user_and_password(user, pass);
+    let options = ConnectOptions::new().user_and_password(user.into(), pass.into());
     assert!(!format!("{options:?}").contains("pa55word"));
     round_trip(&options.connect(server.client_url()).await.unwrap()).await;
     assert_authorization_violation(
-        ConnectOptions::new().user_and_password(user, "nope").connect(server.client_url()).await,
+        ConnectOptions::new().user_and_password(user.into(), "nope".into()).connect(server.client_url()).await,
     );
     // Credentials in the URL work too, and never show in errors.
     let url = format!("nats://{user}:{pass}@127.0.0.1:{}", server.port());
@@ -57,7 +57,7 @@ async fn nkey() {
     let other = nkeys::KeyPair::new_user().seed().unwrap();
     assert_authorization_violation(ConnectOptions::new().nkey(other).connect(server.client_url()).await);
     assert!(matches!(
-        ConnectOptions::new().nkey("not a seed").connect(server.client_url()).await.map_err(Error::from),
+        ConnectOptions::new().nkey("not a seed".into()).connect(server.client_url()).await.map_err(Error::from),
         Err(Error::Credentials(_))
     ));
 }
@@ -89,6 +89,72 @@ async fn auth_callback_signs_the_nonce_with_a_key_held_by_the_app() {
             signature: Some(wrong_key.sign(nonce).unwrap()),
             ..Default::default()
         })
+    });
+    assert_authorization_violation(forged.connect(server.client_url()).await);
+}
+
+/// async-nats's asynchronous auth callback: the nonce answered after an
+/// await (as a KMS round trip would take), on every connect.
+#[tokio::test]
+async fn an_async_auth_callback_answers_the_nonce_after_an_await() {
+    let server = NatsServer::builder().auth(Auth::NKey).start();
+    let key = std::sync::Arc::new(nkeys::KeyPair::from_seed(&server.nkey_seed()).unwrap());
+    let signer = key.clone();
+    let options = ConnectOptions::with_auth_callback(move |nonce| {
+        let signer = signer.clone();
+        async move {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let mut auth = natsjet::Auth::new();
+            auth.nkey = Some(signer.public_key());
+            auth.signature = Some(signer.sign(&nonce).map_err(natsjet::AuthError::new)?);
+            Ok(auth)
+        }
+    });
+    let client = options.connect(server.client_url()).await.unwrap();
+    round_trip(&client).await;
+    client.force_reconnect().await.unwrap();
+    round_trip(&client).await;
+
+    let refused = ConnectOptions::with_auth_callback(|_| async { Err(natsjet::AuthError::new("vault unavailable")) });
+    assert!(matches!(
+        refused.connect(server.client_url()).await.map_err(Error::from),
+        Err(Error::Credentials(what)) if what == "vault unavailable"
+    ));
+    let wrong_key = std::sync::Arc::new(nkeys::KeyPair::new_user());
+    let forged = ConnectOptions::with_auth_callback(move |nonce| {
+        let (key, wrong_key) = (key.clone(), wrong_key.clone());
+        async move {
+            Ok(natsjet::Auth {
+                nkey: Some(key.public_key()),
+                signature: wrong_key.sign(&nonce).ok(),
+                ..Default::default()
+            })
+        }
+    });
+    assert_authorization_violation(forged.connect(server.client_url()).await);
+}
+
+/// A user JWT whose nonce is signed by an async callback: the seed can stay
+/// in a KMS or HSM.
+#[tokio::test]
+async fn a_jwt_with_a_signing_callback() {
+    let server = NatsServer::builder().auth(Auth::Creds).start();
+    let user = server.creds_user();
+    let key = std::sync::Arc::new(nkeys::KeyPair::from_seed(&user.seed).unwrap());
+    let signed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = signed.clone();
+    let options = ConnectOptions::new().jwt(user.jwt.clone(), move |nonce| {
+        let key = key.clone();
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async move { key.sign(&nonce).map_err(natsjet::AuthError::new) }
+    });
+    round_trip(&options.connect(server.client_url()).await.unwrap()).await;
+    assert_eq!(signed.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+    let stranger = nkeys::KeyPair::new_user();
+    let forged = ConnectOptions::with_jwt(user.jwt.clone(), move |nonce| {
+        let signature = stranger.sign(&nonce).map_err(natsjet::AuthError::new);
+        async move { signature }
     });
     assert_authorization_violation(forged.connect(server.client_url()).await);
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::NatsServer;
 use futures_util::StreamExt;
-use natsjet::{ConnectOptions, Error, Event, State};
+use natsjet::{ConnectOptions, ConnectionEvent, Error, State};
 use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -123,7 +123,7 @@ async fn force_reconnect_comes_back_with_the_subscriptions(url: &str) {
     client.flush().await.unwrap();
     client.force_reconnect().await.unwrap();
     timeout(WAIT, async {
-        while !events.lock().unwrap().iter().any(|e| matches!(e, Event::Reconnected { .. })) {
+        while !events.lock().unwrap().iter().any(|e| matches!(e, ConnectionEvent::Reconnected { .. })) {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
@@ -133,10 +133,10 @@ async fn force_reconnect_comes_back_with_the_subscriptions(url: &str) {
     assert_eq!(
         events.lock().unwrap()[1..],
         [
-            Event::ForcedReconnect { server: server.clone() },
-            Event::Disconnected { server: server.clone(), error: None },
-            Event::Reconnecting { server: server.clone() },
-            Event::Reconnected { server: server.clone() },
+            ConnectionEvent::ForcedReconnect { server: server.clone() },
+            ConnectionEvent::Disconnected { server: server.clone(), error: None },
+            ConnectionEvent::Reconnecting { server: server.clone() },
+            ConnectionEvent::Reconnected { server: server.clone() },
         ],
         "after Connected, each naming the one server"
     );

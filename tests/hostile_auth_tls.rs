@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{Auth, NatsServer, Tls, TlsFiles, tls::OTHER_HOST};
 use natsjet::error::{ServerError, ServerErrorKind};
-use natsjet::{CallbackAuth, ConnectOptions, Error, Event, TlsOptions};
+use natsjet::{CallbackAuth, ConnectOptions, ConnectionEvent, Error, TlsOptions};
 
 fn trusting(ca_pem: &str) -> TlsOptions {
     TlsOptions::new().add_root_certificates_pem(ca_pem.to_string())
@@ -106,7 +106,7 @@ async fn a_user_jwt_that_expires_while_connected() {
     let options = ConnectOptions::new()
         .max_reconnects(0)
         .on_event(move |event| {
-            if let Event::Closed { error } = event {
+            if let ConnectionEvent::Closed { error } = event {
                 let _ = tx.send(error);
             }
         })
@@ -182,10 +182,10 @@ async fn secrets_never_show() {
     let tls = || trusting(&server.tls_files().ca_pem);
     let mut shown = Vec::new();
     // Right and wrong tokens, over TLS so that rustls logs too.
-    shown.extend(attempt(ConnectOptions::new().tls(tls()).token(token), &server.tls_url()).await);
-    shown.extend(attempt(ConnectOptions::new().tls(tls()).token("tok-S3CRET-wrong"), &server.tls_url()).await);
+    shown.extend(attempt(ConnectOptions::new().tls(tls()).token(token.to_string()), &server.tls_url()).await);
+    shown.extend(attempt(ConnectOptions::new().tls(tls()).token("tok-S3CRET-wrong".into()), &server.tls_url()).await);
     // A password in the options and in the URL.
-    let options = ConnectOptions::new().tls(tls()).user_and_password("alice", password);
+    let options = ConnectOptions::new().tls(tls()).user_and_password("alice".into(), password.to_string());
     shown.extend(attempt(options, &server.tls_url()).await);
     let url = format!("tls://alice:{password}@127.0.0.1:{}", server.port());
     shown.extend(attempt(ConnectOptions::new().tls(tls()), &url).await);

@@ -11,7 +11,7 @@ mod common;
 use std::time::Duration;
 
 use common::{FakeConn, FakeServer};
-use natsjet::{ConnectOptions, Error, Event};
+use natsjet::{ConnectOptions, ConnectionEvent, Error};
 
 #[path = "common/heap_peak.rs"]
 mod heap_peak;
@@ -41,7 +41,7 @@ fn peak_during(fault: impl Fn(&mut FakeConn) + Send + 'static) -> (usize, Option
     });
     let (tx, mut closed) = tokio::sync::mpsc::unbounded_channel();
     let options = ConnectOptions::new().max_reconnects(0).on_event(move |event| {
-        if let Event::Closed { error } = event {
+        if let ConnectionEvent::Closed { error } = event {
             let _ = tx.send(error);
         }
     });

@@ -12,7 +12,7 @@ use bytes::Bytes;
 
 use common::{FakeConn, FakeServer, fake::INFO};
 use futures_util::StreamExt;
-use natsjet::{ConnectOptions, Error, Event};
+use natsjet::{ConnectOptions, ConnectionEvent, Error};
 use tokio::sync::mpsc;
 
 /// Bound on every wait of these tests: a case that hangs fails.
@@ -22,7 +22,7 @@ const BOUND: Duration = Duration::from_secs(20);
 fn options() -> (ConnectOptions, mpsc::UnboundedReceiver<Option<Error>>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let options = ConnectOptions::new().max_reconnects(0).on_event(move |event| {
-        if let Event::Closed { error } = event {
+        if let ConnectionEvent::Closed { error } = event {
             let _ = tx.send(error);
         }
     });

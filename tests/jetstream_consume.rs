@@ -12,7 +12,7 @@ use natsjet::Error;
 use natsjet::jetstream::ack::{AckBatch, AckKind};
 use natsjet::jetstream::api::{AckPolicy, ConsumerConfig, PriorityPolicy, StreamConfig};
 use natsjet::jetstream::consumer::MessagesErrorKind;
-use natsjet::jetstream::pull::{ConsumerEvent, PriorityOptions, PullRequest, StatusKind};
+use natsjet::jetstream::pull::{ConsumerEvent, PullRequest, StatusKind};
 use natsjet::jetstream::{self, Consumer, Context};
 use tokio::time::timeout;
 
@@ -346,9 +346,8 @@ async fn pinned_priority_group_delivers_to_one_reader() {
         ..durable_config("g")
     };
     let consumer = durable(&js, "G", config).await;
-    let group = PriorityOptions { group: "jobs".into(), ..Default::default() };
-    let mut a = consumer.stream().priority(group.clone()).messages().await.unwrap();
-    let mut b = consumer.stream().priority(group).messages().await.unwrap();
+    let mut a = consumer.stream().group("jobs").messages().await.unwrap();
+    let mut b = consumer.stream().group("jobs").messages().await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     for i in 0..20 {
         js.client().request(format!("G.{i}"), "job".into()).await.unwrap();
@@ -374,29 +373,19 @@ async fn overflow_priority_group_serves_the_overflow_reader_only_under_backlog()
         ..durable_config("o")
     };
     let consumer = durable(&js, "O", config).await;
-    let group = PriorityOptions { group: "jobs".into(), ..Default::default() };
-    let overflow = PriorityOptions { group: "jobs".into(), min_pending: Some(100), ..Default::default() };
     // The overflow reader only gets messages while 100 or more are pending.
-    let mut spare = consumer
-        .batch()
-        .max_messages(10)
-        .expires(Duration::from_secs(1))
-        .priority(overflow.clone())
-        .messages()
-        .await
-        .unwrap();
+    let overflow = || consumer.batch().max_messages(10).expires(Duration::from_secs(1)).group("jobs").min_pending(100);
+    let mut spare = overflow().messages().await.unwrap();
     for i in 0..5 {
         js.client().request(format!("O.{i}"), "job".into()).await.unwrap();
     }
     assert_eq!(timeout(WAIT, (&mut spare).collect::<Vec<_>>()).await.unwrap().len(), 0, "no backlog, no overflow");
-    let main =
-        consumer.batch().max_messages(5).expires(Duration::from_secs(1)).priority(group).messages().await.unwrap();
+    let main = consumer.batch().max_messages(5).expires(Duration::from_secs(1)).group("jobs").messages().await.unwrap();
     assert_eq!(timeout(WAIT, main.collect::<Vec<_>>()).await.unwrap().len(), 5);
     for i in 0..150 {
         js.client().request(format!("O.{i}"), "job".into()).await.unwrap();
     }
-    let spare =
-        consumer.batch().max_messages(10).expires(Duration::from_secs(1)).priority(overflow).messages().await.unwrap();
+    let spare = overflow().messages().await.unwrap();
     assert_eq!(timeout(WAIT, spare.collect::<Vec<_>>()).await.unwrap().len(), 10, "backlog: overflow served");
 }
 

@@ -448,7 +448,7 @@ async fn account_info_counts_streams_and_consumers() {
 }
 
 /// The stream sequences of one `no_wait` fetch of up to `n` messages, acked or not.
-async fn fetch_seqs(consumer: &jetstream::Consumer, n: u64, ack: bool) -> Vec<u64> {
+async fn fetch_seqs(consumer: &jetstream::Consumer, n: usize, ack: bool) -> Vec<u64> {
     let batch = consumer.fetch().max_messages(n).no_wait().messages().await.unwrap();
     let messages: Vec<_> = batch.try_collect().await.unwrap();
     let mut seqs = Vec::new();
@@ -500,7 +500,6 @@ async fn reset_consumer_to_the_ack_floor_and_to_a_sequence() {
 #[tokio::test]
 async fn unpin_a_pinned_priority_group() {
     use jetstream::api::PriorityPolicy;
-    use jetstream::pull::PriorityOptions;
 
     let server = NatsServer::start_jetstream();
     let (client, js) = connect(&server).await;
@@ -512,8 +511,7 @@ async fn unpin_a_pinned_priority_group() {
         ..durable("d")
     };
     let consumer = stream.create_consumer(config).await.unwrap();
-    let priority = PriorityOptions { group: "g".into(), ..Default::default() };
-    let batch = consumer.batch().max_messages(1).priority(priority).messages().await.unwrap();
+    let batch = consumer.batch().max_messages(1).group("g").messages().await.unwrap();
     let got: Vec<_> = batch.try_collect().await.unwrap();
     assert_eq!(got.len(), 1);
     let pinned = |info: &jetstream::api::ConsumerInfo| info.priority_groups[0].pinned_client_id.is_some();

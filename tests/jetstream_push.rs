@@ -286,7 +286,7 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
             ] }"#,
         )
         .start();
-    let admin = natsjet::ConnectOptions::new().user_and_password("admin", "pw");
+    let admin = natsjet::ConnectOptions::new().user_and_password("admin".into(), "pw".into());
     let admin = admin.connect(server.client_url()).await.unwrap();
     let js = setup(&admin, "B").await;
     let config = ConsumerConfig { deliver_group: Some("readers".into()), ..push_config("bound", "deliver.bound") };
@@ -294,9 +294,9 @@ async fn a_bound_push_consumer_is_read_without_the_jetstream_api() {
     let errors = Arc::new(Mutex::new(Vec::new()));
     let sink = errors.clone();
     let reader = natsjet::ConnectOptions::new()
-        .user_and_password("reader", "pw")
+        .user_and_password("reader".into(), "pw".into())
         .on_event(move |e| {
-            if let natsjet::Event::ServerError(e) = e {
+            if let natsjet::ConnectionEvent::ServerError(e) = e {
                 sink.lock().unwrap().push(e);
             }
         })
@@ -350,7 +350,7 @@ async fn small_reader(url: &str, capacity: usize) -> (natsjet::Client, Arc<Mutex
     let client = natsjet::ConnectOptions::new()
         .subscription_capacity(capacity)
         .on_event(move |e| {
-            if let natsjet::Event::SlowConsumer { sid, dropped } = e {
+            if let natsjet::ConnectionEvent::SlowConsumer { sid, dropped } = e {
                 sink.lock().unwrap().push((sid, dropped));
             }
         })

@@ -9,19 +9,19 @@ use std::time::Duration;
 
 use common::{NatsCluster, NatsServer};
 use futures_util::StreamExt;
-use natsjet::{ConnectOptions, Error, Event, ServerAddr};
+use natsjet::{ConnectOptions, ConnectionEvent, Error, ServerAddr};
 use tokio::time::timeout;
 
 const WAIT: Duration = Duration::from_secs(15);
 
 /// Collects connection events for assertions.
-fn recorder() -> (Arc<Mutex<Vec<Event>>>, impl Fn(Event) + Send + Sync + 'static) {
+fn recorder() -> (Arc<Mutex<Vec<ConnectionEvent>>>, impl Fn(ConnectionEvent) + Send + Sync + 'static) {
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = events.clone();
     (events, move |e| sink.lock().unwrap().push(e))
 }
 
-async fn wait_event(events: &Arc<Mutex<Vec<Event>>>, what: &str, f: impl Fn(&Event) -> bool) {
+async fn wait_event(events: &Arc<Mutex<Vec<ConnectionEvent>>>, what: &str, f: impl Fn(&ConnectionEvent) -> bool) {
     timeout(WAIT, async {
         while !events.lock().unwrap().iter().any(&f) {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -46,13 +46,13 @@ async fn restart_resubscribes_and_delivers_buffered_publishes() {
     assert_eq!(timeout(WAIT, sub.next()).await.unwrap().unwrap().subject, "restart.before");
 
     server.kill();
-    wait_event(&events, "disconnected", |e| matches!(e, Event::Disconnected { .. })).await;
+    wait_event(&events, "disconnected", |e| matches!(e, ConnectionEvent::Disconnected { .. })).await;
     // Accepted while down: kept in the reconnect buffer and sent after the handshake.
     for i in 0..100 {
         client.publish("restart.during", format!("{i}").into()).await.unwrap();
     }
     server.respawn();
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
     assert_names_the_server_throughout(&events.lock().unwrap(), &server.client_url());
     for i in 0..100 {
         let m = timeout(WAIT, sub.next()).await.expect("buffered message").unwrap();
@@ -64,15 +64,15 @@ async fn restart_resubscribes_and_delivers_buffered_publishes() {
 }
 
 /// Disconnected, one Reconnecting per attempt, then Reconnected: each names `url`.
-fn assert_names_the_server_throughout(events: &[Event], url: &str) {
+fn assert_names_the_server_throughout(events: &[ConnectionEvent], url: &str) {
     let server = ServerAddr::parse(url).unwrap();
     let mut kinds = String::new();
     for event in events {
         let (kind, named) = match event {
-            Event::Connected { server } => ('C', server),
-            Event::Disconnected { server, .. } => ('D', server),
-            Event::Reconnecting { server } => ('r', server),
-            Event::Reconnected { server } => ('R', server),
+            ConnectionEvent::Connected { server } => ('C', server),
+            ConnectionEvent::Disconnected { server, .. } => ('D', server),
+            ConnectionEvent::Reconnecting { server } => ('r', server),
+            ConnectionEvent::Reconnected { server } => ('R', server),
             other => panic!("unexpected {other:?}"),
         };
         assert_eq!(named, &server, "{event:?}");
@@ -94,21 +94,21 @@ async fn unanswered_pings_make_the_connection_stale_then_it_is_replaced() {
         .connect(server.client_url())
         .await
         .unwrap();
-    wait_event(&events, "an answered ping", |e| matches!(e, Event::Ping { .. })).await;
+    wait_event(&events, "an answered ping", |e| matches!(e, ConnectionEvent::Ping { .. })).await;
     server.pause();
-    wait_event(&events, "stale", |e| matches!(e, Event::StaleConnection { .. })).await;
+    wait_event(&events, "stale", |e| matches!(e, ConnectionEvent::StaleConnection { .. })).await;
     server.resume();
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
     let seen = events.lock().unwrap().clone();
-    let stale = seen.iter().position(|e| matches!(e, Event::StaleConnection { .. })).unwrap();
+    let stale = seen.iter().position(|e| matches!(e, ConnectionEvent::StaleConnection { .. })).unwrap();
     let addr = ServerAddr::parse(&server.client_url()).unwrap();
     assert_eq!(
         seen[stale - 2..stale + 2],
         [
-            Event::Ping { pending_pings: 1 },
-            Event::Ping { pending_pings: 2 },
-            Event::StaleConnection { server: addr.clone() },
-            Event::Disconnected { server: addr, error: Some(Error::Timeout) },
+            ConnectionEvent::Ping { pending_pings: 1 },
+            ConnectionEvent::Ping { pending_pings: 2 },
+            ConnectionEvent::StaleConnection { server: addr.clone() },
+            ConnectionEvent::Disconnected { server: addr, error: Some(Error::Timeout) },
         ]
     );
     client.flush().await.unwrap();
@@ -128,7 +128,7 @@ async fn requests_and_flush_work_again_after_a_restart() {
     });
     assert_eq!(&client.request("svc", "a".into()).await.unwrap().payload[..], b"a");
     server.restart();
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
     client.flush().await.unwrap();
     assert_eq!(&client.request("svc", "b".into()).await.unwrap().payload[..], b"b");
 }
@@ -140,7 +140,7 @@ async fn reconnect_buffer_full_is_an_error_not_a_loss() {
     let client =
         fast_reconnect().reconnect_buffer_size(10_000).on_event(callback).connect(server.client_url()).await.unwrap();
     server.kill();
-    wait_event(&events, "disconnected", |e| matches!(e, Event::Disconnected { .. })).await;
+    wait_event(&events, "disconnected", |e| matches!(e, ConnectionEvent::Disconnected { .. })).await;
     let payload = [0u8; 1000];
     let mut accepted = 0;
     let err = loop {
@@ -179,7 +179,7 @@ async fn gives_up_after_max_reconnects() {
     let (events, callback) = recorder();
     let client = fast_reconnect().max_reconnects(2).on_event(callback).connect(server.client_url()).await.unwrap();
     server.kill();
-    wait_event(&events, "closed", |e| matches!(e, Event::Closed { .. })).await;
+    wait_event(&events, "closed", |e| matches!(e, ConnectionEvent::Closed { .. })).await;
     assert_eq!(client.connection_state(), natsjet::State::Closed);
     assert_eq!(client.publish("x", "y".into()).await.unwrap_err().into_cause(), Error::Closed);
 }
@@ -193,14 +193,14 @@ async fn permission_violation_leaves_the_connection_up() {
         .start();
     let (events, callback) = recorder();
     let client = ConnectOptions::new()
-        .user_and_password("app", "pw")
+        .user_and_password("app".into(), "pw".into())
         .on_event(callback)
         .connect(server.client_url())
         .await
         .unwrap();
     client.publish("secret.plans", "x".into()).await.unwrap();
     wait_event(&events, "permissions violation", |e| {
-        matches!(e, Event::ServerError(Error::Server(s)) if matches!(&s.kind,
+        matches!(e, ConnectionEvent::ServerError(Error::Server(s)) if matches!(&s.kind,
             natsjet::error::ServerErrorKind::PermissionsViolation { subject, .. } if subject == "secret.plans"))
     })
     .await;
@@ -217,7 +217,7 @@ async fn fails_over_to_a_discovered_cluster_node() {
     let mut sub = client.subscribe("failover").await.unwrap();
     client.flush().await.unwrap();
     cluster.kill(0);
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
     let port = client.server_info().port;
     assert_ne!(port, cluster.node(0).port());
     client.publish("failover", "still here".into()).await.unwrap();
@@ -239,13 +239,15 @@ async fn cluster_updates(url: fn(&NatsServer) -> String) {
     let (events, callback) = recorder();
     let _client = fast_reconnect().on_event(callback).connect(url(cluster.node(0))).await.unwrap();
     let peer = ServerAddr::parse(&url(cluster.node(1))).unwrap();
-    let added = |e: &Event| matches!(e, Event::ClusterUpdate { added, .. } if added.contains(&peer));
+    let added =
+        |e: &ConnectionEvent| matches!(e, ConnectionEvent::ClusterUpdate { added, .. } if added.contains(&peer));
     wait_event(&events, "peer added by the first INFO", added).await;
     cluster.kill(1);
-    let deleted = |e: &Event| matches!(e, Event::ClusterUpdate { deleted, .. } if deleted.contains(&peer));
+    let deleted =
+        |e: &ConnectionEvent| matches!(e, ConnectionEvent::ClusterUpdate { deleted, .. } if deleted.contains(&peer));
     wait_event(&events, "peer deleted", deleted).await;
     cluster.node_mut(1).respawn();
-    let count = |f: &dyn Fn(&Event) -> bool| events.lock().unwrap().iter().filter(|e| f(e)).count();
+    let count = |f: &dyn Fn(&ConnectionEvent) -> bool| events.lock().unwrap().iter().filter(|e| f(e)).count();
     timeout(WAIT, async {
         while count(&added) < 2 {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -253,7 +255,7 @@ async fn cluster_updates(url: fn(&NatsServer) -> String) {
     })
     .await
     .unwrap_or_else(|_| panic!("peer not added again; saw {:?}", events.lock().unwrap()));
-    let updates = count(&|e| matches!(e, Event::ClusterUpdate { .. }));
+    let updates = count(&|e| matches!(e, ConnectionEvent::ClusterUpdate { .. }));
     assert_eq!(updates, 3, "one per change: {:?}", events.lock().unwrap());
 }
 
@@ -294,8 +296,9 @@ async fn lame_duck_moves_to_another_server_without_loss() {
     };
     cluster.node(0).lame_duck();
     let port = cluster.node(0).port();
-    wait_event(&events, "lame duck", |e| matches!(e, Event::LameDuck { server } if server.port == port)).await;
-    wait_event(&events, "reconnected", |e| matches!(e, Event::Reconnected { .. })).await;
+    wait_event(&events, "lame duck", |e| matches!(e, ConnectionEvent::LameDuck { server } if server.port == port))
+        .await;
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
     assert_ne!(client.server_info().port, cluster.node(0).port());
     timeout(WAIT, publisher).await.unwrap().unwrap();
     let mut seen = vec![false; 2000];
@@ -310,4 +313,92 @@ async fn lame_duck_moves_to_another_server_without_loss() {
             }
         }
     }
+}
+
+/// async-nats's `reconnect_delay_callback` paces each attempt while the
+/// server is down, counting attempts since the last connection.
+#[tokio::test]
+async fn a_delay_callback_paces_the_attempts_of_an_outage() {
+    let mut server = NatsServer::start();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let (events, callback) = recorder();
+    let client = ConnectOptions::new()
+        .reconnect_delay_callback(move |attempts| {
+            seen.lock().unwrap().push(attempts);
+            Duration::from_millis(100)
+        })
+        .on_event(callback)
+        .connect(server.client_url())
+        .await
+        .unwrap();
+    server.kill();
+    wait_event(&events, "disconnected", |e| matches!(e, ConnectionEvent::Disconnected { .. })).await;
+    timeout(WAIT, async {
+        while asked.lock().unwrap().len() < 3 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("attempts while the server is down");
+    server.respawn();
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
+    client.flush().await.unwrap();
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked[..3], [1, 2, 3], "one more attempt each time: {asked:?}");
+}
+
+/// `set_server_pool` while connected: the connection stays, and the next
+/// reconnect goes to the new pool, never back to the old server.
+#[tokio::test]
+async fn a_new_server_pool_takes_over_at_the_next_reconnect() {
+    let mut old = NatsServer::start();
+    let new = NatsServer::start();
+    let (events, callback) = recorder();
+    let client = fast_reconnect().on_event(callback).connect(old.client_url()).await.unwrap();
+    let refused = client.set_server_pool(Vec::<natsjet::ServerAddr>::new()).await.unwrap_err();
+    assert_eq!(refused.kind(), natsjet::client::SetServerPoolErrorKind::EmptyPool);
+    client.set_server_pool(new.client_url()).await.unwrap();
+    let pool = client.server_pool().await.unwrap();
+    assert_eq!(pool.iter().map(|s| s.addr.port).collect::<Vec<_>>(), [new.port()]);
+    client.flush().await.unwrap();
+
+    let mut sub = client.subscribe("moved").await.unwrap();
+    old.kill();
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
+    assert_eq!(client.current_server().unwrap().port, new.port());
+    client.publish("moved", "here".into()).await.unwrap();
+    assert_eq!(&timeout(WAIT, sub.next()).await.unwrap().unwrap().payload[..], b"here");
+    let pool = client.server_pool().await.unwrap();
+    assert!(pool[0].did_connect && pool[0].failed_attempts == 0, "{pool:?}");
+}
+
+/// async-nats's `reconnect_to_server_callback`: the program picks the next
+/// server from the pool it is shown, and the client goes there.
+#[tokio::test]
+async fn a_reconnect_goes_to_the_server_the_callback_picks() {
+    let mut first = NatsServer::start();
+    let (second, third) = (NatsServer::start(), NatsServer::start());
+    let wanted = third.port();
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let seen = shown.clone();
+    let (events, callback) = recorder();
+    let urls = [first.client_url(), second.client_url(), third.client_url()];
+    let client = ConnectOptions::new()
+        .retain_servers_order()
+        .reconnect_to_server_callback(move |servers, info| {
+            seen.lock().unwrap().push((servers.len(), info.port));
+            let pick = servers.into_iter().find(|s| s.addr.port == wanted);
+            async move { pick.map(|s| natsjet::ReconnectToServer { addr: s.addr, delay: Some(Duration::ZERO) }) }
+        })
+        .on_event(callback)
+        .connect(urls.as_slice())
+        .await
+        .unwrap();
+    assert_eq!(client.current_server().unwrap().port, first.port());
+    first.kill();
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
+    assert_eq!(client.current_server().unwrap().port, wanted, "not the next in order");
+    assert_eq!(shown.lock().unwrap()[0], (3, first.port()), "the pool and the lost server's INFO");
+    client.flush().await.unwrap();
 }

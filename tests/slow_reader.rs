@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::NatsServer;
 use futures_util::StreamExt;
-use natsjet::{ConnectOptions, Event, Subscriber};
+use natsjet::{ConnectOptions, ConnectionEvent, Subscriber};
 use tokio::time::timeout;
 
 #[path = "common/heap_peak.rs"]
@@ -39,7 +39,7 @@ async fn a_subscriber_that_never_reads_drops_past_its_bound_and_the_connection_s
     let reader = ConnectOptions::new()
         .subscription_capacity_bytes(BOUND)
         .on_event(move |e| {
-            if let Event::SlowConsumer { sid, dropped } = e {
+            if let ConnectionEvent::SlowConsumer { sid, dropped } = e {
                 sink.lock().unwrap().push((sid, dropped));
             }
         })

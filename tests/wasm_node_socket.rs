@@ -18,7 +18,7 @@ use futures_util::StreamExt;
 use natsjet::driver::{Runtime, WasmRuntime};
 use natsjet::error::Error;
 use natsjet::transport::{TlsOptions, Transport, set_socket_factory};
-use natsjet::{ConnectOptions, Event, ServerAddr};
+use natsjet::{ConnectOptions, ConnectionEvent, ServerAddr};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -133,13 +133,13 @@ async fn reconnects_over_tls_after_a_server_restart() {
 
     JsFuture::from(run_script(env!("NATS_TLS_RESTART"))).await.expect("restart script");
     for _ in 0..200 {
-        if events.borrow().iter().any(|e| matches!(e, Event::Reconnected { .. })) {
+        if events.borrow().iter().any(|e| matches!(e, ConnectionEvent::Reconnected { .. })) {
             break;
         }
         WasmRuntime::sleep(Duration::from_millis(25)).await;
     }
-    assert!(events.borrow().iter().any(|e| matches!(e, Event::Disconnected { .. })), "{:?}", events.borrow());
-    assert!(events.borrow().iter().any(|e| matches!(e, Event::Reconnected { .. })), "{:?}", events.borrow());
+    assert!(events.borrow().iter().any(|e| matches!(e, ConnectionEvent::Disconnected { .. })), "{:?}", events.borrow());
+    assert!(events.borrow().iter().any(|e| matches!(e, ConnectionEvent::Reconnected { .. })), "{:?}", events.borrow());
 
     assert_ne!(client.server_info().server_id, first_server, "a new server process");
     // The subscription was renewed on the restarted server.

@@ -44,6 +44,8 @@ export interface JetStreamPublishOptions {
     lastSequence?: number;
     /** The last sequence on this subject; 0: no message on it yet. */
     lastSubjectSequence?: number;
+    /** The subject (wildcards allowed) whose last sequence `lastSubjectSequence` checks, instead of this one. */
+    lastSubjectSequenceSubject?: string;
   };
   /** Per-message TTL as a Go duration (`"90s"`, `"1h"`) or `"never"`; the stream needs `allow_msg_ttl`. */
   ttl?: string;

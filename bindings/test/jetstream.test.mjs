@@ -252,6 +252,29 @@ for (const transport of ["ws", "nats"]) {
       await nc.close();
     });
 
+    test("publish: expect.lastSubjectSequenceSubject checks another subject's last sequence, as nats.js 3.4", async () => {
+      const { nc, jsm, js, name } = await setup(S("SUBJSEQ"));
+      await js.publish(`${name}.a`, "one");
+      await js.publish(`${name}.b`, "two");
+      // The last on `a` is 1, but on the wildcard it is 2.
+      const ok = await js.publish(`${name}.c`, "three", {
+        expect: { lastSubjectSequence: 2, lastSubjectSequenceSubject: `${name}.*` },
+      });
+      assert.equal(ok.seq, 3);
+      const sent = await jsm.streams.getMessage(name, { seq: 3 });
+      assert.equal(sent.header.get(PubHeaders.ExpectedLastSubjectSequenceSubjectHdr), `${name}.*`);
+      await rejectsWith(
+        js.publish(`${name}.c`, "four", { expect: { lastSubjectSequence: 2, lastSubjectSequenceSubject: `${name}.a` } }),
+        "JETSTREAM",
+        { errCode: 10071 },
+      );
+      await rejectsWith(
+        js.publish(`${name}.c`, "four", { expect: { lastSubjectSequenceSubject: 7 } }),
+        "INVALID_ARGUMENT",
+      );
+      await nc.close();
+    });
+
     test("5000 pipelined publishes are all acked, in order", async () => {
       const { nc, jsm, js, name } = await setup(S("PIPELINE"));
       const acks = await publishMany(js, `${name}.x`, 5000);

@@ -1,4 +1,4 @@
-//! Programs written for async-nats 0.51, the way its docs and examples use
+//! Programs written for async-nats 0.52, the way its docs and examples use
 //! its API, that build against natsjet by switching the one alias line
 //! below. Each program takes a server URL and returns what it saw, line by
 //! line, so the tests can check that both libraries see the same.
@@ -17,6 +17,7 @@ use async_nats as nats;
 use natsjet as nats;
 
 pub mod acks;
+pub mod calls;
 pub mod consumers;
 pub mod core;
 pub mod kv;
@@ -27,6 +28,7 @@ pub mod pull;
 pub mod push;
 pub mod streams;
 pub mod surface;
+pub mod switch;
 pub mod workers;
 
 /// What a program saw, one line per observation.

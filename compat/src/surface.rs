@@ -26,7 +26,7 @@ pub async fn core(client: nats::Client) -> Result<(), nats::Error> {
     let subject: nats::Subject = nats::Subject::from("a.b");
     client.publish(subject.clone(), "x".into()).await?;
     let mut headers = nats::HeaderMap::new();
-    headers.insert("X-A", nats::HeaderValue::from("v"));
+    headers.insert("X-A", nats::HeaderValue::try_from("v")?);
     headers.append("X-B", "1");
     let _ = headers.get_all("X-B").count();
     let request = nats::Request::new().payload("p".into()).headers(headers).timeout(Some(Duration::from_secs(1)));
@@ -34,6 +34,11 @@ pub async fn core(client: nats::Client) -> Result<(), nats::Error> {
     let _: (Option<nats::StatusCode>, &Option<String>, usize) = (answer.status, &answer.description, answer.length);
     let _ = answer.status == Some(nats::StatusCode::NO_RESPONDERS);
 
+    let _auth = nats::ConnectOptions::with_token("t".into()).user_and_password("u".into(), "p".into());
+    let _seed = nats::ConnectOptions::new().nkey("SU".into());
+    let _file = nats::ConnectOptions::with_credentials_file("user.creds").await?;
+    let address: nats::ServerAddr = "tls://h:4443".parse()?;
+    let _ = (address.host(), address.port(), address.tls_required(), address.is_websocket());
     let options = nats::ConnectOptions::new()
         .no_echo()
         .ping_interval(Duration::from_secs(10))

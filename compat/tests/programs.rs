@@ -230,3 +230,127 @@ program!(
         "bucket deleted",
     ]
 );
+
+program!(
+    pull_builder_arities,
+    natsjet_compat::switch::pull_builder_arities,
+    [
+        "fetch 3",
+        "batch 3",
+        "overflow below min_pending 0",
+        "stream [\"jobs.6\", \"jobs.7\", \"jobs.8\", \"jobs.9\", \"jobs.10\", \"jobs.11\"]",
+        "nothing left: true",
+    ]
+);
+
+program!(
+    link_to_object,
+    natsjet_compat::switch::link_to_object,
+    ["link latest to Some(\"report.txt\")", "through the link: quarterly",]
+);
+
+program!(
+    match_events,
+    natsjet_compat::switch::match_events,
+    ["connected", "disconnected", "connected", "draining", "closed",]
+);
+
+program!(
+    header_values,
+    natsjet_compat::switch::header_values,
+    [
+        "try_from refused: invalid character found in header value (value cannot contain '\\r' or '\\n')",
+        "parse refused: true",
+        "X-Owned: Some(\"owned\")",
+        "X-Lossy: Some(\"one two\")",
+        "X-Inserted: Some(\"three  four\")",
+        "X-Number: Some(\"42\")",
+    ]
+);
+
+program!(
+    program_errors,
+    natsjet_compat::switch::program_errors,
+    ["state connected", "parsed 42", "own error: \"forty-two\" is spelled out", "status Some((503, true, true))",]
+);
+
+program!(
+    server_facts,
+    natsjet_compat::calls::server_facts,
+    [
+        "max payload 1048576",
+        "info has a version: true",
+        "at least 2.10.0: true",
+        "at least 99.0.0: false",
+        "request timeout Some(4s)",
+    ]
+);
+
+program!(
+    built_context,
+    natsjet_compat::calls::built_context,
+    [
+        "created LOG max_messages -1",
+        "updated LOG max_messages 100",
+        "third: max ack pending",
+        "acks 1 2",
+        "no-info handle reads 2 messages",
+        "a missing stream's handle fails later: true",
+        "domain context reaches nothing: true",
+    ]
+);
+
+program!(
+    sequences_and_split_acks,
+    natsjet_compat::calls::sequences_and_split_acks,
+    [
+        "split message has no reply: true",
+        "split message has no reply: true",
+        "batch [\"task 0\", \"task 1\"]",
+        "split message has no reply: true",
+        "split message has no reply: true",
+        "batch [\"task 2\", \"task 3\"]",
+        "acked 4 pending 1",
+    ]
+);
+
+program!(
+    last_sequence_of_another_subject,
+    natsjet_compat::calls::last_sequence_of_another_subject,
+    ["stored at 3", "refused: WrongLastSequence",]
+);
+
+program!(paced_reconnect, natsjet_compat::calls::paced_reconnect, ["paced by the callback, then connected: true",]);
+
+program!(
+    server_pool,
+    natsjet_compat::calls::server_pool,
+    ["pool [(true, true)]", "empty: refused", "new pool 2 servers, ours in it: true", "still connected",]
+);
+
+#[tokio::test]
+async fn async_auth() {
+    let server = NatsServer::builder().auth(common::auth::Auth::NKey).start();
+    let key = std::sync::Arc::new(nkeys::KeyPair::from_seed(&server.nkey_seed()).unwrap());
+    let signer = key.clone();
+    let sign: natsjet_compat::calls::Signer = std::sync::Arc::new(move |nonce| signer.sign(nonce).unwrap());
+    let url = server.client_url();
+    let seen = natsjet_compat::calls::async_auth(&url, key.public_key(), sign, String::new());
+    assert_eq!(seen.await.unwrap(), ["auth callback: connected", "failing callback connects: false"]);
+
+    let server = NatsServer::builder().auth(common::auth::Auth::Creds).start();
+    let user = server.creds_user();
+    let key = std::sync::Arc::new(nkeys::KeyPair::from_seed(&user.seed).unwrap());
+    let signer = key.clone();
+    let sign: natsjet_compat::calls::Signer = std::sync::Arc::new(move |nonce| signer.sign(nonce).unwrap());
+    let url = server.client_url();
+    let seen = natsjet_compat::calls::async_auth(&url, key.public_key(), sign, user.jwt.clone());
+    let seen = seen.await.unwrap();
+    assert_eq!(seen.last().map(String::as_str), Some("jwt: connected"), "{seen:?}");
+}
+
+program!(
+    picked_reconnect,
+    natsjet_compat::calls::picked_reconnect,
+    ["asked, then connected: true", "shown the pool: Some(1)",]
+);

@@ -353,7 +353,7 @@ impl WorkerSetup {
         if self.args.restore {
             ledger.restore(std::slice::from_ref(&self.union)).await?;
         }
-        let messages = consumer.stream().max_messages_per_batch(BATCH).messages().await?;
+        let messages = consumer.stream().max_messages_per_batch(BATCH as usize).messages().await?;
         let mut messages = ledger.filter(messages);
         let mut stop = self.stop.clone();
         let mut worker = Worker {

@@ -1,4 +1,4 @@
-//! The error kinds of core NATS calls, named as async-nats 0.51 names them
+//! The error kinds of core NATS calls, named as async-nats 0.52 names them
 //! (`e.kind() == RequestErrorKind::NoResponders`). Each error is a
 //! [`KindError`]: the kind, and natsjet's [`Error`] as the cause.
 
@@ -68,7 +68,32 @@ error_kinds!(
     }
 );
 
+error_kinds!(
+    /// `Client::set_server_pool`.
+    #[derive(Copy, Hash)]
+    SetServerPoolErrorKind {
+        /// A server URL that does not parse.
+        InvalidAddress => "invalid server address",
+        EmptyPool => "server pool cannot be empty",
+        /// WebSocket servers mixed with others.
+        MixedSchemes => "server pool mixes websocket and non-websocket schemes",
+        /// The client is closed.
+        Send => "failed to send command",
+    }
+);
+
+error_kinds!(
+    /// `Client::server_pool`.
+    #[derive(Copy, Hash)]
+    ServerPoolErrorKind {
+        /// The client is closed.
+        Send => "failed to send command",
+    }
+);
+
 pub type ConnectError = KindError<ConnectErrorKind>;
+pub type SetServerPoolError = KindError<SetServerPoolErrorKind>;
+pub type ServerPoolError = KindError<ServerPoolErrorKind>;
 pub type PublishError = KindError<PublishErrorKind>;
 pub type RequestError = KindError<RequestErrorKind>;
 pub type SubscribeError = KindError<SubscribeErrorKind>;
@@ -140,5 +165,32 @@ mod tests {
         assert_eq!(ConnectErrorKind::sort(&Error::Credentials("bad seed".into())), ConnectErrorKind::Authentication);
         assert_eq!(ConnectErrorKind::sort(&Error::InvalidArgument("url".into())), ConnectErrorKind::ServerParse);
         assert_eq!(FlushErrorKind::sort(&Error::Disconnected), FlushErrorKind::FlushError);
+    }
+}
+
+/// `?` on an I/O error (reading a JWT, a key) where a program returns a
+/// [`ConnectError`], as async-nats allows.
+impl From<std::io::Error> for ConnectError {
+    fn from(e: std::io::Error) -> Self {
+        crate::error::SortCause::error(Error::from(e))
+    }
+}
+
+/// A program's `tokio::time::timeout(..)?` and `handle.await?` in code that
+/// returns natsjet's [`Error`], as async-nats's boxed `Error` takes them.
+#[cfg(feature = "native")]
+mod tokio_errors {
+    use crate::error::Error;
+
+    impl From<tokio::time::error::Elapsed> for Error {
+        fn from(_: tokio::time::error::Elapsed) -> Self {
+            Error::Timeout
+        }
+    }
+
+    impl From<tokio::task::JoinError> for Error {
+        fn from(e: tokio::task::JoinError) -> Self {
+            Error::Other(e.to_string())
+        }
     }
 }

@@ -6,6 +6,7 @@
 //! Commands lock the shared sans-IO connection, encode straight into its
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
+mod auth;
 mod error;
 mod event;
 mod inbox;
@@ -29,17 +30,20 @@ use crate::conn::{self, State, Statistics};
 use crate::driver::shared::{Answer, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
-use crate::error::{Error, SortCause};
+use crate::error::{Error, KindError, SortCause};
 use crate::header::HeaderMap;
 use crate::message::Message;
 use crate::proto::ServerInfo;
 use crate::runtime::queue::Queue;
 
-pub use crate::conn::ConnectionEvent as Event;
+pub use crate::conn::ConnectionEvent;
+pub use auth::{Auth, AuthError};
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
-    RequestErrorKind, SubscribeError, SubscribeErrorKind,
+    RequestErrorKind, ServerPoolError, ServerPoolErrorKind, SetServerPoolError, SetServerPoolErrorKind, SubscribeError,
+    SubscribeErrorKind,
 };
+pub use event::{ClientError, Event, ServerError};
 pub use inbox::create_inbox;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub use request::Request;
@@ -435,9 +439,54 @@ impl Client {
         self.inner.shared.lock().session().current_server().cloned()
     }
 
+    /// Makes `servers` the pool that reconnects choose from; the connection
+    /// up now stays.
+    pub async fn set_server_pool(&self, servers: impl IntoServerAddrs) -> Result<(), SetServerPoolError> {
+        let servers =
+            servers.into_server_addrs().map_err(|e| KindError::new(SetServerPoolErrorKind::InvalidAddress, e))?;
+        let mut inner = self.inner.shared.lock();
+        if inner.session().state() == State::Closed {
+            return Err(KindError::new(SetServerPoolErrorKind::Send, Error::Closed));
+        }
+        let empty = servers.is_empty();
+        inner.set_server_pool(servers).map_err(|e| {
+            let kind = if empty { SetServerPoolErrorKind::EmptyPool } else { SetServerPoolErrorKind::MixedSchemes };
+            KindError::new(kind, e)
+        })
+    }
+
+    /// The servers reconnects choose from, the next to be tried first.
+    pub async fn server_pool(&self) -> Result<Vec<crate::Server>, ServerPoolError> {
+        let inner = self.inner.shared.lock();
+        match inner.session().state() {
+            State::Closed => Err(KindError::new(ServerPoolErrorKind::Send, Error::Closed)),
+            _ => Ok(inner.session().server_pool()),
+        }
+    }
+
     /// The INFO of the server this client is (or was last) connected to.
     pub fn server_info(&self) -> ServerInfo {
         self.inner.shared.lock().session().server_info().cloned().unwrap_or_default()
+    }
+
+    /// The INFO of the server, `None` before the first one arrived.
+    pub fn try_server_info(&self) -> Option<ServerInfo> {
+        self.inner.shared.lock().session().server_info().cloned()
+    }
+
+    /// The largest message the server takes (its default before the first INFO).
+    pub fn max_payload(&self) -> usize {
+        self.inner.shared.lock().session().max_payload()
+    }
+
+    /// Whether the server's version is at least `major.minor.patch`.
+    pub fn is_server_compatible(&self, major: i64, minor: i64, patch: i64) -> bool {
+        self.inner.shared.lock().session().server_info().is_some_and(|info| info.version_at_least(major, minor, patch))
+    }
+
+    /// The default timeout of requests (`ConnectOptions::request_timeout`).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.inner.request_timeout
     }
 
     /// The JetStream API level in [`server_info`](Self::server_info), without

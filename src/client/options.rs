@@ -7,13 +7,13 @@ use std::time::Duration;
 use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, AuthCallback, AuthFn};
 use crate::driver::shared::{EventCallback, Shared};
-use crate::driver::task::Driver;
+use crate::driver::task::{Callbacks, Driver};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
 
 use super::{Client, ClientRef};
-use super::{ConnectError, ConnectErrorKind, Event};
+use super::{ConnectError, ConnectErrorKind, ConnectionEvent, Event};
 
 /// Anything that names one or more servers: `"nats://a:4222,nats://b:4222"`,
 /// a `Vec` or slice of URLs, or [`ServerAddr`]s.
@@ -66,10 +66,12 @@ impl<S: AsRef<str>> IntoServerAddrs for Vec<S> {
 /// Options for [`ConnectOptions::connect`]. Secrets never appear in `Debug`.
 #[derive(Clone)]
 pub struct ConnectOptions {
-    config: conn::Config,
+    pub(super) config: conn::Config,
     tls: TlsOptions,
     callback: Option<EventCallback>,
     async_callback: Option<AsyncEventCallback>,
+    /// The async auth and reconnect-to-server callbacks.
+    pub(super) callbacks: Callbacks,
     /// Root and client certificate files, read when connecting (async-nats's options).
     #[cfg(not(target_arch = "wasm32"))]
     tls_files: TlsFiles,
@@ -99,6 +101,7 @@ impl Default for ConnectOptions {
             tls: TlsOptions::default(),
             callback: None,
             async_callback: None,
+            callbacks: Callbacks::default(),
             #[cfg(not(target_arch = "wasm32"))]
             tls_files: TlsFiles::default(),
             request_timeout: Some(Duration::from_secs(10)),
@@ -151,20 +154,20 @@ impl ConnectOptions {
         Self::new().credentials(contents)
     }
 
-    pub fn token(mut self, token: impl Into<String>) -> Self {
-        self.config.auth.token = Some(token.into());
+    pub fn token(mut self, token: String) -> Self {
+        self.config.auth.token = Some(token);
         self
     }
 
-    pub fn user_and_password(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
-        self.config.auth.user = Some(user.into());
-        self.config.auth.password = Some(password.into());
+    pub fn user_and_password(mut self, user: String, password: String) -> Self {
+        self.config.auth.user = Some(user);
+        self.config.auth.password = Some(password);
         self
     }
 
     /// Authenticates with an nkey seed (`SU…`), signing the server's nonce.
-    pub fn nkey(mut self, seed: impl Into<String>) -> Self {
-        self.config.auth.nkey_seed = Some(seed.into());
+    pub fn nkey(mut self, seed: String) -> Self {
+        self.config.auth.nkey_seed = Some(seed);
         self
     }
 
@@ -176,12 +179,43 @@ impl ConnectOptions {
         Ok(self)
     }
 
+    /// The wait before each reconnect attempt, from the attempts since the
+    /// last connection (1 for the first), instead of the reconnect delay and
+    /// jitter. Called in the driver between attempts: keep it a computation.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reconnect_delay_callback(mut self, callback: impl Fn(usize) -> Duration + Send + Sync + 'static) -> Self {
+        self.config.reconnect_delay_callback = Some(conn::ReconnectDelay(Arc::new(callback)));
+        self
+    }
+
+    /// Picks the server of each reconnect attempt from the pool (and the
+    /// last server's INFO), and how long to wait before trying it; `None`
+    /// (or a server outside the pool) keeps the usual order and delay.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reconnect_to_server_callback<F, Fut>(mut self, callback: F) -> Self
+    where
+        F: Fn(Vec<crate::Server>, crate::ServerInfo) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<crate::ReconnectToServer>> + Send + 'static,
+    {
+        let choose: crate::driver::task::ChooseServer =
+            Arc::new(move |servers, info| Box::pin(callback(servers, info)));
+        self.config.choose_server = true;
+        self.callbacks.choose_server = Some(choose);
+        self
+    }
+
     /// Answers the server's nonce with `callback` on every (re)connect, e.g.
     /// to sign it with a key kept elsewhere; what it returns wins over the
     /// other credentials. An error from it closes the connection.
     pub fn auth_callback(mut self, callback: impl AuthFn) -> Self {
         self.config.auth.callback = Some(AuthCallback(Arc::new(callback)));
         self
+    }
+
+    /// Options that authenticate with the `.creds` file at `path` (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn with_credentials_file(path: impl AsRef<std::path::Path>) -> Result<Self, Error> {
+        Self::new().credentials_file(path).await
     }
 
     /// Reads a `.creds` file (native only; in wasm pass the contents to
@@ -351,25 +385,28 @@ impl ConnectOptions {
         self
     }
 
-    /// Called from the driver task, in order, on every connection event:
+    /// Called from the driver task, in order, on every connection event
+    /// with its server and cause (natsjet's finer [`ConnectionEvent`]):
     /// nothing waits in between, so keep it short (a channel send).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn on_event(mut self, callback: impl Fn(Event) + Send + Sync + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(ConnectionEvent) + Send + Sync + 'static) -> Self {
         self.callback = Some(Arc::new(callback));
         self
     }
 
-    /// Called from the driver task, in order, on every connection event:
+    /// Called from the driver task, in order, on every connection event
+    /// with its server and cause (natsjet's finer [`ConnectionEvent`]):
     /// nothing waits in between, so keep it short (a channel send).
     #[cfg(target_arch = "wasm32")]
-    pub fn on_event(mut self, callback: impl Fn(Event) + 'static) -> Self {
+    pub fn on_event(mut self, callback: impl Fn(ConnectionEvent) + 'static) -> Self {
         self.callback = Some(Arc::new(callback));
         self
     }
 
-    /// async-nats's event callback: the future `callback` returns for an
-    /// event runs in a task of its own, each to its end before the next
-    /// event's, so a slow one holds back only later events.
+    /// async-nats's event callback, with async-nats's [`Event`]: the future
+    /// `callback` returns for an event runs in a task of its own, each to
+    /// its end before the next event's, so a slow one holds back only later
+    /// events.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn event_callback<F, Fut>(mut self, callback: F) -> Self
     where
@@ -380,9 +417,10 @@ impl ConnectOptions {
         self
     }
 
-    /// async-nats's event callback: the future `callback` returns for an
-    /// event runs in a task of its own, each to its end before the next
-    /// event's, so a slow one holds back only later events.
+    /// async-nats's event callback, with async-nats's [`Event`]: the future
+    /// `callback` returns for an event runs in a task of its own, each to
+    /// its end before the next event's, so a slow one holds back only later
+    /// events.
     #[cfg(target_arch = "wasm32")]
     pub fn event_callback<F, Fut>(mut self, callback: F) -> Self
     where
@@ -407,11 +445,13 @@ impl ConnectOptions {
             }
         });
         let listener = self.callback.take();
-        Some(Arc::new(move |event: Event| {
-            if let Some(listener) = &listener {
-                listener(event.clone());
+        Some(Arc::new(move |event: ConnectionEvent| {
+            for event in Event::from_connection(&event) {
+                let _ = tx.unbounded_send(event);
             }
-            let _ = tx.unbounded_send(event);
+            if let Some(listener) = &listener {
+                listener(event);
+            }
         }))
     }
 
@@ -446,7 +486,7 @@ impl ConnectOptions {
         let events = self.events::<R>();
         let conn = conn::Connection::new(self.config, R::now(), seed)?;
         let (shared, first_connect) = Shared::new(conn, events);
-        R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout));
+        R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout, self.callbacks));
         let client = Client {
             inner: Arc::new(ClientRef {
                 shared,

@@ -129,9 +129,51 @@ impl ServerAddr {
         format!("{}://{}{}", self.scheme.as_str(), self.host_port(), path)
     }
 
+    /// async-nats's readers of a server address (natsjet also has the fields).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn scheme(&self) -> &str {
+        self.scheme.as_str()
+    }
+
+    pub fn is_websocket(&self) -> bool {
+        self.scheme.is_websocket()
+    }
+
+    /// Whether the URL asks for TLS (`tls://` or `wss://`).
+    pub fn tls_required(&self) -> bool {
+        matches!(self.scheme, Scheme::Tls | Scheme::Wss)
+    }
+
+    pub fn has_user_pass(&self) -> bool {
+        self.user.is_some()
+    }
+
+    pub fn username(&self) -> Option<&str> {
+        self.user.as_deref()
+    }
+
+    pub fn password(&self) -> Option<&str> {
+        self.pass.as_deref()
+    }
+
     /// Whether two addresses name the same endpoint (credentials aside).
     pub fn same_endpoint(&self, other: &ServerAddr) -> bool {
         self.scheme == other.scheme && self.host == other.host && self.port == other.port
+    }
+}
+
+/// `"demo.nats.io".parse::<ServerAddr>()`, as async-nats programs write it.
+impl std::str::FromStr for ServerAddr {
+    type Err = Error;
+    fn from_str(url: &str) -> Result<Self, Error> {
+        ServerAddr::parse(url)
     }
 }
 
@@ -163,6 +205,9 @@ mod tests {
 
     #[test]
     fn parses_defaults_and_schemes() {
+        let a: ServerAddr = "nats://u:p@localhost".parse().unwrap();
+        assert_eq!((a.scheme(), a.host(), a.port(), a.tls_required()), ("nats", "localhost", 4222, false));
+        assert_eq!((a.username(), a.password(), a.has_user_pass()), (Some("u"), Some("p"), true));
         let a = ServerAddr::parse("localhost").unwrap();
         assert_eq!((a.scheme, a.host.as_str(), a.port), (Scheme::Nats, "localhost", 4222));
         let a = ServerAddr::parse("tls://h:5").unwrap();

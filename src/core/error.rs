@@ -73,6 +73,10 @@ pub enum Error {
     /// `+WPI` reached the server. Committing the epoch could apply them
     /// twice; abort it instead.
     AtRisk { sequences: Vec<u64> },
+    /// An error of the program's own code (a payload that is not UTF-8, bad
+    /// JSON, its own message), put here by `?` as async-nats's boxed
+    /// `Error` takes it. natsjet itself never returns it.
+    Other(String),
 }
 
 /// Why the server's bytes or answers break the protocol. Each cause keeps a
@@ -254,6 +258,7 @@ impl fmt::Display for Error {
                 sequences.len(),
                 sequences.first().copied().unwrap_or(0)
             ),
+            Error::Other(what) => f.write_str(what),
         }
     }
 }
@@ -263,6 +268,14 @@ impl std::error::Error for Error {}
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::Io { kind: e.kind(), message: e.to_string() }
+    }
+}
+
+/// `?` on a refused [`HeaderValue`](crate::header::HeaderValue) in a program
+/// whose errors are natsjet's (async-nats's `Error` takes any error).
+impl From<crate::core::header::ParseHeaderValueError> for Error {
+    fn from(e: crate::core::header::ParseHeaderValueError) -> Self {
+        Error::InvalidArgument(e.to_string())
     }
 }
 

@@ -23,20 +23,21 @@ impl HeaderMap {
         HeaderMap { entries }
     }
 
-    /// Replaces every value of `name` with `value`.
-    pub fn insert(&mut self, name: impl Into<String>, value: impl Into<HeaderValue>) {
+    /// Replaces every value of `name` with `value` (a string's CR and LF
+    /// become spaces, as [`HeaderValue::from_lossy`] does).
+    pub fn insert(&mut self, name: impl Into<String>, value: impl IntoHeaderValue) {
         let name = name.into();
-        let value = value.into();
+        let value = value.into_header_value();
         match self.entries.iter_mut().find(|(n, _)| *n == name) {
             Some((_, values)) => *values = vec![value],
             None => self.entries.push((name, vec![value])),
         }
     }
 
-    /// Adds `value` to the values of `name`.
-    pub fn append(&mut self, name: impl Into<String>, value: impl Into<HeaderValue>) {
+    /// Adds `value` to the values of `name` (a string's CR and LF become spaces).
+    pub fn append(&mut self, name: impl Into<String>, value: impl IntoHeaderValue) {
         let name = name.into();
-        let value = value.into();
+        let value = value.into_header_value();
         match self.entries.iter_mut().find(|(n, _)| *n == name) {
             Some((_, values)) => values.push(value),
             None => self.entries.push((name, vec![value])),
@@ -98,7 +99,7 @@ impl fmt::Debug for HeaderMap {
     }
 }
 
-impl<N: Into<String>, V: Into<HeaderValue>> FromIterator<(N, V)> for HeaderMap {
+impl<N: Into<String>, V: IntoHeaderValue> FromIterator<(N, V)> for HeaderMap {
     fn from_iter<I: IntoIterator<Item = (N, V)>>(iter: I) -> Self {
         let mut map = HeaderMap::new();
         for (n, v) in iter {
@@ -108,14 +109,23 @@ impl<N: Into<String>, V: Into<HeaderValue>> FromIterator<(N, V)> for HeaderMap {
     }
 }
 
-/// A header value, as async-nats types it: [`as_str`](Self::as_str) and
-/// `Display` read it; it compares equal to the same `str`.
+/// A header value, as async-nats 0.52 types it: it never holds CR or LF,
+/// which would end its line on the wire. [`HeaderValue::try_from`] and
+/// `parse` refuse a string holding them; [`HeaderValue::from_lossy`],
+/// [`HeaderMap::insert`] and a received header turn them into spaces.
+/// [`as_str`](Self::as_str) and `Display` read it; it compares equal to the
+/// same `str`.
 #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct HeaderValue(String);
 
 impl HeaderValue {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The value with each CR and LF replaced by a space.
+    pub fn from_lossy(value: &str) -> Self {
+        HeaderValue(value.replace(['\r', '\n'], " "))
     }
 
     pub fn as_str(&self) -> &str {
@@ -154,28 +164,92 @@ impl fmt::Debug for HeaderValue {
     }
 }
 
-impl From<&str> for HeaderValue {
-    fn from(value: &str) -> Self {
-        HeaderValue(value.to_string())
+/// A string refused as a [`HeaderValue`]: it holds CR or LF.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseHeaderValueError;
+
+impl fmt::Display for ParseHeaderValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid character found in header value (value cannot contain '\\r' or '\\n')")
     }
 }
 
-impl From<String> for HeaderValue {
-    fn from(value: String) -> Self {
-        HeaderValue(value)
+impl std::error::Error for ParseHeaderValueError {}
+
+impl TryFrom<String> for HeaderValue {
+    type Error = ParseHeaderValueError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        match value.contains(['\r', '\n']) {
+            true => Err(ParseHeaderValueError),
+            false => Ok(HeaderValue(value)),
+        }
+    }
+}
+
+impl TryFrom<&str> for HeaderValue {
+    type Error = ParseHeaderValueError;
+    fn try_from(value: &str) -> Result<Self, Self::Error> {
+        value.parse()
+    }
+}
+
+impl TryFrom<&String> for HeaderValue {
+    type Error = ParseHeaderValueError;
+    fn try_from(value: &String) -> Result<Self, Self::Error> {
+        value.parse()
+    }
+}
+
+impl std::str::FromStr for HeaderValue {
+    type Err = ParseHeaderValueError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        HeaderValue::try_from(s.to_string())
+    }
+}
+
+/// Numbers as header values (`HeaderValue::from(sequence)`).
+macro_rules! header_value_from_numbers {
+    ($($number:ty),*) => {
+        $(impl From<$number> for HeaderValue {
+            fn from(value: $number) -> Self {
+                HeaderValue(value.to_string())
+            }
+        })*
+    };
+}
+
+header_value_from_numbers!(i16, i32, i64, isize, u16, u32, u64, usize);
+
+/// What [`HeaderMap::insert`] and [`HeaderMap::append`] take: a
+/// [`HeaderValue`], or a string whose CR and LF become spaces.
+pub trait IntoHeaderValue {
+    fn into_header_value(self) -> HeaderValue;
+}
+
+impl IntoHeaderValue for HeaderValue {
+    fn into_header_value(self) -> HeaderValue {
+        self
+    }
+}
+
+impl IntoHeaderValue for &str {
+    fn into_header_value(self) -> HeaderValue {
+        HeaderValue::from_lossy(self)
+    }
+}
+
+impl IntoHeaderValue for String {
+    fn into_header_value(self) -> HeaderValue {
+        match self.contains(['\r', '\n']) {
+            true => HeaderValue::from_lossy(&self),
+            false => HeaderValue(self),
+        }
     }
 }
 
 impl From<HeaderValue> for String {
     fn from(value: HeaderValue) -> Self {
         value.0
-    }
-}
-
-impl std::str::FromStr for HeaderValue {
-    type Err = std::convert::Infallible;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(s.into())
     }
 }
 
@@ -255,6 +329,9 @@ header_names! {
     NATS_LAST_CONSUMER = "Nats-Last-Consumer";
     NATS_LAST_SEQUENCE = "Nats-Last-Sequence";
     NATS_EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
+    /// The subject (wildcards allowed) whose last sequence
+    /// `Nats-Expected-Last-Subject-Sequence` checks, instead of the message's own.
+    NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT = "Nats-Expected-Last-Subject-Sequence-Subject";
     NATS_EXPECTED_LAST_MESSAGE_ID = "Nats-Expected-Last-Msg-Id";
     NATS_EXPECTED_LAST_SEQUENCE = "Nats-Expected-Last-Sequence";
     NATS_EXPECTED_STREAM = "Nats-Expected-Stream";
@@ -297,6 +374,45 @@ impl StatusCode {
     pub const NO_RESPONDERS: StatusCode = StatusCode(503);
 }
 
+/// async-nats's readers of a status code.
+impl StatusCode {
+    pub fn as_u16(&self) -> u16 {
+        self.0
+    }
+
+    pub fn is_informational(&self) -> bool {
+        (100..200).contains(&self.0)
+    }
+
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.0)
+    }
+
+    pub fn is_redirection(&self) -> bool {
+        (300..400).contains(&self.0)
+    }
+
+    pub fn is_client_error(&self) -> bool {
+        (400..500).contains(&self.0)
+    }
+
+    pub fn is_server_error(&self) -> bool {
+        (500..600).contains(&self.0)
+    }
+}
+
+impl From<StatusCode> for u16 {
+    fn from(code: StatusCode) -> u16 {
+        code.0
+    }
+}
+
+impl PartialEq<u16> for StatusCode {
+    fn eq(&self, other: &u16) -> bool {
+        self.0 == *other
+    }
+}
+
 impl fmt::Display for StatusCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
@@ -335,5 +451,19 @@ mod tests {
         assert_eq!(h.get(NATS_MESSAGE_ID).unwrap().to_string(), "m-1");
         assert_eq!(*h.get_last("X-Key").unwrap(), "b");
         assert_eq!(NATS_MESSAGE_ID, "Nats-Msg-Id");
+    }
+
+    #[test]
+    fn values_never_hold_a_line_break() {
+        assert_eq!(HeaderValue::try_from("a\nb"), Err(ParseHeaderValueError));
+        assert_eq!(HeaderValue::try_from("a\rb".to_string()), Err(ParseHeaderValueError));
+        assert_eq!("x\r\n".parse::<HeaderValue>(), Err(ParseHeaderValueError));
+        assert_eq!(HeaderValue::try_from(&"ok".to_string()).unwrap(), "ok");
+        assert_eq!(HeaderValue::from_lossy("a\r\nb"), "a  b");
+        assert_eq!(HeaderValue::from(7u64), "7");
+        let mut h = HeaderMap::new();
+        h.insert("A", "v\r\nPUB x 0\r\n");
+        h.append("B", "1\n2".to_string());
+        assert_eq!(h.iter().collect::<Vec<_>>(), [("A", "v  PUB x 0  "), ("B", "1 2")]);
     }
 }

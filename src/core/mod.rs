@@ -14,6 +14,7 @@
 //!   [`subject`], [`time`] (and [`timer`], the one timer table), and the crate's own `id_map` and `plain_json`.
 
 pub mod addr;
+mod app_errors;
 pub mod conn;
 pub mod error;
 pub(crate) mod first_message;

@@ -499,8 +499,14 @@ impl Inner {
     pub fn drain(&mut self) -> Result<Vec<Sid>, Error> {
         let sids: Vec<Sid> = self.subs.keys().copied().collect();
         let drained = self.session.drain(&sids);
+        self.notify(ConnectionEvent::Draining);
         self.wake_driver();
         drained.map(|()| sids)
+    }
+
+    /// Replaces the pool reconnects choose from ([`Client::set_server_pool`](crate::Client::set_server_pool)).
+    pub fn set_server_pool(&mut self, servers: Vec<crate::ServerAddr>) -> Result<(), Error> {
+        self.session.set_server_pool(servers)
     }
 
     /// Drops the server connection and reconnects.

@@ -18,8 +18,9 @@ use std::time::Duration;
 use bytes::{Buf, Bytes, BytesMut};
 
 use super::shared::{Answered, HIGH_WATER, Inner, Shared};
-use crate::conn::{Action, State};
+use crate::conn::{Action, CallbackAuth, PoolServer, ReconnectToServer, State};
 use crate::error::Error;
+use crate::proto::ServerInfo;
 use crate::runtime::{BoxFuture, Runtime};
 use crate::time::Instant;
 use crate::transport::{self, TlsOptions, Transport};
@@ -45,10 +46,34 @@ enum Link {
     Dropping(Transport),
 }
 
+/// The async auth callback: the server's nonce to the credentials for CONNECT.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type AsyncAuth = Arc<dyn Fn(Vec<u8>) -> BoxFuture<Result<CallbackAuth, Error>> + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+pub(crate) type AsyncAuth = Arc<dyn Fn(Vec<u8>) -> BoxFuture<Result<CallbackAuth, Error>>>;
+
+/// The reconnect-to-server callback: the pool and the last INFO to a pick.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type ChooseServer =
+    Arc<dyn Fn(Vec<PoolServer>, ServerInfo) -> BoxFuture<Option<ReconnectToServer>> + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+pub(crate) type ChooseServer = Arc<dyn Fn(Vec<PoolServer>, ServerInfo) -> BoxFuture<Option<ReconnectToServer>>>;
+
+/// The connection's async callbacks.
+#[derive(Clone, Default)]
+pub(crate) struct Callbacks {
+    pub(crate) auth: Option<AsyncAuth>,
+    pub(crate) choose_server: Option<ChooseServer>,
+}
+
 pub(crate) struct Driver<R: Runtime> {
     shared: Arc<Shared>,
     tls: TlsOptions,
     connect_timeout: Duration,
+    /// Answer `Action::Authenticate` and `Action::ChooseServer`.
+    callbacks: Callbacks,
+    authenticating: Option<BoxFuture<Result<CallbackAuth, Error>>>,
+    choosing: Option<BoxFuture<Option<ReconnectToServer>>>,
     link: Link,
     read_buf: BytesMut,
     /// The bytes `read_buf` must hold for the message under way (0: none).
@@ -62,11 +87,14 @@ pub(crate) struct Driver<R: Runtime> {
 }
 
 impl<R: Runtime> Driver<R> {
-    pub fn new(shared: Arc<Shared>, tls: TlsOptions, connect_timeout: Duration) -> Self {
+    pub fn new(shared: Arc<Shared>, tls: TlsOptions, connect_timeout: Duration, callbacks: Callbacks) -> Self {
         Driver {
             shared,
             tls,
             connect_timeout,
+            callbacks,
+            authenticating: None,
+            choosing: None,
             link: Link::Idle,
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             awaited: 0,
@@ -107,8 +135,32 @@ impl<R: Runtime> Driver<R> {
                     Link::Idle | Link::Opening { .. } => inner.session.handle_transport_closed(R::now(), None),
                     closing @ (Link::Closing(_) | Link::Dropping(_)) => self.link = closing,
                 },
+                Action::Authenticate { nonce } => match &self.callbacks.auth {
+                    Some(auth) => self.authenticating = Some(auth(nonce)),
+                    None => inner.session.handle_auth(R::now(), Err(Error::Credentials("no auth callback".into()))),
+                },
+                Action::ChooseServer { servers, info } => match &self.callbacks.choose_server {
+                    Some(choose) => self.choosing = Some(choose(servers, *info)),
+                    None => inner.session.handle_server_choice(R::now(), None),
+                },
             }
         }
+    }
+
+    /// Polls the callbacks' answers; returns whether one came.
+    fn poll_callbacks(&mut self, cx: &mut Context<'_>, shared: &Shared, now: Instant) -> bool {
+        let mut came = false;
+        if let Some(Poll::Ready(answer)) = self.authenticating.as_mut().map(|future| future.as_mut().poll(cx)) {
+            self.authenticating = None;
+            shared.lock().session.handle_auth(now, answer);
+            came = true;
+        }
+        if let Some(Poll::Ready(choice)) = self.choosing.as_mut().map(|future| future.as_mut().poll(cx)) {
+            self.choosing = None;
+            shared.lock().session.handle_server_choice(now, choice);
+            came = true;
+        }
+        came
     }
 
     /// Polls the transport once; returns whether progress was made.
@@ -366,6 +418,7 @@ impl<R: Runtime> Future for Driver<R> {
             // One clock reading per round: a JS clock call is not free.
             let now = R::now();
             let mut progress = this.poll_link(cx, &shared, now);
+            progress |= this.poll_callbacks(cx, &shared, now);
             progress |= this.poll_timer(cx, &shared, now);
             let mut inner = shared.lock();
             inner.dispatch_events(now);

@@ -8,13 +8,17 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use bytes::Bytes;
+
 use super::ack::{Ack, AckToken};
 pub use super::ack::{AckKind, MessageMetadata as Info};
+use super::context::Context;
 pub use super::publish::Publish as PublishMessage;
 use super::pull::{PullRequest, PullStatus};
 use crate::client::Client;
 pub use crate::core::jetstream::raw_message::StreamMessage;
 use crate::error::Error;
+use crate::subject::Subject;
 use crate::time::Instant;
 
 /// A JetStream message: the core [`Message`](crate::Message) (through
@@ -182,6 +186,14 @@ impl Message {
         Ok(subject)
     }
 
+    /// The core message, without its ack subject, and an [`Acker`] that
+    /// holds the subject: the payload can go one way and the ack another.
+    pub fn split(mut self) -> (crate::Message, Acker) {
+        let reply = self.message.reply.take();
+        let message = std::mem::replace(&mut self.message, ack_only(reply));
+        (message, Acker { message: self })
+    }
+
     /// Gives back a final ack taken by [`claim`](Self::claim) that was not
     /// sent after all.
     pub(crate) fn release_claim(&self) {
@@ -194,5 +206,50 @@ impl Message {
             Some(subject) => Ok(subject),
             None => Err(Error::ApiMisuse("message has no ack subject (not from a JetStream consumer)")),
         }
+    }
+}
+
+/// The acks of a message whose body went elsewhere
+/// ([`Message::split`]): one final ack, as the message would take.
+#[derive(Debug)]
+pub struct Acker {
+    message: Message,
+}
+
+impl Acker {
+    /// An acker for the ack subject `reply` of a message `context`'s client received.
+    pub fn new(context: Context, reply: Option<Subject>) -> Self {
+        let client = context.client().clone();
+        let now = client.now();
+        Acker { message: Message::new(ack_only(reply), client, context.timeout(), now) }
+    }
+
+    pub async fn ack(&self) -> Result<(), Error> {
+        self.message.ack().await
+    }
+
+    pub async fn ack_with(&self, kind: AckKind) -> Result<(), Error> {
+        self.message.ack_with(kind).await
+    }
+
+    pub async fn double_ack(&self) -> Result<(), Error> {
+        self.message.double_ack().await
+    }
+
+    pub async fn double_ack_with(&self, kind: AckKind) -> Result<(), Error> {
+        self.message.double_ack_with(kind).await
+    }
+}
+
+/// A message that is only its ack subject.
+fn ack_only(reply: Option<Subject>) -> crate::Message {
+    crate::Message {
+        subject: reply.clone().unwrap_or_default(),
+        reply,
+        payload: Bytes::new(),
+        headers: None,
+        status: None,
+        description: None,
+        length: 0,
     }
 }

@@ -20,10 +20,12 @@ pub use crate::core::jetstream::publish::{
 };
 pub use ack_future::PublishAckFuture;
 
+use std::time::Duration;
+
 use bytes::Bytes;
 
 use super::context::Context;
-use crate::error::SortCause;
+use crate::error::{Error, KindError, SortCause};
 use crate::header::HeaderMap;
 use crate::subject::validate_subject;
 use ack_future::Route;
@@ -41,6 +43,10 @@ pub(crate) struct PublishSettings {
     window: AckWindow,
     retries: u32,
     retry_timeouts: bool,
+    /// How long an ack is waited for; the context's timeout when `None`.
+    pub(super) ack_timeout: Option<Duration>,
+    /// Wait for room in a full window (true) or fail with `MaxAckPending`.
+    pub(super) backpressure: bool,
 }
 
 impl Default for PublishSettings {
@@ -49,6 +55,8 @@ impl Default for PublishSettings {
             window: AckWindow::new(DEFAULT_MAX_ACK_INFLIGHT),
             retries: DEFAULT_PUBLISH_RETRIES,
             retry_timeouts: false,
+            ack_timeout: None,
+            backpressure: true,
         }
     }
 }
@@ -80,11 +88,17 @@ impl Context {
         // Refuse a bad subject before waiting for room.
         validate_subject(&subject).map_err(PublishErrorKind::error)?;
         let settings = &self.publish;
-        let permit = settings.window.acquire().await;
+        let permit = match settings.backpressure {
+            true => settings.window.acquire().await,
+            false => settings.window.try_acquire().ok_or_else(|| {
+                let cause = Error::ApiMisuse("max ack pending reached (backpressure_on_inflight is off)");
+                KindError::new(PublishErrorKind::MaxAckPending, cause)
+            })?,
+        };
         let route = Route {
             client: self.client().clone(),
             subject,
-            timeout: self.timeout(),
+            timeout: settings.ack_timeout.unwrap_or(self.timeout()),
             window: settings.window.clone(),
             retries: settings.retries,
             retry_timeouts: settings.retry_timeouts,
@@ -105,6 +119,15 @@ impl Context {
     /// Publishes whose ack has not arrived yet.
     pub fn acks_in_flight(&self) -> usize {
         self.publish.window.in_flight()
+    }
+
+    /// Waits until the acks in flight have arrived, and those of publishes
+    /// that start meanwhile, taking all of the window's room once.
+    pub async fn wait_for_acks(&self) {
+        let mut room = Vec::with_capacity(self.max_ack_inflight());
+        for _ in 0..self.max_ack_inflight() {
+            room.push(self.publish.window.acquire().await);
+        }
     }
 
     /// How many times a publish answered with 503 (or timed out, see

@@ -60,6 +60,29 @@ impl Context {
         Ok(Stream::new(self.clone(), info.await.map_err(GetStreamErrorKind::error)?))
     }
 
+    /// A handle on the stream `name` without asking the server for its info
+    /// (or whether it exists): its calls find out.
+    pub async fn get_stream_no_info(&self, name: impl AsRef<str>) -> Result<Stream<()>, GetStreamError> {
+        let name = name.as_ref();
+        named(name, GetStreamErrorKind::EmptyName)?;
+        api::stream_info(self.api_prefix(), name).map_err(GetStreamErrorKind::error)?;
+        Ok(Stream::without_info(self.clone(), name.to_string()))
+    }
+
+    /// Updates the stream `config` names, or creates it if there is none.
+    pub async fn create_or_update_stream(
+        &self,
+        config: impl Borrow<StreamConfig>,
+    ) -> Result<StreamInfo, CreateStreamError> {
+        let config = config.borrow();
+        match self.update_stream(config).await {
+            Err(e) if matches!(e.cause(), Error::JetStream(e) if e.err_code == ErrorCode::STREAM_NOT_FOUND) => {
+                Ok(self.create_stream(config).await?.info)
+            }
+            updated => updated,
+        }
+    }
+
     /// The stream named in `config`: the existing one whatever its config,
     /// else one created from `config`. Safe to call from many clients at
     /// once: one that loses the race to create looks the winner's stream up.

@@ -284,7 +284,10 @@ fn class(error: &Error) -> Class {
         | Error::Io { .. }
         | Error::Tls(_)
         | Error::Credentials(_) => Class::ConnectionError,
-        Error::DigestMismatch { .. } | Error::SizeMismatch { .. } | Error::AtRisk { .. } => Class::NatsError,
+        // Never made by natsjet: only a Rust program's own `?` makes it.
+        Error::DigestMismatch { .. } | Error::SizeMismatch { .. } | Error::AtRisk { .. } | Error::Other(_) => {
+            Class::NatsError
+        }
     }
 }
 
@@ -320,5 +323,6 @@ fn kind(error: &Error) -> &'static str {
         Error::DigestMismatch { .. } => "DIGEST_MISMATCH",
         Error::SizeMismatch { .. } => "SIZE_MISMATCH",
         Error::AtRisk { .. } => "AT_RISK",
+        Error::Other(_) => "OTHER",
     }
 }

@@ -5,7 +5,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::error::{Call, to_js};
-use crate::{Event, ServerAddr};
+use crate::{ConnectionEvent as Event, ServerAddr};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_STATUS: &str = r#"
@@ -60,6 +60,7 @@ pub(crate) fn forward(sink: StatusSink) -> impl Fn(Event) + 'static {
             Event::ForcedReconnect { .. } => sink.status("forceReconnect", None, None),
             Event::ServerError(error) => sink.status("error", None, js(Some(error))),
             Event::Closed { error } => sink.status("close", None, js(error)),
+            Event::Draining => Ok(()),
             Event::ClusterUpdate { added, deleted } => sink.update(host_ports(&added), host_ports(&deleted)),
             Event::Ping { pending_pings } => sink.ping(pending_pings),
             Event::SlowConsumer { sid, dropped } => sink.slow_consumer(sid as f64, dropped as f64),

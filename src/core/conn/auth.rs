@@ -75,6 +75,9 @@ pub struct Auth {
     pub jwt: Option<String>,
     /// Answers the nonce; what it sets wins over the fields above.
     pub callback: Option<AuthCallback>,
+    /// The driver answers the nonce (an async callback): CONNECT waits for
+    /// [`Connection::handle_auth`](super::Connection::handle_auth).
+    pub deferred: bool,
 }
 
 impl std::fmt::Debug for Auth {
@@ -98,6 +101,7 @@ impl Auth {
         &self,
         addr: &ServerAddr,
         nonce: Option<&str>,
+        answered: Option<CallbackAuth>,
         connect: &mut ConnectInfo,
     ) -> Result<(), Error> {
         match (&addr.user, &addr.pass) {
@@ -125,8 +129,12 @@ impl Auth {
             (None, Some(_)) => return Err(Error::Credentials("a user JWT needs its nkey seed".into())),
             (None, None) => {}
         }
-        if let Some(AuthCallback(callback)) = &self.callback {
-            let answer = callback(nonce.unwrap_or_default().as_bytes())?;
+        let answer = match (answered, &self.callback) {
+            (Some(answer), _) => Some(answer),
+            (None, Some(AuthCallback(callback))) => Some(callback(nonce.unwrap_or_default().as_bytes())?),
+            (None, None) => None,
+        };
+        if let Some(answer) = answer {
             let set = |field: &mut Option<String>, value: Option<String>| {
                 if value.is_some() {
                     *field = value;

@@ -2,6 +2,7 @@
 //! → PONG), keep-alive, lame-duck moves, loss, reconnect backoff and the
 //! final close.
 
+use super::auth::CallbackAuth;
 use super::pings::PingKind;
 use super::servers::{PoolChange, RetryPolicy};
 use super::timers::Timer;
@@ -42,7 +43,7 @@ impl Connection {
         match self.servers.current().is_some_and(|addr| self.tls_first(addr)) {
             // TLS first: the INFO comes now, over TLS.
             true => self.phase = Phase::AwaitInfo,
-            false => self.send_connect(),
+            false => self.send_connect(None),
         }
     }
 
@@ -68,12 +69,19 @@ impl Connection {
             self.actions.push_back(Action::UpgradeTls { addr });
             return;
         }
-        self.send_connect();
+        self.send_connect(None);
     }
 
-    /// CONNECT, the subscriptions, then the PING whose PONG ends the handshake.
-    fn send_connect(&mut self) {
+    /// CONNECT, the subscriptions, then the PING whose PONG ends the handshake;
+    /// first the driver's answer to the nonce, when it gives it.
+    pub(super) fn send_connect(&mut self, answered: Option<CallbackAuth>) {
         let Some(addr) = self.servers.current().cloned() else { return };
+        if self.config.auth.deferred && answered.is_none() {
+            let nonce = self.info.as_ref().and_then(|i| i.nonce.clone()).unwrap_or_default();
+            self.phase = Phase::AwaitAuth;
+            self.actions.push_back(Action::Authenticate { nonce: nonce.into_bytes() });
+            return;
+        }
         let mut connect = ConnectInfo {
             verbose: false,
             pedantic: false,
@@ -88,7 +96,7 @@ impl Connection {
             ..ConnectInfo::default()
         };
         let nonce = self.info.as_ref().and_then(|i| i.nonce.as_deref());
-        if let Err(e) = self.config.auth.fill_connect(&addr, nonce, &mut connect) {
+        if let Err(e) = self.config.auth.fill_connect(&addr, nonce, answered, &mut connect) {
             // Bad credentials will not get better on another server.
             self.terminal = true;
             self.close_transport(Some(e));
@@ -160,7 +168,7 @@ impl Connection {
     pub(super) fn on_timer(&mut self, now: Instant, timer: Timer) {
         match timer {
             Timer::Handshake => {
-                if matches!(self.phase, Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitPong) {
+                if matches!(self.phase, Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitAuth | Phase::AwaitPong) {
                     self.close_transport(Some(Error::Timeout));
                 }
             }
@@ -208,7 +216,7 @@ impl Connection {
 
     /// Asks the driver to close the transport; `reason` is reported when it has.
     pub(super) fn close_transport(&mut self, reason: Option<Error>) {
-        if matches!(self.phase, Phase::Closing | Phase::Closed | Phase::Idle | Phase::Opening) {
+        if matches!(self.phase, Phase::Closing | Phase::Closed | Phase::Idle | Phase::AwaitChoice | Phase::Opening) {
             return;
         }
         self.close_reason = reason;
@@ -232,7 +240,7 @@ impl Connection {
     }
 
     pub(super) fn on_transport_closed(&mut self, now: Instant, error: Option<Error>) {
-        if matches!(self.phase, Phase::Idle | Phase::Closed) {
+        if matches!(self.phase, Phase::Idle | Phase::AwaitChoice | Phase::Closed) {
             return;
         }
         // Closed by the server, not asked for: say so, rather than nothing.
@@ -243,7 +251,7 @@ impl Connection {
         let reason = self.close_reason.take().or(error).or(hung_up);
         let was_connected = std::mem::take(&mut self.transport_connected);
         if !was_connected && (self.ever_connected || !self.config.wait_on_first_connect) {
-            self.servers.attempt_failed();
+            self.servers.attempt_failed(reason.as_ref());
         }
         self.tls = false;
         self.out.clear();
@@ -254,8 +262,11 @@ impl Connection {
             self.events.push_back(Event::Flushed { id, result: Err(flush_error.clone()) });
         }
         // Reported when a connection that was up goes down, or when the
-        // server refused or garbled the handshake (auth errors, non-NATS peer).
-        if was_connected || matches!(reason, Some(Error::Server(_) | Error::Protocol(_))) {
+        // server refused or garbled the handshake (auth errors, non-NATS peer);
+        // not when the user closed it, which `Closed` says (as nats.js and
+        // async-nats report a close).
+        let lost = was_connected && !self.user_closed;
+        if lost || matches!(reason, Some(Error::Server(_) | Error::Protocol(_))) {
             if let Some(server) = self.servers.current().cloned() {
                 let error = reason.clone();
                 self.events.push_back(Event::Connection(ConnectionEvent::Disconnected { server, error }));
@@ -271,12 +282,19 @@ impl Connection {
             max_reconnects: self.config.max_reconnects,
             delay: self.config.reconnect_delay,
             jitter: self.config.reconnect_jitter,
+            delay_callback: self.config.reconnect_delay_callback.as_ref(),
             initial_only: !(self.ever_connected
                 || self.config.retry_on_initial_connect
                 || self.config.wait_on_first_connect),
         };
         match self.servers.next_attempt_at(now, &policy, &mut self.rng) {
             None => self.finish_close(reason),
+            Some(at) if self.config.choose_server && self.ever_connected => {
+                self.phase = Phase::AwaitChoice;
+                self.choice_due = Some(at);
+                let info = Box::new(self.info.clone().unwrap_or_default());
+                self.actions.push_back(Action::ChooseServer { servers: self.servers.snapshot(), info });
+            }
             Some(at) if at <= now => self.start_connect(now),
             Some(at) => self.timers.set(Timer::Reconnect, Some(at)),
         }
@@ -285,12 +303,17 @@ impl Connection {
     pub(super) fn on_close(&mut self) {
         match self.phase {
             Phase::Closed => {}
-            Phase::Idle | Phase::Opening => self.finish_close(None),
+            Phase::Idle | Phase::AwaitChoice | Phase::Opening => self.finish_close(None),
             Phase::Closing => {
                 self.terminal = true;
                 self.user_closed = true;
             }
-            Phase::AwaitInfo | Phase::AwaitTls | Phase::AwaitPong | Phase::Connected | Phase::Moving => {
+            Phase::AwaitInfo
+            | Phase::AwaitTls
+            | Phase::AwaitAuth
+            | Phase::AwaitPong
+            | Phase::Connected
+            | Phase::Moving => {
                 // Best effort for what waited for this server: CONNECT is out.
                 if matches!(self.phase, Phase::AwaitPong | Phase::Moving) {
                     self.out.room(self.reconnect_buf.len()).extend_from_slice(&self.reconnect_buf);

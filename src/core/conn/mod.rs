@@ -40,6 +40,7 @@
 //! ```
 
 use std::collections::VecDeque;
+use std::fmt;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -104,6 +105,7 @@ use pings::{PingKind, Pings};
 use requests::Requests;
 pub(crate) use rng::Rng;
 use servers::ServerPool;
+pub use servers::{PoolServer, ReconnectToServer};
 use subs::{Limit, Subscriptions};
 pub use timers::Timer;
 use timers::Timers;
@@ -148,6 +150,13 @@ pub struct Config {
     pub reconnect_delay: Duration,
     /// Random extra wait added to each reconnect delay, up to this (default 100 ms).
     pub reconnect_jitter: Duration,
+    /// The wait before each reconnect attempt, from the number of attempts
+    /// since the last connection (this one included), instead of
+    /// `reconnect_delay` and `reconnect_jitter` (async-nats's callback).
+    pub reconnect_delay_callback: Option<ReconnectDelay>,
+    /// The driver picks the server of each reconnect attempt (an async
+    /// callback): the core asks with `Action::ChooseServer`.
+    pub choose_server: bool,
     /// Retry a first connect that fails as later reconnects are retried
     /// (delays, `max_reconnects`). With `false`, the default, every server is
     /// tried once and then the connection closes.
@@ -193,6 +202,8 @@ impl Default for Config {
             max_reconnects: None,
             reconnect_delay: Duration::from_secs(2),
             reconnect_jitter: Duration::from_millis(100),
+            reconnect_delay_callback: None,
+            choose_server: false,
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,
@@ -202,6 +213,22 @@ impl Default for Config {
             lang: "rust-natsjet".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
         }
+    }
+}
+
+/// A pure function from attempts to a delay: the core calls it, so it
+/// must not block. `Send + Sync` natively; JS functions in wasm are neither.
+#[derive(Clone)]
+pub struct ReconnectDelay(pub SharedDelayFn);
+
+#[cfg(not(target_arch = "wasm32"))]
+type SharedDelayFn = std::sync::Arc<dyn Fn(usize) -> Duration + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+type SharedDelayFn = std::sync::Arc<dyn Fn(usize) -> Duration>;
+
+impl fmt::Debug for ReconnectDelay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ReconnectDelay(..)")
     }
 }
 
@@ -217,6 +244,12 @@ pub enum Action {
     /// Write what `poll_transmit` still has, then close the transport and call
     /// `handle_transport_closed`.
     Close,
+    /// Answer the server's `nonce` (empty when it sent none) with the async
+    /// auth callback, then call `handle_auth` (only with `Auth::deferred`).
+    Authenticate { nonce: Vec<u8> },
+    /// Ask the reconnect-to-server callback which of `servers` to try next,
+    /// then call `handle_server_choice` (only with `Config::choose_server`).
+    ChooseServer { servers: Vec<PoolServer>, info: Box<ServerInfo> },
 }
 
 /// Where the connection stands.
@@ -229,6 +262,17 @@ pub enum State {
     Disconnected,
     /// Done for good (closed by the user, or reconnects ran out).
     Closed,
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            State::Connecting => "connecting",
+            State::Connected => "connected",
+            State::Disconnected => "disconnected",
+            State::Closed => "closed",
+        })
+    }
 }
 
 /// Things the connection reports to the driver and, through it, to users.
@@ -305,6 +349,9 @@ pub enum ConnectionEvent {
         sid: u64,
         dropped: u64,
     },
+    /// [`Client::drain`](crate::Client::drain) began. Reported by the
+    /// client, never by this core.
+    Draining,
     /// Closed for good.
     Closed {
         error: Option<Error>,
@@ -336,6 +383,10 @@ enum Phase {
     AwaitInfo,
     /// `Action::UpgradeTls` issued.
     AwaitTls,
+    /// `Action::Authenticate` issued; waiting for `handle_auth`.
+    AwaitAuth,
+    /// No transport; `Action::ChooseServer` issued, waiting for `handle_server_choice`.
+    AwaitChoice,
     /// CONNECT, SUBs and PING written; waiting for the PONG.
     AwaitPong,
     Connected,
@@ -357,6 +408,8 @@ pub struct Connection {
     state: State,
     phase: Phase,
     servers: ServerPool,
+    /// When the attempt awaiting `handle_server_choice` would start without a pick.
+    choice_due: Option<Instant>,
     parser: Parser,
     info: Option<ServerInfo>,
     /// Bytes for the open transport.
@@ -400,6 +453,7 @@ impl Connection {
             state: State::Connecting,
             phase: Phase::Idle,
             servers,
+            choice_due: None,
             parser: Parser::new(ParserLimits::default()),
             info: None,
             out: Outbox::default(),
@@ -467,6 +521,24 @@ impl Connection {
         self.servers.current()
     }
 
+    /// The servers reconnects choose from, the next to be tried first.
+    pub fn server_pool(&self) -> Vec<PoolServer> {
+        self.servers.snapshot()
+    }
+
+    /// Makes `servers` the pool reconnects choose from (the connection up
+    /// now stays): none, or WebSocket ones mixed with others, are refused.
+    pub fn set_server_pool(&mut self, servers: Vec<ServerAddr>) -> Result<(), Error> {
+        let Some(first) = servers.first() else {
+            return Err(Error::InvalidArgument("an empty server pool".into()));
+        };
+        if servers.iter().any(|s| s.scheme.is_websocket() != first.scheme.is_websocket()) {
+            return Err(Error::InvalidArgument("a server pool mixing WebSocket and other servers".into()));
+        }
+        self.servers.replace(servers);
+        Ok(())
+    }
+
     // ---- transport inputs (see lifecycle.rs and inbound.rs)
     pub fn handle_transport_open(&mut self, now: Instant) {
         let now = self.clock.advance(now);
@@ -475,6 +547,41 @@ impl Connection {
     pub fn handle_tls_ready(&mut self, now: Instant) {
         self.clock.advance(now);
         self.on_tls_ready();
+    }
+    /// The answer of `Action::Authenticate`: CONNECT goes out with it, or
+    /// the error closes the connection for good (bad credentials will not
+    /// get better on another server). An answer to an attempt since lost is
+    /// dropped.
+    pub fn handle_auth(&mut self, now: Instant, answer: Result<CallbackAuth, Error>) {
+        self.clock.advance(now);
+        if self.phase != Phase::AwaitAuth {
+            return;
+        }
+        match answer {
+            Ok(answer) => self.send_connect(Some(answer)),
+            Err(e) => {
+                self.terminal = true;
+                self.close_transport(Some(e));
+            }
+        }
+    }
+    /// The answer of `Action::ChooseServer`: the pick is tried next, after
+    /// its delay (or the usual one); no pick, or one outside the pool, leaves
+    /// the usual order. An answer while not waiting for one is dropped.
+    pub fn handle_server_choice(&mut self, now: Instant, choice: Option<ReconnectToServer>) {
+        let now = self.clock.advance(now);
+        if self.phase != Phase::AwaitChoice {
+            return;
+        }
+        self.phase = Phase::Idle;
+        let at = match choice {
+            Some(pick) if self.servers.prefer(&pick.addr) => pick.delay.map(|delay| now + delay),
+            _ => None,
+        };
+        match at.or(self.choice_due) {
+            Some(at) if at > now => self.timers.set(Timer::Reconnect, Some(at)),
+            _ => self.start_connect(now),
+        }
     }
     /// The transport closed (or could not open). The driver reads the next
     /// transport into a fresh buffer: bytes of this one are worthless.

@@ -11,6 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use super::ReconnectDelay;
 use super::rng::Rng;
 use crate::core::addr::ServerAddr;
 use crate::core::time::Instant;
@@ -22,6 +23,46 @@ struct Server {
     last_attempt: Option<Instant>,
     /// Learned from INFO `connect_urls`, not given by the user.
     discovered: bool,
+    did_connect: bool,
+    last_error: Option<String>,
+    /// Left out of a pool set by the user while connected to: dropped when
+    /// its turn to be tried comes.
+    retired: bool,
+}
+
+impl Server {
+    fn new(addr: ServerAddr, discovered: bool) -> Self {
+        Server {
+            addr,
+            failures: 0,
+            last_attempt: None,
+            discovered,
+            did_connect: false,
+            last_error: None,
+            retired: false,
+        }
+    }
+}
+
+/// A server of the pool as [`Connection::server_pool`](super::Connection::server_pool)
+/// shows it (async-nats's `Server`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolServer {
+    pub addr: ServerAddr,
+    /// Failed attempts since the last connection to it.
+    pub failed_attempts: usize,
+    pub did_connect: bool,
+    /// Learned from the cluster's INFO rather than given.
+    pub is_discovered: bool,
+    pub last_error: Option<String>,
+}
+
+/// The server a reconnect-to-server callback picked, and the wait before
+/// trying it (`None`: the usual reconnect delay).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReconnectToServer {
+    pub addr: ServerAddr,
+    pub delay: Option<Duration>,
 }
 
 /// How an INFO changed the pool (nats.js's `update` status).
@@ -32,10 +73,13 @@ pub(super) struct PoolChange {
 }
 
 /// How the pool paces and bounds attempts.
-pub(super) struct RetryPolicy {
+pub(super) struct RetryPolicy<'a> {
     pub(super) max_reconnects: Option<usize>,
     pub(super) delay: Duration,
     pub(super) jitter: Duration,
+    /// The wait before each attempt from the attempts since the last
+    /// connection, instead of `delay` and `jitter` per server.
+    pub(super) delay_callback: Option<&'a ReconnectDelay>,
     /// Before the first success without `retry_on_initial_connect`: each
     /// server gets exactly one attempt.
     pub(super) initial_only: bool,
@@ -45,16 +89,17 @@ pub(super) struct ServerPool {
     servers: VecDeque<Server>,
     /// Whether the back of the rotation is the server of the current attempt.
     has_current: bool,
+    /// Attempts since the last one that reached a complete handshake.
+    attempts: usize,
 }
 
 impl ServerPool {
     pub(super) fn new(addrs: Vec<ServerAddr>, randomize: bool, rng: &mut Rng) -> Self {
-        let mut servers: Vec<Server> =
-            addrs.into_iter().map(|addr| Server { addr, failures: 0, last_attempt: None, discovered: false }).collect();
+        let mut servers: Vec<Server> = addrs.into_iter().map(|addr| Server::new(addr, false)).collect();
         if randomize {
             rng.shuffle(&mut servers);
         }
-        ServerPool { servers: servers.into(), has_current: false }
+        ServerPool { servers: servers.into(), has_current: false, attempts: 0 }
     }
 
     /// The server of the current (or last) attempt.
@@ -82,6 +127,12 @@ impl ServerPool {
                 break;
             }
             match policy.max_reconnects {
+                _ if front.retired => {
+                    self.servers.pop_front();
+                    if self.servers.is_empty() {
+                        self.has_current = false;
+                    }
+                }
                 Some(max) if front.failures >= max => {
                     self.servers.pop_front();
                     if self.servers.is_empty() {
@@ -92,6 +143,9 @@ impl ServerPool {
             }
         }
         let front = self.servers.front()?;
+        if let Some(delay) = policy.delay_callback {
+            return Some(now + (delay.0)(self.attempts + 1));
+        }
         Some(match front.last_attempt {
             None => now,
             Some(at) => (at + policy.delay + rng.jitter(policy.jitter)).max(now),
@@ -102,21 +156,76 @@ impl ServerPool {
     pub(super) fn begin_attempt(&mut self, now: Instant) -> Option<ServerAddr> {
         let mut server = self.servers.pop_front()?;
         server.last_attempt = Some(now);
+        self.attempts += 1;
         let addr = server.addr.clone();
         self.servers.push_back(server);
         self.has_current = true;
         Some(addr)
     }
 
-    pub(super) fn attempt_failed(&mut self) {
+    pub(super) fn attempt_failed(&mut self, error: Option<&crate::core::error::Error>) {
         if let Some(s) = self.current_mut() {
             s.failures += 1;
+            s.last_error = error.map(ToString::to_string);
         }
     }
 
     pub(super) fn attempt_succeeded(&mut self) {
+        self.attempts = 0;
         if let Some(s) = self.current_mut() {
             s.failures = 0;
+            s.did_connect = true;
+        }
+    }
+
+    /// The servers, next to be tried first.
+    pub(super) fn snapshot(&self) -> Vec<PoolServer> {
+        let live = self.servers.iter().filter(|s| !s.retired);
+        live.map(|s| PoolServer {
+            addr: s.addr.clone(),
+            failed_attempts: s.failures,
+            did_connect: s.did_connect,
+            is_discovered: s.discovered,
+            last_error: s.last_error.clone(),
+        })
+        .collect()
+    }
+
+    /// Puts the server at `addr` first in line; whether the pool has it.
+    pub(super) fn prefer(&mut self, addr: &ServerAddr) -> bool {
+        let Some(i) = self.servers.iter().position(|s| !s.retired && s.addr.same_endpoint(addr)) else {
+            return false;
+        };
+        if self.has_current && i + 1 == self.servers.len() {
+            self.has_current = false;
+        }
+        if let Some(server) = self.servers.remove(i) {
+            self.servers.push_front(server);
+        }
+        true
+    }
+
+    /// Makes `addrs` the pool, in order, keeping what is known of servers
+    /// already in it; the server of the current connection, when left out,
+    /// stays until its turn to be tried again comes.
+    pub(super) fn replace(&mut self, addrs: Vec<ServerAddr>) {
+        let current = if self.has_current { self.servers.pop_back() } else { None };
+        let mut old: Vec<Server> = self.servers.drain(..).collect();
+        for addr in addrs {
+            let server = match old.iter().position(|s| s.addr.same_endpoint(&addr)) {
+                Some(i) => Server { addr, discovered: false, retired: false, ..old.swap_remove(i) },
+                None => Server::new(addr, false),
+            };
+            self.servers.push_back(server);
+        }
+        if let Some(mut current) = current {
+            let kept = self.servers.iter().position(|s| s.addr.same_endpoint(&current.addr));
+            current.retired = kept.is_none();
+            if let Some(i) = kept {
+                current = Server { addr: self.servers[i].addr.clone(), discovered: false, ..current };
+                self.servers.remove(i);
+            }
+            self.servers.push_back(current);
         }
     }
 
@@ -160,7 +269,7 @@ impl ServerPool {
             let known = self.servers.iter().chain(&found).any(|s| s.addr.same_endpoint(&addr));
             if !known {
                 change.added.push(addr.clone());
-                found.push(Server { addr, failures: 0, last_attempt: None, discovered: true });
+                found.push(Server::new(addr, true));
             }
         }
         if shuffle {

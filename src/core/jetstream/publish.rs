@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::core::header::{HeaderMap, HeaderValue};
+use crate::core::header::{HeaderMap, IntoHeaderValue, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT};
 
 /// De-duplication id: a second message with the same id within the stream's
 /// `duplicate_window` is acknowledged as a duplicate and not stored.
@@ -54,7 +54,7 @@ impl Publish {
     }
 
     /// Sets one header, replacing its earlier values.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<HeaderValue>) -> Self {
+    pub fn header(mut self, name: impl Into<String>, value: impl IntoHeaderValue) -> Self {
         self.headers.get_or_insert_with(HeaderMap::new).insert(name, value);
         self
     }
@@ -73,6 +73,12 @@ impl Publish {
 
     pub fn expected_last_subject_sequence(self, sequence: u64) -> Self {
         self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, sequence.to_string())
+    }
+
+    /// Checks [`expected_last_subject_sequence`](Self::expected_last_subject_sequence)
+    /// on `subject` (wildcards allowed) instead of the message's own subject.
+    pub fn expected_last_subject_sequence_subject(self, subject: impl AsRef<str>) -> Self {
+        self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT, subject.as_ref())
     }
 
     pub fn expected_last_message_id(self, id: impl AsRef<str>) -> Self {
@@ -102,6 +108,7 @@ mod tests {
             .expected_stream("ORDERS")
             .expected_last_sequence(7)
             .expected_last_subject_sequence(0)
+            .expected_last_subject_sequence_subject("orders.*")
             .expected_last_message_id("m0")
             .ttl(Duration::from_secs(90));
         let headers = publish.headers.unwrap();
@@ -113,6 +120,7 @@ mod tests {
                 ("Nats-Expected-Stream", "ORDERS"),
                 ("Nats-Expected-Last-Sequence", "7"),
                 ("Nats-Expected-Last-Subject-Sequence", "0"),
+                ("Nats-Expected-Last-Subject-Sequence-Subject", "orders.*"),
                 ("Nats-Expected-Last-Msg-Id", "m0"),
                 ("Nats-TTL", "90"),
             ]

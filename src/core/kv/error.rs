@@ -1,4 +1,4 @@
-//! The error kinds of Key-Value operations, named as async-nats 0.51 names
+//! The error kinds of Key-Value operations, named as async-nats 0.52 names
 //! them so programs that match on them switch by changing an import. Each
 //! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
 //! (the server's code and text, the bad key, the payload over the limit).

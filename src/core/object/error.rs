@@ -1,4 +1,4 @@
-//! The error kinds of object store operations, named as async-nats 0.51
+//! The error kinds of object store operations, named as async-nats 0.52
 //! names them; each error is a [`KindError`] whose cause is natsjet's
 //! [`Error`] (the server's code and text, the bad name, the digest that
 //! did not match).

@@ -378,3 +378,15 @@ fn connect_is_one_json_line() {
     assert_eq!(json["pass"], "p");
     assert!(json.get("auth_token").is_none());
 }
+
+#[test]
+fn server_versions_compare_as_numbers() {
+    let info = |version: &str| ServerInfo { version: version.into(), ..ServerInfo::default() };
+    assert!(info("2.15.0").version_at_least(2, 11, 0));
+    assert!(info("v2.10.22").version_at_least(2, 10, 9), "22 > 9 as numbers");
+    assert!(!info("2.9.25").version_at_least(2, 10, 0));
+    assert!(info("2.12.0-beta.1").version_at_least(2, 12, 0));
+    assert!(info("3").version_at_least(2, 99, 99));
+    assert!(!info("").version_at_least(0, 0, 0));
+    assert!(!info("dev").version_at_least(0, 0, 0));
+}

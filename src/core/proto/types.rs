@@ -39,6 +39,20 @@ pub struct ServerInfo {
     pub api_lvl: u32,
 }
 
+impl ServerInfo {
+    /// Whether `version` (`[v]major[.minor[.patch]]`, missing parts 0) is at
+    /// least `major.minor.patch`; an unreadable version is not.
+    pub fn version_at_least(&self, major: i64, minor: i64, patch: i64) -> bool {
+        let version = self.version.strip_prefix('v').unwrap_or(&self.version);
+        let mut parts = version.split(['.', '-', '+']).map(|part| part.parse::<i64>().ok());
+        let server = match (parts.next().flatten(), parts.next(), parts.next()) {
+            (Some(major), minor, patch) => (major, minor.flatten().unwrap_or(0), patch.flatten().unwrap_or(0)),
+            (None, ..) => return false,
+        };
+        server >= (major, minor, patch)
+    }
+}
+
 /// The client's CONNECT. Secrets are redacted from `Debug`.
 #[derive(Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ConnectInfo {

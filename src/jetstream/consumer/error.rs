@@ -1,4 +1,4 @@
-//! The error kinds of reading a consumer, named as async-nats 0.51 names
+//! The error kinds of reading a consumer, named as async-nats 0.52 names
 //! them: starting a reader ([`StreamErrorKind`], [`BatchErrorKind`]) and
 //! what ends one ([`MessagesErrorKind`], [`OrderedErrorKind`]). async-nats
 //! has a pull and a push enum of each of the last two; natsjet's readers

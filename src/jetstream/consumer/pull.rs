@@ -12,7 +12,8 @@ use crate::error::{Error, SortCause};
 use crate::jetstream::OrderedConsumer;
 use crate::jetstream::ordered::OrderedCursor;
 pub use crate::jetstream::reader::{
-    Batch, FetchBuilder, FetchBuilder as BatchBuilder, Messages as Stream, OrderedMessages as Ordered, StreamBuilder,
+    Batch, FetchBuilder, FetchBuilder as BatchBuilder, Messages as Stream, OrderedMessages as Ordered, Sequence,
+    StreamBuilder,
 };
 
 /// A pull consumer's config: [`ConsumerConfig`] without the push-only

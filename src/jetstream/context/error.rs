@@ -1,5 +1,5 @@
 //! The error kinds of the JetStream context's calls, named as async-nats
-//! 0.51 names them in `jetstream::context`: publishing, stream management,
+//! 0.52 names them in `jetstream::context`: publishing, stream management,
 //! consumer info and the account. Each error is a [`KindError`]: the kind,
 //! and natsjet's [`Error`] as the cause.
 

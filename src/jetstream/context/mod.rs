@@ -4,6 +4,7 @@
 //! back; the typed calls parse that reply, the JS API hands it over as text.
 //! The error kinds of the context's calls are here, as in async-nats.
 
+mod builder;
 mod error;
 
 pub use super::kv::{
@@ -15,6 +16,7 @@ pub use super::object_store::{
     ObjectStoreErrorKind,
 };
 pub use super::publish::{Publish, PublishAckFuture};
+pub use builder::ContextBuilder;
 pub use error::*;
 
 use std::time::Duration;

@@ -13,6 +13,7 @@ use futures_util::future::join;
 use serde::Deserialize;
 
 use super::error::*;
+use super::get::Object;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata};
 use super::names::{all_meta, check_name, chunk_subject, meta_subject, stream_name};
 use crate::core::object::lookup::{Found, Shadowed, Stored, meta_subjects, newer, not_found};
@@ -61,7 +62,7 @@ struct BoundConfig {
     allow_batched: bool,
 }
 
-/// Things an object can be linked from: an object's info, or an object.
+/// What a link can point at: an object's info, or the object `get` returned.
 pub trait AsObjectInfo {
     fn as_info(&self) -> &ObjectInfo;
 }
@@ -69,6 +70,12 @@ pub trait AsObjectInfo {
 impl AsObjectInfo for &ObjectInfo {
     fn as_info(&self) -> &ObjectInfo {
         self
+    }
+}
+
+impl AsObjectInfo for &Object {
+    fn as_info(&self) -> &ObjectInfo {
+        &self.info
     }
 }
 

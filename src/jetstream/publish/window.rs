@@ -71,6 +71,17 @@ impl AckWindow {
         woken.into_iter().for_each(Waker::wake);
     }
 
+    /// Room now, if there is some and nobody waits for it.
+    pub(crate) fn try_acquire(&self) -> Option<Permit> {
+        let mut state = self.lock();
+        if state.in_flight >= state.limit || !state.waiters.is_empty() {
+            return None;
+        }
+        state.in_flight += 1;
+        drop(state);
+        Some(Permit { window: self.clone() })
+    }
+
     /// Waits for room and takes it.
     pub(crate) fn acquire(&self) -> Acquire {
         Acquire { window: self.clone(), waiter: None }
@@ -184,6 +195,15 @@ mod tests {
 
     fn woken(counter: &CountingWaker) -> usize {
         counter.0.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn try_acquire_takes_free_room_only() {
+        let window = AckWindow::new(1);
+        let held = window.try_acquire().expect("room");
+        assert!(window.try_acquire().is_none(), "full");
+        drop(held);
+        assert!(window.try_acquire().is_some());
     }
 
     #[test]

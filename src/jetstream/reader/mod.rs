@@ -8,9 +8,11 @@
 
 mod ordered;
 mod push;
+mod sequence;
 pub(crate) mod tracked;
 
 pub use ordered::{OrderedConsumer, OrderedMessages, OrderedPushConsumer};
+pub use sequence::Sequence;
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -131,6 +133,46 @@ impl Puller<'_> {
     }
 }
 
+/// async-nats's priority-group calls (ADR-42) of a builder whose
+/// `options.priority` every pull sends.
+macro_rules! priority_group_methods {
+    () => {
+        /// The priority group the pulls ask in.
+        pub fn group(mut self, group: impl Into<String>) -> Self {
+            priority_options(&mut self.options.priority).group = group.into();
+            self
+        }
+
+        /// Overflow policy: served only while the consumer has at least this many pending.
+        pub fn min_pending(mut self, min_pending: usize) -> Self {
+            priority_options(&mut self.options.priority).min_pending = Some(saturating_i64(min_pending));
+            self
+        }
+
+        /// Overflow policy: served only while at least this many acks are pending.
+        pub fn min_ack_pending(mut self, min_ack_pending: usize) -> Self {
+            priority_options(&mut self.options.priority).min_ack_pending = Some(saturating_i64(min_ack_pending));
+            self
+        }
+
+        /// Prioritized policy: 0 (served first) to 9; the server refuses more.
+        pub fn priority(mut self, priority: usize) -> Self {
+            priority_options(&mut self.options.priority).priority = Some(u8::try_from(priority).unwrap_or(u8::MAX));
+            self
+        }
+    };
+}
+
+/// The priority-group fields of a pull, made on the first one set.
+fn priority_options(priority: &mut Option<PriorityOptions>) -> &mut PriorityOptions {
+    priority.get_or_insert_with(PriorityOptions::default)
+}
+
+/// A count as the pull request's JSON number (a `usize` past `i64::MAX` means "no bound").
+fn saturating_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// Options of a continuous reader, shaped like async-nats's `stream()` builder.
 pub struct StreamBuilder<'a> {
     consumer: Puller<'a>,
@@ -154,19 +196,19 @@ impl StreamBuilder<'_> {
     /// which the server feels: each pull costs it a request to parse, queue
     /// and retire (a durable drain of 200k messages with `n` = 500 costs the
     /// server about 10 % less CPU per message).
-    pub fn max_messages_per_batch(mut self, n: u64) -> Self {
+    pub fn max_messages_per_batch(mut self, n: usize) -> Self {
         self.options.max_messages = None;
         self.options.max_bytes = None;
-        self.per_pull = Some(PerPull::Messages(n));
+        self.per_pull = Some(PerPull::Messages(n as u64));
         self
     }
 
     /// Bytes per pull, as in async-nats: each refill asks for `bytes` when
     /// pending bytes fall to the threshold (default `bytes / 2`).
-    pub fn max_bytes_per_batch(mut self, bytes: u64) -> Self {
+    pub fn max_bytes_per_batch(mut self, bytes: usize) -> Self {
         self.options.max_messages = None;
         self.options.max_bytes = None;
-        self.per_pull = Some(PerPull::Bytes(bytes));
+        self.per_pull = Some(PerPull::Bytes(bytes as u64));
         self
     }
 
@@ -213,11 +255,7 @@ impl StreamBuilder<'_> {
         self
     }
 
-    /// Priority group settings (overflow, pinned client…).
-    pub fn priority(mut self, priority: PriorityOptions) -> Self {
-        self.options.priority = Some(priority);
-        self
-    }
+    priority_group_methods!();
 
     /// Keep waiting (with backoff) after a terminal status such as
     /// "consumer deleted", in case the consumer comes back: the status is
@@ -267,14 +305,14 @@ pub struct FetchBuilder<'a> {
 }
 
 impl FetchBuilder<'_> {
-    pub fn max_messages(mut self, n: u64) -> Self {
-        self.options.max_messages = n;
+    pub fn max_messages(mut self, n: usize) -> Self {
+        self.options.max_messages = n as u64;
         self
     }
 
     /// Stop at this many bytes (messages then count up to 1,000,000).
-    pub fn max_bytes(mut self, bytes: u64) -> Self {
-        self.options.max_bytes = Some(bytes);
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_bytes = Some(bytes as u64);
         if self.options.max_messages == super::pull::DEFAULT_MAX_MESSAGES {
             self.options.max_messages = super::pull::BYTES_MODE_BATCH;
         }
@@ -297,10 +335,7 @@ impl FetchBuilder<'_> {
         self
     }
 
-    pub fn priority(mut self, priority: PriorityOptions) -> Self {
-        self.options.priority = Some(priority);
-        self
-    }
+    priority_group_methods!();
 
     pub async fn messages(self) -> Result<Messages, BatchError> {
         self.consumer.fetch_with(self.options).map_err(BatchErrorKind::error)

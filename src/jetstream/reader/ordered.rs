@@ -153,7 +153,7 @@ fn unique(inbox: &str) -> &str {
     inbox.rsplit('.').next().unwrap_or_default()
 }
 
-impl JsStream {
+impl<I> JsStream<I> {
     /// An ordered consumer on this stream: see [`Context::ordered_consumer`].
     pub async fn ordered_consumer(&self, config: OrderedConfig) -> Result<OrderedConsumer, Error> {
         self.context.ordered_consumer(self.name(), config).await

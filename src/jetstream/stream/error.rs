@@ -1,4 +1,4 @@
-//! The error kinds of a stream's calls, named as async-nats 0.51 names
+//! The error kinds of a stream's calls, named as async-nats 0.52 names
 //! them in `jetstream::stream`: consumer management, reading and removing
 //! messages, purging. Each error is a [`KindError`]: the kind, and
 //! natsjet's [`Error`] as the cause.

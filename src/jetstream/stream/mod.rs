@@ -36,25 +36,46 @@ pub use crate::core::jetstream::raw_message::StreamMessage;
 use crate::error::{Error, ProtocolError, SortCause};
 use crate::subject::validate_subject;
 
-/// A stream, with the info the server returned when it was looked up.
+/// A stream, with the info the server returned when it was looked up
+/// (`Stream<()>` without it, from [`Context::get_stream_no_info`]).
 #[derive(Debug, Clone)]
-pub struct Stream {
+pub struct Stream<I = Info> {
     pub(crate) context: Context,
-    pub(crate) info: Info,
+    pub(crate) info: I,
+    name: String,
+}
+
+impl Stream<()> {
+    /// A handle on the stream `name`, made without asking the server.
+    pub(crate) fn without_info(context: Context, name: String) -> Self {
+        Stream { context, info: (), name }
+    }
+}
+
+impl<I> Stream<I> {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// Fresh info from the server; the cached one stays.
+    pub async fn get_info(&self) -> Result<Info, InfoError> {
+        let info = async {
+            let subject = api::stream_info(self.context.api_prefix(), self.name())?;
+            self.context.request_raw(&subject, b"").await
+        };
+        info.await.map_err(RequestErrorKind::error)
+    }
 }
 
 impl Stream {
     /// A handle from the info the server returned.
     pub fn new(context: Context, info: Info) -> Self {
-        Stream { context, info }
-    }
-
-    pub fn name(&self) -> &str {
-        &self.info.config.name
-    }
-
-    pub fn context(&self) -> &Context {
-        &self.context
+        let name = info.config.name.clone();
+        Stream { context, info, name }
     }
 
     /// The info as of the last call that returned it (no round trip).
@@ -66,15 +87,6 @@ impl Stream {
     pub async fn info(&mut self) -> Result<&Info, InfoError> {
         self.info = self.get_info().await?;
         Ok(&self.info)
-    }
-
-    /// Fresh info from the server; the cached one stays.
-    pub async fn get_info(&self) -> Result<Info, InfoError> {
-        let info = async {
-            let subject = api::stream_info(self.context.api_prefix(), self.name())?;
-            self.context.request_raw(&subject, b"").await
-        };
-        info.await.map_err(RequestErrorKind::error)
     }
 
     /// Fresh info from the server with the details `request` asks for:
@@ -93,7 +105,9 @@ impl Stream {
         self.info = info.ok_or_else(|| Error::Protocol(ProtocolError::ApiResponse("no STREAM.INFO reply".into())))?;
         Ok(&self.info)
     }
+}
 
+impl<I> Stream<I> {
     /// Removes messages: all of them, or those that the builder's options select.
     pub fn purge(&self) -> Purge {
         Purge::new(self.context.clone(), self.name().to_string())
@@ -314,12 +328,12 @@ impl Stream {
     }
 
     /// Names of the stream's consumers, a page at a time.
-    pub fn consumer_names(&self) -> impl AsyncStream<Item = Result<String, ConsumersError>> + Unpin + use<> {
+    pub fn consumer_names(&self) -> impl AsyncStream<Item = Result<String, ConsumersError>> + Unpin + use<I> {
         self.consumer_pages(api::consumer_names).map(|item| item.map_err(StreamsErrorKind::error))
     }
 
     /// Info of the stream's consumers, a page at a time.
-    pub fn consumers(&self) -> impl AsyncStream<Item = Result<ConsumerInfo, ConsumersError>> + Unpin + use<> {
+    pub fn consumers(&self) -> impl AsyncStream<Item = Result<ConsumerInfo, ConsumersError>> + Unpin + use<I> {
         self.consumer_pages(api::consumer_list).map(|item| item.map_err(StreamsErrorKind::error))
     }
 
@@ -328,7 +342,7 @@ impl Stream {
     fn consumer_pages<T: DeserializeOwned>(
         &self,
         subject: fn(&str, &str) -> Result<String, Error>,
-    ) -> impl AsyncStream<Item = Result<T, Error>> + Unpin + use<T> {
+    ) -> impl AsyncStream<Item = Result<T, Error>> + Unpin + use<I, T> {
         let items = match subject(self.context.api_prefix(), self.name()) {
             Ok(subject) => Either::Left(self.context.list_pages(subject, None)),
             Err(e) => Either::Right(futures_util::stream::iter([Err(e)])),

@@ -47,6 +47,8 @@ export interface PublishExpectations {
   lastMsgID?: string;
   /** The last sequence on this message's subject (0: none yet). */
   lastSubjectSequence?: number;
+  /** The subject (wildcards allowed) `lastSubjectSequence` checks instead of the message's. */
+  lastSubjectSequenceSubject?: string;
 }
 /** A stream's ack: `[stream, seq, duplicate, domain]`. */
 export type RawPubAck = [stream: string, seq: number, duplicate: boolean, domain: string | undefined];
@@ -79,6 +81,8 @@ extern "C" {
     fn last_msg_id(this: &PublishExpectations) -> JsValue;
     #[wasm_bindgen(method, getter = lastSubjectSequence)]
     fn last_subject_sequence(this: &PublishExpectations) -> JsValue;
+    #[wasm_bindgen(method, getter = lastSubjectSequenceSubject)]
+    fn last_subject_sequence_subject(this: &PublishExpectations) -> JsValue;
 }
 
 /// A JetStream context; its publishes share one window of acks in flight.
@@ -206,6 +210,9 @@ fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, 
     }
     if let Some(seq) = whole_number(e.last_subject_sequence(), "expect.lastSubjectSequence")? {
         publish = publish.expected_last_subject_sequence(seq);
+    }
+    if let Some(subject) = text(e.last_subject_sequence_subject(), "expect.lastSubjectSequenceSubject")? {
+        publish = publish.expected_last_subject_sequence_subject(subject);
     }
     Ok(publish)
 }

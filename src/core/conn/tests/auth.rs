@@ -11,7 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use nkeys::KeyPair;
 
 use super::*;
-use crate::core::conn::{Auth, CallbackAuth};
+use crate::core::conn::{Auth, CallbackAuth, State};
 use crate::core::error::{ServerError, ServerErrorKind};
 
 const NONCE: &str = "nonce-from-the-server";
@@ -240,4 +240,47 @@ fn authorization_violation_in_handshake_is_reported_and_counts_as_a_failure() {
     assert_eq!(attempts, 2, "max_reconnects failed attempts, then the server is dropped");
     let Error::Server(e) = auth_error else { unreachable!() };
     assert_eq!(e.kind, ServerErrorKind::AuthorizationViolation);
+}
+
+#[test]
+fn a_deferred_answer_holds_connect_until_the_driver_gives_it() {
+    let mut s = FakeServer::new(with_auth(Auth { deferred: true, token: Some("base".into()), ..Auth::default() }));
+    s.expect_connect();
+    s.open();
+    s.send(&nonce_info());
+    assert_eq!(s.take_actions(), [Action::Authenticate { nonce: NONCE.as_bytes().to_vec() }]);
+    assert!(s.take_ops().is_empty(), "no CONNECT before the answer");
+    let answer = CallbackAuth { user: Some("kms".into()), password: Some("signed".into()), ..Default::default() };
+    s.conn.handle_auth(s.now, Ok(answer.clone()));
+    s.drive();
+    let ClientOp::Connect(json) = s.take_ops().remove(0) else { panic!("CONNECT") };
+    assert_eq!((&json["user"], &json["pass"], &json["auth_token"]), (&"kms".into(), &"signed".into(), &"base".into()));
+    s.send("PONG");
+    assert_eq!(s.conn.state(), State::Connected);
+    s.conn.handle_auth(s.now, Ok(answer));
+    assert!(s.take_ops().is_empty(), "a late answer is dropped");
+
+    // An answer that never comes: the handshake times out like any other.
+    let mut s = FakeServer::new(with_auth(Auth { deferred: true, ..Auth::default() }));
+    s.expect_connect();
+    s.open();
+    s.send(&nonce_info());
+    s.take_actions();
+    s.advance(5_000);
+    assert_eq!(s.take_actions(), [Action::Close]);
+
+    // A failed answer closes for good.
+    let mut s = FakeServer::new(with_auth(Auth { deferred: true, ..Auth::default() }));
+    s.expect_connect();
+    s.open();
+    s.send(&nonce_info());
+    s.take_actions();
+    s.conn.handle_auth(s.now, Err(Error::Credentials("vault unavailable".into())));
+    s.drive();
+    s.expect_close();
+    s.lose(None);
+    assert_eq!(
+        s.take_conn_events(),
+        [ConnectionEvent::Closed { error: Some(Error::Credentials("vault unavailable".into())) }]
+    );
 }

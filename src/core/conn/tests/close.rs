@@ -25,6 +25,8 @@ fn close_writes_what_was_accepted_then_closes_the_transport() {
     assert!(events.contains(&Event::Flushed { id: flush, result: Err(Error::Closed) }));
     assert!(events.contains(&Event::Response { id: request, result: Err(Error::Closed) }));
     assert_eq!(events.last(), Some(&Event::Connection(ConnectionEvent::Closed { error: None })));
+    let disconnected = |e: &Event| matches!(e, Event::Connection(ConnectionEvent::Disconnected { .. }));
+    assert!(!events.iter().any(disconnected), "a close is no loss: {events:?}");
     assert!(s.take_actions().is_empty(), "no reconnect");
     assert_eq!(s.conn.poll_timeout(), None);
 }

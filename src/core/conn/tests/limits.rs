@@ -55,7 +55,7 @@ fn invalid_subjects_reply_and_headers_write_nothing() {
     assert!(matches!(s.conn.publish("a", Some("r r"), None, b""), Err(Error::InvalidSubject { .. })));
     assert!(matches!(s.conn.publish("a..b", None, None, b""), Err(Error::InvalidSubject { .. })));
     let mut bad = HeaderMap::new();
-    bad.insert("X", "v\r\nPUB b 0");
+    bad.insert("X\r\nPUB b 0\r\nY", "v");
     assert!(matches!(s.conn.publish("a", None, Some(&bad), b""), Err(Error::InvalidArgument(_))));
     assert!(s.take_ops().is_empty());
     assert_eq!(s.conn.pending_bytes(), 0);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
-use crate::core::conn::State;
+use crate::core::conn::{ReconnectDelay, ReconnectToServer, State};
 use crate::core::error::{PermissionOp, ServerError, ServerErrorKind};
 
 fn io_error() -> Error {
@@ -76,6 +76,91 @@ fn backoff_waits_delay_plus_bounded_jitter_since_the_last_attempt() {
     }
     delays.dedup();
     assert!(delays.len() > 1, "jitter varies with the seed");
+}
+
+#[test]
+fn a_delay_callback_paces_every_attempt_by_the_attempts_since_the_last_connection() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222"]);
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    cfg.reconnect_delay_callback = Some(ReconnectDelay(std::sync::Arc::new(move |attempts| {
+        seen.lock().unwrap().push(attempts);
+        Duration::from_millis(300 * attempts as u64)
+    })));
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    let lost_at = s.now;
+    s.lose(None);
+    assert_eq!(s.conn.poll_timeout(), Some(lost_at + Duration::from_millis(300)), "even a fresh server waits");
+    s.advance(300);
+    assert_eq!(s.expect_connect(), "nats://b:4222");
+    s.lose(Some(io_error()));
+    assert_eq!(s.conn.poll_timeout(), Some(s.now + Duration::from_millis(600)));
+    s.advance(600);
+    s.handshake(INFO);
+    s.lose(None);
+    assert_eq!(s.conn.poll_timeout(), Some(s.now + Duration::from_millis(300)), "a connection starts the count again");
+    assert_eq!(*asked.lock().unwrap(), [1, 2, 1]);
+}
+
+#[test]
+fn a_pool_set_while_connected_takes_over_at_the_next_reconnect() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222"]);
+    cfg.reconnect_jitter = Duration::ZERO;
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    let pool = |s: &FakeServer| s.conn.server_pool().into_iter().map(|p| p.addr.to_string()).collect::<Vec<_>>();
+    assert_eq!(pool(&s), ["nats://b:4222", "nats://a:4222"], "the next to try first");
+    assert!(s.conn.server_pool()[1].did_connect);
+
+    assert!(matches!(s.conn.set_server_pool(vec![]), Err(Error::InvalidArgument(_))));
+    let mixed = vec![addr("nats://c:4222"), addr("ws://d:80")];
+    assert!(matches!(s.conn.set_server_pool(mixed), Err(Error::InvalidArgument(_))));
+    s.conn.set_server_pool(vec![addr("nats://c:4222"), addr("nats://d:4222")]).unwrap();
+    assert_eq!(pool(&s), ["nats://c:4222", "nats://d:4222"], "a, still connected, is out of the pool");
+    assert_eq!(s.conn.current_server(), Some(&addr("nats://a:4222")));
+
+    s.lose(None);
+    assert_eq!(s.expect_connect(), "nats://c:4222");
+    s.lose(Some(io_error()));
+    assert_eq!(s.expect_connect(), "nats://d:4222");
+    s.lose(Some(io_error()));
+    s.advance(2000);
+    assert_eq!(s.expect_connect(), "nats://c:4222", "a is never tried again");
+    let c = &s.conn.server_pool()[1];
+    assert_eq!((c.failed_attempts, c.did_connect, c.last_error.is_some()), (1, false, true));
+}
+
+#[test]
+fn a_chosen_server_is_tried_next_after_its_delay() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222", "nats://c:4222"]);
+    cfg.reconnect_jitter = Duration::ZERO;
+    cfg.choose_server = true;
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    s.advance(10_000);
+    s.lose(None);
+    let actions = s.take_actions();
+    let [Action::ChooseServer { servers, info }] = actions.as_slice() else { panic!("a choice: {actions:?}") };
+    assert_eq!(servers.len(), 3);
+    assert_eq!(info.as_ref(), s.conn.server_info().unwrap(), "the last server's INFO");
+    let pick = |url: &str, delay: Option<u64>| {
+        Some(ReconnectToServer { addr: addr(url), delay: delay.map(Duration::from_millis) })
+    };
+    s.conn.handle_server_choice(s.now, pick("nats://c:4222", Some(500)));
+    s.drive();
+    assert!(s.take_actions().is_empty(), "c waits its delay");
+    s.advance(500);
+    assert_eq!(s.expect_connect(), "nats://c:4222");
+
+    // A failed attempt asks again; a server outside the pool keeps the usual order and delay.
+    s.lose(Some(io_error()));
+    assert!(matches!(s.take_actions().as_slice(), [Action::ChooseServer { .. }]));
+    s.conn.handle_server_choice(s.now, pick("nats://elsewhere:4222", Some(0)));
+    s.drive();
+    assert_eq!(s.expect_connect(), "nats://b:4222");
+    s.conn.handle_server_choice(s.now, pick("nats://a:4222", Some(0)));
+    assert!(s.take_actions().is_empty(), "an answer nobody asked for is dropped");
 }
 
 #[test]
