@@ -25,7 +25,7 @@ use crate::time::Instant;
 use crate::transport::{self, TlsOptions, Transport};
 
 /// Largest single write handed to the transport (one WebSocket frame).
-const MAX_WRITE: usize = 256 * 1024;
+pub(super) const MAX_WRITE: usize = 256 * 1024;
 /// Reads processed per poll before yielding to other tasks.
 const MAX_READS_PER_POLL: usize = 16;
 /// Read buffer capacity kept available for the next read.
@@ -53,8 +53,6 @@ pub(crate) struct Driver<R: Runtime> {
     read_buf: BytesMut,
     /// The bytes `read_buf` must hold for the message under way (0: none).
     awaited: usize,
-    /// Bytes taken from the connection and not yet fully written.
-    writing: Writing,
     timer: Option<(Instant, BoxFuture<()>)>,
     /// Answers taken from the connection's state, sent outside the lock.
     answered: Vec<Answered>,
@@ -70,7 +68,6 @@ impl<R: Runtime> Driver<R> {
             link: Link::Idle,
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             awaited: 0,
-            writing: Writing::default(),
             timer: None,
             answered: Vec::new(),
             _runtime: PhantomData,
@@ -81,7 +78,6 @@ impl<R: Runtime> Driver<R> {
         while let Some(action) = inner.session.poll_action() {
             match action {
                 Action::Connect { addr } => {
-                    self.writing.clear();
                     self.read_buf.clear();
                     self.awaited = 0;
                     let tls = self.tls.clone();
@@ -119,8 +115,12 @@ impl<R: Runtime> Driver<R> {
                 Poll::Pending => false,
                 Poll::Ready(Ok(transport)) => {
                     let upgraded = *tls_upgrade;
-                    self.link = Link::Open(transport);
                     let mut inner = shared.lock();
+                    #[cfg(target_arch = "wasm32")]
+                    {
+                        inner.host = Some(transport.host_sink());
+                    }
+                    self.link = Link::Open(transport);
                     if upgraded {
                         inner.session.handle_tls_ready(now);
                     } else {
@@ -136,10 +136,9 @@ impl<R: Runtime> Driver<R> {
             },
             Link::Open(_) => self.poll_open(cx, shared, now),
             Link::Closing(transport) => {
-                match poll_write_all(transport, cx, &mut self.writing, shared) {
-                    Poll::Pending => return false,
-                    Poll::Ready(Ok(())) => {}
-                    Poll::Ready(Err(_)) => self.writing.clear(),
+                // Closed after a write that failed too: nothing more can go.
+                if poll_write_all(transport, cx, shared).is_pending() {
+                    return false;
                 }
                 if transport.poll_close(cx).is_pending() {
                     return false;
@@ -208,7 +207,7 @@ impl<R: Runtime> Driver<R> {
             }
         }
         if failure.is_none() {
-            match poll_write_all(transport, cx, &mut self.writing, shared) {
+            match poll_write_all(transport, cx, shared) {
                 Poll::Ready(Err(e)) => failure = Some(Some(transport::io_error(e))),
                 // Written out: reading, if it paused, goes on (nothing else
                 // would wake it: no read was polled).
@@ -220,7 +219,6 @@ impl<R: Runtime> Driver<R> {
             if let Link::Open(t) = std::mem::replace(&mut self.link, Link::Idle) {
                 self.link = Link::Dropping(t);
             }
-            self.writing.clear();
             shared.lock().session.handle_transport_closed(now, error);
             return true;
         }
@@ -269,7 +267,9 @@ fn send_answers(mut inner: MutexGuard<'_, Inner>, answered: &mut Vec<Answered>) 
 
 /// Pieces taken from the connection and not yet fully written, oldest
 /// first: written together (one `writev` on a socket), so a large payload
-/// the connection hands out as it is costs no write of its own.
+/// the connection hands out as it is costs no write of its own. What the
+/// transport does not take goes back to the connection: bytes that wait are
+/// all there, where a synchronous publish can hand them to the host in order.
 #[derive(Default)]
 struct Writing {
     pieces: VecDeque<Bytes>,
@@ -282,11 +282,6 @@ const MAX_PIECES: usize = 32;
 impl Writing {
     fn is_empty(&self) -> bool {
         self.pieces.is_empty()
-    }
-
-    fn clear(&mut self) {
-        self.pieces.clear();
-        self.len = 0;
     }
 
     /// Takes pieces from the connection, up to [`MAX_WRITE`] bytes in all.
@@ -313,20 +308,18 @@ impl Writing {
     }
 }
 
-/// Writes `writing`, refilling it from the connection, until the connection
-/// has nothing more to send; then flushes (and hurries what the transport
-/// holds back, when asked to).
-fn poll_write_all(
-    transport: &mut Transport,
-    cx: &mut Context<'_>,
-    writing: &mut Writing,
-    shared: &Shared,
-) -> Poll<std::io::Result<()>> {
+/// Writes what the connection has to send, in pieces, until it has nothing
+/// more; then flushes (and hurries what the transport holds back, when
+/// asked to). Pieces the transport does not take now go back.
+fn poll_write_all(transport: &mut Transport, cx: &mut Context<'_>, shared: &Shared) -> Poll<std::io::Result<()>> {
+    let mut writing = Writing::default();
     loop {
         if writing.is_empty() {
             let mut inner = shared.lock();
             writing.refill(&mut inner.session);
             if writing.is_empty() {
+                #[cfg(target_arch = "wasm32")]
+                inner.look_at_host();
                 let hurry = std::mem::take(&mut inner.hurry);
                 drop(inner);
                 if hurry {
@@ -340,7 +333,10 @@ fn poll_write_all(
             *slice = IoSlice::new(piece);
         }
         match transport.poll_write_vectored(cx, &slices[..writing.pieces.len()]) {
-            Poll::Pending => return Poll::Pending,
+            Poll::Pending => {
+                shared.lock().session.untransmit(writing.pieces.drain(..));
+                return Poll::Pending;
+            }
             Poll::Ready(Ok(0)) => {
                 return Poll::Ready(Err(std::io::Error::new(
                     std::io::ErrorKind::WriteZero,

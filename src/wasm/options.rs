@@ -71,9 +71,13 @@ export interface ConnectionOptions {
   /** natsjet: bytes of publishes kept while reconnecting (8 MiB); past that, publishing throws `RECONNECT_BUFFER_FULL`. */
   reconnectBufferSize?: number;
   /**
-   * natsjet: bytes waiting to be written (64 MiB) past which `publish`, which
-   * never waits, throws `OUTGOING_BUFFER_FULL` (a `ConnectionError`); what it
-   * accepted before still goes out. Yield (`await` anything) to let it drain.
+   * natsjet: bytes waiting to be written past which `publish`, which never
+   * waits, throws `OUTGOING_BUFFER_FULL` (a `ConnectionError`); what it
+   * accepted before still goes out. Yield (`await` anything) to let it
+   * drain. By default there is no bound but the host's, as in nats.js: past
+   * 8 MiB, what waits goes to the socket (Node) or WebSocket at once, held
+   * outside the wasm memory, and a host that cannot take more gets the same
+   * error. The bytes the host holds unsent count toward the bound.
    */
   outgoingBufferSize?: number;
   /**
@@ -184,7 +188,9 @@ const DEFAULT_JITTER_TLS: Duration = Duration::from_secs(1);
 pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, ConnectOptions), Error> {
     let mut opts = ConnectOptions::new()
         .max_reconnects(DEFAULT_MAX_RECONNECT_ATTEMPTS)
-        .connection_timeout(DEFAULT_CONNECT_TIMEOUT);
+        .connection_timeout(DEFAULT_CONNECT_TIMEOUT)
+        // The host's limit, as nats.js (see `outgoingBufferSize`).
+        .outgoing_buffer_size(usize::MAX);
     let Some(o) = options else { return Ok((vec![DEFAULT_SERVER.into()], opts)) };
     let servers = servers(o.servers())?;
     if let Some(name) = text(o.name(), "name")? {

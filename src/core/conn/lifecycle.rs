@@ -247,6 +247,7 @@ impl Connection {
         }
         self.tls = false;
         self.out.clear();
+        self.unwritten = 0;
         self.parser = Parser::new(ParserLimits::default());
         self.timers.stop_all();
         let flush_error = if self.terminal { Error::Closed } else { Error::Disconnected };

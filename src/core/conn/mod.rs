@@ -158,7 +158,8 @@ pub struct Config {
     /// Bytes of publishes kept while disconnected (default 8 MiB).
     pub reconnect_buffer_size: usize,
     /// Bytes waiting for the transport past which publishes are refused
-    /// with [`Error::OutgoingBufferFull`] (default 64 MiB). Async publishes
+    /// with [`Error::OutgoingBufferFull`] (default 64 MiB), counting those
+    /// the host holds unsent ([`Connection::handle_unwritten`]). Async publishes
     /// wait long before (the client's high water mark); this bounds callers
     /// that cannot wait (JavaScript's synchronous `publish`), well inside
     /// wasm32's 4 GiB, with room for several connections and the rest of a
@@ -363,6 +364,9 @@ pub struct Connection {
     out: Outbox,
     /// Publishes made while not connected; written after the next handshake.
     reconnect_buf: BytesMut,
+    /// Bytes taken by `poll_transmit` that the host still holds unsent, as
+    /// last reported ([`Connection::handle_unwritten`]).
+    unwritten: usize,
     pings: Pings,
     subs: Subscriptions,
     requests: Requests,
@@ -404,6 +408,7 @@ impl Connection {
             info: None,
             out: Outbox::default(),
             reconnect_buf: BytesMut::new(),
+            unwritten: 0,
             pings: Pings::default(),
             subs: Subscriptions::default(),
             requests: Requests::default(),
@@ -481,6 +486,12 @@ impl Connection {
     pub fn handle_transport_closed(&mut self, now: Instant, error: Option<Error>) {
         let now = self.clock.advance(now);
         self.on_transport_closed(now, error);
+    }
+    /// The host holds `bytes` of what [`poll_transmit`](Self::poll_transmit)
+    /// gave unsent (a wasm host's socket buffer, which a synchronous
+    /// publish may fill): they count toward the outgoing bound.
+    pub fn handle_unwritten(&mut self, bytes: usize) {
+        self.unwritten = bytes;
     }
     /// Bytes read from the transport. Complete operations are taken off the
     /// front of `data`. Protocol errors close the transport and are reported
@@ -743,6 +754,12 @@ impl Connection {
         }
         self.out.take(max)
     }
+    /// Gives back bytes from [`poll_transmit`](Self::poll_transmit) that
+    /// the transport did not take (oldest first): they go out before
+    /// anything else, so a writer that must wait need not keep them.
+    pub fn untransmit(&mut self, pieces: impl DoubleEndedIterator<Item = Bytes>) {
+        self.out.untake(pieces);
+    }
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.timers.next().map(|d| d.at)
@@ -804,7 +821,7 @@ impl Connection {
         if self.is_live() {
             // Refused once the bound is reached, so what waits stays under
             // it plus one message.
-            if self.out.len() >= self.config.outgoing_buffer_size {
+            if self.out.len().saturating_add(self.unwritten) >= self.config.outgoing_buffer_size {
                 return Err(Error::OutgoingBufferFull { capacity: self.config.outgoing_buffer_size });
             }
             match body {
