@@ -4,7 +4,7 @@
  * create over deletes and watches all live there; this adapts arguments
  * and unpacks entries.
  */
-import type { RawEntries, RawKv, StreamInfo } from "../raw.js";
+import type { PurgeResponse, RawEntries, RawKv, StreamInfo } from "../raw.js";
 import { InvalidArgumentError } from "../errors.js";
 import { encode, type Payload } from "../msg.js";
 import { millis } from "../util.js";
@@ -123,6 +123,10 @@ export class Bucket implements KV {
 
   async status(): Promise<KvStatus> {
     return kvStatus(this.bucket, await request<StreamInfo>(this.#js.raw, "STREAM.INFO", `KV_${this.bucket}`));
+  }
+
+  async purgeDeletes(olderMillis = 30 * 60 * 1000): Promise<PurgeResponse> {
+    return { success: true, purged: await this.#raw.purgeDeletes(olderMillis) };
   }
 
   async destroy(): Promise<boolean> {

@@ -14,9 +14,6 @@ import { Bucket, kvStatus } from "./bucket.js";
 import { optStr, str } from "../names.js";
 import type { KV, KvOptions, KvStatus } from "./types.js";
 
-/** Options natsjet's JS Key-Value refuses (the Rust API makes such buckets; `kvm.open` opens them). */
-const NESTED = ["mirror", "sources", "placement", "republish"] as const;
-
 /** Refuses what the options ask for that natsjet does not do. */
 function check(name: string, opts: Partial<KvOptions>): Partial<KvOptions> {
   str(name, "bucket name");
@@ -26,8 +23,6 @@ function check(name: string, opts: Partial<KvOptions>): Partial<KvOptions> {
   if (opts.streamName !== undefined && opts.streamName !== `KV_${name}`) {
     throw new InvalidArgumentError(`streamName ${JSON.stringify(opts.streamName)}: the stream of bucket ${JSON.stringify(name)} is KV_${name}`);
   }
-  const nested = NESTED.find((key) => opts[key] != null);
-  if (nested) throw new InvalidArgumentError(`${nested}: not supported by natsjet's JS Key-Value; make the bucket with the Rust API`);
   return opts;
 }
 
@@ -51,7 +46,8 @@ export class Kvm {
     const metadata = Object.entries(o.metadata ?? {}).flatMap(([k, v]) => [k, optStr(v, `metadata.${k}`) ?? ""]);
     const strings: [string, string, string, ...string[]] = [name, optStr(o.description, "description") ?? "", optStr(o.storage, "storage") ?? "file", ...metadata];
     const numbers = [o.history, o.max_bytes, o.maxValueSize, o.ttl, o.markerTTL, o.replicas, o.compression === true ? 1 : 0];
-    const stream = this.js.raw.kvStream(strings, numbers.map((n) => n ?? 0));
+    const nested = JSON.stringify({ mirror: o.mirror, sources: o.sources, placement: o.placement, republish: o.republish });
+    const stream = this.js.raw.kvStream(strings, numbers.map((n) => n ?? 0), nested);
     const info = parseReply<StreamInfo>(await this.js.raw.request("STREAM.GET_OR_CREATE", `KV_${name}`, "", stream));
     return this.#bind(name, info, o);
   }

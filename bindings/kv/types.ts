@@ -3,7 +3,7 @@
  * `@nats-io/kv` has them (option and status fields as nats.js spells them;
  * durations in milliseconds, TTLs of keys as Go duration strings).
  */
-import type { Placement, Republish, StreamInfo, StreamSource } from "../raw.js";
+import type { Placement, PurgeResponse, Republish, StreamInfo, StreamSource } from "../raw.js";
 import type { StorageType } from "../jetstream/enums.js";
 import type { Payload } from "../msg.js";
 import type { QueuedIterator } from "../reader.js";
@@ -72,13 +72,13 @@ export type KvLimits = {
    */
   markerTTL: number;
   storage: StorageType;
-  /** Refused by natsjet's `kvm.create` (nats.js: where the stream's replicas go). */
+  /** Where the stream's replicas go. */
   placement: Placement;
-  /** Refused by natsjet's `kvm.create` (nats.js: republish changes to a subject). */
+  /** Republishes every change to another subject. */
   republish: Republish;
-  /** Refused by natsjet's `kvm.create` (nats.js: a mirror of another bucket). */
+  /** A mirror of another bucket (its name, or its stream's `KV_` name): reads here, writes go to it. */
   mirror?: StreamSource;
-  /** Refused by natsjet's `kvm.create` (nats.js: buckets whose keys flow into this one). */
+  /** Buckets whose keys flow into this one, under its name. */
   sources?: StreamSource[];
   /** S2 compression of the stored values. */
   compression?: boolean;
@@ -180,6 +180,12 @@ export type KV = RoKV & {
   delete(k: string, opts?: Partial<KvDeleteOptions>): Promise<void>;
   /** Removes every revision of `k`, leaving one purge marker; with wildcards, every matching key. */
   purge(k: string, opts?: Partial<KvPurgeOptions>): Promise<void>;
+  /**
+   * Removes the history of deleted and purged keys: a marker older than
+   * `olderMillis` (30 minutes) goes with everything before it, a newer one
+   * stays as its key's only message.
+   */
+  purgeDeletes(olderMillis?: number): Promise<PurgeResponse>;
   /** Deletes the bucket and everything in it. */
   destroy(): Promise<boolean>;
   /** Nothing to release; resolves at once (as nats.js). */

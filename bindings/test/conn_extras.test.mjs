@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import * as nats from "@nats-io/nats-core";
-import { Empty, NatsError, TimeoutError, connect, createInbox, millis, nanos, wsconnect } from "natsjet";
+import { Empty, NatsError, TimeoutError, connect, createInbox, headers, millis, nanos, wsconnect } from "natsjet";
 import { nextMsg, rejectsWith, startServer, waitFor } from "./harness.mjs";
 
 let server;
@@ -127,6 +127,30 @@ test("Subscription.drain with a callback resolves once the callback had everythi
   const late = closed.subscribe("late");
   await closed.close();
   await assert.rejects(late.drain(), { code: "CLOSED" });
+});
+
+test("publishMessage sends a message as it is; respondMessage answers its reply with it (nats.js)", async () => {
+  const nc = await connect({ servers: server.url });
+  const copies = nc.subscribe("copy.>");
+  const answers = nc.subscribe("answer.>");
+  await nc.flush();
+  const h = headers();
+  h.set("X-Id", "7");
+  nc.publish("copy.one", "payload", { headers: h, reply: "answer.one" });
+  const received = await nextMsg(copies);
+  nc.publishMessage(received);
+  const again = await nextMsg(copies);
+  assert.deepEqual([again.subject, again.string(), again.reply, again.headers?.get("X-Id")], ["copy.one", "payload", "answer.one", "7"]);
+  assert.equal(nc.respondMessage(again), true);
+  const answer = await nextMsg(answers);
+  assert.deepEqual([answer.subject, answer.string(), answer.reply, answer.headers?.get("X-Id")], ["answer.one", "payload", "answer.one", "7"]);
+  nc.publish("copy.two", "no reply");
+  const plain = await nextMsg(copies);
+  assert.equal(nc.respondMessage(plain), false);
+  nc.publishMessage(plain);
+  const copy = await nextMsg(copies);
+  assert.deepEqual([copy.subject, copy.string(), copy.reply], ["copy.two", "no reply", ""]);
+  await nc.close();
 });
 
 test("rtt, getServer and isDraining", async () => {

@@ -1,0 +1,103 @@
+// Key-Value buckets made from nats.js 3.4's nested `KvOptions` (mirror,
+// sources, placement, republish: the Rust config's stream rules, through
+// the wasm) and `purgeDeletes`, against a real nats-server.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Kvm, connect, jetstreamManager } from "natsjet";
+import { setTimeout as sleep } from "node:timers/promises";
+import { nextMsg, startJetStreamServer } from "./harness.mjs";
+
+let server, nc, kvm, jsm;
+before(async () => {
+  server = await startJetStreamServer('server_tags: ["az:1"]');
+  nc = await connect({ servers: server.url });
+  kvm = new Kvm(nc);
+  jsm = await jetstreamManager(nc);
+});
+after(async () => {
+  await nc?.close();
+  await server.close();
+});
+
+/** Resolves once `stream` holds `n` messages (mirrors copy in the background). */
+async function messagesSoon(stream, n) {
+  const deadline = Date.now() + 10_000;
+  while ((await jsm.streams.info(stream)).state.messages !== n) {
+    if (Date.now() > deadline) throw new Error(`${stream} does not hold ${n} messages in 10 s`);
+    await sleep(50);
+  }
+}
+
+/** The value of `key` in `kv` once it has one (sources copy in the background). */
+async function valueSoon(kv, key) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const entry = await kv.get(key);
+    if (entry?.operation === "PUT") return entry.string();
+    if (Date.now() > deadline) throw new Error(`no value for ${key} in 10 s`);
+    await sleep(50);
+  }
+}
+
+test("a mirror bucket copies its origin, and its writes go to the origin (as nats.go)", async () => {
+  const origin = await kvm.create("origin");
+  await origin.put("a", "1");
+  const mirror = await kvm.create("copy", { mirror: { name: "origin" } });
+  const { config } = await jsm.streams.info("KV_copy");
+  assert.equal(config.mirror.name, "KV_origin");
+  assert.equal(config.mirror_direct, true);
+  assert.deepEqual(config.subjects ?? [], []);
+  await mirror.put("b", "2");
+  assert.equal((await origin.get("b"))?.string(), "2");
+  await messagesSoon("KV_copy", 2);
+});
+
+test("a bucket with sources gets their keys under its own name", async () => {
+  const [east, west] = [await kvm.create("east"), await kvm.create("west")];
+  await east.put("e", "from east");
+  await west.put("w", "from west");
+  const all = await kvm.create("all", { sources: [{ name: "east" }, { name: "KV_west" }] });
+  const { config } = await jsm.streams.info("KV_all");
+  assert.deepEqual(config.subjects, ["$KV.all.>"]);
+  assert.deepEqual(
+    config.sources.map((s) => [s.name, s.subject_transforms?.[0]?.src, s.subject_transforms?.[0]?.dest]),
+    [
+      ["KV_east", "$KV.east.>", "$KV.all.>"],
+      ["KV_west", "$KV.west.>", "$KV.all.>"],
+    ],
+  );
+  assert.equal(await valueSoon(all, "e"), "from east");
+  assert.equal(await valueSoon(all, "w"), "from west");
+});
+
+test("placement and republish reach the bucket's stream", async () => {
+  const kv = await kvm.create("placed", {
+    placement: { tags: ["az:1"] },
+    republish: { src: "$KV.placed.>", dest: "changes.>" },
+  });
+  const { config } = await jsm.streams.info("KV_placed");
+  assert.deepEqual(config.placement.tags, ["az:1"]);
+  assert.deepEqual([config.republish.src, config.republish.dest], ["$KV.placed.>", "changes.>"]);
+  const changes = nc.subscribe("changes.>");
+  await nc.flush();
+  await kv.put("k", "v");
+  const m = await nextMsg(changes);
+  assert.deepEqual([m.subject, m.string()], ["changes.k", "v"]);
+});
+
+test("purgeDeletes keeps recent markers alone, and removes old ones with what came before", async () => {
+  const kv = await kvm.create("purging", { history: 5 });
+  await kv.put("gone", "1");
+  await kv.put("gone", "2");
+  await kv.delete("gone");
+  await kv.put("wiped", "1");
+  await kv.purge("wiped");
+  await kv.put("kept", "1");
+  // Markers younger than 30 minutes stay, each as its key's only message.
+  assert.deepEqual(await kv.purgeDeletes(), { success: true, purged: 2 });
+  assert.equal((await kv.status()).values, 3);
+  assert.deepEqual(await kv.purgeDeletes(0), { success: true, purged: 2 });
+  assert.equal((await kv.status()).values, 1);
+  assert.equal((await kv.get("kept"))?.string(), "1");
+  assert.equal(await kv.get("gone"), null);
+});
