@@ -1,4 +1,5 @@
 /** natsjet's Key-Value API, shaped like nats.js 3.4's `@nats-io/kv`. */
+export { Bucket } from "./bucket.js";
 export { Kvm } from "./kvm.js";
 export { KvWatchInclude } from "./types.js";
 export type {
