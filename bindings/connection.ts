@@ -176,6 +176,16 @@ export class NatsConnection implements Publisher {
     return this.#raw.server();
   }
 
+  /**
+   * Makes `servers` (URLs or `host:port`) the pool to reconnect to, as
+   * nats.js: the connection stays, `reconnect()` moves to the new pool at
+   * once; the current server, when not among them, is not tried again.
+   * Throws `INVALID_ARGUMENT` for an empty list or a bad URL.
+   */
+  setServers(servers: string[]): void {
+    this.#raw.setServers(servers.map((s) => str(s, "servers")));
+  }
+
   /** Milliseconds of a PING/PONG round trip; rejects with `DISCONNECTED` while reconnecting. */
   rtt(): Promise<number> {
     return this.#raw.rtt();

@@ -189,6 +189,32 @@ test("reconnect() drops the connection and comes back with the subscriptions", a
   await assert.rejects(nc.reconnect(), { code: "CLOSED" });
 });
 
+test("setServers replaces the pool: reconnect() moves to it, and the old server is not tried again", async () => {
+  const other = await startServer();
+  try {
+    const nc = await connect({ servers: server.url, reconnectTimeWait: 50, reconnectJitter: 0 });
+    const reconnects = [];
+    (async () => {
+      for await (const s of nc.status()) if (s.type === "reconnect") reconnects.push(nc.getServer());
+    })();
+    assert.throws(() => nc.setServers([]), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => nc.setServers(["nats://bad host"]), { code: "INVALID_ARGUMENT" });
+    nc.setServers([new URL(other.url).host]);
+    assert.equal(nc.getServer(), new URL(server.url).host, "the connection stays");
+    const sub = nc.subscribe("moved");
+    await nc.reconnect();
+    await waitFor(() => reconnects.length === 1, 10_000);
+    await nc.reconnect();
+    await waitFor(() => reconnects.length === 2, 10_000);
+    assert.deepEqual(reconnects, [new URL(other.url).host, new URL(other.url).host]);
+    nc.publish("moved", "here");
+    assert.equal((await nextMsg(sub)).string(), "here");
+    await nc.close();
+  } finally {
+    await other.close();
+  }
+});
+
 test("Symbol.asyncDispose drains, as nats.js; nothing once closed", async () => {
   const nc = await connect({ servers: server.wsUrl });
   const got = [];

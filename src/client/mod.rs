@@ -423,6 +423,16 @@ impl Client {
         self.inner.shared.lock().force_reconnect(self.now())
     }
 
+    /// Makes `servers` the pool to reconnect to (async-nats
+    /// `set_server_pool`, nats.js `setServers`): see
+    /// [`Connection::set_servers`](crate::conn::Connection::set_servers).
+    /// The connection stays; [`force_reconnect`](Self::force_reconnect)
+    /// moves to the new pool at once.
+    pub async fn set_server_pool(&self, servers: impl IntoServerAddrs) -> Result<(), Error> {
+        let servers = servers.into_server_addrs()?;
+        self.inner.shared.lock().set_servers(servers)
+    }
+
     /// The server of the current connection (or attempt, or the last one
     /// while reconnecting); `None` once closed with no server left.
     pub fn current_server(&self) -> Option<crate::ServerAddr> {

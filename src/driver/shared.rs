@@ -556,6 +556,11 @@ impl Inner {
         Ok(())
     }
 
+    /// Makes `servers` the pool to reconnect to; the connection stays.
+    pub fn set_servers(&mut self, servers: Vec<crate::ServerAddr>) -> Result<(), Error> {
+        self.session.set_servers(servers)
+    }
+
     /// Closes after writing what was accepted.
     pub fn close(&mut self, now: Instant) {
         self.session.close(now);

@@ -10,7 +10,7 @@ use super::options::{ConnectionOptions, millis, parse};
 use super::responses::{self, RawResponses};
 use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
-use super::{boxed_promise, promise, to_js_object};
+use super::{at_once, boxed_promise, promise, to_js_object};
 use crate::Client;
 use crate::conn::State;
 use crate::driver::DefaultRuntime;
@@ -198,6 +198,12 @@ impl RawConnection {
     pub fn reconnect(&self) -> Promise {
         let client = self.client.clone();
         promise(async move { client.force_reconnect().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    /// Makes `servers` the pool to reconnect to; the connection stays.
+    #[wasm_bindgen(js_name = setServers)]
+    pub fn set_servers(&self, servers: Vec<String>) -> Result<(), JsValue> {
+        Ok(at_once(self.client.set_server_pool(servers))?)
     }
 
     /// `host:port` of the current (or last) server, `""` when none.

@@ -564,6 +564,17 @@ impl Connection {
         self.write_pub(subject, reply, headers, body)
     }
 
+    /// Makes `servers` the pool of servers to reconnect to (nats.js's
+    /// `setServers`): the connection is not dropped, and the current server
+    /// leaves at the next attempt when it is not among them.
+    pub fn set_servers(&mut self, servers: Vec<ServerAddr>) -> Result<(), Error> {
+        if servers.is_empty() {
+            return Err(Error::InvalidArgument("servers: at least one".into()));
+        }
+        self.servers.replace(servers, self.config.randomize, &mut self.rng);
+        Ok(())
+    }
+
     pub fn subscribe(&mut self, subject: &str, queue: Option<&str>) -> Result<Sid, Error> {
         self.check_open()?;
         validate_subscribe_subject(subject)?;

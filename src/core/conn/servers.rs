@@ -6,7 +6,8 @@
 //! `reconnect_delay` plus jitter since its last attempt; a server whose
 //! failed attempts since its last success reach `max_reconnects` is dropped.
 //! Servers learned from INFO leave the pool when a later INFO no longer
-//! lists them (unless connected to); the servers given by the user stay.
+//! lists them (unless connected to); the servers given by the user stay,
+//! until the user gives others ([`ServerPool::replace`]).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -22,6 +23,14 @@ struct Server {
     last_attempt: Option<Instant>,
     /// Learned from INFO `connect_urls`, not given by the user.
     discovered: bool,
+    /// No longer in the pool: the current server, kept until the next attempt.
+    leaving: bool,
+}
+
+impl Server {
+    fn new(addr: ServerAddr, discovered: bool) -> Self {
+        Server { addr, failures: 0, last_attempt: None, discovered, leaving: false }
+    }
 }
 
 /// How an INFO changed the pool (nats.js's `update` status).
@@ -49,8 +58,7 @@ pub(super) struct ServerPool {
 
 impl ServerPool {
     pub(super) fn new(addrs: Vec<ServerAddr>, randomize: bool, rng: &mut Rng) -> Self {
-        let mut servers: Vec<Server> =
-            addrs.into_iter().map(|addr| Server { addr, failures: 0, last_attempt: None, discovered: false }).collect();
+        let mut servers: Vec<Server> = addrs.into_iter().map(|addr| Server::new(addr, false)).collect();
         if randomize {
             rng.shuffle(&mut servers);
         }
@@ -100,6 +108,9 @@ impl ServerPool {
 
     /// Makes the front server the current one and returns its address.
     pub(super) fn begin_attempt(&mut self, now: Instant) -> Option<ServerAddr> {
+        if self.current_server().is_some_and(|s| s.leaving) {
+            self.servers.pop_back();
+        }
         let mut server = self.servers.pop_front()?;
         server.last_attempt = Some(now);
         let addr = server.addr.clone();
@@ -126,6 +137,38 @@ impl ServerPool {
         if let Some(s) = self.current_mut() {
             s.last_attempt = Some(now);
         }
+    }
+
+    /// Makes `addrs` the pool (nats.js's `setServers`, async-nats's
+    /// `set_server_pool`), in a random order if `randomize`: a server
+    /// already in it keeps its attempts, now as one the user gave. The
+    /// current server stays current (its connection is not dropped) and,
+    /// when not among `addrs`, leaves at the next attempt.
+    pub(super) fn replace(&mut self, addrs: Vec<ServerAddr>, randomize: bool, rng: &mut Rng) {
+        let current = if self.has_current { self.servers.pop_back() } else { None };
+        let mut old: Vec<Server> = self.servers.drain(..).collect();
+        let mut servers: Vec<Server> = addrs
+            .into_iter()
+            .map(|addr| match old.iter().position(|s| s.addr.same_endpoint(&addr)) {
+                Some(i) => Server { addr, discovered: false, leaving: false, ..old.swap_remove(i) },
+                None => Server::new(addr, false),
+            })
+            .collect();
+        if randomize {
+            rng.shuffle(&mut servers);
+        }
+        if let Some(mut current) = current {
+            // It stays at the back of the rotation, tried after the others.
+            match servers.iter().position(|s| s.addr.same_endpoint(&current.addr)) {
+                Some(i) => {
+                    current.addr = servers.remove(i).addr;
+                    current.discovered = false;
+                }
+                None => current.leaving = true,
+            }
+            servers.push(current);
+        }
+        self.servers = servers.into();
     }
 
     /// Takes in INFO `connect_urls` (`host:port`), reached like `like`
@@ -160,7 +203,7 @@ impl ServerPool {
             let known = self.servers.iter().chain(&found).any(|s| s.addr.same_endpoint(&addr));
             if !known {
                 change.added.push(addr.clone());
-                found.push(Server { addr, failures: 0, last_attempt: None, discovered: true });
+                found.push(Server::new(addr, true));
             }
         }
         if shuffle {

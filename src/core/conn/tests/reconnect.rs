@@ -99,6 +99,34 @@ fn rotation_prefers_servers_not_just_tried() {
 }
 
 #[test]
+fn servers_set_by_the_user_replace_the_pool_and_the_current_one_leaves_at_the_next_attempt() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222"]);
+    cfg.reconnect_jitter = Duration::ZERO;
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    assert_eq!(s.conn.set_servers(Vec::new()), Err(Error::InvalidArgument("servers: at least one".into())));
+    s.conn.set_servers(vec![addr("nats://c:4222"), addr("nats://a:4222")]).unwrap();
+    assert!(s.take_actions().is_empty(), "the connection stays");
+    s.advance(100);
+    s.lose(None);
+    assert_eq!(s.expect_connect(), "nats://c:4222", "b is gone; a, just lost, comes last");
+    s.lose(Some(io_error()));
+    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(2000)), "a keeps its last attempt (at 0)");
+    s.advance_to(Instant::from_millis(2000));
+    assert_eq!(s.expect_connect(), "nats://a:4222");
+    s.open();
+    s.send(INFO);
+    s.send("PONG");
+    s.conn.set_servers(vec![addr("nats://d:4222")]).unwrap();
+    s.lose(None);
+    assert_eq!(s.expect_connect(), "nats://d:4222");
+    s.lose(Some(io_error()));
+    s.advance(2100);
+    assert_eq!(s.expect_connect(), "nats://d:4222", "a left with its connection");
+    assert_eq!(s.conn.current_server(), Some(&addr("nats://d:4222")));
+}
+
+#[test]
 fn servers_from_connect_urls_join_the_pool() {
     let mut s = FakeServer::new(config(&["nats://u:p@a:4222"]));
     s.handshake(&info_with(r#""connect_urls":["a:4222","10.0.0.2:4222","[::1]:4223"]"#));
