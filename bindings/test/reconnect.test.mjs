@@ -41,6 +41,22 @@ test("a restart brings disconnect, reconnecting per attempt, then reconnect, all
   assert.equal(status.types.at(-1), "close");
 });
 
+test("reconnectDelayHandler paces the attempts instead of reconnectTimeWait, as nats.js", async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  let asked = 0;
+  const reconnectDelayHandler = () => (asked++, 50);
+  const nc = await connect({ servers: server.url, reconnectTimeWait: 60_000, reconnectDelayHandler });
+  const status = watch(nc);
+  await server.stop();
+  await waitFor(() => status.types.filter((type) => type === "reconnecting").length >= 3, 10_000);
+  await server.start();
+  await waitFor(() => status.types.includes("reconnect"), 10_000);
+  assert.ok(asked >= 2, `asked ${asked} times`);
+  await nc.close();
+  await assert.rejects(connect({ servers: server.url, reconnectDelayHandler: 50 }), { code: "INVALID_ARGUMENT" });
+});
+
 test("reconnect: false closes when the server goes away", async (t) => {
   const server = await startServer();
   t.after(() => server.close());

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::addr::ServerAddr;
-use crate::conn::{self, Auth, AuthCallback, AuthFn};
+use crate::conn::{self, Auth, AuthCallback, AuthFn, ReconnectDelay};
 use crate::driver::shared::{EventCallback, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
@@ -257,6 +257,23 @@ impl ConnectOptions {
     pub fn reconnect_delay(mut self, delay: Duration, jitter: Duration) -> Self {
         self.config.reconnect_delay = delay;
         self.config.reconnect_jitter = jitter;
+        self
+    }
+
+    /// The wait between attempts on one server from its failed attempts
+    /// since it last connected (async-nats), in place of
+    /// [`reconnect_delay`](Self::reconnect_delay).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn reconnect_delay_callback(mut self, callback: impl Fn(usize) -> Duration + Send + Sync + 'static) -> Self {
+        self.config.reconnect_delay_callback = Some(ReconnectDelay(Arc::new(callback)));
+        self
+    }
+
+    /// The wait between attempts on one server from its failed attempts
+    /// since it last connected, in place of [`reconnect_delay`](Self::reconnect_delay).
+    #[cfg(target_arch = "wasm32")]
+    pub fn reconnect_delay_callback(mut self, callback: impl Fn(usize) -> Duration + 'static) -> Self {
+        self.config.reconnect_delay_callback = Some(ReconnectDelay(Arc::new(callback)));
         self
     }
 

@@ -41,6 +41,12 @@ export interface ConnectionOptions {
   reconnectJitter?: number;
   /** `reconnectJitter` when `tls` is set (1000). */
   reconnectJitterTLS?: number;
+  /**
+   * The wait in ms before trying a server again, asked each time, in place
+   * of `reconnectTimeWait` and the jitter (one that throws or gives no
+   * number waits `reconnectTimeWait`).
+   */
+  reconnectDelayHandler?: () => number;
   /** Keep-alive PING interval (120000). */
   pingInterval?: number;
   /** Unanswered PINGs after which the connection is stale (2). */
@@ -138,6 +144,8 @@ extern "C" {
     fn reconnect_jitter(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = reconnectJitterTLS)]
     fn reconnect_jitter_tls(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = reconnectDelayHandler)]
+    fn reconnect_delay_handler(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = pingInterval)]
     fn ping_interval(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = maxPingOut)]
@@ -220,10 +228,17 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     let jitter = millis(o.reconnect_jitter(), "reconnectJitter")?;
     let jitter_tls = millis(o.reconnect_jitter_tls(), "reconnectJitterTLS")?;
     let jitter = if tls.is_some() { jitter_tls.or(Some(DEFAULT_JITTER_TLS)) } else { jitter };
+    let defaults = Config::default();
     if wait.is_some() || jitter.is_some() {
-        let defaults = Config::default();
         opts =
             opts.reconnect_delay(wait.unwrap_or(defaults.reconnect_delay), jitter.unwrap_or(defaults.reconnect_jitter));
+    }
+    if let Some(handler) = function(o.reconnect_delay_handler(), "reconnectDelayHandler")? {
+        let fallback = wait.unwrap_or(defaults.reconnect_delay);
+        opts = opts.reconnect_delay_callback(move |_| {
+            let ms = handler.call0(&JsValue::NULL).ok().and_then(|ms| ms.as_f64());
+            ms.filter(|ms| *ms >= 0.0 && ms.is_finite()).map_or(fallback, |ms| Duration::from_millis(ms as u64))
+        });
     }
     if let Some(interval) = millis(o.ping_interval(), "pingInterval")? {
         opts = opts.ping_interval(interval);
@@ -311,6 +326,13 @@ fn servers(value: JsValue) -> Result<Vec<String>, Error> {
     }
     let Some(list) = value.dyn_ref::<js_sys::Array>() else { return Err(invalid("servers", "a string or an array")) };
     list.iter().map(|url| url.as_string().ok_or_else(|| invalid("servers", "an array of strings"))).collect()
+}
+
+fn function(value: JsValue, what: &str) -> Result<Option<js_sys::Function>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.dyn_into().map(Some).map_err(|_| invalid(what, "a function"))
 }
 
 pub(crate) fn text(value: JsValue, what: &str) -> Result<Option<String>, Error> {

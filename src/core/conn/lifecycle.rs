@@ -272,6 +272,7 @@ impl Connection {
             max_reconnects: self.config.max_reconnects,
             delay: self.config.reconnect_delay,
             jitter: self.config.reconnect_jitter,
+            delay_callback: self.config.reconnect_delay_callback.as_ref(),
             initial_only: !(self.ever_connected
                 || self.config.retry_on_initial_connect
                 || self.config.wait_on_first_connect),

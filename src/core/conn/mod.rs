@@ -103,6 +103,7 @@ use outbox::Outbox;
 use pings::{PingKind, Pings};
 use requests::Requests;
 pub(crate) use rng::Rng;
+pub use servers::ReconnectDelay;
 use servers::ServerPool;
 use subs::{Limit, Subscriptions};
 pub use timers::Timer;
@@ -148,6 +149,8 @@ pub struct Config {
     pub reconnect_delay: Duration,
     /// Random extra wait added to each reconnect delay, up to this (default 100 ms).
     pub reconnect_jitter: Duration,
+    /// The wait before trying a server again, in place of the two above.
+    pub reconnect_delay_callback: Option<ReconnectDelay>,
     /// Retry a first connect that fails as later reconnects are retried
     /// (delays, `max_reconnects`). With `false`, the default, every server is
     /// tried once and then the connection closes.
@@ -194,6 +197,7 @@ impl Default for Config {
             max_reconnects: None,
             reconnect_delay: Duration::from_secs(2),
             reconnect_jitter: Duration::from_millis(100),
+            reconnect_delay_callback: None,
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,

@@ -10,6 +10,8 @@
 //! until the user gives others ([`ServerPool::replace`]).
 
 use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::rng::Rng;
@@ -40,11 +42,30 @@ pub(super) struct PoolChange {
     pub(super) deleted: Vec<ServerAddr>,
 }
 
+/// The wait before trying a server again, from its failed attempts since
+/// it last connected (async-nats's `reconnect_delay_callback`, nats.js's
+/// `reconnectDelayHandler`), in place of the delay and its jitter.
+#[derive(Clone)]
+pub struct ReconnectDelay(pub SharedDelayFn);
+
+#[cfg(not(target_arch = "wasm32"))]
+type SharedDelayFn = Arc<dyn Fn(usize) -> Duration + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+type SharedDelayFn = Arc<dyn Fn(usize) -> Duration>;
+
+impl fmt::Debug for ReconnectDelay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ReconnectDelay(..)")
+    }
+}
+
 /// How the pool paces and bounds attempts.
-pub(super) struct RetryPolicy {
+pub(super) struct RetryPolicy<'a> {
     pub(super) max_reconnects: Option<usize>,
     pub(super) delay: Duration,
     pub(super) jitter: Duration,
+    /// Replaces `delay` and `jitter` when set.
+    pub(super) delay_callback: Option<&'a ReconnectDelay>,
     /// Before the first success without `retry_on_initial_connect`: each
     /// server gets exactly one attempt.
     pub(super) initial_only: bool,
@@ -102,7 +123,13 @@ impl ServerPool {
         let front = self.servers.front()?;
         Some(match front.last_attempt {
             None => now,
-            Some(at) => (at + policy.delay + rng.jitter(policy.jitter)).max(now),
+            Some(at) => {
+                let wait = match policy.delay_callback {
+                    Some(ReconnectDelay(delay)) => delay(front.failures),
+                    None => policy.delay + rng.jitter(policy.jitter),
+                };
+                (at + wait).max(now)
+            }
         })
     }
 

@@ -1,12 +1,13 @@
 //! Losing the server: buffering, backoff with jitter, server rotation,
 //! discovery, giving up, and the errors that cause reconnects.
 
+use std::sync::Arc;
 use std::time::Duration;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
-use crate::core::conn::State;
+use crate::core::conn::{ReconnectDelay, State};
 use crate::core::error::{PermissionOp, ServerError, ServerErrorKind};
 
 fn io_error() -> Error {
@@ -76,6 +77,21 @@ fn backoff_waits_delay_plus_bounded_jitter_since_the_last_attempt() {
     }
     delays.dedup();
     assert!(delays.len() > 1, "jitter varies with the seed");
+}
+
+#[test]
+fn a_delay_callback_paces_attempts_from_the_servers_failures() {
+    let delay = |failures: usize| Duration::from_millis(500 * (failures as u64 + 1));
+    let cfg = Config { reconnect_delay_callback: Some(ReconnectDelay(Arc::new(delay))), ..config(&["nats://a:4222"]) };
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    s.advance(100);
+    s.lose(None);
+    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(500)), "tried at 0, no failure yet");
+    s.advance_to(Instant::from_millis(500));
+    s.expect_connect();
+    s.lose(Some(io_error()));
+    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(1500)), "one failure: 1000 since the attempt");
 }
 
 #[test]
