@@ -17,9 +17,6 @@ import type { KV, KvOptions, KvStatus } from "./types.js";
 /** Refuses what the options ask for that natsjet does not do. */
 function check(name: string, opts: Partial<KvOptions>): Partial<KvOptions> {
   str(name, "bucket name");
-  if ("codec" in opts && opts.codec !== undefined) {
-    throw new InvalidArgumentError("codec: natsjet's Key-Value has no key or value codecs");
-  }
   if (opts.streamName !== undefined && opts.streamName !== `KV_${name}`) {
     throw new InvalidArgumentError(`streamName ${JSON.stringify(opts.streamName)}: the stream of bucket ${JSON.stringify(name)} is KV_${name}`);
   }
@@ -69,7 +66,7 @@ export class Kvm {
     const c = info.config;
     const numbers = [+(c.allow_direct === true), c.max_msg_size ?? -1, c.max_msgs_per_subject ?? 0, o.timeout ?? 0, +(o.allow_direct === false)];
     const raw = this.js.raw.kvBind(name, numbers, c.mirror?.name, c.mirror?.external?.api);
-    return new Bucket(name, raw, this.js);
+    return new Bucket(name, raw, this.js, o.codec);
   }
 
   /** The status of every bucket, a page of streams at a time. */

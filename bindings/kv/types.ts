@@ -6,6 +6,7 @@
 import type { Placement, PurgeResponse, Republish, StreamInfo, StreamSource } from "../raw.js";
 import type { StorageType } from "../jetstream/enums.js";
 import type { Payload } from "../msg.js";
+import type { KvCodecs } from "./codec.js";
 import type { QueuedIterator } from "../reader.js";
 
 export type { QueuedIterator };
@@ -36,7 +37,7 @@ export type KvEntry = {
   operation: "PUT" | "DEL" | "PURGE";
   /** The value's size, also when only headers were read. */
   length: number;
-  /** The key as stored (natsjet has no key codecs: the key). */
+  /** The key as stored (`key` is it decoded by the bucket's key codec). */
   rawKey: string;
   /** `value` parsed as JSON. */
   json<T>(): T;
@@ -97,11 +98,10 @@ export type KvStatus = KvLimits & {
   markerTTL: number;
 };
 
-/**
- * Options of `kvm.create` and `kvm.open` (nats.js's `KvOptions`, without
- * `codec`: natsjet has no key or value codecs).
- */
+/** Options of `kvm.create` and `kvm.open` (nats.js's `KvOptions`). */
 export type KvOptions = KvLimits & {
+  /** Key and value codecs this handle applies (none by default). */
+  codec: KvCodecs;
   /** Milliseconds to wait for the server in this handle's calls (the JetStream timeout). */
   timeout: number;
   /** The bucket's stream: only `KV_<bucket>` is accepted. */

@@ -343,7 +343,6 @@ for (const transport of ["ws", "nats"]) {
       await refused(kvm.create(B("opts"), { streamName: "OTHER" }), "OTHER");
       await refused(kvm.create(B("opts"), { mirror: { name: 5 } }), "mirror");
       await refused(kvm.create(B("opts"), { sources: [{ name: "x" }], history: -2 }), "history");
-      await refused(kvm.create(B("opts"), { codec: {} }), "codec");
       await refused(kv.put("k", "v", { previousSeq: -1 }), "previousSeq");
       await refused(kv.get("k", { revision: 1.5 }), "revision");
       const jsm = await jetstreamManager(nc);

@@ -1,9 +1,12 @@
 // Key-Value buckets made from nats.js 3.4's nested `KvOptions` (mirror,
 // sources, placement, republish: the Rust config's stream rules, through
-// the wasm) and `purgeDeletes`, against a real nats-server.
+// the wasm), `purgeDeletes`, and key and value codecs read and written
+// beside nats.js's, against a real nats-server.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Kvm, connect, jetstreamManager } from "natsjet";
+import { Base64KeyCodec as NatsJsBase64KeyCodec, Kvm as NatsJsKvm } from "@nats-io/kv";
+import { connect as natsJsConnect } from "@nats-io/transport-node";
+import { Base64KeyCodec, Kvm, connect, jetstreamManager } from "natsjet";
 import { setTimeout as sleep } from "node:timers/promises";
 import { nextMsg, startJetStreamServer } from "./harness.mjs";
 
@@ -100,4 +103,46 @@ test("purgeDeletes keeps recent markers alone, and removes old ones with what ca
   assert.equal((await kv.status()).values, 1);
   assert.equal((await kv.get("kept"))?.string(), "1");
   assert.equal(await kv.get("gone"), null);
+});
+
+/** Values stored reversed: a value codec both clients share. */
+const reversed = {
+  encode: (v) => (typeof v === "string" ? new TextEncoder().encode(v) : v).slice().reverse(),
+  decode: (d) => d.slice().reverse(),
+};
+
+test("key and value codecs: every call sees decoded keys and values, stored encoded, as nats.js's", async () => {
+  const kv = await kvm.create("coded", { history: 5, codec: { key: Base64KeyCodec(), value: reversed } });
+  const plain = await kvm.open("coded");
+  await kv.put("sue.color", "blue");
+  await kv.create("sue.food", "pizza");
+  const stored = await plain.get(`${btoa("sue")}.${btoa("color")}`);
+  assert.deepEqual([stored.key, stored.string()], [`${btoa("sue")}.${btoa("color")}`, "eulb"]);
+  const entry = await kv.get("sue.color");
+  assert.deepEqual([entry.key, entry.rawKey, entry.string()], ["sue.color", stored.key, "blue"]);
+  const keys = [];
+  for await (const k of await kv.keys("sue.>")) keys.push(k);
+  assert.deepEqual(keys.sort(), ["sue.color", "sue.food"]);
+  const watch = await kv.watch({ key: "sue.*" });
+  const seen = [];
+  for await (const e of watch) {
+    seen.push(`${e.key}=${e.string()}`);
+    if (seen.length === 2) break;
+  }
+  assert.deepEqual(seen.sort(), ["sue.color=blue", "sue.food=pizza"]);
+  await kv.delete("sue.*");
+  assert.equal((await kv.get("sue.food"))?.operation, "DEL");
+
+  // nats.js with the same codecs reads what natsjet wrote, and natsjet what it writes.
+  const theirs = await natsJsConnect({ servers: server.url });
+  try {
+    const theirKv = await new NatsJsKvm(theirs).open("coded", { codec: { key: NatsJsBase64KeyCodec(), value: reversed } });
+    await kv.put("joe.color", "red");
+    const read = await theirKv.get("joe.color");
+    assert.deepEqual([read?.key, read?.string()], ["joe.color", "red"]);
+    await theirKv.put("joe.food", "rice");
+    assert.equal((await kv.get("joe.food"))?.string(), "rice");
+  } finally {
+    await theirs.close();
+  }
 });

@@ -1,9 +1,9 @@
 // Calls of nats.js 3.4 that natsjet took on later: publishMessage and
-// respondMessage, Key-Value buckets made with sources, a mirror, placement
-// and republish, purgeDeletes, and the JetStream advisories.
+// respondMessage, Key-Value buckets made with sources, a mirror, placement,
+// republish and codecs, purgeDeletes, and the JetStream advisories.
 import { connect } from "@nats-io/transport-node";
 import { AdvisoryKind, jetstreamManager } from "@nats-io/jetstream";
-import { Bucket, Kvm } from "@nats-io/kv";
+import { Base64KeyCodec, Bucket, Kvm, NoopKvCodecs } from "@nats-io/kv";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -66,6 +66,11 @@ export async function buckets(servers: string): Promise<string[]> {
   const recent = await kv.purgeDeletes();
   const old = await kv.purgeDeletes(0);
   seen.push(`purged ${recent.purged} then ${old.purged}; values ${(await kv.status()).values}`);
+  const coded = await kvm.create("coded", { codec: { key: Base64KeyCodec(), value: NoopKvCodecs().value } });
+  await coded.put("a.b", "v");
+  const codedEntry = await coded.get("a.b");
+  seen.push(`coded ${codedEntry?.key} stored as ${codedEntry?.rawKey} -> ${codedEntry?.string()}`);
+  for await (const k of await coded.keys()) seen.push(`coded key ${k}`);
   await nc.drain();
   return seen;
 }
