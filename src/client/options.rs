@@ -4,8 +4,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::ServerInfo;
 use crate::addr::ServerAddr;
-use crate::conn::{self, Auth, AuthCallback, AuthFn, ReconnectDelay};
+use crate::conn::{self, Auth, AuthCallback, AuthFn, ChooseResult, PoolServer, ReconnectDelay, ServerChooser};
 use crate::driver::shared::{EventCallback, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
@@ -274,6 +275,28 @@ impl ConnectOptions {
     #[cfg(target_arch = "wasm32")]
     pub fn reconnect_delay_callback(mut self, callback: impl Fn(usize) -> Duration + 'static) -> Self {
         self.config.reconnect_delay_callback = Some(ReconnectDelay(Arc::new(callback)));
+        self
+    }
+
+    /// Picks the server of each attempt (nats.js's `reconnectToServer`),
+    /// synchronously: see [`ServerChooser`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn choose_server(
+        mut self,
+        chooser: impl Fn(&[PoolServer], Option<&ServerInfo>) -> ChooseResult + Send + Sync + 'static,
+    ) -> Self {
+        self.config.server_chooser = Some(ServerChooser(Arc::new(chooser)));
+        self
+    }
+
+    /// Picks the server of each attempt (nats.js's `reconnectToServer`),
+    /// synchronously: see [`ServerChooser`].
+    #[cfg(target_arch = "wasm32")]
+    pub fn choose_server(
+        mut self,
+        chooser: impl Fn(&[PoolServer], Option<&ServerInfo>) -> ChooseResult + 'static,
+    ) -> Self {
+        self.config.server_chooser = Some(ServerChooser(Arc::new(chooser)));
         self
     }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::auth;
+use super::{auth, reconnect};
 use crate::ConnectOptions;
 use crate::conn::Config;
 use crate::error::Error;
@@ -47,6 +47,8 @@ export interface ConnectionOptions {
    * number waits `reconnectTimeWait`).
    */
   reconnectDelayHandler?: () => number;
+  /** Picks the server of each connection attempt, as nats.js (see `ReconnectToServerHandler`). */
+  reconnectToServer?: ReconnectToServerHandler;
   /** Keep-alive PING interval (120000). */
   pingInterval?: number;
   /** Unanswered PINGs after which the connection is stale (2). */
@@ -146,6 +148,8 @@ extern "C" {
     fn reconnect_jitter_tls(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = reconnectDelayHandler)]
     fn reconnect_delay_handler(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = reconnectToServer)]
+    fn reconnect_to_server(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = pingInterval)]
     fn ping_interval(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = maxPingOut)]
@@ -239,6 +243,9 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
             let ms = handler.call0(&JsValue::NULL).ok().and_then(|ms| ms.as_f64());
             ms.filter(|ms| *ms >= 0.0 && ms.is_finite()).map_or(fallback, |ms| Duration::from_millis(ms as u64))
         });
+    }
+    if let Some(handler) = function(o.reconnect_to_server(), "reconnectToServer")? {
+        opts = opts.choose_server(move |pool, info| reconnect::choose(&handler, pool, info));
     }
     if let Some(interval) = millis(o.ping_interval(), "pingInterval")? {
         opts = opts.ping_interval(interval);

@@ -1,5 +1,5 @@
 // Calls of nats.js 3.4 that natsjet took on later: publishMessage and
-// respondMessage, Key-Value buckets made with sources, a mirror, placement,
+// respondMessage, setServers, reconnectDelayHandler and reconnectToServer, Key-Value buckets made with sources, a mirror, placement,
 // republish and codecs, purgeDeletes, and the JetStream advisories.
 import { connect } from "@nats-io/transport-node";
 import { AdvisoryKind, jetstreamManager } from "@nats-io/jetstream";
@@ -87,6 +87,28 @@ export async function advisories(servers: string): Promise<string[]> {
     const { value } = await advisories.next();
     if (value.kind !== AdvisoryKind.API) seen.push(`${value.kind} ${(value.data as { action: string }).action}`);
   }
+  await nc.close();
+  return seen;
+}
+
+export async function serverPool(servers: string): Promise<string[]> {
+  const seen: string[] = [];
+  const name = (listen: string) => (listen === new URL(servers).host ? "the server" : listen);
+  const nc = await connect({
+    servers,
+    reconnectDelayHandler: () => 20,
+    reconnectToServer: (pool, info) => {
+      seen.push(`pick of ${pool.map((s) => `${name(s.listen)} ${s.didConnect}`)} with${info ? "" : "out"} info`);
+      return pool[0] ?? null;
+    },
+  });
+  const reconnected = (async () => {
+    for await (const s of nc.status()) if (s.type === "reconnect") return;
+  })();
+  nc.setServers([servers]);
+  await nc.reconnect();
+  await reconnected;
+  seen.push(`on ${name(nc.getServer())}`);
   await nc.close();
   return seen;
 }

@@ -218,6 +218,13 @@ impl Connection {
     }
 
     pub(super) fn start_connect(&mut self, now: Instant) {
+        if let Some(chooser) = self.config.server_chooser.clone() {
+            match self.servers.choose(&chooser, self.info.as_ref()) {
+                Err(error) => return self.finish_close(Some(error)),
+                Ok(Some(wait)) => return self.timers.set(Timer::Reconnect, Some(now + wait)),
+                Ok(None) => {}
+            }
+        }
         let Some(addr) = self.servers.begin_attempt(now) else {
             self.finish_close(None);
             return;

@@ -103,8 +103,8 @@ use outbox::Outbox;
 use pings::{PingKind, Pings};
 use requests::Requests;
 pub(crate) use rng::Rng;
-pub use servers::ReconnectDelay;
 use servers::ServerPool;
+pub use servers::{ChooseResult, PoolServer, ReconnectDelay, ServerChooser};
 use subs::{Limit, Subscriptions};
 pub use timers::Timer;
 use timers::Timers;
@@ -151,6 +151,8 @@ pub struct Config {
     pub reconnect_jitter: Duration,
     /// The wait before trying a server again, in place of the two above.
     pub reconnect_delay_callback: Option<ReconnectDelay>,
+    /// Picks the server of each attempt, in place of the pool's rotation.
+    pub server_chooser: Option<ServerChooser>,
     /// Retry a first connect that fails as later reconnects are retried
     /// (delays, `max_reconnects`). With `false`, the default, every server is
     /// tried once and then the connection closes.
@@ -198,6 +200,7 @@ impl Default for Config {
             reconnect_delay: Duration::from_secs(2),
             reconnect_jitter: Duration::from_millis(100),
             reconnect_delay_callback: None,
+            server_chooser: None,
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
             reconnect_buffer_size: 8 * 1024 * 1024,

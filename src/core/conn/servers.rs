@@ -16,6 +16,8 @@ use std::time::Duration;
 
 use super::rng::Rng;
 use crate::core::addr::ServerAddr;
+use crate::core::error::Error;
+use crate::core::proto::ServerInfo;
 use crate::core::time::Instant;
 
 struct Server {
@@ -27,11 +29,55 @@ struct Server {
     discovered: bool,
     /// No longer in the pool: the current server, kept until the next attempt.
     leaving: bool,
+    /// A handshake with it completed once.
+    did_connect: bool,
 }
 
 impl Server {
     fn new(addr: ServerAddr, discovered: bool) -> Self {
-        Server { addr, failures: 0, last_attempt: None, discovered, leaving: false }
+        Server { addr, failures: 0, last_attempt: None, discovered, leaving: false, did_connect: false }
+    }
+
+    fn view(&self) -> PoolServer {
+        PoolServer {
+            addr: self.addr.clone(),
+            failures: self.failures,
+            last_attempt: self.last_attempt,
+            discovered: self.discovered,
+            did_connect: self.did_connect,
+        }
+    }
+}
+
+/// A server of the pool as a [`ServerChooser`] sees it (nats.js's `Server`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolServer {
+    pub addr: ServerAddr,
+    /// Attempts that failed since it last connected.
+    pub failures: usize,
+    pub last_attempt: Option<Instant>,
+    /// Learned from INFO, not given by the user.
+    pub discovered: bool,
+    pub did_connect: bool,
+}
+
+/// Picks the server of each attempt (nats.js's `reconnectToServer`): given
+/// the pool, the server the pool would pick first, and the latest INFO, it
+/// answers the index of its pick and how long to wait before dialing it,
+/// or `None` for the pool's pick. An error closes the connection.
+#[derive(Clone)]
+pub struct ServerChooser(pub SharedChooseFn);
+
+#[cfg(not(target_arch = "wasm32"))]
+type SharedChooseFn = Arc<dyn Fn(&[PoolServer], Option<&ServerInfo>) -> ChooseResult + Send + Sync>;
+#[cfg(target_arch = "wasm32")]
+type SharedChooseFn = Arc<dyn Fn(&[PoolServer], Option<&ServerInfo>) -> ChooseResult>;
+/// What a [`ServerChooser`] answers.
+pub type ChooseResult = Result<Option<(usize, Duration)>, Error>;
+
+impl fmt::Debug for ServerChooser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ServerChooser(..)")
     }
 }
 
@@ -75,6 +121,9 @@ pub(super) struct ServerPool {
     servers: VecDeque<Server>,
     /// Whether the back of the rotation is the server of the current attempt.
     has_current: bool,
+    /// A chooser picked the front server and asked to wait: the next
+    /// attempt dials it without asking again.
+    chosen: bool,
 }
 
 impl ServerPool {
@@ -83,7 +132,7 @@ impl ServerPool {
         if randomize {
             rng.shuffle(&mut servers);
         }
-        ServerPool { servers: servers.into(), has_current: false }
+        ServerPool { servers: servers.into(), has_current: false, chosen: false }
     }
 
     /// The server of the current (or last) attempt.
@@ -155,7 +204,31 @@ impl ServerPool {
     pub(super) fn attempt_succeeded(&mut self) {
         if let Some(s) = self.current_mut() {
             s.failures = 0;
+            s.did_connect = true;
         }
+    }
+
+    /// Asks `chooser` which server the next attempt dials and moves it to
+    /// the front; `Some(wait)` when it asked to wait before dialing (the
+    /// attempt after the wait asks no more).
+    pub(super) fn choose(
+        &mut self,
+        chooser: &ServerChooser,
+        info: Option<&ServerInfo>,
+    ) -> Result<Option<Duration>, Error> {
+        if std::mem::take(&mut self.chosen) {
+            return Ok(None);
+        }
+        // A leaving current server is no candidate.
+        let candidates = self.servers.len() - usize::from(self.current_server().is_some_and(|s| s.leaving));
+        let pool: Vec<PoolServer> = self.servers.iter().take(candidates).map(Server::view).collect();
+        let Some((index, wait)) = (chooser.0)(&pool, info)? else { return Ok(None) };
+        let Some(server) = (index < candidates).then(|| self.servers.remove(index)).flatten() else {
+            return Err(Error::InvalidArgument("the server chosen to connect to is not in the pool".into()));
+        };
+        self.servers.push_front(server);
+        self.chosen = !wait.is_zero();
+        Ok(self.chosen.then_some(wait))
     }
 
     /// Counts the current server as just tried, so coming back to it waits

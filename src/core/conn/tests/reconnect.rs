@@ -7,8 +7,9 @@ use std::time::Duration;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
-use crate::core::conn::{ReconnectDelay, State};
+use crate::core::conn::{ChooseResult, PoolServer, ReconnectDelay, ServerChooser, State};
 use crate::core::error::{PermissionOp, ServerError, ServerErrorKind};
+use crate::core::proto::ServerInfo;
 
 fn io_error() -> Error {
     Error::Io { kind: std::io::ErrorKind::ConnectionRefused, message: "refused".into() }
@@ -92,6 +93,55 @@ fn a_delay_callback_paces_attempts_from_the_servers_failures() {
     s.expect_connect();
     s.lose(Some(io_error()));
     assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(1500)), "one failure: 1000 since the attempt");
+}
+
+#[test]
+fn a_chooser_picks_each_attempts_server_and_may_ask_to_wait() {
+    // Picks the last server of the pool; waits 300 ms once it has connected somewhere.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let chooser = move |pool: &[PoolServer], info: Option<&ServerInfo>| -> ChooseResult {
+        let names: Vec<String> = pool.iter().map(|s| format!("{}{}", s.addr.host, u8::from(s.did_connect))).collect();
+        record.lock().unwrap().push((names, info.is_some()));
+        let wait = Duration::from_millis(if info.is_some() { 300 } else { 0 });
+        Ok(Some((pool.len() - 1, wait)))
+    };
+    let cfg = Config {
+        server_chooser: Some(ServerChooser(Arc::new(chooser))),
+        ..config(&["nats://a:4222", "nats://b:4222", "nats://c:4222"])
+    };
+    let mut s = FakeServer::new(cfg);
+    assert_eq!(s.handshake(INFO).len(), 2, "CONNECT, PING");
+    assert_eq!(s.conn.current_server(), Some(&addr("nats://c:4222")));
+    s.advance(100);
+    s.lose(None);
+    assert!(s.take_actions().is_empty(), "the chooser asked to wait");
+    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(400)));
+    s.advance_to(Instant::from_millis(400));
+    assert_eq!(s.expect_connect(), "nats://c:4222", "the last of a, b, c (c just lost)");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [(vec!["a0".into(), "b0".into(), "c0".into()], false), (vec!["a0".into(), "b0".into(), "c1".into()], true)]
+    );
+}
+
+#[test]
+fn a_chooser_that_fails_or_picks_outside_the_pool_closes_the_connection() {
+    let outside =
+        |pool: &[PoolServer], _: Option<&ServerInfo>| -> ChooseResult { Ok(Some((pool.len(), Duration::ZERO))) };
+    let mut s = FakeServer::new(Config {
+        server_chooser: Some(ServerChooser(Arc::new(outside))),
+        ..config(&["nats://a:4222"])
+    });
+    assert!(s.take_actions().is_empty());
+    assert_eq!(s.conn.state(), State::Closed);
+    let failed =
+        |_: &[PoolServer], _: Option<&ServerInfo>| -> ChooseResult { Err(Error::InvalidArgument("no".into())) };
+    let mut s =
+        FakeServer::new(Config { server_chooser: Some(ServerChooser(Arc::new(failed))), ..config(&["nats://a:4222"]) });
+    let closed = ConnectionEvent::Closed { error: Some(Error::InvalidArgument("no".into())) };
+    assert_eq!(s.take_conn_events(), [closed]);
 }
 
 #[test]
