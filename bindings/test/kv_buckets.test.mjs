@@ -146,3 +146,31 @@ test("key and value codecs: every call sees decoded keys and values, stored enco
     await theirs.close();
   }
 });
+
+test("every field of a nested option reaches the stream, as given", async () => {
+  const time = "2026-01-02T03:04:05Z";
+  const transforms = [{ src: "$KV.far.>", dest: "$KV.gathered.>" }];
+  const external = { api: "$JS.far.API", deliver: "far.deliver" };
+  await kvm.create("gathered", {
+    sources: [
+      { name: "near", opt_start_seq: 7 },
+      { name: "far", opt_start_time: time, external, subject_transforms: transforms },
+    ],
+    republish: { src: "$KV.gathered.>", dest: "heads.>", headers_only: true },
+    placement: { cluster: "", tags: ["az:1"] },
+  });
+  const { config } = await jsm.streams.info("KV_gathered");
+  const [near, far] = config.sources;
+  assert.deepEqual([near.name, near.opt_start_seq, near.subject_transforms[0].dest], ["KV_near", 7, "$KV.gathered.>"]);
+  assert.deepEqual([far.name, far.opt_start_time, far.external, far.subject_transforms], ["KV_far", time, external, transforms]);
+  assert.deepEqual(config.republish, { src: "$KV.gathered.>", dest: "heads.>", headers_only: true });
+  const mirror = { name: "gathered", opt_start_seq: 3, filter_subject: "$KV.gathered.a.>" };
+  await kvm.create("mirrored", { mirror, republish: { dest: "m.>" } });
+  const mirrored = (await jsm.streams.info("KV_mirrored")).config;
+  assert.deepEqual(mirrored.mirror, { ...mirror, name: "KV_gathered" });
+  assert.equal(mirrored.republish.dest, "m.>");
+  await assert.rejects(kvm.create("bad", { sources: [{ name: "x", subject_transforms: [{ src: 1, dest: "y" }] }] }), {
+    code: "INVALID_ARGUMENT",
+    message: /sources.subject_transforms/,
+  });
+});

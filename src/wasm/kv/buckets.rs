@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
 
-use super::options;
 use super::store::RawKv;
+use super::{nested, options};
 use crate::error::Error;
 use crate::jetstream::kv::names::bucket_of_stream;
 use crate::jetstream::kv::{BucketExternal, BucketFacts, BucketMirror, Store};
@@ -26,9 +26,10 @@ impl RawJetStream {
     /// `storage`, then `metadata`'s names and values in turn; `numbers` are
     /// `history`, `max_bytes`, `maxValueSize`, `ttl`, `markerTTL`,
     /// `replicas` and `compression` (1 or 0), each 0 when unset (which
-    /// means the default for all of them); `nested` is the JSON of
-    /// `mirror`, `sources`, `placement` and `republish` (`{}`: none).
-    /// Throws `INVALID_ARGUMENT` naming a bad name or option.
+    /// means the default for all of them); `nested` and `nested_numbers`
+    /// are `mirror`, `sources`, `placement` and `republish` as
+    /// [`nested`](super::nested) reads them. Throws `INVALID_ARGUMENT`
+    /// naming a bad name or option.
     #[wasm_bindgen(js_name = kvStream)]
     pub fn kv_stream(
         &self,
@@ -37,9 +38,10 @@ impl RawJetStream {
         )]
         strings: Vec<String>,
         #[wasm_bindgen(unchecked_param_type = "ArrayLike<number>")] numbers: &[f64],
-        nested: &str,
+        nested: Vec<String>,
+        #[wasm_bindgen(js_name = nestedNumbers, unchecked_param_type = "ArrayLike<number>")] nested_numbers: &[f64],
     ) -> Result<String, JsValue> {
-        let config = options::config(&strings, numbers, nested)?;
+        let config = options::config(&strings, numbers, nested::nested(&nested, nested_numbers)?)?;
         let json = self.context.bucket_stream(config).map_err(Error::from)?;
         Ok(String::from_utf8(json).unwrap_or_default())
     }

@@ -1,34 +1,20 @@
 //! nats.js's `KvOptions` as the Rust [`Config`]: TS hands the values over
 //! in two lists (their order in `RawJetStream.kvStream`; durations in
-//! milliseconds) and the nested ones as their JSON, and they are checked
-//! here, an `INVALID_ARGUMENT` naming the option that is wrong.
+//! milliseconds), the nested ones in two more ([`nested`](super::nested)),
+//! and they are checked here, an `INVALID_ARGUMENT` naming the option that
+//! is wrong.
 
 use std::time::Duration;
 
-use serde::Deserialize;
-
-use crate::core::plain_json;
+use super::nested::Nested;
 use crate::error::Error;
-use crate::jetstream::api::{Placement, Republish, Source};
 use crate::jetstream::kv::Config;
 use crate::wasm::options::{pairs, storage, whole};
 
-/// The options nats.js nests, in the server's JSON shapes.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Nested {
-    mirror: Option<Source>,
-    sources: Option<Vec<Source>>,
-    placement: Option<Placement>,
-    republish: Option<Republish>,
-}
-
 /// The Rust config from `kvStream`'s lists (a number of 0 is the option's
 /// default: one value per key, no limit, no TTL, no markers, one replica)
-/// and the JSON of `mirror`, `sources`, `placement` and `republish`.
-pub(super) fn config(strings: &[String], numbers: &[f64], nested: &str) -> Result<Config, Error> {
-    let nested: Nested = plain_json::from_slice(nested.as_bytes())
-        .map_err(|e| Error::InvalidArgument(format!("mirror, sources, placement or republish: {e}")))?;
+/// and the nested options.
+pub(super) fn config(strings: &[String], numbers: &[f64], nested: Nested) -> Result<Config, Error> {
     let string = |i: usize| strings.get(i).map_or("", String::as_str);
     let storage = storage(string(2))?;
     let number = |i: usize| numbers.get(i).copied().unwrap_or(0.0);
