@@ -65,6 +65,21 @@ export class NatsConnection implements Publisher {
     this.#raw.publish(str(subject, "subject"), encode(data), optStr(opts?.reply, "reply"), sendHeaders(opts));
   }
 
+  /** Publishes `msg` as it is: its subject, data, headers and reply (nats.js). */
+  publishMessage(msg: Msg): void {
+    this.publish(msg.subject, msg.data, { reply: msg.reply || undefined, headers: msg.headers });
+  }
+
+  /**
+   * Sends `msg`'s data and headers to its reply subject, with that subject
+   * as the reply too (as nats.js); `false` when it has none.
+   */
+  respondMessage(msg: Msg): boolean {
+    if (!msg.reply) return false;
+    this.publish(msg.reply, msg.data, { reply: msg.reply, headers: msg.headers });
+    return true;
+  }
+
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
     const release = () => this.#subscriptions.delete(sub);
     const raw = this.#raw.subscribe(str(subject, "subject"), optStr(opts.queue, "queue"), opts.timeout);
@@ -159,6 +174,16 @@ export class NatsConnection implements Publisher {
   /** `host:port` of the server connected to (or last tried while reconnecting). */
   getServer(): string {
     return this.#raw.server();
+  }
+
+  /**
+   * Makes `servers` (URLs or `host:port`) the pool to reconnect to, as
+   * nats.js: the connection stays, `reconnect()` moves to the new pool at
+   * once; the current server, when not among them, is not tried again.
+   * Throws `INVALID_ARGUMENT` for an empty list or a bad URL.
+   */
+  setServers(servers: string[]): void {
+    this.#raw.setServers(servers.map((s) => str(s, "servers")));
   }
 
   /** Milliseconds of a PING/PONG round trip; rejects with `DISCONNECTED` while reconnecting. */

@@ -5,12 +5,14 @@
  * Shaped like nats.js v3; every module here only adapts shapes around the
  * raw wasm exports.
  */
-import type { ConnectionOptions, TlsOptions, connect as rawConnect } from "./raw.js";
+import type { ConnectionOptions, ReconnectToServerHandler, TlsOptions, connect as rawConnect } from "./raw.js";
 import { NatsConnection } from "./connection.js";
 import { StatusHub } from "./status.js";
 import { prepare } from "./auth.js";
+import { rawReconnectToServer } from "./reconnect.js";
 
-export type { ConnectionOptions, TlsOptions };
+export type { ConnectionOptions, ReconnectToServerHandler, TlsOptions };
+export type { Server } from "./raw.js";
 export {
   credsAuthenticator,
   jwtAuthenticator,
@@ -81,5 +83,11 @@ export async function connectWith(
 ): Promise<NatsConnection> {
   await prepare(options.authenticator);
   const hub = new StatusHub();
+  const { reconnectToServer } = options;
+  if (typeof reconnectToServer === "function") {
+    // The wasm calls the raw form (bindings/reconnect.ts).
+    const chooser = rawReconnectToServer(reconnectToServer) as unknown as ReconnectToServerHandler;
+    options = { ...options, reconnectToServer: chooser };
+  }
   return new NatsConnection(await raw(options, hub), hub);
 }

@@ -88,7 +88,7 @@ const pageHtml = `<!doctype html>
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
   import { bareDrain, barePut, bareGet } from "/bare_ws.mjs";
-  import { DRAINS, OBJ_BUCKET, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
+  import { DRAINS, OBJ_BUCKET, burstPublish, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
   const base = ${basePkg ? 'await import("/base/web.js")' : "null"};
   const clients = {
     natsjet: {
@@ -129,6 +129,7 @@ const pageHtml = `<!doctype html>
     const ncs = [nc];
     try {
       if (workload === "core") return await corePublish(nc, n, clock);
+      if (workload === "burst") return await burstPublish(nc, n, clock);
       if (workload === "kvput") return await kvPut(c.kvm(nc), n, clock);
       if (workload === "kvget") return await kvGet(c.kvm(nc), n, clock);
       if (workload === "watch") return await kvWatch(c.kvm(nc), clock);
@@ -444,7 +445,7 @@ try {
       return { put, get: "stalled" };
     }
     const kv = workload === "kvput" || workload === "kvget" || workload === "watch";
-    if (client === "natsjet" && (kv ? !hasKv : workload !== "core" && !hasJetStream)) return "n/a";
+    if (client === "natsjet" && (kv ? !hasKv : !["core", "burst"].includes(workload) && !hasJetStream)) return "n/a";
     if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
     const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
     const drain = DRAINS[workload] !== undefined;

@@ -39,6 +39,7 @@ import {
   WATCH_BUCKET,
   DRAINS,
   WORKLOADS,
+  burstPublish,
   corePublish,
   durableDrain,
   jetStreamPublish,
@@ -119,7 +120,7 @@ async function measure(server, client, transport, workload, n) {
   const c = clients[client];
   const url = transport === "ws" ? server.wsUrl : server.url;
   const missing =
-    workload === "obj" ? !c.objm : workload === "kv" || workload === "watch" ? !c.kvm : workload !== "core" && !c.jetstream;
+    workload === "obj" ? !c.objm : workload === "kv" || workload === "watch" ? !c.kvm : !["core", "burst"].includes(workload) && !c.jetstream;
   if (missing) return workload === "kv" || workload === "obj" ? { put: "n/a", get: "n/a" } : "n/a";
   if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
   if (workload === "kv") await server.noKvBucket();
@@ -135,6 +136,7 @@ async function measure(server, client, transport, workload, n) {
   const timed = (part) => withServerUsage(server, nodeClock, part);
   const run = async () => {
     if (workload === "core") return await timed((clock) => corePublish(nc, n, clock));
+    if (workload === "burst") return await timed((clock) => burstPublish(nc, n, clock));
     if (workload === "kv") {
       const kvm = c.kvm(nc);
       const put = await timed((clock) => kvPut(kvm, n, clock));

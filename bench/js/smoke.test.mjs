@@ -15,7 +15,7 @@ const run = (script, env = {}) =>
 
 test("node.mjs runs every workload against both clients", async () => {
   const { stdout } = await run("node.mjs");
-  const workloads = ["core publish 1000", "JetStream publish 100", "durable drain 200", "KV put 10", "KV get 10", "KV watch 100"];
+  const workloads = ["core publish 1000 x 128 B \\+", "core publish 1000 x 128 B in one loop", "JetStream publish 100", "durable drain 200", "KV put 10", "KV get 10", "KV watch 100"];
   for (const workload of workloads) {
     assert.match(stdout, new RegExp(`\\| ${workload} .*\\(ws://\\) .*\\d+ \\|`), stdout);
   }
@@ -37,6 +37,7 @@ test("node.mjs runs every workload against both clients", async () => {
 test("browser.mjs runs in Chromium", { skip: !existsSync(process.env.CHROMIUM ?? "/usr/bin/chromium") }, async () => {
   const { stdout } = await run("browser.mjs");
   assert.match(stdout, /\| core publish 1000 x 128 B \+ flush \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);
+  assert.match(stdout, /\| core publish 1000 x 128 B in one loop \+ flush \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);
   assert.match(stdout, /\| durable drain 200 .*\| +\d+ \|/, stdout);
   assert.match(stdout, /\| durable drain 200 x 128 B \+ ack, 4 workers, defaults \(ws:\/\/\) +\| +\d+ \|/, stdout);
   assert.match(stdout, /\| KV get 10 x 100 B, sequential \(ws:\/\/\) +\| +\d+ \| +\d+ \|/, stdout);

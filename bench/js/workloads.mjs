@@ -41,6 +41,18 @@ export async function corePublish(nc, n, clock, subject = "bench.core") {
 }
 
 /**
+ * nats.js's own core-publish benchmark (its `Bench` with `pub`): `n` x 128 B
+ * published in one loop that never yields, then one flush. The client holds
+ * what the loop makes faster than the socket takes it.
+ */
+export async function burstPublish(nc, n, clock, subject = "bench.burst") {
+  const start = clock();
+  for (let i = 0; i < n; i++) nc.publish(subject, PAYLOAD);
+  await nc.flush();
+  return elapsed(start, clock(), n);
+}
+
+/**
  * JetStream publish of `n` x 128 B with at most IN_FLIGHT acks outstanding:
  * a ring of ack promises, the oldest awaited before the next publish once
  * the ring is full. Ends when every ack is in.
@@ -286,6 +298,7 @@ export async function objectGet(objm, mib, clock, stallMs = STALL_MS) {
 /** The workload table: name and default count, scaled by the runner. */
 export const WORKLOADS = [
   { id: "core", count: 1_000_000, title: (n) => `core publish ${n} x 128 B + flush` },
+  { id: "burst", count: 1_000_000, title: (n) => `core publish ${n} x 128 B in one loop + flush` },
   { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, ${PULL_BATCH}/pull` },
   { id: "drain_defaults", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, defaults` },

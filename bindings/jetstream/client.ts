@@ -134,7 +134,7 @@ export async function jetstreamManager(
 ): Promise<JetStreamManager> {
   const { checkAPI, ...jsOpts } = opts;
   const raw = nc.raw.jetstream(jsOpts.apiPrefix, jsOpts.domain, jsOpts.timeout, jsOpts.maxAckInflight);
-  const jsm = new JetStreamManager(raw, jsOpts, () => jetstream(nc, jsOpts));
+  const jsm = new JetStreamManager(nc, raw, jsOpts, () => jetstream(nc, jsOpts));
   if (checkAPI !== false) await jsm.getAccountInfo();
   return jsm;
 }

@@ -93,3 +93,22 @@ export const RepublishHeaders = {
   Size: "Nats-Msg-Size",
 } as const;
 export type RepublishHeaders = (typeof RepublishHeaders)[keyof typeof RepublishHeaders];
+
+/** The kinds of JetStream advisories, the last part of their `type` (nats.js's `AdvisoryKind`). */
+export const AdvisoryKind = {
+  API: "api_audit",
+  StreamAction: "stream_action",
+  ConsumerAction: "consumer_action",
+  SnapshotCreate: "snapshot_create",
+  SnapshotComplete: "snapshot_complete",
+  RestoreCreate: "restore_create",
+  RestoreComplete: "restore_complete",
+  MaxDeliver: "max_deliver",
+  Terminated: "terminated",
+  Ack: "consumer_ack",
+  StreamLeaderElected: "stream_leader_elected",
+  StreamQuorumLost: "stream_quorum_lost",
+  ConsumerLeaderElected: "consumer_leader_elected",
+  ConsumerQuorumLost: "consumer_quorum_lost",
+} as const;
+export type AdvisoryKind = (typeof AdvisoryKind)[keyof typeof AdvisoryKind];

@@ -58,6 +58,7 @@ export {
 } from "./consumer_messages.js";
 export {
   AckPolicy,
+  AdvisoryKind,
   DeliverPolicy,
   DirectMsgHeaders,
   DiscardPolicy,
@@ -88,6 +89,7 @@ export {
   Stream,
   StreamAPI,
   StoredMsgs,
+  type Advisory,
   type DirectBatchCallback,
   type DirectBatchOptions,
   type DirectLastFor,

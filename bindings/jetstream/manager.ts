@@ -22,6 +22,9 @@ import { InvalidArgumentError, InvalidOperationError, isMessageNotFound, StreamN
 import { fromRaw, headers, type MsgHdrs } from "../headers.js";
 import { parseReply, request } from "./api.js";
 import type { JetStreamClient, JetStreamOptions } from "./client.js";
+import type { NatsConnection } from "../connection.js";
+import type { Subscription } from "../subscription.js";
+import type { AdvisoryKind } from "./enums.js";
 import { Consumers, type Consumer, type OrderedPushConsumerOptions, type PushConsumer } from "./consumer.js";
 import { Lister } from "./lister.js";
 import { optStr, str } from "../names.js";
@@ -465,6 +468,9 @@ export class ConsumerAPI {
   }
 }
 
+/** A JetStream advisory: its kind and its JSON (nats.js's `Advisory`). */
+export type Advisory = { kind: AdvisoryKind; data: unknown };
+
 export class JetStreamManager {
   readonly streams: StreamAPI;
   readonly consumers: ConsumerAPI;
@@ -472,9 +478,11 @@ export class JetStreamManager {
   readonly #raw: RawJetStream;
   readonly #opts: JetStreamOptions;
   readonly #client: () => JetStreamClient;
+  readonly #nc: NatsConnection;
 
   /** Made by `jetstreamManager()`. */
-  constructor(raw: RawJetStream, opts: JetStreamOptions, client: () => JetStreamClient) {
+  constructor(nc: NatsConnection, raw: RawJetStream, opts: JetStreamOptions, client: () => JetStreamClient) {
+    this.#nc = nc;
     this.#raw = raw;
     this.#opts = opts;
     this.#client = client;
@@ -495,5 +503,25 @@ export class JetStreamManager {
   /** A `JetStreamClient` with the same options. */
   jetstream(): JetStreamClient {
     return this.#client();
+  }
+
+  /**
+   * The server's JetStream advisories (`$JS.EVENT.ADVISORY.>`) from now on,
+   * as nats.js: each with its kind, the last part of its `type`. Leaving
+   * the loop unsubscribes.
+   */
+  advisories(): AsyncIterable<Advisory> {
+    return advisoriesOf(this.#nc.subscribe("$JS.EVENT.ADVISORY.>"));
+  }
+}
+
+async function* advisoriesOf(sub: Subscription): AsyncIterable<Advisory> {
+  try {
+    for await (const m of sub) {
+      const data = m.json<{ type: string }>();
+      yield { kind: data.type.split(".").pop() as AdvisoryKind, data };
+    }
+  } finally {
+    sub.unsubscribe();
   }
 }

@@ -4,13 +4,14 @@
  * create over deletes and watches all live there; this adapts arguments
  * and unpacks entries.
  */
-import type { RawEntries, RawKv, StreamInfo } from "../raw.js";
+import type { PurgeResponse, RawEntries, RawKv, StreamInfo } from "../raw.js";
 import { InvalidArgumentError } from "../errors.js";
 import { encode, type Payload } from "../msg.js";
 import { millis } from "../util.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient } from "../jetstream/client.js";
-import { entryAt, keyAt, watchEntryAt } from "./entries.js";
+import { byToken, type KvCodecs } from "./codec.js";
+import { decodedKeyAt, entryAt, watchEntryAt } from "./entries.js";
 import { EntryReader } from "../reader.js";
 import { str } from "../names.js";
 import type {
@@ -28,24 +29,40 @@ import type {
 
 const EMPTY = new Uint8Array(0);
 
-/** One key or several, as the wasm takes them. */
-const keys = (k: string | string[]): string[] => (Array.isArray(k) ? k : [k]).map((key) => str(key, "key"));
-
 export class Bucket implements KV {
   /** The bucket's name. */
   readonly bucket: string;
   readonly #raw: RawKv;
   readonly #js: JetStreamClient;
+  /** The options' `codec`, if any. */
+  readonly #codec?: KvCodecs;
 
   /** Made by `kvm.create` and `kvm.open`. */
-  constructor(bucket: string, raw: RawKv, js: JetStreamClient) {
+  constructor(bucket: string, raw: RawKv, js: JetStreamClient, codec?: KvCodecs) {
     this.bucket = bucket;
     this.#raw = raw;
     this.#js = js;
+    this.#codec = codec;
+  }
+
+  /** A key (or a filter) as stored. */
+  #key(k: string): string {
+    const key = str(k, "key");
+    return this.#codec ? byToken(key, this.#codec.key.encode) : key;
+  }
+
+  /** One key or several, as stored, as the wasm takes them. */
+  #keys(k: string | string[]): string[] {
+    return (Array.isArray(k) ? k : [k]).map((key) => this.#key(key));
+  }
+
+  /** A value as stored. */
+  #value(data: Payload): Uint8Array {
+    return this.#codec ? this.#codec.value.encode(data) : encode(data);
   }
 
   async create(k: string, data: Payload, markerTTL?: string): Promise<number> {
-    const [key, value] = [str(k, "key"), encode(data)];
+    const [key, value] = [this.#key(k), this.#value(data)];
     try {
       return await this.#write("create", key, value, undefined, markerTTL);
     } catch (e) {
@@ -63,7 +80,7 @@ export class Bucket implements KV {
   }
 
   async put(k: string, data: Payload, opts: Partial<KvPutOptions> = {}): Promise<number> {
-    return this.#write("put", str(k, "key"), encode(data), opts.previousSeq, undefined, opts.timeout);
+    return this.#write("put", this.#key(k), this.#value(data), opts.previousSeq, undefined, opts.timeout);
   }
 
   /** A write Rust makes into a subject and headers, sent with the JetStream API's publish; the revision. */
@@ -81,8 +98,8 @@ export class Bucket implements KV {
   }
 
   async get(k: string, opts?: { revision: number }): Promise<KvEntry | null> {
-    const found = (await this.#raw.get(str(k, "key"), opts?.revision)) as RawEntries | null;
-    return found && entryAt(this.bucket, found, 0);
+    const found = (await this.#raw.get(this.#key(k), opts?.revision)) as RawEntries | null;
+    return found && entryAt(this.bucket, found, 0, this.#codec);
   }
 
   delete(k: string, opts?: Partial<KvDeleteOptions>): Promise<void> {
@@ -98,31 +115,36 @@ export class Bucket implements KV {
     const op = purge ? "purge" : "delete";
     if (!str(k, "key").split(".").some((t) => t === "*" || t === ">")) {
       // nats.js: a previousSeq of 0 expects nothing.
-      await this.#write(op, k, EMPTY, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
+      await this.#write(op, this.#key(k), EMPTY, opts?.previousSeq || undefined, purge ? opts?.ttl : undefined);
       return;
     }
     const removed: Promise<unknown>[] = [];
-    for await (const key of await this.keys(k)) removed.push(this.#write(op, key, EMPTY));
+    for await (const key of await this.keys(k)) removed.push(this.#write(op, this.#key(key), EMPTY));
     await Promise.all(removed);
   }
 
   async watch(opts: KvWatchOptions = {}): Promise<KvWatcher> {
     const { key = ">", include, ignoreDeletes, headers_only, resumeFromRevision } = opts;
-    const raw = await this.#raw.read(["watch", include ?? "", ...keys(key)], [+(ignoreDeletes === true), +(headers_only === true), resumeFromRevision ?? 0]);
-    return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, true));
+    const raw = await this.#raw.read(["watch", include ?? "", ...this.#keys(key)], [+(ignoreDeletes === true), +(headers_only === true), resumeFromRevision ?? 0]);
+    return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, true, this.#codec));
   }
 
   async history(opts: { key?: string | string[]; headers_only?: boolean } = {}): Promise<QueuedIterator<KvWatchEntry>> {
-    const raw = await this.#raw.read(["history", "", ...keys(opts.key ?? ">")], [0, +(opts.headers_only === true)]);
-    return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, false));
+    const raw = await this.#raw.read(["history", "", ...this.#keys(opts.key ?? ">")], [0, +(opts.headers_only === true)]);
+    return new EntryReader(raw, (batch, i) => watchEntryAt(this.bucket, batch, i, false, this.#codec));
   }
 
   async keys(filter: string | string[] = ">"): Promise<QueuedIterator<string>> {
-    return new EntryReader(await this.#raw.read(["keys", "", ...keys(filter)], []), keyAt);
+    const raw = await this.#raw.read(["keys", "", ...this.#keys(filter)], []);
+    return new EntryReader(raw, (batch, i) => decodedKeyAt(batch, i, this.#codec));
   }
 
   async status(): Promise<KvStatus> {
     return kvStatus(this.bucket, await request<StreamInfo>(this.#js.raw, "STREAM.INFO", `KV_${this.bucket}`));
+  }
+
+  async purgeDeletes(olderMillis = 30 * 60 * 1000): Promise<PurgeResponse> {
+    return { success: true, purged: await this.#raw.purgeDeletes(olderMillis) };
   }
 
   async destroy(): Promise<boolean> {

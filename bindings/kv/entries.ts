@@ -5,6 +5,7 @@
  */
 import type { RawEntries } from "../raw.js";
 import { FIELDS, caughtUpAt } from "../reader.js";
+import { byToken, type KvCodecs } from "./codec.js";
 import type { KvEntry, KvWatchEntry } from "./types.js";
 
 const OPERATIONS = ["PUT", "DEL", "PURGE"] as const;
@@ -25,11 +26,8 @@ class Entry implements KvEntry {
     readonly created: Date,
     readonly operation: KvEntry["operation"],
     readonly length: number,
+    readonly rawKey: string,
   ) {}
-
-  get rawKey(): string {
-    return this.key;
-  }
 
   json<T>(): T {
     return JSON.parse(this.string()) as T;
@@ -44,22 +42,37 @@ class WatchEntry extends Entry implements KvWatchEntry {
   isUpdate = false;
 }
 
-function fill<E extends Entry>(make: new (...args: ConstructorParameters<typeof Entry>) => E, bucket: string, batch: RawEntries, i: number): E {
+/** The key of entry `i`, decoded by `codec` if there is one. */
+export function decodedKeyAt(batch: RawEntries, i: number, codec?: KvCodecs): string {
+  const key = keyAt(batch, i);
+  return codec ? byToken(key, codec.key.decode) : key;
+}
+
+function fill<E extends Entry>(
+  make: new (...args: ConstructorParameters<typeof Entry>) => E,
+  bucket: string,
+  batch: RawEntries,
+  i: number,
+  codec?: KvCodecs,
+): E {
   const [bytes, meta] = batch;
   const m = i * FIELDS;
-  const value = bytes.subarray(meta[m]!, meta[m + 1]!);
+  const stored = bytes.subarray(meta[m]!, meta[m + 1]!);
+  const value = codec ? codec.value.decode(stored) : stored;
   const operation = OPERATIONS[meta[m + 6]! & 3] ?? "PUT";
-  return new make(bucket, keyAt(batch, i), value, meta[m + 2]!, meta[m + 3]!, new Date(meta[m + 4]!), operation, meta[m + 5]!);
+  const [created, length] = [new Date(meta[m + 4]!), meta[m + 5]!];
+  const key = decodedKeyAt(batch, i, codec);
+  return new make(bucket, key, value, meta[m + 2]!, meta[m + 3]!, created, operation, length, keyAt(batch, i));
 }
 
 /** Entry `i` of a get. */
-export function entryAt(bucket: string, batch: RawEntries, i: number): KvEntry {
-  return fill(Entry, bucket, batch, i);
+export function entryAt(bucket: string, batch: RawEntries, i: number, codec?: KvCodecs): KvEntry {
+  return fill(Entry, bucket, batch, i, codec);
 }
 
 /** Entry `i` of a watch (`isUpdate` as the batch says) or of a history (`isUpdate` false). */
-export function watchEntryAt(bucket: string, batch: RawEntries, i: number, watch: boolean): KvWatchEntry {
-  const entry = fill(WatchEntry, bucket, batch, i);
+export function watchEntryAt(bucket: string, batch: RawEntries, i: number, watch: boolean, codec?: KvCodecs): KvWatchEntry {
+  const entry = fill(WatchEntry, bucket, batch, i, codec);
   entry.isUpdate = watch && caughtUpAt(batch, i);
   return entry;
 }

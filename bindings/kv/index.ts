@@ -1,4 +1,6 @@
 /** natsjet's Key-Value API, shaped like nats.js 3.4's `@nats-io/kv`. */
+export { Bucket } from "./bucket.js";
+export { Base64KeyCodec, NoopKvCodecs, type KvCodec, type KvCodecs, type KvKeyCodec, type KvPayloadCodec } from "./codec.js";
 export { Kvm } from "./kvm.js";
 export { KvWatchInclude } from "./types.js";
 export type {

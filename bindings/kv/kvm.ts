@@ -14,21 +14,45 @@ import { Bucket, kvStatus } from "./bucket.js";
 import { optStr, str } from "../names.js";
 import type { KV, KvOptions, KvStatus } from "./types.js";
 
-/** Options natsjet's JS Key-Value refuses (the Rust API makes such buckets; `kvm.open` opens them). */
-const NESTED = ["mirror", "sources", "placement", "republish"] as const;
-
 /** Refuses what the options ask for that natsjet does not do. */
 function check(name: string, opts: Partial<KvOptions>): Partial<KvOptions> {
   str(name, "bucket name");
-  if ("codec" in opts && opts.codec !== undefined) {
-    throw new InvalidArgumentError("codec: natsjet's Key-Value has no key or value codecs");
-  }
   if (opts.streamName !== undefined && opts.streamName !== `KV_${name}`) {
     throw new InvalidArgumentError(`streamName ${JSON.stringify(opts.streamName)}: the stream of bucket ${JSON.stringify(name)} is KV_${name}`);
   }
-  const nested = NESTED.find((key) => opts[key] != null);
-  if (nested) throw new InvalidArgumentError(`${nested}: not supported by natsjet's JS Key-Value; make the bucket with the Rust API`);
   return opts;
+}
+
+/**
+ * `mirror`, `sources`, `placement` and `republish` as the wasm reads them
+ * (src/wasm/kv/nested.rs): strings and numbers in turn.
+ */
+function nested(o: Partial<KvOptions>): [string[], number[]] {
+  const sources = [...(o.mirror ? [o.mirror] : []), ...(o.sources ?? [])];
+  const { placement, republish } = o;
+  const numbers = [+!!o.mirror, o.sources?.length ?? 0, +!!placement, +!!republish];
+  const strings: string[] = [];
+  const text = (value: unknown, what: string) => optStr(value, what) ?? "";
+  sources.forEach((s, i) => {
+    const what = i === 0 && o.mirror ? "mirror" : "sources";
+    const transforms = s.subject_transforms ?? [];
+    strings.push(str(s.name, `${what}.name`), text(s.filter_subject, `${what}.filter_subject`), text(s.opt_start_time, `${what}.opt_start_time`));
+    strings.push(text(s.external?.api, `${what}.external.api`), text(s.external?.deliver, `${what}.external.deliver`));
+    strings.push(text(s.consumer?.name, `${what}.consumer.name`), text(s.consumer?.deliver_subject, `${what}.consumer.deliver_subject`));
+    for (const t of transforms) strings.push(str(t.src, `${what}.subject_transforms`), str(t.dest, `${what}.subject_transforms`));
+    numbers.push(s.opt_start_seq ?? 0, transforms.length);
+  });
+  if (placement) {
+    const tags = placement.tags ?? [];
+    strings.push(text(placement.cluster, "placement.cluster"), text(placement.preferred, "placement.preferred"));
+    strings.push(...tags.map((tag) => str(tag, "placement.tags")));
+    numbers.push(tags.length);
+  }
+  if (republish) {
+    strings.push(text(republish.src, "republish.src"), str(republish.dest, "republish.dest"));
+    numbers.push(+!!republish.headers_only);
+  }
+  return [strings, numbers];
 }
 
 export class Kvm {
@@ -51,7 +75,7 @@ export class Kvm {
     const metadata = Object.entries(o.metadata ?? {}).flatMap(([k, v]) => [k, optStr(v, `metadata.${k}`) ?? ""]);
     const strings: [string, string, string, ...string[]] = [name, optStr(o.description, "description") ?? "", optStr(o.storage, "storage") ?? "file", ...metadata];
     const numbers = [o.history, o.max_bytes, o.maxValueSize, o.ttl, o.markerTTL, o.replicas, o.compression === true ? 1 : 0];
-    const stream = this.js.raw.kvStream(strings, numbers.map((n) => n ?? 0));
+    const stream = this.js.raw.kvStream(strings, numbers.map((n) => n ?? 0), ...nested(o));
     const info = parseReply<StreamInfo>(await this.js.raw.request("STREAM.GET_OR_CREATE", `KV_${name}`, "", stream));
     return this.#bind(name, info, o);
   }
@@ -73,7 +97,7 @@ export class Kvm {
     const c = info.config;
     const numbers = [+(c.allow_direct === true), c.max_msg_size ?? -1, c.max_msgs_per_subject ?? 0, o.timeout ?? 0, +(o.allow_direct === false)];
     const raw = this.js.raw.kvBind(name, numbers, c.mirror?.name, c.mirror?.external?.api);
-    return new Bucket(name, raw, this.js);
+    return new Bucket(name, raw, this.js, o.codec);
   }
 
   /** The status of every bucket, a page of streams at a time. */

@@ -3,9 +3,10 @@
  * `@nats-io/kv` has them (option and status fields as nats.js spells them;
  * durations in milliseconds, TTLs of keys as Go duration strings).
  */
-import type { Placement, Republish, StreamInfo, StreamSource } from "../raw.js";
+import type { Placement, PurgeResponse, Republish, StreamInfo, StreamSource } from "../raw.js";
 import type { StorageType } from "../jetstream/enums.js";
 import type { Payload } from "../msg.js";
+import type { KvCodecs } from "./codec.js";
 import type { QueuedIterator } from "../reader.js";
 
 export type { QueuedIterator };
@@ -36,7 +37,7 @@ export type KvEntry = {
   operation: "PUT" | "DEL" | "PURGE";
   /** The value's size, also when only headers were read. */
   length: number;
-  /** The key as stored (natsjet has no key codecs: the key). */
+  /** The key as stored (`key` is it decoded by the bucket's key codec). */
   rawKey: string;
   /** `value` parsed as JSON. */
   json<T>(): T;
@@ -72,13 +73,13 @@ export type KvLimits = {
    */
   markerTTL: number;
   storage: StorageType;
-  /** Refused by natsjet's `kvm.create` (nats.js: where the stream's replicas go). */
+  /** Where the stream's replicas go. */
   placement: Placement;
-  /** Refused by natsjet's `kvm.create` (nats.js: republish changes to a subject). */
+  /** Republishes every change to another subject. */
   republish: Republish;
-  /** Refused by natsjet's `kvm.create` (nats.js: a mirror of another bucket). */
+  /** A mirror of another bucket (its name, or its stream's `KV_` name): reads here, writes go to it. */
   mirror?: StreamSource;
-  /** Refused by natsjet's `kvm.create` (nats.js: buckets whose keys flow into this one). */
+  /** Buckets whose keys flow into this one, under its name. */
   sources?: StreamSource[];
   /** S2 compression of the stored values. */
   compression?: boolean;
@@ -97,11 +98,10 @@ export type KvStatus = KvLimits & {
   markerTTL: number;
 };
 
-/**
- * Options of `kvm.create` and `kvm.open` (nats.js's `KvOptions`, without
- * `codec`: natsjet has no key or value codecs).
- */
+/** Options of `kvm.create` and `kvm.open` (nats.js's `KvOptions`). */
 export type KvOptions = KvLimits & {
+  /** Key and value codecs this handle applies (none by default). */
+  codec: KvCodecs;
   /** Milliseconds to wait for the server in this handle's calls (the JetStream timeout). */
   timeout: number;
   /** The bucket's stream: only `KV_<bucket>` is accepted. */
@@ -180,6 +180,12 @@ export type KV = RoKV & {
   delete(k: string, opts?: Partial<KvDeleteOptions>): Promise<void>;
   /** Removes every revision of `k`, leaving one purge marker; with wildcards, every matching key. */
   purge(k: string, opts?: Partial<KvPurgeOptions>): Promise<void>;
+  /**
+   * Removes the history of deleted and purged keys: a marker older than
+   * `olderMillis` (30 minutes) goes with everything before it, a newer one
+   * stays as its key's only message.
+   */
+  purgeDeletes(olderMillis?: number): Promise<PurgeResponse>;
   /** Deletes the bucket and everything in it. */
   destroy(): Promise<boolean>;
   /** Nothing to release; resolves at once (as nats.js). */

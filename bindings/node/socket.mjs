@@ -26,7 +26,11 @@ export function installNodeSockets(wasmModule) {
  * object put over nats:// spent 6–8% more CPU per MiB so).
  */
 const POOLED = 512 * 1024;
-/** Buffers kept per socket: Node reports a full send buffer (and natsjet waits) long before more are in use. */
+/**
+ * Buffers made per socket: Node reports a full send buffer (and natsjet
+ * waits) long before more are in use. A burst that natsjet hands over
+ * without waiting gets copies of its own size past them.
+ */
 const MAX_POOLED = 4;
 
 class NodeSocket {
@@ -34,6 +38,8 @@ class NodeSocket {
   #socket;
   /** Buffers of POOLED bytes written and free again. */
   #pool = [];
+  /** Buffers of POOLED bytes made, at most MAX_POOLED. */
+  #pooled = 0;
   /** Set to null by `close()`: natsjet frees the callbacks right after. */
   #events;
   #error = null;
@@ -69,12 +75,23 @@ class NodeSocket {
   }
 
   writeView(view) {
-    if (view.length > POOLED) return this.write(Buffer.from(view));
-    const buffer = this.#pool.pop() ?? Buffer.allocUnsafe(POOLED);
+    const buffer = view.length <= POOLED && (this.#pool.pop() ?? this.#newPooled());
+    if (!buffer) return this.write(Buffer.from(view));
     buffer.set(view);
     return this.write(buffer.subarray(0, view.length), () => {
       if (this.#pool.length < MAX_POOLED) this.#pool.push(buffer);
     });
+  }
+
+  /** Bytes written and not yet sent, which natsjet counts toward its outgoing bound. */
+  get bufferedAmount() {
+    return this.#socket.writableLength;
+  }
+
+  #newPooled() {
+    if (this.#pooled === MAX_POOLED) return undefined;
+    this.#pooled++;
+    return Buffer.allocUnsafe(POOLED);
   }
 
   upgradeTls({ servername, ca, cert, key }) {

@@ -638,6 +638,109 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     ]);
   });
 
+  test("a burst past the old 64 MiB bound, without yielding, is taken by default and arrives in order", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers });
+      const counter = await natsjet.connect({ servers, subscriptionCapacity: 100_000, subscriptionCapacityBytes: 256 << 20 });
+      let received = 0;
+      let outOfOrder = 0;
+      counter.subscribe("burst", {
+        callback: (_err, m) => {
+          if (new DataView(m.data.buffer, m.data.byteOffset).getUint32(0) !== received) outOfOrder++;
+          received++;
+        },
+      });
+      await counter.flush();
+      const payload = new Uint8Array(1024);
+      const view = new DataView(payload.buffer);
+      const count = Math.ceil((70 << 20) / (16 + 1024 + 2));
+      let accepted = 0;
+      let error;
+      try {
+        for (; accepted < count; accepted++) {
+          view.setUint32(0, accepted);
+          nc.publish("burst", payload);
+        }
+      } catch (e) {
+        error = e.code;
+      }
+      await nc.flush();
+      const deadline = Date.now() + 40_000;
+      while (received < accepted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await Promise.all([nc.close(), counter.close()]);
+      return { error, accepted, count, received, outOfOrder };
+    }, server.wsUrl);
+    assert.equal(got.error, undefined);
+    assert.equal(got.accepted, got.count);
+    assert.equal(got.received, got.count);
+    assert.equal(got.outOfOrder, 0);
+  });
+
+  test("nats.js's later calls: publishMessage, respondMessage, setServers and the reconnect handlers, advisories, Key-Value sources, mirror, codecs and purgeDeletes", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const picks = [];
+      const reconnectToServer = (pool, info) => (picks.push([pool.length, info !== null]), { server: pool[0], delay: 5 });
+      const nc = await natsjet.connect({ servers, reconnectDelayHandler: () => 20, reconnectToServer });
+      const echo = nc.subscribe("echo", { callback: (_err, m) => nc.respondMessage(m) });
+      const copies = nc.subscribe("copies", { max: 2 });
+      await nc.flush();
+      const answer = (await nc.request("echo", "hi")).string();
+      nc.publish("copies", "copy me", { reply: "back" });
+      const copied = [];
+      for await (const m of copies) {
+        copied.push(`${m.string()} ${m.reply}`);
+        if (copied.length === 1) nc.publishMessage(m);
+      }
+      echo.unsubscribe();
+      const reconnected = (async () => {
+        for await (const s of nc.status()) if (s.type === "reconnect") return nc.getServer();
+      })();
+      nc.setServers([servers]);
+      await nc.reconnect();
+      const server = await reconnected;
+
+      const jsm = await natsjet.jetstreamManager(nc);
+      const advisories = jsm.advisories()[Symbol.asyncIterator]();
+      await nc.flush();
+      const kvm = new natsjet.Kvm(nc);
+      const east = await kvm.create("b_east");
+      await east.put("e", "from east");
+      const all = await kvm.create("b_all", { sources: [{ name: "b_east" }] });
+      let sourced = null;
+      for (let i = 0; i < 100 && !sourced; i++) {
+        sourced = (await all.get("e"))?.string() ?? null;
+        if (!sourced) await new Promise((r) => setTimeout(r, 50));
+      }
+      await kvm.create("b_copy", { mirror: { name: "b_east" } });
+      const mirror = (await jsm.streams.info("KV_b_copy")).config.mirror.name;
+      let advisory;
+      do advisory = (await advisories.next()).value;
+      while (advisory.kind === natsjet.AdvisoryKind.API);
+      await advisories.return();
+      const coded = await kvm.create("b_coded", { history: 5, codec: { key: natsjet.Base64KeyCodec(), value: natsjet.NoopKvCodecs().value } });
+      await coded.put("a.b", "v");
+      const entry = await coded.get("a.b");
+      await coded.delete("a.b");
+      const purged = await coded.purgeDeletes(0);
+      await nc.close();
+      return { answer, copied, server, picks, advisory: advisory.kind, sourced, mirror, entry: [entry.key, entry.rawKey, entry.string()], purged };
+    }, jsServer.wsUrl);
+    assert.deepEqual(got, {
+      answer: "hi",
+      copied: ["copy me back", "copy me back"],
+      server: new URL(jsServer.wsUrl).host,
+      picks: [
+        [1, false],
+        [1, true],
+      ],
+      advisory: "stream_action",
+      sourced: "from east",
+      mirror: "KV_b_east",
+      entry: ["a.b", `${btoa("a")}.${btoa("b")}`, "v"],
+      purged: { success: true, purged: 2 },
+    });
+  });
+
   test("a publish loop that never yields meets outgoingBufferSize; what it accepted arrives; a reader over its bound drops and says so", async () => {
     const got = await page.evaluate(async (servers) => {
       const nc = await natsjet.connect({ servers, outgoingBufferSize: 4 * 1024 * 1024 });

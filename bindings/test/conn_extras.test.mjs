@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import * as nats from "@nats-io/nats-core";
-import { Empty, NatsError, TimeoutError, connect, createInbox, millis, nanos, wsconnect } from "natsjet";
+import { Empty, NatsError, TimeoutError, connect, createInbox, headers, millis, nanos, wsconnect } from "natsjet";
 import { nextMsg, rejectsWith, startServer, waitFor } from "./harness.mjs";
 
 let server;
@@ -129,6 +129,30 @@ test("Subscription.drain with a callback resolves once the callback had everythi
   await assert.rejects(late.drain(), { kind: "CLOSED" });
 });
 
+test("publishMessage sends a message as it is; respondMessage answers its reply with it (nats.js)", async () => {
+  const nc = await connect({ servers: server.url });
+  const copies = nc.subscribe("copy.>");
+  const answers = nc.subscribe("answer.>");
+  await nc.flush();
+  const h = headers();
+  h.set("X-Id", "7");
+  nc.publish("copy.one", "payload", { headers: h, reply: "answer.one" });
+  const received = await nextMsg(copies);
+  nc.publishMessage(received);
+  const again = await nextMsg(copies);
+  assert.deepEqual([again.subject, again.string(), again.reply, again.headers?.get("X-Id")], ["copy.one", "payload", "answer.one", "7"]);
+  assert.equal(nc.respondMessage(again), true);
+  const answer = await nextMsg(answers);
+  assert.deepEqual([answer.subject, answer.string(), answer.reply, answer.headers?.get("X-Id")], ["answer.one", "payload", "answer.one", "7"]);
+  nc.publish("copy.two", "no reply");
+  const plain = await nextMsg(copies);
+  assert.equal(nc.respondMessage(plain), false);
+  nc.publishMessage(plain);
+  const copy = await nextMsg(copies);
+  assert.deepEqual([copy.subject, copy.string(), copy.reply], ["copy.two", "no reply", ""]);
+  await nc.close();
+});
+
 test("rtt, getServer and isDraining", async () => {
   const nc = await connect({ servers: server.url });
   const rtt = await nc.rtt();
@@ -163,6 +187,32 @@ test("reconnect() drops the connection and comes back with the subscriptions", a
   await nc.close();
   await watching;
   await assert.rejects(nc.reconnect(), { kind: "CLOSED" });
+});
+
+test("setServers replaces the pool: reconnect() moves to it, and the old server is not tried again", async () => {
+  const other = await startServer();
+  try {
+    const nc = await connect({ servers: server.url, reconnectTimeWait: 50, reconnectJitter: 0 });
+    const reconnects = [];
+    (async () => {
+      for await (const s of nc.status()) if (s.type === "reconnect") reconnects.push(nc.getServer());
+    })();
+    assert.throws(() => nc.setServers([]), { kind: "INVALID_ARGUMENT" });
+    assert.throws(() => nc.setServers(["nats://bad host"]), { kind: "INVALID_ARGUMENT" });
+    nc.setServers([new URL(other.url).host]);
+    assert.equal(nc.getServer(), new URL(server.url).host, "the connection stays");
+    const sub = nc.subscribe("moved");
+    await nc.reconnect();
+    await waitFor(() => reconnects.length === 1, 10_000);
+    await nc.reconnect();
+    await waitFor(() => reconnects.length === 2, 10_000);
+    assert.deepEqual(reconnects, [new URL(other.url).host, new URL(other.url).host]);
+    nc.publish("moved", "here");
+    assert.equal((await nextMsg(sub)).string(), "here");
+    await nc.close();
+  } finally {
+    await other.close();
+  }
 });
 
 test("Symbol.asyncDispose drains, as nats.js; nothing once closed", async () => {

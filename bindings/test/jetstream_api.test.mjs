@@ -3,10 +3,12 @@
 // addOrUpdate and names; get-or-create from many connections; stream info
 // with details; direct gets; publish retries and the window of acks in
 // flight; consume that keeps waiting; AckBatch policies; the checkpoint
-// ledger.
+// ledger; advisories beside nats.js's.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { CheckpointLedger, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
+import { jetstreamManager as natsJsManager } from "@nats-io/jetstream";
+import { connect as natsJsConnect } from "@nats-io/transport-node";
+import { AdvisoryKind, CheckpointLedger, NatsError, connect, headers, jetstream, jetstreamManager } from "natsjet";
 import { rejectsWith, startJetStreamServer } from "./harness.mjs";
 
 let server;
@@ -356,3 +358,34 @@ for (const transport of ["ws", "nats"]) {
     });
   });
 }
+
+test("jsm.advisories() yields the server's advisories with their kind, as nats.js's", async () => {
+  const nc = await connect({ servers: server.url });
+  opened.push(nc);
+  const theirs = await natsJsConnect({ servers: server.url });
+  const [jsm, theirJsm] = [await jetstreamManager(nc), await natsJsManager(theirs)];
+  const [mine, their] = [jsm.advisories(), theirJsm.advisories()].map((a) => a[Symbol.asyncIterator]());
+  await Promise.all([nc.flush(), theirs.flush()]);
+  await jsm.streams.add({ name: "ADVISED", subjects: ["advised.>"] });
+  await jsm.consumers.add("ADVISED", { durable_name: "watcher" });
+  await jsm.streams.delete("ADVISED");
+  /** The kind, action and stream of the next three advisories but API audits. */
+  const three = async (it) => {
+    const got = [];
+    while (got.length < 3) {
+      const { value } = await it.next();
+      if (value.kind !== AdvisoryKind.API) got.push([value.kind, value.data.action, value.data.stream]);
+    }
+    return got;
+  };
+  const expected = [
+    [AdvisoryKind.StreamAction, "create", "ADVISED"],
+    [AdvisoryKind.ConsumerAction, "create", "ADVISED"],
+    // Deleting the stream deletes its consumer first.
+    [AdvisoryKind.ConsumerAction, "delete", "ADVISED"],
+  ];
+  assert.deepEqual(await three(mine), expected);
+  assert.deepEqual(await three(their), expected);
+  await mine.return();
+  await theirs.close();
+});

@@ -341,9 +341,8 @@ for (const transport of ["ws", "nats"]) {
       await refused(kvm.create(B("opts"), { description: 5 }), "description");
       await refused(kvm.create(B("opts"), { metadata: { n: 1 } }), "metadata");
       await refused(kvm.create(B("opts"), { streamName: "OTHER" }), "OTHER");
-      await refused(kvm.create(B("opts"), { mirror: { name: "x" } }), "mirror");
-      await refused(kvm.create(B("opts"), { sources: [{ name: "x" }] }), "sources");
-      await refused(kvm.create(B("opts"), { codec: {} }), "codec");
+      await refused(kvm.create(B("opts"), { mirror: { name: 5 } }), "mirror");
+      await refused(kvm.create(B("opts"), { sources: [{ name: "x" }], history: -2 }), "history");
       await refused(kv.put("k", "v", { previousSeq: -1 }), "previousSeq");
       await refused(kv.get("k", { revision: 1.5 }), "revision");
       const jsm = await jetstreamManager(nc);

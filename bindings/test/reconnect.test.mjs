@@ -41,6 +41,51 @@ test("a restart brings disconnect, reconnecting per attempt, then reconnect, all
   assert.equal(status.types.at(-1), "close");
 });
 
+test("reconnectDelayHandler paces the attempts instead of reconnectTimeWait, as nats.js", async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  let asked = 0;
+  const reconnectDelayHandler = () => (asked++, 50);
+  const nc = await connect({ servers: server.url, reconnectTimeWait: 60_000, reconnectDelayHandler });
+  const status = watch(nc);
+  await server.stop();
+  await waitFor(() => status.types.filter((type) => type === "reconnecting").length >= 3, 10_000);
+  await server.start();
+  await waitFor(() => status.types.includes("reconnect"), 10_000);
+  assert.ok(asked >= 2, `asked ${asked} times`);
+  await nc.close();
+  await assert.rejects(connect({ servers: server.url, reconnectDelayHandler: 50 }), { kind: "INVALID_ARGUMENT" });
+});
+
+test("reconnectToServer picks the server of every attempt from the pool, as nats.js", async (t) => {
+  const [a, b] = [await startServer(), await startServer()];
+  t.after(() => Promise.all([a.close(), b.close()]));
+  const [hostA, hostB] = [new URL(a.url).host, new URL(b.url).host];
+  const asked = [];
+  const reconnectToServer = (pool, info) => {
+    asked.push({ pool: pool.map((s) => `${s.listen} ${s.didConnect}`), info: info?.server_id ?? null });
+    const server = pool.find((s) => s.listen === hostB);
+    return asked.length === 1 ? server : { server, delay: 10 };
+  };
+  const nc = await connect({ servers: [a.url, b.url], noRandomize: true, reconnectTimeWait: 50, reconnectToServer });
+  const status = watch(nc);
+  assert.equal(nc.getServer(), hostB, "not the first of the list");
+  await nc.reconnect();
+  await waitFor(() => status.types.includes("reconnect"), 10_000);
+  assert.equal(nc.getServer(), hostB);
+  assert.deepEqual(asked, [
+    { pool: [`${hostA} false`, `${hostB} false`], info: null },
+    { pool: [`${hostA} false`, `${hostB} true`], info: nc.info.server_id },
+  ]);
+  await nc.close();
+  const elsewhere = () => ({ listen: "127.0.0.1:1" });
+  await assert.rejects(connect({ servers: a.url, reconnectToServer: elsewhere }), { kind: "INVALID_ARGUMENT", message: /not in the pool/ });
+  const throwing = () => {
+    throw new Error("no pick");
+  };
+  await assert.rejects(connect({ servers: a.url, reconnectToServer: throwing }), { kind: "INVALID_ARGUMENT", message: /no pick/ });
+});
+
 test("reconnect: false closes when the server goes away", async (t) => {
   const server = await startServer();
   t.after(() => server.close());

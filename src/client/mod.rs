@@ -179,7 +179,9 @@ impl Client {
     /// grow past its high water mark until the driver writes it out, up to
     /// [`ConnectOptions::outgoing_buffer_size`]; past that the message is
     /// refused with [`Error::OutgoingBufferFull`] and everything accepted
-    /// before still goes out. The buffer for publishes made while
+    /// before still goes out. In wasm, past 8 MiB what waits goes to the
+    /// host's socket buffer at once, outside wasm memory, and counts
+    /// toward that bound there. The buffer for publishes made while
     /// reconnecting has its own bound.
     pub fn publish_nowait(
         &self,
@@ -188,7 +190,9 @@ impl Client {
         headers: Option<&HeaderMap>,
         payload: &[u8],
     ) -> Result<(), Error> {
-        Self::publish_locked(&mut self.inner.shared.lock(), subject, reply, headers, payload)
+        let mut inner = self.inner.shared.lock();
+        inner.make_room_now();
+        inner.publish(subject, reply, headers, payload)
     }
 
     /// Publishes every `(subject, payload)` under one lock once the outgoing
@@ -198,16 +202,6 @@ impl Client {
         messages: impl Iterator<Item = (&'a str, &'a [u8])> + Clone,
     ) -> Result<(), Error> {
         self.publish_when_room(|inner| messages.clone().try_for_each(|(s, p)| inner.publish(s, None, None, p))).await
-    }
-
-    fn publish_locked(
-        inner: &mut Inner,
-        subject: &str,
-        reply: Option<&str>,
-        headers: Option<&HeaderMap>,
-        payload: &[u8],
-    ) -> Result<(), Error> {
-        inner.publish(subject, reply, headers, payload)
     }
 
     pub async fn subscribe(&self, subject: impl AsRef<str>) -> Result<Subscriber, SubscribeError> {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, AuthCallback, AuthFn};
 use crate::driver::shared::{EventCallback, Shared};
-use crate::driver::task::{Callbacks, Driver};
+use crate::driver::task::{Callbacks, ChooseServer, Driver};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
@@ -188,17 +188,34 @@ impl ConnectOptions {
         self
     }
 
-    /// Picks the server of each reconnect attempt from the pool (and the
-    /// last server's INFO), and how long to wait before trying it; `None`
-    /// (or a server outside the pool) keeps the usual order and delay.
+    /// nats.js's `reconnectDelayHandler`: the wait before trying a server
+    /// again, counted from its last attempt.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn reconnect_delay_per_server(mut self, callback: impl Fn(usize) -> Duration + 'static) -> Self {
+        self.config.reconnect_delay_callback = Some(conn::ReconnectDelay(Arc::new(callback)));
+        self.config.reconnect_delay_per_server = true;
+        self
+    }
+
+    /// Picks the server of each attempt from the pool (and the last
+    /// server's INFO; a default one before the first connection), and how
+    /// long to wait before trying it; `None` (or a server outside the pool)
+    /// keeps the usual order and delay.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn reconnect_to_server_callback<F, Fut>(mut self, callback: F) -> Self
+    pub fn reconnect_to_server_callback<F, Fut>(self, callback: F) -> Self
     where
         F: Fn(Vec<crate::Server>, crate::ServerInfo) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Option<crate::ReconnectToServer>> + Send + 'static,
     {
-        let choose: crate::driver::task::ChooseServer =
-            Arc::new(move |servers, info| Box::pin(callback(servers, info)));
+        let callback = Arc::new(callback);
+        self.choose_server(Arc::new(move |choice| {
+            let callback = callback.clone();
+            Box::pin(async move { Ok(callback(choice.servers, choice.info.unwrap_or_default()).await) })
+        }))
+    }
+
+    /// The driver asks `choose` which server each attempt goes to.
+    pub(crate) fn choose_server(mut self, choose: ChooseServer) -> Self {
         self.config.choose_server = true;
         self.callbacks.choose_server = Some(choose);
         self

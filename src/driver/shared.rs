@@ -123,10 +123,16 @@ pub(crate) struct Inner {
     pub(super) callback: Option<EventCallback>,
     /// Events for the callback, delivered by the driver outside the lock.
     pub(super) callback_queue: Vec<ConnectionEvent>,
+    /// The open transport (the last one opened), for [`spill`](Self::spill).
+    #[cfg(target_arch = "wasm32")]
+    pub(super) host: Option<crate::transport::HostSink>,
 }
 
 /// Buffered bytes above which publishers wait for the writer.
 pub(crate) const HIGH_WATER: usize = 4 * 1024 * 1024;
+/// wasm: bytes waiting past which a publish that cannot wait hands them to the host first.
+#[cfg(target_arch = "wasm32")]
+const SPILL: usize = 8 * 1024 * 1024;
 
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
@@ -159,6 +165,8 @@ impl Shared {
             hurry: false,
             callback,
             callback_queue: Vec::new(),
+            #[cfg(target_arch = "wasm32")]
+            host: None,
         };
         (Arc::new(Shared { inner: Mutex::new(inner) }), rx)
     }
@@ -354,6 +362,44 @@ impl Inner {
         self.session.publish(subject, reply, headers, payload)?;
         self.wake_writer();
         Ok(())
+    }
+
+    /// Before a publish from a caller that cannot wait (JavaScript's
+    /// `publish` and acks): in wasm a loop of them never lets the driver
+    /// write, so once more than `SPILL` bytes wait they go to the host
+    /// first. Natively such callers meet the outgoing bound.
+    pub fn make_room_now(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        if self.session.transmit_bytes() >= SPILL {
+            self.spill();
+        }
+    }
+
+    /// Hands every byte waiting to the open transport's host, whatever it
+    /// already holds: a burst then lies in its socket buffer, outside wasm
+    /// memory (as nats.js's writes do), and leaves while the loop runs
+    /// where the host writes at once (Node). What the host holds counts
+    /// toward the outgoing bound; should it refuse (out of memory),
+    /// publishes are refused until the driver looks again.
+    #[cfg(target_arch = "wasm32")]
+    fn spill(&mut self) {
+        let Some(host) = &self.host else { return };
+        while let Some(piece) = self.session.poll_transmit(super::task::MAX_WRITE) {
+            if host.send(&piece).is_err() {
+                self.session.untransmit(std::iter::once(piece));
+                self.session.handle_unwritten(usize::MAX);
+                return;
+            }
+        }
+        self.session.handle_unwritten(host.buffered());
+    }
+
+    /// wasm: tells the connection what the host still holds unsent.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn look_at_host(&mut self) {
+        if let Some(host) = &self.host {
+            self.session.handle_unwritten(host.buffered());
+        }
     }
 
     /// [`publish`](Self::publish) of a payload written out as it is (never copied).

@@ -18,15 +18,14 @@ use std::time::Duration;
 use bytes::{Buf, Bytes, BytesMut};
 
 use super::shared::{Answered, HIGH_WATER, Inner, Shared};
-use crate::conn::{Action, CallbackAuth, PoolServer, ReconnectToServer, State};
+use crate::conn::{Action, CallbackAuth, ReconnectToServer, ServerChoice, State};
 use crate::error::Error;
-use crate::proto::ServerInfo;
 use crate::runtime::{BoxFuture, Runtime};
 use crate::time::Instant;
 use crate::transport::{self, TlsOptions, Transport};
 
 /// Largest single write handed to the transport (one WebSocket frame).
-const MAX_WRITE: usize = 256 * 1024;
+pub(super) const MAX_WRITE: usize = 256 * 1024;
 /// Reads processed per poll before yielding to other tasks.
 const MAX_READS_PER_POLL: usize = 16;
 /// Read buffer capacity kept available for the next read.
@@ -52,12 +51,14 @@ pub(crate) type AsyncAuth = Arc<dyn Fn(Vec<u8>) -> BoxFuture<Result<CallbackAuth
 #[cfg(target_arch = "wasm32")]
 pub(crate) type AsyncAuth = Arc<dyn Fn(Vec<u8>) -> BoxFuture<Result<CallbackAuth, Error>>>;
 
-/// The reconnect-to-server callback: the pool and the last INFO to a pick.
+/// The reconnect-to-server callback: what the core asks to a pick. It is
+/// called holding the connection's lock: the program's code goes in the future.
 #[cfg(not(target_arch = "wasm32"))]
-pub(crate) type ChooseServer =
-    Arc<dyn Fn(Vec<PoolServer>, ServerInfo) -> BoxFuture<Option<ReconnectToServer>> + Send + Sync>;
+pub(crate) type ChooseServer = Arc<dyn Fn(ServerChoice) -> BoxFuture<Choice> + Send + Sync>;
 #[cfg(target_arch = "wasm32")]
-pub(crate) type ChooseServer = Arc<dyn Fn(Vec<PoolServer>, ServerInfo) -> BoxFuture<Option<ReconnectToServer>>>;
+pub(crate) type ChooseServer = Arc<dyn Fn(ServerChoice) -> BoxFuture<Choice>>;
+/// A reconnect-to-server callback's answer.
+pub(crate) type Choice = Result<Option<ReconnectToServer>, Error>;
 
 /// The connection's async callbacks.
 #[derive(Clone, Default)]
@@ -73,13 +74,11 @@ pub(crate) struct Driver<R: Runtime> {
     /// Answer `Action::Authenticate` and `Action::ChooseServer`.
     callbacks: Callbacks,
     authenticating: Option<BoxFuture<Result<CallbackAuth, Error>>>,
-    choosing: Option<BoxFuture<Option<ReconnectToServer>>>,
+    choosing: Option<BoxFuture<Choice>>,
     link: Link,
     read_buf: BytesMut,
     /// The bytes `read_buf` must hold for the message under way (0: none).
     awaited: usize,
-    /// Bytes taken from the connection and not yet fully written.
-    writing: Writing,
     timer: Option<(Instant, BoxFuture<()>)>,
     /// Answers taken from the connection's state, sent outside the lock.
     answered: Vec<Answered>,
@@ -98,7 +97,6 @@ impl<R: Runtime> Driver<R> {
             link: Link::Idle,
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             awaited: 0,
-            writing: Writing::default(),
             timer: None,
             answered: Vec::new(),
             _runtime: PhantomData,
@@ -109,7 +107,6 @@ impl<R: Runtime> Driver<R> {
         while let Some(action) = inner.session.poll_action() {
             match action {
                 Action::Connect { addr } => {
-                    self.writing.clear();
                     self.read_buf.clear();
                     self.awaited = 0;
                     let tls = self.tls.clone();
@@ -139,9 +136,9 @@ impl<R: Runtime> Driver<R> {
                     Some(auth) => self.authenticating = Some(auth(nonce)),
                     None => inner.session.handle_auth(R::now(), Err(Error::Credentials("no auth callback".into()))),
                 },
-                Action::ChooseServer { servers, info } => match &self.callbacks.choose_server {
-                    Some(choose) => self.choosing = Some(choose(servers, *info)),
-                    None => inner.session.handle_server_choice(R::now(), None),
+                Action::ChooseServer(choice) => match &self.callbacks.choose_server {
+                    Some(choose) => self.choosing = Some(choose(*choice)),
+                    None => inner.session.handle_server_choice(R::now(), Ok(None)),
                 },
             }
         }
@@ -171,8 +168,12 @@ impl<R: Runtime> Driver<R> {
                 Poll::Pending => false,
                 Poll::Ready(Ok(transport)) => {
                     let upgraded = *tls_upgrade;
-                    self.link = Link::Open(transport);
                     let mut inner = shared.lock();
+                    #[cfg(target_arch = "wasm32")]
+                    {
+                        inner.host = Some(transport.host_sink());
+                    }
+                    self.link = Link::Open(transport);
                     if upgraded {
                         inner.session.handle_tls_ready(now);
                     } else {
@@ -188,10 +189,9 @@ impl<R: Runtime> Driver<R> {
             },
             Link::Open(_) => self.poll_open(cx, shared, now),
             Link::Closing(transport) => {
-                match poll_write_all(transport, cx, &mut self.writing, shared) {
-                    Poll::Pending => return false,
-                    Poll::Ready(Ok(())) => {}
-                    Poll::Ready(Err(_)) => self.writing.clear(),
+                // Closed after a write that failed too: nothing more can go.
+                if poll_write_all(transport, cx, shared).is_pending() {
+                    return false;
                 }
                 if transport.poll_close(cx).is_pending() {
                     return false;
@@ -260,7 +260,7 @@ impl<R: Runtime> Driver<R> {
             }
         }
         if failure.is_none() {
-            match poll_write_all(transport, cx, &mut self.writing, shared) {
+            match poll_write_all(transport, cx, shared) {
                 Poll::Ready(Err(e)) => failure = Some(Some(transport::io_error(e))),
                 // Written out: reading, if it paused, goes on (nothing else
                 // would wake it: no read was polled).
@@ -272,7 +272,6 @@ impl<R: Runtime> Driver<R> {
             if let Link::Open(t) = std::mem::replace(&mut self.link, Link::Idle) {
                 self.link = Link::Dropping(t);
             }
-            self.writing.clear();
             shared.lock().session.handle_transport_closed(now, error);
             return true;
         }
@@ -321,7 +320,9 @@ fn send_answers(mut inner: MutexGuard<'_, Inner>, answered: &mut Vec<Answered>) 
 
 /// Pieces taken from the connection and not yet fully written, oldest
 /// first: written together (one `writev` on a socket), so a large payload
-/// the connection hands out as it is costs no write of its own.
+/// the connection hands out as it is costs no write of its own. What the
+/// transport does not take goes back to the connection: bytes that wait are
+/// all there, where a synchronous publish can hand them to the host in order.
 #[derive(Default)]
 struct Writing {
     pieces: VecDeque<Bytes>,
@@ -334,11 +335,6 @@ const MAX_PIECES: usize = 32;
 impl Writing {
     fn is_empty(&self) -> bool {
         self.pieces.is_empty()
-    }
-
-    fn clear(&mut self) {
-        self.pieces.clear();
-        self.len = 0;
     }
 
     /// Takes pieces from the connection, up to [`MAX_WRITE`] bytes in all.
@@ -365,20 +361,18 @@ impl Writing {
     }
 }
 
-/// Writes `writing`, refilling it from the connection, until the connection
-/// has nothing more to send; then flushes (and hurries what the transport
-/// holds back, when asked to).
-fn poll_write_all(
-    transport: &mut Transport,
-    cx: &mut Context<'_>,
-    writing: &mut Writing,
-    shared: &Shared,
-) -> Poll<std::io::Result<()>> {
+/// Writes what the connection has to send, in pieces, until it has nothing
+/// more; then flushes (and hurries what the transport holds back, when
+/// asked to). Pieces the transport does not take now go back.
+fn poll_write_all(transport: &mut Transport, cx: &mut Context<'_>, shared: &Shared) -> Poll<std::io::Result<()>> {
+    let mut writing = Writing::default();
     loop {
         if writing.is_empty() {
             let mut inner = shared.lock();
             writing.refill(&mut inner.session);
             if writing.is_empty() {
+                #[cfg(target_arch = "wasm32")]
+                inner.look_at_host();
                 let hurry = std::mem::take(&mut inner.hurry);
                 drop(inner);
                 if hurry {
@@ -392,7 +386,10 @@ fn poll_write_all(
             *slice = IoSlice::new(piece);
         }
         match transport.poll_write_vectored(cx, &slices[..writing.pieces.len()]) {
-            Poll::Pending => return Poll::Pending,
+            Poll::Pending => {
+                shared.lock().session.untransmit(writing.pieces.drain(..));
+                return Poll::Pending;
+            }
             Poll::Ready(Ok(0)) => {
                 return Poll::Ready(Err(std::io::Error::new(
                     std::io::ErrorKind::WriteZero,

@@ -36,7 +36,7 @@ pub use native::Transport;
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 mod wasm;
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
-pub use wasm::{Transport, set_socket_factory};
+pub use wasm::{HostSink, Transport, set_socket_factory};
 
 /// Turns a transport's I/O error into natsjet's error; natively a TLS
 /// failure reported after the handshake (e.g. a refused client certificate)

@@ -10,7 +10,7 @@ use super::options::{ConnectionOptions, millis, parse};
 use super::responses::{self, RawResponses};
 use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
-use super::{boxed_promise, promise, to_js_object};
+use super::{at_once, boxed_promise, promise, to_js_object};
 use crate::Client;
 use crate::conn::State;
 use crate::driver::DefaultRuntime;
@@ -198,6 +198,13 @@ impl RawConnection {
     pub fn reconnect(&self) -> Promise {
         let client = self.client.clone();
         promise(async move { client.force_reconnect().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    /// Makes `servers` the pool to reconnect to; the connection stays.
+    #[wasm_bindgen(js_name = setServers)]
+    pub fn set_servers(&self, servers: Vec<String>) -> Result<(), JsValue> {
+        let set = self.client.set_server_pool(servers);
+        Ok(at_once(async { set.await.map_err(crate::error::KindError::into_cause) })?)
     }
 
     /// `host:port` of the current (or last) server, `""` when none.

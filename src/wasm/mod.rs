@@ -22,6 +22,7 @@
 //!   headers from JS;
 //! - [`options`]: nats.js connection options to [`ConnectOptions`](crate::ConnectOptions);
 //! - [`auth`]: nats.js authenticator functions as the connection's auth callback;
+//! - [`reconnect`]: nats.js's `reconnectToServer` as the connection's server chooser;
 //! - [`status`]: connection events to the TS layer's `StatusSink`;
 //! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`;
 //! - [`jetstream`]: the JetStream context, management calls, publish, pull
@@ -41,6 +42,7 @@ mod kv;
 mod options;
 #[cfg(feature = "wasm-kv")]
 mod reader;
+mod reconnect;
 mod responses;
 #[cfg(feature = "wasm-object-store")]
 mod sha256;

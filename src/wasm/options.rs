@@ -7,7 +7,7 @@ use std::time::Duration;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::auth;
+use super::{auth, reconnect};
 use crate::ConnectOptions;
 use crate::conn::Config;
 use crate::error::Error;
@@ -41,6 +41,14 @@ export interface ConnectionOptions {
   reconnectJitter?: number;
   /** `reconnectJitter` when `tls` is set (1000). */
   reconnectJitterTLS?: number;
+  /**
+   * The wait in ms before trying a server again, asked each time, in place
+   * of `reconnectTimeWait` and the jitter (one that throws or gives no
+   * number waits `reconnectTimeWait`).
+   */
+  reconnectDelayHandler?: () => number;
+  /** Picks the server of each connection attempt, as nats.js (see `ReconnectToServerHandler`). */
+  reconnectToServer?: ReconnectToServerHandler;
   /** Keep-alive PING interval (120000). */
   pingInterval?: number;
   /** Unanswered PINGs after which the connection is stale (2). */
@@ -71,9 +79,13 @@ export interface ConnectionOptions {
   /** natsjet: bytes of publishes kept while reconnecting (8 MiB); past that, publishing throws `RECONNECT_BUFFER_FULL`. */
   reconnectBufferSize?: number;
   /**
-   * natsjet: bytes waiting to be written (64 MiB) past which `publish`, which
-   * never waits, throws `OUTGOING_BUFFER_FULL` (a `ConnectionError`); what it
-   * accepted before still goes out. Yield (`await` anything) to let it drain.
+   * natsjet: bytes waiting to be written past which `publish`, which never
+   * waits, throws `OUTGOING_BUFFER_FULL` (a `ConnectionError`); what it
+   * accepted before still goes out. Yield (`await` anything) to let it
+   * drain. By default there is no bound but the host's, as in nats.js: past
+   * 8 MiB, what waits goes to the socket (Node) or WebSocket at once, held
+   * outside the wasm memory, and a host that cannot take more gets the same
+   * error. The bytes the host holds unsent count toward the bound.
    */
   outgoingBufferSize?: number;
   /**
@@ -134,6 +146,10 @@ extern "C" {
     fn reconnect_jitter(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = reconnectJitterTLS)]
     fn reconnect_jitter_tls(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = reconnectDelayHandler)]
+    fn reconnect_delay_handler(this: &ConnectionOptions) -> JsValue;
+    #[wasm_bindgen(method, getter = reconnectToServer)]
+    fn reconnect_to_server(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = pingInterval)]
     fn ping_interval(this: &ConnectionOptions) -> JsValue;
     #[wasm_bindgen(method, getter = maxPingOut)]
@@ -184,7 +200,9 @@ const DEFAULT_JITTER_TLS: Duration = Duration::from_secs(1);
 pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, ConnectOptions), Error> {
     let mut opts = ConnectOptions::new()
         .max_reconnects(DEFAULT_MAX_RECONNECT_ATTEMPTS)
-        .connection_timeout(DEFAULT_CONNECT_TIMEOUT);
+        .connection_timeout(DEFAULT_CONNECT_TIMEOUT)
+        // The host's limit, as nats.js (see `outgoingBufferSize`).
+        .outgoing_buffer_size(usize::MAX);
     let Some(o) = options else { return Ok((vec![DEFAULT_SERVER.into()], opts)) };
     let servers = servers(o.servers())?;
     if let Some(name) = text(o.name(), "name")? {
@@ -214,10 +232,27 @@ pub(crate) fn parse(options: Option<ConnectionOptions>) -> Result<(Vec<String>, 
     let jitter = millis(o.reconnect_jitter(), "reconnectJitter")?;
     let jitter_tls = millis(o.reconnect_jitter_tls(), "reconnectJitterTLS")?;
     let jitter = if tls.is_some() { jitter_tls.or(Some(DEFAULT_JITTER_TLS)) } else { jitter };
+    let defaults = Config::default();
     if wait.is_some() || jitter.is_some() {
-        let defaults = Config::default();
         opts =
             opts.reconnect_delay(wait.unwrap_or(defaults.reconnect_delay), jitter.unwrap_or(defaults.reconnect_jitter));
+    }
+    if let Some(handler) = function(o.reconnect_delay_handler(), "reconnectDelayHandler")? {
+        let fallback = wait.unwrap_or(defaults.reconnect_delay);
+        opts = opts.reconnect_delay_per_server(move |_| {
+            let ms = handler.call0(&JsValue::NULL).ok().and_then(|ms| ms.as_f64());
+            ms.filter(|ms| *ms >= 0.0 && ms.is_finite()).map_or(fallback, |ms| Duration::from_millis(ms as u64))
+        });
+    }
+    if let Some(handler) = function(o.reconnect_to_server(), "reconnectToServer")? {
+        let handler = std::rc::Rc::new(handler);
+        // The driver's callbacks are `Arc`s; in wasm they need not be `Send`.
+        #[allow(clippy::arc_with_non_send_sync)]
+        let choose: crate::driver::task::ChooseServer = std::sync::Arc::new(move |choice| {
+            let handler = handler.clone();
+            Box::pin(async move { reconnect::choose(&handler, &choice) })
+        });
+        opts = opts.choose_server(choose);
     }
     if let Some(interval) = millis(o.ping_interval(), "pingInterval")? {
         opts = opts.ping_interval(interval);
@@ -305,6 +340,13 @@ fn servers(value: JsValue) -> Result<Vec<String>, Error> {
     }
     let Some(list) = value.dyn_ref::<js_sys::Array>() else { return Err(invalid("servers", "a string or an array")) };
     list.iter().map(|url| url.as_string().ok_or_else(|| invalid("servers", "an array of strings"))).collect()
+}
+
+fn function(value: JsValue, what: &str) -> Result<Option<js_sys::Function>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.dyn_into().map(Some).map_err(|_| invalid(what, "a function"))
 }
 
 pub(crate) fn text(value: JsValue, what: &str) -> Result<Option<String>, Error> {

@@ -255,6 +255,7 @@ impl Connection {
         }
         self.tls = false;
         self.out.clear();
+        self.unwritten = 0;
         self.parser = Parser::new(ParserLimits::default());
         self.timers.stop_all();
         let flush_error = if self.terminal { Error::Closed } else { Error::Disconnected };
@@ -283,20 +284,28 @@ impl Connection {
             delay: self.config.reconnect_delay,
             jitter: self.config.reconnect_jitter,
             delay_callback: self.config.reconnect_delay_callback.as_ref(),
+            delay_per_server: self.config.reconnect_delay_per_server,
             initial_only: !(self.ever_connected
                 || self.config.retry_on_initial_connect
                 || self.config.wait_on_first_connect),
         };
         match self.servers.next_attempt_at(now, &policy, &mut self.rng) {
             None => self.finish_close(reason),
-            Some(at) if self.config.choose_server && self.ever_connected => {
-                self.phase = Phase::AwaitChoice;
-                self.choice_due = Some(at);
-                let info = Box::new(self.info.clone().unwrap_or_default());
-                self.actions.push_back(Action::ChooseServer { servers: self.servers.snapshot(), info });
-            }
-            Some(at) if at <= now => self.start_connect(now),
-            Some(at) => self.timers.set(Timer::Reconnect, Some(at)),
+            Some(at) => self.schedule_attempt(now, at),
+        }
+    }
+
+    /// Starts the next attempt at `at`; with a reconnect-to-server callback,
+    /// first asks it which server that attempt goes to.
+    pub(super) fn schedule_attempt(&mut self, now: Instant, at: Instant) {
+        if self.config.choose_server {
+            self.phase = Phase::AwaitChoice;
+            self.choice_due = Some(at);
+            self.actions.push_back(Action::ChooseServer(Box::new(self.servers.choice(self.info.clone()))));
+        } else if at <= now {
+            self.start_connect(now);
+        } else {
+            self.timers.set(Timer::Reconnect, Some(at));
         }
     }
 

@@ -105,7 +105,7 @@ use pings::{PingKind, Pings};
 use requests::Requests;
 pub(crate) use rng::Rng;
 use servers::ServerPool;
-pub use servers::{PoolServer, ReconnectToServer};
+pub use servers::{PoolServer, ReconnectToServer, ServerChoice};
 use subs::{Limit, Subscriptions};
 pub use timers::Timer;
 use timers::Timers;
@@ -154,8 +154,12 @@ pub struct Config {
     /// since the last connection (this one included), instead of
     /// `reconnect_delay` and `reconnect_jitter` (async-nats's callback).
     pub reconnect_delay_callback: Option<ReconnectDelay>,
-    /// The driver picks the server of each reconnect attempt (an async
-    /// callback): the core asks with `Action::ChooseServer`.
+    /// nats.js's `reconnectDelayHandler`: `reconnect_delay_callback` gives
+    /// the wait before trying a server again, from its failed attempts,
+    /// counted from its last attempt.
+    pub reconnect_delay_per_server: bool,
+    /// The driver picks the server of each attempt (an async callback): the
+    /// core asks with `Action::ChooseServer`.
     pub choose_server: bool,
     /// Retry a first connect that fails as later reconnects are retried
     /// (delays, `max_reconnects`). With `false`, the default, every server is
@@ -167,7 +171,8 @@ pub struct Config {
     /// Bytes of publishes kept while disconnected (default 8 MiB).
     pub reconnect_buffer_size: usize,
     /// Bytes waiting for the transport past which publishes are refused
-    /// with [`Error::OutgoingBufferFull`] (default 64 MiB). Async publishes
+    /// with [`Error::OutgoingBufferFull`] (default 64 MiB), counting those
+    /// the host holds unsent ([`Connection::handle_unwritten`]). Async publishes
     /// wait long before (the client's high water mark); this bounds callers
     /// that cannot wait (JavaScript's synchronous `publish`), well inside
     /// wasm32's 4 GiB, with room for several connections and the rest of a
@@ -203,6 +208,7 @@ impl Default for Config {
             reconnect_delay: Duration::from_secs(2),
             reconnect_jitter: Duration::from_millis(100),
             reconnect_delay_callback: None,
+            reconnect_delay_per_server: false,
             choose_server: false,
             retry_on_initial_connect: false,
             wait_on_first_connect: false,
@@ -233,7 +239,7 @@ impl fmt::Debug for ReconnectDelay {
 }
 
 /// What the driver must do with transports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Open a transport to `addr` and call `handle_transport_open` or
     /// `handle_transport_closed`.
@@ -247,9 +253,10 @@ pub enum Action {
     /// Answer the server's `nonce` (empty when it sent none) with the async
     /// auth callback, then call `handle_auth` (only with `Auth::deferred`).
     Authenticate { nonce: Vec<u8> },
-    /// Ask the reconnect-to-server callback which of `servers` to try next,
-    /// then call `handle_server_choice` (only with `Config::choose_server`).
-    ChooseServer { servers: Vec<PoolServer>, info: Box<ServerInfo> },
+    /// Ask the reconnect-to-server callback which server the next attempt
+    /// goes to, then call `handle_server_choice` (only with
+    /// `Config::choose_server`).
+    ChooseServer(Box<ServerChoice>),
 }
 
 /// Where the connection stands.
@@ -416,6 +423,9 @@ pub struct Connection {
     out: Outbox,
     /// Publishes made while not connected; written after the next handshake.
     reconnect_buf: BytesMut,
+    /// Bytes taken by `poll_transmit` that the host still holds unsent, as
+    /// last reported ([`Connection::handle_unwritten`]).
+    unwritten: usize,
     pings: Pings,
     subs: Subscriptions,
     requests: Requests,
@@ -458,6 +468,7 @@ impl Connection {
             info: None,
             out: Outbox::default(),
             reconnect_buf: BytesMut::new(),
+            unwritten: 0,
             pings: Pings::default(),
             subs: Subscriptions::default(),
             requests: Requests::default(),
@@ -475,7 +486,7 @@ impl Connection {
             user_closed: false,
             last_flush: 0,
         };
-        conn.start_connect(now);
+        conn.schedule_attempt(now, now);
         Ok(conn)
     }
 
@@ -567,18 +578,20 @@ impl Connection {
     }
     /// The answer of `Action::ChooseServer`: the pick is tried next, after
     /// its delay (or the usual one); no pick, or one outside the pool, leaves
-    /// the usual order. An answer while not waiting for one is dropped.
-    pub fn handle_server_choice(&mut self, now: Instant, choice: Option<ReconnectToServer>) {
+    /// the usual order; an error closes the connection with it. An answer
+    /// while not waiting for one is dropped.
+    pub fn handle_server_choice(&mut self, now: Instant, choice: Result<Option<ReconnectToServer>, Error>) {
         let now = self.clock.advance(now);
         if self.phase != Phase::AwaitChoice {
             return;
         }
         self.phase = Phase::Idle;
         let at = match choice {
-            Some(pick) if self.servers.prefer(&pick.addr) => pick.delay.map(|delay| now + delay),
-            _ => None,
+            Err(error) => return self.finish_close(Some(error)),
+            Ok(Some(pick)) if self.servers.prefer(&pick.addr) => pick.delay.map(|delay| now + delay),
+            Ok(_) => None,
         };
-        match at.or(self.choice_due) {
+        match at.or(self.choice_due.take()) {
             Some(at) if at > now => self.timers.set(Timer::Reconnect, Some(at)),
             _ => self.start_connect(now),
         }
@@ -588,6 +601,12 @@ impl Connection {
     pub fn handle_transport_closed(&mut self, now: Instant, error: Option<Error>) {
         let now = self.clock.advance(now);
         self.on_transport_closed(now, error);
+    }
+    /// The host holds `bytes` of what [`poll_transmit`](Self::poll_transmit)
+    /// gave unsent (a wasm host's socket buffer, which a synchronous
+    /// publish may fill): they count toward the outgoing bound.
+    pub fn handle_unwritten(&mut self, bytes: usize) {
+        self.unwritten = bytes;
     }
     /// Bytes read from the transport. Complete operations are taken off the
     /// front of `data`. Protocol errors close the transport and are reported
@@ -850,6 +869,12 @@ impl Connection {
         }
         self.out.take(max)
     }
+    /// Gives back bytes from [`poll_transmit`](Self::poll_transmit) that
+    /// the transport did not take (oldest first): they go out before
+    /// anything else, so a writer that must wait need not keep them.
+    pub fn untransmit(&mut self, pieces: impl DoubleEndedIterator<Item = Bytes>) {
+        self.out.untake(pieces);
+    }
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.timers.next().map(|d| d.at)
@@ -911,7 +936,7 @@ impl Connection {
         if self.is_live() {
             // Refused once the bound is reached, so what waits stays under
             // it plus one message.
-            if self.out.len() >= self.config.outgoing_buffer_size {
+            if self.out.len().saturating_add(self.unwritten) >= self.config.outgoing_buffer_size {
                 return Err(Error::OutgoingBufferFull { capacity: self.config.outgoing_buffer_size });
             }
             match body {

@@ -108,6 +108,15 @@ impl Outbox {
         }
     }
 
+    /// Puts back `pieces` taken by [`take`](Self::take) and not written
+    /// (oldest first): they come out again before everything else.
+    pub fn untake(&mut self, pieces: impl DoubleEndedIterator<Item = Bytes>) {
+        for piece in pieces.rev() {
+            self.sealed_len += piece.len();
+            self.sealed.push_front(piece);
+        }
+    }
+
     /// The next at most `max` (at least 1) bytes to write, oldest first.
     pub fn take(&mut self, max: usize) -> Option<Bytes> {
         if self.sealed.is_empty() {
@@ -214,6 +223,17 @@ mod tests {
             assert!((SMALL_BLOCK - message.len()..=2 * SMALL_BLOCK).contains(&block.len()), "{}", block.len());
         }
         assert_eq!(drain(&mut outbox, usize::MAX).len(), data);
+    }
+
+    #[test]
+    fn pieces_put_back_come_out_first_in_their_order() {
+        let mut outbox = Outbox::default();
+        outbox.open().extend_from_slice(b"abcdefgh");
+        let pieces = [outbox.take(3).unwrap(), outbox.take(2).unwrap()];
+        outbox.open().extend_from_slice(b"ij");
+        outbox.untake(pieces.into_iter());
+        assert_eq!(outbox.len(), 10);
+        assert_eq!(drain(&mut outbox, 4), b"abcdefghij");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::ReconnectDelay;
 use super::rng::Rng;
 use crate::core::addr::ServerAddr;
+use crate::core::proto::ServerInfo;
 use crate::core::time::Instant;
 
 struct Server {
@@ -57,6 +58,16 @@ pub struct PoolServer {
     pub last_error: Option<String>,
 }
 
+/// What `Action::ChooseServer` asks about: the pool, next to be tried
+/// first, when each was last tried, and the latest INFO (none before a
+/// first connection).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerChoice {
+    pub servers: Vec<PoolServer>,
+    pub last_attempts: Vec<Option<Instant>>,
+    pub info: Option<ServerInfo>,
+}
+
 /// The server a reconnect-to-server callback picked, and the wait before
 /// trying it (`None`: the usual reconnect delay).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +91,9 @@ pub(super) struct RetryPolicy<'a> {
     /// The wait before each attempt from the attempts since the last
     /// connection, instead of `delay` and `jitter` per server.
     pub(super) delay_callback: Option<&'a ReconnectDelay>,
+    /// nats.js's way with `delay_callback`: the wait before trying a server
+    /// again, from its failures, counted from its last attempt.
+    pub(super) delay_per_server: bool,
     /// Before the first success without `retry_on_initial_connect`: each
     /// server gets exactly one attempt.
     pub(super) initial_only: bool,
@@ -143,12 +157,18 @@ impl ServerPool {
             }
         }
         let front = self.servers.front()?;
-        if let Some(delay) = policy.delay_callback {
+        if let Some(delay) = policy.delay_callback.filter(|_| !policy.delay_per_server) {
             return Some(now + (delay.0)(self.attempts + 1));
         }
         Some(match front.last_attempt {
             None => now,
-            Some(at) => (at + policy.delay + rng.jitter(policy.jitter)).max(now),
+            Some(at) => {
+                let wait = match policy.delay_callback {
+                    Some(ReconnectDelay(delay)) => delay(front.failures),
+                    None => policy.delay + rng.jitter(policy.jitter),
+                };
+                (at + wait).max(now)
+            }
         })
     }
 
@@ -189,6 +209,13 @@ impl ServerPool {
             last_error: s.last_error.clone(),
         })
         .collect()
+    }
+
+    /// What a reconnect-to-server callback is shown: the servers, next to
+    /// be tried first, and `info`.
+    pub(super) fn choice(&self, info: Option<ServerInfo>) -> ServerChoice {
+        let live = self.servers.iter().filter(|s| !s.retired);
+        ServerChoice { servers: self.snapshot(), last_attempts: live.map(|s| s.last_attempt).collect(), info }
     }
 
     /// Puts the server at `addr` first in line; whether the pool has it.

@@ -81,10 +81,9 @@ impl Config {
         Ok(stream)
     }
 
-    /// [`into_stream_config`](Self::into_stream_config) of a bucket that
-    /// is no mirror and has no sources (`mirror` and `sources` are not
-    /// read): all that the wasm makes, which so links none of their rules.
-    pub(crate) fn into_local_stream_config(self) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)> {
+    /// [`into_stream_config`](Self::into_stream_config) but for `mirror`
+    /// and `sources`, which are not read.
+    fn into_local_stream_config(self) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)> {
         check_bucket(&self.bucket).map_err(|e| (CreateKeyValueErrorKind::InvalidStoreName, e))?;
         if self.history > MAX_HISTORY {
             let text = format!("history {} is over the limit of {MAX_HISTORY}", self.history);

@@ -10,7 +10,7 @@ use super::names::{bucket_of_stream, check_bucket, stream_name};
 use super::store::Store;
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
-use crate::jetstream::api::{self, DeleteResponse, ErrorCode, StreamConfig, StreamInfo};
+use crate::jetstream::api::{self, DeleteResponse, ErrorCode, StreamInfo};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::paging::typed;
 
@@ -78,18 +78,8 @@ impl Context {
     /// The JSON of bucket `config`'s stream; limit markers need API level 1,
     /// as the server says in its INFO.
     pub(crate) fn bucket_stream(&self, config: Config) -> Result<Vec<u8>, CreateKeyValueError> {
-        self.bucket_stream_with(config, Config::into_stream_config)
-    }
-
-    /// [`bucket_stream`](Self::bucket_stream) with `stream` making the
-    /// stream config (the wasm's: [`Config::into_local_stream_config`]).
-    pub(crate) fn bucket_stream_with(
-        &self,
-        config: Config,
-        stream: fn(Config) -> Result<StreamConfig, (CreateKeyValueErrorKind, Error)>,
-    ) -> Result<Vec<u8>, CreateKeyValueError> {
         check_api_level(&config, self.client().api_level())?;
-        let stream = stream(config).map_err(|(kind, cause)| KindError::new(kind, cause))?;
+        let stream = config.into_stream_config().map_err(|(kind, cause)| KindError::new(kind, cause))?;
         encode_request(&stream).map_err(CreateKeyValueErrorKind::error)
     }
 

@@ -20,7 +20,8 @@ use crate::runtime::js_task::{after_task, end_of_task_is_microtask};
 /// ([`HeldWrites::received`]): then acks, replies and pulls all wait.
 /// At the end of the task the driver is woken: its next flush sends what
 /// was held back, including what it had not handed over yet.
-#[derive(Default)]
+/// Clones share the writes held back (a [`HostSink`](super::HostSink) sends them first).
+#[derive(Clone, Default)]
 pub(crate) struct HeldWrites {
     state: Rc<RefCell<Held>>,
 }

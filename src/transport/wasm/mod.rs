@@ -25,8 +25,8 @@ use super::TlsOptions;
 use crate::addr::ServerAddr;
 use crate::error::Error;
 use crate::runtime::{Runtime, WasmRuntime};
-use node_socket::SocketTransport;
-use websocket::WebSocketTransport;
+use node_socket::{SocketTransport, SocketWriter};
+use websocket::{WebSocketTransport, WebSocketWriter};
 
 /// One connection to a server. See the [module docs](super) for the contract.
 pub struct Transport {
@@ -148,10 +148,49 @@ impl Transport {
         })
     }
 
+    /// A handle that hands bytes to the host at once (see [`HostSink`]).
+    pub fn host_sink(&self) -> HostSink {
+        HostSink(match &self.inner {
+            Inner::WebSocket(t) => Writer::WebSocket(t.writer()),
+            Inner::Socket(t) => Writer::Socket(t.writer()),
+        })
+    }
+
     fn poll_open(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         match &self.inner {
             Inner::WebSocket(t) => t.poll_open(cx),
             Inner::Socket(t) => t.poll_open(cx),
+        }
+    }
+}
+
+/// Writes to an open transport from outside the driver, for a caller that
+/// cannot wait (a synchronous publish in a loop): each write goes to the
+/// host at once, after what the transport held back, whatever the host
+/// already holds unsent. The host keeps it outside wasm memory, in its
+/// socket buffer, as nats.js's writes are kept; the connection's bound
+/// counts it through [`HostSink::buffered`].
+pub struct HostSink(Writer);
+
+enum Writer {
+    WebSocket(WebSocketWriter),
+    Socket(SocketWriter),
+}
+
+impl HostSink {
+    /// Hands `bytes` to the host, which copies them during the call.
+    pub fn send(&self, bytes: &[u8]) -> io::Result<()> {
+        match &self.0 {
+            Writer::WebSocket(w) => w.send(bytes),
+            Writer::Socket(w) => w.send(bytes),
+        }
+    }
+
+    /// Bytes the host holds unsent.
+    pub fn buffered(&self) -> usize {
+        match &self.0 {
+            Writer::WebSocket(w) => w.buffered(),
+            Writer::Socket(w) => w.buffered(),
         }
     }
 }

@@ -45,6 +45,11 @@ export interface SocketHandle {
    * again once written (natsjet's own copy would be a fresh allocation).
    */
   writeView?(data: Uint8Array): boolean;
+  /**
+   * Optional: bytes written and not yet sent (Node's `writableLength`), which
+   * natsjet counts toward `outgoingBufferSize`; 0 when absent.
+   */
+  readonly bufferedAmount?: number;
   /** Starts TLS over the open socket (like `tls.connect({ socket, ... })`). */
   upgradeTls(options: { servername: string; ca?: string[]; cert?: string; key?: string }): Promise<void>;
   /** Ends the socket after pending writes; no event fires afterwards. Idempotent. */
@@ -61,6 +66,7 @@ extern "C" {
     fn connect(this: &SocketFactory, host: &str, port: u16, events: &SocketEvents) -> Result<JsSocket, JsValue>;
 
     /// One connection made by the factory.
+    #[derive(Clone)]
     type JsSocket;
     #[wasm_bindgen(method, catch)]
     fn write(this: &JsSocket, data: &Uint8Array) -> Result<bool, JsValue>;
@@ -68,6 +74,8 @@ extern "C" {
     fn write_view_fn(this: &JsSocket) -> JsValue;
     #[wasm_bindgen(method, catch, js_name = writeView)]
     fn write_view(this: &JsSocket, data: &[u8]) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, getter, js_name = bufferedAmount)]
+    fn buffered_amount(this: &JsSocket) -> Option<f64>;
     #[wasm_bindgen(method, catch, js_name = upgradeTls)]
     fn upgrade_tls(this: &JsSocket, options: &TlsUpgradeOptions) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -277,6 +285,34 @@ impl SocketTransport {
 
     fn sink(&self) -> Sink<'_> {
         Sink { socket: &self.socket, shared: &self.shared, copies: self.copies }
+    }
+
+    /// A handle that writes to this socket at once, whatever its send
+    /// buffer holds (see [`HostSink`](super::HostSink)).
+    pub(super) fn writer(&self) -> SocketWriter {
+        let (socket, shared) = (self.socket.clone(), Rc::clone(&self.shared));
+        SocketWriter { socket, shared, copies: self.copies, held: self.held.clone() }
+    }
+}
+
+pub(super) struct SocketWriter {
+    socket: JsSocket,
+    shared: Rc<RefCell<Shared>>,
+    copies: bool,
+    held: HeldWrites,
+}
+
+impl SocketWriter {
+    /// Sends what the task held back, then `bytes`.
+    pub(super) fn send(&self, bytes: &[u8]) -> io::Result<()> {
+        let sink = Sink { socket: &self.socket, shared: &self.shared, copies: self.copies };
+        self.held.send_now(|held| sink.send(held))?;
+        sink.send(bytes)
+    }
+
+    /// Bytes the socket holds unsent.
+    pub(super) fn buffered(&self) -> usize {
+        self.socket.buffered_amount().unwrap_or(0.0) as usize
     }
 }
 

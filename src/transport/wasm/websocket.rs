@@ -182,6 +182,12 @@ impl WebSocketTransport {
         Poll::Ready(())
     }
 
+    /// A handle that sends on this socket at once, whatever it holds
+    /// unsent (see [`HostSink`](super::HostSink)).
+    pub(super) fn writer(&self) -> WebSocketWriter {
+        WebSocketWriter { socket: self.socket.clone(), held: self.held.clone() }
+    }
+
     pub(super) fn close(&mut self) -> io::Result<()> {
         // What this task held back goes first.
         let frame = self.held.take();
@@ -189,6 +195,25 @@ impl WebSocketTransport {
             self.socket.send_with_u8_array(&frame).map_err(js_to_io)?;
         }
         self.socket.close().map_err(js_to_io)
+    }
+}
+
+pub(super) struct WebSocketWriter {
+    socket: WebSocket,
+    held: HeldWrites,
+}
+
+impl WebSocketWriter {
+    /// Sends what the task held back, then `bytes`, each as a frame.
+    pub(super) fn send(&self, bytes: &[u8]) -> io::Result<()> {
+        let send = |frame: &[u8]| self.socket.send_with_u8_array(frame).map_err(js_to_io);
+        self.held.send_now(send)?;
+        send(bytes)
+    }
+
+    /// Bytes the socket holds unsent.
+    pub(super) fn buffered(&self) -> usize {
+        self.socket.buffered_amount() as usize
     }
 }
 

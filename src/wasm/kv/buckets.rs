@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
 
-use super::options;
 use super::store::RawKv;
+use super::{nested, options};
 use crate::error::Error;
 use crate::jetstream::kv::names::bucket_of_stream;
-use crate::jetstream::kv::{BucketExternal, BucketFacts, BucketMirror, Config, Store};
+use crate::jetstream::kv::{BucketExternal, BucketFacts, BucketMirror, Store};
 use crate::wasm::jetstream::RawJetStream;
 use crate::wasm::options::whole;
 
@@ -26,8 +26,10 @@ impl RawJetStream {
     /// `storage`, then `metadata`'s names and values in turn; `numbers` are
     /// `history`, `max_bytes`, `maxValueSize`, `ttl`, `markerTTL`,
     /// `replicas` and `compression` (1 or 0), each 0 when unset (which
-    /// means the default for all of them). Throws `INVALID_ARGUMENT` naming
-    /// a bad name or option.
+    /// means the default for all of them); `nested` and `nested_numbers`
+    /// are `mirror`, `sources`, `placement` and `republish` as
+    /// [`nested`](super::nested) reads them. Throws `INVALID_ARGUMENT`
+    /// naming a bad name or option.
     #[wasm_bindgen(js_name = kvStream)]
     pub fn kv_stream(
         &self,
@@ -36,9 +38,11 @@ impl RawJetStream {
         )]
         strings: Vec<String>,
         #[wasm_bindgen(unchecked_param_type = "ArrayLike<number>")] numbers: &[f64],
+        nested: Vec<String>,
+        #[wasm_bindgen(js_name = nestedNumbers, unchecked_param_type = "ArrayLike<number>")] nested_numbers: &[f64],
     ) -> Result<String, JsValue> {
-        let config = options::config(&strings, numbers)?;
-        let json = self.context.bucket_stream_with(config, Config::into_local_stream_config).map_err(Error::from)?;
+        let config = options::config(&strings, numbers, nested::nested(&nested, nested_numbers)?)?;
+        let json = self.context.bucket_stream(config).map_err(Error::from)?;
         Ok(String::from_utf8(json).unwrap_or_default())
     }
 

@@ -6,10 +6,12 @@
 //! arguments are converted and entries packed for the crossing.
 //! - [`buckets`]: `RawJetStream.kvStream` / `kvBind` (for nats.js's
 //!   `kvm.create` and `kvm.open`);
-//! - [`options`]: nats.js's `KvOptions` read into the Rust `Config`;
+//! - [`options`]: nats.js's `KvOptions` read into the Rust `Config`, and
+//!   [`nested`] its `mirror`, `sources`, `placement` and `republish`;
 //! - [`store`]: `RawKv`, one bucket: writes, gets and reads (a watch,
 //!   history or key listing, read in batches by [`crate::wasm::reader`]).
 
 mod buckets;
+mod nested;
 mod options;
 mod store;

@@ -1,17 +1,20 @@
 //! nats.js's `KvOptions` as the Rust [`Config`]: TS hands the values over
 //! in two lists (their order in `RawJetStream.kvStream`; durations in
-//! milliseconds) and they are checked here, an `INVALID_ARGUMENT` naming
-//! the option that is wrong.
+//! milliseconds), the nested ones in two more ([`nested`](super::nested)),
+//! and they are checked here, an `INVALID_ARGUMENT` naming the option that
+//! is wrong.
 
 use std::time::Duration;
 
+use super::nested::Nested;
 use crate::error::Error;
 use crate::jetstream::kv::Config;
 use crate::wasm::options::{pairs, storage, whole};
 
 /// The Rust config from `kvStream`'s lists (a number of 0 is the option's
-/// default: one value per key, no limit, no TTL, no markers, one replica).
-pub(super) fn config(strings: &[String], numbers: &[f64]) -> Result<Config, Error> {
+/// default: one value per key, no limit, no TTL, no markers, one replica)
+/// and the nested options.
+pub(super) fn config(strings: &[String], numbers: &[f64], nested: Nested) -> Result<Config, Error> {
     let string = |i: usize| strings.get(i).map_or("", String::as_str);
     let storage = storage(string(2))?;
     let number = |i: usize| numbers.get(i).copied().unwrap_or(0.0);
@@ -29,11 +32,11 @@ pub(super) fn config(strings: &[String], numbers: &[f64]) -> Result<Config, Erro
         description: string(1).to_string(),
         metadata: pairs(strings.get(3..).unwrap_or_default()),
         // Named, not `..Config::default()`, which would make and drop a whole config.
-        republish: None,
-        mirror: None,
-        sources: None,
+        republish: nested.republish,
+        mirror: nested.mirror,
+        sources: nested.sources,
         mirror_direct: false,
-        placement: None,
+        placement: nested.placement,
     })
 }
 

@@ -4,7 +4,7 @@
 //! TS publishes with `RawJetStream.publish` (no future of their own; TS
 //! sequences a create over a delete marker, asking `get`), get (latest or
 //! at a revision, markers included) and reads (watch, history, keys). TTLs are nats.js's
-//! strings, sent as they are in `Nats-TTL`. `status` and `destroy` are the
+//! strings, sent as they are in `Nats-TTL`; `purgeDeletes`. `status` and `destroy` are the
 //! JetStream API's stream info and delete, in TS.
 
 use std::rc::Rc;
@@ -148,6 +148,17 @@ impl RawKv {
             let reader = Reader::open(&store, keys, &options, until_current).await?;
             Ok(RawReader::new(reader))
         }))
+    }
+
+    /// Removes the history of deleted and purged keys
+    /// ([`Store::purge_deletes`]): a marker older than `older_ms` goes with
+    /// everything before it, a newer one stays as its key's only message.
+    /// The promise gets how many messages went.
+    #[wasm_bindgen(js_name = purgeDeletes, unchecked_return_type = "Promise<number>")]
+    pub fn purge_deletes(&self, older_ms: f64) -> Result<Promise, JsValue> {
+        let older_than = std::time::Duration::from_millis(whole(older_ms, "olderMillis")?);
+        let store = self.store.clone();
+        Ok(promise(async move { Ok(store.purge_deletes(older_than).await? as f64) }))
     }
 }
 

@@ -190,3 +190,31 @@ fn lines_longer_than_the_servers_control_line_are_refused_before_writing() {
     s.conn.subscribe(&long, None).unwrap();
     assert_eq!(s.take_ops().len(), 2, "a raised limit lets them through");
 }
+
+#[test]
+fn bytes_the_host_holds_unsent_count_toward_the_outgoing_bound_until_it_is_reconnected() {
+    let mut s = FakeServer::connected(Config { outgoing_buffer_size: 1000, ..config(&["nats://a:4222"]) });
+    s.conn.handle_unwritten(990);
+    // `PUB a 1\r\nx\r\n`: 12 bytes waiting here and 990 in the host.
+    s.conn.publish("a", None, None, b"x").unwrap();
+    assert_eq!(s.conn.publish("a", None, None, b"y"), Err(Error::OutgoingBufferFull { capacity: 1000 }));
+    s.conn.handle_unwritten(0);
+    s.conn.publish("a", None, None, b"z").unwrap();
+    assert_eq!(s.take_ops(), [ClientOp::pub_("a", "x"), ClientOp::pub_("a", "z")]);
+    s.conn.handle_unwritten(usize::MAX);
+    assert!(s.conn.publish("a", None, None, b"w").is_err());
+    // The host's buffer went with its transport.
+    s.reconnect();
+    s.conn.publish("a", None, None, b"v").unwrap();
+}
+
+#[test]
+fn bytes_given_back_go_out_first() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    s.conn.publish("a", None, None, b"1").unwrap();
+    let first = s.conn.poll_transmit(5).unwrap();
+    let second = s.conn.poll_transmit(usize::MAX).unwrap();
+    s.conn.publish("a", None, None, b"2").unwrap();
+    s.conn.untransmit([first, second].into_iter());
+    assert_eq!(s.take_ops(), [ClientOp::pub_("a", "1"), ClientOp::pub_("a", "2")]);
+}

@@ -6,7 +6,7 @@ use std::time::Duration;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
-use crate::core::conn::{ReconnectDelay, ReconnectToServer, State};
+use crate::core::conn::{ReconnectDelay, ReconnectToServer, ServerChoice, State};
 use crate::core::error::{PermissionOp, ServerError, ServerErrorKind};
 
 fn io_error() -> Error {
@@ -137,15 +137,18 @@ fn a_chosen_server_is_tried_next_after_its_delay() {
     cfg.reconnect_jitter = Duration::ZERO;
     cfg.choose_server = true;
     let mut s = FakeServer::new(cfg);
+    let first = expect_choice(&mut s);
+    assert_eq!((first.servers.len(), first.info), (3, None), "the first attempt asks too, before any INFO");
+    s.conn.handle_server_choice(s.now, Ok(None));
     s.handshake(INFO);
     s.advance(10_000);
     s.lose(None);
-    let actions = s.take_actions();
-    let [Action::ChooseServer { servers, info }] = actions.as_slice() else { panic!("a choice: {actions:?}") };
-    assert_eq!(servers.len(), 3);
-    assert_eq!(info.as_ref(), s.conn.server_info().unwrap(), "the last server's INFO");
+    let choice = expect_choice(&mut s);
+    assert_eq!(choice.servers.len(), 3);
+    assert_eq!(choice.info.as_ref(), s.conn.server_info(), "the last server's INFO");
+    assert_eq!(choice.last_attempts.iter().filter(|at| at.is_some()).count(), 1, "only a was tried");
     let pick = |url: &str, delay: Option<u64>| {
-        Some(ReconnectToServer { addr: addr(url), delay: delay.map(Duration::from_millis) })
+        Ok(Some(ReconnectToServer { addr: addr(url), delay: delay.map(Duration::from_millis) }))
     };
     s.conn.handle_server_choice(s.now, pick("nats://c:4222", Some(500)));
     s.drive();
@@ -155,12 +158,59 @@ fn a_chosen_server_is_tried_next_after_its_delay() {
 
     // A failed attempt asks again; a server outside the pool keeps the usual order and delay.
     s.lose(Some(io_error()));
-    assert!(matches!(s.take_actions().as_slice(), [Action::ChooseServer { .. }]));
+    expect_choice(&mut s);
     s.conn.handle_server_choice(s.now, pick("nats://elsewhere:4222", Some(0)));
     s.drive();
     assert_eq!(s.expect_connect(), "nats://b:4222");
     s.conn.handle_server_choice(s.now, pick("nats://a:4222", Some(0)));
     assert!(s.take_actions().is_empty(), "an answer nobody asked for is dropped");
+}
+
+#[test]
+fn a_chooser_that_fails_closes_the_connection_with_its_error() {
+    let mut s = FakeServer::new(Config { choose_server: true, ..config(&["nats://a:4222"]) });
+    expect_choice(&mut s);
+    s.conn.handle_server_choice(s.now, Err(Error::InvalidArgument("no".into())));
+    assert_eq!(s.conn.state(), State::Closed);
+    let closed = ConnectionEvent::Closed { error: Some(Error::InvalidArgument("no".into())) };
+    assert_eq!(s.take_conn_events(), [closed]);
+}
+
+#[test]
+fn closing_while_a_choice_is_awaited_closes_at_once() {
+    let mut s = FakeServer::new(Config { choose_server: true, ..config(&["nats://a:4222"]) });
+    expect_choice(&mut s);
+    s.conn.close(s.now);
+    assert_eq!(s.conn.state(), State::Closed);
+    s.conn.handle_server_choice(s.now, Ok(None));
+    assert!(s.take_actions().is_empty(), "no attempt after the close");
+}
+
+fn expect_choice(s: &mut FakeServer) -> ServerChoice {
+    match s.take_actions().as_slice() {
+        [Action::ChooseServer(choice)] => *choice.clone(),
+        other => panic!("expected one ChooseServer, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_per_server_delay_callback_paces_attempts_from_the_servers_failures() {
+    // nats.js's reconnectDelayHandler: counted from the server's last attempt.
+    let delay = |failures: usize| Duration::from_millis(500 * (failures as u64 + 1));
+    let cfg = Config {
+        reconnect_delay_callback: Some(ReconnectDelay(std::sync::Arc::new(delay))),
+        reconnect_delay_per_server: true,
+        ..config(&["nats://a:4222"])
+    };
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    s.advance(100);
+    s.lose(None);
+    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(500)), "tried at 0, no failure yet");
+    s.advance_to(Instant::from_millis(500));
+    s.expect_connect();
+    s.lose(Some(io_error()));
+    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(1500)), "one failure: 1000 since the attempt");
 }
 
 #[test]
@@ -181,6 +231,34 @@ fn rotation_prefers_servers_not_just_tried() {
     assert_eq!(s.expect_connect(), "nats://a:4222");
     s.lose(Some(io_error()));
     assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(2100)), "b was tried at 100");
+}
+
+#[test]
+fn servers_set_by_the_user_replace_the_pool_and_the_current_one_leaves_at_the_next_attempt() {
+    let mut cfg = config(&["nats://a:4222", "nats://b:4222"]);
+    cfg.reconnect_jitter = Duration::ZERO;
+    let mut s = FakeServer::new(cfg);
+    s.handshake(INFO);
+    assert!(matches!(s.conn.set_server_pool(Vec::new()), Err(Error::InvalidArgument(_))));
+    s.conn.set_server_pool(vec![addr("nats://c:4222"), addr("nats://a:4222")]).unwrap();
+    assert!(s.take_actions().is_empty(), "the connection stays");
+    s.advance(100);
+    s.lose(None);
+    assert_eq!(s.expect_connect(), "nats://c:4222", "b is gone; a, just lost, comes last");
+    s.lose(Some(io_error()));
+    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(2000)), "a keeps its last attempt (at 0)");
+    s.advance_to(Instant::from_millis(2000));
+    assert_eq!(s.expect_connect(), "nats://a:4222");
+    s.open();
+    s.send(INFO);
+    s.send("PONG");
+    s.conn.set_server_pool(vec![addr("nats://d:4222")]).unwrap();
+    s.lose(None);
+    assert_eq!(s.expect_connect(), "nats://d:4222");
+    s.lose(Some(io_error()));
+    s.advance(2100);
+    assert_eq!(s.expect_connect(), "nats://d:4222", "a left with its connection");
+    assert_eq!(s.conn.current_server(), Some(&addr("nats://d:4222")));
 }
 
 #[test]
