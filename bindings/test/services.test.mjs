@@ -340,6 +340,27 @@ describe("natsjet services", () => {
     assert.equal(closing.isStopped, true);
     assert.equal(await within(ended, "end of the loop on close"), "ended");
   });
+
+  test("a connection lost for good stops its services with its error", async () => {
+    const own = await startServer();
+    const nc = await connect({ servers: own.url, maxReconnectAttempts: 0 });
+    try {
+      const srv = await new Svcm(nc).add({ name: "lost", version: "1.0.0" });
+      const loop = srv.addEndpoint("x");
+      const ended = (async () => {
+        for await (const _ of loop);
+        return "ended";
+      })();
+      await nc.flush();
+      await own.stop();
+      const err = await within(srv.stopped, "stop when the connection is lost");
+      assert.ok(err instanceof NatsError, `${err}`);
+      assert.deepEqual(await nc.closed(), err);
+      assert.equal(await within(ended, "end of the loop"), "ended");
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 // ---- interop with nats.js's @nats-io/services --------------------------------
@@ -369,15 +390,15 @@ async function sameService(SvcmClass, nc, name) {
   return srv;
 }
 
-/** The same requests to `name`'s endpoints, the answers as text. */
-async function callService(nc, prefix) {
+/** The same requests to the service's endpoints (`math.deep.leaf.<tail>` for the wildcard one), the answers as text. */
+async function callService(nc, tail) {
   const got = [];
   const text = (m) => `${m.string()}|${m.headers?.get("Nats-Service-Error-Code") ?? ""}|${m.headers?.get("Nats-Service-Error") ?? ""}`;
   got.push(text(await nc.request(`echo`, "hi")));
   got.push(text(await nc.request(`math.double`, "21")));
   got.push(text(await nc.request(`math.fail`, "no")));
   got.push(text(await nc.request(`math.fail`, "throw")));
-  got.push(text(await nc.request(`math.deep.leaf.${prefix}`, "")));
+  got.push(text(await nc.request(`math.deep.leaf.${tail}`, "")));
   got.push(text(await nc.request(`iter`, "")));
   return got;
 }
