@@ -35,6 +35,12 @@ async function all(iter) {
   return got;
 }
 
+/** Resolves to "ended" once an endpoint's iteration ends (its requests unanswered). */
+async function ended(requests) {
+  for await (const _ of requests);
+  return "ended";
+}
+
 /** Spins for `ms`: time a handler visibly spends. */
 function spin(ms) {
   const end = performance.now() + ms;
@@ -330,15 +336,11 @@ describe("natsjet services", () => {
     assert.equal(await within(srv.stopped, "stop after break"), null);
     const other = await natsjet();
     const closing = await new Svcm(other).add({ name: "closing", version: "1.0.0" });
-    const loop = closing.addEndpoint("x");
-    const ended = (async () => {
-      for await (const _ of loop);
-      return "ended";
-    })();
+    const loop = ended(closing.addEndpoint("x"));
     await other.close();
     assert.equal(await within(closing.stopped, "stop on close"), null);
     assert.equal(closing.isStopped, true);
-    assert.equal(await within(ended, "end of the loop on close"), "ended");
+    assert.equal(await within(loop, "end of the loop on close"), "ended");
   });
 
   test("a connection lost for good stops its services with its error", async () => {
@@ -346,17 +348,13 @@ describe("natsjet services", () => {
     const nc = await connect({ servers: own.url, maxReconnectAttempts: 0 });
     try {
       const srv = await new Svcm(nc).add({ name: "lost", version: "1.0.0" });
-      const loop = srv.addEndpoint("x");
-      const ended = (async () => {
-        for await (const _ of loop);
-        return "ended";
-      })();
+      const loop = ended(srv.addEndpoint("x"));
       await nc.flush();
       await own.stop();
       const err = await within(srv.stopped, "stop when the connection is lost");
       assert.ok(err instanceof NatsError, `${err}`);
       assert.deepEqual(await nc.closed(), err);
-      assert.equal(await within(ended, "end of the loop"), "ended");
+      assert.equal(await within(loop, "end of the loop"), "ended");
     } finally {
       await own.close();
     }
