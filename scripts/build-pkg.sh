@@ -9,7 +9,8 @@
 #                    pkg/node (CommonJS glue, marked so by pkg/node/package.json)
 #      wasm-opt      -Oz on what wasm-bindgen wrote (binaryen's npm build, scripts/wasm-lib.sh);
 #                    fails if the wasm imports anything but its glue (`env`)
-#   3. tsc           bindings/*.ts, bindings/jetstream/*.ts, bindings/kv/*.ts, bindings/obj/*.ts -> pkg/ (.js + .d.ts;
+#   3. tsc           bindings/*.ts, bindings/jetstream/*.ts, bindings/kv/*.ts, bindings/obj/*.ts,
+#                    bindings/services/*.ts (the `natsjet/services` export) -> pkg/ (.js + .d.ts;
 #                    web.js and node.js entries), plus the Node socket shim
 # and prints the gzip sizes. Environment: CARGO_TARGET_DIR (default target/).
 set -euo pipefail
@@ -34,7 +35,7 @@ if serde_json_de=$(LC_ALL=C grep -aoE '[0-9A-Za-z_$.]*serde_json(2de|\.\.de\.\.)
     exit 1
 fi
 
-rm -rf pkg/web pkg/node pkg/jetstream pkg/kv pkg/obj pkg/*.js pkg/*.d.ts
+rm -rf pkg/web pkg/node pkg/jetstream pkg/kv pkg/obj pkg/services pkg/*.js pkg/*.d.ts
 for target in web nodejs; do
     out="pkg/${target%js}"
     wasm-bindgen --target "$target" --out-dir "$out" --remove-name-section --remove-producers-section "$wasm"
@@ -69,3 +70,4 @@ node_modules/.bin/tsc -p bindings/tsconfig.json
 gz() { gzip -9 -c "$@" | wc -c; }
 echo "natsjet_bg.wasm: $(wc -c < pkg/web/natsjet_bg.wasm) bytes, $(gz pkg/web/natsjet_bg.wasm) gzip"
 echo "web glue + wrapper (js): $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js pkg/kv/*.js pkg/obj/*.js | wc -c) bytes, $(cat pkg/web/natsjet.js pkg/*.js pkg/jetstream/*.js pkg/kv/*.js pkg/obj/*.js | gz) gzip"
+echo "services (js): $(cat pkg/services/*.js | wc -c) bytes, $(cat pkg/services/*.js | gz) gzip"

@@ -5,7 +5,8 @@
 # without the cargo features `wasm-kv`, `wasm-object-store` and without
 # both, into target/feature-size/, then builds the package itself and
 # runs bench/js/feature_size.mjs: wasm with minus without a part's exports,
-# plus size.mjs's app bundled with minus without `Kvm` / `Objm`. The Rust
+# plus size.mjs's app bundled with minus without `Kvm` / `Objm` (and the
+# services of natsjet/services, TypeScript only: a JS delta). The Rust
 # that only a part's exports reach leaves the wasm with them (the linker
 # drops it), so "wasm adds" is what that part costs the wasm.
 #

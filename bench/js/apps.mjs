@@ -1,5 +1,6 @@
 // The small app that bench/js/size.mjs and feature_size.mjs bundle, in parts:
-// core NATS, JetStream, a Key-Value part and an Object Store part.
+// core NATS, JetStream, a Key-Value part, an Object Store part and a
+// services part (natsjet: from "natsjet/services").
 export const core = (connect) => `
   const nc = await ${connect}({ servers: "ws://127.0.0.1:8080" });
   const sub = nc.subscribe("app.>");
@@ -27,9 +28,19 @@ export const obj = `
   for (const info of await os.list()) console.log(info.name);
 `;
 
-/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj"). */
+export const svc = `
+  const svcm = new Svcm(nc);
+  const srv = await svcm.add({ name: "calc", version: "1.0.0", metadata: { team: "a" } });
+  srv.addGroup("calc").addEndpoint("sum", (_e, m) => m.respond(JSON.stringify(m.json().reduce((a, b) => a + b, 0))));
+  (async () => { for await (const m of srv.addEndpoint("fail")) m.respondError(400, "no"); })();
+  for await (const s of await svcm.client().stats("calc")) console.log(s.id, s.endpoints);
+  await srv.stop();
+`;
+
+/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj", "svc"). */
 export function natsjetApp(parts) {
   const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : [])];
-  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}`;
-  return `import { ${names.join(", ")} } from "natsjet";${core("connect")}${js}${body}await nc.drain();`;
+  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}${parts.includes("svc") ? svc : ""}`;
+  const services = parts.includes("svc") ? `import { Svcm } from "natsjet/services";` : "";
+  return `import { ${names.join(", ")} } from "natsjet";${services}${core("connect")}${js}${body}await nc.drain();`;
 }

@@ -1,6 +1,7 @@
 // Bundle sizes: the same small app (connect, publish, subscribe, JetStream
 // publish, consume; with a Key-Value put, get and watch; and with an Object
-// Store put, info, get and list too) bundled for
+// Store put, info, get and list too; or with a service, its endpoints and
+// the discovery client: natsjet/services, nats.js's @nats-io/services) bundled for
 // browsers with esbuild (minified, ES module)
 // against natsjet's package (pkg/, web build: JS + its wasm) and against
 // nats.js v3 (@nats-io/nats-core + @nats-io/jetstream: JS only). Raw and
@@ -9,7 +10,8 @@
 //   npm run bench:size        # from the repository root, after scripts/build-pkg.sh
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { core, js, kv, obj, natsjetApp } from "./apps.mjs";
+import { existsSync } from "node:fs";
+import { core, js, kv, obj, svc, natsjetApp } from "./apps.mjs";
 import { bundle } from "./bundle.mjs";
 import * as natsjet from "natsjet";
 
@@ -17,6 +19,7 @@ const wasm = readFileSync(new URL("../../pkg/web/natsjet_bg.wasm", import.meta.u
 const hasJetStream = typeof natsjet.jetstream === "function";
 const hasKv = typeof natsjet.Kvm === "function";
 const hasObj = typeof natsjet.Objm === "function";
+const hasSvc = existsSync(new URL("../../pkg/services/index.js", import.meta.url));
 const apps = {
   natsjet: hasJetStream
     ? natsjetApp([])
@@ -33,6 +36,12 @@ const apps = {
     "nats.js + KV + Obj": `import { wsconnect } from "@nats-io/nats-core";
       import { jetstream } from "@nats-io/jetstream"; import { Kvm } from "@nats-io/kv"; import { Objm } from "@nats-io/obj";
       ${core("wsconnect")}${js}${kv}${obj}await nc.drain();`,
+  }),
+  ...(hasSvc && {
+    "natsjet + services": natsjetApp(["svc"]),
+    // @nats-io/services 3.0.0-25 pins nats-core 3.0.0-50: its bundle holds that copy too, as its users' do.
+    "nats.js + services": `import { wsconnect } from "@nats-io/nats-core";
+      import { jetstream } from "@nats-io/jetstream"; import { Svcm } from "@nats-io/services";${core("wsconnect")}${js}${svc}await nc.drain();`,
   }),
   "nats.js core only": `import { wsconnect } from "@nats-io/nats-core";${core("wsconnect")}await nc.drain();`,
 };

@@ -89,4 +89,5 @@ test("size.mjs bundles both apps", async () => {
   const { stdout } = await run("size.mjs");
   assert.match(stdout, /\| natsjet +\| +[\d.]+ KB \|/, stdout);
   assert.match(stdout, /\| nats\.js +\| +[\d.]+ KB \|/, stdout);
+  assert.match(stdout, /\| natsjet \+ services +\| +[\d.]+ KB \|/, stdout);
 });

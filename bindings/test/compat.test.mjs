@@ -1,8 +1,9 @@
 // Programs written for nats.js 3.4 (test/compat/*.ts, importing from
-// @nats-io/transport-node, nats-core, jetstream, kv and obj) switch to
-// natsjet by their import specifiers alone. Each program is compiled twice
-// with `tsc --strict`: as written, against nats.js, and with every
-// `@nats-io/*` specifier rewritten to "natsjet", against the built
+// @nats-io/transport-node, nats-core, jetstream, kv and obj, and from
+// @nats-io/services 3.0.0-25) switch to natsjet by their import specifiers
+// alone. Each program is compiled twice with `tsc --strict`: as written,
+// against nats.js, and with every `@nats-io/*` specifier rewritten to
+// "natsjet" ("natsjet/services" for the services), against the built
 // package's types. Both builds then run against real nats-servers (a fresh
 // one per run), and natsjet's transcript must be nats.js's.
 import assert from "node:assert/strict";
@@ -17,8 +18,11 @@ import { startJetStreamServer } from "./harness.mjs";
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const programs = fileURLToPath(new URL("compat/", import.meta.url));
 /** An import of one of the nats.js packages (one match; `.source` for all of them). */
-const specifier = /(from\s+)"@nats-io\/(?:transport-node|nats-core|jetstream|kv|obj)"/;
-const switchImports = (source) => source.replace(new RegExp(specifier.source, "g"), '$1"natsjet"');
+const specifier = /(from\s+)"@nats-io\/(?:transport-node|nats-core|jetstream|kv|obj|services)"/;
+const switchImports = (source) =>
+  source
+    .replace(/(from\s+)"@nats-io\/services"/g, '$1"natsjet/services"')
+    .replace(new RegExp(specifier.source, "g"), '$1"natsjet"');
 const sources = readdirSync(programs).filter((name) => name.endsWith(".ts"));
 
 /** Bounds one program's run: a hang fails the test instead of stalling it. */

@@ -59,6 +59,11 @@ test("Node: nkeyAuthenticator signs with @nats-io/nkeys, installed with the pack
   assert.deepEqual(JSON.parse(stdout), { entry: "node.js", signIn: "signed in" });
 });
 
+test("Node: the installed package's natsjet/services entry", async () => {
+  const { stdout } = await run(process.execPath, ["services.mjs", server.url], { cwd: app, timeout: 30_000 });
+  assert.deepEqual(JSON.parse(stdout), { entry: "services/index.js", answer: "hello app", pings: ["sample"] });
+});
+
 describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
   let http, browser, page;
   before(async () => {
@@ -98,6 +103,7 @@ describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
     const js = await bundle("entry.mjs", "app.js");
     t.diagnostic(`bundle: ${statSync(join(app, "dist/app.js")).size} bytes of JS`);
     assert.ok(!hasNacl(js), "an app that does not sign leaves the nkeys code out");
+    assert.ok(!js.includes("io.nats.micro"), "an app that adds no service leaves natsjet/services out");
     assert.deepEqual(await result("bundle.html"), expected);
   });
 

@@ -18,7 +18,8 @@ test("Node resolves the package to the node entry", () => {
   assert.equal(import.meta.resolve("natsjet"), new URL("node.js", pkg).href);
 });
 
-test("the web entry and its imports use no node: module or bare specifier", () => {
+/** The package's files `entry` imports, all of them; each import must be relative (no node: module, no bare specifier). */
+function importedBy(entry) {
   const seen = new Set();
   const visit = (url) => {
     if (seen.has(url.href)) return;
@@ -29,8 +30,21 @@ test("the web entry and its imports use no node: module or bare specifier", () =
       visit(new URL(spec, url));
     }
   };
-  visit(new URL("web.js", pkg));
-  assert.ok(seen.has(new URL("web/natsjet.js", pkg).href));
+  visit(new URL(entry, pkg));
+  return seen;
+}
+
+test("the web entry and its imports use no node: module or bare specifier", () => {
+  assert.ok(importedBy("web.js").has(new URL("web/natsjet.js", pkg).href));
+});
+
+test("natsjet/services is an entry of its own, for browsers and Node, that the main entries never reach", () => {
+  assert.equal(import.meta.resolve("natsjet/services"), new URL("services/index.js", pkg).href);
+  const services = importedBy("services/index.js");
+  assert.ok(![...services].some((file) => file.includes("/web/") || file.endsWith("/web.js")), "services imports no wasm");
+  for (const entry of ["web.js", "index.js"]) {
+    assert.ok(![...importedBy(entry)].some((file) => file.includes("/services/")), `${entry} reaches services`);
+  }
 });
 
 test("the web build connects once given the wasm and a WebSocket", async () => {

@@ -640,3 +640,75 @@ export async function objectStore(nc: NatsConnection, rs: ReadableStream<Uint8Ar
   const gone: boolean = await os.destroy();
   void gone;
 }
+
+// The services API, from its own entry (nats.js: "@nats-io/services").
+import {
+  ServiceError,
+  ServiceErrorCodeHeader,
+  ServiceErrorHeader,
+  ServiceResponseType,
+  ServiceVerb,
+  Svcm,
+  type Endpoint,
+  type EndpointInfo,
+  type NamedEndpointStats,
+  type Service,
+  type ServiceClient,
+  type ServiceGroup,
+  type ServiceIdentity,
+  type ServiceInfo,
+  type ServiceMsg,
+  type ServiceStats,
+} from "natsjet/services";
+
+export async function servicesExample(nc: NatsConnection): Promise<void> {
+  const svcm = new Svcm(nc);
+  const srv: Service = await svcm.add({
+    name: "calc",
+    version: "1.0.0",
+    description: "d",
+    metadata: { a: "b" },
+    queue: "",
+    statsHandler: async (ep: Endpoint) => ({ subject: ep.subject, queue: ep.queue }),
+  });
+  const group: ServiceGroup = srv.addGroup("calc", "q").addGroup("deep");
+  group.addEndpoint("sum", (err: Error | null, m: ServiceMsg) => {
+    if (err) return;
+    const numbers = m.json<number[]>();
+    if (!Array.isArray(numbers)) m.respondError(400, "numbers please", "", { headers: headers() });
+    else m.respond(`${numbers.length}`);
+  });
+  const requests: QueuedIterator<ServiceMsg> = srv.addEndpoint("upper", { subject: "text.upper", metadata: { x: "y" }, queue: "q2" });
+  for await (const m of requests) {
+    const subject: string = m.subject;
+    void [subject, m.reply, m.headers?.get(ServiceErrorHeader), m.string()];
+    throw new ServiceError(500, "nope");
+  }
+  const stopped: Error | null = await srv.stopped;
+  const running: boolean = srv.isStopped;
+  const info: ServiceInfo = srv.info();
+  const endpoint: EndpointInfo | undefined = info.endpoints[0];
+  const identity: ServiceIdentity = srv.ping();
+  const stats: ServiceStats = await srv.stats();
+  const named: NamedEndpointStats | undefined = stats.endpoints?.[0];
+  void [stopped, running, endpoint?.queue_group, identity.id, named?.average_processing_time, stats.started];
+  srv.reset();
+  const err: Error | null = await srv.stop(new Error("done"));
+  void err;
+
+  const client: ServiceClient = svcm.client({ strategy: "stall", maxWait: 1000 }, "$SRV");
+  for await (const p of await client.ping("calc")) if (p.type === ServiceResponseType.PING) void p.name;
+  for await (const s of await client.stats("calc", "id")) void s.endpoints?.map((e) => e.num_requests);
+  for await (const i of await client.info()) void i.endpoints.map((e) => e.subject);
+  const reply = await nc.request(`$SRV.${ServiceVerb.INFO}`);
+  const e: ServiceError | null = ServiceError.toServiceError(reply);
+  void [e?.code, ServiceError.isServiceError(reply), ServiceErrorCodeHeader];
+
+  // @ts-expect-error: a service needs a version
+  await svcm.add({ name: "calc" });
+  // @ts-expect-error: verbs are a closed set
+  const verb: ServiceVerb = "HELLO";
+  void verb;
+  // @ts-expect-error: a handler takes an error and a message
+  srv.addEndpoint("x", (m: ServiceMsg) => m.respond());
+}
