@@ -79,6 +79,7 @@ export {
   type LedgerEvent,
   type LedgerOptions,
   type LedgerState,
+  type LedgerConsumerState,
   type LedgerWarning,
 } from "./ledger.js";
 export { Lister } from "./lister.js";

@@ -68,14 +68,23 @@ export interface LedgerEvent {
 
 /**
  * What a checkpoint saves of a ledger (JSON-able; the Rust API's
- * `LedgerState`): per consumer, the stream sequences whose work the
- * checkpoint holds and whose acks the server has not confirmed, as
- * inclusive `[first, last]` ranges.
+ * `LedgerState`, in the same form): per consumer, the stream sequences
+ * whose work the checkpoint holds and whose acks the server has not
+ * confirmed. Written as version 2, `runs`: the first sequence and how many
+ * follow it in its range, then for each next range its distance from the
+ * end of the one before and how many follow its first (`[1, 9, 5, 0]` is
+ * 1 to 10 and 15). Version 1's inclusive `[first, last]` `ranges` are read too.
  */
 export interface LedgerState {
   version: number;
-  consumers: { stream: string; consumer: string; ranges: [number, number][] }[];
+  consumers: LedgerConsumerState[];
 }
+
+/** One consumer's part of a {@link LedgerState}: `runs` (version 2) or `ranges` (version 1). */
+export type LedgerConsumerState = { stream: string; consumer: string } & (
+  | { runs: number[]; ranges?: never }
+  | { ranges: [number, number][]; runs?: never }
+);
 
 /** What a ledger has done for exactly-once since it was made. */
 export interface LedgerCounts {

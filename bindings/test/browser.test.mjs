@@ -626,7 +626,7 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
         warnings,
       };
     }, jsServer.wsUrl);
-    assert.deepEqual(got.saved, { version: 1, consumers: [{ stream: "BROWSER_EO", consumer: "d", ranges: [[1, 5]] }] });
+    assert.deepEqual(got.saved, { version: 2, consumers: [{ stream: "BROWSER_EO", consumer: "d", runs: [1, 4] }] });
     assert.deepEqual(got.again, [[1, true], [2, true], [3, true], [4, true], [5, true]]);
     assert.deepEqual(got.admitted, [false, false, false, false, false]);
     assert.deepEqual(got.fresh, [[6, "BROWSER_EO:6:2"]]);

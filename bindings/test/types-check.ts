@@ -387,7 +387,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   if (one && !ledger.admit(one)) void 0;
   try {
     const state: LedgerState = ledger.snapshot(2);
-    const [first, last]: [number, number] = state.consumers[0]!.ranges[0]!;
+    const [first, last]: number[] = state.consumers[0]!.runs ?? [];
     void [state.version, state.consumers[0]?.stream, state.consumers[0]?.consumer, first, last];
   } catch (e) {
     // A message of the epoch may have reached another worker.
@@ -412,6 +412,7 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
   if (warnings[0]?.code === "SLOW") void 0;
   // @ts-expect-error: ranges are [first, last] pairs
   await ledger.restore([{ version: 1, consumers: [{ stream: "S", consumer: "D", ranges: [1, 2] }] }]);
+  await ledger.restore([{ version: 2, consumers: [{ stream: "S", consumer: "D", runs: [1, 2] }] }]);
   // @ts-expect-error: an event's type is a closed set
   if (event?.type === "lost") void 0;
   // @ts-expect-error: a confirmed commit reports, a plain one does not

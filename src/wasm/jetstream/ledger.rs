@@ -29,10 +29,10 @@ export type RawLedgerWarning = [
   code: "MAX_ACK_PENDING_TOO_SMALL" | "ACK_WAIT_SHORTER_THAN_CHECKPOINT" | "MAX_DELIVER_FINITE" | "MAX_WAITING_BELOW_WORKERS" | "CONFIG_DIFFERS",
   message: string,
 ];
-/** What a checkpoint saves of a ledger: per consumer, inclusive stream sequence ranges. */
+/** What a checkpoint saves of a ledger (version 2): per consumer, its sequence ranges as `runs`. */
 export interface RawLedgerState {
   version: number;
-  consumers: { stream: string; consumer: string; ranges: [first: number, last: number][] }[];
+  consumers: { stream: string; consumer: string; runs: number[] }[];
 }
 /** A ledger event: its type and the message's ack token. */
 export type RawLedgerEvent = [type: "redeliveryRisk" | "redelivered", token: string];

@@ -75,52 +75,51 @@ struct Tokens<'a> {
 
 impl<'a> Tokens<'a> {
     fn parse(subject: &'a str) -> Result<Self, Error> {
-        // One more than v2 needs, so "11" and "more than 11" both show; the
-        // last holds the rest of the subject.
-        let mut tokens = [""; V2_TOKENS + 1];
-        let mut count = 0;
-        let mut start = 0;
-        // Plain loops here and in `number`: this runs for every delivery
-        // the checkpoint ledger holds, and iterator adapters cost about
-        // twice the instructions.
+        // Where each token ends; one more than v2 needs, so "11" and "more
+        // than 11" both show, the last holding the rest of the subject.
+        // Plain loops over bytes here and in `number`: this runs for every
+        // delivery the checkpoint ledger holds, and iterator adapters and
+        // `str` slicing (a char-boundary check each) cost about twice.
         let bytes = subject.as_bytes();
+        let mut ends = [0; V2_TOKENS + 1];
+        let mut count = 0;
         let mut at = 0;
         while at < bytes.len() && count < V2_TOKENS {
             if bytes[at] == b'.' {
-                tokens[count] = &subject[start..at];
-                start = at + 1;
+                ends[count] = at;
                 count += 1;
             }
             at += 1;
         }
-        tokens[count] = &subject[start..];
+        ends[count] = bytes.len();
         count += 1;
-        if tokens[0] != "$JS" || tokens[1] != "ACK" {
+        let span = |i: usize| if i == 0 { 0 } else { ends[i - 1] + 1 }..ends[i];
+        let raw = |i: usize| &bytes[span(i)];
+        // Tokens end at an ASCII dot or the end: always a char boundary.
+        let text = |i: usize| &subject[span(i)];
+        if raw(0) != b"$JS" || raw(1) != b"ACK" {
             return Err(refuse(subject, "it does not start with $JS.ACK"));
         }
         let (domain, acc_hash, at) = match count {
             V1_TOKENS => (None, None, 2),
-            n if n >= V2_TOKENS => (Some(tokens[2]).filter(|d| *d != "_"), Some(tokens[3]), 4),
+            n if n >= V2_TOKENS => (Some(text(2)).filter(|d| *d != "_"), Some(text(3)), 4),
             _ => return Err(refuse(subject, "it has neither 9 nor 11 or more tokens")),
         };
-        let names = [tokens[at], tokens[at + 1]];
-        if names.iter().chain(&tokens[2..at]).any(|t| t.is_empty()) {
+        if (2..at + 2).any(|i| raw(i).is_empty()) {
             return Err(refuse(subject, "a name token is empty"));
         }
-        let number = |i: usize| number(tokens[at + i]).ok_or_else(|| refuse(subject, "a number token is not a number"));
-        let numbers = DeliveryNumbers {
-            delivered: number(2)?,
-            stream_sequence: number(3)?,
-            consumer_sequence: number(4)?,
-            timestamp_nanos: number(5)?,
-            pending: number(6)?,
+        let (Some(delivered), Some(stream_sequence), Some(consumer_sequence), Some(timestamp_nanos), Some(pending)) =
+            (number(raw(at + 2)), number(raw(at + 3)), number(raw(at + 4)), number(raw(at + 5)), number(raw(at + 6)))
+        else {
+            return Err(refuse(subject, "a number token is not a number"));
         };
-        if i64::try_from(numbers.delivered).is_err() {
+        if i64::try_from(delivered).is_err() {
             return Err(refuse(subject, "the delivery count is too large"));
         }
+        let numbers = DeliveryNumbers { delivered, stream_sequence, consumer_sequence, timestamp_nanos, pending };
         // What follows the pending count in v2 subjects, up to its next dot.
-        let token = (count > V2_TOKENS).then(|| tokens[V2_TOKENS].split('.').next().unwrap_or_default());
-        Ok(Tokens { domain, acc_hash, stream: names[0], consumer: names[1], numbers, token })
+        let token = (count > V2_TOKENS).then(|| text(V2_TOKENS).split('.').next().unwrap_or_default());
+        Ok(Tokens { domain, acc_hash, stream: text(at), consumer: text(at + 1), numbers, token })
     }
 }
 
@@ -146,14 +145,14 @@ impl MessageMetadata {
 }
 
 /// Plain ASCII digits only (`u64::from_str` would also take a `+`), in one pass.
-fn number(token: &str) -> Option<u64> {
+fn number(token: &[u8]) -> Option<u64> {
     if token.is_empty() {
         return None;
     }
     // 19 digits never overflow: no checked multiply, which wasm does in 128 bits.
     let short = token.len() <= 19;
     let mut n = 0u64;
-    for &b in token.as_bytes() {
+    for &b in token {
         let digit = u64::from(b.wrapping_sub(b'0'));
         if digit > 9 {
             return None;

@@ -93,11 +93,25 @@ impl SeqRanges {
         }
     }
 
-    /// Adds every range of `other`.
+    /// Adds every range of `other`, in one merge of the two sorted lists
+    /// (inserting each would move the ranges after it, every time).
     pub fn extend(&mut self, other: &SeqRanges) {
-        for &(first, last) in &other.0 {
-            self.insert_range(first, last);
+        let (mut mine, mut theirs) = (self.0.iter().peekable(), other.0.iter().peekable());
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.0.len() + other.0.len());
+        loop {
+            let next = match (mine.peek(), theirs.peek()) {
+                (Some(a), Some(b)) if a.0 <= b.0 => mine.next(),
+                (_, Some(_)) => theirs.next(),
+                (Some(_), None) => mine.next(),
+                (None, None) => break,
+            };
+            let Some(&(first, last)) = next else { break };
+            match merged.last_mut() {
+                Some((_, end)) if end.saturating_add(1) >= first => *end = (*end).max(last),
+                _ => merged.push((first, last)),
+            }
         }
+        self.0 = merged;
     }
 }
 

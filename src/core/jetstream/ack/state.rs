@@ -8,14 +8,20 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::ranges::SeqRanges;
 use crate::core::error::Error;
 
-/// The format this release writes. A release reads every version up to its own.
-pub const LEDGER_STATE_VERSION: u32 = 1;
+/// The format this release writes. A release reads every version up to its
+/// own: 1 wrote each range as `[first, last]`; 2 writes them as `runs`.
+pub const LEDGER_STATE_VERSION: u32 = 2;
 
 /// A ledger's state at a checkpoint, to save atomically with the engine's
 /// own state for that checkpoint. Serializes with serde (in JSON:
-/// `{"version":1,"consumers":[{"stream":"S","consumer":"D","ranges":[[1,10000]]}]}`);
+/// `{"version":2,"consumers":[{"stream":"S","consumer":"D","runs":[1,9999]}]}`);
 /// consecutive sequences are one range, so 100,000 messages without gaps
-/// take a few dozen bytes.
+/// take a few dozen bytes. `runs` is the ranges as differences: the first
+/// sequence and how many follow it in the range, then for each next range
+/// its distance from the end of the one before and how many follow its
+/// first. Workers sharing a durable hold interleaved sequences, many short
+/// ranges close together: small numbers, about a third of the
+/// `[first, last]` pairs' text, one flat array to read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LedgerState {
     #[serde(deserialize_with = "known_version")]
@@ -25,6 +31,7 @@ pub struct LedgerState {
 
 /// One consumer's applied but not yet confirmed sequences.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "WireConsumer", into = "WireConsumer")]
 pub struct ConsumerState {
     pub stream: String,
     pub consumer: String,
@@ -96,6 +103,69 @@ impl ConsumerState {
         }
         ranges
     }
+}
+
+/// [`ConsumerState`] as saved: `runs` (version 2), or `ranges` (version 1).
+#[derive(Serialize, Deserialize)]
+struct WireConsumer {
+    stream: String,
+    consumer: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ranges: Option<Vec<(u64, u64)>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    runs: Option<Vec<u64>>,
+}
+
+impl From<ConsumerState> for WireConsumer {
+    fn from(state: ConsumerState) -> Self {
+        // A ledger's ranges are sorted and apart; ranges made by hand may not be.
+        let apart = state.ranges.windows(2).all(|w| w[0].1 < w[1].0 && w[1].0 - w[0].1 > 1);
+        let ranges = match apart && state.ranges.iter().all(|&(first, last)| first <= last) {
+            true => state.ranges,
+            false => state.to_ranges().ranges().to_vec(),
+        };
+        let mut runs = Vec::with_capacity(ranges.len() * 2);
+        let mut end = 0;
+        for (i, &(first, last)) in ranges.iter().enumerate() {
+            runs.push(if i == 0 { first } else { first - end });
+            runs.push(last - first);
+            end = last;
+        }
+        WireConsumer { stream: state.stream, consumer: state.consumer, ranges: None, runs: Some(runs) }
+    }
+}
+
+impl TryFrom<WireConsumer> for ConsumerState {
+    type Error = String;
+
+    fn try_from(wire: WireConsumer) -> Result<Self, String> {
+        let ranges = match (wire.ranges, wire.runs) {
+            (Some(ranges), None) => ranges,
+            (None, Some(runs)) => from_runs(&runs).ok_or_else(|| {
+                format!(
+                    "ledger state of consumer {} of stream {}: runs must be pairs of numbers, each range after the one before",
+                    wire.consumer, wire.stream
+                )
+            })?,
+            _ => return Err("ledger state: a consumer needs either ranges or runs".into()),
+        };
+        Ok(ConsumerState { stream: wire.stream, consumer: wire.consumer, ranges })
+    }
+}
+
+/// The ranges of `runs`; `None` when they are not pairs or go backwards or past `u64::MAX`.
+fn from_runs(runs: &[u64]) -> Option<Vec<(u64, u64)>> {
+    if runs.len() % 2 == 1 {
+        return None;
+    }
+    let mut ranges = Vec::with_capacity(runs.len() / 2);
+    let mut end = 0u64;
+    for (i, pair) in runs.chunks_exact(2).enumerate() {
+        let first = if i == 0 { pair[0] } else { end.checked_add(pair[0]).filter(|_| pair[0] > 0)? };
+        end = first.checked_add(pair[1])?;
+        ranges.push((first, end));
+    }
+    Some(ranges)
 }
 
 fn unknown_version(version: u32) -> Error {

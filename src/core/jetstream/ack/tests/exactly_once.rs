@@ -30,9 +30,42 @@ fn a_snapshot_holds_tracked_epochs_up_to_it_as_ranges() {
     let snap = l.snapshot(t(1), 1).unwrap();
     assert_eq!(snap, state(&[(1, 100_000)]));
     let json = serde_json::to_string(&snap).unwrap();
-    assert_eq!(json, r#"{"version":1,"consumers":[{"stream":"S","consumer":"C","ranges":[[1,100000]]}]}"#);
+    assert_eq!(json, r#"{"version":2,"consumers":[{"stream":"S","consumer":"C","runs":[1,99999]}]}"#);
     assert!(json.len() < 1024, "100,000 messages without gaps fit in {} bytes", json.len());
-    assert_eq!(l.snapshot(t(1), 2).unwrap(), state(&[(1, 100_000), (100_002, 100_002)]));
+    let two = l.snapshot(t(1), 2).unwrap();
+    assert_eq!(two, state(&[(1, 100_000), (100_002, 100_002)]));
+    assert!(serde_json::to_string(&two).unwrap().ends_with(r#""runs":[1,99999,2,0]}]}"#));
+}
+
+#[test]
+fn states_read_back_from_runs_and_from_version_1_ranges() {
+    let interleaved: Vec<(u64, u64)> = (0..1000).map(|i| (1_000_000 + 40 * i, 1_000_000 + 40 * i + 9)).collect();
+    let saved = state(&interleaved);
+    let json = serde_json::to_string(&saved).unwrap();
+    assert_eq!(serde_json::from_str::<LedgerState>(&json).unwrap(), saved);
+    let v1 = format!(
+        r#"{{"version":1,"consumers":[{{"stream":"S","consumer":"C","ranges":{}}}]}}"#,
+        serde_json::to_string(&interleaved).unwrap()
+    );
+    let read = serde_json::from_str::<LedgerState>(&v1).unwrap();
+    assert_eq!(read.consumers, saved.consumers, "a state saved by the last release");
+    assert!(json.len() * 3 < v1.len(), "runs: {} bytes, ranges: {}", json.len(), v1.len());
+
+    // Made by hand out of order, overlapping: saved as the set they hold.
+    let loose = state(&[(20, 30), (1, 5), (4, 8), (9, 9)]);
+    let json = serde_json::to_string(&loose).unwrap();
+    assert!(json.contains(r#""runs":[1,8,11,10]"#), "{json}");
+    assert_eq!(serde_json::from_str::<LedgerState>(&json).unwrap(), state(&[(1, 9), (20, 30)]));
+}
+
+#[test]
+fn malformed_runs_are_refused() {
+    for runs in ["[1]", "[5,2,0,1]", "[5,2,1,18446744073709551615]", "[18446744073709551615,1]"] {
+        let json = format!(r#"{{"version":2,"consumers":[{{"stream":"S","consumer":"C","runs":{runs}}}]}}"#);
+        assert!(serde_json::from_str::<LedgerState>(&json).is_err(), "{runs}");
+    }
+    let neither = r#"{"version":2,"consumers":[{"stream":"S","consumer":"C"}]}"#;
+    assert!(serde_json::from_str::<LedgerState>(neither).is_err());
 }
 
 #[test]
@@ -144,9 +177,9 @@ fn restore_refuses_foreign_consumers_and_unknown_versions() {
     other.consumers[0].consumer = "D".into();
     assert!(matches!(l.restore(&[state(&[(1, 1)]), other]), Err(Error::InvalidArgument(_))));
     assert_eq!(l.applied_len(), 0, "nothing restored when one state is refused");
-    let newer = r#"{"version":2,"consumers":[]}"#;
+    let newer = r#"{"version":3,"consumers":[]}"#;
     let err = serde_json::from_str::<LedgerState>(newer).unwrap_err().to_string();
-    assert!(err.contains("version 2"), "{err}");
+    assert!(err.contains("version 3"), "{err}");
     assert!(serde_json::from_str::<LedgerState>(r#"{"consumers":[]}"#).is_err(), "unversioned");
     assert!(l.restore(&[state(&[(5, 4)])]).is_err(), "an empty range");
     assert!(l.admit(token("S", "other", 1, 1).subject()).is_err(), "not this ledger's consumer");

@@ -70,7 +70,7 @@ fn agrees_with_a_set_under_mixed_operations() {
     let mut model = BTreeSet::new();
     for _ in 0..5_000 {
         let a = next() % 300 + 1;
-        match next() % 5 {
+        match next() % 6 {
             0 | 1 => {
                 r.insert(a);
                 model.insert(a);
@@ -83,6 +83,13 @@ fn agrees_with_a_set_under_mixed_operations() {
             3 => {
                 r.remove(a);
                 model.remove(&a);
+            }
+            4 if a % 2 == 0 => {
+                // A union with a few scattered ranges, some touching or overlapping.
+                let other: SeqRanges =
+                    (0..next() % 6).map(|_| next() % 300 + 1).collect::<BTreeSet<_>>().into_iter().collect();
+                model.extend(set(&other));
+                r.extend(&other);
             }
             _ => {
                 let floor = next() % 40;
