@@ -91,10 +91,10 @@ impl CheckpointLedger {
     /// (an epoch already committed, a closed connection), the message keeps
     /// its ack.
     pub fn track(&self, message: &Message, epoch: u64) -> Result<(), Error> {
-        let token = message.claim_token(&Ack::Ack)?;
+        let subject = message.claim(&Ack::Ack)?;
         let now = self.client.now();
         let received = message.received();
-        let tracked = self.with(|ledger| ledger.track_received(now, received, token, epoch)).and_then(|r| r);
+        let tracked = self.with(|ledger| ledger.track_subject(now, received, subject, epoch)).and_then(|r| r);
         if tracked.is_err() {
             message.release_claim();
         }

@@ -25,7 +25,6 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
-use super::metadata::DeliveryNumbers;
 use super::ranges::SeqRanges;
 use super::state::{ConsumerState, LEDGER_STATE_VERSION, LedgerState};
 use super::token::AckToken;
@@ -81,6 +80,9 @@ pub struct AckLedger {
     outbox: Vec<Sent>,
     events: VecDeque<LedgerEvent>,
     counts: LedgerCounts,
+    /// The token of the message `admit` passed last: tracking it next (the
+    /// usual order) reads its ack subject once, not twice.
+    admitted: Option<AckToken>,
 }
 
 /// The queues by stream and consumer name, in name order. A ledger serves
@@ -264,6 +266,17 @@ impl AckLedger {
         self.track_received(now, now, token, epoch)
     }
 
+    /// [`track_received`](Self::track_received) of the message with ack
+    /// subject `subject`: the token [`admit`](Self::admit) made of it when
+    /// that was the last message admitted, else one read now.
+    pub fn track_subject(&mut self, now: Instant, received: Instant, subject: &str, epoch: u64) -> Result<(), Error> {
+        let token = match self.admitted.take() {
+            Some(token) if token.subject() == subject => token,
+            _ => AckToken::new(subject)?,
+        };
+        self.track_received(now, received, token, epoch)
+    }
+
     /// Holds `token`, received at `received` (before `now` when it waited
     /// in a buffer), until `epoch` commits. The server's ack timer started
     /// when it sent the message, so `+WPI` and the at-risk check count from
@@ -412,14 +425,13 @@ impl AckLedger {
     /// commit instead. A redelivery nothing here explains is processed and
     /// reported as [`LedgerEvent::Redelivered`].
     pub fn admit(&mut self, subject: &str) -> Result<bool, Error> {
-        // Read without allocating: most messages pass.
-        let (stream, consumer, numbers) = DeliveryNumbers::parse_named(subject)?;
-        let Some(queue) = self.consumers.get_mut(stream, consumer) else {
-            return Err(unknown_consumer(stream, consumer));
+        // Read once: kept for the `track_subject` that usually follows.
+        let token = AckToken::new(subject)?;
+        let Some(queue) = self.consumers.get_mut(token.stream(), token.consumer()) else {
+            return Err(unknown_consumer(token.stream(), token.consumer()));
         };
-        let seq = numbers.stream_sequence;
+        let seq = token.stream_sequence();
         if queue.applied.contains(seq) {
-            let token = AckToken::new(subject)?;
             // One ack per message: a later delivery replaces an earlier one.
             match queue.skipped.iter_mut().find(|t| t.stream_sequence() == seq) {
                 Some(skipped) => *skipped = token,
@@ -430,10 +442,11 @@ impl AckLedger {
         }
         if queue.naked.contains(seq) {
             queue.naked.remove(seq);
-        } else if numbers.delivered > 1 {
+        } else if token.delivered() > 1 {
             self.counts.redelivered += 1;
-            self.events.push_back(LedgerEvent::Redelivered { token: AckToken::new(subject)? });
+            self.events.push_back(LedgerEvent::Redelivered { token: token.clone() });
         }
+        self.admitted = Some(token);
         Ok(true)
     }
 

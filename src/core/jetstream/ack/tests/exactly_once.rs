@@ -241,3 +241,17 @@ fn a_redelivery_gets_its_first_progress_at_once() {
     assert_eq!(l.poll_progress(), Some(vec![delivery(2, 2)]));
     assert_eq!(l.poll_timeout(), Some(t(35_000)), "then both every half ack_wait");
 }
+
+#[test]
+fn a_message_admitted_then_tracked_is_held_as_one_tracked_alone() {
+    let mut l = ledger();
+    let (a, b) = (delivery(1, 1), delivery(2, 1));
+    assert!(l.admit(a.subject()).unwrap());
+    // Another message tracked in between: read from its own subject.
+    l.track_subject(t(0), t(0), b.subject(), 1).unwrap();
+    l.track_subject(t(0), t(0), a.subject(), 1).unwrap();
+    assert!(l.track_subject(t(0), t(0), a.subject(), 1).is_err(), "tracked twice");
+    assert!(l.track_subject(t(0), t(0), "not.an.ack", 1).is_err());
+    let committed: Vec<u64> = l.commit(1).iter().map(AckToken::stream_sequence).collect();
+    assert_eq!(committed, [1, 2]);
+}
