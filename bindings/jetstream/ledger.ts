@@ -136,8 +136,24 @@ export class CheckpointLedger {
   }
 
   /** `messages` without the redeliveries of applied work (`admit` on each). */
-  async *filter(messages: AsyncIterable<JsMsg>): AsyncIterable<JsMsg> {
-    for await (const msg of messages) if (this.admit(msg)) yield msg;
+  filter(messages: AsyncIterable<JsMsg>): AsyncIterable<JsMsg> {
+    // An iterator by hand, not an async generator: this runs for every
+    // message, and a generator's resumption costs more than the admit.
+    return {
+      [Symbol.asyncIterator]: () => {
+        const inner = messages[Symbol.asyncIterator]();
+        return {
+          next: async (): Promise<IteratorResult<JsMsg>> => {
+            for (;;) {
+              const next = await inner.next();
+              if (next.done || this.admit(next.value)) return next;
+            }
+          },
+          return: async (value?: unknown): Promise<IteratorResult<JsMsg>> =>
+            (await inner.return?.(value)) ?? { done: true, value: undefined },
+        };
+      },
+    };
   }
 
   /**

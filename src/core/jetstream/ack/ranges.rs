@@ -26,7 +26,11 @@ impl SeqRanges {
     }
 
     pub fn contains(&self, seq: u64) -> bool {
-        self.find(seq).is_ok()
+        // New deliveries come after everything held: no search for them.
+        match self.0.last() {
+            Some(&(_, last)) if seq <= last => self.find(seq).is_ok(),
+            _ => false,
+        }
     }
 
     /// `Ok(i)`: range `i` holds `seq`; `Err(i)`: `seq` would go before range `i`.
