@@ -153,6 +153,8 @@
 
 #[cfg(has_runtime)]
 pub mod client;
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub mod datetime;
 /// async-nats's path of the connection's [`State`].
 pub mod connection {
     pub use crate::conn::State;
@@ -192,8 +194,14 @@ pub use error::{Error, Result};
 pub use header::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 pub use message::Message;
 pub use proto::ServerInfo;
-pub use subject::Subject;
+pub use subject::{Subject, SubjectError};
 pub use transport::TlsOptions;
+
+/// The rustls natsjet's TLS runs on (async-nats's re-export, at its path),
+/// to build the `ClientConfig` that
+/// [`ConnectOptions::tls_client_config`] and [`TlsOptions::client_config`] take.
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+pub use tokio_rustls::rustls;
 
 /// The README's examples, compiled as doctests.
 #[cfg(doctest)]

@@ -22,6 +22,7 @@ pub mod consumers;
 pub mod core;
 pub mod kv;
 pub mod object_store;
+pub mod options;
 pub mod ordered;
 pub mod publish;
 pub mod pull;

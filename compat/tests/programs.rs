@@ -354,3 +354,45 @@ program!(
     natsjet_compat::calls::picked_reconnect,
     ["asked, then connected: true", "shown the pool: Some(1)",]
 );
+
+program!(
+    connect_options,
+    natsjet_compat::options::connect_options,
+    [
+        "through a 64-byte read buffer: 100000 bytes",
+        "through a command capacity of 4: 1000 messages",
+        "taken local address: io",
+        "skipping validation: empty token published",
+        "empty subject: invalid",
+        "subscribe: invalid",
+    ]
+);
+
+#[tokio::test]
+async fn tls_client_config() {
+    let server = NatsServer::builder().tls(common::Tls::Server).start();
+    let seen = natsjet_compat::options::tls_client_config(&server.tls_url(), &server.tls_files().ca_pem).await;
+    let seen = seen.unwrap_or_else(|e| panic!("program failed: {e}\n{}", server.log_tail(20)));
+    assert_eq!(seen, ["roots 1", "over TLS: sealed", "trusting nothing refused: true"]);
+}
+
+program!(
+    subjects_and_times,
+    natsjet_compat::options::subjects_and_times,
+    [
+        "validated events.data",
+        "\"invalid subject\": Err(InvalidFormat) invalid subject format",
+        "\"\": Err(InvalidFormat) invalid subject format",
+        "\".invalid\": Err(InvalidFormat) invalid subject format",
+        "\"a..b\": Err(InvalidFormat) invalid subject format",
+        "const events.data valid: true",
+        "is_valid a..b: false",
+        "an error to match: true",
+        "parsed 2023-01-02 3:04:05.123456789 +00:00:00 (1672628645123456789 ns)",
+        "from nanos 1969-12-31 23:59:59.999999999 +00:00:00",
+        "plus 1.5s 2023-01-02 3:04:06.623456789 +00:00:00",
+        "overflow refused: true",
+        "garbage refused: true",
+        "now is later: true",
+    ]
+);

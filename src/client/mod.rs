@@ -71,6 +71,9 @@ pub(super) struct ClientRef {
     pub(super) request_timeout: Option<Duration>,
     pub(super) subscription_capacity: usize,
     pub(super) subscription_capacity_bytes: usize,
+    /// [`ConnectOptions::skip_subject_validation`], for checks made before
+    /// a publish reaches the connection.
+    pub(super) skip_subject_validation: bool,
 }
 
 impl Drop for ClientRef {
@@ -213,6 +216,12 @@ impl Client {
         let invalid_queue = |e| SubscribeError::new(SubscribeErrorKind::InvalidQueueName, e);
         crate::subject::validate_queue(&queue).map_err(invalid_queue)?;
         self.subscribe_inner(subject.as_ref(), Some(&queue)).map_err(SubscribeErrorKind::error)
+    }
+
+    /// Checks a subject to publish to as the connection will, before
+    /// waiting for anything (JetStream's ack window).
+    pub(crate) fn check_publish_subject(&self, subject: &str) -> Result<(), Error> {
+        crate::subject::validate_publish_subject(subject, self.inner.skip_subject_validation)
     }
 
     /// A queue for a subscriber's messages, within the subscription bounds.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::addr::ServerAddr;
 use crate::conn::{self, Auth, AuthCallback, AuthFn};
 use crate::driver::shared::{EventCallback, Shared};
-use crate::driver::task::{Callbacks, ChooseServer, Driver};
+use crate::driver::task::{Callbacks, ChooseServer, Driver, LinkOptions, READ_CHUNK};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
@@ -68,6 +68,9 @@ impl<S: AsRef<str>> IntoServerAddrs for Vec<S> {
 pub struct ConnectOptions {
     pub(super) config: conn::Config,
     tls: TlsOptions,
+    read_buffer_capacity: usize,
+    #[cfg(not(target_arch = "wasm32"))]
+    local_address: Option<std::net::SocketAddr>,
     callback: Option<EventCallback>,
     async_callback: Option<AsyncEventCallback>,
     /// The async auth and reconnect-to-server callbacks.
@@ -99,6 +102,9 @@ impl Default for ConnectOptions {
         ConnectOptions {
             config: conn::Config::default(),
             tls: TlsOptions::default(),
+            read_buffer_capacity: READ_CHUNK,
+            #[cfg(not(target_arch = "wasm32"))]
+            local_address: None,
             callback: None,
             async_callback: None,
             callbacks: Callbacks::default(),
@@ -116,6 +122,7 @@ impl fmt::Debug for ConnectOptions {
         f.debug_struct("ConnectOptions")
             .field("config", &self.config)
             .field("tls", &self.tls)
+            .field("read_buffer_capacity", &self.read_buffer_capacity)
             .field("request_timeout", &self.request_timeout)
             .field("subscription_capacity", &self.subscription_capacity)
             .field("subscription_capacity_bytes", &self.subscription_capacity_bytes)
@@ -262,6 +269,69 @@ impl ConnectOptions {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn add_client_certificate(mut self, cert: std::path::PathBuf, key: std::path::PathBuf) -> Self {
         self.tls_files.client = Some((cert, key));
+        self
+    }
+
+    /// Uses `config` for the TLS handshake as it is (async-nats's call;
+    /// [`TlsOptions::client_config`] under natsjet's options): roots and
+    /// client certificates given elsewhere are then not read. Build it with
+    /// the rustls this crate re-exports, [`crate::rustls`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn tls_client_config(mut self, config: crate::rustls::ClientConfig) -> Self {
+        self.tls = std::mem::take(&mut self.tls).client_config(Arc::new(config));
+        self
+    }
+
+    /// Binds the TCP socket to `address` before connecting: the network
+    /// interface (its IP) and, unless the port is 0, the local port every
+    /// connection and reconnection comes from. Unlike async-nats, which
+    /// binds only `nats://` and `tls://` sockets, `ws://` and `wss://` ones
+    /// are bound too. Only the server's addresses of `address`'s family
+    /// (IPv4 or IPv6) are tried; an address that cannot be bound fails the
+    /// attempt with [`ConnectErrorKind::Io`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn local_address(mut self, address: std::net::SocketAddr) -> Self {
+        self.local_address = Some(address);
+        self
+    }
+
+    /// The room each read from the server gets (default 64 KiB, at least
+    /// 64 bytes): the read buffer starts with this capacity and gets as much
+    /// again when less than a quarter of it is left. A message larger than
+    /// this still arrives whole: the buffer makes room for exactly the rest
+    /// of a message under way. Smaller means less memory per connection and
+    /// more reads for the same bytes.
+    pub fn read_buffer_capacity(mut self, size: u16) -> Self {
+        self.read_buffer_capacity = usize::from(size);
+        self
+    }
+
+    /// async-nats bounds its command channel with this (default 2048
+    /// commands): past it, calls wait for its connection task to take
+    /// their commands. natsjet has no command channel: a call writes its
+    /// command into the connection's outgoing buffer itself, under a lock,
+    /// so no queue of commands forms and the capacity is not used. What the
+    /// channel protects, memory in front of a connection that writes slower
+    /// than the program publishes, is bounded in bytes there: async
+    /// publishes wait while 4 MiB wait to be written (or
+    /// [`outgoing_buffer_size`](Self::outgoing_buffer_size) if smaller),
+    /// and [`Client::publish_nowait`] fails past `outgoing_buffer_size`.
+    pub fn client_capacity(self, capacity: usize) -> Self {
+        let _ = capacity;
+        self
+    }
+
+    /// Publishes and requests check only what keeps the protocol line
+    /// whole: a subject or reply that is empty or holds whitespace or a
+    /// control character (a space would make the subject a reply, a CR/LF
+    /// start a command of its own) is still refused with
+    /// [`PublishErrorKind::InvalidSubject`](super::PublishErrorKind::InvalidSubject); empty tokens
+    /// (`a..b`, `.a`, `a.`) are let through. Subscriptions and queue groups
+    /// are checked in full whatever this says. async-nats checks publishes
+    /// for whitespace only, and with this set only for emptiness; it never
+    /// checks their tokens.
+    pub fn skip_subject_validation(mut self, skip: bool) -> Self {
+        self.config.skip_subject_validation = skip;
         self
     }
 
@@ -498,12 +568,19 @@ impl ConnectOptions {
         #[cfg(not(target_arch = "wasm32"))]
         self.read_tls_files()?;
         let retry = self.config.retry_on_initial_connect;
-        let connect_timeout = self.config.connect_timeout;
+        let skip_subject_validation = self.config.skip_subject_validation;
         let seed = getrandom::u64().map_err(|e| Error::InvalidArgument(format!("no entropy source: {e}")))?;
         let events = self.events::<R>();
+        let link = LinkOptions {
+            tls: self.tls,
+            connect_timeout: self.config.connect_timeout,
+            read_chunk: self.read_buffer_capacity,
+            #[cfg(not(target_arch = "wasm32"))]
+            local_address: self.local_address,
+        };
         let conn = conn::Connection::new(self.config, R::now(), seed)?;
         let (shared, first_connect) = Shared::new(conn, events);
-        R::spawn(Driver::<R>::new(shared.clone(), self.tls, connect_timeout, self.callbacks));
+        R::spawn(Driver::<R>::new(shared.clone(), link, self.callbacks));
         let client = Client {
             inner: Arc::new(ClientRef {
                 shared,
@@ -511,6 +588,7 @@ impl ConnectOptions {
                 request_timeout: self.request_timeout,
                 subscription_capacity: self.subscription_capacity,
                 subscription_capacity_bytes: self.subscription_capacity_bytes,
+                skip_subject_validation,
             }),
         };
         if !retry {

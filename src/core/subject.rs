@@ -49,6 +49,69 @@ impl Subject {
     pub fn into_string(self) -> String {
         self.as_str().to_owned()
     }
+
+    /// A subject that passes the checks a publish makes ([`validate_subject`]:
+    /// not empty, no whitespace or control character, no empty token), as
+    /// async-nats's `Subject::validated`. Its rules also refuse control
+    /// characters, which the server would take but no subject means.
+    pub fn validated(subject: impl AsRef<str>) -> Result<Subject, SubjectError> {
+        let subject = subject.as_ref();
+        check(subject, true).map_err(|_| SubjectError::InvalidFormat)?;
+        Ok(Subject::from(subject))
+    }
+
+    /// Whether the subject passes [`Subject::validated`]'s checks.
+    pub fn is_valid(&self) -> bool {
+        check(self, true).is_ok()
+    }
+
+    /// A subject of a static string checked at compile time when made in a
+    /// `const`, by [`Subject::validated`]'s rules: a bad one fails the build
+    /// (elsewhere it panics).
+    pub const fn from_static_validated(subject: &'static str) -> Self {
+        let bytes = subject.as_bytes();
+        if bytes.is_empty() {
+            panic!("subject cannot be empty");
+        }
+        let mut i = 0;
+        while i < bytes.len() {
+            if is_forbidden(bytes[i]) {
+                panic!("subject cannot contain whitespace or control characters");
+            }
+            let dot = bytes[i] == b'.';
+            if dot && (i == 0 || i + 1 == bytes.len() || bytes[i + 1] == b'.') {
+                panic!("subject cannot have an empty token");
+            }
+            i += 1;
+        }
+        Subject::from_static(subject)
+    }
+}
+
+/// Why [`Subject::validated`] refused a subject, as async-nats's
+/// `SubjectError` (natsjet's own calls say why in
+/// [`Error::InvalidSubject`]'s `reason`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubjectError {
+    /// Empty, or a whitespace or control character, or an empty token.
+    InvalidFormat,
+}
+
+impl fmt::Display for SubjectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SubjectError::InvalidFormat => f.write_str("invalid subject format"),
+        }
+    }
+}
+
+impl std::error::Error for SubjectError {}
+
+/// `?` on [`Subject::validated`] in a program whose errors are natsjet's.
+impl From<SubjectError> for Error {
+    fn from(e: SubjectError) -> Self {
+        Error::InvalidArgument(e.to_string())
+    }
 }
 
 impl Deref for Subject {
@@ -162,13 +225,21 @@ impl<'de> Deserialize<'de> for Subject {
 /// Checks a subject used to publish: non-empty, no whitespace or control
 /// characters, no empty tokens. Wildcards are allowed (the server decides).
 pub fn validate_subject(subject: &str) -> Result<(), Error> {
-    check(subject)
+    check(subject, true)
+}
+
+/// Checks a subject a message is published to, or its reply: with
+/// `framing_only` (async-nats's `skip_subject_validation`) only what keeps
+/// the protocol line whole (not empty, no whitespace or control
+/// character), otherwise [`validate_subject`]'s rules.
+pub fn validate_publish_subject(subject: &str, framing_only: bool) -> Result<(), Error> {
+    check(subject, !framing_only)
 }
 
 /// Checks a subject used to subscribe; same rules, plus `>` only as last token
 /// and wildcards only as whole tokens.
 pub fn validate_subscribe_subject(subject: &str) -> Result<(), Error> {
-    check(subject)?;
+    check(subject, true)?;
     let mut tokens = subject.split('.').peekable();
     while let Some(token) = tokens.next() {
         if token.len() > 1 && (token.contains('*') || token.contains('>')) {
@@ -194,7 +265,8 @@ pub fn validate_queue(queue: &str) -> Result<(), Error> {
 
 /// Runs for every publish and every ack (whose subjects are some 60 bytes):
 /// a byte at a time took a sixth of a durable drain's client instructions.
-fn check(subject: &str) -> Result<(), Error> {
+/// `tokens`: empty tokens are refused too.
+fn check(subject: &str, tokens: bool) -> Result<(), Error> {
     let bytes = subject.as_bytes();
     if bytes.is_empty() {
         return Err(invalid(subject, "empty subject"));
@@ -206,7 +278,7 @@ fn check(subject: &str) -> Result<(), Error> {
     if forbidden {
         return Err(invalid(subject, "whitespace or control character"));
     }
-    if empty_token {
+    if tokens && empty_token {
         return Err(invalid(subject, "empty token"));
     }
     Ok(())
@@ -262,7 +334,7 @@ fn dots(word: u64) -> u64 {
 }
 
 /// ASCII whitespace or control: every such byte is at most a space, or DEL.
-fn is_forbidden(b: u8) -> bool {
+const fn is_forbidden(b: u8) -> bool {
     b <= b' ' || b == 0x7f
 }
 
@@ -397,6 +469,41 @@ mod tests {
     /// The rules byte by byte: (a forbidden byte, an empty token).
     fn scan_bytewise(bytes: &[u8]) -> (bool, bool) {
         (bytes.iter().any(|&b| is_forbidden(b)), bytes.split(|&b| b == b'.').any(<[u8]>::is_empty))
+    }
+
+    #[test]
+    fn validated_subjects_follow_the_publish_rules() {
+        assert_eq!(Subject::validated("events.data").unwrap(), "events.data");
+        assert_eq!(Subject::validated(String::from("a.*.>")).unwrap(), "a.*.>");
+        for bad in ["", "invalid subject", ".invalid", "a.", "a..b", "a\r\nb", "a\tb", "a\0b"] {
+            assert_eq!(Subject::validated(bad), Err(SubjectError::InvalidFormat), "{bad:?}");
+            assert!(!Subject::from(bad).is_valid(), "{bad:?}");
+        }
+        assert!(Subject::from("a.b").is_valid());
+        assert_eq!(SubjectError::InvalidFormat.to_string(), "invalid subject format");
+        assert!(matches!(Error::from(SubjectError::InvalidFormat), Error::InvalidArgument(_)));
+        const CHECKED: Subject = Subject::from_static_validated("events.data");
+        assert_eq!(CHECKED, "events.data");
+    }
+
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn a_static_subject_is_checked_when_made() {
+        for bad in ["", "a b", ".a", "a.", "a..b", "a\x7f"] {
+            let made = std::panic::catch_unwind(|| Subject::from_static_validated(bad));
+            assert!(made.is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn framing_only_publish_checks_keep_the_line_whole() {
+        for s in ["a..b", ".a", "a.", "."] {
+            validate_publish_subject(s, true).unwrap();
+            assert!(validate_publish_subject(s, false).is_err(), "{s:?}");
+        }
+        for s in ["", "a b", "a\r\nPUB x 1", "a\tb", "a\0b"] {
+            assert!(matches!(validate_publish_subject(s, true), Err(Error::InvalidSubject { .. })), "{s:?}");
+        }
     }
 
     #[test]

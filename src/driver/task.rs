@@ -28,8 +28,36 @@ use crate::transport::{self, TlsOptions, Transport};
 pub(super) const MAX_WRITE: usize = 256 * 1024;
 /// Reads processed per poll before yielding to other tasks.
 const MAX_READS_PER_POLL: usize = 16;
-/// Read buffer capacity kept available for the next read.
-const READ_CHUNK: usize = 64 * 1024;
+/// Read buffer capacity kept available for the next read, by default.
+pub(crate) const READ_CHUNK: usize = 64 * 1024;
+/// The least room a read gets, whatever the options say.
+const MIN_READ_CHUNK: usize = 64;
+
+/// How the driver opens and reads its transports.
+#[derive(Clone, Debug)]
+pub(crate) struct LinkOptions {
+    pub tls: TlsOptions,
+    pub connect_timeout: Duration,
+    /// The room each read gets: the read buffer starts with it and gets it
+    /// again when less than a quarter is left (at least [`MIN_READ_CHUNK`]).
+    pub read_chunk: usize,
+    /// The address the TCP socket is bound to before connecting.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub local_address: Option<std::net::SocketAddr>,
+}
+
+impl LinkOptions {
+    async fn open(self, addr: crate::addr::ServerAddr) -> Result<Transport, Error> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return Transport::connect_from(&addr, &self.tls, self.local_address, self.connect_timeout).await;
+        #[cfg(target_arch = "wasm32")]
+        Transport::connect(&addr, &self.tls, self.connect_timeout).await
+    }
+
+    fn read_chunk(&self) -> usize {
+        self.read_chunk.max(MIN_READ_CHUNK)
+    }
+}
 
 enum Link {
     Idle,
@@ -69,8 +97,8 @@ pub(crate) struct Callbacks {
 
 pub(crate) struct Driver<R: Runtime> {
     shared: Arc<Shared>,
-    tls: TlsOptions,
-    connect_timeout: Duration,
+    link_options: LinkOptions,
+    read_chunk: usize,
     /// Answer `Action::Authenticate` and `Action::ChooseServer`.
     callbacks: Callbacks,
     authenticating: Option<BoxFuture<Result<CallbackAuth, Error>>>,
@@ -86,16 +114,17 @@ pub(crate) struct Driver<R: Runtime> {
 }
 
 impl<R: Runtime> Driver<R> {
-    pub fn new(shared: Arc<Shared>, tls: TlsOptions, connect_timeout: Duration, callbacks: Callbacks) -> Self {
+    pub fn new(shared: Arc<Shared>, link_options: LinkOptions, callbacks: Callbacks) -> Self {
+        let read_chunk = link_options.read_chunk();
         Driver {
             shared,
-            tls,
-            connect_timeout,
+            link_options,
+            read_chunk,
             callbacks,
             authenticating: None,
             choosing: None,
             link: Link::Idle,
-            read_buf: BytesMut::with_capacity(READ_CHUNK),
+            read_buf: BytesMut::with_capacity(read_chunk),
             awaited: 0,
             timer: None,
             answered: Vec::new(),
@@ -109,16 +138,12 @@ impl<R: Runtime> Driver<R> {
                 Action::Connect { addr } => {
                     self.read_buf.clear();
                     self.awaited = 0;
-                    let tls = self.tls.clone();
-                    let timeout = self.connect_timeout;
-                    self.link = Link::Opening {
-                        future: Box::pin(async move { Transport::connect(&addr, &tls, timeout).await }),
-                        tls_upgrade: false,
-                    };
+                    self.link =
+                        Link::Opening { future: Box::pin(self.link_options.clone().open(addr)), tls_upgrade: false };
                 }
                 Action::UpgradeTls { addr } => match std::mem::replace(&mut self.link, Link::Idle) {
                     Link::Open(transport) => {
-                        let tls = self.tls.clone();
+                        let tls = self.link_options.tls.clone();
                         self.link = Link::Opening {
                             future: Box::pin(async move { transport.upgrade_tls(&addr, &tls).await }),
                             tls_upgrade: true,
@@ -230,8 +255,8 @@ impl<R: Runtime> Driver<R> {
             let missing = self.awaited.saturating_sub(self.read_buf.len());
             if missing > room {
                 self.read_buf.reserve(missing);
-            } else if missing == 0 && room < READ_CHUNK / 4 {
-                self.read_buf.reserve(READ_CHUNK);
+            } else if missing == 0 && room < self.read_chunk / 4 {
+                self.read_buf.reserve(self.read_chunk);
             }
             match transport.poll_read(cx, &mut self.read_buf) {
                 Poll::Pending => {

@@ -27,7 +27,6 @@ use bytes::Bytes;
 use super::context::Context;
 use crate::error::{Error, KindError, SortCause};
 use crate::header::HeaderMap;
-use crate::subject::validate_subject;
 use ack_future::Route;
 use window::AckWindow;
 
@@ -86,7 +85,7 @@ impl Context {
     ) -> Result<PublishAckFuture, PublishError> {
         let subject = subject.into();
         // Refuse a bad subject before waiting for room.
-        validate_subject(&subject).map_err(PublishErrorKind::error)?;
+        self.client().check_publish_subject(&subject).map_err(PublishErrorKind::error)?;
         let settings = &self.publish;
         let permit = match settings.backpressure {
             true => settings.window.acquire().await,

@@ -8,6 +8,7 @@
 //!
 //! ```text
 //! Transport::connect(&ServerAddr, &TlsOptions, Duration) -> Result<Transport>   (async)
+//! Transport::connect_from(.., Option<SocketAddr>, Duration)   natively: bound to a local address
 //! Transport::upgrade_tls(self, &ServerAddr, &TlsOptions) -> Result<Transport>  (async)
 //! Transport::is_tls(&self) -> bool
 //! Transport::poll_read(&mut self, cx, &mut BytesMut) -> Poll<io::Result<usize>>  Ok(0) = closed

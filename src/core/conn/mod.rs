@@ -51,7 +51,7 @@ use crate::core::header::HeaderMap;
 use crate::core::machine::{Link, Machine};
 use crate::core::message::Message;
 use crate::core::proto::{self, Parser, ParserLimits, ServerInfo};
-use crate::core::subject::{validate_queue, validate_subject, validate_subscribe_subject};
+use crate::core::subject::{validate_publish_subject, validate_queue, validate_subject, validate_subscribe_subject};
 use crate::core::time::{Clock, Instant};
 use crate::core::timer::Deadline;
 
@@ -183,6 +183,11 @@ pub struct Config {
     /// INFO does not announce it, so subjects, replies and queue groups
     /// that would not fit are refused with [`Error::InvalidSubject`] first.
     pub max_control_line: usize,
+    /// Publishes and requests check only that their subjects and replies
+    /// keep the protocol line whole (not empty, no whitespace or control
+    /// character), not their tokens (async-nats's `skip_subject_validation`).
+    /// Subscriptions and queue groups are always checked in full.
+    pub skip_subject_validation: bool,
     /// Prefix of inboxes (default `_INBOX`).
     pub inbox_prefix: String,
     /// Client language and version sent in CONNECT.
@@ -215,6 +220,7 @@ impl Default for Config {
             reconnect_buffer_size: 8 * 1024 * 1024,
             outgoing_buffer_size: 64 * 1024 * 1024,
             max_control_line: 4096,
+            skip_subject_validation: false,
             inbox_prefix: "_INBOX".to_string(),
             lang: "rust-natsjet".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -671,9 +677,9 @@ impl Connection {
         body: Body<'_>,
     ) -> Result<(), Error> {
         self.check_open()?;
-        validate_subject(subject)?;
+        self.check_publish_subject(subject)?;
         if let Some(reply) = reply {
-            validate_subject(reply)?;
+            self.check_publish_subject(reply)?;
         }
         self.check_message(headers, body.bytes())?;
         self.write_pub(subject, reply, headers, body)
@@ -783,7 +789,7 @@ impl Connection {
         many: bool,
     ) -> Result<RequestId, Error> {
         self.check_open()?;
-        validate_subject(subject)?;
+        self.check_publish_subject(subject)?;
         self.check_message(headers, payload.bytes())?;
         if self.requests.mux_sid().is_none() {
             let prefix = format!("{}.", self.new_inbox());
@@ -896,6 +902,12 @@ impl Connection {
 
     fn check_open(&self) -> Result<(), Error> {
         if self.phase == Phase::Closed || self.terminal { Err(Error::Closed) } else { Ok(()) }
+    }
+
+    /// A subject or reply to publish to, checked as
+    /// [`Config::skip_subject_validation`] says.
+    pub fn check_publish_subject(&self, subject: &str) -> Result<(), Error> {
+        validate_publish_subject(subject, self.config.skip_subject_validation)
     }
 
     /// Headers that can be written, and a size the server accepts.

@@ -7,6 +7,7 @@ mod tls;
 pub(crate) use tls::io_to_error;
 
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
@@ -15,7 +16,7 @@ use bytes::{Bytes, BytesMut};
 use futures_core::Stream;
 use futures_util::Sink;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_rustls::client::TlsStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
@@ -64,7 +65,21 @@ impl Transport {
     /// WebSocket for `ws://` and `wss://` (TLS first for `wss://`).
     /// Fails with [`Error::Timeout`] after `timeout`.
     pub async fn connect(addr: &ServerAddr, tls: &TlsOptions, timeout: Duration) -> Result<Transport, Error> {
-        tokio::time::timeout(timeout, open(addr, tls)).await.unwrap_or(Err(Error::Timeout))
+        Self::connect_from(addr, tls, None, timeout).await
+    }
+
+    /// [`Transport::connect`] from `local`: the TCP socket (under every
+    /// scheme) is bound to it before connecting, and only the server's
+    /// addresses of its family are tried; port 0 lets the system pick one.
+    /// A local address that cannot be bound (taken, or not this host's)
+    /// fails at once with that error.
+    pub async fn connect_from(
+        addr: &ServerAddr,
+        tls: &TlsOptions,
+        local: Option<SocketAddr>,
+        timeout: Duration,
+    ) -> Result<Transport, Error> {
+        tokio::time::timeout(timeout, open(addr, tls, local)).await.unwrap_or(Err(Error::Timeout))
     }
 
     /// Wraps an open TCP transport in TLS, verifying the certificate for
@@ -187,8 +202,11 @@ impl Transport {
     }
 }
 
-async fn open(addr: &ServerAddr, options: &TlsOptions) -> Result<Transport, Error> {
-    let tcp = TcpStream::connect(addr.host_port()).await?;
+async fn open(addr: &ServerAddr, options: &TlsOptions, local: Option<SocketAddr>) -> Result<Transport, Error> {
+    let tcp = match local {
+        None => TcpStream::connect(addr.host_port()).await?,
+        Some(local) => connect_bound(addr, local).await?,
+    };
     tcp.set_nodelay(true)?;
     let inner = match addr.scheme {
         Scheme::Nats | Scheme::Tls => Inner::Stream(ByteStream::new(Io::Tcp(tcp))),
@@ -199,6 +217,31 @@ async fn open(addr: &ServerAddr, options: &TlsOptions) -> Result<Transport, Erro
         }
     };
     Ok(Transport { inner })
+}
+
+/// A TCP connection from `local` to the first of `addr`'s addresses of
+/// the same family that answers.
+async fn connect_bound(addr: &ServerAddr, local: SocketAddr) -> Result<TcpStream, Error> {
+    let mut last = None;
+    for remote in tokio::net::lookup_host(addr.host_port()).await?.filter(|r| r.is_ipv4() == local.is_ipv4()) {
+        let socket = if local.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+        socket.bind(local).map_err(|e| bind_error(e, local))?;
+        match socket.connect(remote).await {
+            Ok(tcp) => return Ok(tcp),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.map_or_else(
+        || Error::Io {
+            kind: io::ErrorKind::AddrNotAvailable,
+            message: format!("{} has no address of the family of the local address {local}", addr.host),
+        },
+        Error::from,
+    ))
+}
+
+fn bind_error(e: io::Error, local: SocketAddr) -> Error {
+    Error::Io { kind: e.kind(), message: format!("cannot bind {local}: {e}") }
 }
 
 async fn websocket(addr: &ServerAddr, stream: ByteStream) -> Result<WebSocketStream<ByteStream>, Error> {

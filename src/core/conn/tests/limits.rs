@@ -63,6 +63,22 @@ fn invalid_subjects_reply_and_headers_write_nothing() {
 }
 
 #[test]
+fn skipping_subject_validation_keeps_the_framing_checks() {
+    let mut s = FakeServer::connected(Config { skip_subject_validation: true, ..config(&["nats://a:4222"]) });
+    s.conn.publish("a..b", Some(".r"), None, b"x").unwrap();
+    let expected =
+        ClientOp::Pub { subject: "a..b".into(), reply: Some(".r".into()), headers: None, payload: b"x".into() };
+    assert_eq!(s.take_ops(), [expected]);
+    for (subject, reply) in [("a\r\nPUB b 0", None), ("a b", None), ("", None), ("a", Some("r r"))] {
+        assert!(matches!(s.conn.publish(subject, reply, None, b""), Err(Error::InvalidSubject { .. })), "{subject:?}");
+    }
+    assert!(matches!(s.conn.request("a\tb", None, b""), Err(Error::InvalidSubject { .. })));
+    // Subscriptions are checked in full whatever the option says.
+    assert!(matches!(s.conn.subscribe("a..b", None), Err(Error::InvalidSubject { .. })));
+    assert!(s.take_ops().is_empty());
+}
+
+#[test]
 fn reconnect_buffer_full_refuses_and_keeps_what_it_has() {
     let mut cfg = config(&["nats://a:4222"]);
     cfg.reconnect_buffer_size = 64;
