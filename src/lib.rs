@@ -164,6 +164,8 @@ pub mod driver;
 pub mod fuzzing;
 pub mod jetstream;
 mod runtime;
+#[cfg(has_runtime)]
+pub mod service;
 pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "wasm-runtime"))]
 mod wasm;

@@ -17,6 +17,12 @@ static INBOXES: Mutex<Option<Rng>> = Mutex::new(None);
 pub fn create_inbox(prefix: Option<&str>) -> Result<String, Error> {
     let prefix = prefix.filter(|p| !p.is_empty()).unwrap_or("_INBOX");
     validate_inbox_prefix(prefix)?;
+    Ok(format!("{prefix}.{}", unique_token()?))
+}
+
+/// 22 base62 characters from the process's inbox generator (as unique as a
+/// NUID): an inbox's last token, a service instance's id.
+pub(crate) fn unique_token() -> Result<String, Error> {
     let mut inboxes = lock(&INBOXES);
     let rng = match &mut *inboxes {
         Some(rng) => rng,
@@ -25,7 +31,7 @@ pub fn create_inbox(prefix: Option<&str>) -> Result<String, Error> {
             inboxes.insert(Rng::new(seed))
         }
     };
-    Ok(format!("{prefix}.{}", rng.token()))
+    Ok(rng.token())
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ pub use error::{
     RequestErrorKind, SubscribeError, SubscribeErrorKind,
 };
 pub use inbox::create_inbox;
+pub(crate) use inbox::unique_token;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub use request::Request;
 pub use request_many::{RequestMany, Responses};
