@@ -420,6 +420,21 @@ async fn stop_drains_and_unsubscribes() {
 }
 
 #[tokio::test]
+async fn dropping_the_service_stops_it() {
+    let server = NatsServer::start();
+    let (client, caller) = (connect(&server).await, connect(&server).await);
+    let service = client.service_builder().start("dropped", "1.0.0").await.unwrap();
+    let mut endpoint = service.endpoint("dropped.ask").await.unwrap();
+    drop(service);
+    assert!(endpoint.next().await.is_none());
+    client.flush().await.unwrap();
+    for subject in ["dropped.ask", "$SRV.PING.dropped"] {
+        let refused = caller.request(subject, "".into()).await.unwrap_err();
+        assert_eq!(refused.kind(), RequestErrorKind::NoResponders, "{subject}");
+    }
+}
+
+#[tokio::test]
 async fn an_endpoint_stops_alone() {
     let server = NatsServer::start();
     let (client, caller) = (connect(&server).await, connect(&server).await);

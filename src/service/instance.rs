@@ -13,8 +13,10 @@ use crate::error::Error;
 use crate::runtime::queue::lock;
 
 /// A service instance: it answers PING, INFO and STATS on `$SRV.*` and
-/// hands out its endpoints' requests, until [`stop`](Self::stop). Dropping
-/// it does not stop it.
+/// hands out its endpoints' requests, until [`stop`](Self::stop) or until
+/// it is dropped. Dropping it unsubscribes at once, without the drain
+/// (async-nats's endpoints too stop taking requests when their service is
+/// dropped).
 #[derive(Debug)]
 pub struct Service {
     shared: Arc<Shared>,
@@ -73,6 +75,16 @@ impl Service {
         Ok(())
     }
 
+    /// Unsubscribes everything [`stop`](Self::stop) would drain, now.
+    fn unsubscribe_all(&self) {
+        let sids = std::mem::take(&mut *lock(&self.shared.subscriptions));
+        let mut inner = self.shared.client.shared().lock();
+        for sid in sids {
+            // Closed: nothing reaches it any more.
+            let _ = inner.unsubscribe(sid);
+        }
+    }
+
     /// Zeroes every endpoint's requests, errors and processing times and
     /// forgets its last error.
     pub async fn reset(&mut self) {
@@ -107,5 +119,11 @@ impl Service {
     /// An endpoint on `subject`, named after it, in the service's queue group.
     pub async fn endpoint<S: ToString>(&self, subject: S) -> Result<endpoint::Endpoint, Error> {
         self.endpoint_builder().add(subject).await
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.unsubscribe_all();
     }
 }
