@@ -25,6 +25,7 @@ pub mod ordered;
 pub mod publish;
 pub mod pull;
 pub mod push;
+pub mod service;
 pub mod streams;
 pub mod surface;
 pub mod workers;
