@@ -58,15 +58,21 @@ async fn request(client: &Client, subject: &str, payload: &'static str) -> Messa
     timeout(WAIT, client.request(subject, payload.into())).await.unwrap().unwrap()
 }
 
+/// A server, a service named `name` on a client of its own, and a caller.
+async fn started(name: &str) -> (NatsServer, Client, Client, Service) {
+    let server = NatsServer::start();
+    let (client, caller) = (connect(&server).await, connect(&server).await);
+    let service = client.service_builder().start(name, "1.0.0").await.unwrap();
+    (server, client, caller, service)
+}
+
 fn metadata(pairs: &[(&str, &str)]) -> HashMap<String, String> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 #[tokio::test]
 async fn endpoints_answer_requests() {
-    let server = NatsServer::start();
-    let (client, caller) = (connect(&server).await, connect(&server).await);
-    let service = client.service_builder().start("echo", "1.0.0").await.unwrap();
+    let (_server, client, caller, service) = started("echo").await;
     serve(service.endpoint("echo.upper").await.unwrap(), upper);
     let mut raw = service.endpoint("echo.raw").await.unwrap();
     client.flush().await.unwrap();
@@ -228,9 +234,7 @@ async fn metadata_and_description_are_in_every_discovery_reply() {
 
 #[tokio::test]
 async fn stats_count_requests_errors_and_processing_time_until_reset() {
-    let server = NatsServer::start();
-    let (client, caller) = (connect(&server).await, connect(&server).await);
-    let mut service = client.service_builder().start("calc", "1.0.0").await.unwrap();
+    let (_server, client, caller, mut service) = started("calc").await;
     let mut endpoint = service.endpoint("calc.div").await.unwrap();
     tokio::spawn(async move {
         while let Some(request) = endpoint.next().await {
@@ -310,9 +314,7 @@ async fn a_stats_handler_fills_each_endpoints_data() {
 
 #[tokio::test]
 async fn errors_are_answered_in_headers() {
-    let server = NatsServer::start();
-    let (client, caller) = (connect(&server).await, connect(&server).await);
-    let service = client.service_builder().start("strict", "1.0.0").await.unwrap();
+    let (_server, client, caller, service) = started("strict").await;
     let mut endpoint = service.endpoint("strict.check").await.unwrap();
     tokio::spawn(async move {
         while let Some(request) = endpoint.next().await {
@@ -357,19 +359,16 @@ async fn discovery_on_all_three_levels() {
     let all: HashSet<_> = instances.iter().map(|(name, id, _)| (name.to_string(), id.clone())).collect();
     let alphas: HashSet<_> = all.iter().filter(|(name, _)| name == "alpha").cloned().collect();
 
-    let pings: Vec<PingResponse> = ask_all(&caller, "$SRV.PING", 3).await;
-    assert_eq!(pings.into_iter().map(|p| (p.name, p.id)).collect::<HashSet<_>>(), all);
-    let infos: Vec<Info> = ask_all(&caller, "$SRV.INFO", 3).await;
-    assert_eq!(infos.into_iter().map(|p| (p.name, p.id)).collect::<HashSet<_>>(), all);
-    let stats: Vec<Stats> = ask_all(&caller, "$SRV.STATS", 3).await;
-    assert_eq!(stats.into_iter().map(|p| (p.name, p.id)).collect::<HashSet<_>>(), all);
-
-    let pings: Vec<PingResponse> = ask_all(&caller, "$SRV.PING.alpha", 2).await;
-    assert_eq!(pings.into_iter().map(|p| (p.name, p.id)).collect::<HashSet<_>>(), alphas);
-    let infos: Vec<Info> = ask_all(&caller, "$SRV.INFO.alpha", 2).await;
-    assert_eq!(infos.into_iter().map(|p| (p.name, p.id)).collect::<HashSet<_>>(), alphas);
-    let stats: Vec<Stats> = ask_all(&caller, "$SRV.STATS.alpha", 2).await;
-    assert_eq!(stats.into_iter().map(|p| (p.name, p.id)).collect::<HashSet<_>>(), alphas);
+    for (level, n, expected) in [("", 3, &all), (".alpha", 2, &alphas)] {
+        for verb in ["PING", "INFO", "STATS"] {
+            let replies: Vec<serde_json::Value> = ask_all(&caller, &format!("$SRV.{verb}{level}"), n).await;
+            let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+            let who: HashSet<_> = replies.iter().map(|r| (text(&r["name"]), text(&r["id"]))).collect();
+            assert_eq!(&who, expected, "{verb}{level}");
+            let kind = format!("io.nats.micro.v1.{}_response", verb.to_lowercase());
+            assert!(replies.iter().all(|r| r["type"] == kind.as_str()), "{verb}{level}: {replies:?}");
+        }
+    }
 
     for (name, id, _) in &instances {
         let ping: PingResponse = ask(&caller, &format!("$SRV.PING.{name}.{id}")).await;
@@ -391,9 +390,7 @@ async fn discovery_on_all_three_levels() {
 
 #[tokio::test]
 async fn stop_drains_and_unsubscribes() {
-    let server = NatsServer::start();
-    let (client, caller) = (connect(&server).await, connect(&server).await);
-    let service = client.service_builder().start("brief", "1.0.0").await.unwrap();
+    let (_server, client, caller, service) = started("brief").await;
     let id = service.info().await.id;
     let mut endpoint = service.endpoint("brief.ask").await.unwrap();
     let mut other = service.group("brief").endpoint("other").await.unwrap();
@@ -421,9 +418,7 @@ async fn stop_drains_and_unsubscribes() {
 
 #[tokio::test]
 async fn dropping_the_service_stops_it() {
-    let server = NatsServer::start();
-    let (client, caller) = (connect(&server).await, connect(&server).await);
-    let service = client.service_builder().start("dropped", "1.0.0").await.unwrap();
+    let (_server, client, caller, service) = started("dropped").await;
     let mut endpoint = service.endpoint("dropped.ask").await.unwrap();
     drop(service);
     assert!(endpoint.next().await.is_none());
@@ -436,9 +431,7 @@ async fn dropping_the_service_stops_it() {
 
 #[tokio::test]
 async fn an_endpoint_stops_alone() {
-    let server = NatsServer::start();
-    let (client, caller) = (connect(&server).await, connect(&server).await);
-    let service = client.service_builder().start("half", "1.0.0").await.unwrap();
+    let (_server, client, caller, service) = started("half").await;
     let mut gone = service.endpoint("half.gone").await.unwrap();
     serve(service.endpoint("half.kept").await.unwrap(), upper);
     gone.stop().await.unwrap();

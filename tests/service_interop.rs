@@ -56,48 +56,45 @@ fn sum(payload: &[u8]) -> Result<Bytes, (String, usize)> {
     numbers.map(|n| n.iter().sum::<i64>().to_string().into()).map_err(|_| ("not a number".to_string(), 400))
 }
 
+/// The `adder` service in library `$lib` (`natsjet` or `async_nats`), the
+/// same code for both: `math.sum` with metadata, and a stats handler.
+macro_rules! adder_service {
+    ($lib:ident, $client:expr, $lib_name:literal) => {{
+        let client = $client;
+        let service = client
+            .service_builder()
+            .description("adds numbers")
+            .metadata(metadata(&[("lib", $lib_name)]))
+            .stats_handler(|key, _| serde_json::json!({ "key": key }))
+            .start("adder", "1.2.0")
+            .await
+            .unwrap();
+        let mut endpoint = service
+            .group("math")
+            .endpoint_builder()
+            .metadata(metadata(&[("input", "csv")]))
+            .add("sum")
+            .await
+            .unwrap();
+        tokio::spawn(async move {
+            while let Some(request) = endpoint.next().await {
+                let answer =
+                    sum(&request.message.payload).map_err(|(status, code)| $lib::service::error::Error { status, code });
+                request.respond(answer).await.unwrap();
+            }
+        });
+        // A round trip (async-nats's flush only writes): the server has the subscriptions.
+        let _ = client.request(client.new_inbox(), Bytes::new()).await;
+        service
+    }};
+}
+
 async fn ours_service(client: &natsjet::Client) -> natsjet::service::Service {
-    let service = client
-        .service_builder()
-        .description("adds numbers")
-        .metadata(metadata(&[("lib", "natsjet")]))
-        .stats_handler(|key, _| serde_json::json!({ "key": key }))
-        .start("adder", "1.2.0")
-        .await
-        .unwrap();
-    let mut endpoint =
-        service.group("math").endpoint_builder().metadata(metadata(&[("input", "csv")])).add("sum").await.unwrap();
-    tokio::spawn(async move {
-        while let Some(request) = endpoint.next().await {
-            let answer =
-                sum(&request.message.payload).map_err(|(status, code)| natsjet::service::error::Error { status, code });
-            request.respond(answer).await.unwrap();
-        }
-    });
-    client.flush().await.unwrap();
-    service
+    adder_service!(natsjet, client, "natsjet")
 }
 
 async fn theirs_service(client: &async_nats::Client) -> async_nats::service::Service {
-    let service = client
-        .service_builder()
-        .description("adds numbers")
-        .metadata(metadata(&[("lib", "async-nats")]))
-        .stats_handler(|key, _| serde_json::json!({ "key": key }))
-        .start("adder", "1.2.0")
-        .await
-        .unwrap();
-    let mut endpoint =
-        service.group("math").endpoint_builder().metadata(metadata(&[("input", "csv")])).add("sum").await.unwrap();
-    tokio::spawn(async move {
-        while let Some(request) = endpoint.next().await {
-            let answer = sum(&request.message.payload)
-                .map_err(|(status, code)| async_nats::service::error::Error { status, code });
-            request.respond(answer).await.unwrap();
-        }
-    });
-    client.flush().await.unwrap();
-    service
+    adder_service!(async_nats, client, "async-nats")
 }
 
 #[tokio::test]
