@@ -3,7 +3,7 @@
 //! handler, error replies, discovery by PING, INFO and STATS on all three
 //! subject levels, and the names and versions a service refuses. Callers
 //! and discoverers use a connection of their own, as other programs would.
-#![cfg(not(target_arch = "wasm32"))]
+#![cfg(all(feature = "service", not(target_arch = "wasm32")))]
 
 mod common;
 

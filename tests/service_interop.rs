@@ -6,7 +6,7 @@
 //! The replies' JSON is compared field by field; the one difference is
 //! named: natsjet's STATS also carries the service's `metadata`, as ADR-32
 //! has it (async-nats ignores it).
-#![cfg(not(target_arch = "wasm32"))]
+#![cfg(all(feature = "service", not(target_arch = "wasm32")))]
 
 mod common;
 

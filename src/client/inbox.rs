@@ -17,12 +17,6 @@ static INBOXES: Mutex<Option<Rng>> = Mutex::new(None);
 pub fn create_inbox(prefix: Option<&str>) -> Result<String, Error> {
     let prefix = prefix.filter(|p| !p.is_empty()).unwrap_or("_INBOX");
     validate_inbox_prefix(prefix)?;
-    Ok(format!("{prefix}.{}", unique_token()?))
-}
-
-/// 22 base62 characters from the process's inbox generator (as unique as a
-/// NUID): an inbox's last token, a service instance's id.
-pub(crate) fn unique_token() -> Result<String, Error> {
     let mut inboxes = lock(&INBOXES);
     let rng = match &mut *inboxes {
         Some(rng) => rng,
@@ -31,7 +25,15 @@ pub(crate) fn unique_token() -> Result<String, Error> {
             inboxes.insert(Rng::new(seed))
         }
     };
-    Ok(rng.token())
+    Ok(format!("{prefix}.{}", rng.token()))
+}
+
+/// The last token of a new inbox, 22 base62 characters (as unique as a
+/// NUID): a service instance's id.
+#[cfg(feature = "service")]
+pub(crate) fn unique_token() -> Result<String, Error> {
+    let mut inbox = create_inbox(None)?;
+    Ok(inbox.split_off("_INBOX.".len()))
 }
 
 #[cfg(test)]

@@ -41,7 +41,6 @@ pub use error::{
     RequestErrorKind, SubscribeError, SubscribeErrorKind,
 };
 pub use inbox::create_inbox;
-pub(crate) use inbox::unique_token;
 pub use options::{ConnectOptions, IntoServerAddrs};
 pub use request::Request;
 pub use request_many::{RequestMany, Responses};
@@ -476,3 +475,7 @@ const _: fn() = || {
     fn assert_spawnable<F: Future<Output = ()> + MaybeSend + 'static>() {}
     assert_spawnable::<Driver<DefaultRuntime>>();
 };
+
+// At the end, so that the wasm's panic locations in this file stay as they were.
+#[cfg(feature = "service")]
+pub(crate) use inbox::unique_token;

@@ -29,6 +29,7 @@ pub mod object;
 pub(crate) mod plain_json;
 pub mod proto;
 pub mod request_many;
+#[cfg(feature = "service")]
 pub mod service;
 pub mod session;
 pub mod subject;
