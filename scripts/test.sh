@@ -64,7 +64,7 @@ run_stage "core-alone" cargo clippy --lib --no-default-features -- -D warnings
 # runtime or I/O and stay native. The npm package's features: nkeys' tests
 # make keys, which nkeys cannot do in wasm, and stay native too.
 if [[ "${NATSJET_SKIP_WASM:-0}" != 1 ]]; then
-    run_stage "wasm-core" cargo test --target wasm32-unknown-unknown --no-default-features --features wasm --lib
+    run_stage "wasm-core" cargo test --target wasm32-unknown-unknown --no-default-features --features wasm,service --lib
 fi
 run_stage "doctests" cargo test --doc
 run_stage "fuzz-corpora" cargo test --features fuzzing --test fuzz_corpora

@@ -39,7 +39,7 @@
 //!   `ledger_track`, ...), each a session command plus its waiter, and
 //!   reads the session's state (`state`, `server_info`, ...) through it.
 //! - **The API**, `src/client/`, `src/jetstream/` (with `kv/` and
-//!   `object_store/`) and the wasm bindings in `src/wasm/`: the shapes of
+//!   `object_store/`), `src/service/` and the wasm bindings in `src/wasm/`: the shapes of
 //!   async-nats and nats.js, which call the driver and never hold or
 //!   change one of the session's machines (a reader, a ledger, an ordered
 //!   read): they hold its id and the waiters the driver feeds.
@@ -170,6 +170,8 @@ pub mod driver;
 pub mod fuzzing;
 pub mod jetstream;
 mod runtime;
+#[cfg(all(feature = "service", has_runtime))]
+pub mod service;
 pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "wasm-runtime"))]
 mod wasm;

@@ -27,6 +27,7 @@ pub mod ordered;
 pub mod publish;
 pub mod pull;
 pub mod push;
+pub mod service;
 pub mod streams;
 pub mod surface;
 pub mod switch;

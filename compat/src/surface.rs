@@ -2,7 +2,7 @@
 //! touch and the other programs do not (server info and statistics,
 //! `connect_with_options`, `Subject`, `Request`, message status, stream and
 //! consumer info fields, ack metadata, `ack_with`, account info, the KV
-//! entry and status, object info). Each function type-checks against both
+//! entry and status, object info, a service made from its `Config`). Each function type-checks against both
 //! libraries; the names and types of what it reads are the check.
 
 use std::time::Duration;
@@ -132,5 +132,62 @@ pub async fn stores(js: jetstream::Context) -> Result<(), nats::Error> {
     let _ = bucket.watch().await?;
     bucket.delete("n").await?;
     js.delete_object_store("o").await?;
+    Ok(())
+}
+
+/// Services: a service from its `Config`, the verbs, queue groups of
+/// groups and endpoints, an endpoint stopped alone, answers with headers,
+/// and the fields of the replies and stats.
+pub async fn service(client: nats::Client) -> Result<(), nats::Error> {
+    use std::collections::HashMap;
+
+    use crate::nats::service::{self, ServiceExt};
+
+    let handler = service::StatsHandler(Box::new(|_endpoint: String, stats: service::endpoint::Stats| {
+        serde_json::json!(stats.requests)
+    }));
+    let config = service::Config {
+        name: "svc".into(),
+        description: Some("d".into()),
+        version: "1.0.0".into(),
+        stats_handler: Some(handler),
+        metadata: Some(HashMap::new()),
+        queue_group: Some("workers".into()),
+    };
+    let mut svc: service::Service = client.add_service(config).await?;
+    let _verbs =
+        [service::Verb::Ping, service::Verb::Info, service::Verb::Stats, service::Verb::Schema].map(|v| v.to_string());
+    let group: service::Group = svc.group_with_queue_group("g", "q2").group("h");
+    let builder: service::EndpointBuilder = group.endpoint_builder().name("n").queue_group("q3");
+    let mut endpoint: service::endpoint::Endpoint = builder.add("e").await?;
+    if let Some(request) = endpoint.next().await {
+        let request: service::Request = request;
+        let _: &nats::Message = &request.message;
+        let mut headers = nats::HeaderMap::new();
+        headers.insert("X-A", "1");
+        request.respond_with_headers(Ok("ok".into()), headers).await?;
+        let error = service::error::Error { status: "s".into(), code: 500 };
+        let _: String = error.to_string();
+        request.respond(Err(error)).await?;
+    }
+    endpoint.stop().await?;
+    let stats: HashMap<String, service::endpoint::Stats> = svc.stats().await;
+    for s in stats.values() {
+        let _ = (&s.name, &s.subject, &s.queue_group, s.requests, s.errors, s.processing_time);
+        let _ = (s.average_processing_time, &s.last_error, &s.data);
+    }
+    let info: service::Info = svc.info().await;
+    let _ = (info.kind, info.name, info.id, info.description, info.version, info.metadata);
+    for e in info.endpoints {
+        let e: service::endpoint::Info = e;
+        let _ = (e.name, e.subject, e.queue_group, e.metadata);
+    }
+    let ping: service::PingResponse = serde_json::from_str("{}").unwrap_or_else(|_| unreachable!());
+    let _ = (ping.kind, ping.name, ping.id, ping.version, ping.metadata);
+    let reply: service::Stats = serde_json::from_str("{}").unwrap_or_else(|_| unreachable!());
+    let _ = (reply.kind, reply.name, reply.id, reply.version, reply.endpoints);
+    let _ = (service::NATS_SERVICE_ERROR, service::NATS_SERVICE_ERROR_CODE);
+    svc.reset().await;
+    svc.stop().await?;
     Ok(())
 }

@@ -396,3 +396,28 @@ program!(
         "now is later: true",
     ]
 );
+
+program!(
+    micro_service,
+    natsjet_compat::service::micro_service,
+    [
+        "bad version refused: true",
+        "bad name refused: true",
+        "started calc 1.2.3-beta.1 \"arithmetic\" [(\"team\", \"math\")]",
+        "calc.add \"1, 2, 3\": 6",
+        "calc.add \"x\": error 422 not a number (payload 0 bytes)",
+        "calc.div \"84/2\": 42",
+        "calc.div \"1/0\": error 400 division by zero (payload 0 bytes)",
+        "ping io.nats.micro.v1.ping_response calc 1.2.3-beta.1 [(\"team\", \"math\")] id matches true",
+        "info io.nats.micro.v1.info_response \"arithmetic\"",
+        "  endpoint calc-add on calc.add in q []",
+        "  endpoint divide on calc.div in q [(\"unit\", \"integer\")]",
+        "stats io.nats.micro.v1.stats_response calc 1.2.3-beta.1",
+        "  calc-add requests 2 errors 1 last Some(\"422:not a number\") timed true average true data {\"endpoint\":\"calc.add\",\"requests\":2}",
+        "  divide requests 2 errors 1 last Some(\"400:division by zero\") timed true average true data {\"endpoint\":\"divide\",\"requests\":2}",
+        "instances answering ping: 2",
+        "40 adds: 40 answered, by both: true",
+        "after reset: [\"calc.add=0/0\", \"divide=0/0\"]",
+        "after stop: no responders",
+    ]
+);

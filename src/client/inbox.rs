@@ -28,6 +28,14 @@ pub fn create_inbox(prefix: Option<&str>) -> Result<String, Error> {
     Ok(format!("{prefix}.{}", rng.token()))
 }
 
+/// The last token of a new inbox, 22 base62 characters (as unique as a
+/// NUID): a service instance's id.
+#[cfg(feature = "service")]
+pub(crate) fn unique_token() -> Result<String, Error> {
+    let mut inbox = create_inbox(None)?;
+    Ok(inbox.split_off("_INBOX.".len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -527,3 +527,7 @@ const _: fn() = || {
     fn assert_spawnable<F: Future<Output = ()> + MaybeSend + 'static>() {}
     assert_spawnable::<Driver<DefaultRuntime>>();
 };
+
+// At the end, so that the wasm's panic locations in this file stay as they were.
+#[cfg(feature = "service")]
+pub(crate) use inbox::unique_token;

@@ -10,6 +10,8 @@
 //!   [`first_message`]: a subscription's first-message timeout;
 //! - [`kv`] and [`object`]: the Key-Value and Object Store rules (names,
 //!   subjects, entries, metas, digests, the streams they need);
+//! - [`service`]: the services API's rules (ADR-32: names, discovery
+//!   subjects, the PING/INFO/STATS replies, endpoint stats);
 //! - the small shared types: [`addr`], [`error`], [`header`], [`message`],
 //!   [`subject`], [`time`] (and [`timer`], the one timer table), and the crate's own `id_map` and `plain_json`.
 
@@ -28,6 +30,8 @@ pub mod object;
 pub(crate) mod plain_json;
 pub mod proto;
 pub mod request_many;
+#[cfg(feature = "service")]
+pub mod service;
 pub mod session;
 pub mod subject;
 pub mod time;

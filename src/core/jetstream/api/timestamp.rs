@@ -72,6 +72,24 @@ pub fn parse_rfc3339(s: &str) -> Option<SystemTime> {
     UNIX_EPOCH.checked_add(Duration::new(secs, nanos as u32))
 }
 
+/// `SystemTime` as an RFC 3339 string, for `#[serde(with = "timestamp::rfc3339")]`:
+/// written by [`format_rfc3339`], read by [`parse_rfc3339`] (a time it
+/// refuses is an error).
+pub mod rfc3339 {
+    use std::time::SystemTime;
+
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(t: &SystemTime, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::format_rfc3339(*t))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SystemTime, D::Error> {
+        let text = String::deserialize(d)?;
+        super::parse_rfc3339(&text).ok_or_else(|| D::Error::custom(format!("not an RFC 3339 time: {text:?}")))
+    }
+}
+
 fn digits(text: &str) -> Option<i64> {
     text.bytes().try_fold(0_i64, |n, c| c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0')))
 }
