@@ -200,7 +200,21 @@ pub use transport::TlsOptions;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-/// The exactly-once guide's examples, compiled as doctests.
+/// The guides' examples (docs/), compiled as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../docs/exactly-once.md")]
-pub struct ExactlyOnceDoctests;
+pub mod guides {
+    #[doc = include_str!("../docs/getting-started.md")]
+    pub struct GettingStarted;
+    #[doc = include_str!("../docs/jetstream.md")]
+    pub struct JetStream;
+    #[doc = include_str!("../docs/many-workers.md")]
+    pub struct ManyWorkers;
+    #[doc = include_str!("../docs/exactly-once.md")]
+    pub struct ExactlyOnce;
+    #[doc = include_str!("../docs/key-value.md")]
+    pub struct KeyValue;
+    #[doc = include_str!("../docs/object-store.md")]
+    pub struct ObjectStore;
+    #[doc = include_str!("../docs/switching-from-async-nats.md")]
+    pub struct SwitchingFromAsyncNats;
+}
