@@ -1,8 +1,87 @@
 //! natsjet: a NATS and JetStream client with one sans-IO core that runs on
-//! tokio and, compiled to WebAssembly, in browsers and Node.js.
+//! tokio and, compiled to WebAssembly, in browsers and Node.js (the npm
+//! package `natsjet`). The Rust API is shaped like async-nats's: a program
+//! written for async-nats 0.52 switches with `use natsjet as nats;`.
 //!
-//! The guides are in the repository's `docs/`; contributors start at its
-//! `ARCHITECTURE.md` (the layers, the loop contract, time, panics, tests).
+//! The guides (getting started, JetStream, many workers on one durable,
+//! exactly-once, Key-Value, Object Store, errors, troubleshooting) are in
+//! the repository's `docs/`; contributors start at its `ARCHITECTURE.md`.
+//!
+//! # Quick start
+//!
+//! Connect, publish and subscribe ([`connect`], [`Client`], [`Subscriber`]):
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//!
+//! # async fn run() -> Result<(), natsjet::Error> {
+//! let client = natsjet::connect("nats://127.0.0.1:4222").await?; // also tls://, ws://, wss://
+//! let mut sub = client.subscribe("greet.*").await?;
+//! client.publish("greet.joe", "hello".into()).await?;
+//! let message = sub.next().await.expect("the subscription is open");
+//! assert_eq!(&message.payload[..], b"hello");
+//!
+//! let answer = client.request("svc.time", "".into()).await; // errors have async-nats's kinds
+//! # let _ = answer;
+//! client.drain().await?; // deliver what arrived, flush, close
+//! # Ok(()) }
+//! ```
+//!
+//! JetStream: a durable pull consumer, read and acked ([`jetstream`]). Any
+//! number of workers may run this loop on the same durable; the connection's
+//! task keeps pulls outstanding, watches heartbeats and re-pulls after a
+//! reconnect. [`jetstream::ack::AckBatch`] acks in bulk and
+//! [`jetstream::CheckpointLedger`] acks after a checkpoint.
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//! use natsjet::jetstream::{self, consumer::{PullConsumer, pull}, stream};
+//!
+//! # async fn run(client: natsjet::Client) -> Result<(), natsjet::Error> {
+//! let js = jetstream::new(client);
+//! let config = stream::Config { name: "ORDERS".into(), subjects: vec!["orders.>".into()], ..Default::default() };
+//! let stream = js.get_or_create_stream(config).await?;
+//! let ack = js.publish("orders.1", "data".into()).await?.await?; // stored once this returns
+//! println!("sequence {}", ack.sequence);
+//!
+//! let consumer: PullConsumer = stream
+//!     .get_or_create_consumer("workers", pull::Config { durable_name: Some("workers".into()), ..Default::default() })
+//!     .await?;
+//! let mut messages = consumer.messages().await?;
+//! while let Some(message) = messages.next().await {
+//!     let message = message?;
+//!     println!("{} {:?}", message.subject, message.payload);
+//!     message.ack().await?;
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Key-Value ([`jetstream::kv`]); the Object Store is
+//! [`jetstream::object_store`]:
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//! use natsjet::jetstream::kv;
+//!
+//! # async fn run(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
+//! let kv = js.create_key_value(kv::Config { bucket: "profiles".into(), history: 5, ..Default::default() }).await?;
+//! let revision = kv.put("sue.color", "blue".into()).await?;
+//! kv.update("sue.color", "green".into(), revision).await?; // fails if someone wrote in between
+//! assert_eq!(kv.get("sue.color").await?.as_deref(), Some(&b"green"[..]));
+//!
+//! let mut watch = kv.watch("sue.>").await?; // changes from now on
+//! while let Some(entry) = watch.next().await {
+//!     let entry = entry?;
+//!     println!("{} = {:?} ({})", entry.key, entry.value, entry.operation);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Errors: every call returns natsjet's one [`Error`] or an operation's
+//! error with async-nats's `kind()` and natsjet's `Error` as its `cause()`.
+//! The crate's features: `native` (tokio TCP, rustls TLS, tokio-tungstenite
+//! WebSocket) and `nkeys` (nkey and `.creds` authentication) by default;
+//! `wasm` builds the npm package's WebAssembly.
 //!
 //! # Driving the core by hand
 //!

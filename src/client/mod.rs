@@ -420,7 +420,7 @@ impl Client {
     /// Drops the server connection and reconnects (async-nats
     /// `force_reconnect`, nats.js `reconnect()`): see
     /// [`Connection::force_reconnect`](crate::conn::Connection::force_reconnect).
-    /// Returns once the old connection is being closed; [`Event::Reconnected`]
+    /// Returns once the old connection is being closed; [`ConnectionEvent::Reconnected`]
     /// tells when the new one is up. Refused while draining (as nats.js),
     /// where it would fail the drain's flush.
     pub async fn force_reconnect(&self) -> Result<(), Error> {

@@ -132,7 +132,7 @@ impl Context {
 
     /// How many times a publish answered with 503 (or timed out, see
     /// [`Context::set_publish_retry_on_timeout`]) is sent again before it
-    /// fails with [`Error::NoResponders`](crate::Error::NoResponders) (or [`Error::Timeout`](crate::Error::Timeout)); default 3.
+    /// fails with [`Error::NoResponders`] (or [`Error::Timeout`]); default 3.
     pub fn set_publish_retries(&mut self, retries: u32) {
         self.publish.retries = retries;
     }
