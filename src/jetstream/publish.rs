@@ -68,6 +68,7 @@ impl Context {
         self.send_publish(subject, Publish::build().payload(payload)).await
     }
 
+    /// Publishes `payload` with `headers` to the stream that takes `subject`; returns the ack future, as [`publish`](Self::publish).
     pub async fn publish_with_headers(
         &self,
         subject: impl Into<String>,
@@ -112,6 +113,7 @@ impl Context {
         self.publish.window.set_limit(max);
     }
 
+    /// How many publishes may await their ack at once (default 256).
     pub fn max_ack_inflight(&self) -> usize {
         self.publish.window.limit()
     }
