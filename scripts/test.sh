@@ -5,7 +5,16 @@
 #      core-alone                      the sans-IO core built without a runtime, warning-free
 #                                      (tests/core_imports.rs guards what it names)
 #      wasm-core                       the core's unit tests on wasm32, in Node
-#   2. cargo test --doc                doctests (natively only)
+#   2. cargo test --doc                doctests (natively only): the crate doc, README.md
+#                                      and docs/*.md's Rust samples
+#      release checks                  api-docs: cargo doc without a warning (broken
+#                                      intra-doc links), the undocumented-item budget
+#                                      (scripts/api-docs.sh); crate-package: cargo package
+#                                      builds the crate from its own tarball; docs-check:
+#                                      every relative link and anchor in README.md,
+#                                      pkg/README.md, ARCHITECTURE.md, CHANGELOG.md and
+#                                      docs/ resolves, every JS sample parses
+#                                      (scripts/check-docs.mjs)
 #      cargo test --features fuzzing --test fuzz_corpora
 #                                      replays the fuzz corpora (fuzz/corpus) on stable
 #   3. cargo test --benches --no-run   benches must compile (they are run by hand)
@@ -14,7 +23,10 @@
 #   5. scripts/wasm-smoke.sh           when it exists (wasm build + tests)
 #   6. scripts/build-pkg.sh            builds the npm package in pkg/ that the JS tests use
 #   7. npm test                        in every folder whose package.json has a test script
-#                                      (bindings/: also the nats.js programs of test/compat/)
+#                                      (bindings/: also the nats.js programs of test/compat/,
+#                                      and test/pack.test.mjs: npm pack, the tarball installed
+#                                      into a fresh project, type-checked, run from Node, an
+#                                      esbuild bundle and a plain module page)
 # Every stage runs even if an earlier one failed; exits non-zero if any failed.
 #
 #   scripts/test.sh
@@ -58,7 +70,9 @@ echo "nats-server: $(command -v "${NATS_SERVER_BIN:-nats-server}") ($("${NATS_SE
 run_stage "cargo-test" cargo test --tests --examples
 # The sans-IO core builds alone, without a runtime (build.rs's has_runtime
 # off), and without a warning; tests/core_imports.rs checks what it names.
-run_stage "core-alone" cargo clippy --lib --no-default-features -- -D warnings
+# Undocumented items are counted by the api-docs stage, not failed here
+# (the modules documented in full deny them by attribute, which wins).
+run_stage "core-alone" cargo clippy --lib --no-default-features -- -D warnings -A missing_docs
 # The core's unit tests again on wasm32, in Node (wasm-bindgen-test-runner,
 # set as the runner in .cargo/config.toml); the lib's other tests need a
 # runtime or I/O and stay native. The npm package's features: nkeys' tests
@@ -67,6 +81,15 @@ if [[ "${NATSJET_SKIP_WASM:-0}" != 1 ]]; then
     run_stage "wasm-core" cargo test --target wasm32-unknown-unknown --no-default-features --features wasm,service --lib
 fi
 run_stage "doctests" cargo test --doc
+# Release checks: the API docs build without a warning and the undocumented
+# items stay within their budget; the crate builds from its own packaged
+# tarball (--allow-dirty only outside CI, for a developer's uncommitted
+# edits); the Markdown guides' links resolve and their JS samples parse.
+run_stage "api-docs" bash scripts/api-docs.sh
+package_flags=()
+[[ -n "${CI:-}" ]] || package_flags+=(--allow-dirty)
+run_stage "crate-package" cargo package "${package_flags[@]}"
+run_stage "docs-check" node scripts/check-docs.mjs
 run_stage "fuzz-corpora" cargo test --features fuzzing --test fuzz_corpora
 if [[ -d benches ]]; then
     run_stage "benches-build" cargo test --benches --no-run

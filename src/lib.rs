@@ -1,98 +1,109 @@
 //! natsjet: a NATS and JetStream client with one sans-IO core that runs on
-//! tokio and, compiled to WebAssembly, in browsers and Node.js. This page is
-//! the manual for working on it; the user's guide is the README.
+//! tokio and, compiled to WebAssembly, in browsers and Node.js (the npm
+//! package `natsjet`). The Rust API is shaped like async-nats's: a program
+//! written for async-nats 0.52 switches with `use natsjet as nats;`.
 //!
-//! # Layers, and where they live
+//! The guides (getting started, JetStream, many workers on one durable,
+//! exactly-once, Key-Value, Object Store, errors, troubleshooting) are in
+//! the repository's `docs/`; contributors start at its `ARCHITECTURE.md`.
 //!
-//! Bottom up, one folder each; each layer names only the ones below it.
+//! # Quick start
 //!
-//! - **The sans-IO core**, `src/core/`: everything natsjet knows about
-//!   NATS that needs no socket, clock or task. The wire codec [`proto`];
-//!   the connection machine [`conn`] (handshake, pings, reconnects,
-//!   subscriptions, requests); the JetStream machines ([`jetstream::pull`],
-//!   [`jetstream::push`], [`jetstream::ordered`], [`jetstream::ack`] and the
-//!   API's JSON types); [`request_many`]; the Key-Value and Object Store
-//!   rules; and [`session`], which owns a [`conn::Connection`] and every
-//!   machine attached to it under ids. Every protocol machine — the
-//!   connection, the pull consumer, the push inbox, the checkpoint ledger,
-//!   a request for many, a first-message timer, and in the session a
-//!   reader (over a pull consumer or a push inbox) and an ordered read
-//!   (over its ordered cursor) — speaks the one [`machine::Machine`]
-//!   interface and keeps its timers in the one [`timer::TimerTable`], each
-//!   with a reason; the session folds their deadlines once and fires what
-//!   is due through that interface. Nothing in the core names tokio, wasm-bindgen or
-//!   an upper layer (`tests/core_imports.rs` fails the build if it does),
-//!   and its unit tests also run on wasm32.
-//! - **The runtimes**, `src/runtime/`: tokio natively, `spawn_local` and JS
-//!   timers in wasm, the queues between the driver and the user's
-//!   streams; their public types are re-exported in [`driver`].
-//! - **The transports**, `src/transport/native/` (TCP, TLS) and
-//!   `src/transport/wasm/` (WebSocket, Node sockets).
-//! - **The driver**, `src/driver/`: one task per connection that moves
-//!   bytes between the transport and the session, fires its deadline, and
-//!   wakes the waiters (reply slots, message and event queues) that it
-//!   keys by the session's ids. It decides nothing about the protocol.
-//!   Its shared state (`driver::shared::Inner`: the session and those
-//!   waiters) is private to it; the API calls its methods, named for what
-//!   the API needs (`subscribe` with a queue, `request` with an answer
-//!   slot, `flush`, `drain`, `close_waited`, `start_reader`,
-//!   `ledger_track`, ...), each a session command plus its waiter, and
-//!   reads the session's state (`state`, `server_info`, ...) through it.
-//! - **The API**, `src/client/`, `src/jetstream/` (with `kv/` and
-//!   `object_store/`), `src/service/` and the wasm bindings in `src/wasm/`: the shapes of
-//!   async-nats and nats.js, which call the driver and never hold or
-//!   change one of the session's machines (a reader, a ledger, an ordered
-//!   read): they hold its id and the waiters the driver feeds.
+//! Connect, publish and subscribe ([`connect`], [`Client`], [`Subscriber`]):
 //!
-//! # The loop contract
+//! ```no_run
+//! use futures_util::StreamExt;
 //!
-//! Whoever drives a [`session::Session`] (the driver, or a test) does the
-//! same three things in a loop: **feed** it what happened (bytes with
-//! `handle_input`, the transport opening or closing, user commands such as
-//! `publish` or `attach_reader`, the clock with `handle_timeout`), then
-//! **drain** everything it has — `poll_action` (open, upgrade or close the
-//! transport), `poll_event` (messages and answers routed by id, reader
-//! items, connection events), `poll_transmit` (bytes for the server) —
-//! and then **sleep until** `poll_deadline`, which says when and why
-//! ([`session::Wake`]) it must be woken next. Draining after every input
-//! matters: outputs queue up until taken, and a deadline may have moved.
+//! # async fn run() -> Result<(), natsjet::Error> {
+//! let client = natsjet::connect("nats://127.0.0.1:4222").await?; // also tls://, ws://, wss://
+//! let mut sub = client.subscribe("greet.*").await?;
+//! client.publish("greet.joe", "hello".into()).await?;
+//! let message = sub.next().await.expect("the subscription is open");
+//! assert_eq!(&message.payload[..], b"hello");
 //!
-//! # Time
+//! let answer = client.request("svc.time", "".into()).await; // errors have async-nats's kinds
+//! # let _ = answer;
+//! client.drain().await?; // deliver what arrived, flush, close
+//! # Ok(()) }
+//! ```
+//!
+//! JetStream: a durable pull consumer, read and acked ([`jetstream`]). Any
+//! number of workers may run this loop on the same durable; the connection's
+//! task keeps pulls outstanding, watches heartbeats and re-pulls after a
+//! reconnect. [`jetstream::ack::AckBatch`] acks in bulk and
+//! [`jetstream::CheckpointLedger`] acks after a checkpoint.
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//! use natsjet::jetstream::{self, consumer::{PullConsumer, pull}, stream};
+//!
+//! # async fn run(client: natsjet::Client) -> Result<(), natsjet::Error> {
+//! let js = jetstream::new(client);
+//! let config = stream::Config { name: "ORDERS".into(), subjects: vec!["orders.>".into()], ..Default::default() };
+//! let stream = js.get_or_create_stream(config).await?;
+//! let ack = js.publish("orders.1", "data".into()).await?.await?; // stored once this returns
+//! println!("sequence {}", ack.sequence);
+//!
+//! let consumer: PullConsumer = stream
+//!     .get_or_create_consumer("workers", pull::Config { durable_name: Some("workers".into()), ..Default::default() })
+//!     .await?;
+//! let mut messages = consumer.messages().await?;
+//! while let Some(message) = messages.next().await {
+//!     let message = message?;
+//!     println!("{} {:?}", message.subject, message.payload);
+//!     message.ack().await?;
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Key-Value ([`jetstream::kv`]); the Object Store is
+//! [`jetstream::object_store`]:
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//! use natsjet::jetstream::kv;
+//!
+//! # async fn run(js: natsjet::jetstream::Context) -> Result<(), natsjet::Error> {
+//! let kv = js.create_key_value(kv::Config { bucket: "profiles".into(), history: 5, ..Default::default() }).await?;
+//! let revision = kv.put("sue.color", "blue".into()).await?;
+//! kv.update("sue.color", "green".into(), revision).await?; // fails if someone wrote in between
+//! assert_eq!(kv.get("sue.color").await?.as_deref(), Some(&b"green"[..]));
+//!
+//! let mut watch = kv.watch("sue.>").await?; // changes from now on
+//! while let Some(entry) = watch.next().await {
+//!     let entry = entry?;
+//!     println!("{} = {:?} ({})", entry.key, entry.value, entry.operation);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Errors: every call returns natsjet's one [`Error`] or an operation's
+//! error with async-nats's `kind()` and natsjet's `Error` as its `cause()`.
+//! The crate's features: `native` (tokio TCP, rustls TLS, tokio-tungstenite
+//! WebSocket) and `nkeys` (nkey and `.creds` authentication) by default;
+//! `wasm` builds the npm package's WebAssembly.
+//!
+//! # Driving the core by hand
+//!
+//! Under the async API is a sans-IO core: no sockets, no clock, no tasks.
+//! Whoever drives a [`session::Session`] (natsjet's driver task, a test, or a
+//! program with its own event loop) does the same three things in a loop:
+//! **feed** it what happened (bytes with `handle_input`, the transport
+//! opening or closing, user commands such as `publish` or `attach_reader`,
+//! the clock with `handle_timeout`), then **drain** everything it has —
+//! `poll_action` (open, upgrade or close the transport), `poll_event`
+//! (messages and answers routed by id, reader items, connection events),
+//! `poll_transmit` (bytes for the server) — and then **sleep until**
+//! `poll_deadline`, which says when and why ([`session::Wake`]) it must be
+//! woken next. Draining after every input matters: outputs queue up until
+//! taken, and a deadline may have moved.
 //!
 //! The core never reads a clock: every entry point takes `now`, a
 //! [`time::Instant`] measured from an origin the driver picks (tests start
-//! at [`time::Instant::ZERO`] and move it by hand). Each machine keeps the
-//! latest `now` it saw in a [`time::Clock`], so time that runs backwards
-//! counts as standing still and no passed deadline comes back. Every timer
-//! that keeps a subscription alive — pings, pull heartbeats and refills,
-//! push heartbeats, ledger `+WPI`s, request-for-many and first-message
-//! timeouts, and an ordered read's re-creation and retries (a continuous
-//! read's and a fetched batch's alike) — runs from the session's deadline,
-//! so none depends on the user polling a stream.
-//!
-//! # What panics, what errors
-//!
-//! Nothing panics on input from the network: bad bytes are a protocol
-//! error that closes the connection and reaches every waiter as a typed
-//! [`Error`]; parsers never allocate beyond the limits the server
-//! announced. Bad input from the caller (a subject with spaces, an empty
-//! stream name, options that contradict each other) is a typed error
-//! returned before a byte is written, and a call the object's state does
-//! not allow is [`Error::ApiMisuse`]. What panics:
-//!
-//! - polling a [`jetstream::PublishAckFuture`] again after it completed,
-//!   as Rust's futures may (`jetstream/publish/ack_future.rs`);
-//! - invariants the code just established, which no input can break: the
-//!   CONNECT's JSON of strings and numbers serializes (`core/proto/encode.rs`),
-//!   the driver's sleep was just armed (`driver/task.rs`), a publish-ack
-//!   future's answer was just matched (`jetstream/publish/ack_future.rs`),
-//!   an object put's windowed sender was just matched
-//!   (`jetstream/object_store/put.rs`), and the wasm's batch arena was
-//!   just made (`wasm/batch.rs`);
-//! - at compile time, a timer enum with more timers than the table holds
-//!   (`core/timer.rs`).
-//!
-//! # Driving a session by hand
+//! at [`time::Instant::ZERO`] and move it by hand); time that runs backwards
+//! counts as standing still. Nothing panics on input from the network: bad
+//! bytes are a protocol error that closes the connection and reaches every
+//! waiter as a typed [`Error`].
 //!
 //! Offline, with scripted server bytes: what the driver does, step by step.
 //!
@@ -210,7 +221,23 @@ pub use tokio_rustls::rustls;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-/// The exactly-once guide's examples, compiled as doctests.
+/// The guides' examples (docs/), compiled as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../docs/exactly-once.md")]
-pub struct ExactlyOnceDoctests;
+pub mod guides {
+    #[doc = include_str!("../docs/getting-started.md")]
+    pub struct GettingStarted;
+    #[doc = include_str!("../docs/jetstream.md")]
+    pub struct JetStream;
+    #[doc = include_str!("../docs/many-workers.md")]
+    pub struct ManyWorkers;
+    #[doc = include_str!("../docs/exactly-once.md")]
+    pub struct ExactlyOnce;
+    #[doc = include_str!("../docs/key-value.md")]
+    pub struct KeyValue;
+    #[doc = include_str!("../docs/object-store.md")]
+    pub struct ObjectStore;
+    #[doc = include_str!("../docs/services.md")]
+    pub struct Services;
+    #[doc = include_str!("../docs/switching-from-async-nats.md")]
+    pub struct SwitchingFromAsyncNats;
+}

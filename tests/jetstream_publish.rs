@@ -301,6 +301,22 @@ async fn a_small_window_still_carries_every_publish() {
 }
 
 /// Server name of the stream's leader (`n1`..`n3`), once it has one.
+/// Message `seq` of `stream`, asked again while a new leader still answers
+/// "JetStream system temporarily unavailable" (a loaded machine lags).
+async fn stored_message(js: &Context, stream: &str, seq: u64) -> MsgGetResponse {
+    let request = MsgGetRequest { seq: Some(seq), ..Default::default() };
+    let subject = api::stream_msg_get(js.api_prefix(), stream).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match js.request(&subject, &request).await {
+            Err(Error::JetStream(e)) if e.err_code == ErrorCode(10008) && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await
+            }
+            result => return result.unwrap(),
+        }
+    }
+}
+
 async fn stream_leader(js: &Context, stream: &str) -> usize {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -381,9 +397,7 @@ async fn acked_publishes_survive_a_stream_leader_kill() {
             Ok(ack) => {
                 assert!(acked.insert(ack.sequence), "seq {} acked twice", ack.sequence);
                 assert_eq!(ack.stream, "ELECT");
-                let request = MsgGetRequest { seq: Some(ack.sequence), ..Default::default() };
-                let subject = api::stream_msg_get(js.api_prefix(), "ELECT").unwrap();
-                let stored: MsgGetResponse = js.request(&subject, &request).await.unwrap();
+                let stored = stored_message(&js, "ELECT", ack.sequence).await;
                 assert_eq!(stored.message.data, i.to_string(), "acked seq {} holds another message", ack.sequence);
             }
             Err(e @ (Error::NoResponders | Error::Timeout | Error::Disconnected)) => {

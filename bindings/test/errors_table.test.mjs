@@ -4,7 +4,7 @@
 // (`subject`, `operation`, `queue`, `apiError()`), `instanceof` every
 // nats.js error class, and the same for their `cause`. A situation's
 // `differs` names each deliberate difference with both sides' values
-// (README's switching table says why); the test asserts those values too.
+// (docs/switching-from-nats-js.md's table says why); the test asserts those values too.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as natsjsCore from "@nats-io/transport-node";

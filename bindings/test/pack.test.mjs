@@ -1,12 +1,14 @@
 // The npm tarball as users get it: `npm pack` pkg/, install the tarball into
 // a fresh project outside the repo (sample-app/, copied to a temp dir), then
-// use it from Node, from an esbuild bundle and from a plain
+// type-check a program against it (tsc --strict, Node's and a bundler's
+// resolution), and use it from Node, from an esbuild bundle and from a plain
 // <script type="module"> page in Chromium. `--prefer-offline`: `ws` comes
 // from the npm cache that `npm ci` filled; npm ci does not cache its registry
 // metadata, so a fresh machine fetches that once.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -40,6 +42,19 @@ after(async () => {
 });
 
 const node = (...args) => run(process.execPath, ["node.mjs", ...args], { cwd: app, timeout: 30_000 });
+
+test("TypeScript: a program type-checks against the installed package's types", async () => {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  const strict = ["--noEmit", "--strict", "--target", "es2022", "check.ts"];
+  const resolutions = [
+    ["--module", "nodenext", "--moduleResolution", "nodenext"], // Node: node.d.ts
+    ["--module", "esnext", "--moduleResolution", "bundler", "--customConditions", "browser"], // bundlers: web.d.ts
+  ];
+  for (const resolution of resolutions) {
+    const checked = await run(process.execPath, [tsc, ...resolution, ...strict], { cwd: app }).catch((e) => e);
+    assert.equal(checked.code ?? 0, 0, `tsc ${resolution.join(" ")}:\n${checked.stdout}${checked.stderr}`);
+  }
+});
 
 test("Node: the installed package resolves to its node entry and works over ws://", async () => {
   const { stdout } = await node(server.wsUrl);

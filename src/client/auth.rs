@@ -17,17 +17,22 @@ use crate::error::Error;
 /// Credentials for one connection, as async-nats's auth callback returns them.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Auth {
+    /// The user's JWT, for servers that check JWTs (with `nkey` and `signature`).
     pub jwt: Option<String>,
     /// The public nkey whose seed made `signature`.
     pub nkey: Option<String>,
     /// The server's nonce signed (raw bytes).
     pub signature: Option<Vec<u8>>,
+    /// A user name, with `password`.
     pub username: Option<String>,
+    /// The password of `username`.
     pub password: Option<String>,
+    /// An authentication token.
     pub token: Option<String>,
 }
 
 impl Auth {
+    /// No credentials; set the fields that apply.
     pub fn new() -> Auth {
         Auth::default()
     }
@@ -51,6 +56,7 @@ impl From<Auth> for CallbackAuth {
 pub struct AuthError(String);
 
 impl AuthError {
+    /// The reason, which the connection's error will carry.
     pub fn new(why: impl ToString) -> Self {
         AuthError(why.to_string())
     }

@@ -91,12 +91,19 @@ error_kinds!(
     }
 );
 
+/// The error of an operation: [`ConnectErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ConnectError = KindError<ConnectErrorKind>;
+/// The error of an operation: [`SetServerPoolErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type SetServerPoolError = KindError<SetServerPoolErrorKind>;
+/// The error of an operation: [`ServerPoolErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ServerPoolError = KindError<ServerPoolErrorKind>;
+/// The error of an operation: [`PublishErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type PublishError = KindError<PublishErrorKind>;
+/// The error of an operation: [`RequestErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type RequestError = KindError<RequestErrorKind>;
+/// The error of an operation: [`SubscribeErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type SubscribeError = KindError<SubscribeErrorKind>;
+/// The error of an operation: [`FlushErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type FlushError = KindError<FlushErrorKind>;
 
 sort_causes! { cause;

@@ -13,28 +13,37 @@ use crate::error::{Error, ServerErrorKind};
 pub enum Event {
     /// Connected, first or again.
     Connected,
+    /// The connection was lost; reconnecting follows unless the client closes.
     Disconnected,
+    /// The server announced it is shutting down (lame duck mode); the client will move to another.
     LameDuckMode,
     /// [`Client::drain`](crate::Client::drain) began.
     Draining,
+    /// The client closed for good.
     Closed,
     /// A subscription (by its id) dropped messages it had no room for.
     SlowConsumer(u64),
+    /// The server sent an error (`-ERR`).
     ServerError(ServerError),
+    /// An error of the client that ended no call.
     ClientError(ClientError),
 }
 
 /// An error the server reported, as async-nats sorts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerError {
+    /// The server refused the credentials.
     AuthorizationViolation,
+    /// A subscription (by its id) could not keep up.
     SlowConsumer(u64),
+    /// Any other error, as its text.
     Other(String),
 }
 
 /// An error of the client that did not end a call, as async-nats sorts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientError {
+    /// Any other error, as its text.
     Other(String),
     /// No server is left to try: the client closes.
     MaxReconnects,

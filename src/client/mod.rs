@@ -6,6 +6,9 @@
 //! Commands lock the shared sans-IO connection, encode straight into its
 //! outgoing buffer and wake the driver; nothing hops through a channel.
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 mod auth;
 mod error;
 mod event;
@@ -103,6 +106,7 @@ impl Client {
         self.publish_sorted(subject.as_ref(), None, None, &payload).await
     }
 
+    /// Publishes `payload` with `headers` to `subject`, as [`Client::publish`].
     pub async fn publish_with_headers(
         &self,
         subject: impl AsRef<str>,
@@ -112,6 +116,7 @@ impl Client {
         self.publish_sorted(subject.as_ref(), None, Some(&headers), &payload).await
     }
 
+    /// Publishes `payload` to `subject` with a reply subject for the answer, as [`Client::publish`].
     pub async fn publish_with_reply(
         &self,
         subject: impl AsRef<str>,
@@ -121,6 +126,7 @@ impl Client {
         self.publish_sorted(subject.as_ref(), Some(reply.as_ref()), None, &payload).await
     }
 
+    /// Publishes `payload` with `headers` and a reply subject, as [`Client::publish`].
     pub async fn publish_with_reply_and_headers(
         &self,
         subject: impl AsRef<str>,
@@ -207,6 +213,7 @@ impl Client {
         self.publish_when_room(|inner| messages.clone().try_for_each(|(s, p)| inner.publish(s, None, None, p))).await
     }
 
+    /// Subscribes to `subject` (wildcards `*` and `>` allowed); the [`Subscriber`] is a stream of its messages, bounded by the subscription capacity.
     pub async fn subscribe(&self, subject: impl AsRef<str>) -> Result<Subscriber, SubscribeError> {
         self.subscribe_inner(subject.as_ref(), None).map_err(SubscribeErrorKind::error)
     }
@@ -243,6 +250,7 @@ impl Client {
         self.request_sorted(subject.as_ref(), None, &payload, self.inner.request_timeout).await
     }
 
+    /// Sends a request with `headers` and waits for the first answer, as [`Client::request`].
     pub async fn request_with_headers(
         &self,
         subject: impl AsRef<str>,
@@ -429,7 +437,7 @@ impl Client {
     /// Drops the server connection and reconnects (async-nats
     /// `force_reconnect`, nats.js `reconnect()`): see
     /// [`Connection::force_reconnect`](crate::conn::Connection::force_reconnect).
-    /// Returns once the old connection is being closed; [`Event::Reconnected`]
+    /// Returns once the old connection is being closed; [`ConnectionEvent::Reconnected`]
     /// tells when the new one is up. Refused while draining (as nats.js),
     /// where it would fail the drain's flush.
     pub async fn force_reconnect(&self) -> Result<(), Error> {
@@ -498,10 +506,12 @@ impl Client {
         self.inner.shared.lock().session().server_info().map_or(0, |info| info.api_lvl)
     }
 
+    /// A snapshot of the connection's counters (messages and bytes in and out, reconnects).
     pub fn statistics(&self) -> Statistics {
         self.inner.shared.lock().session().statistics()
     }
 
+    /// Whether the client is connecting, connected, disconnected or closed.
     pub fn connection_state(&self) -> State {
         self.inner.shared.lock().session().state()
     }

@@ -18,6 +18,7 @@ use super::{ConnectError, ConnectErrorKind, ConnectionEvent, Event};
 /// Anything that names one or more servers: `"nats://a:4222,nats://b:4222"`,
 /// a `Vec` or slice of URLs, or [`ServerAddr`]s.
 pub trait IntoServerAddrs {
+    /// The server addresses, parsed.
     fn into_server_addrs(self) -> Result<Vec<ServerAddr>, Error>;
 }
 
@@ -131,6 +132,7 @@ impl fmt::Debug for ConnectOptions {
 }
 
 impl ConnectOptions {
+    /// The defaults (async-nats's): no credentials, a 10 s request timeout, reconnects without end.
     pub fn new() -> Self {
         Self::default()
     }
@@ -161,11 +163,13 @@ impl ConnectOptions {
         Self::new().credentials(contents)
     }
 
+    /// Authenticates with `token`.
     pub fn token(mut self, token: String) -> Self {
         self.config.auth.token = Some(token);
         self
     }
 
+    /// Authenticates with a user and password.
     pub fn user_and_password(mut self, user: String, password: String) -> Self {
         self.config.auth.user = Some(user);
         self.config.auth.password = Some(password);
@@ -349,6 +353,7 @@ impl ConnectOptions {
         self
     }
 
+    /// How often a keep-alive PING goes out (default 2 minutes).
     pub fn ping_interval(mut self, interval: Duration) -> Self {
         self.config.ping_interval = interval;
         self
@@ -444,6 +449,7 @@ impl ConnectOptions {
         self
     }
 
+    /// The prefix of inbox subjects (default `_INBOX`), for accounts whose permissions allow another.
     pub fn custom_inbox_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.config.inbox_prefix = prefix.into();
         self

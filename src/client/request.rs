@@ -12,7 +12,9 @@ use crate::header::HeaderMap;
 /// and the connection's muxed inbox.
 #[derive(Debug, Clone, Default)]
 pub struct Request {
+    /// The payload (default: empty).
     pub payload: Option<Bytes>,
+    /// Headers to send with the request.
     pub headers: Option<HeaderMap>,
     /// `Some(None)` waits forever.
     pub timeout: Option<Option<Duration>>,
@@ -21,25 +23,30 @@ pub struct Request {
 }
 
 impl Request {
+    /// A request with the client's defaults.
     pub fn new() -> Request {
         Request::default()
     }
 
+    /// Sets the payload.
     pub fn payload(mut self, payload: Bytes) -> Request {
         self.payload = Some(payload);
         self
     }
 
+    /// Sets the headers.
     pub fn headers(mut self, headers: HeaderMap) -> Request {
         self.headers = Some(headers);
         self
     }
 
+    /// Sets the timeout; `None` waits forever.
     pub fn timeout(mut self, timeout: Option<Duration>) -> Request {
         self.timeout = Some(timeout);
         self
     }
 
+    /// Has the answer come to `inbox`, subscribed for this request only (nats.js `noMux` and `reply`).
     pub fn inbox(mut self, inbox: String) -> Request {
         self.inbox = Some(inbox);
         self

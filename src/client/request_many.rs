@@ -74,6 +74,7 @@ pub struct RequestMany {
 }
 
 impl RequestMany {
+    /// Sets the rule that ends the replies (default [`Timer`](RequestStrategy::Timer): every reply until `max_wait`).
     pub fn strategy(mut self, strategy: RequestStrategy) -> Self {
         self.options.strategy = strategy;
         self
@@ -100,6 +101,7 @@ impl RequestMany {
         self
     }
 
+    /// Sends the request with `headers`.
     pub fn headers(mut self, headers: HeaderMap) -> Self {
         self.headers = Some(headers);
         self

@@ -1,6 +1,9 @@
 //! Server addresses: `nats://`, `tls://`, `ws://`, `wss://` URLs, with the
 //! defaults NATS clients use (`nats://` and port 4222 when missing).
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use std::fmt;
 
 use crate::core::error::Error;
@@ -19,6 +22,7 @@ pub enum Scheme {
 }
 
 impl Scheme {
+    /// Whether the scheme is `ws` or `wss`.
     pub fn is_websocket(self) -> bool {
         matches!(self, Scheme::Ws | Scheme::Wss)
     }
@@ -45,12 +49,17 @@ impl Scheme {
 /// `Debug` and `Display`.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ServerAddr {
+    /// `nats`, `tls`, `ws` or `wss`.
     pub scheme: Scheme,
+    /// The host name or IP address (IPv6 without brackets).
     pub host: String,
+    /// The port (the scheme's default when the URL has none: 4222, 80 or 443).
     pub port: u16,
     /// Path for WebSocket URLs (`/` when missing).
     pub path: String,
+    /// The user from the URL (`user:pass@host`), if any.
     pub user: Option<String>,
+    /// The password from the URL, if any.
     pub pass: Option<String>,
 }
 
@@ -134,14 +143,17 @@ impl ServerAddr {
         &self.host
     }
 
+    /// The port.
     pub fn port(&self) -> u16 {
         self.port
     }
 
+    /// The scheme, as written in URLs (`nats`, `tls`, `ws`, `wss`).
     pub fn scheme(&self) -> &str {
         self.scheme.as_str()
     }
 
+    /// Whether the address is a WebSocket one (`ws://`, `wss://`).
     pub fn is_websocket(&self) -> bool {
         self.scheme.is_websocket()
     }
@@ -151,14 +163,17 @@ impl ServerAddr {
         matches!(self.scheme, Scheme::Tls | Scheme::Wss)
     }
 
+    /// Whether the URL carries a user (and maybe a password).
     pub fn has_user_pass(&self) -> bool {
         self.user.is_some()
     }
 
+    /// The user from the URL.
     pub fn username(&self) -> Option<&str> {
         self.user.as_deref()
     }
 
+    /// The password from the URL.
     pub fn password(&self) -> Option<&str> {
         self.pass.as_deref()
     }

@@ -10,6 +10,9 @@
 //! `Clone + PartialEq` so a sticky terminal error can be handed to many waiters
 //! and compared in tests.
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use std::fmt;
 
 use crate::core::jetstream::pull::PullStatus;
@@ -20,7 +23,12 @@ use crate::core::jetstream::pull::PullStatus;
 pub enum Error {
     /// A subject, queue group or inbox prefix that could inject protocol text
     /// or that the server would refuse. Nothing was written.
-    InvalidSubject { subject: String, reason: &'static str },
+    InvalidSubject {
+        /// The subject as given.
+        subject: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
     /// An argument or option the API cannot accept. Nothing was written.
     InvalidArgument(String),
     /// A call the object's state or kind does not allow (reading a push
@@ -28,7 +36,12 @@ pub enum Error {
     /// that would have to wait where it cannot). Nothing was written.
     ApiMisuse(&'static str),
     /// The message is larger than the server's `max_payload`. Nothing was written.
-    PayloadTooLarge { size: usize, max_payload: usize },
+    PayloadTooLarge {
+        /// The message's size in bytes (headers and payload).
+        size: usize,
+        /// The server's limit.
+        max_payload: usize,
+    },
     /// The server sent bytes or answers that break the protocol; the cause says which.
     Protocol(ProtocolError),
     /// The server reported an error with `-ERR`.
@@ -50,29 +63,57 @@ pub enum Error {
     Closed,
     /// The connection is down and the buffer for publishes made while
     /// reconnecting is full: the message was not accepted.
-    ReconnectBufferFull { capacity: usize },
+    ReconnectBufferFull {
+        /// The buffer's bound in bytes.
+        capacity: usize,
+    },
     /// More bytes than the outgoing buffer's bound wait to be written (a
     /// caller publishing faster than the connection sends, without waiting):
     /// the message was not accepted; what was accepted before still goes out.
-    OutgoingBufferFull { capacity: usize },
+    OutgoingBufferFull {
+        /// The bound in bytes.
+        capacity: usize,
+    },
     /// The connection was lost while the operation was in flight.
     Disconnected,
     /// A socket or transport error.
-    Io { kind: std::io::ErrorKind, message: String },
+    Io {
+        /// The I/O error's kind.
+        kind: std::io::ErrorKind,
+        /// The I/O error's text.
+        message: String,
+    },
     /// TLS set-up or handshake failed.
     Tls(String),
     /// Credentials could not be loaded or used (bad seed, unreadable creds file).
     Credentials(String),
     /// An object store object's bytes do not hash to the digest its meta
     /// holds: what was read is not the object.
-    DigestMismatch { name: String, expected: String, computed: String },
+    DigestMismatch {
+        /// The object's name.
+        name: String,
+        /// The digest its meta holds.
+        expected: String,
+        /// The digest of the bytes read.
+        computed: String,
+    },
     /// An object store object's chunks add up to another size than its meta holds.
-    SizeMismatch { name: String, expected: u64, received: u64 },
+    SizeMismatch {
+        /// The object's name.
+        name: String,
+        /// The size its meta holds.
+        expected: u64,
+        /// The bytes its chunks held.
+        received: u64,
+    },
     /// Messages of a checkpoint's epoch (by stream sequence) may have been
     /// redelivered to another worker: their ack deadline passed before a
     /// `+WPI` reached the server. Committing the epoch could apply them
     /// twice; abort it instead.
-    AtRisk { sequences: Vec<u64> },
+    AtRisk {
+        /// The stream sequences of the messages at risk.
+        sequences: Vec<u64>,
+    },
     /// An error of the program's own code (a payload that is not UTF-8, bad
     /// JSON, its own message), put here by `?` as async-nats's boxed
     /// `Error` takes it. natsjet itself never returns it.
@@ -136,6 +177,7 @@ impl From<ProtocolError> for Error {
 /// An error the server sent with `-ERR`, sorted by kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerError {
+    /// What kind of error it is.
     pub kind: ServerErrorKind,
     /// The server's text, without quotes.
     pub message: String,
@@ -153,7 +195,14 @@ pub enum ServerErrorKind {
     AuthenticationRevoked,
     /// A publish or subscribe the user is not allowed; the connection stays up.
     /// `queue` is the queue group of a refused queue subscription.
-    PermissionsViolation { operation: PermissionOp, subject: String, queue: Option<String> },
+    PermissionsViolation {
+        /// Whether a publish or a subscription was refused.
+        operation: PermissionOp,
+        /// The subject refused.
+        subject: String,
+        /// The queue group of a refused queue subscription.
+        queue: Option<String>,
+    },
     /// A message over the server's `max_payload`.
     MaximumPayload,
     /// The server found the connection stale (missed PONGs).
@@ -167,7 +216,9 @@ pub enum ServerErrorKind {
 /// Which operation a permissions violation refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PermissionOp {
+    /// A publish was refused.
     Publish,
+    /// A subscription was refused.
     Subscribe,
 }
 
@@ -293,10 +344,12 @@ pub struct KindError<K> {
 }
 
 impl<K: Clone> KindError<K> {
+    /// An error of `kind` caused by `cause`.
     pub fn new(kind: K, cause: Error) -> Self {
         KindError { kind, cause }
     }
 
+    /// The kind of failure, as async-nats names it, to match on.
     pub fn kind(&self) -> K {
         self.kind.clone()
     }
@@ -306,6 +359,7 @@ impl<K: Clone> KindError<K> {
         &self.cause
     }
 
+    /// What went wrong, as natsjet's one error type, taken out.
     pub fn into_cause(self) -> Error {
         self.cause
     }
@@ -331,7 +385,7 @@ macro_rules! error_kinds {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub enum $name {
-            $($(#[$vdoc])* $variant $(($($field),+))?,)*
+            $($(#[$vdoc])* #[doc = ""] #[doc = concat!("Its text: \"", $text, "\".")] $variant $(($($field),+))?,)*
         }
 
         impl std::fmt::Display for $name {

@@ -1,6 +1,9 @@
 //! NATS message headers: multi-valued, case-preserving, with an optional
 //! status line (`NATS/1.0 408 Request Timeout`).
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use std::fmt;
 
 /// Header names and values in the order they were added. Names keep their
@@ -12,6 +15,7 @@ pub struct HeaderMap {
 }
 
 impl HeaderMap {
+    /// An empty map.
     pub fn new() -> Self {
         Self::default()
     }
@@ -83,6 +87,7 @@ impl HeaderMap {
         self.entries.iter().flat_map(|(n, vs)| vs.iter().map(move |v| (n.as_str(), v.as_str())))
     }
 
+    /// Whether the map holds no header.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -119,6 +124,7 @@ impl<N: Into<String>, V: IntoHeaderValue> FromIterator<(N, V)> for HeaderMap {
 pub struct HeaderValue(String);
 
 impl HeaderValue {
+    /// An empty value.
     pub fn new() -> Self {
         Self::default()
     }
@@ -128,6 +134,7 @@ impl HeaderValue {
         HeaderValue(value.replace(['\r', '\n'], " "))
     }
 
+    /// The value as a string.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -223,6 +230,7 @@ header_value_from_numbers!(i16, i32, i64, isize, u16, u32, u64, usize);
 /// What [`HeaderMap::insert`] and [`HeaderMap::append`] take: a
 /// [`HeaderValue`], or a string whose CR and LF become spaces.
 pub trait IntoHeaderValue {
+    /// The header value.
     fn into_header_value(self) -> HeaderValue;
 }
 
@@ -271,10 +279,12 @@ impl PartialEq<&str> for HeaderValue {
 pub struct HeaderName(&'static str);
 
 impl HeaderName {
+    /// A name for a header not among the constants.
     pub const fn from_static(name: &'static str) -> Self {
         HeaderName(name)
     }
 
+    /// The name as a string.
     pub const fn as_str(&self) -> &'static str {
         self.0
     }
@@ -313,7 +323,7 @@ impl PartialEq<&str> for HeaderName {
 /// The headers NATS and JetStream define, under async-nats's names.
 macro_rules! header_names {
     ($($(#[$doc:meta])* $name:ident = $text:literal;)*) => {
-        $($(#[$doc])* pub const $name: HeaderName = HeaderName::from_static($text);)*
+        $($(#[$doc])* #[doc = ""] #[doc = concat!("The `", $text, "` header.")] pub const $name: HeaderName = HeaderName::from_static($text);)*
     };
 }
 
@@ -361,41 +371,58 @@ header_names! {
 pub struct StatusCode(pub u16);
 
 impl StatusCode {
+    /// 100: an idle heartbeat or a flow-control request.
     pub const IDLE_HEARTBEAT: StatusCode = StatusCode(100);
+    /// 200.
     pub const OK: StatusCode = StatusCode(200);
+    /// 204: the end of a batched direct get.
     pub const EOB: StatusCode = StatusCode(204);
+    /// 400: the request was malformed.
     pub const BAD_REQUEST: StatusCode = StatusCode(400);
+    /// 404: no messages (a `no_wait` pull), or no such message.
     pub const NOT_FOUND: StatusCode = StatusCode(404);
+    /// 408: a pull request expired.
     pub const REQUEST_TIMEOUT: StatusCode = StatusCode(408);
+    /// 409: a pull ended or a consumer changed (`Consumer Deleted`, `Batch Completed`…).
     pub const CONFLICT: StatusCode = StatusCode(409);
+    /// 412: the server's API level is too low for the request.
     pub const PRECONDITION_FAILED: StatusCode = StatusCode(412);
+    /// 413: the request asked for too much.
     pub const TOO_LARGE: StatusCode = StatusCode(413);
+    /// 423: the pin of a priority group is someone else's.
     pub const LOCKED: StatusCode = StatusCode(423);
+    /// 503: nobody listens on the request's subject.
     pub const NO_RESPONDERS: StatusCode = StatusCode(503);
 }
 
 /// async-nats's readers of a status code.
 impl StatusCode {
+    /// The code as a number.
     pub fn as_u16(&self) -> u16 {
         self.0
     }
 
+    /// 100 to 199.
     pub fn is_informational(&self) -> bool {
         (100..200).contains(&self.0)
     }
 
+    /// 200 to 299.
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.0)
     }
 
+    /// 300 to 399.
     pub fn is_redirection(&self) -> bool {
         (300..400).contains(&self.0)
     }
 
+    /// 400 to 499.
     pub fn is_client_error(&self) -> bool {
         (400..500).contains(&self.0)
     }
 
+    /// 500 to 599.
     pub fn is_server_error(&self) -> bool {
         (500..600).contains(&self.0)
     }

@@ -1,5 +1,8 @@
 //! A message as delivered to subscribers and requesters.
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use bytes::Bytes;
 
 use crate::core::error::Error;
@@ -10,9 +13,13 @@ use crate::core::subject::Subject;
 /// read buffer (no copy).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
+    /// The subject it was published to.
     pub subject: Subject,
+    /// Where an answer goes, if the publisher asked for one.
     pub reply: Option<Subject>,
+    /// The payload.
     pub payload: Bytes,
+    /// The headers, if it had any.
     pub headers: Option<HeaderMap>,
     /// Status code from the header line, for status messages (100, 404, 408, 503…).
     pub status: Option<StatusCode>,

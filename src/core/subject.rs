@@ -4,6 +4,9 @@
 //! otherwise inject a protocol line, and an empty token would be refused by
 //! the server only after the fact.
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -41,6 +44,7 @@ impl Subject {
         Ok(Subject { bytes })
     }
 
+    /// The subject as a `&str`.
     pub fn as_str(&self) -> &str {
         self
     }

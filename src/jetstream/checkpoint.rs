@@ -53,6 +53,7 @@ pub struct CheckpointLedger {
 }
 
 impl CheckpointLedger {
+    /// A ledger for `consumer`'s messages: refuses several workers on an AckAll or AckNone consumer, and reports risky settings in `warnings()`.
     pub fn new<T>(consumer: &Consumer<T>, options: LedgerOptions) -> Result<Self, Error> {
         let info = consumer.cached_info();
         check_shared_durable(info.config.ack_policy, options.workers)?;
@@ -186,6 +187,7 @@ impl CheckpointLedger {
         self.with(|ledger| ledger.len()).unwrap_or(0)
     }
 
+    /// Whether the ledger holds no message.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

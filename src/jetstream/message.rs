@@ -26,6 +26,7 @@ use crate::time::Instant;
 /// Each message takes at most one final ack (ack, nak, term): a second one is
 /// [`Error::AlreadyAcknowledged`], never a resend.
 pub struct Message {
+    /// The message as it came (subject, reply, payload, headers).
     pub message: crate::Message,
     client: Client,
     ack_timeout: Duration,
@@ -224,18 +225,22 @@ impl Acker {
         Acker { message: Message::new(ack_only(reply), client, context.timeout(), now) }
     }
 
+    /// Acks the message; a second final ack is `Error::AlreadyAcknowledged`.
     pub async fn ack(&self) -> Result<(), Error> {
         self.message.ack().await
     }
 
+    /// Sends an ack of `kind` (ack, nak, in progress, term, next).
     pub async fn ack_with(&self, kind: AckKind) -> Result<(), Error> {
         self.message.ack_with(kind).await
     }
 
+    /// Acks the message and waits for the server to confirm it; a timeout is ambiguous (the ack may have been applied) and safe to resend.
     pub async fn double_ack(&self) -> Result<(), Error> {
         self.message.double_ack().await
     }
 
+    /// Sends an ack of `kind` and waits for the server to confirm it, as [`double_ack`](Self::double_ack).
     pub async fn double_ack_with(&self, kind: AckKind) -> Result<(), Error> {
         self.message.double_ack_with(kind).await
     }

@@ -67,6 +67,7 @@ impl Context {
         self.send_publish(subject, Publish::build().payload(payload)).await
     }
 
+    /// Publishes `payload` with `headers` to the stream that takes `subject`; returns the ack future, as [`publish`](Self::publish).
     pub async fn publish_with_headers(
         &self,
         subject: impl Into<String>,
@@ -111,6 +112,7 @@ impl Context {
         self.publish.window.set_limit(max);
     }
 
+    /// How many publishes may await their ack at once (default 256).
     pub fn max_ack_inflight(&self) -> usize {
         self.publish.window.limit()
     }
@@ -131,7 +133,7 @@ impl Context {
 
     /// How many times a publish answered with 503 (or timed out, see
     /// [`Context::set_publish_retry_on_timeout`]) is sent again before it
-    /// fails with [`Error::NoResponders`](crate::Error::NoResponders) (or [`Error::Timeout`](crate::Error::Timeout)); default 3.
+    /// fails with [`Error::NoResponders`] (or [`Error::Timeout`]); default 3.
     pub fn set_publish_retries(&mut self, retries: u32) {
         self.publish.retries = retries;
     }

@@ -15,6 +15,7 @@ use crate::subject::{validate_queue, validate_subscribe_subject};
 /// `BoundPushConsumerOptions`: they must match the consumer's config.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BoundPushConfig {
+    /// The consumer's deliver subject, which this client subscribes to.
     pub deliver_subject: String,
     /// The consumer's `deliver_group`: listen as one member of that queue group.
     pub deliver_group: Option<String>,

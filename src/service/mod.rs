@@ -70,12 +70,14 @@ pub struct Config {
     /// What kind of service it is, shared by its instances: `A-Z`, `a-z`,
     /// `0-9`, `-` and `_` only.
     pub name: String,
+    /// What the service does, shown by INFO.
     pub description: Option<String>,
     /// A semantic version (semver.org).
     pub version: String,
     /// Makes each endpoint's `data` in the STATS reply.
     #[serde(skip)]
     pub stats_handler: Option<StatsHandler>,
+    /// Shown by PING, INFO and STATS; fixed once the service started.
     pub metadata: Option<HashMap<String, String>>,
     /// The queue group of its endpoints unless a group or endpoint names
     /// another; `q` when `None`.
@@ -94,6 +96,7 @@ impl std::fmt::Debug for StatsHandler {
 
 /// Services on a [`Client`].
 pub trait ServiceExt {
+    /// What [`add_service`](Self::add_service) returns: the started service, or why not.
     type Output: Future<Output = Result<Service, Error>>;
 
     /// Starts a service as `config` describes it.

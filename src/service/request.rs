@@ -23,6 +23,7 @@ pub struct Request {
     shared: Arc<Shared>,
     /// The endpoint's key in the service's stats.
     key: String,
+    /// The request as it arrived (its reply subject is where the answer goes).
     pub message: Message,
 }
 

@@ -49,12 +49,15 @@ impl Server {
 /// shows it (async-nats's `Server`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolServer {
+    /// Where it listens.
     pub addr: ServerAddr,
     /// Failed attempts since the last connection to it.
     pub failed_attempts: usize,
+    /// A handshake with it completed once.
     pub did_connect: bool,
     /// Learned from the cluster's INFO rather than given.
     pub is_discovered: bool,
+    /// Why the last attempt on it failed, if it did.
     pub last_error: Option<String>,
 }
 
@@ -63,8 +66,11 @@ pub struct PoolServer {
 /// first connection).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerChoice {
+    /// The pool, the server the client would try first at the front.
     pub servers: Vec<PoolServer>,
+    /// When each of `servers` was last tried, in the same order.
     pub last_attempts: Vec<Option<Instant>>,
+    /// The latest INFO; `None` before a first connection.
     pub info: Option<ServerInfo>,
 }
 
@@ -72,7 +78,9 @@ pub struct ServerChoice {
 /// trying it (`None`: the usual reconnect delay).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReconnectToServer {
+    /// A server of the pool shown to the callback.
     pub addr: ServerAddr,
+    /// The wait before dialing it; `None`: the usual reconnect delay.
     pub delay: Option<Duration>,
 }
 

@@ -3,6 +3,9 @@
 //! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
 //! (the server's code and text, the bad key, the payload over the limit).
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use crate::core::error::{Error, KindError, error_kinds, is_bad_input, sort_causes};
 use crate::core::jetstream::api::ErrorCode;
 
@@ -120,21 +123,37 @@ error_kinds!(
     }
 );
 
+/// The error of an operation: [`KeyValueErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type KeyValueError = KindError<KeyValueErrorKind>;
+/// The error of an operation: [`CreateKeyValueErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type CreateKeyValueError = KindError<CreateKeyValueErrorKind>;
+/// The error of an operation: [`UpdateKeyValueErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type UpdateKeyValueError = KindError<UpdateKeyValueErrorKind>;
+/// The error of an operation: [`StatusErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type StatusError = KindError<StatusErrorKind>;
+/// The error of an operation: [`CreateErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type CreateError = KindError<CreateErrorKind>;
+/// The error of an operation: [`PutErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type PutError = KindError<PutErrorKind>;
+/// The error of an operation: [`EntryErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type EntryError = KindError<EntryErrorKind>;
+/// The error of an operation: [`WatchErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type WatchError = KindError<WatchErrorKind>;
+/// The error of an operation: [`UpdateErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type UpdateError = KindError<UpdateErrorKind>;
+/// The error of an operation: [`WatcherErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type WatcherError = KindError<WatcherErrorKind>;
+/// async-nats's name for [`UpdateError`].
 pub type DeleteError = UpdateError;
+/// async-nats's name for [`UpdateErrorKind`].
 pub type DeleteErrorKind = UpdateErrorKind;
+/// async-nats's name for [`UpdateError`].
 pub type PurgeError = UpdateError;
+/// async-nats's name for [`UpdateErrorKind`].
 pub type PurgeErrorKind = UpdateErrorKind;
+/// async-nats's name for [`WatchError`].
 pub type HistoryError = WatchError;
+/// async-nats's name for [`WatchErrorKind`].
 pub type HistoryErrorKind = WatchErrorKind;
 
 sort_causes! { cause;

@@ -3,6 +3,9 @@
 //! [`Error`] (the server's code and text, the bad name, the digest that
 //! did not match).
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
 use crate::core::jetstream::api::ErrorCode;
 pub use crate::core::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;
@@ -135,23 +138,41 @@ error_kinds!(
     }
 );
 
+/// The error of an operation: [`CreateObjectStoreErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type CreateObjectStoreError = KindError<CreateObjectStoreErrorKind>;
+/// The error of an operation: [`ObjectStoreErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ObjectStoreError = KindError<ObjectStoreErrorKind>;
+/// async-nats's name for [`ObjectStoreError`].
 pub type DeleteObjectStore = ObjectStoreError;
+/// async-nats's name for [`ObjectStoreErrorKind`].
 pub type DeleteObjectStoreKind = ObjectStoreErrorKind;
+/// The error of an operation: [`InfoErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type InfoError = KindError<InfoErrorKind>;
+/// The error of an operation: [`GetErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type GetError = KindError<GetErrorKind>;
+/// The error of an operation: [`DeleteErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type DeleteError = KindError<DeleteErrorKind>;
+/// The error of an operation: [`PutErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type PutError = KindError<PutErrorKind>;
+/// The error of an operation: [`AddLinkErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type AddLinkError = KindError<AddLinkErrorKind>;
+/// The error of an operation: [`UpdateMetadataErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type UpdateMetadataError = KindError<UpdateMetadataErrorKind>;
+/// The error of an operation: [`WatchErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type WatchError = KindError<WatchErrorKind>;
+/// async-nats's name for [`WatchError`].
 pub type ListError = WatchError;
+/// async-nats's name for [`WatchErrorKind`].
 pub type ListErrorKind = WatchErrorKind;
+/// The error of an operation: [`SealErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type SealError = KindError<SealErrorKind>;
+/// The error of an operation: [`WatcherErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type WatcherError = KindError<WatcherErrorKind>;
+/// async-nats's name for [`WatcherError`].
 pub type ListerError = WatcherError;
+/// async-nats's name for [`WatcherErrorKind`].
 pub type ListerErrorKind = WatcherErrorKind;
+/// The error of an operation: [`StatusErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type StatusError = KindError<StatusErrorKind>;
 
 /// The server's "no such message" (a missing meta).

@@ -28,8 +28,11 @@ pub struct Info {
 /// An endpoint's counters as STATS reports them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
+    /// The endpoint's name.
     pub name: String,
+    /// The subject it listens on.
     pub subject: String,
+    /// Its queue group (`q` unless named otherwise).
     #[serde(default)]
     pub queue_group: String,
     /// Requests answered (`num_requests`).

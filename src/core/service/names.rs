@@ -27,8 +27,11 @@ pub const INVALID_NAME: &str = "service name is not a valid string (only A-Z, a-
 /// The requests every service answers, by the subject token naming them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verb {
+    /// `$SRV.PING`: who is there.
     Ping,
+    /// `$SRV.STATS`: the endpoints' counters.
     Stats,
+    /// `$SRV.INFO`: the service and its endpoints.
     Info,
     /// Named by ADR-32's tools; async-nats and natsjet services do not answer it.
     Schema,

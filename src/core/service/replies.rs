@@ -24,9 +24,13 @@ pub struct PingResponse {
     /// [`PING_RESPONSE_TYPE`].
     #[serde(rename = "type")]
     pub kind: String,
+    /// The service's name, shared by its instances.
     pub name: String,
+    /// This instance's unique id.
     pub id: String,
+    /// The service's semantic version.
     pub version: String,
+    /// The service's metadata.
     #[serde(default, deserialize_with = "null_as_default")]
     pub metadata: HashMap<String, String>,
 }
@@ -37,11 +41,16 @@ pub struct Info {
     /// [`INFO_RESPONSE_TYPE`].
     #[serde(rename = "type")]
     pub kind: String,
+    /// The service's name, shared by its instances.
     pub name: String,
+    /// This instance's unique id.
     pub id: String,
+    /// The service's semantic version.
     pub version: String,
+    /// The service's metadata.
     #[serde(default, deserialize_with = "null_as_default")]
     pub metadata: HashMap<String, String>,
+    /// What the service does.
     #[serde(default)]
     pub description: String,
     /// In the order they were added.
@@ -55,8 +64,11 @@ pub struct Stats {
     /// [`STATS_RESPONSE_TYPE`].
     #[serde(rename = "type")]
     pub kind: String,
+    /// The service's name, shared by its instances.
     pub name: String,
+    /// This instance's unique id.
     pub id: String,
+    /// The service's semantic version.
     pub version: String,
     /// The service's metadata (ADR-32 has it in STATS; async-nats's
     /// `Stats` leaves it out and ignores it when reading).

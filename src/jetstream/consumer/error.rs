@@ -64,9 +64,13 @@ error_kinds!(
     }
 );
 
+/// The error of an operation: [`StreamErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type StreamError = KindError<StreamErrorKind>;
+/// The error of an operation: [`BatchErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type BatchError = KindError<BatchErrorKind>;
+/// The error of an operation: [`MessagesErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type MessagesError = KindError<MessagesErrorKind>;
+/// The error of an operation: [`OrderedErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type OrderedError = KindError<OrderedErrorKind>;
 
 sort_causes! { cause;

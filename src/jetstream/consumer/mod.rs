@@ -29,12 +29,14 @@ use crate::error::{Error, SortCause};
 
 /// A config a consumer can be made from: what is sent to `CONSUMER.CREATE`.
 pub trait IntoConsumerConfig {
+    /// The server's consumer config for this one.
     fn into_consumer_config(self) -> Config;
 }
 
 /// A config a consumer's info can be read as: fails when the consumer is of
 /// another kind (a push consumer read as a pull one).
 pub trait FromConsumer {
+    /// This config from the server's, or an error when it is not of this kind (a push config for a pull consumer).
     fn try_from_consumer_config(config: Config) -> Result<Self, Error>
     where
         Self: Sized;
@@ -158,14 +160,17 @@ impl<T> Consumer<T> {
         self.info.name.is_empty()
     }
 
+    /// The consumer's name.
     pub fn name(&self) -> &str {
         &self.info.name
     }
 
+    /// The stream it reads.
     pub fn stream_name(&self) -> &str {
         &self.info.stream_name
     }
 
+    /// The JetStream context it was looked up or made with.
     pub fn context(&self) -> &Context {
         &self.context
     }

@@ -22,30 +22,55 @@ pub use crate::jetstream::reader::{
 pub struct Config {
     /// With a durable name the consumer outlives its clients.
     pub durable_name: Option<String>,
+    /// The consumer's name, for durable and ephemeral consumers alike.
     pub name: Option<String>,
+    /// A description, for people.
     pub description: Option<String>,
+    /// Where in the stream delivery starts (all, last, new, a start sequence or time, the last per subject).
     pub deliver_policy: DeliverPolicy,
+    /// How messages are acknowledged: explicit (each), all (everything up to a sequence) or none.
     pub ack_policy: AckPolicy,
+    /// How long the server waits for an ack before it redelivers a message.
     pub ack_wait: Duration,
+    /// How many times a message is delivered at most (0 or -1: no limit).
     pub max_deliver: i64,
+    /// Only messages whose subject matches this filter (empty: all of the stream).
     pub filter_subject: String,
+    /// Several filters (server 2.10+), instead of `filter_subject`.
     pub filter_subjects: Vec<String>,
+    /// Instant (as fast as possible) or original (at the pace the messages were stored).
     pub replay_policy: ReplayPolicy,
+    /// A delivery rate limit in bits per second (0: none).
     pub rate_limit: u64,
+    /// The percentage of acks sampled into advisories (0: none).
     pub sample_frequency: u8,
+    /// How many pull requests the server keeps waiting at most (pull consumers).
     pub max_waiting: i64,
+    /// How many messages may be delivered and not yet acked; delivery pauses at this many (-1: no limit).
     pub max_ack_pending: i64,
+    /// Deliver headers only, without payloads (the size goes in `Nats-Msg-Size`).
     pub headers_only: bool,
+    /// The largest `batch` one pull request may ask for (0: no limit).
     pub max_batch: i64,
+    /// The largest `max_bytes` one pull request may ask for (0: no limit).
     pub max_bytes: i64,
+    /// The longest `expires` one pull request may ask for (zero: no limit).
     pub max_expires: Duration,
+    /// How long the consumer may go without readers before the server removes it (zero: the server's default for ephemeral consumers).
     pub inactive_threshold: Duration,
+    /// Replicas of the consumer's state (0: as many as the stream).
     pub num_replicas: usize,
+    /// Keep the consumer's state in memory rather than in files.
     pub memory_storage: bool,
+    /// User metadata (server 2.10+).
     pub metadata: HashMap<String, String>,
+    /// The waits before each redelivery, in order, instead of `ack_wait`.
     pub backoff: Vec<Duration>,
+    /// How the server chooses among the pull requests of priority groups (ADR-42): none, overflow, pinned client or prioritized.
     pub priority_policy: PriorityPolicy,
+    /// The priority group's name (one, of at most 16 characters).
     pub priority_groups: Vec<String>,
+    /// How long a pinned client keeps the pin without pulling.
     pub priority_timeout: Duration,
     /// RFC 3339 ([`timestamp`](crate::jetstream::api::timestamp)).
     pub pause_until: Option<String>,
@@ -138,19 +163,33 @@ impl FromConsumer for Config {
 /// `metadata` and the `max_*` limits are not sent.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OrderedConfig {
+    /// Prefixes the names of the consumers the client makes.
     pub name: Option<String>,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub description: Option<String>,
+    /// Only messages whose subject matches this filter (empty: all of the stream).
     pub filter_subject: String,
+    /// Several filters (server 2.10+), instead of `filter_subject`.
     pub filter_subjects: Vec<String>,
+    /// Instant (as fast as possible) or original (at the pace the messages were stored).
     pub replay_policy: ReplayPolicy,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub rate_limit: u64,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub sample_frequency: u8,
+    /// Deliver headers only, without payloads (the size goes in `Nats-Msg-Size`).
     pub headers_only: bool,
+    /// Where in the stream delivery starts (all, last, new, a start sequence or time, the last per subject).
     pub deliver_policy: DeliverPolicy,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub max_waiting: i64,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub metadata: HashMap<String, String>,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub max_batch: i64,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub max_bytes: i64,
+    /// async-nats's field; not sent (the client makes the ordered consumers itself).
     pub max_expires: Duration,
 }
 

@@ -31,6 +31,7 @@ impl Default for ContextBuilder {
 }
 
 impl ContextBuilder {
+    /// A builder with the defaults (the `$JS.API` prefix, no domain, a 5 s timeout).
     pub fn new() -> Self {
         Self::default()
     }
@@ -72,6 +73,7 @@ impl ContextBuilder {
         self
     }
 
+    /// The context, over `client`.
     pub fn build(self, client: Client) -> Context {
         let mut context = Context::new(client).with_api_prefix(self.prefix);
         if let Some(timeout) = self.timeout {

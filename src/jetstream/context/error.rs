@@ -94,19 +94,31 @@ error_kinds!(
     }
 );
 
+/// The error of an operation: [`PublishErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type PublishError = KindError<PublishErrorKind>;
+/// The error of an operation: [`RequestErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type RequestError = KindError<RequestErrorKind>;
+/// The error of an operation: [`ConsumerInfoErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ConsumerInfoError = KindError<ConsumerInfoErrorKind>;
+/// The error of an operation: [`CreateStreamErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type CreateStreamError = KindError<CreateStreamErrorKind>;
+/// The error of an operation: [`GetStreamErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type GetStreamError = KindError<GetStreamErrorKind>;
+/// The error of an operation: [`GetStreamByNameErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type GetStreamByNameError = KindError<GetStreamByNameErrorKind>;
+/// The error of an operation: [`AccountErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type AccountError = KindError<AccountErrorKind>;
+/// async-nats's name for [`CreateStreamError`].
 pub type UpdateStreamError = CreateStreamError;
+/// async-nats's name for [`CreateStreamErrorKind`].
 pub type UpdateStreamErrorKind = CreateStreamErrorKind;
+/// async-nats's name for [`GetStreamError`].
 pub type DeleteStreamError = GetStreamError;
+/// async-nats's name for [`GetStreamErrorKind`].
 pub type DeleteStreamErrorKind = GetStreamErrorKind;
 /// The items of `stream_names()` and `streams()`.
 pub type StreamsError = RequestError;
+/// async-nats's name for [`RequestErrorKind`].
 pub type StreamsErrorKind = RequestErrorKind;
 
 sort_causes! { cause;

@@ -55,6 +55,7 @@ pub fn with_prefix(client: Client, prefix: &str) -> Context {
 }
 
 impl Context {
+    /// A JetStream context over `client` with the defaults (as [`new`]).
     pub fn new(client: Client) -> Self {
         Context {
             client,
@@ -74,10 +75,12 @@ impl Context {
         self.timeout = timeout;
     }
 
+    /// How long a JetStream API call waits for its answer.
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
 
+    /// The client it runs on.
     pub fn client(&self) -> &Client {
         &self.client
     }

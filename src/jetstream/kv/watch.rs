@@ -50,6 +50,7 @@ pub enum WatchInclude {
 /// async-nats lacks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WatchOptions {
+    /// Which entries: all history, the last values or updates only.
     pub include: WatchInclude,
     /// Leave out deletes and purges. The last initial put still says the
     /// watch caught up when a delete left out came after it; when every

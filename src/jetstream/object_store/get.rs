@@ -43,6 +43,7 @@ const STALL_CHECK: Duration = Duration::from_secs(5);
 /// chunks (and, natively, a tokio `AsyncRead`). The stream ends cleanly only
 /// after the bytes matched the meta's size and digest.
 pub struct Object {
+    /// The object's info (its meta), as the get found it.
     pub info: ObjectInfo,
     revision: u64,
     /// `None` for an object without chunks, or whose chunks are gone.
@@ -128,6 +129,7 @@ impl ObjectStore {
 }
 
 impl Object {
+    /// The object's info (its meta).
     pub fn info(&self) -> &ObjectInfo {
         &self.info
     }

@@ -37,7 +37,9 @@ const MAX_IN_FLIGHT_BYTES: usize = 8 << 20;
 /// stream (put) or received and hashed (get), out of `total` when known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
+    /// Bytes done so far (acknowledged by the stream for a put; received and hashed for a get).
     pub done: u64,
+    /// The object's size, when known.
     pub total: Option<u64>,
 }
 

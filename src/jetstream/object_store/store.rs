@@ -64,6 +64,7 @@ struct BoundConfig {
 
 /// What a link can point at: an object's info, or the object `get` returned.
 pub trait AsObjectInfo {
+    /// The object's info.
     fn as_info(&self) -> &ObjectInfo;
 }
 

@@ -238,6 +238,7 @@ impl StreamBuilder<'_> {
         self
     }
 
+    /// Pull again once the bytes requested ahead fall to `bytes` (with `max_bytes`).
     pub fn threshold_bytes(mut self, bytes: u64) -> Self {
         self.options.threshold_bytes = Some(bytes);
         self
@@ -265,6 +266,7 @@ impl StreamBuilder<'_> {
         self
     }
 
+    /// Starts reading: a stream of messages that keeps pulls outstanding until dropped.
     pub async fn messages(self) -> Result<Messages, StreamError> {
         self.start().map_err(StreamErrorKind::error)
     }
@@ -305,6 +307,7 @@ pub struct FetchBuilder<'a> {
 }
 
 impl FetchBuilder<'_> {
+    /// The batch: at most `n` messages.
     pub fn max_messages(mut self, n: usize) -> Self {
         self.options.max_messages = n as u64;
         self
@@ -319,6 +322,7 @@ impl FetchBuilder<'_> {
         self
     }
 
+    /// How long the pull waits on the server for messages.
     pub fn expires(mut self, expires: Duration) -> Self {
         self.options.expires = expires;
         self
@@ -330,6 +334,7 @@ impl FetchBuilder<'_> {
         self
     }
 
+    /// Ask the server for idle heartbeats at this interval while the pull waits.
     pub fn heartbeat(mut self, heartbeat: Duration) -> Self {
         self.options.idle_heartbeat = Some(heartbeat);
         self
@@ -337,6 +342,7 @@ impl FetchBuilder<'_> {
 
     priority_group_methods!();
 
+    /// Sends the pull: a stream of the batch's messages, which ends with the batch.
     pub async fn messages(self) -> Result<Messages, BatchError> {
         self.consumer.fetch_with(self.options).map_err(BatchErrorKind::error)
     }

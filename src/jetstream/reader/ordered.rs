@@ -179,6 +179,7 @@ impl OrderedPushConsumer {
         self.ordered.name()
     }
 
+    /// The stream it reads.
     pub fn stream_name(&self) -> &str {
         self.ordered.stream_name()
     }
@@ -233,6 +234,7 @@ impl OrderedConsumer {
         lock(&self.state).current.cached_info().num_pending
     }
 
+    /// The stream it reads.
     pub fn stream_name(&self) -> &str {
         &self.stream
     }

@@ -99,15 +99,25 @@ error_kinds!(
     }
 );
 
+/// The error of an operation: [`ConsumerErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ConsumerError = KindError<ConsumerErrorKind>;
+/// The error of an operation: [`ConsumerUpdateErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ConsumerUpdateError = KindError<ConsumerUpdateErrorKind>;
+/// The error of an operation: [`ConsumerCreateStrictErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ConsumerCreateStrictError = KindError<ConsumerCreateStrictErrorKind>;
+/// The error of an operation: [`ConsumerResetErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ConsumerResetError = KindError<ConsumerResetErrorKind>;
+/// The error of an operation: [`DirectGetErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type DirectGetError = KindError<DirectGetErrorKind>;
+/// The error of an operation: [`DeleteMessageErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type DeleteMessageError = KindError<DeleteMessageErrorKind>;
+/// The error of an operation: [`PurgeErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type PurgeError = KindError<PurgeErrorKind>;
+/// The error of an operation: [`LastRawMessageErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type LastRawMessageError = KindError<LastRawMessageErrorKind>;
+/// async-nats's name for [`LastRawMessageError`].
 pub type RawMessageError = LastRawMessageError;
+/// async-nats's name for [`LastRawMessageErrorKind`].
 pub type RawMessageErrorKind = LastRawMessageErrorKind;
 
 /// The three consumer kinds share their sorting; each adds its own codes.

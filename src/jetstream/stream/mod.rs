@@ -53,10 +53,12 @@ impl Stream<()> {
 }
 
 impl<I> Stream<I> {
+    /// The stream's name.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The JetStream context it was looked up or made with.
     pub fn context(&self) -> &Context {
         &self.context
     }

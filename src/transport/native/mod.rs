@@ -176,6 +176,7 @@ impl Transport {
         }
     }
 
+    /// Flushes what was written to the socket or WebSocket.
     pub fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.inner {
             Inner::Stream(stream) => Pin::new(stream).poll_flush(cx),

@@ -68,6 +68,7 @@ impl Transport {
         }
     }
 
+    /// Whether the bytes travel over TLS (`wss://`, or a TLS Node socket).
     pub fn is_tls(&self) -> bool {
         match &self.inner {
             Inner::WebSocket(t) => t.is_tls(),
@@ -141,6 +142,7 @@ impl Transport {
         }
     }
 
+    /// Closes the WebSocket or socket.
     pub fn poll_close(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(match &mut self.inner {
             Inner::WebSocket(t) => t.close(),

@@ -24,8 +24,10 @@ pub const LEDGER_STATE_VERSION: u32 = 2;
 /// `[first, last]` pairs' text, one flat array to read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LedgerState {
+    /// The format it was written in ([`LEDGER_STATE_VERSION`] when this release wrote it).
     #[serde(deserialize_with = "known_version")]
     pub version: u32,
+    /// One entry per consumer the ledger tracked messages of.
     pub consumers: Vec<ConsumerState>,
 }
 
@@ -33,7 +35,9 @@ pub struct LedgerState {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "WireConsumer", into = "WireConsumer")]
 pub struct ConsumerState {
+    /// The stream the sequences are of.
     pub stream: String,
+    /// The durable consumer the messages came through.
     pub consumer: String,
     /// Inclusive `[first, last]` stream sequence ranges, lowest first.
     pub ranges: Vec<(u64, u64)>,
@@ -45,6 +49,7 @@ impl LedgerState {
         self.consumers.iter().map(ConsumerState::len).sum()
     }
 
+    /// Whether no consumer holds a sequence.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -87,10 +92,12 @@ impl LedgerState {
 }
 
 impl ConsumerState {
+    /// Stream sequences held.
     pub fn len(&self) -> u64 {
         self.ranges.iter().map(|&(first, last)| last.saturating_sub(first) + 1).sum()
     }
 
+    /// Whether it holds no sequence.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }

@@ -5,6 +5,9 @@
 //! [`parse_response`] turns the second form into [`Error::JetStream`] so
 //! callers match on [`ErrorCode`] instead of parsing text.
 
+// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
+#![deny(missing_docs)]
+
 use std::fmt;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
@@ -31,50 +34,85 @@ impl ErrorCode {
         matches!(self, ErrorCode::STREAM_WRONG_LAST_SEQUENCE | ErrorCode::STREAM_WRONG_LAST_SEQUENCE_CONSTANT)
     }
 
+    /// 10002: account resources exceeded.
     pub const ACCOUNT_RESOURCES_EXCEEDED: ErrorCode = ErrorCode(10002);
+    /// 10003: bad request.
     pub const BAD_REQUEST: ErrorCode = ErrorCode(10003);
+    /// 10008: cluster not available.
     pub const CLUSTER_NOT_AVAILABLE: ErrorCode = ErrorCode(10008);
+    /// 10013: consumer name exist.
     pub const CONSUMER_NAME_EXIST: ErrorCode = ErrorCode(10013);
+    /// 10014: consumer not found.
     pub const CONSUMER_NOT_FOUND: ErrorCode = ErrorCode(10014);
+    /// 10023: insufficient resources.
     pub const INSUFFICIENT_RESOURCES: ErrorCode = ErrorCode(10023);
+    /// 10025: invalid json.
     pub const INVALID_JSON: ErrorCode = ErrorCode(10025);
+    /// 10026: maximum consumers limit.
     pub const MAXIMUM_CONSUMERS_LIMIT: ErrorCode = ErrorCode(10026);
+    /// 10027: maximum streams limit.
     pub const MAXIMUM_STREAMS_LIMIT: ErrorCode = ErrorCode(10027);
+    /// 10037: no message found.
     pub const NO_MESSAGE_FOUND: ErrorCode = ErrorCode(10037);
+    /// 10039: jetstream not enabled for account.
     pub const JETSTREAM_NOT_ENABLED_FOR_ACCOUNT: ErrorCode = ErrorCode(10039);
+    /// 10043: sequence not found.
     pub const SEQUENCE_NOT_FOUND: ErrorCode = ErrorCode(10043);
+    /// 10052: stream invalid config.
     pub const STREAM_INVALID_CONFIG: ErrorCode = ErrorCode(10052);
+    /// 10054: stream message exceeds maximum.
     pub const STREAM_MESSAGE_EXCEEDS_MAXIMUM: ErrorCode = ErrorCode(10054);
     /// The stream name in the subject differs from the one in the body.
     pub const STREAM_MISMATCH: ErrorCode = ErrorCode(10056);
+    /// 10058: stream name exist.
     pub const STREAM_NAME_EXIST: ErrorCode = ErrorCode(10058);
+    /// 10059: stream not found.
     pub const STREAM_NOT_FOUND: ErrorCode = ErrorCode(10059);
     /// `Nats-Expected-Stream` did not match the stream the message went to.
     pub const STREAM_NOT_MATCH: ErrorCode = ErrorCode(10060);
+    /// 10065: stream subject overlap.
     pub const STREAM_SUBJECT_OVERLAP: ErrorCode = ErrorCode(10065);
+    /// 10070: stream wrong last message id.
     pub const STREAM_WRONG_LAST_MESSAGE_ID: ErrorCode = ErrorCode(10070);
+    /// 10071: stream wrong last sequence.
     pub const STREAM_WRONG_LAST_SEQUENCE: ErrorCode = ErrorCode(10071);
+    /// 10076: jetstream not enabled.
     pub const JETSTREAM_NOT_ENABLED: ErrorCode = ErrorCode(10076);
+    /// 10109: stream sealed.
     pub const STREAM_SEALED: ErrorCode = ErrorCode(10109);
+    /// 10113: stream max bytes required.
     pub const STREAM_MAX_BYTES_REQUIRED: ErrorCode = ErrorCode(10113);
+    /// 10118: stream offline.
     pub const STREAM_OFFLINE: ErrorCode = ErrorCode(10118);
+    /// 10119: consumer offline.
     pub const CONSUMER_OFFLINE: ErrorCode = ErrorCode(10119);
+    /// 10131: consumer create filter subject mismatch.
     pub const CONSUMER_CREATE_FILTER_SUBJECT_MISMATCH: ErrorCode = ErrorCode(10131);
+    /// 10137: consumer multiple filters not allowed.
     pub const CONSUMER_MULTIPLE_FILTERS_NOT_ALLOWED: ErrorCode = ErrorCode(10137);
     /// `action: create` found a consumer with a different config.
     pub const CONSUMER_ALREADY_EXISTS: ErrorCode = ErrorCode(10148);
     /// `action: update` found no consumer.
     pub const CONSUMER_DOES_NOT_EXIST: ErrorCode = ErrorCode(10149);
+    /// 10158: stream duplicate message conflict.
     pub const STREAM_DUPLICATE_MESSAGE_CONFLICT: ErrorCode = ErrorCode(10158);
+    /// 10160: consumer invalid priority group.
     pub const CONSUMER_INVALID_PRIORITY_GROUP: ErrorCode = ErrorCode(10160);
     /// Wrong last sequence on a replicated stream (the text carries no number).
     pub const STREAM_WRONG_LAST_SEQUENCE_CONSTANT: ErrorCode = ErrorCode(10164);
+    /// 10165: message ttl invalid.
     pub const MESSAGE_TTL_INVALID: ErrorCode = ErrorCode(10165);
+    /// 10166: message ttl disabled.
     pub const MESSAGE_TTL_DISABLED: ErrorCode = ErrorCode(10166);
+    /// 10167: stream too many requests.
     pub const STREAM_TOO_MANY_REQUESTS: ErrorCode = ErrorCode(10167);
+    /// 10168: message incr disabled.
     pub const MESSAGE_INCR_DISABLED: ErrorCode = ErrorCode(10168);
+    /// 10174: atomic publish disabled.
     pub const ATOMIC_PUBLISH_DISABLED: ErrorCode = ErrorCode(10174);
+    /// 10176: atomic publish incomplete batch.
     pub const ATOMIC_PUBLISH_INCOMPLETE_BATCH: ErrorCode = ErrorCode(10176);
+    /// 10185: required api level.
     pub const REQUIRED_API_LEVEL: ErrorCode = ErrorCode(10185);
     /// A consumer reset to a sequence its deliver policy does not allow (ADR-60).
     pub const CONSUMER_INVALID_RESET: ErrorCode = ErrorCode(10204);
@@ -92,7 +130,9 @@ impl fmt::Display for ErrorCode {
 pub struct JetStreamError {
     /// HTTP-like status: 400, 404, 503…
     pub code: u16,
+    /// The server's error code (`err_code`), to match on: the constants of [`ErrorCode`].
     pub err_code: ErrorCode,
+    /// The server's description, for people.
     pub description: String,
 }
 
