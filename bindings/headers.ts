@@ -3,6 +3,7 @@
  * case-preserving, plus the status line (`code`, `description`) of status
  * messages. Converted to and from the flat arrays the wasm side takes.
  */
+import { InvalidArgumentError } from "./errors.js";
 import type { RawHeaders } from "./raw.js";
 
 /** How header names are compared (nats.js's `Match`). */
@@ -79,7 +80,10 @@ class NatsHeaders implements MsgHdrs {
     this.append(name, value, match);
   }
 
+  /** Adds `value` (trimmed, as nats.js); one with CR or LF throws `InvalidArgumentError`, as in nats.js. */
   append(name: string, value: string, match: Match = Match.Exact): void {
+    if (/[\r\n]/.test(value)) throw InvalidArgumentError.format("header", "values cannot contain \\r or \\n");
+    value = value.trim();
     const key = match === Match.CanonicalMIME ? canonicalMIMEHeaderKey(name) : (this.#find(name, match)[0] ?? name);
     const values = this.#entries.get(key);
     if (values) values.push(value);

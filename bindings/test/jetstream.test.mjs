@@ -266,7 +266,7 @@ for (const transport of ["ws", "nats"]) {
       await rejectsWith(
         js.publish(`${name}.c`, "four", { expect: { lastSubjectSequence: 2, lastSubjectSequenceSubject: `${name}.a` } }),
         "JETSTREAM",
-        { errCode: 10071 },
+        { code: 10071 },
       );
       await rejectsWith(
         js.publish(`${name}.c`, "four", { expect: { lastSubjectSequenceSubject: 7 } }),
