@@ -73,11 +73,34 @@ impl ErrorCode {
     pub const MESSAGE_TTL_DISABLED: ErrorCode = ErrorCode(10166);
     pub const STREAM_TOO_MANY_REQUESTS: ErrorCode = ErrorCode(10167);
     pub const MESSAGE_INCR_DISABLED: ErrorCode = ErrorCode(10168);
+    /// The stream does not take atomic batches (`allow_atomic` off).
     pub const ATOMIC_PUBLISH_DISABLED: ErrorCode = ErrorCode(10174);
+    pub const ATOMIC_PUBLISH_MISSING_SEQUENCE: ErrorCode = ErrorCode(10175);
+    /// A batch the server does not hold (abandoned after idling, a gap) was committed.
     pub const ATOMIC_PUBLISH_INCOMPLETE_BATCH: ErrorCode = ErrorCode(10176);
+    /// A header batches do not support (`Nats-Expected-Last-Msg-Id`).
+    pub const ATOMIC_PUBLISH_UNSUPPORTED_HEADER: ErrorCode = ErrorCode(10177);
+    pub const ATOMIC_PUBLISH_INVALID_BATCH_ID: ErrorCode = ErrorCode(10179);
     pub const REQUIRED_API_LEVEL: ErrorCode = ErrorCode(10185);
+    /// A schedule, or its cancellation, on a stream without `allow_msg_schedules`.
+    pub const MESSAGE_SCHEDULES_DISABLED: ErrorCode = ErrorCode(10188);
+    pub const MESSAGE_SCHEDULES_PATTERN_INVALID: ErrorCode = ErrorCode(10189);
+    pub const MESSAGE_SCHEDULES_TARGET_INVALID: ErrorCode = ErrorCode(10190);
+    pub const MESSAGE_SCHEDULES_TTL_INVALID: ErrorCode = ErrorCode(10191);
+    pub const MESSAGE_SCHEDULES_ROLLUP_INVALID: ErrorCode = ErrorCode(10192);
+    /// More messages in a batch than the server's `max_msgs` (1000 by default).
+    pub const ATOMIC_PUBLISH_TOO_LARGE_BATCH: ErrorCode = ErrorCode(10199);
+    pub const ATOMIC_PUBLISH_INVALID_BATCH_COMMIT: ErrorCode = ErrorCode(10200);
+    /// A batch holding a message id the stream already has, or twice.
+    pub const ATOMIC_PUBLISH_DUPLICATE_MESSAGE_ID: ErrorCode = ErrorCode(10201);
+    pub const MESSAGE_SCHEDULES_SOURCE_INVALID: ErrorCode = ErrorCode(10203);
     /// A consumer reset to a sequence its deliver policy does not allow (ADR-60).
     pub const CONSUMER_INVALID_RESET: ErrorCode = ErrorCode(10204);
+    /// More open batches on the stream (50) or the server (1000) than allowed (status 429).
+    pub const ATOMIC_PUBLISH_TOO_MANY_INFLIGHT: ErrorCode = ErrorCode(10210);
+    /// A cancellation whose `Nats-Scheduler` is empty, invalid or its own subject.
+    pub const MESSAGE_SCHEDULES_SCHEDULER_INVALID: ErrorCode = ErrorCode(10212);
+    pub const MESSAGE_SCHEDULES_TIME_ZONE_INVALID: ErrorCode = ErrorCode(10223);
 }
 
 impl fmt::Display for ErrorCode {
