@@ -24,8 +24,6 @@ pub use crate::core::jetstream::publish::{
 };
 pub use crate::core::jetstream::schedule::{Predefined, Schedule};
 pub use ack_future::PublishAckFuture;
-#[cfg(target_arch = "wasm32")]
-pub(crate) use atomic_batch::BatchAnswer;
 pub use atomic_batch::{BatchPublish, BatchPublishBuilder, BatchPublishError, BatchPublishErrorKind};
 
 use std::time::Duration;

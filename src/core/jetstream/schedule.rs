@@ -184,45 +184,57 @@ enum Kind {
 /// Refuses what the server would refuse in the schedule headers of a
 /// message to `subject` (a message without any passes untouched).
 pub fn check(subject: &str, headers: &HeaderMap) -> Result<(), Error> {
+    refusal(subject, headers).map_err(|(what, value, why)| Error::InvalidArgument(format!("{what} {value:?}: {why}")))
+}
+
+/// What is refused (which header or part), its value and why.
+type Refusal<'a> = (&'static str, &'a str, &'static str);
+
+fn refusal<'a>(subject: &str, headers: &'a HeaderMap) -> Result<(), Refusal<'a>> {
     let value = |name| headers.get(name).map(|v| v.as_str());
-    let bad = |what: String| Err(Error::InvalidArgument(what));
+    let subject_ok = |what, s: &'a str| match validate_publish_subject(s, false) {
+        Ok(()) => Ok(()),
+        Err(_) => Err((what, s, "not a subject to publish to")),
+    };
     if let Some(scheduler) = value(NATS_SCHEDULER) {
         if value(NATS_SCHEDULE).is_some() {
-            return bad("schedule and cancelSchedule are mutually exclusive".into());
+            return Err(("cancelSchedule", scheduler, "schedule and cancelSchedule are mutually exclusive"));
         }
         if scheduler == subject {
-            return bad("cancelSchedule.scheduleSubject must not equal the publish subject".into());
+            return Err(("cancelSchedule", scheduler, "scheduleSubject must not equal the publish subject"));
         }
-        validate_publish_subject(scheduler, false)?;
+        subject_ok("cancelSchedule.scheduleSubject", scheduler)?;
     }
     let Some(pattern) = value(NATS_SCHEDULE) else { return Ok(()) };
     let kind = check_pattern(pattern)?;
-    if value(NATS_SCHEDULE_TIME_ZONE).is_some_and(|zone| zone.trim().is_empty() || kind != Kind::Cron) {
-        return bad("a schedule's time zone is a non-empty IANA name, for cron schedules only".into());
+    if let Some(zone) = value(NATS_SCHEDULE_TIME_ZONE) {
+        if zone.trim().is_empty() || kind != Kind::Cron {
+            return Err(("schedule time zone", zone, "an IANA name, for cron schedules only"));
+        }
     }
     let target = value(NATS_SCHEDULE_TARGET).unwrap_or_default();
     if target.is_empty() || target == subject {
-        return bad(format!("schedule target {target:?}: a subject other than the schedule's own"));
+        return Err(("schedule target", target, "a subject other than the schedule's own"));
     }
-    validate_publish_subject(target, false)?;
+    subject_ok("schedule target", target)?;
     if let Some(source) = value(NATS_SCHEDULE_SOURCE) {
         if source == target || source == subject {
-            return bad(format!("schedule source {source:?}: neither the target nor the schedule's subject"));
+            return Err(("schedule source", source, "neither the target nor the schedule's subject"));
         }
-        validate_publish_subject(source, false)?;
+        subject_ok("schedule source", source)?;
     }
     if let Some(ttl) = value(NATS_SCHEDULE_TTL).filter(|ttl| !is_ttl(ttl)) {
-        return bad(format!("schedule TTL {ttl:?}: a Go duration of at least 1s, whole seconds, or \"never\""));
+        return Err(("schedule TTL", ttl, "a Go duration of at least 1s, whole seconds, or never"));
     }
-    if let Some(rollup) = value(NATS_SCHEDULE_ROLLUP).filter(|r| *r != "sub") {
-        return bad(format!("schedule rollup {rollup:?}: only \"sub\""));
+    match value(NATS_SCHEDULE_ROLLUP) {
+        Some(rollup) if rollup != "sub" => Err(("schedule rollup", rollup, "only sub")),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// What `pattern` schedules, or why the server would not parse it.
-fn check_pattern(pattern: &str) -> Result<Kind, Error> {
-    let bad = |why: &str| Err(Error::InvalidArgument(format!("schedule {pattern:?}: {why}")));
+fn check_pattern(pattern: &str) -> Result<Kind, Refusal<'_>> {
+    let bad = |why| Err(("schedule", pattern, why));
     if let Some(time) = pattern.strip_prefix("@at ") {
         return match parse_rfc3339(time) {
             Some(_) => Ok(Kind::At),
@@ -240,18 +252,13 @@ fn check_pattern(pattern: &str) -> Result<Kind, Error> {
         return Ok(Kind::Cron);
     }
     if pattern.starts_with('@') {
-        return bad(
-            "not @at, @every or a predefined schedule (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)",
-        );
+        return bad("not @at, @every or a predefined schedule (@yearly, @monthly, @weekly, @daily, @hourly…)");
     }
-    let fields: Vec<&str> = pattern.split_ascii_whitespace().collect();
-    if fields.len() != 6 {
-        return bad(&format!("a cron expression has 6 fields (seconds first), not {}", fields.len()));
+    if pattern.split_ascii_whitespace().count() != 6 {
+        return bad("a cron expression has 6 fields, seconds first");
     }
-    for (field, bounds) in fields.into_iter().zip(&CRON_FIELDS) {
-        if let Err(why) = check_cron_field(field, bounds) {
-            return bad(&format!("{} field {field:?}: {why}", bounds.name));
-        }
+    for (field, bounds) in pattern.split_ascii_whitespace().zip(&CRON_FIELDS) {
+        check_cron_field(field, bounds).map_err(|why| (bounds.name, field, why))?;
     }
     Ok(Kind::Cron)
 }
@@ -267,61 +274,62 @@ struct Bounds {
 const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const DAYS: &[&str] = &["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 const CRON_FIELDS: [Bounds; 6] = [
-    Bounds { name: "seconds", min: 0, max: 59, names: &[] },
-    Bounds { name: "minutes", min: 0, max: 59, names: &[] },
-    Bounds { name: "hours", min: 0, max: 23, names: &[] },
-    Bounds { name: "day of month", min: 1, max: 31, names: &[] },
-    Bounds { name: "month", min: 1, max: 12, names: MONTHS },
-    Bounds { name: "day of week", min: 0, max: 6, names: DAYS },
+    Bounds { name: "cron seconds (0-59)", min: 0, max: 59, names: &[] },
+    Bounds { name: "cron minutes (0-59)", min: 0, max: 59, names: &[] },
+    Bounds { name: "cron hours (0-23)", min: 0, max: 23, names: &[] },
+    Bounds { name: "cron day of month (1-31)", min: 1, max: 31, names: &[] },
+    Bounds { name: "cron month (1-12, jan-dec)", min: 1, max: 12, names: MONTHS },
+    Bounds { name: "cron day of week (0-6, sun-sat)", min: 0, max: 6, names: DAYS },
 ];
 
 /// A comma-separated list of `*`, `?`, `n`, `n-m`, each with an optional
 /// `/step`, numbers or names within the field's bounds (the server's rules).
-fn check_cron_field(field: &str, b: &Bounds) -> Result<(), String> {
-    let value = |text: &str| -> Result<u32, String> {
-        let lower = text.to_ascii_lowercase();
-        if let Some(i) = b.names.iter().position(|n| *n == lower) {
+fn check_cron_field(field: &str, b: &Bounds) -> Result<(), &'static str> {
+    let value = |text: &str| -> Result<u32, &'static str> {
+        if let Some(i) = b.names.iter().position(|n| n.eq_ignore_ascii_case(text)) {
             // Months count from 1, days of the week from 0.
             return Ok(i as u32 + b.min);
         }
         let digits = text.strip_prefix('+').unwrap_or(text);
         match digits.parse::<u32>() {
-            Ok(n) if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) => Ok(n),
-            _ => Err(format!("{text:?} is not a number")),
+            Ok(n) if digits.bytes().all(|c| c.is_ascii_digit()) => Ok(n),
+            _ => Err("not a number or name"),
         }
     };
     let mut items = field.split(',').filter(|item| !item.is_empty()).peekable();
     if items.peek().is_none() {
-        return Err("empty".into());
+        return Err("empty");
     }
     for item in items {
         let (range, step) = match item.split_once('/') {
             Some((range, step)) if !step.contains('/') => (range, Some(step)),
-            Some(_) => return Err("more than one '/'".into()),
+            Some(_) => return Err("more than one '/'"),
             None => (item, None),
         };
         let (start, end) = match range {
             "*" | "?" => (b.min, b.max),
             _ => match range.split_once('-') {
                 Some((low, high)) if !high.contains('-') => (value(low)?, value(high)?),
-                Some(_) => return Err("more than one '-'".into()),
+                Some(_) => return Err("more than one '-'"),
                 // `n/step` runs from n to the field's maximum.
                 None => (value(range)?, if step.is_some() { b.max } else { value(range)? }),
             },
         };
         if start < b.min || end > b.max || start > end {
-            return Err(format!("{start}-{end} is not within {}-{}", b.min, b.max));
+            return Err("out of range");
         }
         if step.map(value).transpose()? == Some(0) {
-            return Err("a step of 0".into());
+            return Err("a step of 0");
         }
     }
     Ok(())
 }
 
 /// Nanoseconds of a Go duration (`time.ParseDuration`: `"1h30m"`, `"1.5s"`,
-/// `"0"`), `None` when malformed; a negative one is `Some(0)`.
-fn parse_go_duration(text: &str) -> Option<u128> {
+/// `"0"`), `None` when malformed; a negative one is `Some(0)`. Integers only
+/// (float parsing would add its tables to the wasm); a fraction's digits
+/// below a nanosecond are dropped.
+fn parse_go_duration(text: &str) -> Option<u64> {
     let (negative, mut rest) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -333,32 +341,41 @@ fn parse_go_duration(text: &str) -> Option<u128> {
     if rest.is_empty() {
         return None;
     }
-    let mut total: f64 = 0.0;
+    let mut total: u64 = 0;
     while !rest.is_empty() {
-        let number_len = rest.bytes().take_while(|c| c.is_ascii_digit() || *c == b'.').count();
-        let number = &rest[..number_len];
-        if number.is_empty() || number == "." || number.matches('.').count() > 1 {
+        let whole_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (whole, after) = rest.split_at(whole_len);
+        let (fraction, after) = match after.strip_prefix('.') {
+            Some(f) => f.split_at(f.bytes().take_while(u8::is_ascii_digit).count()),
+            None => ("", after),
+        };
+        if whole.is_empty() && fraction.is_empty() {
             return None;
         }
-        rest = &rest[number_len..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let nanos_per = match &rest[..unit_len] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
+        let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
+        let per: u64 = match &after[..unit_len] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
             _ => return None,
         };
-        rest = &rest[unit_len..];
-        total += number.parse::<f64>().ok()? * nanos_per;
+        rest = &after[unit_len..];
+        let mut nanos = if whole.is_empty() { 0 } else { whole.parse::<u64>().ok()?.checked_mul(per)? };
+        let mut place = per;
+        for digit in fraction.bytes() {
+            place /= 10;
+            nanos += u64::from(digit - b'0') * place;
+        }
+        total = total.checked_add(nanos)?;
     }
     // Go refuses durations past about 292 years.
-    if total > i64::MAX as f64 {
-        return None;
+    match total > i64::MAX as u64 {
+        true => None,
+        false => Some(if negative { 0 } else { total }),
     }
-    Some(if negative { 0 } else { total as u128 })
 }
 
 /// Whether the server reads `ttl` as a message TTL: `never`, a Go duration
@@ -466,13 +483,13 @@ mod tests {
             ("@fortnightly", "not @at, @every"),
             ("0 0 5 * *", "6 fields"),
             ("0 0 5 * * * *", "6 fields"),
-            ("60 * * * * *", "seconds field"),
-            ("* * 24 * * *", "hours field"),
-            ("* * * 0 * *", "day of month field"),
-            ("* * * * 13 *", "month field"),
-            ("* * * * * 7", "day of week field"),
+            ("60 * * * * *", "cron seconds (0-59) \"60\": out of range"),
+            ("* * 24 * * *", "cron hours"),
+            ("* * * 0 * *", "cron day of month"),
+            ("* * * * 13 *", "cron month"),
+            ("* * * * * 7", "cron day of week"),
             ("* * * * * sunday", "not a number"),
-            ("5-1 * * * * *", "not within"),
+            ("5-1 * * * * *", "out of range"),
             ("*/0 * * * * *", "step of 0"),
             ("1-2-3 * * * * *", "more than one '-'"),
             ("1/2/3 * * * * *", "more than one '/'"),
@@ -489,7 +506,7 @@ mod tests {
     fn the_other_headers_follow_the_servers_rules() {
         let cases = [
             (Schedule::every(Duration::from_secs(5), "t").time_zone("UTC"), "cron schedules only"),
-            (Schedule::cron("0 0 5 * * *", "t").time_zone(""), "non-empty"),
+            (Schedule::cron("0 0 5 * * *", "t").time_zone(""), "an IANA name"),
             (Schedule::cron("@daily", "schedules.a"), "other than the schedule's own"),
             (Schedule::cron("@daily", ""), "other than the schedule's own"),
             (Schedule::cron("@daily", "t").source("t"), "neither the target"),
@@ -504,7 +521,7 @@ mod tests {
         assert!(check("schedules.a", &headers(Schedule::cron("@daily", "bad target"))).is_err());
         let mut rollup = headers(Schedule::cron("@daily", "t"));
         rollup.insert(NATS_SCHEDULE_ROLLUP, "all");
-        assert!(refused("schedules.a", &rollup).contains("only \"sub\""));
+        assert!(refused("schedules.a", &rollup).contains("only sub"));
         for ttl in ["never", "NEVER", "90", "1h", "1.5s"] {
             assert_eq!(check("s", &headers(Schedule::cron("@daily", "t").ttl_text(ttl))), Ok(()), "{ttl}");
         }
@@ -548,6 +565,7 @@ mod tests {
             ("1d", None),
             ("1s ", None),
             ("300000000h", None),
+            ("0.9999999999s", Some(s - 1)),
         ];
         for (text, nanos) in cases {
             assert_eq!(parse_go_duration(text), nanos, "{text:?}");

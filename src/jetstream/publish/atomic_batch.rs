@@ -117,7 +117,7 @@ impl BatchPublishBuilder {
 
     pub fn build(self) -> BatchPublish {
         let id = self.client.new_nuid();
-        let batch = AtomicBatch::new(id.clone(), self.timeout, self.ack_every).expect("a nuid is a valid batch id");
+        let batch = AtomicBatch::new(id.clone(), self.timeout, self.ack_every);
         BatchPublish { client: self.client, id, batch: Arc::new(Mutex::new(batch)) }
     }
 }
@@ -222,7 +222,7 @@ impl BatchPublish {
                 self.client.publish_shared(subject, None, Some(headers), payload).await.map(|()| None)
             }
         };
-        sent.map_err(|e| self.fail(e))
+        sent.map_err(|e| BatchPublishErrorKind::error(self.close(e)))
     }
 
     /// Sends the batch's next message without waiting for room in the
@@ -246,7 +246,7 @@ impl BatchPublish {
             Some(seq) => self.request(&next, seq).map(Some),
             None => self.client.publish_nowait(&next.subject, None, Some(&next.headers), &next.payload).map(|()| None),
         };
-        sent.map_err(|e| self.fail(e).into_cause())
+        sent.map_err(|e| self.close(e))
     }
 
     fn request(&self, message: &BatchMessage, seq: u64) -> Result<BatchAnswer, Error> {
@@ -256,9 +256,9 @@ impl BatchPublish {
     }
 
     /// Closes the batch with `e` (nothing of it is committed any more).
-    fn fail(&self, e: Error) -> BatchPublishError {
+    fn close(&self, e: Error) -> Error {
         lock(&self.batch).close(e.clone());
-        BatchPublishErrorKind::error(e)
+        e
     }
 }
 

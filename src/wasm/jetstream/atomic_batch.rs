@@ -1,17 +1,15 @@
 //! `RawAtomicBatch`: an atomic batch ([`BatchPublish`]) for nats.js's
-//! `startBatch`: `add` sends at once (a promise of the server's
-//! acknowledgement when asked for one, and for the first message), `commit`
-//! resolves with the batch's `RawPubAck`.
+//! `startBatch`: `send` sends a message at once, with a promise of the
+//! server's acknowledgement when it asks for one (the first message, acked
+//! ones) and of the batch's `RawPubAck` for the commit.
 
 use bytes::Bytes;
-use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::context::{RawJetStream, RawPublishOptions, raw_pub_ack, with_options};
 use crate::core::jetstream::atomic_batch::BatchReply;
-use crate::error::Error;
 use crate::jetstream::Publish;
-use crate::jetstream::publish::{BatchAnswer, BatchPublish};
+use crate::jetstream::publish::BatchPublish;
 use crate::wasm::boxed_promise;
 use crate::wasm::error::{Call, to_js};
 use crate::wasm::options::millis;
@@ -43,59 +41,30 @@ impl RawAtomicBatch {
         self.batch.batch_id().to_string()
     }
 
-    /// Messages sent so far.
-    #[wasm_bindgen(getter)]
-    pub fn count(&self) -> f64 {
-        self.batch.size() as f64
-    }
-
-    /// Sends the next message; a promise of its acknowledgement when `ack`
-    /// (always for the first message), else `undefined`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<void> | undefined")]
-    pub fn add(
+    /// Sends the next message, the last one when `commit`: a promise of the
+    /// server's acknowledgement when `ack` (always for the first message),
+    /// of the batch's ack for the commit, else `undefined`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawPubAck | undefined> | undefined")]
+    pub fn send(
         &mut self,
         subject: String,
-        payload: Vec<u8>,
-        options: Option<RawPublishOptions>,
-        ack: bool,
-    ) -> Result<JsValue, JsValue> {
-        let Some(answer) = self.send(&subject, payload, options, ack, false)? else { return Ok(JsValue::UNDEFINED) };
-        Ok(boxed_promise(Box::pin(async move {
-            answer.await.map(|_| JsValue::UNDEFINED).map_err(|e| to_js(&e, Call::Other(&subject)).into())
-        }))
-        .into())
-    }
-
-    /// Sends the last message; the promise gets the stream's ack of the batch.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawPubAck>")]
-    pub fn commit(
-        &mut self,
-        subject: String,
-        payload: Vec<u8>,
-        options: Option<RawPublishOptions>,
-    ) -> Result<Promise, JsValue> {
-        let answer = self.send(&subject, payload, options, true, true)?;
-        let answer = answer.ok_or(Error::ApiMisuse("the commit was not sent as a request"))?;
-        Ok(boxed_promise(Box::pin(async move {
-            match answer.await.map_err(|e| to_js(&e, Call::Other(&subject)))? {
-                BatchReply::Committed(ack) => Ok(raw_pub_ack(ack)),
-                BatchReply::Staged => Err(Error::ApiMisuse("the commit was not answered with the batch's ack").into()),
-            }
-        })))
-    }
-
-    fn send(
-        &mut self,
-        subject: &str,
         payload: Vec<u8>,
         options: Option<RawPublishOptions>,
         ack: bool,
         commit: bool,
-    ) -> Result<Option<BatchAnswer>, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let mut message = Publish::build().payload(Bytes::from(payload));
         if let Some(o) = options {
             message = with_options(message, &o)?;
         }
-        self.batch.send_nowait(subject, message, ack, commit).map_err(|e| to_js(&e, Call::Other(subject)).into())
+        let sent = self.batch.send_nowait(&subject, message, ack, commit);
+        let Some(answer) = sent.map_err(|e| to_js(&e, Call::Other(&subject)))? else { return Ok(JsValue::UNDEFINED) };
+        Ok(boxed_promise(Box::pin(async move {
+            match answer.await.map_err(|e| to_js(&e, Call::Other(&subject)))? {
+                BatchReply::Committed(ack) => Ok(raw_pub_ack(ack)),
+                BatchReply::Staged => Ok(JsValue::UNDEFINED),
+            }
+        }))
+        .into())
     }
 }

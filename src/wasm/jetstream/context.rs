@@ -37,19 +37,15 @@ export interface RawPublishOptions {
    * messages a `msgID`, so the stream drops a second copy.
    */
   retries?: number;
-  /** Makes the message a schedule (ADR-51): `pattern` is the `Nats-Schedule` value TS made of nats.js's specification. */
-  schedule?: RawSchedule;
-  /** Stops the schedule on `scheduleSubject` once this message is stored (`Nats-Scheduler`, `Nats-Schedule-Next: purge`). */
-  cancelSchedule?: { scheduleSubject: string };
-}
-/** nats.js's `ScheduleOptions`, the specification as its header value. */
-export interface RawSchedule {
-  pattern: string;
-  target: string;
-  source?: string;
-  ttl?: string;
-  timezone?: string;
-  rollup?: string;
+  /**
+   * Makes the message a schedule (ADR-51): nats.js's `ScheduleOptions` as
+   * `pattern, target, source, ttl, timezone, rollup` joined by line feeds
+   * (which no header value holds), `""` where unset; `pattern` is the
+   * `Nats-Schedule` value TS made of the specification.
+   */
+  schedule?: string;
+  /** Stops the schedule on this subject once this message is stored (`Nats-Scheduler`, `Nats-Schedule-Next: purge`). */
+  cancelSchedule?: string;
 }
 /** What the stream must look like for the message to be stored, as nats.js's `expect`. */
 export interface PublishExpectations {
@@ -85,29 +81,9 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     fn retries(this: &RawPublishOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
-    fn schedule(this: &RawPublishOptions) -> Option<RawSchedule>;
+    fn schedule(this: &RawPublishOptions) -> Option<String>;
     #[wasm_bindgen(method, getter = cancelSchedule)]
-    fn cancel_schedule(this: &RawPublishOptions) -> Option<RawCancelSchedule>;
-
-    #[wasm_bindgen(typescript_type = "RawSchedule")]
-    pub type RawSchedule;
-    #[wasm_bindgen(method, getter)]
-    fn pattern(this: &RawSchedule) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn target(this: &RawSchedule) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn source(this: &RawSchedule) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn ttl(this: &RawSchedule) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn timezone(this: &RawSchedule) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    fn rollup(this: &RawSchedule) -> JsValue;
-
-    #[wasm_bindgen(typescript_type = "{ scheduleSubject: string }")]
-    pub type RawCancelSchedule;
-    #[wasm_bindgen(method, getter = scheduleSubject)]
-    fn schedule_subject(this: &RawCancelSchedule) -> JsValue;
+    fn cancel_schedule(this: &RawPublishOptions) -> Option<String>;
 
     #[wasm_bindgen(typescript_type = "PublishExpectations")]
     pub type PublishExpectations;
@@ -246,12 +222,11 @@ pub(super) fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Resul
     if let Some(ttl) = text(o.ttl(), "ttl")? {
         publish = publish.header(NATS_MESSAGE_TTL, ttl);
     }
-    if let Some(s) = o.schedule() {
-        publish = publish.schedule(schedule(&s)?);
+    if let Some(fields) = o.schedule() {
+        publish = publish.schedule(schedule(&fields)?);
     }
-    if let Some(cancel) = o.cancel_schedule() {
-        let subject = text(cancel.schedule_subject(), "cancelSchedule.scheduleSubject")?;
-        publish = publish.cancel_schedule(subject.unwrap_or_default());
+    if let Some(subject) = o.cancel_schedule() {
+        publish = publish.cancel_schedule(subject);
     }
     let Some(e) = o.expect() else { return Ok(publish) };
     if let Some(stream) = text(e.stream_name(), "expect.streamName")? {
@@ -272,23 +247,25 @@ pub(super) fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Resul
     Ok(publish)
 }
 
-/// nats.js's `ScheduleOptions` (falsy options left out, as nats.js does).
-fn schedule(s: &RawSchedule) -> Result<Schedule, Error> {
-    let pattern = text(s.pattern(), "schedule.specification")?.unwrap_or_default();
-    let mut schedule = Schedule::new(pattern, text(s.target(), "schedule.target")?.unwrap_or_default());
-    let set = |value: JsValue, what| Ok::<_, Error>(text(value, what)?.filter(|v| !v.is_empty()));
-    if let Some(source) = set(s.source(), "schedule.source")? {
+/// nats.js's `ScheduleOptions` from `pattern, target, source, ttl, timezone,
+/// rollup` on lines (empty ones left out, as nats.js leaves out falsy ones).
+fn schedule(fields: &str) -> Result<Schedule, Error> {
+    let mut fields = fields.split('\n');
+    let mut next = || fields.next().unwrap_or_default();
+    let mut schedule = Schedule::new(next(), next());
+    let (source, ttl, zone, rollup) = (next(), next(), next(), next());
+    if !source.is_empty() {
         schedule = schedule.source(source);
     }
-    if let Some(ttl) = set(s.ttl(), "schedule.ttl")? {
+    if !ttl.is_empty() {
         schedule = schedule.ttl_text(ttl);
     }
-    if let Some(zone) = set(s.timezone(), "schedule.timezone")? {
+    if !zone.is_empty() {
         schedule = schedule.time_zone(zone);
     }
-    match set(s.rollup(), "schedule.rollup")?.as_deref() {
-        None => Ok(schedule),
-        Some("sub") => Ok(schedule.rollup()),
-        Some(other) => Err(Error::InvalidArgument(format!("schedule rollup {other:?}: only \"sub\""))),
+    match rollup {
+        "" => Ok(schedule),
+        "sub" => Ok(schedule.rollup()),
+        _ => Err(Error::InvalidArgument(format!("schedule rollup {rollup:?}: only sub"))),
     }
 }
