@@ -16,14 +16,12 @@ use natsjet::jetstream::api::{ErrorCode, StreamConfig};
 use natsjet::jetstream::publish::{BatchPublishError, BatchPublishErrorKind, Schedule};
 use natsjet::jetstream::{Context, Publish};
 
-async fn context(server: &NatsServer) -> Context {
-    natsjet::connect(server.client_url()).await.unwrap().jetstream()
-}
-
-async fn stream(js: &Context, name: &str, allow_atomic: bool) {
-    let subjects = vec![format!("{}.>", name.to_lowercase())];
-    let config = StreamConfig { name: name.into(), subjects, allow_atomic_publish: allow_atomic, ..Default::default() };
-    js.create_stream(config).await.unwrap();
+/// A context on `server` and its stream `name` (`<name>.>`), taking atomic
+/// batches when `allow_atomic`.
+async fn batches_on(server: NatsServer, name: &str, allow_atomic: bool) -> (NatsServer, Context) {
+    let config = StreamConfig { allow_atomic_publish: allow_atomic, ..Default::default() };
+    let js = common::stream_context(&server, name, config).await;
+    (server, js)
 }
 
 async fn stored(js: &Context, name: &str) -> u64 {
@@ -45,9 +43,7 @@ fn failure(e: BatchPublishError) -> (BatchPublishErrorKind, Option<ErrorCode>) {
 
 #[tokio::test]
 async fn a_batch_is_stored_whole_with_its_headers() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "ORDERS", true).await;
+    let (_server, js) = batches_on(NatsServer::start_jetstream(), "ORDERS", true).await;
     let mut batch = js.batch_publish().build();
     assert_eq!(batch.batch_id().len(), 22);
     batch.add("orders.1", Bytes::from_static(b"one")).await.unwrap();
@@ -72,9 +68,7 @@ async fn a_batch_is_stored_whole_with_its_headers() {
 
 #[tokio::test]
 async fn an_end_of_batch_commit_stores_only_the_messages_added() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "EOB", true).await;
+    let (_server, js) = batches_on(NatsServer::start_jetstream(), "EOB", true).await;
     let mut batch = js.batch_publish().ack_every(2).build();
     for i in 1..=5 {
         batch.add(format!("eob.{i}"), Bytes::from(i.to_string())).await.unwrap();
@@ -88,9 +82,7 @@ async fn an_end_of_batch_commit_stores_only_the_messages_added() {
 
 #[tokio::test]
 async fn a_stream_without_allow_atomic_refuses_the_first_message() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "PLAIN", false).await;
+    let (_server, js) = batches_on(NatsServer::start_jetstream(), "PLAIN", false).await;
     let mut batch = js.batch_publish().build();
     let refused = batch.add("plain.1", Bytes::from_static(b"x")).await.unwrap_err();
     assert_eq!(
@@ -108,9 +100,7 @@ async fn a_stream_without_allow_atomic_refuses_the_first_message() {
 
 #[tokio::test]
 async fn a_batch_over_the_servers_limit_stores_nothing() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "BIG", true).await;
+    let (_server, js) = batches_on(NatsServer::start_jetstream(), "BIG", true).await;
     // 1000 messages is the server's default limit: 999 added and the commit fit.
     let mut fits = js.batch_publish().build();
     for _ in 0..999 {
@@ -138,9 +128,7 @@ fn strict_server() -> NatsServer {
 
 #[tokio::test]
 async fn an_acked_add_over_the_limit_closes_the_batch_at_once() {
-    let server = strict_server();
-    let js = context(&server).await;
-    stream(&js, "SMALL", true).await;
+    let (_server, js) = batches_on(strict_server(), "SMALL", true).await;
     let mut batch = js.batch_publish().build();
     for _ in 0..10 {
         batch.add("small.a", Bytes::new()).await.unwrap();
@@ -153,9 +141,7 @@ async fn an_acked_add_over_the_limit_closes_the_batch_at_once() {
 
 #[tokio::test]
 async fn an_abandoned_batch_stores_nothing() {
-    let server = strict_server();
-    let js = context(&server).await;
-    stream(&js, "IDLE", true).await;
+    let (_server, js) = batches_on(strict_server(), "IDLE", true).await;
     let mut batch = js.batch_publish().build();
     batch.add("idle.1", Bytes::from_static(b"a")).await.unwrap();
     batch.add("idle.2", Bytes::from_static(b"b")).await.unwrap();
@@ -170,9 +156,7 @@ async fn an_abandoned_batch_stores_nothing() {
 
 #[tokio::test]
 async fn too_many_open_batches_refuse_the_next_one() {
-    let server = strict_server();
-    let js = context(&server).await;
-    stream(&js, "OPEN", true).await;
+    let (_server, js) = batches_on(strict_server(), "OPEN", true).await;
     let mut open = Vec::new();
     for _ in 0..2 {
         let mut batch = js.batch_publish().build();
@@ -193,9 +177,7 @@ async fn too_many_open_batches_refuse_the_next_one() {
 
 #[tokio::test]
 async fn a_batch_whose_expectation_fails_stores_nothing() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "EXPECT", true).await;
+    let (_server, js) = batches_on(NatsServer::start_jetstream(), "EXPECT", true).await;
     js.publish("expect.a", Bytes::from_static(b"0")).await.unwrap().await.unwrap();
     // The first message may expect the stream's last sequence; it is checked at the commit.
     let mut stale = js.batch_publish().build();
@@ -219,9 +201,7 @@ async fn a_batch_whose_expectation_fails_stores_nothing() {
 
 #[tokio::test]
 async fn headers_the_batch_would_fail_for_are_refused_before_sending() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "REFUSE", true).await;
+    let (_server, js) = batches_on(NatsServer::start_jetstream(), "REFUSE", true).await;
     let mut batch = js.batch_publish().build();
     batch.add("refuse.a", Bytes::new()).await.unwrap();
     let last_id = batch.add_message("refuse.a", data("x").expected_last_message_id("m")).await.unwrap_err();
@@ -239,9 +219,7 @@ async fn headers_the_batch_would_fail_for_are_refused_before_sending() {
 
 #[tokio::test]
 async fn a_duplicate_message_id_fails_the_batch() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "DUP", true).await;
+    let (_server, js) = batches_on(NatsServer::start_jetstream(), "DUP", true).await;
     js.send_publish("dup.a", data("x").message_id("once")).await.unwrap().await.unwrap();
     let mut batch = js.batch_publish().build();
     batch.add_message("dup.a", data("y").message_id("twice")).await.unwrap();

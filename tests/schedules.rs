@@ -18,19 +18,13 @@ use natsjet::jetstream::stream::StreamMessage;
 use natsjet::jetstream::{Context, Publish};
 use natsjet::{Error, HeaderMap};
 
-async fn context(server: &NatsServer) -> Context {
-    natsjet::connect(server.client_url()).await.unwrap().jetstream()
-}
-
-async fn stream(js: &Context, name: &str, schedules: bool) {
-    let config = StreamConfig {
-        name: name.into(),
-        subjects: vec![format!("{}.>", name.to_lowercase())],
-        allow_message_schedules: schedules,
-        allow_message_ttl: true,
-        ..Default::default()
-    };
-    js.create_stream(config).await.unwrap();
+/// A server, a context on it, and its stream `name` (`<name>.>`, with
+/// message TTLs), taking schedules when `schedules`.
+async fn with_stream(name: &str, schedules: bool) -> (NatsServer, Context) {
+    let server = NatsServer::start_jetstream();
+    let config = StreamConfig { allow_message_schedules: schedules, allow_message_ttl: true, ..Default::default() };
+    let js = common::stream_context(&server, name, config).await;
+    (server, js)
 }
 
 async fn publish(js: &Context, subject: &str, publish: Publish) -> Result<u64, Error> {
@@ -63,9 +57,7 @@ fn header<'a>(m: &'a StreamMessage, name: &str) -> Option<&'a str> {
 
 #[tokio::test]
 async fn a_one_shot_schedule_fires_once_and_is_gone() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "SCHED", true).await;
+    let (_server, js) = with_stream("SCHED", true).await;
     let at = SystemTime::now() + Duration::from_secs(1);
     let mut headers = HeaderMap::new();
     headers.insert("X-Order", "7");
@@ -85,9 +77,7 @@ async fn a_one_shot_schedule_fires_once_and_is_gone() {
 
 #[tokio::test]
 async fn interval_and_cron_schedules_repeat() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "REP", true).await;
+    let (_server, js) = with_stream("REP", true).await;
     let every = Schedule::every(Duration::from_secs(1), "rep.out.every").ttl(Duration::from_secs(60));
     publish(&js, "rep.every", Publish::build().payload(Bytes::from_static(b"e")).schedule(every)).await.unwrap();
     let cron = Schedule::cron("* * * * * *", "rep.out.cron").time_zone("America/New_York").rollup();
@@ -112,9 +102,7 @@ async fn interval_and_cron_schedules_repeat() {
 
 #[tokio::test]
 async fn a_source_schedule_samples_the_sources_last_message() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "SAMPLE", true).await;
+    let (_server, js) = with_stream("SAMPLE", true).await;
     for reading in ["20", "21", "22"] {
         publish(&js, "sample.temp", Publish::build().payload(Bytes::from(reading))).await.unwrap();
     }
@@ -128,9 +116,7 @@ async fn a_source_schedule_samples_the_sources_last_message() {
 
 #[tokio::test]
 async fn a_cancellation_stops_the_schedule_atomically_with_its_publish() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "CANCEL", true).await;
+    let (_server, js) = with_stream("CANCEL", true).await;
     let at = SystemTime::now() + Duration::from_secs(2);
     let seq = publish(&js, "cancel.at", Publish::build().schedule(Schedule::at(at, "cancel.out"))).await.unwrap();
     // Only if the schedule is still there (ADR-51): its sequence is expected.
@@ -147,9 +133,7 @@ async fn a_cancellation_stops_the_schedule_atomically_with_its_publish() {
 
 #[tokio::test]
 async fn a_stream_without_allow_msg_schedules_refuses_them() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "NOSCHED", false).await;
+    let (_server, js) = with_stream("NOSCHED", false).await;
     let schedule = Schedule::every(Duration::from_secs(5), "nosched.out");
     let refused = js.send_publish("nosched.every", Publish::build().schedule(schedule)).await.unwrap().await;
     let refused = refused.unwrap_err();
@@ -162,9 +146,7 @@ async fn a_stream_without_allow_msg_schedules_refuses_them() {
 
 #[tokio::test]
 async fn what_the_server_would_refuse_is_refused_before_sending() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    stream(&js, "LOCAL", true).await;
+    let (_server, js) = with_stream("LOCAL", true).await;
     let bad = [
         Publish::build().schedule(Schedule::cron("0 0 5 * *", "local.out")),
         Publish::build().schedule(Schedule::every(Duration::from_millis(500), "local.out")),

@@ -7,27 +7,21 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
-import { jetstream as natsJsJetStream, jetstreamManager as natsJsManager } from "@nats-io/jetstream";
-import { connect as natsJsConnect } from "@nats-io/transport-node";
-import { InvalidArgumentError, InvalidOperationError, JetStreamApiError, connect, jetstream, jetstreamManager } from "natsjet";
-import { startServer } from "./harness.mjs";
+import { jetstreamManager as natsJsManager } from "@nats-io/jetstream";
+import { InvalidArgumentError, InvalidOperationError, JetStreamApiError } from "natsjet";
+import { bothClients, startServer } from "./harness.mjs";
 
 /** A JetStream server whose batches are abandoned after 1 s idle, at most 2 open per stream. */
 const strict = (dir) =>
   `jetstream { store_dir: "${join(dir, "js")}", limits { batch { timeout: "1s", max_inflight_per_stream: 2 } } }`;
 
-let server, nc, js, jsm, theirs, theirJs;
+let server, js, jsm, theirs, theirJs, close;
 before(async () => {
   server = await startServer(strict);
-  nc = await connect({ servers: server.url });
-  js = jetstream(nc);
-  jsm = await jetstreamManager(nc);
-  theirs = await natsJsConnect({ servers: server.url });
-  theirJs = natsJsJetStream(theirs);
+  ({ js, jsm, theirs, theirJs, close } = await bothClients(server));
 });
 after(async () => {
-  await nc?.close();
-  await theirs?.close();
+  await close?.();
   await server?.close();
 });
 

@@ -367,20 +367,17 @@ const apiError = (natsjsMessage, natsjetClasses, { code, status, description }) 
   apiError: { "nats.js": undefined, natsjet: { code: status, err_code: code, description } },
 });
 
+/** `f(batch, stream)` on a batch started on a fresh stream that takes atomic batches. */
+const withBatch = (lib, ctx, name, f) =>
+  withStream(lib, ctx, name, async (jsm, stream) => f(await ctx.js.startBatch(`${stream}.a`, "x"), stream), { allow_atomic: true });
+
 situation(
   "an atomic batch over the server's limit",
   (lib, ctx) =>
-    withStream(
-      lib,
-      ctx,
-      "OVER",
-      async (jsm, stream) => {
-        const batch = await ctx.js.startBatch(`${stream}.a`, "x");
-        for (let i = 0; i < 1000; i++) batch.add(`${stream}.a`, "x");
-        await batch.commit(`${stream}.a`, "x");
-      },
-      { allow_atomic: true },
-    ),
+    withBatch(lib, ctx, "OVER", async (batch, stream) => {
+      for (let i = 0; i < 1000; i++) batch.add(`${stream}.a`, "x");
+      await batch.commit(`${stream}.a`, "x");
+    }),
   {
     // nats.js reads the commit's error reply as an ack and finds its count wrong.
     differs: apiError("batch didn't contain number of published messages", ["JetStreamApiError"], {
@@ -394,17 +391,10 @@ situation(
 situation(
   "a message added to a committed batch",
   (lib, ctx) =>
-    withStream(
-      lib,
-      ctx,
-      "DONE",
-      async (jsm, stream) => {
-        const batch = await ctx.js.startBatch(`${stream}.a`, "x");
-        await batch.commit(`${stream}.b`, "y");
-        batch.add(`${stream}.c`, "z");
-      },
-      { allow_atomic: true },
-    ),
+    withBatch(lib, ctx, "DONE", async (batch, stream) => {
+      await batch.commit(`${stream}.b`, "y");
+      batch.add(`${stream}.c`, "z");
+    }),
   { differs: typed(["Error", "batch publisher is done"], ["InvalidOperationError", "batch publisher is done"]) },
 );
 

@@ -7,23 +7,16 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
-import { jetstream as natsJsJetStream } from "@nats-io/jetstream";
-import { connect as natsJsConnect } from "@nats-io/transport-node";
-import { InvalidArgumentError, JetStreamApiError, connect, jetstream, jetstreamManager } from "natsjet";
-import { startJetStreamServer } from "./harness.mjs";
+import { InvalidArgumentError, JetStreamApiError } from "natsjet";
+import { bothClients, startJetStreamServer } from "./harness.mjs";
 
-let server, nc, js, jsm, theirs, theirJs;
+let server, js, jsm, theirJs, close;
 before(async () => {
   server = await startJetStreamServer();
-  nc = await connect({ servers: server.url });
-  js = jetstream(nc);
-  jsm = await jetstreamManager(nc);
-  theirs = await natsJsConnect({ servers: server.url });
-  theirJs = natsJsJetStream(theirs);
+  ({ js, jsm, theirJs, close } = await bothClients(server));
 });
 after(async () => {
-  await nc?.close();
-  await theirs?.close();
+  await close?.();
   await server?.close();
 });
 
