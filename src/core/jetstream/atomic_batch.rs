@@ -212,6 +212,12 @@ impl AtomicBatch {
         expired
     }
 
+    /// Stops awaiting message `seq`'s answer (its waiter is gone); what the
+    /// server made of it shows at the commit.
+    pub fn forget(&mut self, seq: u64) {
+        self.awaiting.retain(|(s, _)| *s != seq);
+    }
+
     /// The deadline of message `seq`'s answer, while awaited.
     pub fn deadline(&self, seq: u64) -> Option<Instant> {
         self.awaiting.iter().find(|(s, _)| *s == seq).map(|(_, at)| *at)
@@ -389,6 +395,20 @@ mod tests {
         assert!(b.handle_timeout(T0).is_empty());
         assert_eq!(b.handle_reply(3, Ok(b"")), Ok(BatchReply::Staged), "an answer still awaited is read");
         assert_eq!(b.add("a", data("4"), false, t1), Err(Error::ApiMisuse("batch publisher is done")));
+    }
+
+    #[test]
+    fn a_forgotten_answer_neither_times_out_nor_closes_the_batch() {
+        let mut b = batch();
+        b.add("a", data("1"), false, T0).unwrap();
+        b.handle_reply(1, Ok(b"")).unwrap();
+        b.add("a", data("2"), true, T0).unwrap();
+        b.forget(2);
+        assert!(b.handle_timeout(T0 + TIMEOUT).is_empty());
+        assert!(b.is_open());
+        b.commit("a", data("3"), T0 + TIMEOUT).unwrap();
+        let ack = b.handle_reply(3, Ok(br#"{"stream":"S","seq":3,"batch":"B1","count":3}"#));
+        assert!(matches!(ack, Ok(BatchReply::Committed(_))));
     }
 
     #[test]

@@ -271,7 +271,8 @@ fn committed(answer: Result<Option<BatchReply>, BatchPublishError>) -> Result<Pu
 }
 
 /// The answer to one message of a batch that asked for one, read by the
-/// batch (a refusal closes it), within the batch's timeout.
+/// batch (a refusal closes it), within the batch's timeout. Dropped before
+/// the answer, the batch stops awaiting it.
 #[must_use = "the answer is given up when its future is dropped"]
 pub(crate) struct BatchAnswer {
     batch: Arc<Mutex<AtomicBatch>>,
@@ -279,6 +280,12 @@ pub(crate) struct BatchAnswer {
     response: ResponseFuture,
     /// Until the answer's deadline.
     sleep: Option<BoxFuture<()>>,
+}
+
+impl Drop for BatchAnswer {
+    fn drop(&mut self) {
+        lock(&self.batch).forget(self.seq);
+    }
 }
 
 impl Future for BatchAnswer {
