@@ -1,9 +1,14 @@
 //! JetStream publish benchmark: natsjet side by side with async-nats in one
-//! run, against one local nats-server started here.
+//! run, against one local nats-server started here; then natsjet's atomic
+//! batches of 100 and of 1000 against the same messages through its acked
+//! publish window.
 //!
 //! Run with `cargo bench --bench jetstream` (`BENCH_SCALE=0.1` for a quick
 //! pass). Each run publishes 128 B messages to a fresh file-storage stream,
-//! with at most 256 acks outstanding, and ends when every ack is in.
+//! with at most 256 acks outstanding, and ends when every ack is in; a
+//! batch run sends its batches one after the other, each ending when its
+//! commit is acknowledged (ADR-50: the first message and the commit are
+//! answered, the others are not).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -16,19 +21,26 @@ use std::time::Duration;
 use support::{Run, Stopwatch, scale};
 
 use bytes::Bytes;
-use natsjet::jetstream::api::{self, StreamConfig, StreamInfo};
+use natsjet::jetstream::api::{self, StorageType, StreamConfig, StreamInfo};
 
 const PAYLOAD: [u8; 128] = [b'x'; 128];
 const STREAM: &str = "BENCH";
 const SUBJECT: &str = "bench.js";
 const IN_FLIGHT: usize = 256;
 
-/// Deletes the stream of the last run (if any) and creates it again, empty.
+/// Deletes the stream of the last run (if any) and creates it again, empty
+/// (taking atomic batches: `allow_atomic` changes nothing for other publishes).
 async fn fresh_stream(url: &str) {
+    fresh_stream_on(url, StorageType::File).await
+}
+
+async fn fresh_stream_on(url: &str, storage: StorageType) {
     let js = natsjet::connect(url).await.unwrap().jetstream();
     let delete = api::stream_delete(js.api_prefix(), STREAM).unwrap();
     let _ = js.request_raw::<api::DeleteResponse>(&delete, b"").await;
-    let config = StreamConfig { name: STREAM.into(), subjects: vec![SUBJECT.into()], ..Default::default() };
+    let subjects = vec![SUBJECT.into()];
+    let config =
+        StreamConfig { name: STREAM.into(), subjects, storage, allow_atomic_publish: true, ..Default::default() };
     let create = api::stream_create(js.api_prefix(), STREAM).unwrap();
     let _: StreamInfo = js.request(&create, &config).await.unwrap();
 }
@@ -63,6 +75,25 @@ async fn natsjet_publish(url: &str, n: usize) -> Run {
     pipelined(n, || js.publish(SUBJECT, Bytes::from_static(&PAYLOAD))).await
 }
 
+/// `n` messages as atomic batches of `size` (the last one smaller if need be).
+async fn natsjet_batches(url: &str, n: usize, size: usize, storage: StorageType) -> Run {
+    fresh_stream_on(url, storage).await;
+    let js = natsjet::connect(url).await.unwrap().jetstream();
+    let clock = Stopwatch::start();
+    let mut left = n;
+    while left > 0 {
+        let count = left.min(size);
+        let mut batch = js.batch_publish().build();
+        for _ in 1..count {
+            batch.add(SUBJECT, Bytes::from_static(&PAYLOAD)).await.unwrap();
+        }
+        let ack = batch.commit(SUBJECT, Bytes::from_static(&PAYLOAD)).await.unwrap();
+        assert_eq!(ack.batch_size, Some(count as u64));
+        left -= count;
+    }
+    clock.stop(n)
+}
+
 async fn async_nats_publish(url: &str, n: usize) -> Run {
     fresh_stream(url).await;
     let client = async_nats::connect(url).await.unwrap();
@@ -83,6 +114,45 @@ fn main() {
     let ours = support::best(3, || rt.block_on(natsjet_publish(&url, publishes)));
     let theirs = support::best(3, || rt.block_on(async_nats_publish(&url, publishes)));
     support::row(&format!("JetStream publish {publishes} x 128 B, 256 in flight"), ours, theirs);
+
+    // The same messages as atomic batches, against the acked window, with
+    // the server's CPU: a batch answers 2 messages of each, not every one.
+    support::watch_server(Some(server.pid()));
+    rt.block_on(natsjet_batches(&url, publishes / 10, 100, StorageType::File));
+    let window = support::best(3, || rt.block_on(natsjet_publish(&url, publishes)));
+    let mut batches = Vec::new();
+    for storage in [StorageType::File, StorageType::Memory] {
+        for size in [100, 1000] {
+            batches.push((
+                size,
+                storage,
+                support::best(3, || rt.block_on(natsjet_batches(&url, publishes, size, storage))),
+            ));
+        }
+    }
+    println!();
+    println!(
+        "| {:<50} | {:>13} | {:>8} | {:>15} | {:>15} |",
+        format!("natsjet, {publishes} x 128 B"),
+        "messages /s",
+        "vs window",
+        "client CPU/msg",
+        "server CPU/msg"
+    );
+    println!("|{:-<52}|{:-<15}|{:-<10}|{:-<17}|{:-<17}|", "", "", "", "", "");
+    let line = |name: &str, run: Run| {
+        println!(
+            "| {name:<50} | {:>13.0} | {:>7.2}x | {:>12.2} µs | {:>12.2} µs |",
+            run.per_second,
+            run.per_second / window.per_second,
+            run.cpu_us_per_op,
+            run.server_us_per_op
+        );
+    };
+    line("acked publish window, 256 in flight (file)", window);
+    for (size, storage, run) in batches {
+        line(&format!("atomic batches of {size}, one at a time ({storage:?})").to_lowercase(), run);
+    }
     drop(rt);
     std::thread::sleep(Duration::from_millis(50));
 }

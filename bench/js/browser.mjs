@@ -8,7 +8,7 @@
 //
 //   npm run bench:browser                       # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3 (BENCH_PICK=median: the median)
-//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
+//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, batch100, batch1000, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
 //   BENCH_PROFILE=natsjet,bare node bench/js/browser.mjs  # each run of these clients profiled (self time by function)
 //   BENCH_BASE_PKG=target/pkg-base node bench/js/browser.mjs  # also that build of the package ("natsjet base"),
@@ -46,7 +46,7 @@ import { pathToFileURL } from "node:url";
 import { bundle } from "./bundle.mjs";
 import { launchChromium } from "../../bindings/test/chromium.mjs";
 import { openPage } from "./cdp.mjs";
-import { DRAINS, WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
+import { BATCHES, DRAINS, WATCH_BUCKET, WORKLOADS } from "./workloads.mjs";
 import { PICK, benchServer, header, median, pick, procStat, row, scale, selectedWorkloads, serverTable } from "./common.mjs";
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -88,7 +88,7 @@ const pageHtml = `<!doctype html>
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
   import { bareDrain, barePut, bareGet } from "/bare_ws.mjs";
-  import { DRAINS, OBJ_BUCKET, burstPublish, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
+  import { BATCHES, DRAINS, OBJ_BUCKET, atomicBatches, burstPublish, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
   const base = ${basePkg ? 'await import("/base/web.js")' : "null"};
   const clients = {
     natsjet: {
@@ -137,6 +137,7 @@ const pageHtml = `<!doctype html>
       if (workload === "objget") return await objectGet(c.objm(nc), n, clock);
       const js = await c.jetstream(nc);
       if (workload === "jspub") return await jetStreamPublish(js, n, clock);
+      if (BATCHES[workload]) return await atomicBatches(js, n, BATCHES[workload], clock);
       const drain = DRAINS[workload];
       // The other workers, each on a connection of its own.
       while (ncs.length < drain.workers) ncs.push(await c.connect(url));
@@ -447,6 +448,7 @@ try {
     const kv = workload === "kvput" || workload === "kvget" || workload === "watch";
     if (client === "natsjet" && (kv ? !hasKv : !["core", "burst"].includes(workload) && !hasJetStream)) return "n/a";
     if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
+    if (BATCHES[workload]) await server.freshStream("BATCH", ["bench.batch"], { allow_atomic: true });
     const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
     const drain = DRAINS[workload] !== undefined;
     if (drain) await server.durable("DRAIN", durable);

@@ -89,9 +89,9 @@ export async function benchServer() {
       return { serverMs: now.cpuMs - before.cpuMs, serverReads: now.reads - before.reads, serverWrites: now.writes - before.writes };
     },
     /** A new, empty file-storage stream `name` on `subjects`. */
-    async freshStream(name, subjects) {
+    async freshStream(name, subjects, more = {}) {
       await jsm.streams.delete(name).catch(() => {});
-      await jsm.streams.add({ name, subjects, storage: "file" });
+      await jsm.streams.add({ name, subjects, storage: "file", ...more });
     },
     /** A fresh stream holding `n` x 128 B on `subject`, all stored before this returns. */
     async filledStream(name, subject, n) {

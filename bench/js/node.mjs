@@ -6,11 +6,12 @@
 //
 //   npm run bench:node                    # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3 (BENCH_PICK=median: the median)
-//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
+//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, batch100, batch1000, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
 //
 // Workloads (bench/js/workloads.mjs, the same loop for both clients): core
 // publish 1M x 128 B then flush; JetStream publish 100k x 128 B with <= 256
-// acks in flight; durable pull drain of 200k x 128 B with an ack per message
+// acks in flight, and the same messages as atomic batches of 100 and of 1000
+// (one batch at a time); durable pull drain of 200k x 128 B with an ack per message
 // (500 per pull, 1 worker; and each client's defaults, `consume()` with no
 // options, 1 and 4 workers on one durable);
 // Key-Value 10k sequential puts then 10k sequential gets of 100 B (ops/s and
@@ -37,8 +38,10 @@ import { Kvm as NatsJsKvm } from "@nats-io/kv";
 import { Objm as NatsJsObjm } from "@nats-io/obj";
 import {
   WATCH_BUCKET,
+  BATCHES,
   DRAINS,
   WORKLOADS,
+  atomicBatches,
   burstPublish,
   corePublish,
   durableDrain,
@@ -123,6 +126,7 @@ async function measure(server, client, transport, workload, n) {
     workload === "obj" ? !c.objm : workload === "kv" || workload === "watch" ? !c.kvm : !["core", "burst"].includes(workload) && !c.jetstream;
   if (missing) return workload === "kv" || workload === "obj" ? { put: "n/a", get: "n/a" } : "n/a";
   if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
+  if (BATCHES[workload]) await server.freshStream("BATCH", ["bench.batch"], { allow_atomic: true });
   if (workload === "kv") await server.noKvBucket();
   if (workload === "obj") await server.noObjBucket();
   const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;
@@ -156,6 +160,7 @@ async function measure(server, client, transport, workload, n) {
     }
     const js = await c.jetstream(nc);
     if (workload === "jspub") return await timed((clock) => jetStreamPublish(js, n, clock));
+    if (BATCHES[workload]) return await timed((clock) => atomicBatches(js, n, BATCHES[workload], clock));
     const ncs = [nc, ...others];
     const jss = await Promise.all(ncs.map((conn) => c.jetstream(conn)));
     const result = await timed((clock) => durableDrain(ncs, jss, "DRAIN", durable, n, clock, drain.options));

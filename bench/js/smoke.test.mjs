@@ -15,7 +15,7 @@ const run = (script, env = {}) =>
 
 test("node.mjs runs every workload against both clients", async () => {
   const { stdout } = await run("node.mjs");
-  const workloads = ["core publish 1000 x 128 B \\+", "core publish 1000 x 128 B in one loop", "JetStream publish 100", "durable drain 200", "KV put 10", "KV get 10", "KV watch 100"];
+  const workloads = ["core publish 1000 x 128 B \\+", "core publish 1000 x 128 B in one loop", "JetStream publish 100", "atomic batches of 100, 100 x", "atomic batches of 1000, 100 x", "durable drain 200", "KV put 10", "KV get 10", "KV watch 100"];
   for (const workload of workloads) {
     assert.match(stdout, new RegExp(`\\| ${workload} .*\\(ws://\\) .*\\d+ \\|`), stdout);
   }

@@ -72,6 +72,30 @@ export async function jetStreamPublish(js, n, clock, subject = "bench.pub") {
   return elapsed(start, clock(), n);
 }
 
+/** The atomic batch workloads and their batch sizes. */
+export const BATCHES = { batch100: 100, batch1000: 1000 };
+
+/**
+ * `n` x 128 B as atomic batches of `size` (ADR-50; the stream has
+ * `allow_atomic`), one after the other: each started (its first message
+ * acknowledged), filled without waiting for anything, and committed; ends
+ * when the last commit is acknowledged. The same messages as
+ * `jetStreamPublish`, with two answers per batch instead of one per message.
+ * "n/a" where the client has no `startBatch`.
+ */
+export async function atomicBatches(js, n, size, clock, subject = "bench.batch") {
+  if (typeof js.startBatch !== "function") return "n/a";
+  const start = clock();
+  for (let left = n; left > 0; ) {
+    const count = Math.max(2, Math.min(size, left));
+    const batch = await js.startBatch(subject, PAYLOAD);
+    for (let i = 2; i < count; i++) batch.add(subject, PAYLOAD);
+    await batch.commit(subject, PAYLOAD);
+    left -= count;
+  }
+  return elapsed(start, clock(), n);
+}
+
 /**
  * Drains `n` messages from the durable pull consumer `durable` on `stream`
  * with `consume(options)` (no options: the client's defaults, what users
@@ -300,6 +324,8 @@ export const WORKLOADS = [
   { id: "core", count: 1_000_000, title: (n) => `core publish ${n} x 128 B + flush` },
   { id: "burst", count: 1_000_000, title: (n) => `core publish ${n} x 128 B in one loop + flush` },
   { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
+  { id: "batch100", count: 100_000, title: (n) => `atomic batches of 100, ${n} x 128 B` },
+  { id: "batch1000", count: 100_000, title: (n) => `atomic batches of 1000, ${n} x 128 B` },
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, ${PULL_BATCH}/pull` },
   { id: "drain_defaults", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, defaults` },
   { id: "drain_defaults_4", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 4 workers, defaults` },

@@ -3,12 +3,14 @@
  * `@nats-io/jetstream`: a JetStream context on a `NatsConnection` in wasm,
  * and the client (publish, consumers, `AckBatch`) and manager over it.
  */
-import type { RawJetStream, ServerInfo } from "../raw.js";
+import type { RawJetStream, RawPublishOptions, ServerInfo } from "../raw.js";
 import type { NatsConnection } from "../connection.js";
 import { toRaw, type MsgHdrs } from "../headers.js";
 import { encode, type Payload } from "../msg.js";
 import { str } from "../names.js";
+import { InvalidArgumentError } from "../errors.js";
 import { AckBatch, type AckBatchOptions } from "./ack_batch.js";
+import { Batch } from "./batch.js";
 import { Consumers } from "./consumer.js";
 import { JetStreamManager, StreamAPI, type Streams } from "./manager.js";
 
@@ -51,6 +53,76 @@ export interface JetStreamPublishOptions {
   ttl?: string;
   /** Attempts while no stream answers (503: a stream being created, a leader election), 50, 100, 200… ms apart (1, as nats.js: no re-send; 0 is 1). */
   retries?: number;
+  /** Makes the message a schedule (ADR-51; the stream needs `allow_msg_schedules`). */
+  schedule?: ScheduleOptions;
+  /**
+   * Stops the schedule on `scheduleSubject` when this message is stored, in
+   * the same operation (server 2.14). Not with `schedule`, and not to the
+   * schedule's own subject.
+   */
+  cancelSchedule?: ScheduleCancellation;
+}
+
+/** The cron aliases nats-server knows (server 2.14). */
+export type PredefinedSchedule = "@yearly" | "@annually" | "@monthly" | "@weekly" | "@daily" | "@midnight" | "@hourly";
+
+/**
+ * When a schedule fires: once `at` a time (server 2.12), `every` Go duration
+ * (at least `"1s"`), on a 6-field `cron` expression (seconds first) or a
+ * `predefined` alias (server 2.14).
+ */
+export type ScheduleSpec =
+  | { at: Date | string }
+  | { every: string }
+  | { cron: string }
+  | { predefined: PredefinedSchedule };
+
+/** nats.js's `ScheduleOptions`. natsjet refuses, before sending, what the server would refuse (an `InvalidArgumentError`). */
+export interface ScheduleOptions {
+  /** A `ScheduleSpec`, a `Date` (once, then), or the `Nats-Schedule` header's value (`"@every 5m"`, `"0 0 5 * * *"`). */
+  specification: string | Date | ScheduleSpec;
+  /** The subject the produced messages go to (another subject of the same stream). */
+  target: string;
+  /** Publish the last message of this subject (no wildcards) instead of the schedule's own body. */
+  source?: string;
+  /** TTL of the produced messages (the stream needs `allow_msg_ttl`): a Go duration, seconds or `"never"`. */
+  ttl?: string;
+  /** IANA time zone of a cron or predefined schedule (server 2.14). */
+  timezone?: string;
+  /** The produced messages roll up their subject (server 2.14). */
+  rollup?: "sub";
+}
+
+/** The schedule a publish stops (`cancelSchedule`). */
+export interface ScheduleCancellation {
+  /** The schedule's subject (`Nats-Scheduler`). */
+  scheduleSubject: string;
+}
+
+/** `opts` as the wasm reads them: headers flattened, the schedule's specification as its header value. */
+export function rawPublishOptions(opts: JetStreamPublishOptions | undefined): RawPublishOptions | undefined {
+  if (opts === undefined) return undefined;
+  const { headers, schedule, cancelSchedule: _, ...rest } = opts;
+  const raw: RawPublishOptions = { ...rest, headers: headers && toRaw(headers) };
+  if (schedule) {
+    const { target, source, ttl, timezone, rollup } = schedule;
+    const fields = [schedulePattern(schedule.specification), target, source, ttl, timezone, rollup];
+    raw.schedule = fields.map((v) => v || "").join("\n");
+  }
+  if (opts.cancelSchedule) raw.cancelSchedule = opts.cancelSchedule.scheduleSubject;
+  return raw;
+}
+
+/** The `Nats-Schedule` value of a specification, as nats.js writes it (`Date`s as `toISOString()`). */
+function schedulePattern(spec: ScheduleOptions["specification"]): string {
+  const at = (t: Date | string) => `@at ${t instanceof Date ? t.toISOString() : t}`;
+  if (typeof spec === "string") return spec;
+  if (spec instanceof Date) return at(spec);
+  if ("at" in spec) return at(spec.at);
+  if ("every" in spec) return `@every ${spec.every}`;
+  if ("cron" in spec) return spec.cron;
+  if ("predefined" in spec) return spec.predefined;
+  throw new InvalidArgumentError("invalid schedule specification");
 }
 
 /** The stream's acknowledgement of a publish. */
@@ -99,9 +171,23 @@ export class JetStreamClient {
    * when no stream captures the subject, a `TimeoutError` without an ack.
    */
   async publish(subject: string, data?: Payload, opts?: JetStreamPublishOptions): Promise<PubAck> {
-    const raw = opts && { ...opts, headers: opts.headers && toRaw(opts.headers) };
+    const raw = rawPublishOptions(opts);
     const [stream, seq, duplicate, domain] = await this.raw.publish(str(subject, "subject"), encode(data), raw);
     return domain === undefined ? { stream, seq, duplicate } : { stream, seq, duplicate, domain };
+  }
+
+  /**
+   * Starts an atomic batch (ADR-50, server 2.12; the stream needs
+   * `allow_atomic`) with its first message, once the server has accepted
+   * it: messages added to the batch are stored when it is committed, all
+   * together, or none of them. Rejects with the server's
+   * `JetStreamApiError` (`code` 10174: the stream does not allow atomic
+   * batches; 10210: too many batches open on it).
+   */
+  async startBatch(subject: string, payload?: Payload, opts?: JetStreamPublishOptions): Promise<Batch> {
+    const raw = this.raw.atomicBatch(opts?.timeout);
+    await raw.send(str(subject, "subject"), encode(payload), rawPublishOptions(opts), true, false);
+    return new Batch(raw);
   }
 
   /** natsjet: an empty `AckBatch` on this connection. */

@@ -26,6 +26,7 @@ export type {
   SubjectTransform,
 } from "../raw.js";
 export { AckBatch, type AckBatchOptions, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
+export { Batch, type BatchAck, type BatchMessageOptions, type BatchMessageOptionsWithReply } from "./batch.js";
 export {
   JetStreamClient,
   jetstream,
@@ -33,7 +34,11 @@ export {
   type JetStreamManagerOptions,
   type JetStreamOptions,
   type JetStreamPublishOptions,
+  type PredefinedSchedule,
   type PubAck,
+  type ScheduleCancellation,
+  type ScheduleOptions,
+  type ScheduleSpec,
 } from "./client.js";
 export {
   Consumer,

@@ -280,6 +280,47 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.equal(got.closed, true);
   });
 
+  test("an atomic batch, stored whole or not at all, and a schedule that fires", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers });
+      const jsm = await natsjet.jetstreamManager(nc);
+      const js = natsjet.jetstream(nc);
+      const config = { subjects: ["page.>"], allow_atomic: true, allow_msg_schedules: true, allow_msg_ttl: true };
+      await jsm.streams.add({ name: "PAGE", ...config });
+      const batch = await js.startBatch("page.batch.1", "one");
+      batch.add("page.batch.2", "two");
+      await batch.add("page.batch.3", "three", { ack: true });
+      const ack = await batch.commit("page.batch.4", "four");
+      const last = await jsm.streams.getMessage("PAGE", { seq: 4 });
+      const stale = await js.startBatch("page.stale.1", "x", { expect: { lastSequence: 1 } });
+      const refused = await stale.commit("page.stale.2", "y").then(() => 0, (e) => e.code);
+      const at = new Date(Date.now() + 1000);
+      await js.publish("page.sched", "later", { schedule: { specification: at, target: "page.out", ttl: "1m" } });
+      let fired = null;
+      for (let i = 0; i < 50 && !fired; i++) {
+        fired = await jsm.streams.getMessage("PAGE", { last_by_subj: "page.out" });
+        if (!fired) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const early = fired && fired.time.getTime() < at.getTime() - 1000;
+      const info = await jsm.streams.info("PAGE");
+      await nc.close();
+      return {
+        ack: [ack.seq, ack.count, ack.batch === batch.id, batch.count],
+        commit: [last.header.get("Nats-Batch-Sequence"), last.header.get("Nats-Batch-Commit")],
+        refused,
+        fired: fired && [fired.string(), fired.header.get("Nats-Scheduler"), fired.header.get("Nats-TTL"), early],
+        messages: info.state.messages,
+      };
+    }, jsServer.wsUrl);
+    assert.deepEqual(got, {
+      ack: [4, 4, true, 4],
+      commit: ["4", "1"],
+      refused: 10071,
+      fired: ["later", "page.sched", "1m", false],
+      messages: 5,
+    });
+  });
+
   test("Key-Value: put, get, CAS, markers, keys, history, and a watch that says when it caught up", async () => {
     const got = await page.evaluate(async (servers) => {
       const { Kvm, KvWatchInclude, JetStreamApiError } = natsjet;

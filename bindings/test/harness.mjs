@@ -8,8 +8,10 @@ import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { jetstream as natsJsJetStream } from "@nats-io/jetstream";
 import { createUser } from "@nats-io/nkeys";
-import { NatsError } from "natsjet";
+import { connect as natsJsConnect } from "@nats-io/transport-node";
+import { NatsError, connect, jetstream, jetstreamManager } from "natsjet";
 
 const running = new Set();
 process.on("exit", () => {
@@ -246,4 +248,16 @@ export function testCertificates(dir) {
     clientCert: pem("client.pem"),
     clientKey: pem("client.key"),
   };
+}
+
+/**
+ * natsjet and nats.js 3.4 connected to `server` over nats://: natsjet's
+ * `nc`, `js` and `jsm`, nats.js's `theirs` and `theirJs`, and `close()`
+ * for both connections.
+ */
+export async function bothClients(server) {
+  const nc = await connect({ servers: server.url });
+  const theirs = await natsJsConnect({ servers: server.url });
+  const close = () => Promise.all([nc.close(), theirs.close()]);
+  return { nc, js: jetstream(nc), jsm: await jetstreamManager(nc), theirs, theirJs: natsJsJetStream(theirs), close };
 }

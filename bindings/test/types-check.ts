@@ -34,6 +34,11 @@ import {
   StorageType,
   type AckReport,
   type ApiError,
+  type Batch,
+  type BatchAck,
+  type PredefinedSchedule,
+  type ScheduleOptions,
+  type ScheduleSpec,
   type BoundPushConsumerOptions,
   type ConnectionOptions,
   type ConsumerConfig,
@@ -341,6 +346,24 @@ async function jetStreamExample(nc: NatsConnection): Promise<void> {
     if (status.type === "heartbeats_missed") void status.count;
     if (status.type === "terminal") void [status.code, status.description];
   }
+  const atomic: Batch = await js.startBatch("orders.1", "a", { msgID: "o-1", expect: { lastSequence: 0 } });
+  atomic.add("orders.2", "b", { ttl: "1h" });
+  const staged: Promise<void> = atomic.add("orders.3", "c", { ack: true, expect: { lastSubjectSequence: 0 } });
+  // @ts-expect-error: a batch does not support expect.lastMsgID
+  atomic.add("orders.4", "d", { expect: { lastMsgID: "o-0" } });
+  const batchAck: BatchAck = await atomic.commit("orders.5", "e", { headers: headers() });
+  void [staged, batchAck.batch, batchAck.count, batchAck.seq, atomic.id, atomic.count];
+  const schedule: ScheduleOptions = { specification: { every: "5m" }, target: "orders.tick", ttl: "1h", rollup: "sub" };
+  const specs: ScheduleSpec[] = [{ at: new Date() }, { cron: "0 0 5 * * *" }, { predefined: "@hourly" }];
+  const daily: PredefinedSchedule = "@daily";
+  void [specs, daily];
+  await js.publish("schedules.tick", "t", { schedule });
+  await js.publish("schedules.once", "t", { schedule: { specification: new Date(), target: "orders.once", timezone: "UTC" } });
+  await js.publish("orders.cancelled", "t", { cancelSchedule: { scheduleSubject: "schedules.tick" } });
+  // @ts-expect-error: the only rollup is "sub"
+  await js.publish("schedules.tick", "t", { schedule: { ...schedule, rollup: "all" } });
+  // @ts-expect-error: not an alias the server knows
+  await js.publish("schedules.tick", "t", { schedule: { specification: { predefined: "@fortnightly" }, target: "t" } });
   const batch: AckBatch = js.ackBatch();
   void new AckBatch(js, { policy: "all" });
   for await (const m of messages) {

@@ -530,6 +530,12 @@ impl Client {
     pub fn new_inbox(&self) -> String {
         self.inner.shared.lock().new_inbox()
     }
+
+    /// A new unique token of 22 base62 characters, the size of a NUID (an
+    /// object's chunk subject, a batch id).
+    pub(crate) fn new_nuid(&self) -> String {
+        self.new_inbox().rsplit('.').next().unwrap_or_default().to_string()
+    }
 }
 
 // Keep the driver future spawnable on every runtime.

@@ -6,8 +6,12 @@
 //! Publishes pipeline, bounded by a window: at most `max_ack_inflight` acks
 //! outstanding per context (clones share it), and `publish` waits for room,
 //! so a fast producer neither floods the stream nor grows memory unbounded.
+//!
+//! Atomic batches ([`BatchPublish`], ADR-50) store many messages together
+//! or none; a [`Schedule`] (ADR-51) makes a message publish itself later.
 
 mod ack_future;
+mod atomic_batch;
 #[cfg_attr(target_arch = "wasm32", allow(dead_code, reason = "the wasm only reads its API level"))]
 pub(crate) mod fast_ingest;
 mod window;
@@ -18,7 +22,9 @@ pub use crate::core::jetstream::publish::{
     NATS_EXPECTED_LAST_MESSAGE_ID, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
     NATS_EXPECTED_STREAM, NATS_MESSAGE_ID, NATS_MESSAGE_TTL, Publish,
 };
+pub use crate::core::jetstream::schedule::{Predefined, Schedule};
 pub use ack_future::PublishAckFuture;
+pub use atomic_batch::{BatchPublish, BatchPublishBuilder, BatchPublishError, BatchPublishErrorKind};
 
 use std::time::Duration;
 
@@ -78,15 +84,16 @@ impl Context {
     }
 
     /// Publishes a message built with [`Publish`] (message id, expected
-    /// stream or last sequence, TTL).
+    /// stream or last sequence, TTL, a [`Schedule`] or its cancellation).
     pub async fn send_publish(
         &self,
         subject: impl Into<String>,
         publish: Publish,
     ) -> Result<PublishAckFuture, PublishError> {
         let subject = subject.into();
-        // Refuse a bad subject before waiting for room.
+        // Refuse a bad subject or schedule before waiting for room.
         self.client().check_publish_subject(&subject).map_err(PublishErrorKind::error)?;
+        publish.check_for(&subject).map_err(PublishErrorKind::error)?;
         let settings = &self.publish;
         let permit = match settings.backpressure {
             true => settings.window.acquire().await,

@@ -118,3 +118,17 @@ pub async fn restart_jetstream(server: &mut NatsServer, js: &natsjet::jetstream:
     });
     answered.await.expect("JetStream answers after the restart");
 }
+
+/// A JetStream context on `server` and a stream `name` capturing
+/// `<name, lowercase>.>`, the rest of its config from `config`.
+#[allow(dead_code)]
+pub async fn stream_context(
+    server: &NatsServer,
+    name: &str,
+    config: natsjet::jetstream::api::StreamConfig,
+) -> natsjet::jetstream::Context {
+    let js = natsjet::connect(server.client_url()).await.unwrap().jetstream();
+    let subjects = vec![format!("{}.>", name.to_lowercase())];
+    js.create_stream(natsjet::jetstream::api::StreamConfig { name: name.into(), subjects, ..config }).await.unwrap();
+    js
+}

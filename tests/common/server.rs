@@ -21,6 +21,7 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Clone, Debug, Default)]
 pub struct NatsServerBuilder {
     jetstream: bool,
+    jetstream_extra: String,
     websocket: bool,
     tls: Option<Tls>,
     auth: Option<Auth>,
@@ -42,6 +43,11 @@ impl NatsServerBuilder {
     pub fn jetstream(mut self) -> Self {
         self.jetstream = true;
         self
+    }
+    /// Enables JetStream with `lines` inside its block (`limits { batch { timeout: "1s" } }`).
+    pub fn jetstream_with(mut self, lines: &str) -> Self {
+        self.jetstream_extra.push_str(lines);
+        self.jetstream()
     }
     /// Adds a WebSocket listener on a random port (`ws://`, or `wss://` with [`tls`](Self::tls)).
     pub fn websocket(mut self) -> Self {
@@ -379,7 +385,8 @@ impl NatsServer {
             c += "debug: true\ntrace: true\n";
         }
         if self.opts.jetstream {
-            c += &format!("jetstream {{\n  store_dir: {}\n}}\n", q(&self.store_dir.to_string_lossy()));
+            let extra = &self.opts.jetstream_extra;
+            c += &format!("jetstream {{\n  store_dir: {}\n  {extra}\n}}\n", q(&self.store_dir.to_string_lossy()));
         }
         if let Some(files) = &self.tls {
             c += &format!(

@@ -1,12 +1,15 @@
 //! [`Publish`]: a message for a JetStream publish plus the headers that let
-//! the stream dedupe it or refuse it (optimistic concurrency), and their
-//! names on the wire (`server/stream.go`, ADR-43 for `Nats-TTL`).
+//! the stream dedupe it or refuse it (optimistic concurrency), make it a
+//! schedule or cancel one (ADR-51), and their names on the wire
+//! (`server/stream.go`, ADR-43 for `Nats-TTL`).
 
 use std::time::Duration;
 
 use bytes::Bytes;
 
+use crate::core::error::Error;
 use crate::core::header::{HeaderMap, IntoHeaderValue, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT};
+use crate::core::jetstream::schedule::{self, Schedule, write_cancel};
 
 /// De-duplication id: a second message with the same id within the stream's
 /// `duplicate_window` is acknowledged as a duplicate and not stored.
@@ -89,9 +92,39 @@ impl Publish {
     /// seconds (at least one), so a fractional `ttl` is sent as a Go duration
     /// and truncated there, never rounded here.
     pub fn ttl(self, ttl: Duration) -> Self {
-        let value = if ttl.subsec_nanos() == 0 { ttl.as_secs().to_string() } else { format!("{}ns", ttl.as_nanos()) };
-        self.header(NATS_MESSAGE_TTL, value)
+        self.header(NATS_MESSAGE_TTL, ttl_value(ttl))
     }
+
+    /// Makes the message a schedule (ADR-51; the stream needs
+    /// `allow_msg_schedules`): the stream publishes it to the schedule's
+    /// target when it says. One schedule per subject: a new one replaces it.
+    pub fn schedule(mut self, schedule: Schedule) -> Self {
+        schedule.write(self.headers.get_or_insert_with(HeaderMap::new));
+        self
+    }
+
+    /// Stops the schedule stored on `schedule_subject` when this message is
+    /// stored, atomically (server 2.14): publish it to the schedule's target
+    /// to fire early, or to any other subject but the schedule's own.
+    pub fn cancel_schedule(mut self, schedule_subject: impl AsRef<str>) -> Self {
+        write_cancel(schedule_subject.as_ref(), self.headers.get_or_insert_with(HeaderMap::new));
+        self
+    }
+
+    /// Refuses, before a byte is written, schedule headers the server would
+    /// refuse for a message to `subject` (see [`schedule::check`](super::schedule::check)).
+    pub(crate) fn check_for(&self, subject: &str) -> Result<(), Error> {
+        match &self.headers {
+            Some(headers) => schedule::check(subject, headers),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `ttl` as `Nats-TTL` and `Nats-Schedule-TTL` take it: whole seconds, or a
+/// Go duration in nanoseconds when fractional (the server truncates).
+pub(crate) fn ttl_value(ttl: Duration) -> String {
+    if ttl.subsec_nanos() == 0 { ttl.as_secs().to_string() } else { format!("{}ns", ttl.as_nanos()) }
 }
 
 #[cfg(test)]

@@ -244,7 +244,7 @@ impl ObjectStore {
         let max_payload = self.context.client().server_info().max_payload.max(1);
         // 0 is the default, as nats.js reads it; never more than a message holds.
         let chunk_size = meta.chunk_size.filter(|&n| n > 0).unwrap_or(DEFAULT_CHUNK_SIZE).min(max_payload);
-        let nuid = self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string();
+        let nuid = self.context.client().new_nuid();
         let sender = match fast {
             Some(fast) => Sender::Fast(fast),
             None => Sender::Windowed { in_flight: VecDeque::new(), max: (MAX_IN_FLIGHT_BYTES / chunk_size).max(2) },

@@ -11,7 +11,8 @@ use super::ack_batch::RawAckBatch;
 use super::whole_number;
 use crate::error::Error;
 use crate::jetstream::api::AckPolicy;
-use crate::jetstream::publish::NATS_MESSAGE_TTL;
+use crate::jetstream::api::PublishAck;
+use crate::jetstream::publish::{NATS_MESSAGE_TTL, Schedule};
 use crate::jetstream::{self, Context, Publish};
 use crate::wasm::batch::header_map;
 use crate::wasm::boxed_promise;
@@ -36,6 +37,15 @@ export interface RawPublishOptions {
    * messages a `msgID`, so the stream drops a second copy.
    */
   retries?: number;
+  /**
+   * Makes the message a schedule (ADR-51): nats.js's `ScheduleOptions` as
+   * `pattern, target, source, ttl, timezone, rollup` joined by line feeds
+   * (which no header value holds), `""` where unset; `pattern` is the
+   * `Nats-Schedule` value TS made of the specification.
+   */
+  schedule?: string;
+  /** Stops the schedule on this subject once this message is stored (`Nats-Scheduler`, `Nats-Schedule-Next: purge`). */
+  cancelSchedule?: string;
 }
 /** What the stream must look like for the message to be stored, as nats.js's `expect`. */
 export interface PublishExpectations {
@@ -50,8 +60,8 @@ export interface PublishExpectations {
   /** The subject (wildcards allowed) `lastSubjectSequence` checks instead of the message's. */
   lastSubjectSequenceSubject?: string;
 }
-/** A stream's ack: `[stream, seq, duplicate, domain]`. */
-export type RawPubAck = [stream: string, seq: number, duplicate: boolean, domain: string | undefined];
+/** A stream's ack: `[stream, seq, duplicate, domain]`, and an atomic batch's id and size. */
+export type RawPubAck = [stream: string, seq: number, duplicate: boolean, domain: string | undefined, batch?: string, count?: number];
 "#;
 
 #[wasm_bindgen]
@@ -70,6 +80,10 @@ extern "C" {
     fn timeout(this: &RawPublishOptions) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn retries(this: &RawPublishOptions) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn schedule(this: &RawPublishOptions) -> Option<String>;
+    #[wasm_bindgen(method, getter = cancelSchedule)]
+    fn cancel_schedule(this: &RawPublishOptions) -> Option<String>;
 
     #[wasm_bindgen(typescript_type = "PublishExpectations")]
     pub type PublishExpectations;
@@ -174,8 +188,6 @@ impl RawJetStream {
     }
 }
 
-/// `publish` with the headers and expectations of `o` (`headers` first:
-/// it replaces what is set before it).
 /// The `RawPubAck` promise of a publish (Key-Value writes come through
 /// `publish` too, with the subject and headers Rust makes for them).
 fn acked(context: Context, subject: String, publish: Publish) -> Promise {
@@ -183,12 +195,24 @@ fn acked(context: Context, subject: String, publish: Publish) -> Promise {
         let acked = async { context.send_publish(subject.clone(), publish).await?.await }.await;
         // nats.js names the subject nobody answered (no stream captures it).
         let ack = acked.map_err(|e| to_js(&Error::from(e), Call::Other(&subject)))?;
-        let domain = Some(ack.domain).filter(|d| !d.is_empty()).map_or(JsValue::UNDEFINED, JsValue::from);
-        Ok(Array::of4(&ack.stream.into(), &(ack.sequence as f64).into(), &ack.duplicate.into(), &domain).into())
+        Ok(raw_pub_ack(ack))
     }))
 }
 
-fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, Error> {
+/// The `RawPubAck` of `ack`.
+pub(super) fn raw_pub_ack(ack: PublishAck) -> JsValue {
+    let domain = Some(ack.domain).filter(|d| !d.is_empty()).map_or(JsValue::UNDEFINED, JsValue::from);
+    let raw = Array::of4(&ack.stream.into(), &(ack.sequence as f64).into(), &ack.duplicate.into(), &domain);
+    if let (Some(batch), Some(count)) = (ack.batch_id, ack.batch_size) {
+        raw.push(&batch.into());
+        raw.push(&(count as f64).into());
+    }
+    raw.into()
+}
+
+/// `publish` with nats.js's options `o`: headers first (they replace what
+/// is set before them), then the id, TTL, schedule and expectations.
+pub(super) fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, Error> {
     if let Some(headers) = o.headers() {
         publish = publish.headers(header_map(headers)?);
     }
@@ -197,6 +221,12 @@ fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, 
     }
     if let Some(ttl) = text(o.ttl(), "ttl")? {
         publish = publish.header(NATS_MESSAGE_TTL, ttl);
+    }
+    if let Some(fields) = o.schedule() {
+        publish = publish.schedule(schedule(&fields)?);
+    }
+    if let Some(subject) = o.cancel_schedule() {
+        publish = publish.cancel_schedule(subject);
     }
     let Some(e) = o.expect() else { return Ok(publish) };
     if let Some(stream) = text(e.stream_name(), "expect.streamName")? {
@@ -215,4 +245,27 @@ fn with_options(mut publish: Publish, o: &RawPublishOptions) -> Result<Publish, 
         publish = publish.expected_last_subject_sequence_subject(subject);
     }
     Ok(publish)
+}
+
+/// nats.js's `ScheduleOptions` from `pattern, target, source, ttl, timezone,
+/// rollup` on lines (empty ones left out, as nats.js leaves out falsy ones).
+fn schedule(fields: &str) -> Result<Schedule, Error> {
+    let mut fields = fields.split('\n');
+    let mut next = || fields.next().unwrap_or_default();
+    let mut schedule = Schedule::new(next(), next());
+    let (source, ttl, zone, rollup) = (next(), next(), next(), next());
+    if !source.is_empty() {
+        schedule = schedule.source(source);
+    }
+    if !ttl.is_empty() {
+        schedule = schedule.ttl_text(ttl);
+    }
+    if !zone.is_empty() {
+        schedule = schedule.time_zone(zone);
+    }
+    match rollup {
+        "" => Ok(schedule),
+        "sub" => Ok(schedule.rollup()),
+        _ => Err(Error::InvalidArgument(format!("schedule rollup {rollup:?}: only sub"))),
+    }
 }

@@ -12,7 +12,8 @@
 //! core needs (a consumer's names), turns error replies into `NatsError`s,
 //! and parses the header blocks of stored messages (TS decodes the base64).
 //! Messages cross in batches, like core subscriptions.
-//! - [`context`]: `RawJetStream` (a context), acked publish, ack batches;
+//! - [`context`]: `RawJetStream` (a context), acked publish (with schedules), ack batches;
+//! - [`atomic_batch`]: `RawAtomicBatch`, an atomic batch publish;
 //! - [`api`]: every management call and listing on `RawJetStream`, direct
 //!   gets, and consumer handles from their info;
 //! - [`direct_batch`]: `RawDirectBatch`, the messages of a batched direct get;
@@ -30,6 +31,7 @@
 mod ack_batch;
 mod api;
 mod api_types;
+mod atomic_batch;
 pub(super) mod batches;
 mod consumer;
 mod context;

@@ -108,14 +108,44 @@ impl ErrorCode {
     pub const STREAM_TOO_MANY_REQUESTS: ErrorCode = ErrorCode(10167);
     /// 10168: message incr disabled.
     pub const MESSAGE_INCR_DISABLED: ErrorCode = ErrorCode(10168);
-    /// 10174: atomic publish disabled.
+    /// The stream does not take atomic batches (`allow_atomic` off).
     pub const ATOMIC_PUBLISH_DISABLED: ErrorCode = ErrorCode(10174);
-    /// 10176: atomic publish incomplete batch.
+    /// A batch message without its `Nats-Batch-Sequence`.
+    pub const ATOMIC_PUBLISH_MISSING_SEQUENCE: ErrorCode = ErrorCode(10175);
+    /// A batch the server does not hold (abandoned after idling, a gap) was committed.
     pub const ATOMIC_PUBLISH_INCOMPLETE_BATCH: ErrorCode = ErrorCode(10176);
+    /// A header batches do not support (`Nats-Expected-Last-Msg-Id`).
+    pub const ATOMIC_PUBLISH_UNSUPPORTED_HEADER: ErrorCode = ErrorCode(10177);
+    /// A `Nats-Batch-Id` longer than 64 characters.
+    pub const ATOMIC_PUBLISH_INVALID_BATCH_ID: ErrorCode = ErrorCode(10179);
     /// 10185: required api level.
     pub const REQUIRED_API_LEVEL: ErrorCode = ErrorCode(10185);
+    /// A schedule, or its cancellation, on a stream without `allow_msg_schedules`.
+    pub const MESSAGE_SCHEDULES_DISABLED: ErrorCode = ErrorCode(10188);
+    /// A schedule pattern the server cannot read (`Nats-Schedule`).
+    pub const MESSAGE_SCHEDULES_PATTERN_INVALID: ErrorCode = ErrorCode(10189);
+    /// A schedule target that is not a literal subject of the stream.
+    pub const MESSAGE_SCHEDULES_TARGET_INVALID: ErrorCode = ErrorCode(10190);
+    /// A schedule's `Nats-Schedule-TTL` the server refuses.
+    pub const MESSAGE_SCHEDULES_TTL_INVALID: ErrorCode = ErrorCode(10191);
+    /// A schedule's `Nats-Schedule-Rollup` other than `sub`.
+    pub const MESSAGE_SCHEDULES_ROLLUP_INVALID: ErrorCode = ErrorCode(10192);
+    /// More messages in a batch than the server's `max_msgs` (1000 by default).
+    pub const ATOMIC_PUBLISH_TOO_LARGE_BATCH: ErrorCode = ErrorCode(10199);
+    /// A `Nats-Batch-Commit` value the server does not know.
+    pub const ATOMIC_PUBLISH_INVALID_BATCH_COMMIT: ErrorCode = ErrorCode(10200);
+    /// A batch holding a message id the stream already has, or twice.
+    pub const ATOMIC_PUBLISH_DUPLICATE_MESSAGE_ID: ErrorCode = ErrorCode(10201);
+    /// A schedule's `Nats-Schedule-Source` that is not a literal subject.
+    pub const MESSAGE_SCHEDULES_SOURCE_INVALID: ErrorCode = ErrorCode(10203);
     /// A consumer reset to a sequence its deliver policy does not allow (ADR-60).
     pub const CONSUMER_INVALID_RESET: ErrorCode = ErrorCode(10204);
+    /// More open batches on the stream (50) or the server (1000) than allowed (status 429).
+    pub const ATOMIC_PUBLISH_TOO_MANY_INFLIGHT: ErrorCode = ErrorCode(10210);
+    /// A cancellation whose `Nats-Scheduler` is empty, invalid or its own subject.
+    pub const MESSAGE_SCHEDULES_SCHEDULER_INVALID: ErrorCode = ErrorCode(10212);
+    /// A schedule's `Nats-Schedule-Time-Zone` the server does not know.
+    pub const MESSAGE_SCHEDULES_TIME_ZONE_INVALID: ErrorCode = ErrorCode(10223);
 }
 
 impl fmt::Display for ErrorCode {
