@@ -93,9 +93,10 @@ impl CheckpointLedger {
     /// its ack.
     pub fn track(&self, message: &Message, epoch: u64) -> Result<(), Error> {
         let subject = message.claim(&Ack::Ack)?;
-        let now = self.client.now();
+        // Its timing counts from its arrival, so no clock is read here (a
+        // JS call per message in wasm): the ledger's clock is only moved on.
         let received = message.received();
-        let tracked = self.with(|ledger| ledger.track_subject(now, received, subject, epoch)).and_then(|r| r);
+        let tracked = self.with(|ledger| ledger.track_subject(received, received, subject, epoch)).and_then(|r| r);
         if tracked.is_err() {
             message.release_claim();
         }
