@@ -11,7 +11,8 @@
 #                    fails if the wasm imports anything but its glue (`env`)
 #   3. tsc           bindings/*.ts, bindings/jetstream/*.ts, bindings/kv/*.ts, bindings/obj/*.ts,
 #                    bindings/services/*.ts (the `natsjet/services` export) -> pkg/ (.js + .d.ts;
-#                    web.js and node.js entries), plus the Node socket shim
+#                    web.js and node.js entries), plus the Node socket shim; docs/ and LICENSE
+#                    copied in (pkg/README.md links to them)
 # and prints the gzip sizes. Environment: CARGO_TARGET_DIR (default target/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,7 +36,10 @@ if serde_json_de=$(LC_ALL=C grep -aoE '[0-9A-Za-z_$.]*serde_json(2de|\.\.de\.\.)
     exit 1
 fi
 
-rm -rf pkg/web pkg/node pkg/jetstream pkg/kv pkg/obj pkg/services pkg/*.js pkg/*.d.ts
+rm -rf pkg/web pkg/node pkg/jetstream pkg/kv pkg/obj pkg/services pkg/docs pkg/*.js pkg/*.d.ts
+# The guides and the license travel in the package: its README links to them.
+cp -r docs pkg/docs
+cp LICENSE pkg/LICENSE
 for target in web nodejs; do
     out="pkg/${target%js}"
     wasm-bindgen --target "$target" --out-dir "$out" --remove-name-section --remove-producers-section "$wasm"

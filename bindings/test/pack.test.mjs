@@ -2,19 +2,20 @@
 // a fresh project outside the repo (sample-app/, copied to a temp dir), then
 // type-check a program against it (tsc --strict, Node's and a bundler's
 // resolution), and use it from Node, from an esbuild bundle and from a plain
-// <script type="module"> page in Chromium. `--prefer-offline`: `ws` comes
+// <script type="module"> page in Chromium; its README's links resolve inside it. `--prefer-offline`: `ws` comes
 // from the npm cache that `npm ci` filled; npm ci does not cache its registry
 // metadata, so a fresh machine fetches that once.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import * as esbuild from "esbuild";
+import { linkProblem, relativeLinks } from "../../scripts/markdown.mjs";
 import { launchChromium, newPage, serve, skipBrowser } from "./chromium.mjs";
 import { nkeyPair, startServer } from "./harness.mjs";
 
@@ -77,6 +78,22 @@ test("Node: nkeyAuthenticator signs with @nats-io/nkeys, installed with the pack
 test("Node: the installed package's natsjet/services entry", async () => {
   const { stdout } = await run(process.execPath, ["services.mjs", server.url], { cwd: app, timeout: 30_000 });
   assert.deepEqual(JSON.parse(stdout), { entry: "services/index.js", answer: "hello app", pings: ["sample"] });
+});
+
+test("the package carries its README, LICENSE and guides, and every link in them resolves inside it", () => {
+  const installed = join(app, "node_modules/natsjet");
+  const guides = readdirSync(join(installed, "docs")).filter((f) => f.endsWith(".md"));
+  assert.ok(guides.includes("getting-started.md"), `docs/ in the package: ${guides}`);
+  assert.match(readFileSync(join(installed, "LICENSE"), "utf8"), /Apache License/);
+  const broken = [];
+  for (const name of ["README.md", ...guides.map((g) => `docs/${g}`)]) {
+    const file = join(installed, name);
+    for (const link of relativeLinks(readFileSync(file, "utf8"))) {
+      const problem = linkProblem(file, link, link.path ? resolve(dirname(file), link.path) : file);
+      if (problem) broken.push(`${name}:${link.lineNo}: ${link.target}: ${problem}`);
+    }
+  }
+  assert.deepEqual(broken, []);
 });
 
 describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
