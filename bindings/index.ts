@@ -52,7 +52,7 @@ export {
   type ErrorKind,
 } from "./errors.js";
 export { Match, canonicalMIMEHeaderKey, headers, type MsgHdrs, type TraceOptions } from "./headers.js";
-export type { Msg, Payload, PublishOptions } from "./msg.js";
+export type { JsonReviver, Msg, Payload, PublishOptions } from "./msg.js";
 export type {
   ClientPingStatus,
   CloseStatus,

@@ -22,6 +22,8 @@
 #                                      run against natsjet, then against async-nats
 #   5. scripts/wasm-smoke.sh           when it exists (wasm build + tests)
 #   6. scripts/build-pkg.sh            builds the npm package in pkg/ that the JS tests use
+#      scripts/js-api-docs.sh          the JS API reference (TypeDoc) without a warning, its
+#                                      undocumented exports within their budget
 #   7. npm test                        in every folder whose package.json has a test script
 #                                      (bindings/: also the nats.js programs of test/compat/,
 #                                      and test/pack.test.mjs: npm pack, the tarball installed
@@ -107,6 +109,9 @@ fi
 
 if [[ -f scripts/build-pkg.sh ]]; then
     run_stage "build-pkg" bash scripts/build-pkg.sh
+    # The JS reference (TypeDoc) builds from the package's types without a
+    # warning and its undocumented exports stay within their budget.
+    run_stage "js-api-docs" bash scripts/js-api-docs.sh
 fi
 
 while IFS= read -r pkg; do
