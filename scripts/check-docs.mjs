@@ -4,10 +4,9 @@
 //   - every relative link points to a file that exists and, with a #fragment,
 //     to a heading of that file (GitHub's anchors) or of the file itself
 //     (pkg/README.md's as in the package: docs/ and LICENSE are copied there);
-//   - every ```js block parses as an ES module (node --check); the whole
-//     programs among them also run against a server in
-//     bindings/test/doc_samples.test.mjs, while a ```js fragment (one that
-//     continues an earlier sample) only has to parse;
+//   - every ```js block parses as an ES module (node --check); they also
+//     run against a server in bindings/test/doc_samples.test.mjs, once the
+//     package is built;
 //   - every file with a ```rust block is compiled by the doctests
 //     (an include_str! of it in src/lib.rs), so its samples cannot go stale.
 // Links to other sites are not fetched. Exits non-zero on any problem.

@@ -6,15 +6,15 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 
 /**
  * The file's lines outside fenced code blocks (`[lineNo, line]`), and its
- * fenced blocks: `{ lang, info, line, lines }` (`info`: the words after the
- * language, e.g. "fragment" in ```js fragment).
+ * fenced blocks: `{ lang, line, lines, before }` (`before`: the prose line
+ * right above the fence).
  */
 export function parse(text) {
   const prose = [];
   const blocks = [];
   let block = null;
   text.split("\n").forEach((line, i) => {
-    const fence = /^\s*(```+|~~~+)\s*([\w+-]*)\s*(.*)$/.exec(line);
+    const fence = /^\s*(```+|~~~+)\s*([\w+-]*)/.exec(line);
     if (block) {
       if (fence && fence[1][0] === block.fence[0] && fence[1].length >= block.fence.length && !fence[2]) {
         blocks.push(block);
@@ -23,7 +23,7 @@ export function parse(text) {
         block.lines.push(line);
       }
     } else if (fence) {
-      block = { fence: fence[1], lang: fence[2], info: fence[3].trim(), line: i + 1, lines: [], before: prose.at(-1)?.[1] ?? "" };
+      block = { fence: fence[1], lang: fence[2], line: i + 1, lines: [], before: prose.at(-1)?.[1] ?? "" };
     } else {
       prose.push([i + 1, line]);
     }
