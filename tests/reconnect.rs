@@ -404,3 +404,40 @@ async fn a_reconnect_goes_to_the_server_the_callback_picks() {
     assert_eq!(shown.lock().unwrap()[..2], [(3, 0), (3, first.port())], "the pool and the lost server's INFO");
     client.flush().await.unwrap();
 }
+
+/// A pick outside the pool is async-nats's `ClientError::ServerNotInPool`
+/// event, and the attempt goes to the pool's next server as usual.
+#[tokio::test]
+async fn a_pick_outside_the_pool_is_reported_and_the_pool_is_tried() {
+    let mut first = NatsServer::start();
+    let second = NatsServer::start();
+    let reported = Arc::new(Mutex::new(Vec::new()));
+    let sink = reported.clone();
+    let (events, callback) = recorder();
+    let urls = [first.client_url(), second.client_url()];
+    let client = ConnectOptions::new()
+        .retain_servers_order()
+        .reconnect_to_server_callback(|_, info| async move {
+            let elsewhere = ServerAddr::parse("nats://127.0.0.1:1").unwrap();
+            (info.port != 0).then_some(natsjet::ReconnectToServer { addr: elsewhere, delay: Some(Duration::ZERO) })
+        })
+        .event_callback(move |event| {
+            sink.lock().unwrap().push(event);
+            async {}
+        })
+        .on_event(callback)
+        .connect(urls.as_slice())
+        .await
+        .unwrap();
+    first.kill();
+    wait_event(&events, "reconnected", |e| matches!(e, ConnectionEvent::Reconnected { .. })).await;
+    assert_eq!(client.current_server().unwrap().port, second.port());
+    let not_in_pool = natsjet::Event::ClientError(natsjet::ClientError::ServerNotInPool);
+    timeout(WAIT, async {
+        while !reported.lock().unwrap().contains(&not_in_pool) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no ServerNotInPool; saw {:?}", reported.lock().unwrap()));
+}

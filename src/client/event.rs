@@ -61,6 +61,7 @@ impl Event {
             ConnectionEvent::LameDuck { .. } => (Some(Event::LameDuckMode), None),
             ConnectionEvent::Draining => (Some(Event::Draining), None),
             ConnectionEvent::SlowConsumer { sid, .. } => (Some(Event::SlowConsumer(*sid)), None),
+            ConnectionEvent::ServerNotInPool { .. } => (Some(Event::ClientError(ClientError::ServerNotInPool)), None),
             ConnectionEvent::ServerError(error) => (Some(Event::ServerError(ServerError::from(error))), None),
             ConnectionEvent::Closed { error: None } => (Some(Event::Closed), None),
             ConnectionEvent::Closed { error: Some(_) } => {
@@ -140,6 +141,9 @@ impl fmt::Display for ConnectionEvent {
             ConnectionEvent::Ping { pending_pings } => write!(f, "ping ({pending_pings} unanswered)"),
             ConnectionEvent::StaleConnection { server } => write!(f, "stale connection to {server}"),
             ConnectionEvent::ForcedReconnect { server } => write!(f, "forced reconnect from {server}"),
+            ConnectionEvent::ServerNotInPool { server } => {
+                write!(f, "the server chooser picked {server}, not in the pool")
+            }
             ConnectionEvent::ServerError(e) => write!(f, "server error: {e}"),
             ConnectionEvent::SlowConsumer { sid, dropped } => {
                 write!(f, "slow consumers for subscription {sid} ({dropped} messages dropped)")
@@ -189,6 +193,10 @@ mod tests {
         assert_eq!(
             seen(ConnectionEvent::ServerError(violation)),
             [Event::ServerError(ServerError::AuthorizationViolation)]
+        );
+        assert_eq!(
+            seen(ConnectionEvent::ServerNotInPool { server: server.clone() }),
+            [Event::ClientError(ClientError::ServerNotInPool)]
         );
         assert_eq!(
             Event::ClientError(ClientError::MaxReconnects).to_string(),

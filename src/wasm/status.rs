@@ -60,7 +60,8 @@ pub(crate) fn forward(sink: StatusSink) -> impl Fn(Event) + 'static {
             Event::ForcedReconnect { .. } => sink.status("forceReconnect", None, None),
             Event::ServerError(error) => sink.status("error", None, js(Some(error))),
             Event::Closed { error } => sink.status("close", None, js(error)),
-            Event::Draining => Ok(()),
+            // JS picks by index into the pool: it cannot name another server.
+            Event::Draining | Event::ServerNotInPool { .. } => Ok(()),
             Event::ClusterUpdate { added, deleted } => sink.update(host_ports(&added), host_ports(&deleted)),
             Event::Ping { pending_pings } => sink.ping(pending_pings),
             Event::SlowConsumer { sid, dropped } => sink.slow_consumer(sid as f64, dropped as f64),

@@ -354,6 +354,12 @@ pub enum ConnectionEvent {
     ForcedReconnect {
         server: ServerAddr,
     },
+    /// The server chooser ([`Config::choose_server`]: async-nats's
+    /// `reconnect_to_server_callback`) picked `server`, which is not in the
+    /// pool: the attempt goes to the pool's usual next server instead.
+    ServerNotInPool {
+        server: ServerAddr,
+    },
     /// An error that did not close the connection (e.g. a permissions violation).
     ServerError(Error),
     /// A subscriber did not keep up: messages were dropped. Reported by
@@ -595,7 +601,11 @@ impl Connection {
         let at = match choice {
             Err(error) => return self.finish_close(Some(error)),
             Ok(Some(pick)) if self.servers.prefer(&pick.addr) => pick.delay.map(|delay| now + delay),
-            Ok(_) => None,
+            Ok(Some(pick)) => {
+                self.events.push_back(Event::Connection(ConnectionEvent::ServerNotInPool { server: pick.addr }));
+                None
+            }
+            Ok(None) => None,
         };
         match at.or(self.choice_due.take()) {
             Some(at) if at > now => self.timers.set(Timer::Reconnect, Some(at)),

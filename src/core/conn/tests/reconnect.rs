@@ -156,10 +156,14 @@ fn a_chosen_server_is_tried_next_after_its_delay() {
     s.advance(500);
     assert_eq!(s.expect_connect(), "nats://c:4222");
 
-    // A failed attempt asks again; a server outside the pool keeps the usual order and delay.
+    // A failed attempt asks again; a server outside the pool is reported and
+    // keeps the usual order and delay.
     s.lose(Some(io_error()));
     expect_choice(&mut s);
+    s.take_conn_events();
     s.conn.handle_server_choice(s.now, pick("nats://elsewhere:4222", Some(0)));
+    let reported = ConnectionEvent::ServerNotInPool { server: addr("nats://elsewhere:4222") };
+    assert_eq!(s.take_conn_events()[..1], [reported]);
     s.drive();
     assert_eq!(s.expect_connect(), "nats://b:4222");
     s.conn.handle_server_choice(s.now, pick("nats://a:4222", Some(0)));
