@@ -127,8 +127,8 @@ pub struct FlushId(pub u64);
 pub struct Config {
     /// Servers to try, in order unless `randomize` (at least one).
     pub servers: Vec<ServerAddr>,
-    /// Shuffle `servers` before the first attempt (default `true`), so clients
-    /// spread over a cluster.
+    /// Shuffle `servers`, and the servers discovered later, so clients
+    /// spread over a cluster (default `true`).
     pub randomize: bool,
     /// Add servers learned from INFO `connect_urls`.
     pub discover_servers: bool,
@@ -427,7 +427,7 @@ pub enum ConnectionEvent {
 /// hands out its live atomics, with `connects` = `reconnects` + 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Statistics {
-    /// Messages received for subscriptions.
+    /// Messages received (replies to requests included).
     pub in_messages: u64,
     /// Messages published.
     pub out_messages: u64,
