@@ -153,6 +153,9 @@
 //! # Ok::<(), natsjet::Error>(())
 //! ```
 
+// Every public item is documented; a new one without a doc comment fails
+// the build (and scripts/api-docs.sh).
+#![deny(missing_docs)]
 #![cfg_attr(
     not(has_runtime),
     allow(

@@ -29,13 +29,16 @@ pub trait Machine {
     /// Its timers: the reason carried by each deadline.
     type Timer;
 
+    /// Takes input from the server at `now`.
     fn handle_input(&mut self, now: Instant, input: Self::Input<'_>) -> Self::Verdict;
 
     /// Fires what is due at `now`; early calls do nothing.
     fn handle_timeout(&mut self, now: Instant);
 
+    /// The link went down or came back up at `now`.
     fn handle_link(&mut self, now: Instant, link: Link);
 
+    /// The next event for whoever drives the machine.
     fn poll_event(&mut self) -> Option<Self::Event>;
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next, and why.

@@ -21,7 +21,9 @@ pub trait TimerKind: Copy + Eq + Debug + 'static {
 /// A point in time a machine wants to be woken at, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Deadline<R> {
+    /// When to wake.
     pub at: Instant,
+    /// Which timer it is.
     pub reason: R,
 }
 
@@ -58,6 +60,7 @@ impl<T: TimerKind> Default for TimerTable<T> {
 }
 
 impl<T: TimerKind> TimerTable<T> {
+    /// When `timer` fires; `None` while it is off.
     pub fn get(&self, timer: T) -> Option<Instant> {
         self.slots[timer.index()]
     }
@@ -67,10 +70,12 @@ impl<T: TimerKind> TimerTable<T> {
         self.slots[timer.index()] = at;
     }
 
+    /// Turns `timer` off.
     pub fn stop(&mut self, timer: T) {
         self.set(timer, None);
     }
 
+    /// Turns every timer off.
     pub fn stop_all(&mut self) {
         self.slots = [None; MAX_TIMERS];
     }

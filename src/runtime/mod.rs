@@ -38,6 +38,7 @@ use crate::time::Instant;
 pub trait MaybeSend: Send {}
 #[cfg(not(target_arch = "wasm32"))]
 impl<T: Send + ?Sized> MaybeSend for T {}
+/// `Send` natively, nothing in wasm (JS values are `!Send`).
 #[cfg(target_arch = "wasm32")]
 pub trait MaybeSend {}
 #[cfg(target_arch = "wasm32")]
@@ -46,6 +47,7 @@ impl<T: ?Sized> MaybeSend for T {}
 /// A boxed future that is `Send` where the runtime needs it.
 #[cfg(not(target_arch = "wasm32"))]
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+/// A boxed future that is `Send` where the runtime needs it (not in wasm).
 #[cfg(target_arch = "wasm32")]
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T>>>;
 

@@ -22,13 +22,17 @@ use crate::core::proto::ConnectInfo;
 /// sets goes into CONNECT over the options' own credentials.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct CallbackAuth {
+    /// A user JWT (decentralized auth); goes with `nkey` and `signature`.
     pub jwt: Option<String>,
     /// The public nkey whose seed made `signature`.
     pub nkey: Option<String>,
     /// The nonce signed with the nkey's seed (raw bytes; CONNECT carries them in base64url).
     pub signature: Option<Vec<u8>>,
+    /// A user name, with `password`.
     pub user: Option<String>,
+    /// The password of `user`.
     pub password: Option<String>,
+    /// An auth token (`auth_token` in CONNECT).
     pub token: Option<String>,
 }
 
@@ -66,8 +70,12 @@ impl Eq for AuthCallback {}
 /// Credentials for CONNECT. Secrets never appear in `Debug`.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Auth {
+    /// An auth token (`auth_token` in CONNECT); a URL's lone user part wins
+    /// over it.
     pub token: Option<String>,
+    /// A user name, with `password`; a URL's `user:pass@` wins over them.
     pub user: Option<String>,
+    /// The password of `user`.
     pub password: Option<String>,
     /// An nkey seed (`SU…`); signs the server's nonce.
     pub nkey_seed: Option<String>,

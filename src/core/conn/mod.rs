@@ -127,11 +127,17 @@ pub struct FlushId(pub u64);
 pub struct Config {
     /// Servers to try, in order unless `randomize` (at least one).
     pub servers: Vec<ServerAddr>,
+    /// Shuffle `servers`, and the servers discovered later, so clients
+    /// spread over a cluster (default `true`).
     pub randomize: bool,
     /// Add servers learned from INFO `connect_urls`.
     pub discover_servers: bool,
+    /// Connection name sent in CONNECT; shows in the server's monitoring.
     pub name: Option<String>,
+    /// How to authenticate (default: none).
     pub auth: Auth,
+    /// Receive the messages this connection publishes itself when it is
+    /// subscribed to their subjects (default `true`).
     pub echo: bool,
     /// Require TLS even on `nats://` URLs.
     pub tls_required: bool,
@@ -192,6 +198,7 @@ pub struct Config {
     pub inbox_prefix: String,
     /// Client language and version sent in CONNECT.
     pub lang: String,
+    /// Client version sent in CONNECT (default this crate's version).
     pub version: String,
 }
 
@@ -249,16 +256,25 @@ impl fmt::Debug for ReconnectDelay {
 pub enum Action {
     /// Open a transport to `addr` and call `handle_transport_open` or
     /// `handle_transport_closed`.
-    Connect { addr: ServerAddr },
+    Connect {
+        /// The server to connect to.
+        addr: ServerAddr,
+    },
     /// Wrap the open TCP transport in TLS (INFO said so), then call
     /// `handle_tls_ready` or `handle_transport_closed`.
-    UpgradeTls { addr: ServerAddr },
+    UpgradeTls {
+        /// The server the transport is open to (its host names the TLS server).
+        addr: ServerAddr,
+    },
     /// Write what `poll_transmit` still has, then close the transport and call
     /// `handle_transport_closed`.
     Close,
     /// Answer the server's `nonce` (empty when it sent none) with the async
     /// auth callback, then call `handle_auth` (only with `Auth::deferred`).
-    Authenticate { nonce: Vec<u8> },
+    Authenticate {
+        /// The nonce of the server's INFO, to sign.
+        nonce: Vec<u8>,
+    },
     /// Ask the reconnect-to-server callback which server the next attempt
     /// goes to, then call `handle_server_choice` (only with
     /// `Config::choose_server`).
@@ -270,6 +286,7 @@ pub enum Action {
 pub enum State {
     /// Waiting for a transport or in the handshake.
     Connecting,
+    /// Handshake done: messages flow.
     Connected,
     /// Lost; waiting to reconnect.
     Disconnected,
@@ -292,13 +309,31 @@ impl fmt::Display for State {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// A message for a subscription.
-    Message { sid: Sid, message: Message },
+    Message {
+        /// The subscription it matched.
+        sid: Sid,
+        /// The message.
+        message: Message,
+    },
     /// A subscription reached its `unsubscribe_after` limit or was removed.
-    SubscriptionEnded { sid: Sid },
+    SubscriptionEnded {
+        /// The subscription that ended.
+        sid: Sid,
+    },
     /// The answer to a request (503 becomes `Err(NoResponders)`).
-    Response { id: RequestId, result: Result<Message, Error> },
+    Response {
+        /// The request answered.
+        id: RequestId,
+        /// The reply, or why there is none.
+        result: Result<Message, Error>,
+    },
     /// A flush completed (`Ok`) or cannot complete (`Err(Disconnected|Closed)`).
-    Flushed { id: FlushId, result: Result<(), Error> },
+    Flushed {
+        /// The flush that completed.
+        id: FlushId,
+        /// `Ok` once the server answered the PING.
+        result: Result<(), Error>,
+    },
     /// Connection lifecycle, for users.
     Connection(ConnectionEvent),
 }
@@ -310,54 +345,69 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ConnectionEvent {
+    /// The first connection is up.
     Connected {
+        /// The server connected to.
         server: ServerAddr,
     },
     /// The connection to `server` was lost (or the server refused the
     /// handshake); `error` says why, when something went wrong.
     Disconnected {
+        /// The server that was lost.
         server: ServerAddr,
+        /// Why, when something went wrong.
         error: Option<Error>,
     },
     /// Another attempt starts, to `server`, after a loss or a failed
     /// attempt (every attempt but the very first).
     Reconnecting {
+        /// The server tried.
         server: ServerAddr,
     },
+    /// The connection is up again after a loss (every connection but the
+    /// first): subscriptions are restored and buffered publishes sent.
     Reconnected {
+        /// The server connected to.
         server: ServerAddr,
     },
     /// An INFO changed the server pool: servers the cluster announced
     /// joined it (`added`, tried on reconnect), discovered ones it no
     /// longer lists left it (`deleted`).
     ClusterUpdate {
+        /// Servers that joined the pool.
         added: Vec<ServerAddr>,
+        /// Discovered servers that left it.
         deleted: Vec<ServerAddr>,
     },
     /// The server announced lame-duck mode (it shuts down soon); the
     /// connection moves elsewhere.
     LameDuck {
+        /// The server going away.
         server: ServerAddr,
     },
     /// A keep-alive PING went out; `pending_pings` are unanswered now, this one included.
     Ping {
+        /// Unanswered PINGs, this one included.
         pending_pings: u32,
     },
     /// `max_pings_outstanding` keep-alive PINGs went unanswered: the
     /// connection to `server` is dropped (`Disconnected` with
     /// [`Error::Timeout`] follows) and replaced.
     StaleConnection {
+        /// The server that did not answer.
         server: ServerAddr,
     },
     /// [`Connection::force_reconnect`] (or [`Client::force_reconnect`](crate::Client::force_reconnect))
     /// is dropping the connection to `server` (nats.js's `forceReconnect` status).
     ForcedReconnect {
+        /// The server being left.
         server: ServerAddr,
     },
     /// The server chooser ([`Config::choose_server`]: async-nats's
     /// `reconnect_to_server_callback`) picked `server`, which is not in the
     /// pool: the attempt goes to the pool's usual next server instead.
     ServerNotInPool {
+        /// The server the chooser named.
         server: ServerAddr,
     },
     /// An error that did not close the connection (e.g. a permissions violation).
@@ -365,7 +415,9 @@ pub enum ConnectionEvent {
     /// A subscriber did not keep up: messages were dropped. Reported by
     /// the client's subscription queues, never by this core.
     SlowConsumer {
+        /// The subscription's id (its [`Sid`] number).
         sid: u64,
+        /// Messages dropped since the last report.
         dropped: u64,
     },
     /// [`Client::drain`](crate::Client::drain) began. Reported by the
@@ -373,6 +425,7 @@ pub enum ConnectionEvent {
     Draining,
     /// Closed for good.
     Closed {
+        /// The error that closed it, if one did.
         error: Option<Error>,
     },
 }
@@ -381,10 +434,15 @@ pub enum ConnectionEvent {
 /// hands out its live atomics, with `connects` = `reconnects` + 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Statistics {
+    /// Messages received (replies to requests included).
     pub in_messages: u64,
+    /// Messages published.
     pub out_messages: u64,
+    /// Payload bytes received (headers not counted).
     pub in_bytes: u64,
+    /// Payload bytes published (headers not counted).
     pub out_bytes: u64,
+    /// Reconnections after the first connection.
     pub reconnects: u64,
 }
 
@@ -503,6 +561,7 @@ impl Connection {
     }
 
     // ---- getters
+    /// Where the connection stands.
     pub fn state(&self) -> State {
         self.state
     }
@@ -510,6 +569,7 @@ impl Connection {
     pub fn server_info(&self) -> Option<&ServerInfo> {
         self.info.as_ref()
     }
+    /// The counters so far, as a snapshot.
     pub fn statistics(&self) -> Statistics {
         self.stats
     }
@@ -563,10 +623,15 @@ impl Connection {
     }
 
     // ---- transport inputs (see lifecycle.rs and inbound.rs)
+    /// The transport of `Action::Connect` is open: the handshake starts (or,
+    /// for TLS-first servers, an `Action::UpgradeTls`), bounded by
+    /// [`Config::connect_timeout`].
     pub fn handle_transport_open(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         self.on_transport_open(now);
     }
+    /// The TLS upgrade of `Action::UpgradeTls` is done: the handshake goes on
+    /// over it.
     pub fn handle_tls_ready(&mut self, now: Instant) {
         self.clock.advance(now);
         self.on_tls_ready();
@@ -645,6 +710,8 @@ impl Connection {
     pub fn awaited_input(&self) -> usize {
         self.parser.awaited()
     }
+    /// Runs every timer due at `now` (pings, handshake and reconnect
+    /// deadlines); call it at [`poll_timeout`](Self::poll_timeout).
     pub fn handle_timeout(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         while let Some(timer) = self.timers.pop_expired(now) {
@@ -695,6 +762,9 @@ impl Connection {
         self.write_pub(subject, reply, headers, body)
     }
 
+    /// Subscribes to `subject` (wildcards allowed), in queue group `queue` if
+    /// given: messages come as [`Event::Message`] with the returned [`Sid`].
+    /// The subscription is restored on every reconnect.
     pub fn subscribe(&mut self, subject: &str, queue: Option<&str>) -> Result<Sid, Error> {
         self.check_open()?;
         validate_subscribe_subject(subject)?;
@@ -864,10 +934,12 @@ impl Connection {
     }
 
     // ---- outputs
+    /// The next thing the driver must do with transports.
     #[must_use]
     pub fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()
     }
+    /// The next message, response, flush completion or lifecycle event.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
@@ -891,6 +963,8 @@ impl Connection {
     pub fn untransmit(&mut self, pieces: impl DoubleEndedIterator<Item = Bytes>) {
         self.out.untake(pieces);
     }
+    /// When to call [`handle_timeout`](Self::handle_timeout) next; `None`:
+    /// no timer is running.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.timers.next().map(|d| d.at)

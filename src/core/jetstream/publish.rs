@@ -34,6 +34,7 @@ pub struct Publish {
 }
 
 impl Publish {
+    /// An empty message (no payload, no headers).
     pub fn build() -> Self {
         Self::default()
     }
@@ -45,6 +46,7 @@ impl Publish {
         self.headers.as_ref()
     }
 
+    /// Sets the payload.
     pub fn payload(mut self, payload: Bytes) -> Self {
         self.payload = payload;
         self
@@ -62,18 +64,26 @@ impl Publish {
         self
     }
 
+    /// Sets `Nats-Msg-Id`: the stream stores a message with an id it saw within
+    /// its `duplicate_window` only once (the ack then says `duplicate`).
     pub fn message_id(self, id: impl AsRef<str>) -> Self {
         self.header(NATS_MESSAGE_ID, id.as_ref())
     }
 
+    /// Sets `Nats-Expected-Stream`: refused (10060) unless the subject is
+    /// stored by the stream of this name.
     pub fn expected_stream(self, stream: impl AsRef<str>) -> Self {
         self.header(NATS_EXPECTED_STREAM, stream.as_ref())
     }
 
+    /// Sets `Nats-Expected-Last-Sequence`: refused (10071) unless the stream's
+    /// last sequence is `sequence`.
     pub fn expected_last_sequence(self, sequence: u64) -> Self {
         self.header(NATS_EXPECTED_LAST_SEQUENCE, sequence.to_string())
     }
 
+    /// Sets `Nats-Expected-Last-Subject-Sequence`: refused (10071) unless the
+    /// last message on this subject has sequence `sequence` (0: there is none).
     pub fn expected_last_subject_sequence(self, sequence: u64) -> Self {
         self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, sequence.to_string())
     }
@@ -84,6 +94,8 @@ impl Publish {
         self.header(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE_SUBJECT, subject.as_ref())
     }
 
+    /// Sets `Nats-Expected-Last-Msg-Id`: refused (10070) unless the stream's
+    /// last message has this `Nats-Msg-Id`.
     pub fn expected_last_message_id(self, id: impl AsRef<str>) -> Self {
         self.header(NATS_EXPECTED_LAST_MESSAGE_ID, id.as_ref())
     }

@@ -23,10 +23,13 @@ const DIRECT_SUBJECT: &str = "Nats-Subject";
 /// A stored message, as async-nats's `StreamMessage`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamMessage {
+    /// The subject it was published to.
     pub subject: String,
+    /// Its stream sequence.
     pub sequence: u64,
     /// The headers it was published with (empty when it had none).
     pub headers: HeaderMap,
+    /// Its payload.
     pub payload: Bytes,
     /// When the stream stored it, RFC 3339 as the server wrote it.
     pub time: String,

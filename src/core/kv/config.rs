@@ -22,7 +22,9 @@ const MAX_DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
 /// default: one value per key, no TTL, no size limits, one replica.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
+    /// The bucket's name (`[A-Za-z0-9_-]+`); its stream is `KV_<bucket>`.
     pub bucket: String,
+    /// A description of the bucket (the stream's).
     pub description: String,
     /// Largest value accepted, in bytes (0: the server's limit).
     pub max_value_size: i32,
@@ -32,7 +34,9 @@ pub struct Config {
     pub max_age: Duration,
     /// Size of the whole bucket (0: unlimited).
     pub max_bytes: i64,
+    /// Where the bucket's stream keeps the data (default file).
     pub storage: StorageType,
+    /// Replicas of the bucket's stream (0 or 1: one).
     pub num_replicas: usize,
     /// Republishes every change to another subject.
     pub republish: Option<Republish>,
@@ -44,10 +48,12 @@ pub struct Config {
     pub mirror_direct: bool,
     /// S2 compression of the stored values.
     pub compression: bool,
+    /// Which servers of a cluster hold the replicas.
     pub placement: Option<Placement>,
     /// Keep a marker for this long when a limit or a TTL removes a key, so
     /// watchers see it go (server 2.11, API level 1); also allows per-key TTLs.
     pub limit_markers: Option<Duration>,
+    /// Free-form key/value pairs of the bucket (the stream's metadata).
     pub metadata: HashMap<String, String>,
 }
 
@@ -134,6 +140,7 @@ fn with_stream_prefix(name: &str) -> String {
 pub struct Status {
     /// The info of the bucket's stream.
     pub info: StreamInfo,
+    /// The bucket's name.
     pub bucket: String,
 }
 
@@ -144,6 +151,7 @@ impl Status {
         Some(Status { info, bucket })
     }
 
+    /// The bucket's name.
     pub fn bucket(&self) -> &str {
         &self.bucket
     }

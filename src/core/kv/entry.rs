@@ -91,7 +91,9 @@ impl FromStr for Operation {
 /// A key's value at one revision, as async-nats's `kv::Entry`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
+    /// The bucket the key is in.
     pub bucket: String,
+    /// The key.
     pub key: String,
     /// Empty for deletes and purges, and for watches that asked for headers only.
     pub value: Bytes,
@@ -101,6 +103,7 @@ pub struct Entry {
     pub delta: u64,
     /// When the server stored it.
     pub created: SystemTime,
+    /// What the entry is: a put, a delete or a purge.
     pub operation: Operation,
     /// Whether the watch has delivered every entry that existed when it
     /// started (this one included). Always `false` for a get.

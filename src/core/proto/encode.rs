@@ -86,10 +86,12 @@ pub fn encode_unsub(out: &mut BytesMut, sid: u64, max: Option<u64>) {
     out.extend_from_slice(b"\r\n");
 }
 
+/// Writes `PING`.
 pub fn encode_ping(out: &mut BytesMut) {
     out.extend_from_slice(b"PING\r\n");
 }
 
+/// Writes `PONG`.
 pub fn encode_pong(out: &mut BytesMut) {
     out.extend_from_slice(b"PONG\r\n");
 }

@@ -16,14 +16,21 @@ use crate::core::subject::Subject;
 /// One operation from the server.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerOp {
+    /// `INFO`: the server's settings (first on every connection, and again
+    /// when the cluster changes or the server enters lame duck mode).
     Info(Box<ServerInfo>),
     /// MSG or HMSG; headers, status and description are parsed into `message`.
     Msg {
+        /// The subscription id it was delivered for.
         sid: u64,
+        /// The message.
         message: Message,
     },
+    /// `PING`: the server checks the client is alive (answer `PONG`).
     Ping,
+    /// `PONG`: the answer to a `PING` the client sent.
     Pong,
+    /// `+OK` (only in verbose mode).
     Ok,
     /// `-ERR` with the quotes removed.
     Err(String),
@@ -60,10 +67,12 @@ pub struct Parser {
 }
 
 impl Parser {
+    /// A parser that enforces `limits`.
     pub fn new(limits: ParserLimits) -> Self {
         Parser { limits, ..Parser::default() }
     }
 
+    /// Changes the largest header + payload accepted (from the server's INFO).
     pub fn set_max_payload(&mut self, max_payload: usize) {
         self.limits.max_payload = max_payload;
     }

@@ -114,6 +114,7 @@ pub enum RequestStrategy {
 /// Options of a request for many replies, as nats.js `RequestManyOptions`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestManyOptions {
+    /// When the request ends (default [`RequestStrategy::Timer`]).
     pub strategy: RequestStrategy,
     /// The upper bound of the whole request (default 1 s; must be positive).
     pub max_wait: Duration,
@@ -205,6 +206,7 @@ impl Gather {
         self.end
     }
 
+    /// Whether the request has ended.
     pub fn is_finished(&self) -> bool {
         self.end.is_some()
     }

@@ -49,16 +49,22 @@ pub struct LedgerId(u64);
 /// subscription of its own (`no_mux`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GatherKey {
+    /// Replies on the muxed inbox, under this request.
     Request(RequestId),
+    /// Replies on a subscription of their own (`no_mux`).
     Sub(Sid),
 }
 
 /// Why the session wants to be woken: the machine and its timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wake {
+    /// A connection timer (pings, handshake, reconnect).
     Connection(conn::Timer),
+    /// A reader's timer.
     Reader(Sid, ReaderTimer),
+    /// A checkpoint ledger's timer.
     Ledger(LedgerId, LedgerTimer),
+    /// A request for many's timer ([`GatherTimer`]).
     Gather(GatherKey, GatherTimer),
     /// A subscription's first message is overdue.
     FirstMessage(Sid, FirstMessageWait),
@@ -72,33 +78,93 @@ pub enum SessionEvent {
     /// What the connection reported and no attached machine took.
     Connection(Event),
     /// A message for the user of reader `sid`.
-    ReaderMessage { sid: Sid, message: Message },
+    ReaderMessage {
+        /// The reader (by the sid of its subscription).
+        sid: Sid,
+        /// The message.
+        message: Message,
+    },
     /// The error that ends reader `sid`, after its messages; [`ReaderEnded`](Self::ReaderEnded) follows.
-    ReaderFailed { sid: Sid, error: Error },
+    ReaderFailed {
+        /// The reader.
+        sid: Sid,
+        /// Why it ends.
+        error: Error,
+    },
     /// For whoever watches reader `sid`'s events.
-    ReaderEvent { sid: Sid, event: ConsumerEvent },
+    ReaderEvent {
+        /// The reader.
+        sid: Sid,
+        /// What happened.
+        event: ConsumerEvent,
+    },
     /// Reader `sid` finished and was retired: its user's streams end.
-    ReaderEnded { sid: Sid },
+    ReaderEnded {
+        /// The reader.
+        sid: Sid,
+    },
     /// The next message in order, for the user of ordered read `id`.
-    OrderedMessage { id: OrderedId, message: Message },
+    OrderedMessage {
+        /// The ordered read.
+        id: OrderedId,
+        /// The message.
+        message: Message,
+    },
     /// The error that ends ordered read `id`, after its messages; [`OrderedEnded`](Self::OrderedEnded) follows.
-    OrderedFailed { id: OrderedId, error: Error },
+    OrderedFailed {
+        /// The ordered read.
+        id: OrderedId,
+        /// Why it ends.
+        error: Error,
+    },
     /// For whoever watches ordered read `id`'s events (its readers' and its re-creations).
-    OrderedEvent { id: OrderedId, event: ConsumerEvent },
+    OrderedEvent {
+        /// The ordered read.
+        id: OrderedId,
+        /// What happened.
+        event: ConsumerEvent,
+    },
     /// Ordered read `id` ended: its user's streams end after what they hold.
-    OrderedEnded { id: OrderedId },
+    OrderedEnded {
+        /// The ordered read.
+        id: OrderedId,
+    },
     /// A reply of a request for many, for its reader.
-    Reply { key: GatherKey, message: Message },
+    Reply {
+        /// The request it answers.
+        key: GatherKey,
+        /// The reply.
+        message: Message,
+    },
     /// The request for many failed; its end follows.
-    GatherFailed { key: GatherKey, error: Error },
+    GatherFailed {
+        /// The request.
+        key: GatherKey,
+        /// Why it failed.
+        error: Error,
+    },
     /// The request for many ended by its rules: its reader ends after what it holds.
-    GatherEnded { key: GatherKey },
+    GatherEnded {
+        /// The request.
+        key: GatherKey,
+    },
     /// Subscription `sid` had no message within its timeout: it must end.
-    FirstMessageMissed { sid: Sid },
+    FirstMessageMissed {
+        /// The subscription.
+        sid: Sid,
+    },
     /// For whoever watches checkpoint ledger `id`: a held delivery at risk.
-    LedgerEvent { id: LedgerId, event: LedgerEvent },
+    LedgerEvent {
+        /// The ledger.
+        id: LedgerId,
+        /// What happened.
+        event: LedgerEvent,
+    },
 }
 
+/// The connection with its attached machines: JetStream readers, ordered
+/// reads, checkpoint ledgers, requests for many replies and first-message
+/// timers, driven as one (see the [`session`](crate::session) module).
 pub struct Session {
     conn: Connection,
     readers: IdMap<Sid, Reader>,
@@ -134,6 +200,7 @@ impl DerefMut for Session {
 }
 
 impl Session {
+    /// A session around `conn`, with nothing attached yet.
     pub fn new(conn: Connection) -> Self {
         Session {
             conn,
@@ -279,6 +346,8 @@ impl Session {
         self.ledgers.get(&id).map(AckLedger::len)
     }
 
+    /// Detaches ledger `id`, dropping what it holds; nothing happens if it is
+    /// not attached.
     pub fn remove_ledger(&mut self, id: LedgerId) {
         self.ledgers.remove(&id);
     }

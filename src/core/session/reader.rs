@@ -24,7 +24,9 @@ use crate::core::timer::Deadline;
 /// Why a reader wants to be woken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReaderTimer {
+    /// A pull reader's timer (retry, pull expiry, missed heartbeats).
     Pull(pull::Timer),
+    /// A push reader's timer (missed heartbeats).
     Push(PushTimer),
 }
 

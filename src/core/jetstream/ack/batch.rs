@@ -29,7 +29,9 @@ pub struct AckBatch {
 /// One publish of a plan: `body` to `subject`, sent as a request so the server confirms it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedAck {
+    /// The delivery's ack subject (its reply subject).
     pub subject: String,
+    /// The ack payload (`+ACK`, `-NAK`, `+TERM`, `+WPI`, …).
     pub body: Bytes,
     /// The deliveries this publish settles: one, or for AckAll every `+ACK`
     /// of its consumer at or below this stream sequence.
@@ -37,6 +39,7 @@ pub struct PlannedAck {
 }
 
 impl AckBatch {
+    /// An empty batch for consumers with the default (explicit) ack policy.
     pub fn new() -> Self {
         Self::default()
     }
@@ -47,6 +50,7 @@ impl AckBatch {
         AckBatch { policy, ..Self::default() }
     }
 
+    /// The consumers' ack policy the batch was made for.
     pub fn policy(&self) -> AckPolicy {
         self.policy
     }
@@ -83,10 +87,12 @@ impl AckBatch {
         }
     }
 
+    /// Deliveries with an ack in the batch.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether the batch holds no ack.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -200,6 +206,7 @@ impl AckConfirmations {
         }
     }
 
+    /// The deadline for the answers; `None` once every request is answered.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         (!self.is_done()).then_some(self.deadline)
@@ -215,6 +222,7 @@ impl AckConfirmations {
         &self.report
     }
 
+    /// The final report.
     pub fn into_report(self) -> AckReport {
         self.report
     }

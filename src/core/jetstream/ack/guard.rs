@@ -36,18 +36,43 @@ pub fn check_shared_durable(ack_policy: AckPolicy, workers: usize) -> Result<(),
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LedgerWarning {
     /// Workers can hold more unacked messages than the consumer allows.
-    MaxAckPendingTooSmall { max_ack_pending: i64, needed: u64 },
+    MaxAckPendingTooSmall {
+        /// The consumer's `max_ack_pending`.
+        max_ack_pending: i64,
+        /// Unacked messages the workers can hold (workers × batch).
+        needed: u64,
+    },
     /// Messages wait for a checkpoint longer than the server waits for their ack.
-    AckWaitShorterThanCheckpoint { ack_wait: Duration, checkpoint_interval: Duration },
+    AckWaitShorterThanCheckpoint {
+        /// The consumer's `ack_wait`.
+        ack_wait: Duration,
+        /// The time between checkpoints.
+        checkpoint_interval: Duration,
+    },
     /// The server drops a message after this many deliveries: one that keeps
     /// failing (or keeps landing in aborted epochs) is lost, not retried.
-    MaxDeliverFinite { max_deliver: i64 },
+    MaxDeliverFinite {
+        /// The consumer's `max_deliver`.
+        max_deliver: i64,
+    },
     /// Fewer pulls may wait at the server than there are workers: the
     /// others' pulls are refused (409) and they idle.
-    MaxWaitingBelowWorkers { max_waiting: i64, workers: usize },
+    MaxWaitingBelowWorkers {
+        /// The consumer's `max_waiting`.
+        max_waiting: i64,
+        /// The workers that pull from it.
+        workers: usize,
+    },
     /// The durable that exists has another setting than the program asks
     /// for: the server's stays in force (both as text, the server's first).
-    ConfigDiffers { field: &'static str, existing: String, wanted: String },
+    ConfigDiffers {
+        /// The setting: `ack_wait`, `max_ack_pending`, `max_deliver`, `backoff` or `filter` (the filter subjects).
+        field: &'static str,
+        /// The durable's value, as the server has it.
+        existing: String,
+        /// The value the program asks for.
+        wanted: String,
+    },
 }
 
 impl fmt::Display for LedgerWarning {

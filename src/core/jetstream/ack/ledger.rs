@@ -46,11 +46,17 @@ pub enum LedgerEvent {
     /// The `+WPI` for this delivery could not go out before its ack deadline
     /// (disconnected, or the caller came late): the server may redeliver it,
     /// so its processing may happen twice.
-    RedeliveryRisk { token: AckToken },
+    RedeliveryRisk {
+        /// The delivery at risk.
+        token: AckToken,
+    },
     /// A redelivery that no restored state covers and this ledger did not
     /// nak: the worker that had it before crashed, nak'd it, or (if its
     /// ledger reported [`RedeliveryRisk`](Self::RedeliveryRisk)) still holds it.
-    Redelivered { token: AckToken },
+    Redelivered {
+        /// The redelivered delivery.
+        token: AckToken,
+    },
 }
 
 /// What a ledger has done for exactly-once, since it was made.
@@ -242,6 +248,8 @@ impl Queue {
 }
 
 impl AckLedger {
+    /// An empty ledger; give each consumer's `ack_wait` with
+    /// [`set_ack_wait`](Self::set_ack_wait) before tracking its messages.
     pub fn new() -> Self {
         AckLedger { connected: true, ..Self::default() }
     }
@@ -513,6 +521,7 @@ impl AckLedger {
         self.consumers.queues().map(|q| q.applied.count()).sum()
     }
 
+    /// What the ledger has done so far.
     pub fn counts(&self) -> LedgerCounts {
         self.counts
     }
@@ -522,6 +531,7 @@ impl AckLedger {
         self.consumers.queues().map(|q| q.items.len()).sum()
     }
 
+    /// Whether the ledger holds no delivery.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -581,6 +591,7 @@ impl AckLedger {
         Some(self.outbox.drain(..).map(|sent| sent.token).collect())
     }
 
+    /// The next thing the user should hear about.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<LedgerEvent> {
         self.events.pop_front()

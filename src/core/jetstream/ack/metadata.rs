@@ -18,11 +18,16 @@ pub struct MessageMetadata {
     pub domain: Option<String>,
     /// Hash of the account (v2 subjects), used by the server for routing.
     pub acc_hash: Option<String>,
+    /// The stream the message is in.
     pub stream: String,
+    /// The consumer that delivered it.
     pub consumer: String,
     /// How many times this message was delivered, this time included.
     pub delivered: i64,
+    /// The message's sequence in the stream.
     pub stream_sequence: u64,
+    /// The consumer's count of deliveries, this one included (redeliveries
+    /// count too).
     pub consumer_sequence: u64,
     /// When the stream stored the message.
     pub published: SystemTime,

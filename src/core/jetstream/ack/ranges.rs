@@ -7,6 +7,7 @@
 pub struct SeqRanges(Vec<(u64, u64)>);
 
 impl SeqRanges {
+    /// An empty set.
     pub fn new() -> Self {
         Self::default()
     }
@@ -16,6 +17,7 @@ impl SeqRanges {
         &self.0
     }
 
+    /// Whether no sequence is held.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -25,6 +27,7 @@ impl SeqRanges {
         self.0.iter().map(|&(first, last)| last - first + 1).sum()
     }
 
+    /// Whether `seq` is held.
     pub fn contains(&self, seq: u64) -> bool {
         // New deliveries come after everything held: no search for them.
         match self.0.last() {
@@ -42,6 +45,7 @@ impl SeqRanges {
         }
     }
 
+    /// Adds `seq`, merging it with a neighbouring range.
     pub fn insert(&mut self, seq: u64) {
         self.insert_range(seq, seq);
     }

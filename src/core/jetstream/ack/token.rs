@@ -79,18 +79,22 @@ impl AckToken {
         MessageMetadata::parse(&self.subject).unwrap_or_else(|_| unreachable!("checked by AckToken::new"))
     }
 
+    /// The stream the message is in.
     pub fn stream(&self) -> &str {
         &self.subject[self.stream.start as usize..self.stream.end as usize]
     }
 
+    /// The consumer that delivered it.
     pub fn consumer(&self) -> &str {
         &self.subject[self.consumer.start as usize..self.consumer.end as usize]
     }
 
+    /// The message's stream sequence.
     pub fn stream_sequence(&self) -> u64 {
         self.numbers.stream_sequence
     }
 
+    /// The consumer sequence of this delivery.
     pub fn consumer_sequence(&self) -> u64 {
         self.numbers.consumer_sequence
     }

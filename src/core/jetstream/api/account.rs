@@ -15,16 +15,23 @@ pub struct AccountInfo {
     pub memory: u64,
     /// Bytes of file storage in use.
     pub storage: u64,
+    /// Bytes of memory storage reserved by streams that set `max_bytes`.
     pub reserved_memory: u64,
+    /// Bytes of file storage reserved by streams that set `max_bytes`.
     pub reserved_storage: u64,
+    /// Streams in the account.
     pub streams: usize,
+    /// Consumers in the account.
     pub consumers: usize,
+    /// What the account may use.
     pub limits: AccountLimits,
+    /// The JetStream domain that answered, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
     /// API counters and level (`api` on the wire; async-nats's name).
     #[serde(rename = "api")]
     pub requests: ApiStats,
+    /// Usage and limits per tier (`R1`, `R3`, …), with tiered limits.
     #[serde(skip_serializing_if = "HashMap::is_empty")]
     pub tiers: HashMap<String, Tier>,
 }
@@ -33,12 +40,19 @@ pub struct AccountInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AccountLimits {
+    /// Bytes of memory storage.
     pub max_memory: i64,
+    /// Bytes of file storage (`max_storage`).
     pub max_storage: i64,
+    /// Streams.
     pub max_streams: i64,
+    /// Consumers.
     pub max_consumers: i64,
+    /// Largest `max_ack_pending` a consumer may have.
     pub max_ack_pending: i64,
+    /// Largest `max_bytes` a memory stream may set.
     pub memory_max_stream_bytes: i64,
+    /// Largest `max_bytes` a file stream may set.
     pub storage_max_stream_bytes: i64,
     /// Streams must set `max_bytes`.
     pub max_bytes_required: bool,
@@ -48,12 +62,19 @@ pub struct AccountLimits {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Tier {
+    /// Bytes of memory storage in use.
     pub memory: u64,
+    /// Bytes of file storage in use.
     pub storage: u64,
+    /// Bytes of memory storage reserved by streams that set `max_bytes`.
     pub reserved_memory: u64,
+    /// Bytes of file storage reserved by streams that set `max_bytes`.
     pub reserved_storage: u64,
+    /// Streams in the tier.
     pub streams: usize,
+    /// Consumers in the tier.
     pub consumers: usize,
+    /// What the tier may use.
     pub limits: AccountLimits,
 }
 
@@ -62,9 +83,13 @@ pub struct Tier {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ApiStats {
+    /// The API level the server implements (0 before ADR-44, server 2.11).
     pub level: usize,
+    /// API requests the server received since it started.
     pub total: u64,
+    /// Those of them answered with an error.
     pub errors: u64,
+    /// Requests being served right now.
     #[serde(skip_serializing_if = "is_default")]
     pub inflight: u64,
 }

@@ -23,15 +23,22 @@ use crate::core::error::Error;
 /// the `serde` renames.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ConsumerConfig {
+    /// The consumer's name (server 2.9); with neither this nor `durable_name`
+    /// the server makes one up. No whitespace, `.`, `*`, `>`, `/` or `\`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Makes the consumer durable under this name: it stays until deleted
+    /// (unless `inactive_threshold` is set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub durable_name: Option<String>,
+    /// A short description, shown in consumer info.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Where delivery starts; `deliver_policy` plus `opt_start_*` on the wire.
     #[serde(flatten)]
     pub deliver_policy: DeliverPolicy,
+    /// How delivered messages must be acked (default
+    /// [`AckPolicy::Explicit`]; always sent).
     #[serde(default)]
     pub ack_policy: AckPolicy,
     /// Redeliver if not acked within this; 0 lets the server pick (30 s).
@@ -43,11 +50,15 @@ pub struct ConsumerConfig {
     /// Redelivery delays; the first replaces `ack_wait`, the last repeats.
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "serde_nanos::vec")]
     pub backoff: Vec<Duration>,
+    /// Deliver only messages whose subject matches this (wildcards allowed);
+    /// empty means all of the stream's.
     #[serde(default, skip_serializing_if = "String::is_empty", deserialize_with = "null_as_default")]
     pub filter_subject: String,
     /// Several filters (server 2.10); excludes `filter_subject`.
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub filter_subjects: Vec<String>,
+    /// How fast stored messages are delivered (default
+    /// [`ReplayPolicy::Instant`]).
     #[serde(default, skip_serializing_if = "is_default")]
     pub replay_policy: ReplayPolicy,
     /// Bits per second.
@@ -62,6 +73,8 @@ pub struct ConsumerConfig {
     /// Delivered but unacked messages before delivery pauses; 0 lets the server pick (1000).
     #[serde(default, skip_serializing_if = "is_default")]
     pub max_ack_pending: i64,
+    /// Deliver only the headers, with the payload's size in a
+    /// `Nats-Msg-Size` header, and no payload.
     #[serde(default, skip_serializing_if = "is_default")]
     pub headers_only: bool,
     /// Largest `batch` a pull request may ask for.
@@ -76,10 +89,15 @@ pub struct ConsumerConfig {
     /// Push consumers only: where messages go.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deliver_subject: Option<String>,
+    /// Push consumers only: the queue group that shares the deliver subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deliver_group: Option<String>,
+    /// Push consumers only: the server sends `100 FlowControl Request` status
+    /// messages that the client must answer before it sends more.
     #[serde(default, skip_serializing_if = "is_default")]
     pub flow_control: bool,
+    /// Push consumers only: with nothing to deliver, the server sends a
+    /// `100 Idle Heartbeat` status this often (nanoseconds on the wire).
     #[serde(default, skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
     pub idle_heartbeat: Duration,
     /// Delete the consumer after this long without clients.
@@ -88,8 +106,12 @@ pub struct ConsumerConfig {
     /// 0 inherits the stream's.
     #[serde(default, skip_serializing_if = "is_default")]
     pub num_replicas: usize,
+    /// Keep the consumer's state in memory even on a file stream
+    /// (`mem_storage`).
     #[serde(rename = "mem_storage", default, skip_serializing_if = "is_default")]
     pub memory_storage: bool,
+    /// Free-form key/value pairs (server 2.10). Keys starting with `_nats.` are
+    /// the server's own.
     #[serde(default, skip_serializing_if = "HashMap::is_empty", deserialize_with = "null_as_default")]
     pub metadata: HashMap<String, String>,
     /// Deliver nothing until this RFC 3339 time (server 2.11).
@@ -98,6 +120,8 @@ pub struct ConsumerConfig {
     /// Priority group names; the server accepts exactly one (2.11).
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub priority_groups: Vec<String>,
+    /// How the priority group's pull requests are served (server 2.11;
+    /// default none).
     #[serde(default, skip_serializing_if = "is_default")]
     pub priority_policy: PriorityPolicy,
     /// How long a pinned client keeps its pin without pulling.
@@ -109,6 +133,8 @@ pub struct ConsumerConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(tag = "deliver_policy", rename_all = "snake_case")]
 pub enum DeliverPolicy {
+    /// Every message in the stream, from the first (the default; the server
+    /// also writes `"undefined"` for it, read as this).
     #[default]
     #[serde(alias = "undefined")]
     All,
@@ -116,12 +142,15 @@ pub enum DeliverPolicy {
     Last,
     /// Only messages stored after the consumer was created.
     New,
+    /// From this stream sequence on (`by_start_sequence`).
     ByStartSequence {
+        /// The first stream sequence delivered (`opt_start_seq`).
         #[serde(rename = "opt_start_seq")]
         start_sequence: u64,
     },
     /// First message at or after this RFC 3339 time.
     ByStartTime {
+        /// RFC 3339 time ([`super::timestamp`]); wire name `opt_start_time`.
         #[serde(rename = "opt_start_time")]
         start_time: String,
     },
@@ -129,9 +158,12 @@ pub enum DeliverPolicy {
     LastPerSubject,
 }
 
+/// How delivered messages are acked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AckPolicy {
+    /// No acks: a message counts as acked once delivered, and is never
+    /// redelivered.
     None,
     /// Acking a sequence acks everything below it, for every client of the
     /// consumer: unsafe when workers share one.
@@ -143,9 +175,11 @@ pub enum AckPolicy {
     FlowControl,
 }
 
+/// How fast stored messages are delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReplayPolicy {
+    /// As fast as the client takes them (the default).
     #[default]
     Instant,
     /// At the pace the messages were stored.
@@ -156,6 +190,7 @@ pub enum ReplayPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PriorityPolicy {
+    /// A priority group without a policy (the default).
     #[default]
     None,
     /// Serve requests with `min_pending` / `min_ack_pending` only past those thresholds.
@@ -188,31 +223,42 @@ mod sample_frequency {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerInfo {
+    /// The stream the consumer reads.
     pub stream_name: String,
+    /// The consumer's name.
     pub name: String,
+    /// When the consumer was created (RFC 3339).
     pub created: String,
+    /// The configuration in force, with the server's defaults filled in.
     pub config: ConsumerConfig,
     /// Last message delivered.
     pub delivered: SequenceInfo,
     /// Everything at or below is acked.
     pub ack_floor: SequenceInfo,
+    /// Messages delivered and not acked yet.
     pub num_ack_pending: usize,
+    /// Messages delivered more than once and not acked yet.
     pub num_redelivered: usize,
     /// Pull requests waiting.
     pub num_waiting: usize,
     /// Messages left to deliver.
     pub num_pending: u64,
+    /// The consumer's Raft group, when clustered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterInfo>,
+    /// Push consumers only: a client is subscribed to the deliver subject.
     #[serde(skip_serializing_if = "is_default")]
     pub push_bound: bool,
+    /// The consumer is paused (server 2.11).
     #[serde(skip_serializing_if = "is_default")]
     pub paused: bool,
+    /// How long it stays paused.
     #[serde(skip_serializing_if = "Option::is_none", with = "serde_nanos::option")]
     pub pause_remaining: Option<Duration>,
     /// When the server gathered this info.
     #[serde(rename = "ts", skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
+    /// State of each priority group (server 2.11).
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub priority_groups: Vec<PriorityGroupState>,
 }
@@ -221,10 +267,13 @@ pub struct ConsumerInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SequenceInfo {
+    /// The consumer's own count of deliveries (`consumer_seq`).
     #[serde(rename = "consumer_seq")]
     pub consumer_sequence: u64,
+    /// The stream sequence of that message (`stream_seq`).
     #[serde(rename = "stream_seq")]
     pub stream_sequence: u64,
+    /// When this last happened (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_active: Option<String>,
 }
@@ -233,9 +282,12 @@ pub struct SequenceInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PriorityGroupState {
+    /// The group's name.
     pub group: String,
+    /// The pin id of the client that holds the pin, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pinned_client_id: Option<String>,
+    /// When that client got the pin (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pinned_ts: Option<String>,
 }
@@ -243,8 +295,11 @@ pub struct PriorityGroupState {
 /// `CONSUMER.CREATE` body.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CreateConsumerRequest {
+    /// The stream to create the consumer on.
     pub stream_name: String,
+    /// The consumer's configuration.
     pub config: ConsumerConfig,
+    /// Whether it may create, update or both (server 2.10).
     #[serde(default)]
     pub action: ConsumerAction,
 }
@@ -253,6 +308,7 @@ pub struct CreateConsumerRequest {
 /// older servers ignore it and create-or-update).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum ConsumerAction {
+    /// Create the consumer, or update it if it exists (`""`).
     #[default]
     #[serde(rename = "")]
     CreateOrUpdate,
@@ -382,6 +438,7 @@ impl CreateConsumerRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerNamesRequest {
+    /// Names to skip: the paging position.
     #[serde(skip_serializing_if = "is_default")]
     pub offset: usize,
 }
@@ -390,9 +447,13 @@ pub struct ConsumerNamesRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerNamesResponse {
+    /// Consumers on the stream, over all pages.
     pub total: usize,
+    /// Where this page starts.
     pub offset: usize,
+    /// Most names the server puts in one page.
     pub limit: usize,
+    /// This page's names.
     #[serde(deserialize_with = "null_as_default")]
     pub consumers: Vec<String>,
 }
@@ -401,13 +462,19 @@ pub struct ConsumerNamesResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerListResponse {
+    /// Consumers on the stream, over all pages.
     pub total: usize,
+    /// Where this page starts.
     pub offset: usize,
+    /// Most consumers the server puts in one page.
     pub limit: usize,
+    /// This page's consumers.
     #[serde(deserialize_with = "null_as_default")]
     pub consumers: Vec<ConsumerInfo>,
+    /// Consumers the server could not reach in time (clustered).
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub missing: Vec<String>,
+    /// Offline consumers and why.
     #[serde(skip_serializing_if = "HashMap::is_empty", deserialize_with = "null_as_default")]
     pub offline: HashMap<String, String>,
 }
@@ -416,15 +483,20 @@ pub struct ConsumerListResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerPauseRequest {
+    /// Deliver nothing until this RFC 3339 time; `None` or a past time resumes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause_until: Option<String>,
 }
 
+/// `CONSUMER.PAUSE` reply (server 2.11).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerPauseResponse {
+    /// The consumer is paused now.
     pub paused: bool,
+    /// The requested end of the pause (RFC 3339), as the server stored it.
     pub pause_until: String,
+    /// How long it stays paused.
     #[serde(skip_serializing_if = "Option::is_none", with = "serde_nanos::option")]
     pub pause_remaining: Option<Duration>,
 }
@@ -433,6 +505,7 @@ pub struct ConsumerPauseResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerUnpinRequest {
+    /// The priority group whose pin to drop.
     pub group: String,
 }
 
@@ -442,6 +515,8 @@ pub struct ConsumerUnpinRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerResetRequest {
+    /// `None` or 0: back to the ack floor; `Some(n)`: next delivery at stream
+    /// sequence `n` or later.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
 }
@@ -451,8 +526,10 @@ pub struct ConsumerResetRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerResetResponse {
+    /// The consumer's info after the reset.
     #[serde(flatten)]
     pub info: ConsumerInfo,
+    /// The stream sequence delivery restarts from.
     pub reset_seq: u64,
 }
 

@@ -9,10 +9,13 @@ use super::is_default;
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PublishAck {
+    /// The stream that stored the message.
     pub stream: String,
     /// Sequence the message got, or the original one for a duplicate.
     #[serde(rename = "seq")]
     pub sequence: u64,
+    /// The stream already had a message with this `Nats-Msg-Id` within its
+    /// duplicate window; nothing new was stored.
     #[serde(skip_serializing_if = "is_default")]
     pub duplicate: bool,
     /// The stream's JetStream domain, empty without one.

@@ -17,10 +17,12 @@ fn from_nanos(n: i64) -> Option<Duration> {
     u64::try_from(n).ok().map(Duration::from_nanos)
 }
 
+/// Writes `d` as integer nanoseconds (saturating at `i64::MAX`).
 pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_i64(to_nanos(d))
 }
 
+/// Reads integer nanoseconds; a negative value reads as zero.
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     Ok(from_nanos(i64::deserialize(d)?).unwrap_or_default())
 }
@@ -29,10 +31,12 @@ pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error
 pub mod option {
     use super::*;
 
+    /// Writes `Some(d)` as integer nanoseconds, `None` as `null`.
     pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
         d.as_ref().map(to_nanos).serialize(s)
     }
 
+    /// Reads integer nanoseconds; absent, `null` or negative is `None`.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
         Ok(Option::<i64>::deserialize(d)?.and_then(from_nanos))
     }
@@ -42,10 +46,12 @@ pub mod option {
 pub mod vec {
     use super::*;
 
+    /// Writes each duration as integer nanoseconds.
     pub fn serialize<S: Serializer>(v: &[Duration], s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(v.iter().map(to_nanos))
     }
 
+    /// Reads an array of integer nanoseconds; `null` is empty, a negative entry zero.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Duration>, D::Error> {
         let nanos = Option::<Vec<i64>>::deserialize(d)?.unwrap_or_default();
         Ok(nanos.into_iter().map(|n| from_nanos(n).unwrap_or_default()).collect())

@@ -24,51 +24,78 @@ use super::{is_default, null_as_default, serde_nanos};
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamConfig {
+    /// The stream's name: no whitespace, `.`, `*`, `>`, `/` or `\`. Used in every
+    /// `STREAM.*` subject; it cannot change.
     pub name: String,
+    /// A short description, shown in stream info.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Subjects stored; empty means the stream's name (or none for a mirror).
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub subjects: Vec<String>,
+    /// When stored messages are removed (default [`RetentionPolicy::Limits`]).
     #[serde(skip_serializing_if = "is_default")]
     pub retention: RetentionPolicy,
+    /// Most consumers the stream accepts; 0 (left out) or -1 means unlimited.
     #[serde(skip_serializing_if = "is_default")]
     pub max_consumers: i32,
+    /// Most messages kept (`max_msgs`); past it the [`discard`](Self::discard)
+    /// policy applies. 0 (left out) or -1 means unlimited.
     #[serde(rename = "max_msgs", skip_serializing_if = "is_default")]
     pub max_messages: i64,
+    /// Most bytes kept; past it the [`discard`](Self::discard) policy applies.
+    /// 0 (left out) or -1 means unlimited.
     #[serde(skip_serializing_if = "is_default")]
     pub max_bytes: i64,
+    /// Messages older than this are removed (nanoseconds on the wire); zero
+    /// means kept forever.
     #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
     pub max_age: Duration,
+    /// Most messages kept per subject (`max_msgs_per_subject`); a KV bucket's
+    /// history. 0 (left out) or -1 means unlimited.
     #[serde(rename = "max_msgs_per_subject", skip_serializing_if = "is_default")]
     pub max_messages_per_subject: i64,
+    /// Largest message accepted, in bytes (`max_msg_size`); 0 (left out) or -1
+    /// means the server's `max_payload` is the only bound.
     #[serde(rename = "max_msg_size", skip_serializing_if = "is_default")]
     pub max_message_size: i32,
+    /// What happens when a limit is reached (default [`DiscardPolicy::Old`]).
     #[serde(skip_serializing_if = "is_default")]
     pub discard: DiscardPolicy,
     /// With [`DiscardPolicy::New`], apply `max_messages_per_subject` per subject too.
     #[serde(skip_serializing_if = "is_default")]
     pub discard_new_per_subject: bool,
+    /// Where messages are kept (default [`StorageType::File`]).
     #[serde(skip_serializing_if = "is_default")]
     pub storage: StorageType,
     /// 0 lets the server pick (1).
     #[serde(skip_serializing_if = "is_default")]
     pub num_replicas: usize,
+    /// The server does not answer publishes with a publish ack.
     #[serde(skip_serializing_if = "is_default")]
     pub no_ack: bool,
     /// Window for `Nats-Msg-Id` de-duplication; 0 lets the server pick (2 min).
     #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
     pub duplicate_window: Duration,
+    /// Which servers of a cluster hold the replicas.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
+    /// Makes this stream a read-only mirror of another stream; a mirror has no
+    /// `subjects` of its own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mirror: Option<Source>,
+    /// Streams whose messages are copied into this one, alongside its own
+    /// subjects.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources: Option<Vec<Source>>,
+    /// Seals the stream: no message can be added, deleted or purged any more.
+    /// Only set by an update, and cannot be undone.
     #[serde(skip_serializing_if = "is_default")]
     pub sealed: bool,
+    /// Refuses `STREAM.MSG.DELETE`; once set, an update cannot clear it.
     #[serde(skip_serializing_if = "is_default")]
     pub deny_delete: bool,
+    /// Refuses `STREAM.PURGE`; once set, an update cannot clear it.
     #[serde(skip_serializing_if = "is_default")]
     pub deny_purge: bool,
     /// Honour `Nats-Rollup` headers.
@@ -80,15 +107,22 @@ pub struct StreamConfig {
     /// Let a mirror answer direct gets for its origin.
     #[serde(skip_serializing_if = "is_default")]
     pub mirror_direct: bool,
+    /// Republishes each stored message to another subject.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub republish: Option<Republish>,
+    /// How file storage is compressed; `None` (left out) keeps the server's
+    /// default, which is no compression (server 2.10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compression: Option<Compression>,
     /// Sequence of the first message of a new stream (default 1).
     #[serde(rename = "first_seq", skip_serializing_if = "Option::is_none")]
     pub first_sequence: Option<u64>,
+    /// Rewrites the subject of each incoming message before it is stored
+    /// (server 2.10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject_transform: Option<SubjectTransform>,
+    /// Free-form key/value pairs (server 2.10). Keys starting with `_nats.` are
+    /// the server's own (2.11 sets `_nats.ver`, `_nats.level`, `_nats.req.level`).
     #[serde(skip_serializing_if = "HashMap::is_empty", deserialize_with = "null_as_default")]
     pub metadata: HashMap<String, String>,
     /// Defaults for the stream's consumers.
@@ -112,6 +146,8 @@ pub struct StreamConfig {
     /// Fast-ingest batch publish (2.14).
     #[serde(rename = "allow_batched", skip_serializing_if = "is_default")]
     pub allow_batch_publish: bool,
+    /// Whether writes are flushed before the publish ack (server 2.12); `None`
+    /// (left out) means [`PersistenceMode::Default`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub persist_mode: Option<PersistenceMode>,
     /// Set by the server on streams it made from a template (deprecated).
@@ -137,25 +173,32 @@ pub enum RetentionPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DiscardPolicy {
+    /// Remove the oldest messages to make room (the default).
     #[default]
     Old,
     /// Refuse the new message instead.
     New,
 }
 
+/// Where a stream keeps its messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StorageType {
+    /// On disk (the default).
     #[default]
     File,
+    /// In memory only: faster, lost when the server restarts.
     Memory,
 }
 
+/// Compression of a stream's file storage (`"none"`, `"s2"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Compression {
+    /// No compression.
     #[default]
     None,
+    /// S2 compression of the stored blocks.
     S2,
 }
 
@@ -163,9 +206,12 @@ pub enum Compression {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PersistenceMode {
+    /// Flush each write before the publish ack (`"default"`).
     #[default]
     #[serde(alias = "")]
     Default,
+    /// Ack before the write is flushed (`"async"`): faster, but a hard kill of
+    /// the server can lose acked messages.
     Async,
 }
 
@@ -173,8 +219,10 @@ pub enum PersistenceMode {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Placement {
+    /// Only servers of this cluster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
+    /// Only servers that carry every one of these tags.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub tags: Vec<String>,
     /// Preferred leader (server name).
@@ -186,14 +234,19 @@ pub struct Placement {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Source {
+    /// The origin stream's name.
     pub name: String,
+    /// First sequence of the origin to copy (`opt_start_seq`).
     #[serde(rename = "opt_start_seq", skip_serializing_if = "Option::is_none")]
     pub start_sequence: Option<u64>,
     /// RFC 3339 ([`super::timestamp`]).
     #[serde(rename = "opt_start_time", skip_serializing_if = "Option::is_none")]
     pub start_time: Option<String>,
+    /// Copy only messages whose subject matches this (wildcards allowed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub filter_subject: Option<String>,
+    /// Copy only messages matching these transforms' sources, renamed to their
+    /// destinations (server 2.10; exclusive with `filter_subject`).
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub subject_transforms: Vec<SubjectTransform>,
     /// The origin lives in another account or domain.
@@ -208,8 +261,10 @@ pub struct Source {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamConsumerSource {
+    /// The durable consumer's name on the origin.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Subject the origin's push consumer delivers to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deliver_subject: Option<String>,
 }
@@ -221,6 +276,8 @@ pub struct External {
     /// e.g. `$JS.hub.API`.
     #[serde(rename = "api")]
     pub api_prefix: String,
+    /// Prefix of the delivery subjects the origin's account exports
+    /// (`deliver`).
     #[serde(rename = "deliver", skip_serializing_if = "Option::is_none")]
     pub delivery_prefix: Option<String>,
 }
@@ -229,8 +286,11 @@ pub struct External {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SubjectTransform {
+    /// Subject filter the transform applies to (`src`, wildcards allowed).
     #[serde(rename = "src")]
     pub source: String,
+    /// The new subject (`dest`); `{{wildcard(1)}}`-style tokens take the
+    /// source's wildcard tokens.
     #[serde(rename = "dest")]
     pub destination: String,
 }
@@ -239,10 +299,15 @@ pub struct SubjectTransform {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Republish {
+    /// Subjects to republish (`src`); empty means every stored message.
     #[serde(rename = "src", skip_serializing_if = "String::is_empty")]
     pub source: String,
+    /// Subject to republish to (`dest`), which may use the same mapping tokens
+    /// as a subject transform.
     #[serde(rename = "dest")]
     pub destination: String,
+    /// Republish only the headers (the size goes in a `Nats-Msg-Size` header),
+    /// not the payload.
     #[serde(skip_serializing_if = "is_default")]
     pub headers_only: bool,
 }
@@ -251,8 +316,12 @@ pub struct Republish {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConsumerLimits {
+    /// Default and maximum `inactive_threshold` of the stream's consumers
+    /// (zero: none).
     #[serde(skip_serializing_if = "Duration::is_zero", with = "serde_nanos")]
     pub inactive_threshold: Duration,
+    /// Default and maximum `max_ack_pending` of the stream's consumers
+    /// (0: none).
     #[serde(skip_serializing_if = "is_default")]
     pub max_ack_pending: i64,
 }
@@ -261,15 +330,22 @@ pub struct ConsumerLimits {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamInfo {
+    /// The configuration in force, with the server's defaults filled in.
     pub config: StreamConfig,
+    /// When the stream was created (RFC 3339).
     pub created: String,
+    /// Message counts, sequences and sizes right now.
     pub state: StreamState,
+    /// The JetStream domain the stream lives in, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
+    /// The stream's Raft group, when clustered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterInfo>,
+    /// Progress of the stream's mirror, if it is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mirror: Option<SourceInfo>,
+    /// Progress of each source.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub sources: Vec<SourceInfo>,
     /// Mirrors that can answer for this stream.
@@ -284,21 +360,29 @@ pub struct StreamInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamState {
+    /// Messages stored.
     pub messages: u64,
+    /// Bytes stored.
     pub bytes: u64,
+    /// Lowest sequence still stored (`first_seq`).
     #[serde(rename = "first_seq")]
     pub first_sequence: u64,
+    /// When the first stored message arrived (`first_ts`, RFC 3339).
     #[serde(rename = "first_ts")]
     pub first_timestamp: String,
+    /// Highest sequence assigned so far (`last_seq`), even if since removed.
     #[serde(rename = "last_seq")]
     pub last_sequence: u64,
+    /// When the last message arrived (`last_ts`, RFC 3339).
     #[serde(rename = "last_ts")]
     pub last_timestamp: String,
+    /// Distinct subjects stored (`num_subjects`).
     #[serde(rename = "num_subjects", skip_serializing_if = "is_default")]
     pub subjects_count: u64,
     /// Message count per subject, only when asked for with `subjects_filter`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subjects: Option<HashMap<String, u64>>,
+    /// Messages deleted between the first and last sequence (`num_deleted`).
     #[serde(rename = "num_deleted", skip_serializing_if = "Option::is_none")]
     pub deleted_count: Option<u64>,
     /// The deleted sequences, only when asked for with `deleted_details`.
@@ -307,14 +391,19 @@ pub struct StreamState {
     /// Messages the server found corrupt or missing on recovery.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<LostStreamData>,
+    /// Consumers on the stream.
     pub consumer_count: usize,
 }
 
+/// Messages lost on the server (found corrupt or missing when it recovered
+/// its store).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LostStreamData {
+    /// Sequences of the lost messages.
     #[serde(deserialize_with = "null_as_default")]
     pub msgs: Vec<u64>,
+    /// Bytes lost.
     pub bytes: u64,
 }
 
@@ -322,14 +411,19 @@ pub struct LostStreamData {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClusterInfo {
+    /// The cluster's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The Raft group's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raft_group: Option<String>,
+    /// The server leading the group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub leader: Option<String>,
+    /// When the leader took over (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub leader_since: Option<String>,
+    /// The other members of the group.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub replicas: Vec<PeerInfo>,
 }
@@ -338,14 +432,17 @@ pub struct ClusterInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PeerInfo {
+    /// The server's name.
     pub name: String,
     /// Caught up with the leader.
     pub current: bool,
+    /// The group has not heard from it recently.
     #[serde(skip_serializing_if = "is_default")]
     pub offline: bool,
     /// Time since it was last seen.
     #[serde(with = "serde_nanos")]
     pub active: Duration,
+    /// Raft operations it is behind the leader.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lag: Option<u64>,
 }
@@ -354,7 +451,9 @@ pub struct PeerInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SourceInfo {
+    /// The origin stream's name.
     pub name: String,
+    /// How the origin is reached, when it lives in another account or domain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external: Option<External>,
     /// Messages behind the origin.
@@ -362,10 +461,13 @@ pub struct SourceInfo {
     /// Time since the last message from the origin; `None` if never.
     #[serde(with = "serde_nanos::option")]
     pub active: Option<Duration>,
+    /// Why the server cannot copy from the origin right now, if it cannot.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<JetStreamError>,
+    /// The filter the mirror or source was configured with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub filter_subject: Option<String>,
+    /// The transforms the mirror or source was configured with.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub subject_transforms: Vec<SubjectTransform>,
 }
@@ -374,9 +476,12 @@ pub struct SourceInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamAlternate {
+    /// The mirror's name.
     pub name: String,
+    /// The mirror's JetStream domain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
+    /// The cluster the mirror is in.
     pub cluster: String,
 }
 
@@ -395,10 +500,13 @@ pub struct PurgeRequest {
     pub keep: Option<u64>,
 }
 
+/// `STREAM.PURGE` reply.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PurgeResponse {
+    /// Always `true` in a reply that is not an error.
     pub success: bool,
+    /// Messages removed.
     pub purged: u64,
 }
 
@@ -406,6 +514,7 @@ pub struct PurgeResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DeleteResponse {
+    /// Always `true` in a reply that is not an error.
     pub success: bool,
 }
 
@@ -432,6 +541,7 @@ pub struct StreamInfoRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamNamesRequest {
+    /// Names to skip: the paging position.
     #[serde(skip_serializing_if = "is_default")]
     pub offset: usize,
     /// Only streams that store this subject (wildcards allowed).
@@ -443,9 +553,13 @@ pub struct StreamNamesRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamNamesResponse {
+    /// Streams that match, over all pages.
     pub total: usize,
+    /// Where this page starts.
     pub offset: usize,
+    /// Most names the server puts in one page.
     pub limit: usize,
+    /// This page's names.
     #[serde(deserialize_with = "null_as_default")]
     pub streams: Vec<String>,
 }
@@ -454,9 +568,13 @@ pub struct StreamNamesResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StreamListResponse {
+    /// Streams that match, over all pages.
     pub total: usize,
+    /// Where this page starts.
     pub offset: usize,
+    /// Most streams the server puts in one page.
     pub limit: usize,
+    /// This page's streams.
     #[serde(deserialize_with = "null_as_default")]
     pub streams: Vec<StreamInfo>,
     /// Streams the server could not reach in time (clustered).
@@ -473,23 +591,34 @@ pub struct StreamListResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MsgGetRequest {
+    /// The message with this sequence; with `next_by_subj`, the first at or
+    /// after it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
+    /// The last message on this subject.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_by_subj: Option<String>,
+    /// The first message on this subject (wildcards allowed) at or after `seq`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_by_subj: Option<String>,
+    /// Direct get only: up to this many messages, ending with a 204 `EOB`
+    /// status.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<usize>,
+    /// Direct get only: stop a batch once this many bytes are sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<usize>,
+    /// Direct get only: start at the first message at or after this time
+    /// (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<String>,
     /// Last message of each of these subjects (at most 1024).
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub multi_last: Vec<String>,
+    /// Direct get only, with `multi_last`: as of this sequence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub up_to_seq: Option<u64>,
+    /// Direct get only, with `multi_last`: as of this time (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub up_to_time: Option<String>,
     /// Leave headers out of the reply.
@@ -501,6 +630,7 @@ pub struct MsgGetRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MsgGetResponse {
+    /// The message read.
     pub message: StoredMessage,
 }
 
@@ -510,12 +640,17 @@ pub struct MsgGetResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StoredMessage {
+    /// The subject it was published to.
     pub subject: String,
+    /// Its stream sequence.
     pub seq: u64,
+    /// Its raw header block, if it has headers.
     #[serde(skip_serializing_if = "Option::is_none", with = "base64_option")]
     pub hdrs: Option<Bytes>,
+    /// Its payload.
     #[serde(skip_serializing_if = "Bytes::is_empty", with = "base64_bytes")]
     pub data: Bytes,
+    /// When the stream stored it (RFC 3339).
     pub time: String,
 }
 
@@ -523,6 +658,7 @@ pub struct StoredMessage {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MsgDeleteRequest {
+    /// Sequence of the message to delete.
     pub seq: u64,
     /// Only mark deleted; skip overwriting the bytes on disk.
     #[serde(skip_serializing_if = "is_default")]

@@ -61,38 +61,47 @@ fn stream_op(prefix: &str, op: &str, stream: &str) -> Result<String, Error> {
     Ok(format!("{prefix}.STREAM.{op}.{stream}"))
 }
 
+/// `STREAM.CREATE.<stream>`: creates a stream from a [`StreamConfig`](super::stream::StreamConfig) body.
 pub fn stream_create(prefix: &str, stream: &str) -> Result<String, Error> {
     stream_op(prefix, "CREATE", stream)
 }
 
+/// `STREAM.UPDATE.<stream>`: changes a stream's config.
 pub fn stream_update(prefix: &str, stream: &str) -> Result<String, Error> {
     stream_op(prefix, "UPDATE", stream)
 }
 
+/// `STREAM.INFO.<stream>`: a stream's config and state.
 pub fn stream_info(prefix: &str, stream: &str) -> Result<String, Error> {
     stream_op(prefix, "INFO", stream)
 }
 
+/// `STREAM.DELETE.<stream>`: deletes a stream and its messages.
 pub fn stream_delete(prefix: &str, stream: &str) -> Result<String, Error> {
     stream_op(prefix, "DELETE", stream)
 }
 
+/// `STREAM.PURGE.<stream>`: removes messages ([`PurgeRequest`](super::stream::PurgeRequest) body).
 pub fn stream_purge(prefix: &str, stream: &str) -> Result<String, Error> {
     stream_op(prefix, "PURGE", stream)
 }
 
+/// `STREAM.MSG.GET.<stream>`: reads one message through the stream's leader.
 pub fn stream_msg_get(prefix: &str, stream: &str) -> Result<String, Error> {
     stream_op(prefix, "MSG.GET", stream)
 }
 
+/// `STREAM.MSG.DELETE.<stream>`: deletes one message.
 pub fn stream_msg_delete(prefix: &str, stream: &str) -> Result<String, Error> {
     stream_op(prefix, "MSG.DELETE", stream)
 }
 
+/// `STREAM.NAMES`: a page of stream names.
 pub fn stream_names(prefix: &str) -> String {
     format!("{prefix}.STREAM.NAMES")
 }
 
+/// `STREAM.LIST`: a page of stream infos.
 pub fn stream_list(prefix: &str) -> String {
     format!("{prefix}.STREAM.LIST")
 }
@@ -137,22 +146,27 @@ fn consumer_op(prefix: &str, op: &str, stream: &str, consumer: &str) -> Result<S
     Ok(format!("{prefix}.CONSUMER.{op}.{stream}.{consumer}"))
 }
 
+/// `CONSUMER.INFO.<stream>.<consumer>`: a consumer's config and state.
 pub fn consumer_info(prefix: &str, stream: &str, consumer: &str) -> Result<String, Error> {
     consumer_op(prefix, "INFO", stream, consumer)
 }
 
+/// `CONSUMER.DELETE.<stream>.<consumer>`: deletes a consumer.
 pub fn consumer_delete(prefix: &str, stream: &str, consumer: &str) -> Result<String, Error> {
     consumer_op(prefix, "DELETE", stream, consumer)
 }
 
+/// `CONSUMER.PAUSE.<stream>.<consumer>`: pauses or resumes delivery (server 2.11).
 pub fn consumer_pause(prefix: &str, stream: &str, consumer: &str) -> Result<String, Error> {
     consumer_op(prefix, "PAUSE", stream, consumer)
 }
 
+/// `CONSUMER.UNPIN.<stream>.<consumer>`: drops a priority group's pinned client (server 2.11).
 pub fn consumer_unpin(prefix: &str, stream: &str, consumer: &str) -> Result<String, Error> {
     consumer_op(prefix, "UNPIN", stream, consumer)
 }
 
+/// `CONSUMER.RESET.<stream>.<consumer>`: moves a consumer back or forward (ADR-60, server 2.14).
 pub fn consumer_reset(prefix: &str, stream: &str, consumer: &str) -> Result<String, Error> {
     consumer_op(prefix, "RESET", stream, consumer)
 }
@@ -162,11 +176,13 @@ pub fn consumer_next(prefix: &str, stream: &str, consumer: &str) -> Result<Strin
     consumer_op(prefix, "MSG.NEXT", stream, consumer)
 }
 
+/// `CONSUMER.NAMES.<stream>`: a page of consumer names.
 pub fn consumer_names(prefix: &str, stream: &str) -> Result<String, Error> {
     validate_stream_name(stream)?;
     Ok(format!("{prefix}.CONSUMER.NAMES.{stream}"))
 }
 
+/// `CONSUMER.LIST.<stream>`: a page of consumer infos.
 pub fn consumer_list(prefix: &str, stream: &str) -> Result<String, Error> {
     validate_stream_name(stream)?;
     Ok(format!("{prefix}.CONSUMER.LIST.{stream}"))

@@ -80,10 +80,12 @@ pub mod rfc3339 {
 
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
+    /// Writes `t` with [`format_rfc3339`](super::format_rfc3339).
     pub fn serialize<S: Serializer>(t: &SystemTime, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::format_rfc3339(*t))
     }
 
+    /// Reads a time with [`parse_rfc3339`](super::parse_rfc3339); a string it refuses is an error.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SystemTime, D::Error> {
         let text = String::deserialize(d)?;
         super::parse_rfc3339(&text).ok_or_else(|| D::Error::custom(format!("not an RFC 3339 time: {text:?}")))

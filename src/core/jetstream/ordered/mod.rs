@@ -48,6 +48,7 @@ use crate::core::time::Instant;
 pub const DEFAULT_INACTIVE_THRESHOLD: Duration = Duration::from_secs(5 * 60);
 /// First wait before retrying a failed create; it doubles up to [`MAX_RETRY_WAIT`].
 pub const FIRST_RETRY_WAIT: Duration = Duration::from_millis(250);
+/// The longest wait between retries of a failed create.
 pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(5);
 
 /// Options of an ordered consumer, as nats.js's `OrderedConsumerOptions`
@@ -59,6 +60,7 @@ pub struct OrderedConfig {
     pub filter_subjects: Vec<String>,
     /// Where the first consumer starts; later ones resume after the last message.
     pub deliver_policy: DeliverPolicy,
+    /// How fast stored messages are delivered (default instant).
     pub replay_policy: ReplayPolicy,
     /// How long the server keeps a consumer nobody reads.
     pub inactive_threshold: Duration,
@@ -121,7 +123,12 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResetCause {
     /// A consumer sequence other than the one expected: something was lost.
-    Gap { expected: u64, got: u64 },
+    Gap {
+        /// The consumer sequence expected next.
+        expected: u64,
+        /// The one that came.
+        got: u64,
+    },
     /// The server went silent for two heartbeats.
     HeartbeatsMissed,
     /// A pull found no consumer (503), or the consumer said it cannot serve (409 deleted…).

@@ -50,14 +50,20 @@ pub enum ResetReason {
 pub enum ConsumerEvent {
     /// `count` heartbeat intervals passed with nothing from the server.
     /// Never terminal for `consume`: it re-pulls by itself.
-    HeartbeatsMissed { count: u32 },
+    HeartbeatsMissed {
+        /// Intervals missed in a row.
+        count: u32,
+    },
     /// A status the user may want to know about (limits exceeded, no
     /// responders, message larger than the byte budget…).
     Warning(PullStatus),
     /// Pending counts were void and a new pull went out.
     Reset(ResetReason),
     /// The server gave us the pin (`Nats-Pin-Id`) of a pinned-client group.
-    Pinned { id: String },
+    Pinned {
+        /// The pin id, sent as `id` in the group's next pulls.
+        id: String,
+    },
     /// Our pin id is stale (423); it was dropped and we pull unpinned.
     PinIdMismatch,
     /// The consumer cannot serve us: deleted, push based, bad request, API
@@ -68,7 +74,10 @@ pub enum ConsumerEvent {
     /// After `stop()`, every pull has ended: the inbox can be unsubscribed.
     Drained,
     /// An ordered reader made consumer `name` (first or after a reset) and reads from it.
-    OrderedRecreated { name: String },
+    OrderedRecreated {
+        /// The new consumer's name.
+        name: String,
+    },
     /// A push reader asked after missed heartbeats and the server no longer
     /// has the consumer (or its stream): it ends the reader unless it keeps waiting.
     ConsumerGone(JetStreamError),

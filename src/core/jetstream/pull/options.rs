@@ -82,6 +82,8 @@ pub struct FetchOptions {
     /// Server heartbeat while the pull waits. `None`: on only when `expires`
     /// exceeds 30 s (ADR-37), at half of `expires`, capped at 30 s.
     pub idle_heartbeat: Option<Duration>,
+    /// The priority group to pull from, for consumers with `priority_groups`
+    /// (ADR-42).
     pub priority: Option<PriorityOptions>,
 }
 
@@ -148,6 +150,8 @@ pub struct ConsumeOptions {
     pub expires: Option<Duration>,
     /// Server heartbeat; default half of `expires` capped at 30 s, within 0.5–30 s.
     pub idle_heartbeat: Option<Duration>,
+    /// The priority group to pull from, for consumers with `priority_groups`
+    /// (ADR-42).
     pub priority: Option<PriorityOptions>,
     /// After a terminal status (consumer deleted, push based, API level)
     /// keep pulling with a backoff instead of ending, e.g. when the consumer

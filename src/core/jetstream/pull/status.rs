@@ -147,7 +147,9 @@ pub fn classify(code: StatusCode, description: &str) -> StatusKind {
 /// A status message as the pull consumer saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PullStatus {
+    /// What the status means for the consumer.
     pub kind: StatusKind,
+    /// The status code, e.g. 408 or 409.
     pub code: StatusCode,
     /// The server's text, e.g. `Exceeded MaxRequestBatch of 100`.
     pub description: String,

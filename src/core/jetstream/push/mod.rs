@@ -225,6 +225,8 @@ impl PushInbox {
         std::mem::take(&mut self.probe_wanted) && !self.finished
     }
 
+    /// The next thing the user may want to know about (heartbeats missed,
+    /// a reset, a warning status, a vanished consumer).
     #[must_use]
     pub fn poll_event(&mut self) -> Option<ConsumerEvent> {
         self.events.pop_front()
