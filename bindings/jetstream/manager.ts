@@ -187,7 +187,7 @@ export class StoredMsgs implements AsyncIterable<StoredMsg> {
     this.#raw.stop();
   }
 
-  /** The messages, in stream order; throws `INVALID_OPERATION` when a callback receives them. */
+  /** The messages, in stream order; throws an `InvalidOperationError` when a callback receives them. */
   [Symbol.asyncIterator](): AsyncIterator<StoredMsg> {
     if (this.#callback) throw new InvalidOperationError("a direct batch with a callback cannot be iterated");
     return this.#messages();
