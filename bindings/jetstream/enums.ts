@@ -145,9 +145,9 @@ export type PubHeaders = (typeof PubHeaders)[keyof typeof PubHeaders];
 export const JsHeaders = {
   /** On a message a stream got from a source: where it came from. */
   StreamSourceHdr: "Nats-Stream-Source",
-  /** On a flow-control or idle heartbeat: the consumer sequence last delivered. */
+  /** On an idle heartbeat: the consumer sequence last delivered. */
   LastConsumerSeqHdr: "Nats-Last-Consumer",
-  /** On a flow-control or idle heartbeat: the stream sequence last delivered. */
+  /** On an idle heartbeat: the stream sequence last delivered. */
   LastStreamSeqHdr: "Nats-Last-Stream",
   /** On an idle heartbeat: the subject to answer to resume a stalled push consumer. */
   ConsumerStalledHdr: "Nats-Consumer-Stalled",
