@@ -13,9 +13,11 @@ import { optStr, str } from "./names.js";
 
 export type { ServerInfo };
 
+/** Options of `request` (nats.js's `RequestOptions`). */
 export interface RequestOptions extends TraceOptions {
   /** Milliseconds to wait for the answer (default 1000, as nats.js). */
   timeout?: number;
+  /** Headers sent with the request. */
   headers?: MsgHdrs;
   /** The answer comes to a subscription of its own instead of the connection's shared request inbox. */
   noMux?: boolean;
@@ -25,13 +27,23 @@ export interface RequestOptions extends TraceOptions {
 
 /** Counters since `connect`. */
 export interface Stats {
+  /** Messages received. */
   inMsgs: number;
+  /** Messages sent. */
   outMsgs: number;
+  /** Payload bytes received. */
   inBytes: number;
+  /** Payload bytes sent. */
   outBytes: number;
+  /** Times the connection reconnected. */
   reconnects: number;
 }
 
+/**
+ * A connection to a NATS server (nats.js's `NatsConnection`), made by
+ * `connect`: publishes, subscribes, requests, and reconnects on its own until
+ * closed.
+ */
 export class NatsConnection implements Publisher {
   readonly #raw: RawConnection;
   readonly #hub: StatusHub;
@@ -80,6 +92,10 @@ export class NatsConnection implements Publisher {
     return true;
   }
 
+  /**
+   * Subscribes to `subject` (wildcards allowed): iterate the result, or pass
+   * `opts.callback`. Throws `INVALID_SUBJECT` for a bad subject or queue.
+   */
   subscribe(subject: string, opts: SubscriptionOptions = {}): Subscription {
     const release = () => this.#subscriptions.delete(sub);
     const raw = this.#raw.subscribe(str(subject, "subject"), optStr(opts.queue, "queue"), opts.timeout);
@@ -147,6 +163,7 @@ export class NatsConnection implements Publisher {
     return this.#hub.closed;
   }
 
+  /** Whether the connection is closed for good. */
   isClosed(): boolean {
     return this.#raw.isClosed();
   }
@@ -156,6 +173,7 @@ export class NatsConnection implements Publisher {
     return this.#hub.iterate();
   }
 
+  /** Message and byte counters since `connect`. */
   stats(): Stats {
     const [inMsgs = 0, outMsgs = 0, inBytes = 0, outBytes = 0, reconnects = 0] = this.#raw.stats();
     return { inMsgs, outMsgs, inBytes, outBytes, reconnects };

@@ -76,8 +76,11 @@ export class UserAuthenticationExpiredError extends NatsError {
 
 /** A publish or subscription the user may not make (`PERMISSIONS_VIOLATION`); the connection stays up. */
 export class PermissionViolationError extends NatsError {
+  /** What was refused: a publish or a subscription. */
   readonly operation: "publish" | "subscription";
+  /** The subject it was refused on. */
   readonly subject: string;
+  /** The subscription's queue group, when it had one. */
   readonly queue?: string;
 
   constructor(
@@ -144,6 +147,7 @@ export class RequestError extends NatsError {
  * nats.js's: "NoResponders".
  */
 export class NoRespondersError extends NatsError {
+  /** The subject the request went to. */
   readonly subject: string;
 
   constructor(subject: string, options?: ErrorOptions) {
@@ -168,6 +172,7 @@ export class JetStreamError extends NatsError {
 
 /** A status that ended a pull (`CONSUMER_STATUS`): `code` is the status (409…), `message` its description. */
 export class JetStreamStatusError extends JetStreamError {
+  /** The status code, e.g. 409 (consumer deleted, leadership change…). */
   readonly code: number;
 
   constructor(message: string, code: number, options?: ErrorOptions) {
@@ -182,7 +187,9 @@ export class JetStreamStatusError extends JetStreamError {
  * `code` (400, 404…), `message` its description.
  */
 export class JetStreamApiError extends NatsError {
+  /** The server's `err_code`, e.g. 10059 (compare with {@link JetStreamApiCodes}). */
   readonly code: number;
+  /** The HTTP-like status of the error (400, 404, 503…). */
   readonly status: number;
 
   constructor(jsErr: ApiError, options?: ErrorOptions) {
@@ -232,13 +239,20 @@ export class InvalidNameError extends NatsError {
 
 /** The `err_code`s nats.js names. */
 export const JetStreamApiCodes = {
+  /** There is no such consumer. */
   ConsumerNotFound: 10014,
+  /** There is no such stream. */
   StreamNotFound: 10059,
+  /** JetStream is not enabled for the account. */
   JetStreamNotEnabledForAccount: 10039,
+  /** A publish's expected last sequence did not match. */
   StreamWrongLastSequence: 10071,
+  /** A publish's expected last sequence did not match, the error's text naming no sequence (replicated streams). */
   StreamWrongLastSequenceUnknown: 10164,
+  /** No stored message matches. */
   NoMessageFound: 10037,
 } as const;
+/** One of the `err_code`s in {@link JetStreamApiCodes}. */
 export type JetStreamApiCodes = (typeof JetStreamApiCodes)[keyof typeof JetStreamApiCodes];
 
 /** Whether `err` is the API's "no message found" (`err_code` 10037). */
@@ -248,28 +262,47 @@ export function isMessageNotFound(err: Error): boolean {
 
 /** nats-core's `errors`: its error classes by name. */
 export const errors = {
+  /** See {@link AuthorizationError}. */
   AuthorizationError,
+  /** See {@link ClosedConnectionError}. */
   ClosedConnectionError,
+  /** See {@link ConnectionError}. */
   ConnectionError,
+  /** See {@link DrainingConnectionError}. */
   DrainingConnectionError,
+  /** See {@link InvalidArgumentError}. */
   InvalidArgumentError,
+  /** See {@link InvalidOperationError}. */
   InvalidOperationError,
+  /** See {@link InvalidSubjectError}. */
   InvalidSubjectError,
+  /** See {@link NoRespondersError}. */
   NoRespondersError,
+  /** See {@link PermissionViolationError}. */
   PermissionViolationError,
+  /** See {@link ProtocolError}. */
   ProtocolError,
+  /** See {@link RequestError}. */
   RequestError,
+  /** See {@link TimeoutError}. */
   TimeoutError,
+  /** See {@link UserAuthenticationExpiredError}. */
   UserAuthenticationExpiredError,
 };
 
 /** jetstream's `jserrors`: its error classes by name. */
 export const jserrors = {
+  /** See {@link InvalidNameError}. */
   InvalidNameError,
+  /** See {@link ConsumerNotFoundError}. */
   ConsumerNotFoundError,
+  /** See {@link StreamNotFoundError}. */
   StreamNotFoundError,
+  /** See {@link JetStreamError}. */
   JetStreamError,
+  /** See {@link JetStreamApiError}. */
   JetStreamApiError,
+  /** See {@link JetStreamNotEnabled}. */
   JetStreamNotEnabled,
 };
 

@@ -7,9 +7,22 @@ import { InvalidArgumentError } from "./errors.js";
 import type { RawHeaders } from "./raw.js";
 
 /** How header names are compared (nats.js's `Match`). */
-export const Match = { Exact: "exact", CanonicalMIME: "canonical", IgnoreCase: "insensitive" } as const;
+export const Match = {
+  /** The name as given, byte for byte. */
+  Exact: "exact",
+  /** The name in canonical MIME form (`content-type` is `Content-Type`). */
+  CanonicalMIME: "canonical",
+  /** Any case. */
+  IgnoreCase: "insensitive",
+} as const;
+/** A header name matching mode: a value of {@link Match}. */
 export type Match = (typeof Match)[keyof typeof Match];
 
+/**
+ * A message's headers (nats.js's `MsgHdrs`): names with one or more values,
+ * and the status line of a status message. Make them with `headers()`;
+ * iterating yields `[name, values]`.
+ */
 export interface MsgHdrs extends Iterable<[string, string[]]> {
   /** Whether the status code is an error (>= 300). */
   readonly hasError: boolean;
@@ -17,6 +30,7 @@ export interface MsgHdrs extends Iterable<[string, string[]]> {
   readonly status: string;
   /** Status code of a status message, 0 otherwise. */
   readonly code: number;
+  /** The status description of a status message (e.g. `"No Messages"`), `""` otherwise. */
   readonly description: string;
   /** The first value of `name`, `""` when missing. */
   get(name: string, match?: Match): string;
@@ -24,12 +38,15 @@ export interface MsgHdrs extends Iterable<[string, string[]]> {
   last(name: string, match?: Match): string;
   /** Every value of `name`, in order. */
   values(name: string, match?: Match): string[];
+  /** Whether `name` has a value. */
   has(name: string, match?: Match): boolean;
   /** Replaces every value of `name` with `value`. */
   set(name: string, value: string, match?: Match): void;
   /** Adds `value` to the values of `name`. */
   append(name: string, value: string, match?: Match): void;
+  /** Removes `name` and all its values. */
   delete(name: string, match?: Match): void;
+  /** The header names, as they were set. */
   keys(): string[];
 }
 

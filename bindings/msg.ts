@@ -12,18 +12,23 @@ export type Payload = Uint8Array | string;
 /** `JSON.parse`'s second argument. */
 export type JsonReviver = (this: unknown, key: string, value: unknown) => unknown;
 
+/** Options of `publish` and `respond`. */
 export interface PublishOptions extends TraceOptions {
+  /** Headers sent with the message. */
   headers?: MsgHdrs;
   /** Subject the receiver should answer to. */
   reply?: string;
 }
 
+/** A message received (nats.js's `Msg`). */
 export interface Msg {
+  /** The subject it was published to. */
   readonly subject: string;
   /** Where to answer; `""` when the sender expects no answer (as nats.js). */
   readonly reply?: string;
   /** The payload; a view into the batch it arrived in. */
   readonly data: Uint8Array;
+  /** Its headers; absent when it had none. */
   readonly headers?: MsgHdrs;
   /** Id of the subscription it arrived on (0 for a request's answer). */
   readonly sid: number;
@@ -37,6 +42,7 @@ export interface Msg {
 
 /** What a message needs to answer. */
 export interface Publisher {
+  /** Publishes a message; see `NatsConnection.publish`. */
   publish(subject: string, data?: Payload, opts?: PublishOptions): void;
 }
 

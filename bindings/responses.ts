@@ -17,6 +17,7 @@ export interface RequestManyOptions extends TraceOptions {
   strategy: RequestStrategy;
   /** The upper bound of the request, in milliseconds (default 1000). */
   maxWait: number;
+  /** Headers sent with the request. */
   headers?: MsgHdrs;
   /** `"count"`: end after this many replies. */
   maxMessages?: number;
@@ -29,6 +30,7 @@ export interface RequestManyOptions extends TraceOptions {
 /** Replies taken from wasm per crossing, at most. */
 const BATCH = 1024;
 
+/** The replies of a `requestMany`, as they arrive: iterate them. */
 export class Responses implements AsyncIterable<Msg> {
   readonly #raw: RawResponses;
   readonly #publisher: Publisher;
@@ -52,6 +54,11 @@ export class Responses implements AsyncIterable<Msg> {
     if (!this.#freed) this.#raw.stop();
   }
 
+  /**
+   * The replies, until the strategy ends them (iterable once); throws
+   * `NO_RESPONDERS` when nobody listens, `CLOSED` when the connection closes
+   * first.
+   */
   async *[Symbol.asyncIterator](): AsyncIterator<Msg> {
     if (this.#iterated) throw new InvalidOperationError("the replies of a request can be iterated once");
     this.#iterated = true;

@@ -7,33 +7,95 @@ import type { SinkStatusType, StatusSink } from "./raw.js";
 import type { NatsError } from "./errors.js";
 
 /** natsjet's: the connection is up (its first `connect` resolves on it; nats.js has no such status). */
-export type ConnectedStatus = { type: "connected"; server: string };
+export type ConnectedStatus = {
+  /** Which event this is. */
+  type: "connected";
+  /** The server connected to (`host:port`). */
+  server: string;
+};
 /** The connection to `server` (`host:port`) was lost; `error` says why, when something went wrong (natsjet's). */
-export type DisconnectStatus = { type: "disconnect"; server: string; error?: NatsError };
+export type DisconnectStatus = {
+  /** Which event this is. */
+  type: "disconnect";
+  /** The server the connection was to (`host:port`). */
+  server: string;
+  /** What went wrong, when something did. */
+  error?: NatsError;
+};
 /** A reconnect attempt starts, one per attempt; natsjet adds the `server` tried. */
-export type ReconnectingStatus = { type: "reconnecting"; server: string };
+export type ReconnectingStatus = {
+  /** Which event this is. */
+  type: "reconnecting";
+  /** The server this attempt tries (`host:port`). */
+  server: string;
+};
 /** Connected again, to `server`; subscriptions are restored. */
-export type ReconnectStatus = { type: "reconnect"; server: string };
+export type ReconnectStatus = {
+  /** Which event this is. */
+  type: "reconnect";
+  /** The server connected to (`host:port`). */
+  server: string;
+};
 /**
  * The cluster's server list changed: `added` servers may be tried on
  * reconnect, discovered ones it no longer lists are `deleted` (`host:port`
  * each; natsjet always gives both arrays and reports only changes).
  */
-export type ClusterUpdateStatus = { type: "update"; added: string[]; deleted: string[] };
+export type ClusterUpdateStatus = {
+  /** Which event this is. */
+  type: "update";
+  /** Servers the cluster now lists (`host:port`). */
+  added: string[];
+  /** Discovered servers it no longer lists (`host:port`). */
+  deleted: string[];
+};
 /** `server` is shutting down (lame duck mode); the client moves on. */
-export type LDMStatus = { type: "ldm"; server: string };
+export type LDMStatus = {
+  /** Which event this is. */
+  type: "ldm";
+  /** The server entering lame duck mode (`host:port`). */
+  server: string;
+};
 /** An error that left the connection up, e.g. a permissions violation. */
-export type ServerErrorStatus = { type: "error"; error: NatsError };
+export type ServerErrorStatus = {
+  /** Which event this is. */
+  type: "error";
+  /** The error (the server's `-ERR`, or one the client found). */
+  error: NatsError;
+};
 /** A keep-alive PING went out (every `pingInterval`); `pendingPings` are unanswered, it included. */
-export type ClientPingStatus = { type: "ping"; pendingPings: number };
+export type ClientPingStatus = {
+  /** Which event this is. */
+  type: "ping";
+  /** PINGs not answered yet, this one included. */
+  pendingPings: number;
+};
 /** `maxPingOut` PINGs went unanswered and no server bytes came for an interval: the connection is dropped (`disconnect` follows) and replaced. */
-export type StaleConnectionStatus = { type: "staleConnection" };
+export type StaleConnectionStatus = {
+  /** Which event this is. */
+  type: "staleConnection";
+};
 /** Subscription `sid` did not keep up: `dropped` messages lost so far (nats.js: `sub`, `pending`). */
-export type SlowConsumerStatus = { type: "slowConsumer"; sid: number; dropped: number };
+export type SlowConsumerStatus = {
+  /** Which event this is. */
+  type: "slowConsumer";
+  /** The subscription's id (`Subscription.getID()`). */
+  sid: number;
+  /** Messages dropped for it so far. */
+  dropped: number;
+};
 /** `reconnect()` is dropping the connection; `disconnect` and `reconnect` follow. */
-export type ForceReconnectStatus = { type: "forceReconnect" };
+export type ForceReconnectStatus = {
+  /** Which event this is. */
+  type: "forceReconnect";
+};
 /** Closed for good; `error` when one caused it (natsjet's). */
-export type CloseStatus = { type: "close"; error?: NatsError };
+export type CloseStatus = {
+  /** Which event this is. */
+  type: "close";
+  /** The error that closed the connection, if one did. */
+  error?: NatsError;
+};
 
 /** A connection event, as nats.js v3's `Status`. */
 export type Status =

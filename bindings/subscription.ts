@@ -7,6 +7,7 @@ import type { RawSubscription } from "./raw.js";
 import { ClosedConnectionError, InvalidOperationError, type NatsError } from "./errors.js";
 import { unpack, type Msg, type Publisher } from "./msg.js";
 
+/** Options of `subscribe`. */
 export interface SubscriptionOptions {
   /** Join this queue group: each message goes to one member. */
   queue?: string;
@@ -25,6 +26,10 @@ export interface SubscriptionOptions {
 /** Messages taken from wasm per crossing, at most. */
 const BATCH = 1024;
 
+/**
+ * A subscription (nats.js's `Subscription`), made by `nc.subscribe`:
+ * iterate it for its messages, unless it has a callback.
+ */
 export class Subscription implements AsyncIterable<Msg> {
   readonly #raw: RawSubscription;
   readonly #subject: string;
@@ -67,6 +72,7 @@ export class Subscription implements AsyncIterable<Msg> {
     if (this.#callback) void this.#pump(this.#callback);
   }
 
+  /** The subject it was made with. */
   getSubject(): string {
     return this.#subject;
   }
@@ -100,10 +106,15 @@ export class Subscription implements AsyncIterable<Msg> {
     return this.getReceived() - this.#processed;
   }
 
+  /**
+   * Whether it ended (unsubscribed, drained, timed out or its connection
+   * closed) and its messages were all read.
+   */
   isClosed(): boolean {
     return this.#done;
   }
 
+  /** Whether `drain()` was called. */
   isDraining(): boolean {
     return this.#drained !== undefined;
   }
@@ -139,6 +150,10 @@ export class Subscription implements AsyncIterable<Msg> {
     if (max === undefined) this.#release();
   }
 
+  /**
+   * Its messages, until it ends; throws an `InvalidOperationError` when it has a
+   * callback, and the error that ended it (e.g. a `TimeoutError`).
+   */
   async *[Symbol.asyncIterator](): AsyncIterator<Msg> {
     if (this.#callback) throw new InvalidOperationError("a subscription with a callback cannot be iterated");
     for (let batch = await this.#next(); batch; batch = await this.#next()) {

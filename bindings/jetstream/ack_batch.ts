@@ -23,6 +23,7 @@ export function ackReport([confirmed, unconfirmed, refused]: RawAckReport): AckR
   return { confirmed, unconfirmed, refused };
 }
 
+/** Options of one ack added to an `AckBatch`. */
 export interface AckOptions {
   /** With `nak`: redeliver after this many milliseconds. */
   delay?: number;
@@ -30,6 +31,7 @@ export interface AckOptions {
   reason?: string;
 }
 
+/** Options of `AckBatch.commit`. */
 export interface CommitOptions {
   /** Send the acks as requests and report the server's answers. */
   confirm?: boolean;
@@ -48,6 +50,10 @@ export interface AckBatchOptions {
   policy?: "explicit" | "all" | "none";
 }
 
+/**
+ * natsjet: acks gathered and sent together (`js.ackBatch()`), of messages or
+ * of ack tokens stored earlier, e.g. once a checkpoint is durable.
+ */
 export class AckBatch {
   readonly #raw: RawAckBatch;
 

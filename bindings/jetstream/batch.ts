@@ -16,15 +16,21 @@ import { rawPublishOptions, type JetStreamPublishOptions, type PubAck } from "./
  * (ADR-50); `msgID`s are deduplicated (server 2.12.1).
  */
 export type BatchMessageOptions = Omit<JetStreamPublishOptions, "retries" | "expect"> & {
+  /** What the stream must look like, checked when the batch is committed (no `lastMsgID`). */
   expect?: Omit<NonNullable<JetStreamPublishOptions["expect"]>, "lastMsgID">;
 };
 
 /** A message that waits for the server's acknowledgement (only on some: each is a round trip). */
-export type BatchMessageOptionsWithReply = BatchMessageOptions & { ack: boolean };
+export type BatchMessageOptionsWithReply = BatchMessageOptions & {
+  /** `true`: `add` resolves once the server has staged the message. */
+  ack: boolean;
+};
 
 /** The stream's ack of a committed batch: its last message's, with the batch's id and size. */
 export interface BatchAck extends PubAck {
+  /** The batch's id. */
   batch: string;
+  /** How many messages the batch stored. */
   count: number;
 }
 

@@ -14,6 +14,7 @@ import { Batch } from "./batch.js";
 import { Consumers } from "./consumer.js";
 import { JetStreamManager, StreamAPI, type Streams } from "./manager.js";
 
+/** Options of `jetstream()` and `jetstreamManager()` (nats.js's `JetStreamOptions`). */
 export interface JetStreamOptions {
   /** API prefix of an imported JetStream account (default `$JS.API`). */
   apiPrefix?: string;
@@ -25,16 +26,19 @@ export interface JetStreamOptions {
   maxAckInflight?: number;
 }
 
+/** Options of `jetstreamManager()`. */
 export interface JetStreamManagerOptions extends JetStreamOptions {
   /** `false`: skip the account info call that checks JetStream is enabled. */
   checkAPI?: boolean;
 }
 
+/** Options of `js.publish` (nats.js's `JetStreamPublishOptions`). */
 export interface JetStreamPublishOptions {
   /** De-duplication id: a repeat within the stream's `duplicate_window` is acked as `duplicate` and not stored. */
   msgID?: string;
   /** Milliseconds to wait for the ack (the JetStream timeout). */
   timeout?: number;
+  /** Headers sent with the message. */
   headers?: MsgHdrs;
   /** What the stream must look like for the message to be stored; a mismatch rejects with a `JetStreamApiError`. */
   expect?: {
@@ -72,10 +76,22 @@ export type PredefinedSchedule = "@yearly" | "@annually" | "@monthly" | "@weekly
  * `predefined` alias (server 2.14).
  */
 export type ScheduleSpec =
-  | { at: Date | string }
-  | { every: string }
-  | { cron: string }
-  | { predefined: PredefinedSchedule };
+  | {
+      /** Once, at this time (`@at`; a string as RFC 3339). */
+      at: Date | string;
+    }
+  | {
+      /** Repeatedly, this Go duration apart (`@every`, e.g. `"5m"`). */
+      every: string;
+    }
+  | {
+      /** On a 6-field cron expression, seconds first (`"0 0 5 * * *"`). */
+      cron: string;
+    }
+  | {
+      /** On a cron alias such as `"@daily"`. */
+      predefined: PredefinedSchedule;
+    };
 
 /** nats.js's `ScheduleOptions`. natsjet refuses, before sending, what the server would refuse (an `InvalidArgumentError`). */
 export interface ScheduleOptions {
@@ -127,17 +143,26 @@ function schedulePattern(spec: ScheduleOptions["specification"]): string {
 
 /** The stream's acknowledgement of a publish. */
 export interface PubAck {
+  /** The stream that stored the message. */
   stream: string;
   /** The message's sequence, or the original one's for a duplicate. */
   seq: number;
+  /** Whether the stream had the message already (same `msgID` within its `duplicate_window`) and did not store it again. */
   duplicate: boolean;
+  /** The JetStream domain of the stream, when it has one. */
   domain?: string;
 }
 
+/**
+ * nats.js's `JetStreamClient`, made by `jetstream(nc)`: publishes to streams
+ * and reads them through consumers.
+ */
 export class JetStreamClient {
   /** @internal */
   readonly raw: RawJetStream;
+  /** Consumer handles: `consumers.get(stream, name)`, ordered consumers and push consumers. */
   readonly consumers: Consumers;
+  /** Stream handles: `streams.get(name)`. */
   readonly streams: Streams;
   readonly #nc: NatsConnection;
   readonly #opts: JetStreamOptions;
@@ -200,6 +225,7 @@ export class JetStreamClient {
     return jetstreamManager(this.#nc, { ...this.#opts, checkAPI });
   }
 
+  /** A copy of the options it was made with. */
   getOptions(): JetStreamOptions {
     return { ...this.#opts };
   }

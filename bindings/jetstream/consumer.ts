@@ -39,6 +39,7 @@ export interface ConsumeOptions extends RawConsumeOptions {
   callback?: ConsumerCallbackFn;
 }
 
+/** Options of `next`. */
 export interface NextOptions {
   /** Milliseconds to wait for a message (30000). */
   expires?: number;
@@ -49,6 +50,7 @@ type RawReads = Pick<RawConsumer, "fetch" | "consume" | "next">;
 
 /** Reading, the same on both kinds of consumer. */
 abstract class Reads {
+  /** @internal How this consumer reads: its wasm consumer. */
   protected abstract readonly reads: RawReads;
 
   /** Always true: a pull consumer (nats.js's `ConsumerKind`). */
@@ -140,6 +142,10 @@ class Current implements Handle {
   }
 }
 
+/**
+ * A pull consumer (nats.js's `Consumer`), made by `js.consumers.get`: reads
+ * its messages with `fetch`, `next` or `consume`.
+ */
 export class Consumer extends Reads {
   readonly #raw: RawConsumer;
   readonly #named: Named;
@@ -151,6 +157,7 @@ export class Consumer extends Reads {
     this.#named = new Named(js, info);
   }
 
+  /** @internal */
   protected get reads(): RawReads {
     return this.#raw;
   }
@@ -274,6 +281,7 @@ export class OrderedConsumer extends Reads {
     this.#current = new Current(js, stream, raw);
   }
 
+  /** @internal */
   protected get reads(): RawReads {
     return this.#raw;
   }

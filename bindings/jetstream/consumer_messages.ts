@@ -24,30 +24,86 @@ export type FetchEnd =
 /** A consumer event (nats.js: `ConsumerNotification`); none of them ends the messages by itself. */
 export type ConsumerStatus =
   /** `count` heartbeat intervals passed in silence; natsjet pulls again by itself. */
-  | { type: "heartbeats_missed"; count: number }
+  | {
+      /** Which event this is. */
+      type: "heartbeats_missed";
+      /** Heartbeat intervals that passed without a message. */
+      count: number;
+    }
   /** Pending pulls were void (leader change, reconnect, expiry); a new pull went out. */
-  | { type: "reset"; reason: "leadership_change" | "reconnected" | "pulls_expired" }
+  | {
+      /** Which event this is. */
+      type: "reset";
+      /** Why the pulls were void. */
+      reason: "leadership_change" | "reconnected" | "pulls_expired";
+    }
   /** A status worth knowing, e.g. 409 `Exceeded MaxWaiting`. */
-  | { type: "warning"; code: number; description: string }
+  | {
+      /** Which event this is. */
+      type: "warning";
+      /** The status code (e.g. 409). */
+      code: number;
+      /** The status description. */
+      description: string;
+    }
   /** The consumer cannot serve pulls (409 `Consumer Deleted`…): the messages end with this error. */
-  | { type: "terminal"; code: number; description: string }
+  | {
+      /** Which event this is. */
+      type: "terminal";
+      /** The status code (e.g. 409). */
+      code: number;
+      /** The status description. */
+      description: string;
+    }
   /** This client holds the pin of a pinned-client priority group. */
-  | { type: "pinned"; id: string }
+  | {
+      /** Which event this is. */
+      type: "pinned";
+      /** The pin id the server gave this client. */
+      id: string;
+    }
   /** The pin id was stale (423) and was dropped. */
-  | { type: "pin_id_mismatch" }
+  | {
+      /** Which event this is. */
+      type: "pin_id_mismatch";
+    }
   /** A fetch ended; `code` and `description` come with `reason: "status"`. */
-  | { type: "fetch_done"; reason: FetchEnd; code?: number; description?: string }
+  | {
+      /** Which event this is. */
+      type: "fetch_done";
+      /** Why the fetch ended. */
+      reason: FetchEnd;
+      /** The status code that ended the fetch. */
+      code?: number;
+      /** The status description. */
+      description?: string;
+    }
   /** After `stop()`, every pull has ended. */
-  | { type: "drained" }
+  | {
+      /** Which event this is. */
+      type: "drained";
+    }
   /** An ordered consumer made consumer `name` (first, or after a gap or a loss) and reads from it. */
-  | { type: "ordered_consumer_recreated"; name: string }
+  | {
+      /** Which event this is. */
+      type: "ordered_consumer_recreated";
+      /** The consumer now read from. */
+      name: string;
+    }
   /**
    * The server said the consumer (`code` 10014) or its stream (10059) is
    * gone: a pull consumer's after a pull met no responders, a push
    * consumer's after missed heartbeats. The messages end with this error
    * under `abort_on_missing_resource`, else listening goes on.
    */
-  | { type: "consumer_deleted"; code: number; description: string };
+  | {
+      /** Which event this is. */
+      type: "consumer_deleted";
+      /** The API `err_code`: 10014 (consumer) or 10059 (stream). */
+      code: number;
+      /** The server's description of the error. */
+      description: string;
+    };
 
 /** Messages taken from wasm per crossing, at most. */
 const BATCH = 1024;
@@ -57,6 +113,10 @@ export type ConsumerCallbackFn = (msg: JsMsg) => void;
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
+/**
+ * The messages of a `fetch` or `consume` (nats.js's `ConsumerMessages`):
+ * iterate them (unless a callback receives them), watch `status()`, `stop()`.
+ */
 export class ConsumerMessages implements AsyncIterable<JsMsg> {
   readonly #raw: RawConsumerMessages;
   readonly #callback?: ConsumerCallbackFn;
@@ -149,6 +209,10 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
     }
   }
 
+  /**
+   * The messages, in order, until they end; throws an `InvalidOperationError`
+   * when a callback receives them, and the error that ended them.
+   */
   [Symbol.asyncIterator](): AsyncIterator<JsMsg> {
     if (this.#callback) throw new InvalidOperationError("messages go to the callback: they cannot be iterated");
     // A plain iterator, not an async generator: a message already read from

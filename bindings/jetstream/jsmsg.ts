@@ -12,13 +12,17 @@ import type { JsonReviver } from "../msg.js";
 
 /** Where and when a message was delivered, from its ack subject (nats.js's names). */
 export interface DeliveryInfo {
+  /** The stream the message is from. */
   readonly stream: string;
+  /** The consumer that delivered it. */
   readonly consumer: string;
   /** JetStream domain, `""` for none. */
   readonly domain: string;
   /** Deliveries of this message, this one included. */
   readonly deliveryCount: number;
+  /** Whether it was delivered before (`deliveryCount` > 1). */
   readonly redelivered: boolean;
+  /** The message's stream sequence. */
   readonly streamSequence: number;
   /** The consumer's sequence of this delivery. */
   readonly deliverySequence: number;
@@ -32,22 +36,33 @@ export interface DeliveryInfo {
 
 /** What `JsMsg.next` asks for, as nats.js's `PullOptions` (durations in ms). */
 export interface JsMsgNextOptions {
+  /** Messages to ask for (default 1). */
   batch?: number;
+  /** Milliseconds the pull stays open. */
   expires?: number;
+  /** Answer at once, with what is there (or a 404 status). */
   no_wait?: boolean;
 }
 
 /** The acks a message (or an `AckBatch`) takes: `working` (`+WPI`) is the only one that can repeat. */
 export type AckKind = "ack" | "nak" | "working" | "term";
 
+/**
+ * A message a consumer delivered (nats.js's `JsMsg`): its payload, delivery
+ * info and acks.
+ */
 export interface JsMsg {
+  /** The subject it was published to. */
   readonly subject: string;
   /** The payload; a view into the batch it arrived in. */
   readonly data: Uint8Array;
+  /** Its headers; absent when it had none. */
   readonly headers?: MsgHdrs;
   /** The stream sequence. */
   readonly seq: number;
+  /** Whether it was delivered before (`info.redelivered`). */
   readonly redelivered: boolean;
+  /** Its delivery info, from the ack subject. */
   readonly info: DeliveryInfo;
   /** The ack subject the server delivered it with (what `ackToken()` gives). */
   readonly reply: string;

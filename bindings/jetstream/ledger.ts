@@ -51,6 +51,7 @@ export interface LedgerWarning {
    * another setting than the program asked for (see `expecting`).
    */
   code: RawLedgerWarning[0];
+  /** What is wrong and what to change, for people. */
   message: string;
 }
 
@@ -61,6 +62,7 @@ export interface LedgerWarning {
  * did not nak (the worker that had it crashed, nak'd it, or still holds it).
  */
 export interface LedgerEvent {
+  /** Which event this is (see above). */
   type: "redeliveryRisk" | "redelivered";
   /** The message's ack token. */
   token: string;
@@ -76,14 +78,31 @@ export interface LedgerEvent {
  * 1 to 10 and 15). Version 1's inclusive `[first, last]` `ranges` are read too.
  */
 export interface LedgerState {
+  /** The format's version: 2 (`runs`) when written; 1 (`ranges`) is read too. */
   version: number;
+  /** Each consumer's sequences. */
   consumers: LedgerConsumerState[];
 }
 
 /** One consumer's part of a {@link LedgerState}: `runs` (version 2) or `ranges` (version 1). */
-export type LedgerConsumerState = { stream: string; consumer: string } & (
-  | { runs: number[]; ranges?: never }
-  | { ranges: [number, number][]; runs?: never }
+export type LedgerConsumerState = {
+  /** The consumer's stream. */
+  stream: string;
+  /** The consumer's name. */
+  consumer: string;
+} & (
+  | {
+      /** Version 2: the sequences as runs (see {@link LedgerState}). */
+      runs: number[];
+      /** Not with `runs`. */
+      ranges?: never;
+    }
+  | {
+      /** Version 1: the sequences as inclusive `[first, last]` ranges. */
+      ranges: [number, number][];
+      /** Not with `ranges`. */
+      runs?: never;
+    }
 );
 
 /** What a ledger has done for exactly-once since it was made. */
@@ -98,6 +117,11 @@ export interface LedgerCounts {
   redelivered: number;
 }
 
+/**
+ * natsjet: holds the messages of workers sharing one durable consumer until
+ * their checkpoint commits, then acks them in one confirmed batch; with
+ * `snapshot`/`restore`, exactly-once processing (docs/exactly-once.md).
+ */
 export class CheckpointLedger {
   readonly #raw: RawCheckpointLedger;
 
@@ -199,6 +223,7 @@ export class CheckpointLedger {
     return this.#raw.length;
   }
 
+  /** Whether no message is held. */
   isEmpty(): boolean {
     return this.length === 0;
   }

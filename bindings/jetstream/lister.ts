@@ -1,6 +1,10 @@
 /** nats.js's `Lister`: the items of a listing, fetched a page at a time as they are read. */
 import type { RawLister } from "../raw.js";
 
+/**
+ * The items of a listing (nats.js's `Lister`), fetched a page at a time as
+ * they are read: iterate it, or call `next()` for a page.
+ */
 export class Lister<T> implements AsyncIterable<T> {
   readonly #raw: RawLister;
   readonly #pick: (items: unknown[]) => T[];
@@ -22,6 +26,7 @@ export class Lister<T> implements AsyncIterable<T> {
     return [];
   }
 
+  /** Every item, page after page. */
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     for (let items = await this.next(); items.length > 0; items = await this.next()) yield* items;
   }

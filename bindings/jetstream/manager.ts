@@ -40,10 +40,31 @@ export interface PurgeOpts {
 }
 
 /** The message `getMessage` reads: at `seq`, the last on a subject, or the first on a subject from `seq`. */
-export type MsgRequest = { seq: number } | { last_by_subj: string } | { next_by_subj: string; seq?: number };
+export type MsgRequest =
+  | {
+      /** The message at this stream sequence. */
+      seq: number;
+    }
+  | {
+      /** The last message on this subject. */
+      last_by_subj: string;
+    }
+  | {
+      /** The first message on this subject (wildcards allowed) at or after `seq`. */
+      next_by_subj: string;
+      /** Where the search starts (default 0: the stream's start). */
+      seq?: number;
+    };
 
 /** The message `direct.getMessage` reads: also the first at or after `start_time` (on `next_by_subj`, if given). */
-export type DirectMsgRequest = MsgRequest | { start_time: Date | string; next_by_subj?: string };
+export type DirectMsgRequest =
+  | MsgRequest
+  | {
+      /** The first message stored at or after this time (server 2.11+). */
+      start_time: Date | string;
+      /** Only messages on this subject (wildcards allowed). */
+      next_by_subj?: string;
+    };
 
 /**
  * Receives a batched direct get's messages instead of an iterator, as
@@ -53,36 +74,62 @@ export type DirectBatchCallback = (done: { err?: Error } | null, m: StoredMsg) =
 
 /** What `direct.getBatch` reads: from `seq` or `start_time` (on `next_by_subj`, if given), at most `batch` (1024) messages or `max_bytes`. */
 export type DirectBatchOptions = {
+  /** The most messages to return (default 1024). */
   batch?: number;
+  /** Stop once the messages returned reach this many bytes. */
   max_bytes?: number;
+  /** Only messages on this subject (wildcards allowed). */
   next_by_subj?: string;
+  /** Hands the messages to this callback instead of the iterator. */
   callback?: DirectBatchCallback;
 } & (
-  | { seq: number; start_time?: never }
-  | { start_time: Date | string; seq?: never }
+  | {
+      /** The first stream sequence to read. */
+      seq: number;
+      /** Not with `seq`. */
+      start_time?: never;
+    }
+  | {
+      /** Read from the first message stored at or after this time. */
+      start_time: Date | string;
+      /** Not with `start_time`. */
+      seq?: never;
+    }
 );
 
 /** What `direct.getLastMessagesFor` reads: the newest message of each subject, as of `up_to_seq` or `up_to_time`. */
 export type DirectLastFor = {
+  /** The subjects (wildcards allowed) whose last messages to read. */
   multi_last: string[];
+  /** The last messages as of this time. */
   up_to_time?: Date | string;
+  /** The last messages at or below this stream sequence. */
   up_to_seq?: number;
+  /** The most messages to return. */
   batch?: number;
+  /** Stop once the messages returned reach this many bytes. */
   max_bytes?: number;
+  /** Hands the messages to this callback instead of the iterator. */
   callback?: DirectBatchCallback;
 };
 
 /** A message read back from a stream, as nats.js's `StoredMsg`. */
 export interface StoredMsg {
+  /** The subject it was published to. */
   subject: string;
+  /** Its stream sequence. */
   seq: number;
   /** Its headers (empty when it had none). */
   header: MsgHdrs;
+  /** Its payload. */
   data: Uint8Array;
+  /** When the stream stored it. */
   time: Date;
   /** The server's RFC 3339 time. */
   timestamp: string;
+  /** The payload decoded as UTF-8. */
   string(): string;
+  /** The payload parsed as JSON. */
   json<T = unknown>(): T;
 }
 
@@ -140,6 +187,7 @@ export class StoredMsgs implements AsyncIterable<StoredMsg> {
     this.#raw.stop();
   }
 
+  /** The messages, in stream order; throws an `InvalidOperationError` when a callback receives them. */
   [Symbol.asyncIterator](): AsyncIterator<StoredMsg> {
     if (this.#callback) throw new InvalidOperationError("a direct batch with a callback cannot be iterated");
     return this.#messages();
@@ -176,6 +224,7 @@ export interface Streams {
   get(name: string): Promise<Stream>;
 }
 
+/** nats.js's `jsm.streams`: creates, changes, lists and deletes streams, and reads their messages. */
 export class StreamAPI implements Streams {
   readonly #raw: RawJetStream;
 
@@ -276,6 +325,7 @@ export class StreamAPI implements Streams {
 
 /** nats.js's `Stream`: one stream, its info as of `streams.get` or the last `info()`. */
 export class Stream {
+  /** The stream's name. */
   readonly name: string;
   readonly #api: StreamAPI;
   readonly #consumers: Consumers;
@@ -318,10 +368,12 @@ export class Stream {
     return this.#consumers.getPushConsumer(this.name, nameOrOpts);
   }
 
+  /** A stored message of this stream, or `null`; see `streams.getMessage`. */
   getMessage(query: MsgRequest): Promise<StoredMsg | null> {
     return this.#api.getMessage(this.name, query);
   }
 
+  /** Deletes the message at `seq`; see `streams.deleteMessage`. */
   deleteMessage(seq: number, erase?: boolean): Promise<boolean> {
     return this.#api.deleteMessage(this.name, seq, erase);
   }
@@ -371,6 +423,7 @@ export class DirectStreamAPI {
   }
 }
 
+/** nats.js's `jsm.consumers`: creates, changes, lists, pauses and deletes consumers. */
 export class ConsumerAPI {
   readonly #raw: RawJetStream;
 
@@ -420,6 +473,7 @@ export class ConsumerAPI {
     return this.#create(stream, { ...config, ...cfg }, "update");
   }
 
+  /** Deletes consumer `name` of `stream`; `true` once deleted. */
   async delete(stream: string, name: string): Promise<boolean> {
     return (await request<{ success: boolean }>(this.#raw, "CONSUMER.DELETE", stream, name)).success;
   }
@@ -439,6 +493,7 @@ export class ConsumerAPI {
     return request(this.#raw, "CONSUMER.PAUSE", stream, name, { pause_until: until.toISOString() });
   }
 
+  /** Resumes delivery of a paused consumer (server 2.11+). */
   resume(stream: string, name: string): Promise<ConsumerPauseResponse> {
     return request(this.#raw, "CONSUMER.PAUSE", stream, name, {});
   }
@@ -469,11 +524,23 @@ export class ConsumerAPI {
 }
 
 /** A JetStream advisory: its kind and its JSON (nats.js's `Advisory`). */
-export type Advisory = { kind: AdvisoryKind; data: unknown };
+export type Advisory = {
+  /** The kind, the last part of the advisory's `type`. */
+  kind: AdvisoryKind;
+  /** The advisory's JSON, as the server sent it. */
+  data: unknown;
+};
 
+/**
+ * nats.js's `JetStreamManager`: manages streams and consumers, reads stored
+ * messages and account info. Made by `jetstreamManager(nc)`.
+ */
 export class JetStreamManager {
+  /** Stream management. */
   readonly streams: StreamAPI;
+  /** Consumer management. */
   readonly consumers: ConsumerAPI;
+  /** Direct gets: reads from any replica of streams with `allow_direct`. */
   readonly direct: DirectStreamAPI;
   readonly #raw: RawJetStream;
   readonly #opts: JetStreamOptions;
@@ -496,6 +563,7 @@ export class JetStreamManager {
     return request(this.#raw, "INFO");
   }
 
+  /** A copy of the options it was made with. */
   getOptions(): JetStreamOptions {
     return { ...this.#opts };
   }

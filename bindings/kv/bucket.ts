@@ -139,6 +139,7 @@ export class Bucket implements KV {
     return new EntryReader(raw, (batch, i) => decodedKeyAt(batch, i, this.#codec));
   }
 
+  /** The bucket's state and settings, from its stream's info. */
   async status(): Promise<KvStatus> {
     return kvStatus(this.bucket, await request<StreamInfo>(this.#js.raw, "STREAM.INFO", `KV_${this.bucket}`));
   }

@@ -6,12 +6,29 @@
  */
 import { encode, type Payload } from "../msg.js";
 
-export type KvCodec<T> = { encode(k: T): T; decode(k: T): T };
+/** A pair of functions that change a key token (or a value) on the way in and back. */
+export type KvCodec<T> = {
+  /** Changes what is written. */
+  encode(k: T): T;
+  /** Changes what is read back (undoes `encode`). */
+  decode(k: T): T;
+};
 /** Changes one key token (nats.js's `KvKeyCodec`). */
 export type KvKeyCodec = KvCodec<string>;
 /** Changes a value to store and one read (nats.js's `KvPayloadCodec`). */
-export type KvPayloadCodec = { encode(v: Payload): Uint8Array; decode(d: Uint8Array): Uint8Array };
-export type KvCodecs = { key: KvKeyCodec; value: KvPayloadCodec };
+export type KvPayloadCodec = {
+  /** The bytes to store for value `v`. */
+  encode(v: Payload): Uint8Array;
+  /** The value of bytes read (undoes `encode`). */
+  decode(d: Uint8Array): Uint8Array;
+};
+/** A bucket handle's codecs (nats.js's `KvCodecs`). */
+export type KvCodecs = {
+  /** Applied to each key token. */
+  key: KvKeyCodec;
+  /** Applied to each value. */
+  value: KvPayloadCodec;
+};
 
 /** Keys and values as they are. */
 export function NoopKvCodecs(): KvCodecs {

@@ -55,6 +55,7 @@ function nested(o: Partial<KvOptions>): [string[], number[]] {
   return [strings, numbers];
 }
 
+/** Key-Value buckets (nats.js's `Kvm`): creates, opens and lists them. */
 export class Kvm {
   /** The JetStream client the buckets use. */
   readonly js: JetStreamClient;

@@ -24,7 +24,9 @@ export type KvWatchInclude = (typeof KvWatchInclude)[keyof typeof KvWatchInclude
 
 /** A key's value at one revision; deletes (`DEL`) and purges (`PURGE`) are entries too. */
 export type KvEntry = {
+  /** The bucket it is in. */
   bucket: string;
+  /** The key (decoded by the bucket's key codec, if any). */
   key: string;
   /** Empty for `DEL` and `PURGE`, and for `headers_only` reads. */
   value: Uint8Array;
@@ -34,6 +36,7 @@ export type KvEntry = {
   revision: number;
   /** Newer entries a watch or history has yet to deliver (0 for a get). */
   delta?: number;
+  /** What the entry is: a value (`PUT`), a delete or a purge. */
   operation: "PUT" | "DEL" | "PURGE";
   /** The value's size, also when only headers were read. */
   length: number;
@@ -56,6 +59,7 @@ export type KvWatchEntry = KvEntry & {
 
 /** A bucket's settings (nats.js's `KvLimits`). */
 export type KvLimits = {
+  /** The bucket's description. */
   description: string;
   /** Replicas of the bucket's stream (1, 3 or 5). */
   replicas: number;
@@ -72,6 +76,7 @@ export type KvLimits = {
    * a key (server 2.11); also allows per-key TTLs (`create(k, v, "10s")`).
    */
   markerTTL: number;
+  /** Where the server keeps the bucket: file (the default) or memory. */
   storage: StorageType;
   /** Where the stream's replicas go. */
   placement: Placement;
@@ -87,12 +92,15 @@ export type KvLimits = {
 
 /** A bucket's state and settings, from its stream's info. */
 export type KvStatus = KvLimits & {
+  /** The bucket's name. */
   bucket: string;
   /** Messages stored: values, deletes and purges of every kept revision. */
   values: number;
+  /** The info of the bucket's stream (`KV_<bucket>`). */
   streamInfo: StreamInfo;
   /** Bytes stored. */
   size: number;
+  /** The bucket's metadata. */
   metadata?: Record<string, string>;
   /** 0 when the bucket has no markers. */
   markerTTL: number;
@@ -110,9 +118,11 @@ export type KvOptions = KvLimits & {
   bindOnly: boolean;
   /** `false`: this handle reads from the stream's leader instead of any replica. */
   allow_direct: boolean;
+  /** The bucket's metadata (set when it is created). */
   metadata?: Record<string, string>;
 };
 
+/** Options of `watch` (nats.js's `KvWatchOptions`). */
 export type KvWatchOptions = {
   /** A key, or keys, with `*` and `>` as in subjects (default `">"`: all). */
   key?: string | string[];
@@ -126,6 +136,7 @@ export type KvWatchOptions = {
   resumeFromRevision?: number;
 };
 
+/** Options of `put` (pass a `Partial` of it). */
 export type KvPutOptions = {
   /** Only if this is the key's last revision (0: the key has none). */
   previousSeq: number;
@@ -133,11 +144,13 @@ export type KvPutOptions = {
   timeout: number;
 };
 
+/** Options of `delete` (pass a `Partial` of it). */
 export type KvDeleteOptions = {
   /** Only if this is the key's last revision. */
   previousSeq: number;
 };
 
+/** Options of `purge` (pass a `Partial` of it). */
 export type KvPurgeOptions = KvDeleteOptions & {
   /** The purge marker lives this long (`"10s"`, `"1h"`; the bucket needs `markerTTL`). */
   ttl: string;
@@ -163,6 +176,7 @@ export type RoKV = {
   history(opts?: { key?: string | string[]; headers_only?: boolean }): Promise<QueuedIterator<KvWatchEntry>>;
   /** Entries as they change; see `KvWatchOptions`. */
   watch(opts?: KvWatchOptions): Promise<KvWatcher>;
+  /** The bucket's state and settings. */
   status(): Promise<KvStatus>;
   /** The keys that hold a value (matching `filter`, default all), then the end. */
   keys(filter?: string | string[]): Promise<QueuedIterator<string>>;

@@ -20,6 +20,7 @@ export type ObjectStoreLink = {
 /** nats.js's name of {@link ObjectStoreLink} in infos. */
 export type ObjectLink = ObjectStoreLink;
 
+/** An object's options, stored in its meta. */
 export type ObjectStoreMetaOptions = {
   /** Set in a link's meta: what it points to (puts refuse it; `link()` makes links). */
   link?: ObjectStoreLink;
@@ -31,9 +32,13 @@ export type ObjectStoreMetaOptions = {
 export type ObjectStoreMeta = {
   /** Any string but the empty one, up to 2048 bytes of UTF-8. */
   name: string;
+  /** What the object is, for people. */
   description?: string;
+  /** Headers stored in the meta (not on the chunks). */
   headers?: MsgHdrs;
+  /** Its chunk size, or what it links to. */
   options?: ObjectStoreMetaOptions;
+  /** Application metadata. */
   metadata?: Record<string, string>;
 };
 
@@ -45,31 +50,41 @@ export type ObjectInfo = ObjectStoreMeta & {
   nuid: string;
   /** Bytes. */
   size: number;
+  /** How many chunks hold its bytes. */
   chunks: number;
   /** `SHA-256=` and the URL-safe base64 of its SHA-256 (`""` for a deleted object or a link). */
   digest: string;
+  /** Whether the object was deleted (its meta remains, marked so). */
   deleted: boolean;
   /** When its meta was stored (the server's time, RFC 3339). */
   mtime: string;
   /** The stream sequence of its meta. */
   revision: number;
+  /** What the object is, for people (`""` when unset). */
   description: string;
+  /** Headers stored in the meta (empty when none). */
   headers: MsgHdrs;
+  /** Application metadata (empty when none). */
   metadata: Record<string, string>;
 };
 
 /** A watch's meta: `isUpdate` once what existed when the watch started was handed out. */
 export type ObjectWatchInfo = ObjectInfo & {
+  /** `false` for what existed when the watch started, `true` for later changes. */
   isUpdate: boolean;
 };
 
 /** A bucket's state and settings, from its stream's info. */
 export type ObjectStoreStatus = {
+  /** The bucket's name. */
   bucket: string;
+  /** The bucket's description (`""` when unset). */
   description: string;
   /** How long an object lives, in nanoseconds (0: forever). */
   ttl: Nanos;
+  /** Where the server keeps the bucket: file or memory. */
   storage: StorageType;
+  /** How many servers hold a copy. */
   replicas: number;
   /** A sealed bucket takes no more writes. */
   sealed: boolean;
@@ -77,21 +92,29 @@ export type ObjectStoreStatus = {
   size: number;
   /** Always `"JetStream"`. */
   backingStore: string;
+  /** The info of the bucket's stream (`OBJ_<bucket>`). */
   streamInfo: StreamInfo;
+  /** The bucket's metadata. */
   metadata?: Record<string, string> | undefined;
+  /** Whether the stored chunks are S2-compressed. */
   compression: boolean;
 };
 
 /** Options of `objm.create` (nats.js's `ObjectStoreOptions`). */
 export type ObjectStoreOptions = {
+  /** The bucket's description. */
   description?: string;
   /** How long an object lives, in nanoseconds (`nanos(ms)`). */
   ttl?: Nanos;
+  /** Where the server keeps the bucket (default file). */
   storage: StorageType;
+  /** How many servers hold a copy (default 1). */
   replicas: number;
   /** Size of the whole bucket in bytes (-1: unlimited). */
   max_bytes: number;
+  /** The cluster and server tags the bucket's stream is placed by. */
   placement: Placement;
+  /** The bucket's metadata. */
   metadata?: Record<string, string>;
   /** S2 compression of the stored chunks. */
   compression?: boolean;
@@ -126,6 +149,7 @@ export type ObjectStoreGetOpts = {
 
 /** An object being read. */
 export type ObjectResult = {
+  /** The object's meta (the linked object's, after a link). */
   info: ObjectInfo;
   /**
    * The object's bytes, read from the server as this stream is read. It
@@ -161,6 +185,7 @@ export type ObjectStore = {
   watch(opts?: Partial<{ ignoreDeletes?: boolean; includeHistory?: boolean }>): Promise<QueuedIterator<ObjectWatchInfo>>;
   /** Seals the bucket: no more writes, deletes or purges. */
   seal(): Promise<ObjectStoreStatus>;
+  /** The bucket's state and settings; `opts` as `streams.info`'s. */
   status(opts?: Partial<StreamInfoRequestOptions>): Promise<ObjectStoreStatus>;
   /** Renames the object or changes its description and metadata (replaced) or its headers (if given). */
   update(name: string, meta: Partial<ObjectStoreMeta>): Promise<PubAck>;

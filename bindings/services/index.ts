@@ -39,7 +39,11 @@ export type {
 
 /** Adds services to a connection, and discovers them. */
 export class Svcm {
-  constructor(readonly nc: NatsConnection) {}
+  /** Services are added to, and discovered over, `nc`. */
+  constructor(
+    /** The connection the services use. */
+    readonly nc: NatsConnection,
+  ) {}
 
   /**
    * Starts a service: its discovery subscriptions at once, an endpoint's as

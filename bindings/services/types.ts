@@ -15,15 +15,27 @@ export const ServiceErrorHeader = "Nats-Service-Error";
 export const ServiceErrorCodeHeader = "Nats-Service-Error-Code";
 
 /** The discovery requests a service answers: `$SRV.<verb>[.<name>[.<id>]]`. */
-export const ServiceVerb = { PING: "PING", STATS: "STATS", INFO: "INFO" } as const;
+export const ServiceVerb = {
+  /** Asks for each service's identity ({@link ServiceIdentity}). */
+  PING: "PING",
+  /** Asks for each service's counters ({@link ServiceStats}). */
+  STATS: "STATS",
+  /** Asks for each service's description and endpoints ({@link ServiceInfo}). */
+  INFO: "INFO",
+} as const;
+/** A discovery verb: a value of {@link ServiceVerb}. */
 export type ServiceVerb = (typeof ServiceVerb)[keyof typeof ServiceVerb];
 
 /** The `type` of each discovery reply. */
 export const ServiceResponseType = {
+  /** A `STATS` reply. */
   STATS: "io.nats.micro.v1.stats_response",
+  /** An `INFO` reply. */
   INFO: "io.nats.micro.v1.info_response",
+  /** A `PING` reply. */
   PING: "io.nats.micro.v1.ping_response",
 } as const;
+/** A discovery reply's `type`: a value of {@link ServiceResponseType}. */
 export type ServiceResponseType = (typeof ServiceResponseType)[keyof typeof ServiceResponseType];
 
 /**
@@ -31,8 +43,10 @@ export type ServiceResponseType = (typeof ServiceResponseType)[keyof typeof Serv
  * anything else thrown answers 500), and the error a reply carries.
  */
 export class ServiceError extends Error {
+  /** The error's code, HTTP-like (e.g. 400, 500), sent in `Nats-Service-Error-Code`. */
   code: number;
 
+  /** An error with its `code`; `message` is sent in `Nats-Service-Error`. */
   constructor(code: number, message: string) {
     super(message);
     this.code = code;
@@ -58,27 +72,41 @@ export interface ServiceMsg extends Msg {
   respondError(code: number, description: string, data?: Payload, opts?: PublishOptions): boolean;
 }
 
+/**
+ * Handles an endpoint's requests, one call per request (`err` is `null`).
+ * An error it throws answers the request with that error's code (a
+ * {@link ServiceError}'s, else 500) and counts in the endpoint's stats.
+ */
 export type ServiceHandler = (err: Error | null, msg: ServiceMsg) => void;
 
+/** An endpoint's configuration. */
 export type Endpoint = {
   /** The subject it listens on (after its group's). */
   subject: string;
   /** Without one, the endpoint is an iterator of its requests. */
   handler?: ServiceHandler;
+  /** Reported in `INFO` replies. */
   metadata?: Record<string, string>;
   /** Its queue group; unset or `""`: its group's, else the service's. */
   queue?: string;
 };
 
+/** An endpoint's options for `addEndpoint`: its subject defaults to its name. */
 export type EndpointOptions = Partial<Endpoint>;
 
+/** An endpoint as `INFO` replies describe it. */
 export type EndpointInfo = {
+  /** The endpoint's name. */
   name: string;
+  /** The subject it listens on (with its group's prefix). */
   subject: string;
+  /** The metadata it was added with. */
   metadata?: Record<string, string>;
+  /** The queue group it listens in; absent: none. */
   queue_group?: string;
 };
 
+/** Adds endpoints under a subject prefix (a service is the group with none). */
 export interface ServiceGroup {
   /**
    * Listens on `<group>.<name>` (or `<group>.<opts.subject>`); `name` is
@@ -89,11 +117,15 @@ export interface ServiceGroup {
   addGroup(subject?: string, queue?: string): ServiceGroup;
 }
 
+/** The metadata part of discovery replies. */
 export type ServiceMetadata = {
+  /** The service's metadata. */
   metadata?: Record<string, string>;
 };
 
+/** What every discovery reply has: its `type`. */
 export interface ServiceResponse {
+  /** Which reply this is. */
   type: ServiceResponseType;
 }
 
@@ -104,11 +136,15 @@ export type ServiceIdentity = ServiceResponse &
     name: string;
     /** This instance's id. */
     id: string;
+    /** The service's version (semver). */
     version: string;
   };
 
+/** An endpoint's counters in a `STATS` reply. */
 export type NamedEndpointStats = {
+  /** The endpoint's name. */
   name: string;
+  /** The subject it listens on. */
   subject: string;
   /** Requests handled (with no handler: handed to the iteration and done with). */
   num_requests: number;
@@ -120,11 +156,15 @@ export type NamedEndpointStats = {
   data?: unknown;
   /** Nanoseconds spent in the handler (or the loop's body). */
   processing_time: Nanos;
+  /** `processing_time` divided by `num_requests`, in nanoseconds. */
   average_processing_time: Nanos;
+  /** The queue group it listens in; absent: none. */
   queue_group?: string;
 };
 
+/** The `STATS` reply's own fields. */
 export type EndpointStats = ServiceIdentity & {
+  /** Each endpoint's counters. */
   endpoints?: NamedEndpointStats[];
   /** When the service started (or was `reset()`), as an ISO date. */
   started: string;
@@ -132,16 +172,21 @@ export type EndpointStats = ServiceIdentity & {
 
 /** The `INFO` reply. */
 export type ServiceInfo = ServiceIdentity & {
+  /** The service's description (`""` when none was given). */
   description: string;
+  /** The service's metadata. */
   metadata?: Record<string, string>;
+  /** The service's endpoints. */
   endpoints: EndpointInfo[];
 };
 
+/** What `Svcm.add` starts a service with. */
 export type ServiceConfig = {
   /** Letters, digits, `-` and `_`. */
   name: string;
   /** Must hold a `major.minor.patch`. */
   version: string;
+  /** Reported in `INFO` replies. */
   description?: string;
   /** Gives each endpoint's `data` in `STATS` replies. */
   statsHandler?: (endpoint: Endpoint) => Promise<unknown | null>;
@@ -154,12 +199,17 @@ export type ServiceConfig = {
 /** The `STATS` reply. */
 export type ServiceStats = ServiceIdentity & EndpointStats;
 
+/** A running service: a group without prefix, its discovery answers and stats. */
 export interface Service extends ServiceGroup {
   /** Resolves once stopped: with the error that stopped it, or `null`. */
   stopped: Promise<null | Error>;
+  /** Whether the service has stopped. */
   isStopped: boolean;
+  /** Its current `STATS` reply. */
   stats(): Promise<ServiceStats>;
+  /** Its `INFO` reply. */
   info(): ServiceInfo;
+  /** Its `PING` reply. */
   ping(): ServiceIdentity;
   /** Zeroes the endpoints' counters; `started` becomes now. */
   reset(): void;
@@ -169,7 +219,10 @@ export interface Service extends ServiceGroup {
 
 /** Discovery: each call's iterator yields one reply per service that answered. */
 export interface ServiceClient {
+  /** `PING`s every service, those named `name`, or the one instance `id` of it. */
   ping(name?: string, id?: string): Promise<QueuedIterator<ServiceIdentity>>;
+  /** Asks for `STATS`, of all services, those named `name`, or instance `id` of it. */
   stats(name?: string, id?: string): Promise<QueuedIterator<ServiceStats>>;
+  /** Asks for `INFO`, of all services, those named `name`, or instance `id` of it. */
   info(name?: string, id?: string): Promise<QueuedIterator<ServiceInfo>>;
 }
