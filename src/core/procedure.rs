@@ -116,3 +116,27 @@ pub trait Procedure {
     /// When to call [`handle_timeout`](Self::handle_timeout) next, and why.
     fn poll_deadline(&self) -> Option<Deadline<Wait>>;
 }
+
+impl<P: Procedure + ?Sized> Procedure for Box<P> {
+    type Item = P::Item;
+
+    fn handle_reply(&mut self, now: Instant, reply: Reply) {
+        (**self).handle_reply(now, reply)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        (**self).handle_timeout(now)
+    }
+
+    fn poll_step(&mut self) -> Option<Step> {
+        (**self).poll_step()
+    }
+
+    fn poll_item(&mut self, now: Instant) -> Yield<Self::Item> {
+        (**self).poll_item(now)
+    }
+
+    fn poll_deadline(&self) -> Option<Deadline<Wait>> {
+        (**self).poll_deadline()
+    }
+}

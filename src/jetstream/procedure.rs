@@ -41,6 +41,12 @@ impl<P: Procedure> Pump<P> {
         &self.procedure
     }
 
+    /// The procedure, to feed it what its user read itself.
+    #[cfg(feature = "wasm-runtime")]
+    pub(crate) fn procedure_mut(&mut self) -> &mut P {
+        &mut self.procedure
+    }
+
     /// The procedure's next item; `None` once it is over.
     pub(crate) fn poll_item(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<P::Item, Error>>> {
         loop {
@@ -147,5 +153,13 @@ impl<P: Procedure> Pump<P> {
                 }
             }
         }
+    }
+}
+
+impl<P: Procedure + Unpin> Stream for Pump<P> {
+    type Item = Result<P::Item, Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        self.get_mut().poll_item(cx)
     }
 }

@@ -48,6 +48,30 @@ enum Source {
     Fed,
 }
 
+/// An object's chunks, as its meta describes them.
+pub(crate) struct Chunks<'a> {
+    /// Its bucket.
+    pub bucket: &'a str,
+    /// The token of its chunks' subject.
+    pub nuid: &'a str,
+    /// Its bytes.
+    pub size: usize,
+    /// Its chunks.
+    pub chunks: usize,
+}
+
+impl Chunks<'_> {
+    fn direct(&self, api_prefix: &str, stall: Duration) -> Source {
+        Source::Direct {
+            stream: format!("OBJ_{}", self.bucket),
+            subject: chunk_subject(self.bucket, self.nuid),
+            per_batch: per_batch(self.size, self.chunks),
+            api_prefix: api_prefix.to_string(),
+            stall,
+        }
+    }
+}
+
 /// A batch that failed, and what is done about it.
 enum Failure {
     /// Waiting [`RETRY_AFTER`] before asking about the stream.
@@ -85,26 +109,30 @@ impl ObjectRead {
     /// `stall` given up on; `NotFound` for a deleted object, an error for
     /// one that cannot be checked.
     pub fn direct(info: &ObjectInfo, bucket: &str, api_prefix: &str, stall: Duration) -> Result<Self, GetError> {
-        let source = Source::Direct {
-            stream: format!("OBJ_{bucket}"),
-            subject: chunk_subject(bucket, &info.nuid),
-            per_batch: per_batch(info.size, info.chunks),
-            api_prefix: api_prefix.to_string(),
-            stall,
-        };
-        Self::new(info, source)
+        let chunks = Chunks { bucket, nuid: &info.nuid, size: info.size, chunks: info.chunks };
+        Ok(Self::of(Check::new(info)?, chunks, Some((api_prefix, stall))))
     }
 
     /// The check of the chunks of object `info` that the pump reads itself
     /// and feeds in.
     pub fn fed(info: &ObjectInfo) -> Result<Self, GetError> {
-        Self::new(info, Source::Fed)
+        Ok(Self::new(Check::new(info)?, Source::Fed))
     }
 
-    fn new(info: &ObjectInfo, source: Source) -> Result<Self, GetError> {
-        let check = Check::new(info)?;
-        let empty = info.size == 0;
-        Ok(ObjectRead {
+    /// The read `check` checks of the object's `chunks`: by batched direct
+    /// gets through the API under `direct`'s prefix, silent batches given
+    /// up on after its duration, or (`None`) fed by the pump.
+    pub(crate) fn of(check: Check, chunks: Chunks<'_>, direct: Option<(&str, Duration)>) -> Self {
+        let source = match direct {
+            Some((api_prefix, stall)) => chunks.direct(api_prefix, stall),
+            None => Source::Fed,
+        };
+        Self::new(check, source)
+    }
+
+    fn new(check: Check, source: Source) -> Self {
+        let empty = check.size() == 0;
+        ObjectRead {
             check,
             source: if empty { Source::None } else { source },
             batch: None,
@@ -118,7 +146,7 @@ impl ObjectRead {
             done: false,
             timers: TimerTable::default(),
             steps: VecDeque::new(),
-        })
+        }
     }
 
     /// Bytes received (and hashed) so far.
@@ -550,5 +578,40 @@ mod tests {
         let mut deleted = info.clone();
         deleted.deleted = true;
         assert!(ObjectRead::fed(&deleted).is_err());
+    }
+
+    /// The host's SHA-256 (here `sha2` again), failing after `works` updates.
+    struct Host(Digest, usize);
+
+    impl crate::core::object::get::Sha256Host for Host {
+        fn update(&mut self, bytes: &[u8]) -> Result<(), Error> {
+            if self.1 == 0 {
+                return Err(Error::Other("hasher broke".into()));
+            }
+            self.1 -= 1;
+            self.0.update(bytes);
+            Ok(())
+        }
+
+        fn finish(&mut self) -> Result<[u8; 32], Error> {
+            Ok(std::mem::take(&mut self.0).finish())
+        }
+    }
+
+    #[test]
+    fn a_read_of_parts_hashes_with_the_hosts_sha256_and_fails_with_it() {
+        let (parts, info) = object(2);
+        for (works, ends) in [(2, "done"), (1, "failed: hasher broke")] {
+            let check =
+                Check::of("o", 8, info.digest.as_deref()).unwrap().with_host(Box::new(Host(Digest::new(), works)));
+            let chunks = Chunks { bucket: "b", nuid: "N", size: 8, chunks: 2 };
+            let mut read = ObjectRead::of(check, chunks, Some(("$JS.API", STALL)));
+            let _ = read.poll_item(at(0));
+            assert_eq!(steps(&mut read), [r#"batch OBJ_b {"batch":2,"seq":1,"next_by_subj":"$O.b.C.N"}"#]);
+            read.handle_reply(at(1), message(&parts, 1, 0));
+            read.handle_reply(at(1), message(&parts, 2, 1));
+            assert_eq!(items(&mut read, at(1)).last().unwrap(), ends);
+        }
+        assert!(Check::of("o", 8, None).is_err(), "no digest to check with");
     }
 }
