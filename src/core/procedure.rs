@@ -15,11 +15,14 @@
 use bytes::Bytes;
 
 use crate::core::error::Error;
+use crate::core::jetstream::api::MsgGetRequest;
+use crate::core::jetstream::publish::Publish;
+use crate::core::jetstream::raw_message::StreamMessage;
 use crate::core::time::Instant;
 use crate::core::timer::{Deadline, TimerKind};
 
 /// What a procedure asks its pump to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// A JetStream API request; its answer comes back as [`Reply::Answer`].
     Request {
@@ -39,6 +42,24 @@ pub enum Step {
     },
     /// The running batch is no longer wanted: stop it, report nothing more of it.
     StopBatch,
+    /// A publish to a stream, its ack awaited; the ack's sequence (or the
+    /// error) comes back as [`Reply::Acked`].
+    Publish {
+        /// The subject.
+        subject: String,
+        /// The message: payload and headers.
+        publish: Publish,
+    },
+    /// A stored message read from `stream` (a direct get when `direct`); it
+    /// comes back as [`Reply::Stored`].
+    GetMessage {
+        /// The stream.
+        stream: String,
+        /// Whether the stream answers direct gets.
+        direct: bool,
+        /// Which message.
+        request: MsgGetRequest,
+    },
 }
 
 /// What a step brought.
@@ -61,6 +82,10 @@ pub enum Reply {
     BatchEnd,
     /// The running batch failed (a timeout, a lost connection, a server error).
     BatchFailed(Error),
+    /// The stream's ack of the [`Step::Publish`]: the message's sequence.
+    Acked(Result<u64, Error>),
+    /// The message a [`Step::GetMessage`] read.
+    Stored(Result<StreamMessage, Error>),
 }
 
 /// What a procedure has for its user now.

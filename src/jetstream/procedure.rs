@@ -1,5 +1,6 @@
 //! The pump of every core [`Procedure`] over a JetStream [`Context`]: it
-//! carries each [`Step`] out (an API request, a batched direct get),
+//! carries each [`Step`] out (an API request, a batched direct get, an
+//! acked publish, a stored message's read),
 //! hands back what it brought as a [`Reply`], sleeps to the procedure's
 //! deadline, and yields the procedure's items. It knows no procedure's
 //! rules; the wasm export of procedures is this pump too.
@@ -25,6 +26,8 @@ pub(crate) struct Pump<P> {
     procedure: P,
     context: Context,
     request: Option<BoxFuture<Result<Bytes, Error>>>,
+    /// A publish's ack, or a stored message, awaited.
+    other: Option<BoxFuture<Reply>>,
     batch: Option<DirectBatch>,
     /// The sleep to the procedure's deadline, and the instant it ends.
     sleep: Option<(Instant, BoxFuture<()>)>,
@@ -33,7 +36,7 @@ pub(crate) struct Pump<P> {
 impl<P: Procedure> Pump<P> {
     /// Pumps `procedure` over `context`.
     pub(crate) fn new(context: Context, procedure: P) -> Self {
-        Pump { procedure, context, request: None, batch: None, sleep: None }
+        Pump { procedure, context, request: None, other: None, batch: None, sleep: None }
     }
 
     /// The procedure, for what it tells of itself.
@@ -85,6 +88,19 @@ impl<P: Procedure> Pump<P> {
                         Err(e) => self.procedure.handle_reply(DefaultRuntime::now(), Reply::BatchFailed(e)),
                     }
                 }
+                Step::Publish { subject, publish } => {
+                    let context = self.context.clone();
+                    self.other = Some(Box::pin(async move {
+                        let acked = async { Ok(context.send_publish(subject, publish).await?.await?.sequence) };
+                        Reply::Acked(acked.await)
+                    }));
+                }
+                Step::GetMessage { stream, direct, request } => {
+                    let context = self.context.clone();
+                    self.other = Some(Box::pin(async move {
+                        Reply::Stored(context.stored_message(&stream, direct, &request).await)
+                    }));
+                }
                 Step::StopBatch => {
                     if let Some(mut batch) = self.batch.take() {
                         batch.stop();
@@ -121,6 +137,13 @@ impl<P: Procedure> Pump<P> {
         {
             self.request = None;
             self.procedure.handle_reply(DefaultRuntime::now(), Reply::Answer(answer));
+            return Poll::Ready(());
+        }
+        if let Some(other) = &mut self.other
+            && let Poll::Ready(reply) = other.as_mut().poll(cx)
+        {
+            self.other = None;
+            self.procedure.handle_reply(DefaultRuntime::now(), reply);
             return Poll::Ready(());
         }
         self.poll_deadline(cx)

@@ -17,6 +17,7 @@ use super::jetstream::batches::Batches;
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
 use crate::core::timer::Deadline;
 use crate::driver::{DefaultRuntime, Runtime};
+use crate::error::Error;
 use crate::jetstream::procedure::Pump;
 use crate::time::Instant;
 use crate::wasm::boxed_promise;
@@ -82,11 +83,27 @@ where
 pub struct RawProcedure {
     /// Shared with a pending `next` promise, borrowed only while polled.
     pump: Rc<RefCell<Option<Batches<Pump<JsProcedure>>>>>,
+    /// The subject its errors name, as a publish's do; `None`: a read's.
+    subject: Option<Rc<str>>,
 }
 
 impl RawProcedure {
     pub(crate) fn new(pump: Pump<JsProcedure>) -> Self {
-        RawProcedure { pump: Rc::new(RefCell::new(Some(Batches::new(pump)))) }
+        RawProcedure { pump: Rc::new(RefCell::new(Some(Batches::new(pump)))), subject: None }
+    }
+
+    /// Its errors are a publish's to `subject`.
+    pub(crate) fn with_subject(mut self, subject: String) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+}
+
+/// The JS error of a procedure's `error`.
+fn js_error(error: &Error, subject: Option<&str>) -> JsValue {
+    match subject {
+        Some(subject) => to_js(error, Call::Other(subject)).into(),
+        None => to_js(error, Call::DirectBatch).into(),
     }
 }
 
@@ -97,7 +114,7 @@ impl RawProcedure {
     /// One call at a time.
     #[wasm_bindgen(unchecked_return_type = "Promise<unknown[] | null>")]
     pub fn next(&self, max: u32) -> Promise {
-        let pump = self.pump.clone();
+        let (pump, subject) = (self.pump.clone(), self.subject.clone());
         let max = max.max(1) as usize;
         boxed_promise(Box::pin(async move {
             let read = poll_fn(|cx| match &mut *pump.borrow_mut() {
@@ -105,7 +122,7 @@ impl RawProcedure {
                 None => std::task::Poll::Ready(Ok(vec![])),
             })
             .await;
-            let items = read.map_err(|e| to_js(&e, Call::DirectBatch))?;
+            let items = read.map_err(|e| js_error(&e, subject.as_deref()))?;
             Ok(if items.is_empty() { JsValue::NULL } else { items.into_iter().collect::<Array>().into() })
         }))
     }
@@ -132,7 +149,7 @@ impl RawProcedure {
                     items.push(&item);
                 }
                 Yield::Wait => return Ok(items.into()),
-                Yield::Failed(e) => return Err(to_js(&e, Call::Other("")).into()),
+                Yield::Failed(e) => return Err(js_error(&e, self.subject.as_deref())),
                 Yield::Done if items.length() > 0 => return Ok(items.into()),
                 Yield::Done => return Ok(JsValue::NULL),
             }

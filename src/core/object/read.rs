@@ -249,6 +249,8 @@ impl Procedure for ObjectRead {
                     self.answered(now, answer, error);
                 }
             }
+            // Nothing a read asks for.
+            Reply::Acked(_) | Reply::Stored(_) => {}
         }
     }
 
@@ -369,6 +371,7 @@ mod tests {
                 Step::Request { subject, .. } => format!("request {subject}"),
                 Step::DirectBatch { stream, request } => format!("batch {stream} {request}"),
                 Step::StopBatch => "stop".into(),
+                other => format!("{other:?}"),
             })
             .collect()
     }
