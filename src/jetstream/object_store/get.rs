@@ -1,6 +1,8 @@
 //! Getting an object: its meta looked up by name (links followed), its
-//! chunks read in order by batched direct gets where the stream allows
-//! them ([`super::direct`]), else through an ordered push consumer (flow
+//! chunks read and checked by the core's read procedure
+//! (`core::object::read`): by batched direct gets where the stream allows
+//! them ([`super::direct`]), pumped over the context, else fed from an
+//! ordered push consumer (flow
 //! control answered as the reader takes them, heartbeats in the
 //! connection's task, a lost consumer replaced after the last chunk
 //! read), and its size and
