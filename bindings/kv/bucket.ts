@@ -62,14 +62,12 @@ export class Bucket implements KV {
   }
 
   async create(k: string, data: Payload, markerTTL?: string): Promise<number> {
-    const [key, value] = [this.#key(k), this.#value(data)];
+    // The core's create: over a delete or purge marker, it publishes again expecting the marker.
+    const created = this.#raw.create(this.#key(k), this.#value(data), markerTTL);
     try {
-      return await this.#write("create", key, value, undefined, markerTTL);
-    } catch (e) {
-      // Rust says whether the key holds a delete or purge marker to create over.
-      const at = await this.#raw.get(key, undefined, (e as { code?: number }).code ?? 0);
-      if (at === undefined) throw e;
-      return this.#write("create", key, value, at as number, markerTTL);
+      return ((await created.next(1)) as number[])[0]!;
+    } finally {
+      created.free();
     }
   }
 
@@ -85,7 +83,7 @@ export class Bucket implements KV {
 
   /** A write Rust makes into a subject and headers, sent with the JetStream API's publish; the revision. */
   async #write(
-    op: "put" | "create" | "delete" | "purge",
+    op: "put" | "delete" | "purge",
     key: string,
     value: Uint8Array,
     previous?: number,

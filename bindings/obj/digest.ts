@@ -2,8 +2,9 @@
  * The SHA-256 of objects: `node:crypto`'s where the Node entry registers it
  * (many times faster), else the wasm's `RawSha256` (the `sha2` crate), so
  * that digests need neither `crypto.subtle` (asynchronous, and missing
- * outside secure contexts) nor bundler flags; and the check of a get's
- * chunks against their meta's size and digest.
+ * outside secure contexts) nor bundler flags. A get's check of the chunks
+ * against their meta's size and digest is the wasm's read procedure's,
+ * hashing with the host's SHA-256 when one is registered.
  */
 import { NatsError } from "../errors.js";
 import { formatDigest } from "./rules.js";
@@ -64,36 +65,5 @@ export class Digest {
     } catch (e) {
       throw new NatsError(`the host's SHA-256 failed: ${(e as Error).message ?? e}`, "IO", { cause: e });
     }
-  }
-}
-
-/** A get's check of an object's chunks against its meta's size and digest: a corrupt object is an error, never data that ends cleanly. */
-export class Check {
-  readonly #digest = new Digest();
-  #received = 0;
-
-  constructor(
-    readonly name: string,
-    readonly size: number,
-    /** The meta's digest, as `formatDigest` writes it. */
-    readonly expected: string,
-  ) {}
-
-  /** Hashes `chunk`; an error once more bytes came than the object has. */
-  chunk(chunk: Uint8Array): void {
-    this.#received += chunk.length;
-    if (this.#received > this.size) throw this.#corrupt("SIZE_MISMATCH", `${this.#received} bytes arrived of ${this.size}`);
-    this.#digest.update(chunk);
-  }
-
-  /** Whether what arrived is the object its meta describes; once, at the end. */
-  finish(): void {
-    if (this.#received !== this.size) throw this.#corrupt("SIZE_MISMATCH", `${this.#received} bytes arrived of ${this.size}`);
-    const computed = this.#digest.finish();
-    if (computed !== this.expected) throw this.#corrupt("DIGEST_MISMATCH", `its digest is ${this.expected}, its bytes hash to ${computed}`);
-  }
-
-  #corrupt(kind: "SIZE_MISMATCH" | "DIGEST_MISMATCH", why: string): NatsError {
-    return new NatsError(`object ${JSON.stringify(this.name)} is corrupt: ${why}`, kind);
   }
 }

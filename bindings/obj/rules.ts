@@ -52,8 +52,6 @@ export interface MetaWrite {
 export const DEFAULT_CHUNK_SIZE = 128 * 1024;
 const MAX_NAME = 2048;
 const PREFIX = "SHA-256=";
-/** Bytes a batched direct get of chunks asks for. */
-const BATCH_BYTES = 1 << 20;
 /** Chunk bytes a put keeps unacknowledged, at most. */
 const IN_FLIGHT_BYTES = 8 << 20;
 
@@ -108,23 +106,6 @@ export function nuid(): string {
 /** A SHA-256 as a meta holds it. */
 export function formatDigest(sum: Uint8Array): string {
   return PREFIX + base64url(sum);
-}
-
-/** The SHA-256 of a meta's digest written in any encoding other clients use (URL-safe or plain base64, padded or not; hex), in the form `formatDigest` writes; `null` if it is none. */
-export function parseDigest(text: string | undefined): string | null {
-  if (!text?.startsWith(PREFIX)) return null;
-  const value = text.slice(PREFIX.length);
-  let bytes: Uint8Array;
-  if (/^[\da-f]{64}$/i.test(value)) {
-    bytes = Uint8Array.from(value.match(/../g)!, (h) => parseInt(h, 16));
-  } else {
-    try {
-      bytes = Uint8Array.from(atob(value.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-    } catch {
-      return null;
-    }
-  }
-  return bytes.length === 32 ? formatDigest(bytes) : null;
 }
 
 /** The meta whose JSON is `json`; a `PROTOCOL` error if it is not an object with a name and a bucket. */
@@ -267,12 +248,6 @@ export function whole(n: unknown, what: string): number {
 /** Chunks of `chunkSize` bytes a put keeps unacknowledged, at most. */
 export function inFlightChunks(chunkSize: number): number {
   return Math.max(Math.floor(IN_FLIGHT_BYTES / chunkSize), 2);
-}
-
-/** Chunks a batched direct get asks for, of an object of `size` bytes in `chunks` chunks: about 1 MiB. */
-export function perBatch(size: number, chunks: number): number {
-  const n = Math.max(chunks, 1);
-  return Math.min(Math.max(Math.floor(BATCH_BYTES / Math.max(Math.ceil(size / n), 1)), 1), n);
 }
 
 function now(): string {

@@ -7,14 +7,13 @@
  * what a write replaces, nats.js's Latin-1 names) are `rules.ts`'s, the
  * Rust store's in TS.
  */
-import { InvalidArgumentError, ProtocolError } from "../errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient, PubAck } from "../jetstream/client.js";
 import { ConsumerMessages } from "../jetstream/consumer_messages.js";
 import { DirectStreamAPI, StreamAPI } from "../jetstream/manager.js";
 import type { PurgeResponse, RawJetStream, StreamConfig, StreamInfo, StreamInfoRequestOptions } from "../raw.js";
 import type { QueuedIterator } from "../reader.js";
-import { Check } from "./digest.js";
 import { infoOf, objectStatus, record, storedInfo } from "./infos.js";
 import {
   chunkSize,
@@ -31,8 +30,6 @@ import {
   metaJson,
   metaSubjects,
   newer,
-  parseDigest,
-  perBatch,
   putWrite,
   renames,
   stored,
@@ -101,11 +98,8 @@ export class ObjectBucket implements ObjectStore {
         continue;
       }
       if (meta.deleted) return null;
-      const digest = parseDigest(meta.digest);
-      if (!digest) throw new ProtocolError(`object ${JSON.stringify(meta.name)} has no SHA-256 digest to check it with`);
-      const batch = direct && this.#js.info.api_lvl >= 1 ? perBatch(meta.size, meta.chunks) : 0;
-      const check = new Check(meta.name, meta.size, digest);
-      return { info: infoOf(meta, found.seq), ...chunks(this.#js.raw, `OBJ_${bucket}`, chunkSubject(bucket, meta.nuid), batch, check, opts.progress) };
+      const batched = direct && this.#js.info.api_lvl >= 1;
+      return { info: infoOf(meta, found.seq), ...chunks(this.#js.raw, bucket, meta, batched, opts.progress) };
     }
     return null;
   }

@@ -3,22 +3,21 @@
  * the user's bytes into chunks (`Upload`), hashing them and publishing each
  * through a window of unacknowledged chunks bounded in bytes, so memory
  * stays flat whatever the object's size; a get is a `ReadableStream` of the
- * chunks read by batched direct gets or an ordered push consumer, checked
- * (`Check`) so that it errors instead of ending when the size or SHA-256 is
- * wrong.
+ * chunks the wasm's read procedure (the Rust get's) hands out: read by
+ * batched direct gets, or fed from an ordered push consumer, and checked so
+ * that it errors instead of ending when the size or SHA-256 is wrong.
  */
-import { fromRaw } from "../headers.js";
 import { request } from "../jetstream/api.js";
 import { ConsumerMessages } from "../jetstream/consumer_messages.js";
 import type { JsMsg } from "../jetstream/jsmsg.js";
 import type { ConsumerInfo, RawJetStream, RawPubAck, RawPublishOptions } from "../raw.js";
-import { type Check, Digest } from "./digest.js";
+import { Digest, sha256 } from "./digest.js";
 import { chunkSubject, inFlightChunks, type Meta, nuid } from "./rules.js";
 import type { ObjectProgress, ObjectResult } from "./types.js";
 
 /** Bytes handed to the upload per write of a `putBlob`. */
 const SLICE = 1 << 20;
-/** Chunks taken from wasm per crossing of a direct batch, at most. */
+/** Chunks taken from wasm per crossing of a read, at most. */
 const BATCH = 64;
 /** How long the server keeps a get's consumer once nobody listens (ms). */
 const INACTIVE = 30_000;
@@ -26,10 +25,6 @@ const INACTIVE = 30_000;
 const STALL = 5_000;
 /** The server's stream-not-found. */
 const STREAM_NOT_FOUND = 10059;
-/** How long a failed direct batch waits before it is asked for again (ms). */
-const RETRY_AFTER = 250;
-/** Direct batches failed in a row after which a get ends in the last error. */
-const RETRIES = 40;
 
 /** What a put's `Upload` reports and how long each publish waits for its ack (ms). */
 export interface UploadOptions {
@@ -157,46 +152,53 @@ export async function writeBytes(upload: Upload, data: Uint8Array): Promise<void
 }
 
 /**
- * The `data` and `error` of a get of the object `size` bytes long whose
- * chunks (on `subject` of `stream`) `check` checks: by batched direct gets of
- * `batch` chunks when the stream and server have them, else (`batch` 0) by
- * an ordered push consumer. A chunk is handed out only once checked, the
- * last one only once the object is whole; each pull reads one chunk, so
- * memory stays bounded.
+ * The `data` and `error` of a get of the object `meta` describes in
+ * `bucket`: its chunks read and checked by the wasm's procedure, by
+ * batched direct gets when `direct`, else fed from an ordered push
+ * consumer. A chunk is handed out only once checked, the last one only once
+ * the object is whole; each pull reads one batch, so memory stays bounded.
  */
-export function chunks(js: RawJetStream, stream: string, subject: string, batch: number, check: Check, progress?: ObjectProgress): Omit<ObjectResult, "info"> {
+export function chunks(js: RawJetStream, bucket: string, meta: Meta, direct: boolean, progress?: ObjectProgress): Omit<ObjectResult, "info"> {
+  // Throws for an object without a digest to check it with.
+  const read = js.objectRead(bucket, meta.name, meta.nuid, meta.size, meta.chunks, meta.digest, direct, sha256.host?.());
   let settle!: (e: null) => void;
   let fail!: (e: Error) => void;
   const error = new Promise<Error | null>((resolve, reject) => ((settle = resolve), (fail = reject)));
   // Who reads only `data` sees the error there; this one is not left unhandled.
   error.catch(() => {});
-  const size = check.size;
-  // Lazy: an object without bytes makes no read at all.
-  const source = batch > 0 ? direct(js, stream, subject, batch) : pushed(js, stream, subject);
+  // Lazy: an object without bytes makes no consumer at all.
+  const fed = direct || meta.size === 0 ? undefined : pushed(js, `OBJ_${bucket}`, chunkSubject(bucket, meta.nuid));
   let [received, ended] = [0, false];
   const end = () => {
     if (ended) return;
     ended = true;
-    void source.return(undefined).catch(() => {});
+    read.stop();
+    void fed?.return(undefined).catch(() => {});
+  };
+  /** The chunks feeding the consumer's next made ready, and whether they are the last; `null`: none left. */
+  const feed = async (source: AsyncGenerator<[Uint8Array, number]>): Promise<[unknown[] | null, boolean]> => {
+    for (;;) {
+      const next = await source.next();
+      // The end of the chunks, or the last one: the object must be whole now.
+      if (next.done) return [read.feed(undefined, 0), true];
+      const items = read.feed(next.value[0], next.value[1]);
+      if (items === null || items.length > 0 || next.value[1] === 0) return [items, next.value[1] === 0];
+    }
   };
   const data = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const next = size === 0 ? ({ done: true } as const) : await source.next();
-        if (!next.done) {
-          check.chunk(next.value[0]);
-          received += next.value[0].length;
+        const [items, last] = fed ? await feed(fed) : [await read.next(BATCH), false];
+        for (const chunk of (items ?? []) as Uint8Array[]) {
+          received += chunk.length;
           try {
-            progress?.(received, size);
+            progress?.(received, meta.size);
           } catch {
             // A callback that throws does not stop the transfer.
           }
+          controller.enqueue(chunk);
         }
-        // The last chunk (none after it in the stream) or the end: the object must be whole.
-        const whole = next.done || next.value[1] === 0;
-        if (whole) check.finish();
-        if (!next.done && next.value[0].length > 0) controller.enqueue(next.value[0]);
-        if (whole) {
+        if (items === null || last) {
           end();
           controller.close();
           settle(null);
@@ -213,40 +215,6 @@ export function chunks(js: RawJetStream, stream: string, subject: string, batch:
     },
   });
   return { data, error };
-}
-
-/**
- * Chunks read by batched direct gets, each with the chunks the stream holds
- * after it. A batch that fails (a server restart, a lost connection) is
- * asked for again from the chunk after the last one received, `RETRY_AFTER`
- * ms later, `RETRIES` times in a row at most; a stream that is gone ends the
- * read in the server's stream-not-found (as the Rust store's get).
- */
-async function* direct(js: RawJetStream, stream: string, subject: string, batch: number): AsyncGenerator<[Uint8Array, number]> {
-  for (let seq = 1, tries = 0; ; ) {
-    const batched = js.directGetBatch(stream, JSON.stringify({ batch, seq, next_by_subj: subject }));
-    let [count, pending] = [0, 1];
-    try {
-      for (let msgs = await batched.nextBatch(BATCH); msgs; msgs = await batched.nextBatch(BATCH)) {
-        for (const [, at, , raw, data] of msgs) {
-          [count, seq, tries] = [count + 1, at + 1, 0];
-          pending = Number((raw && fromRaw(raw).get("Nats-Num-Pending")) || 1);
-          yield [data, pending];
-        }
-      }
-    } catch (e) {
-      if (++tries >= RETRIES) throw e;
-      await sleep(RETRY_AFTER);
-      await request(js, "STREAM.INFO", stream).catch((asked: { code?: number }) => {
-        if (asked.code === STREAM_NOT_FOUND) throw asked;
-      });
-      continue;
-    } finally {
-      batched.stop();
-    }
-    // A batch may end short of what it asked for (the server caps batches): only the count says the stream has no more.
-    if (count === 0 || pending === 0) return;
-  }
 }
 
 /**

@@ -28,6 +28,7 @@ pub mod machine;
 pub mod message;
 pub mod object;
 pub(crate) mod plain_json;
+pub(crate) mod procedure;
 pub mod proto;
 pub mod request_many;
 #[cfg(feature = "service")]

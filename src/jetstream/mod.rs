@@ -32,6 +32,7 @@ mod direct_batch;
 pub mod message;
 #[cfg(has_runtime)]
 pub(crate) mod paging;
+pub(crate) mod procedure;
 #[cfg(has_runtime)]
 pub mod publish;
 #[cfg(has_runtime)]

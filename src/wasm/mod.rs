@@ -28,6 +28,8 @@
 //! - [`jetstream`]: the JetStream context, management calls, publish, pull
 //!   consumers, acks, `AckBatch` and the checkpoint ledger;
 //! - [`kv`], [`entries`], [`reader`]: the Key-Value store;
+//! - [`procedure`]: `RawProcedure`, the one export of every core procedure;
+//!   [`object_read`]: an object's read by it;
 //! - [`sha256`]: `RawSha256`, the Object Store's digests in the browser.
 
 mod auth;
@@ -39,7 +41,10 @@ mod error;
 mod jetstream;
 #[cfg(feature = "wasm-kv")]
 mod kv;
+#[cfg(feature = "wasm-object-store")]
+mod object_read;
 mod options;
+mod procedure;
 #[cfg(feature = "wasm-kv")]
 mod reader;
 mod reconnect;

@@ -1,9 +1,8 @@
 //! `RawSha256`: the `sha2` crate's SHA-256 for the Object Store's digests in
 //! the browser (Node's entry hashes with `node:crypto`), shaped like
-//! `node:crypto`'s `Hash` so that TS takes either. The rest of the Object
-//! Store is TS over the generic JetStream exports (`bindings/obj/`): its
-//! rules are JSON and a few string checks, which cost the package's bundle
-//! far less in TS than in wasm.
+//! `node:crypto`'s `Hash` so that TS takes either, for a put's digest. A
+//! get's check is the core's read procedure's (`object_read`); the rest of
+//! the Object Store is TS over the generic JetStream exports (`bindings/obj/`).
 
 use sha2::{Digest as _, Sha256};
 use wasm_bindgen::prelude::*;

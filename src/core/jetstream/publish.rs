@@ -41,7 +41,7 @@ impl Publish {
 
     /// The headers so far: a Key-Value write from JS goes out through the
     /// JetStream API's publish export with them.
-    #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
+    #[cfg(any(test, all(feature = "wasm-kv", target_arch = "wasm32")))]
     pub(crate) fn header_map(&self) -> Option<&HeaderMap> {
         self.headers.as_ref()
     }

@@ -6,6 +6,7 @@
 //! JetStream context.
 
 pub(crate) mod config;
+pub(crate) mod create;
 pub(crate) mod entry;
 pub(crate) mod error;
 pub mod names;

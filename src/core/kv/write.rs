@@ -1,14 +1,14 @@
 //! The Key-Value store's writes that are more than a publish, sans-IO:
 //! the delete and purge markers, and what a create does when its first
-//! publish found the key taken. The `jetstream::kv` API folder (and the
-//! wasm's, which sequences the publishes in TS) runs them.
+//! publish found the key taken, which the create procedure
+//! (`core::kv::create`) follows. The `jetstream::kv` API folder and the
+//! wasm's run them.
 
 use super::entry::{Entry, KV_OPERATION, NATS_ROLLUP, Operation};
 use crate::core::jetstream::api::ErrorCode;
 use crate::core::jetstream::publish::Publish;
 
-/// What a create does after its first publish failed (the store's `create_over`;
-/// JS, which sequences the publishes, asks the same in two steps).
+/// What a create does after its first publish failed (the create procedure's decision).
 pub(crate) enum CreateOver {
     /// Publish again, expecting the delete or purge marker at this revision.
     Marker(u64),

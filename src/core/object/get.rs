@@ -14,12 +14,28 @@ use crate::core::jetstream::api::{ErrorCode, JetStreamError};
 /// Bytes a batch of direct gets asks for.
 pub(crate) const BATCH: usize = 1 << 20;
 
+/// A SHA-256 the host computes (Node's `node:crypto`, many times faster
+/// than `sha2` compiled to wasm).
+pub(crate) trait Sha256Host {
+    /// Hashes `bytes` too.
+    fn update(&mut self, bytes: &[u8]) -> Result<(), Error>;
+    /// The digest of everything hashed.
+    fn finish(&mut self) -> Result<[u8; 32], Error>;
+}
+
+/// Who hashes a get's bytes.
+#[cfg_attr(not(feature = "wasm-object-store"), allow(dead_code))]
+enum Hasher {
+    Core(Digest),
+    Host(Box<dyn Sha256Host>),
+}
+
 /// What a get checks an object's chunks against: its meta's size and
 /// SHA-256.
 pub(crate) struct Check {
     name: String,
     size: u64,
-    digest: Digest,
+    digest: Hasher,
     expected: [u8; 32],
     /// Bytes hashed so far.
     pub(crate) received: u64,
@@ -37,14 +53,31 @@ impl Check {
             });
             return Err(KindError::new(GetErrorKind::NotFound, cause));
         }
-        let Some(expected) = info.digest.as_deref().and_then(digest::parse) else {
-            let cause = Error::Protocol(ProtocolError::Store(format!(
-                "object {:?} has no SHA-256 digest to check it with",
-                info.name
-            )));
-            return Err(KindError::new(GetErrorKind::Other, cause));
+        Check::of(&info.name, info.size as u64, info.digest.as_deref())
+            .map_err(|e| KindError::new(GetErrorKind::Other, e))
+    }
+
+    /// The check of object `name`, `size` bytes whose meta's digest is
+    /// `digest`; an error for one without a digest to check it with.
+    pub(crate) fn of(name: &str, size: u64, digest: Option<&str>) -> Result<Check, Error> {
+        let Some(expected) = digest.and_then(digest::parse) else {
+            return Err(Error::Protocol(ProtocolError::Store(format!(
+                "object {name:?} has no SHA-256 digest to check it with"
+            ))));
         };
-        Ok(Check { name: info.name.clone(), size: info.size as u64, digest: Digest::new(), expected, received: 0 })
+        Ok(Check { name: name.to_string(), size, digest: Hasher::Core(Digest::new()), expected, received: 0 })
+    }
+
+    /// The same check, hashing with `host`.
+    #[cfg_attr(not(feature = "wasm-object-store"), allow(dead_code))]
+    pub(crate) fn with_host(mut self, host: Box<dyn Sha256Host>) -> Check {
+        self.digest = Hasher::Host(host);
+        self
+    }
+
+    /// The object's size.
+    pub(crate) fn size(&self) -> u64 {
+        self.size
     }
 
     /// Hashes `chunk`; an error once more bytes came than the object has.
@@ -53,7 +86,10 @@ impl Check {
         if self.received > self.size {
             return Err(self.size_mismatch());
         }
-        self.digest.update(chunk);
+        match &mut self.digest {
+            Hasher::Core(digest) => digest.update(chunk),
+            Hasher::Host(host) => host.update(chunk)?,
+        }
         Ok(())
     }
 
@@ -62,7 +98,10 @@ impl Check {
         if self.received != self.size {
             return Err(self.size_mismatch());
         }
-        let computed = std::mem::take(&mut self.digest).finish();
+        let computed = match &mut self.digest {
+            Hasher::Core(digest) => std::mem::take(digest).finish(),
+            Hasher::Host(host) => host.finish()?,
+        };
         if computed != self.expected {
             return Err(Error::DigestMismatch {
                 name: self.name.clone(),

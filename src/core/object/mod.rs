@@ -12,6 +12,7 @@ pub(crate) mod info;
 pub(crate) mod lookup;
 pub(crate) mod meta_json;
 pub mod names;
+pub(crate) mod read;
 #[cfg(test)]
 mod vectors;
 

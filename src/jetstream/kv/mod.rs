@@ -40,7 +40,7 @@ mod watch;
 #[cfg(feature = "fuzzing")]
 pub(crate) use crate::core::kv::read::{stored_entry, watched_entry};
 #[cfg(all(feature = "wasm-kv", target_arch = "wasm32"))]
-pub(crate) use crate::core::kv::write::{CreateOver, marker};
+pub(crate) use crate::core::kv::write::marker;
 pub use crate::core::kv::{
     Config, Entry, KV_OPERATION, MAX_HISTORY, NATS_MARKER_REASON, NATS_MESSAGE_SIZE, NATS_ROLLUP, Operation,
     ParseOperationError, Status, is_valid_bucket_name, is_valid_key,

@@ -14,13 +14,15 @@ use super::entry::{Entry, Operation};
 use super::error::*;
 use super::names::{KeySubjects, Origin, check_bucket, check_key, stream_name};
 use super::watch::{History, Keys, Watch, WatchInclude, WatchOptions};
+use crate::core::kv::create::{CreateTarget, KvCreate};
 use crate::core::kv::read::stored_entry;
-use crate::core::kv::write::{CreateOver, marker};
+use crate::core::kv::write::marker;
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::api::{self, ErrorCode, JetStreamError, MsgGetRequest, PurgeRequest, PurgeResponse};
 use crate::jetstream::context::{Context, encode_request};
+use crate::jetstream::procedure::Pump;
 use crate::jetstream::publish::Publish;
 
 /// Every key.
@@ -143,39 +145,30 @@ impl Store {
         self.create_with(key.as_ref(), value, Publish::build().ttl(ttl)).await
     }
 
-    /// A create with the extra headers of `with` (a TTL).
+    /// A create with the extra headers of `with` (a TTL): the core's
+    /// procedure (`core::kv::create`), pumped over the context.
     pub(crate) async fn create_with(&self, key: &str, value: Bytes, with: Publish) -> Result<u64, CreateError> {
-        let first = match self.write(key, value.clone(), with.clone().expected_last_subject_sequence(0)).await {
-            Ok(revision) => return Ok(revision),
-            Err(e) => e,
-        };
-        let code = match &first {
-            Error::JetStream(e) => Some(e.err_code),
-            _ => None,
-        };
-        match self.create_over(key, code).await.map_err(CreateErrorKind::error)? {
-            CreateOver::Marker(revision) => {
-                match self.write(key, value, with.expected_last_subject_sequence(revision)).await {
-                    Err(Error::JetStream(e)) if e.is_wrong_last_sequence() => {
-                        Err(KindError::new(CreateErrorKind::AlreadyExists, Error::JetStream(e)))
-                    }
-                    written => written.map_err(CreateErrorKind::error),
-                }
-            }
-            CreateOver::Taken => Err(KindError::new(CreateErrorKind::AlreadyExists, first)),
-            CreateOver::Failed => Err(CreateErrorKind::error(first)),
+        let target = self.create_target(key, value.len()).map_err(CreateErrorKind::error)?;
+        let mut pump = Pump::new(self.context.clone(), KvCreate::new(target, value, with));
+        let created = std::future::poll_fn(|cx| pump.poll_item(cx)).await;
+        match created {
+            Some(Ok(revision)) => Ok(revision),
+            Some(Err(e)) if pump.procedure().already_exists() => Err(KindError::new(CreateErrorKind::AlreadyExists, e)),
+            Some(Err(e)) => Err(CreateErrorKind::error(e)),
+            None => Err(CreateErrorKind::error(Error::Other("the create ended without a revision".into()))),
         }
     }
 
-    /// What a create of `key` does after its publish (expecting no message
-    /// on the key) failed with the JetStream error `err_code` (`None`:
-    /// another failure): the key has a message, and a delete or purge
-    /// marker may be replaced.
-    pub(crate) async fn create_over(&self, key: &str, err_code: Option<ErrorCode>) -> Result<CreateOver, Error> {
-        if !CreateOver::looks(err_code) {
-            return Ok(CreateOver::Failed);
-        }
-        Ok(CreateOver::after(self.entry_at(key, None).await?.as_ref().map(|(entry, _)| entry)))
+    /// What a create of `key`, `len` bytes long, writes and reads.
+    pub(crate) fn create_target(&self, key: &str, len: usize) -> Result<CreateTarget, Error> {
+        Ok(CreateTarget {
+            bucket: self.name.clone(),
+            key: key.to_string(),
+            write_subject: self.subject_for(key, len)?,
+            subject: self.subjects.read(key),
+            stream: self.stream_name.clone(),
+            direct: self.direct,
+        })
     }
 
     /// Puts `value` at `key` if the key's last revision is `revision`.

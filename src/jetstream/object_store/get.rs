@@ -1,6 +1,8 @@
 //! Getting an object: its meta looked up by name (links followed), its
-//! chunks read in order by batched direct gets where the stream allows
-//! them ([`super::direct`]), else through an ordered push consumer (flow
+//! chunks read and checked by the core's read procedure
+//! (`core::object::read`): by batched direct gets where the stream allows
+//! them ([`super::direct`]), pumped over the context, else fed from an
+//! ordered push consumer (flow
 //! control answered as the reader takes them, heartbeats in the
 //! connection's task, a lost consumer replaced after the last chunk
 //! read), and its size and
@@ -18,19 +20,22 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_core::Stream;
 
-use super::direct::{self, DirectChunks};
+use super::direct;
 use super::error::{GetError, GetErrorKind};
 use super::info::ObjectInfo;
 use super::names::chunk_subject;
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
-use crate::core::object::get::{Check, check_linked, link_target};
+use crate::core::object::get::{check_linked, link_target};
+use crate::core::object::read::ObjectRead;
+use crate::core::procedure::{Procedure, Reply, Yield};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::error::SortCause;
 use crate::error::{Error, KindError};
 use crate::jetstream::ack::MessageMetadata;
 use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
+use crate::jetstream::procedure::Pump;
 use crate::jetstream::reader::{OrderedMessages, OrderedPushConsumer};
 use crate::message::Message;
 
@@ -46,10 +51,8 @@ pub struct Object {
     /// The object's info (its meta), as the get found it.
     pub info: ObjectInfo,
     revision: u64,
-    /// `None` for an object without chunks, or whose chunks are gone.
-    chunks: Option<Source>,
-    check: Check,
-    done: bool,
+    /// The core's read of the chunks, and where they come from.
+    source: Source,
     progress: Option<ProgressFn>,
     /// Bytes of a chunk an `AsyncRead` caller has not taken yet.
     #[cfg(not(target_arch = "wasm32"))]
@@ -58,7 +61,7 @@ pub struct Object {
 
 impl std::fmt::Debug for Object {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Object").field("info", &self.info).field("received", &self.check.received).finish()
+        f.debug_struct("Object").field("info", &self.info).field("received", &self.received()).finish()
     }
 }
 
@@ -83,15 +86,15 @@ impl ObjectStore {
 
     /// Starts reading the chunks of the object `info` (its meta at `revision`) describes.
     async fn read(&self, info: ObjectInfo, revision: u64) -> Result<Object, GetError> {
-        let check = Check::new(&info)?;
-        let subject = chunk_subject(&self.name, &info.nuid);
-        let chunks = match info.size {
-            0 => None,
+        let source = match info.size {
+            0 => Source::Pushed(Box::new(ObjectRead::fed(&info)?), None),
             _ if direct::available(&self.context, self.direct) => {
-                let direct = DirectChunks::new(self.context.clone(), self.stream(), subject, info.size, info.chunks);
-                Some(Source::Direct(Box::new(direct)))
+                let read = ObjectRead::direct(&info, &self.name, self.context.api_prefix(), self.context.timeout())?;
+                Source::Direct(Box::new(Pump::new(self.context.clone(), read)))
             }
             _ => {
+                let mut read = Box::new(ObjectRead::fed(&info)?);
+                let subject = chunk_subject(&self.name, &info.nuid);
                 let ordered = OrderedConfig {
                     filter_subjects: vec![subject],
                     inactive_threshold: INACTIVE_THRESHOLD,
@@ -106,11 +109,15 @@ impl ObjectStore {
                 // were purged, and no chunk would ever come to say so. The
                 // read then ends at once in the size check.
                 match consumer.pending_at_creation() {
-                    0 => None,
+                    0 => {
+                        read.handle_reply(DefaultRuntime::now(), Reply::BatchEnd);
+                        Source::Pushed(read, None)
+                    }
                     _ => {
                         let messages = consumer.consume();
                         let messages = messages.map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?;
-                        Some(Source::Pushed(Box::new(Chunks { messages, consumer, last: None, stall: Stall::Idle })))
+                        let chunks = Chunks { messages, consumer, last: None, stall: Stall::Idle };
+                        Source::Pushed(read, Some(Box::new(chunks)))
                     }
                 }
             }
@@ -118,9 +125,7 @@ impl ObjectStore {
         Ok(Object {
             info,
             revision,
-            chunks,
-            check,
-            done: false,
+            source,
             progress: None,
             #[cfg(not(target_arch = "wasm32"))]
             leftover: Bytes::new(),
@@ -148,70 +153,67 @@ impl Object {
 
     /// Bytes received (and hashed) so far.
     pub fn received(&self) -> u64 {
-        self.check.received
+        match &self.source {
+            Source::Direct(pump) => pump.procedure().received(),
+            Source::Pushed(read, _) => read.received(),
+        }
     }
 
     /// The next chunk; the last one only once the object checked out.
     pub(crate) fn poll_chunk(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Bytes, Error>>> {
-        loop {
-            if self.done {
-                return Poll::Ready(None);
-            }
-            let Some(chunks) = &mut self.chunks else {
-                self.done = true;
-                return Poll::Ready(self.check.finish().err().map(Err));
-            };
-            let polled = match chunks {
-                Source::Direct(direct) => direct.poll_next(cx),
-                Source::Pushed(pushed) => pushed.poll_chunk(cx),
-            };
-            let (chunk, pending) = match ready!(polled) {
-                Some(Ok(chunk)) => chunk,
-                Some(Err(e)) => return self.end(e),
-                None => {
-                    let short = self.check.size_mismatch();
-                    return self.end(short);
-                }
-            };
-            if let Err(long) = self.check.chunk(&chunk) {
-                return self.end(long);
-            }
+        let chunk = match &mut self.source {
+            Source::Direct(pump) => ready!(pump.poll_item(cx)),
+            Source::Pushed(read, chunks) => ready!(poll_pushed(read, chunks, cx)),
+        };
+        if let Some(Ok(_)) = &chunk {
+            let done = self.received();
             if let Some(progress) = &mut self.progress {
-                progress(Progress { done: self.check.received, total: Some(self.info.size as u64) });
-            }
-            if pending == 0 {
-                if let Err(e) = self.check.finish() {
-                    return self.end(e);
-                }
-                self.done = true;
-                self.stop();
-            }
-            if !chunk.is_empty() {
-                return Poll::Ready(Some(Ok(chunk)));
+                progress(Progress { done, total: Some(self.info.size as u64) });
             }
         }
-    }
-
-    fn end(&mut self, error: Error) -> Poll<Option<Result<Bytes, Error>>> {
-        self.done = true;
-        self.stop();
-        Poll::Ready(Some(Err(error)))
-    }
-
-    /// Stops reading: what arrived can still be read, then it ends.
-    pub(crate) fn stop(&mut self) {
-        match &mut self.chunks {
-            Some(Source::Direct(direct)) => direct.stop(),
-            Some(Source::Pushed(pushed)) => pushed.messages.stop(),
-            None => {}
-        }
+        Poll::Ready(chunk)
     }
 }
 
-/// Where an object's chunks come from.
+/// The next chunk of an object an ordered consumer pushes, fed to the
+/// core's `read` (which checks it).
+fn poll_pushed(
+    read: &mut ObjectRead,
+    chunks: &mut Option<Box<Chunks>>,
+    cx: &mut TaskContext<'_>,
+) -> Poll<Option<Result<Bytes, Error>>> {
+    loop {
+        match read.poll_item(DefaultRuntime::now()) {
+            Yield::Item(chunk) => return Poll::Ready(Some(Ok(chunk))),
+            Yield::Failed(e) => {
+                if let Some(chunks) = chunks {
+                    chunks.messages.stop();
+                }
+                return Poll::Ready(Some(Err(e)));
+            }
+            Yield::Done => {
+                if let Some(chunks) = chunks {
+                    chunks.messages.stop();
+                }
+                return Poll::Ready(None);
+            }
+            Yield::Wait => {}
+        }
+        let Some(pushed) = chunks else { return Poll::Pending };
+        let reply = match ready!(pushed.poll_chunk(cx)) {
+            Some(Ok((payload, pending))) => Reply::Message { sequence: 0, payload, pending },
+            Some(Err(e)) => Reply::BatchFailed(e),
+            None => Reply::BatchEnd,
+        };
+        read.handle_reply(DefaultRuntime::now(), reply);
+    }
+}
+
+/// Where an object's chunks come from: batched direct gets the core's
+/// read asks for, or an ordered consumer (`None`: no chunk to wait for).
 enum Source {
-    Direct(Box<DirectChunks>),
-    Pushed(Box<Chunks>),
+    Direct(Box<Pump<ObjectRead>>),
+    Pushed(Box<ObjectRead>, Option<Box<Chunks>>),
 }
 
 /// The chunks of an object as they come, and the consumer that sends them.

@@ -1,8 +1,8 @@
 //! `RawKv`: one bucket ([`Store`]), with nats.js's `KV` calls as exports:
 //! writes (put, update, create with a per-key TTL, delete and purge with an
 //! expected revision and a marker TTL) made into a subject and headers that
-//! TS publishes with `RawJetStream.publish` (no future of their own; TS
-//! sequences a create over a delete marker, asking `get`), get (latest or
+//! TS publishes with `RawJetStream.publish` (no future of their own), the
+//! create as the core's procedure (`RawProcedure`), get (latest or
 //! at a revision, markers included) and reads (watch, history, keys). TTLs are nats.js's
 //! strings, sent as they are in `Nats-TTL`; `purgeDeletes`. `status` and `destroy` are the
 //! JetStream API's stream info and delete, in TS.
@@ -12,13 +12,15 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
+use crate::core::kv::create::KvCreate;
 use crate::error::Error;
 use crate::jetstream::Publish;
-use crate::jetstream::api::ErrorCode;
-use crate::jetstream::kv::{CreateOver, KEYS, Operation, Reader, Store, WatchInclude, WatchOptions, marker};
+use crate::jetstream::kv::{KEYS, Operation, Reader, Store, WatchInclude, WatchOptions, marker};
+use crate::jetstream::procedure::Pump;
 use crate::jetstream::publish::NATS_MESSAGE_TTL;
 use crate::wasm::entries::Packed;
 use crate::wasm::options::whole;
+use crate::wasm::procedure::{RawProcedure, ToJs};
 use crate::wasm::promise;
 use crate::wasm::reader::RawReader;
 
@@ -39,16 +41,13 @@ impl RawKv {
     /// A write at `key` of a value `len` bytes long, for the JetStream
     /// API's publish (`RawJetStream.publish`): its subject, then its
     /// headers' names and values in turn. `"put"` (with `previous`: only if
-    /// that is the key's last revision, 0 for none), `"create"` (only if the
-    /// key's last revision is `previous`, by default none; `ttl`, nats.js's
-    /// `markerTTL`, makes it expire), `"delete"` or `"purge"` (with
+    /// that is the key's last revision, 0 for none), `"delete"` or `"purge"` (with
     /// `previous` as for a put; a purge marker lives for `ttl`). The ack's
-    /// sequence is the revision written. A create that fails asks
-    /// [`get`](Self::get) what next.
+    /// sequence is the revision written.
     #[wasm_bindgen(unchecked_return_type = "[subject: string, ...headers: string[]]")]
     pub fn write(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "\"put\" | \"create\" | \"delete\" | \"purge\"")] op: &str,
+        #[wasm_bindgen(unchecked_param_type = "\"put\" | \"delete\" | \"purge\"")] op: &str,
         key: &str,
         len: usize,
         previous: Option<f64>,
@@ -56,7 +55,6 @@ impl RawKv {
     ) -> Result<Vec<String>, JsValue> {
         let (previous, with) = (revision(previous, "previousSeq")?, with_ttl(ttl));
         let publish = match op {
-            "create" => with.expected_last_subject_sequence(previous.unwrap_or(0)),
             "delete" => marker(Operation::Delete, previous, with),
             "purge" => marker(Operation::Purge, previous, with),
             // "put", the one write left (TS passes only the four): never a
@@ -73,32 +71,26 @@ impl RawKv {
         Ok(out)
     }
 
+    /// The create of `value` at `key`: the core's procedure (a publish
+    /// expecting no message on the key; over a delete or purge marker, one
+    /// expecting the marker), whose one item is the revision written.
+    /// `ttl`, nats.js's `markerTTL`, makes the value expire.
+    pub fn create(&self, key: &str, value: Vec<u8>, ttl: Option<String>) -> Result<RawProcedure, JsValue> {
+        let target = self.store.create_target(key, value.len())?;
+        let subject = target.write_subject.clone();
+        let create = KvCreate::new(target, value.into(), with_ttl(ttl));
+        let pump = Pump::new(self.store.context.clone(), Box::new(ToJs(create)) as _);
+        Ok(RawProcedure::new(pump).with_subject(subject))
+    }
+
     /// The latest entry of `key`, or the one at `revision`, markers
     /// included; `null` when there is none (or that revision is another
-    /// key's). With `failedCreate`, after a create of `key` failed with that
-    /// JetStream error number (0: another failure), instead the revision of
-    /// the delete or purge marker to create over, or `undefined` to fail
-    /// with that error.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawEntries | number | null | undefined>")]
-    pub fn get(
-        &self,
-        key: String,
-        revision: Option<f64>,
-        #[wasm_bindgen(js_name = failedCreate)] failed_create: Option<f64>,
-    ) -> Result<Promise, JsValue> {
+    /// key's).
+    #[wasm_bindgen(unchecked_return_type = "Promise<RawEntries | null>")]
+    pub fn get(&self, key: String, revision: Option<f64>) -> Result<Promise, JsValue> {
         let (store, at) = (self.store.clone(), self::revision(revision, "revision")?.filter(|r| *r > 0));
-        let create = failed_create.map(|code| CreateOver::looks(Some(ErrorCode(code as u64))));
         Ok(promise(async move {
-            if create == Some(false) {
-                return Ok(JsValue::UNDEFINED);
-            }
             let found = store.entry_at(&key, at).await?;
-            if create.is_some() {
-                return Ok(match CreateOver::after(found.as_ref().map(|(entry, _)| entry)) {
-                    CreateOver::Marker(revision) => JsValue::from(revision as f64),
-                    CreateOver::Taken | CreateOver::Failed => JsValue::UNDEFINED,
-                });
-            }
             let Some((entry, len)) = found else { return Ok(JsValue::NULL) };
             let mut packed = Packed::default();
             packed.entry(&entry, len);
