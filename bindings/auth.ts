@@ -5,7 +5,7 @@
  * `@nats-io/nkeys` on first use (`connect` waits for it), so apps that do not
  * sign never load or bundle it, and ed25519 stays out of the wasm.
  */
-import type { Auth, Authenticator } from "./raw.js";
+import type { Auth, Authenticator } from "./raw_core.js";
 
 export type { Auth, Authenticator };
 

@@ -2,7 +2,7 @@
  * `NatsConnection`, shaped like nats.js's: the raw wasm connection with
  * nats.js argument shapes, messages, headers, statuses and errors.
  */
-import type { RawConnection, ServerInfo } from "./raw.js";
+import type { RawConnection, ServerInfo } from "./raw_core.js";
 import type { NatsError } from "./errors.js";
 import { sendHeaders, type MsgHdrs, type TraceOptions } from "./headers.js";
 import { encode, unpack, type Msg, type Payload, type PublishOptions, type Publisher } from "./msg.js";

@@ -6,7 +6,7 @@
  * to switch on. Errors made in Rust take these prototypes; src/wasm/error.rs
  * picks the class and sets the fields declared here.
  */
-import type { ApiError, ErrorClasses, ErrorKind } from "./raw.js";
+import type { ApiError, ErrorClasses, ErrorKind } from "./raw_core.js";
 
 export type { ApiError, ErrorKind };
 

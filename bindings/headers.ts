@@ -4,7 +4,7 @@
  * messages. Converted to and from the flat arrays the wasm side takes.
  */
 import { InvalidArgumentError } from "./errors.js";
-import type { RawHeaders } from "./raw.js";
+import type { RawHeaders } from "./raw_core.js";
 
 /** How header names are compared (nats.js's `Match`). */
 export const Match = {

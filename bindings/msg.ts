@@ -3,7 +3,7 @@
  * side sends (see `RawBatch`): one `Uint8Array` per batch, each message's
  * `data` a view into it.
  */
-import type { RawBatch } from "./raw.js";
+import type { RawBatch } from "./raw_core.js";
 import { InvalidArgumentError } from "./errors.js";
 import { fromRaw, type MsgHdrs, type TraceOptions } from "./headers.js";
 

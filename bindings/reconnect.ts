@@ -4,7 +4,7 @@
  * the handler's pick goes back as its index in the pool and the wait in ms
  * before dialing it.
  */
-import type { RawReconnectToServer, ReconnectToServerHandler, Server } from "./raw.js";
+import type { RawReconnectToServer, ReconnectToServerHandler, Server } from "./raw_core.js";
 
 /** Numbers per server: port, failures, last attempt, gossiped, didConnect. */
 const NUMBERS = 5;

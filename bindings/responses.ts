@@ -4,7 +4,7 @@
  * (`NO_RESPONDERS`, `CLOSED`) after the replies before it. The end rules live
  * in Rust; replies cross from wasm in batches (`nextBatch`).
  */
-import type { RawResponses, RequestStrategy } from "./raw.js";
+import type { RawResponses, RequestStrategy } from "./raw_core.js";
 import { InvalidOperationError } from "./errors.js";
 import type { MsgHdrs, TraceOptions } from "./headers.js";
 import { unpack, type Msg, type Publisher } from "./msg.js";

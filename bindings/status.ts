@@ -3,7 +3,7 @@
  * a `StatusHub`) turned into nats.js v3's status objects: `status()` iterables and the
  * `closed()` promise.
  */
-import type { SinkStatusType, StatusSink } from "./raw.js";
+import type { SinkStatusType, StatusSink } from "./raw_core.js";
 import type { NatsError } from "./errors.js";
 
 /** natsjet's: the connection is up (its first `connect` resolves on it; nats.js has no such status). */

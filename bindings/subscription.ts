@@ -3,7 +3,7 @@
  * `callback`. Messages cross from wasm in batches (`nextBatch`), read one
  * batch at a time.
  */
-import type { RawSubscription } from "./raw.js";
+import type { RawSubscription } from "./raw_core.js";
 import { ClosedConnectionError, InvalidOperationError, type NatsError } from "./errors.js";
 import { unpack, type Msg, type Publisher } from "./msg.js";
 

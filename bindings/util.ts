@@ -2,7 +2,7 @@
  * nats.js's small helpers, with its exact results: `Empty`, `nanos` and
  * `millis` (durations in JetStream configs are nanoseconds).
  */
-import type { Nanos } from "./raw.js";
+import type { Nanos } from "./raw_core.js";
 
 /** An empty payload (nats.js `Empty`). */
 export const Empty: Uint8Array = new Uint8Array(0);

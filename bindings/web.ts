@@ -1,25 +1,30 @@
 /**
- * The browser (and bundler) entry: the `web` wasm build, loaded on first
- * `connect` from `natsjet_bg.wasm` next to its glue (`import.meta.url`).
+ * The browser (and bundler) entry of `natsjet`, the whole API: the `web`
+ * wasm build with every export, loaded on first `connect` from
+ * `natsjet_bg.wasm` next to its glue (`import.meta.url`).
  * Imports nothing from Node.
  */
-import loadWasm, {
-  connect as rawConnect,
-  createInbox as rawCreateInbox,
-  credsParts,
-  RawSha256,
-  setErrorClasses,
-  type InitInput,
-} from "./web/natsjet.js";
-import { wasmAuth } from "./auth.js";
-import { InvalidOperationError, errorClasses } from "./errors.js";
-import { connectWith, type ConnectionOptions, type NatsConnection } from "./index.js";
+import load, * as glue from "./web/natsjet.js";
+import type { InitInput } from "./web/natsjet.js";
+import { webEntry } from "./entry_web.js";
+import type { ConnectionOptions, NatsConnection } from "./core.js";
 import { sha256 } from "./obj/digest.js";
 
 export * from "./index.js";
 
-let loading: Promise<void> | undefined;
-let loaded = false;
+// The glue's functions one by one: its namespace as a whole would keep every export in a bundle.
+const entry = webEntry<InitInput>(
+  {
+    load,
+    connect: glue.connect,
+    createInbox: glue.createInbox,
+    credsParts: glue.credsParts,
+    setErrorClasses: glue.setErrorClasses,
+  },
+  () => {
+    sha256.wasm = () => new glue.RawSha256();
+  },
+);
 
 /**
  * Loads the wasm module, once; `connect` calls it. Call it first with the
@@ -27,25 +32,12 @@ let loaded = false;
  * location does not resolve.
  */
 export function init(module?: InitInput | Promise<InitInput>): Promise<void> {
-  loading ??= loadWasm(module === undefined ? undefined : { module_or_path: module }).then(
-    () => {
-      setErrorClasses(errorClasses);
-      wasmAuth.credsParts = credsParts;
-      sha256.wasm = () => new RawSha256();
-      loaded = true;
-    },
-    (e: unknown) => {
-      loading = undefined;
-      throw e;
-    },
-  );
-  return loading;
+  return entry.init(module);
 }
 
 /** Connects to a NATS server over WebSocket (`ws://`, `wss://`). */
-export async function connect(options?: ConnectionOptions): Promise<NatsConnection> {
-  await init();
-  return connectWith(rawConnect, options);
+export function connect(options?: ConnectionOptions): Promise<NatsConnection> {
+  return entry.connect(options);
 }
 
 /** `connect`, under nats.js's name for WebSocket connections. */
@@ -57,6 +49,5 @@ export { connect as wsconnect };
  * `init()` or a `connect` has loaded it.
  */
 export function createInbox(prefix?: string): string {
-  if (!loaded) throw new InvalidOperationError("createInbox: the wasm is not loaded yet; await init() or connect() first");
-  return rawCreateInbox(prefix);
+  return entry.createInbox(prefix);
 }

@@ -28,6 +28,9 @@ export const obj = `
   for (const info of await os.list()) console.log(info.name);
 `;
 
+/** The core NATS app (no JetStream), importing `connect` from `from`. */
+export const coreApp = (from, connect = "connect") => `import { ${connect} } from "${from}";${core(connect)}await nc.drain();`;
+
 export const svc = `
   const svcm = new Svcm(nc);
   const srv = await svcm.add({ name: "calc", version: "1.0.0", metadata: { team: "a" } });
@@ -37,10 +40,13 @@ export const svc = `
   await srv.stop();
 `;
 
-/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj", "svc"). */
-export function natsjetApp(parts) {
+/**
+ * The natsjet app with JetStream and the parts in `parts` (of "kv", "obj",
+ * "svc"), importing from the entry `from` (a tier: "natsjet/jetstream" has no stores).
+ */
+export function natsjetApp(parts, from = "natsjet") {
   const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : [])];
   const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}${parts.includes("svc") ? svc : ""}`;
   const services = parts.includes("svc") ? `import { Svcm } from "natsjet/services";` : "";
-  return `import { ${names.join(", ")} } from "natsjet";${services}${core("connect")}${js}${body}await nc.drain();`;
+  return `import { ${names.join(", ")} } from "${from}";${services}${core("connect")}${js}${body}await nc.drain();`;
 }

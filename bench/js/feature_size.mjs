@@ -1,22 +1,25 @@
-// What the Key-Value and Object Store parts add to an app's bundle: the wasm
-// built without a part's exports next to the package's (scripts/feature-size.sh
-// builds them into DIR), and size.mjs's app bundled with and without
-// `Kvm` / `Objm`; and the services (natsjet/services: TypeScript only, no
+// What the JetStream, Key-Value and Object Store parts add to an app's bundle:
+// the wasm built without a part's exports next to the package's
+// (scripts/feature-size.sh builds them into DIR), and size.mjs's app bundled
+// with and without `Kvm` / `Objm` (JetStream: natsjet/jetstream's app against
+// natsjet/core's core app); and the services (natsjet/services: TypeScript only, no
 // wasm exports), size.mjs's app with and without them. gzip level 9, as size.mjs.
 //
-//   node bench/js/feature_size.mjs DIR   # DIR/{all,no-kv,no-obj,none}.wasm, after scripts/build-pkg.sh
+//   node bench/js/feature_size.mjs DIR   # DIR/{all,no-kv,no-obj,none,core}.wasm, after scripts/build-pkg.sh
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { natsjetApp } from "./apps.mjs";
+import { coreApp, natsjetApp } from "./apps.mjs";
 import { bundle } from "./bundle.mjs";
 
 const dir = process.argv[2];
-if (!dir) throw new Error("usage: node feature_size.mjs DIR (with all.wasm, no-kv.wasm, no-obj.wasm, none.wasm)");
+if (!dir) throw new Error("usage: node feature_size.mjs DIR (with all.wasm, no-kv.wasm, no-obj.wasm, none.wasm, core.wasm)");
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const wasm = {};
-for (const name of ["all", "no-kv", "no-obj", "none"]) wasm[name] = gz(readFileSync(`${dir}/${name}.wasm`));
+for (const name of ["all", "no-kv", "no-obj", "none", "core"]) wasm[name] = gz(readFileSync(`${dir}/${name}.wasm`));
 const js = {};
 for (const parts of [[], ["kv"], ["obj"], ["kv", "obj"], ["svc"]]) js[parts.join("+")] = gz(await bundle(natsjetApp(parts)));
+js.jetstream = gz(await bundle(natsjetApp([], "natsjet/jetstream")));
+js.core = gz(await bundle(coreApp("natsjet/core")));
 
 const kb = (n) => `${(n / 1024).toFixed(2)} KB`.padStart(10);
 const line = (cells) => console.log(`| ${cells.join(" | ")} |`);
@@ -26,6 +29,7 @@ console.log();
 line(["part".padEnd(18), "wasm with".padStart(10), "wasm w/o".padStart(10), "wasm adds".padStart(10), "JS adds".padStart(10), "adds".padStart(10)]);
 line(["-".repeat(18), ...Array(5).fill("-".repeat(10))]);
 const rows = [
+  ["JetStream", wasm.none, wasm.core, js.jetstream - js.core],
   ["Key-Value", wasm.all, wasm["no-kv"], js["kv+obj"] - js.obj],
   ["Object Store", wasm.all, wasm["no-obj"], js["kv+obj"] - js.kv],
   ["Key-Value alone", wasm["no-obj"], wasm.none, js.kv - js[""]],

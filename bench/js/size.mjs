@@ -3,24 +3,34 @@
 // Store put, info, get and list too; or with a service, its endpoints and
 // the discovery client: natsjet/services, nats.js's @nats-io/services) bundled for
 // browsers with esbuild (minified, ES module)
-// against natsjet's package (pkg/, web build: JS + its wasm) and against
-// nats.js v3 (@nats-io/nats-core + @nats-io/jetstream: JS only). Raw and
+// against natsjet's package (pkg/, web build: JS + the wasm of the tier it
+// imports) and against nats.js v3 (@nats-io/nats-core + @nats-io/jetstream:
+// JS only). Each tier against the matching nats.js packages: natsjet/core's
+// core NATS app against @nats-io/nats-core's, natsjet/jetstream's app against
+// nats-core + jetstream, natsjet's with the stores against + kv + obj. Raw and
 // gzip (level 9) bytes.
 //
 //   npm run bench:size        # from the repository root, after scripts/build-pkg.sh
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { existsSync } from "node:fs";
-import { core, js, kv, obj, svc, natsjetApp } from "./apps.mjs";
-import { bundle } from "./bundle.mjs";
+import { core, coreApp, js, kv, obj, svc, natsjetApp } from "./apps.mjs";
+import { bundleApp } from "./bundle.mjs";
 import * as natsjet from "natsjet";
 
-const wasm = readFileSync(new URL("../../pkg/web/natsjet_bg.wasm", import.meta.url));
 const hasJetStream = typeof natsjet.jetstream === "function";
 const hasKv = typeof natsjet.Kvm === "function";
 const hasObj = typeof natsjet.Objm === "function";
 const hasSvc = existsSync(new URL("../../pkg/services/index.js", import.meta.url));
+const hasTiers = existsSync(new URL("../../pkg/tiers/core/web.js", import.meta.url));
 const apps = {
+  ...(hasTiers && {
+    "natsjet/core (core NATS)": coreApp("natsjet/core"),
+    "nats.js core only": coreApp("@nats-io/nats-core", "wsconnect"),
+    "natsjet/jetstream": natsjetApp([], "natsjet/jetstream"),
+    "nats.js (core + jetstream)": `import { wsconnect } from "@nats-io/nats-core";
+      import { jetstream } from "@nats-io/jetstream";${core("wsconnect")}${js}await nc.drain();`,
+  }),
   natsjet: hasJetStream
     ? natsjetApp([])
     : `import { connect } from "natsjet";${core("connect")}await nc.drain();`,
@@ -43,7 +53,7 @@ const apps = {
     "nats.js + services": `import { wsconnect } from "@nats-io/nats-core";
       import { jetstream } from "@nats-io/jetstream"; import { Svcm } from "@nats-io/services";${core("wsconnect")}${js}${svc}await nc.drain();`,
   }),
-  "nats.js core only": `import { wsconnect } from "@nats-io/nats-core";${core("wsconnect")}await nc.drain();`,
+  ...(!hasTiers && { "nats.js core only": coreApp("@nats-io/nats-core", "wsconnect") }),
 };
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);
@@ -59,8 +69,9 @@ console.log();
 line(["bundle".padEnd(30), "JS min".padStart(9), "JS gzip".padStart(9), "wasm".padStart(9), "wasm gzip".padStart(9), "total gzip".padStart(10)]);
 line(["-".repeat(30), ..."-".repeat(5).split("").map((_, i) => "-".repeat(i === 4 ? 10 : 9))].map((c) => c));
 for (const [name, source] of Object.entries(apps)) {
-  const code = await bundle(source);
-  const w = name.startsWith("natsjet") ? wasm : undefined;
+  const bundled = await bundleApp(source);
+  const code = bundled.code;
+  const w = bundled.wasm && readFileSync(bundled.wasm);
   const total = gz(code) + (w ? gz(w) : 0);
   line([
     name.padEnd(30),

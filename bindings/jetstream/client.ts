@@ -3,12 +3,12 @@
  * `@nats-io/jetstream`: a JetStream context on a `NatsConnection` in wasm,
  * and the client (publish, consumers, `AckBatch`) and manager over it.
  */
-import type { RawJetStream, RawPublishOptions, ServerInfo } from "../raw.js";
+import type { RawConnection, RawJetStream, RawPublishOptions, ServerInfo } from "../raw.js";
 import type { NatsConnection } from "../connection.js";
 import { toRaw, type MsgHdrs } from "../headers.js";
 import { encode, type Payload } from "../msg.js";
 import { str } from "../names.js";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError, InvalidOperationError } from "../errors.js";
 import { AckBatch, type AckBatchOptions } from "./ack_batch.js";
 import { Batch } from "./batch.js";
 import { Consumers } from "./consumer.js";
@@ -169,7 +169,7 @@ export class JetStreamClient {
 
   /** Made by `jetstream()`. */
   constructor(nc: NatsConnection, opts: JetStreamOptions) {
-    this.raw = nc.raw.jetstream(opts.apiPrefix, opts.domain, opts.timeout, opts.maxAckInflight);
+    this.raw = context(nc, opts);
     this.consumers = new Consumers(this.raw);
     const streams = new StreamAPI(this.raw);
     this.streams = { get: (name) => streams.get(name) };
@@ -231,6 +231,18 @@ export class JetStreamClient {
   }
 }
 
+/**
+ * The wasm's JetStream context on `nc`. A connection made by the
+ * `natsjet/core` entry has none (its wasm build lacks JetStream).
+ */
+function context(nc: NatsConnection, opts: JetStreamOptions): RawJetStream {
+  const raw = nc.raw as Partial<RawConnection>;
+  if (typeof raw.jetstream !== "function") {
+    throw new InvalidOperationError("jetstream: this connection comes from natsjet/core, which has no JetStream; connect with natsjet/jetstream or natsjet");
+  }
+  return raw.jetstream(opts.apiPrefix, opts.domain, opts.timeout, opts.maxAckInflight);
+}
+
 /** A JetStream client on `nc`. */
 export function jetstream(nc: NatsConnection, opts: JetStreamOptions = {}): JetStreamClient {
   return new JetStreamClient(nc, opts);
@@ -245,7 +257,7 @@ export async function jetstreamManager(
   opts: JetStreamManagerOptions = {},
 ): Promise<JetStreamManager> {
   const { checkAPI, ...jsOpts } = opts;
-  const raw = nc.raw.jetstream(jsOpts.apiPrefix, jsOpts.domain, jsOpts.timeout, jsOpts.maxAckInflight);
+  const raw = context(nc, jsOpts);
   const jsm = new JetStreamManager(nc, raw, jsOpts, () => jetstream(nc, jsOpts));
   if (checkAPI !== false) await jsm.getAccountInfo();
   return jsm;

@@ -82,11 +82,12 @@ export async function serve(routes) {
 
 /**
  * Headless Chromium on a page that has imported the web build from `pkg/`
+ * (its `entry`: `web.js` is `natsjet`, `tiers/core/web.js` `natsjet/core`…)
  * as `window.natsjet`, served on 127.0.0.1. Resolves to `{ page, blankPage,
  * close }`: `blankPage()` opens another page there that has loaded nothing;
  * `close` ends the browser and the page's server.
  */
-export async function pageWithNatsjet(title) {
+export async function pageWithNatsjet(title, entry = "web.js") {
   const pkg = new URL("../../pkg/", import.meta.url);
   const http = await serve({ "/": `<!doctype html><title>${title}</title>`, "/pkg/": pkg });
   let browser;
@@ -98,9 +99,9 @@ export async function pageWithNatsjet(title) {
     browser = await launchChromium();
     const page = await newPage(browser);
     await page.goto(`${http.url}/`);
-    await page.evaluate(async () => {
-      window.natsjet = await import("/pkg/web.js");
-    });
+    await page.evaluate(async (entry) => {
+      window.natsjet = await import(`/pkg/${entry}`);
+    }, entry);
     const blankPage = async () => {
       const blank = await newPage(browser);
       await blank.goto(`${http.url}/`);

@@ -80,6 +80,14 @@ test("Node: the installed package's natsjet/services entry", async () => {
   assert.deepEqual(JSON.parse(stdout), { entry: "services/index.js", answer: "hello app", pings: ["sample"] });
 });
 
+test("Node: the installed package's tier entries natsjet/core and natsjet/jetstream, each on its own wasm", async () => {
+  const { stdout } = await run(process.execPath, ["tiers.mjs", server.url], { cwd: app, timeout: 30_000 });
+  assert.deepEqual(JSON.parse(stdout), {
+    "natsjet/core": { entry: "tiers/core/node.js", ...expected, exports: [] },
+    "natsjet/jetstream": { entry: "tiers/jetstream/node.js", ...expected, exports: ["jetstream"] },
+  });
+});
+
 test("the package carries its README, LICENSE and guides, and every link in them resolves inside it", () => {
   const installed = join(app, "node_modules/natsjet");
   const guides = readdirSync(join(installed, "docs")).filter((f) => f.endsWith(".md"));
@@ -113,9 +121,13 @@ describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
     return page.evaluate(() => window.result);
   };
 
-  /** Bundles `entry` into dist/ as an app would, returning the JS. */
-  const bundle = async (entry, out) => {
-    await esbuild.build({
+  /**
+   * Bundles `entry` into dist/`out` as an app would, with the wasm of the
+   * package's folder `wasmDir` (its tier) next to it; returns the JS and the
+   * wasm-bindgen glue files esbuild put in.
+   */
+  const bundleWithGlue = async (entry, out, wasmDir = "web") => {
+    const built = await esbuild.build({
       entryPoints: [join(app, entry)],
       bundle: true,
       format: "esm",
@@ -123,11 +135,15 @@ describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
       minify: true,
       outfile: join(app, "dist", out),
       logLevel: "error",
+      metafile: true,
+      absWorkingDir: app,
     });
     // esbuild keeps `new URL("natsjet_bg.wasm", import.meta.url)` as is: the wasm goes next to the bundle.
-    copyFileSync(join(app, "node_modules/natsjet/web/natsjet_bg.wasm"), join(app, "dist/natsjet_bg.wasm"));
-    return readFileSync(join(app, "dist", out), "utf8");
+    copyFileSync(join(app, "node_modules/natsjet", wasmDir, "natsjet_bg.wasm"), join(app, "dist", dirname(out), "natsjet_bg.wasm"));
+    const glue = Object.keys(built.metafile.inputs).filter((f) => f.endsWith("/natsjet.js"));
+    return { js: readFileSync(join(app, "dist", out), "utf8"), glue };
   };
+  const bundle = async (entry, out) => (await bundleWithGlue(entry, out)).js;
   // A string in tweetnacl, which @nats-io/nkeys signs with.
   const hasNacl = (js) => js.includes("bad secret key size");
 
@@ -137,6 +153,21 @@ describe("in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
     assert.ok(!hasNacl(js), "an app that does not sign leaves the nkeys code out");
     assert.ok(!js.includes("io.nats.micro"), "an app that adds no service leaves natsjet/services out");
     assert.deepEqual(await result("bundle.html"), expected);
+  });
+
+  test("an esbuild bundle of a core-only app carries natsjet/core's wasm and no JetStream", async (t) => {
+    const { js, glue } = await bundleWithGlue("core.mjs", "core/core.js", "tiers/core/web");
+    t.diagnostic(`core bundle: ${js.length} bytes of JS`);
+    assert.deepEqual(glue, ["node_modules/natsjet/tiers/core/web/natsjet.js"]);
+    // The JetStream glue (the wasm's JetStream classes) and TypeScript (its
+    // refusal of a core connection); both are in a bundle of the same app from "natsjet".
+    for (const marker of ["rawjetstream", "natsjet/core, which has no JetStream"]) {
+      assert.ok(!js.includes(marker), `${marker} in the core bundle`);
+    }
+    const coreWasm = readFileSync(join(app, "node_modules/natsjet/tiers/core/web/natsjet_bg.wasm"));
+    const fullWasm = readFileSync(join(app, "node_modules/natsjet/web/natsjet_bg.wasm"));
+    assert.ok(coreWasm.length < fullWasm.length * 0.7, `core wasm ${coreWasm.length} bytes, full ${fullWasm.length}`);
+    assert.deepEqual(await result("core.html"), expected);
   });
 
   test("a bundle that uses nkeyAuthenticator signs in the browser", async () => {

@@ -38,6 +38,22 @@ test("the web entry and its imports use no node: module or bare specifier", () =
   assert.ok(importedBy("web.js").has(new URL("web/natsjet.js", pkg).href));
 });
 
+test("each tier resolves to its own entries, whose web imports reach only that tier's TypeScript and wasm glue", () => {
+  const tiers = {
+    "natsjet/core": { dir: "tiers/core/", outside: ["/jetstream/", "/kv/", "/obj/", "/services/"] },
+    "natsjet/jetstream": { dir: "tiers/jetstream/", outside: ["/kv/", "/obj/", "/services/"] },
+  };
+  for (const [name, { dir, outside }] of Object.entries(tiers)) {
+    assert.equal(import.meta.resolve(name), new URL(`${dir}node.js`, pkg).href);
+    const files = [...importedBy(`${dir}web.js`)].map((href) => href.slice(pkg.href.length));
+    const glue = files.filter((file) => file.endsWith("/natsjet.js"));
+    assert.deepEqual(glue, [`${dir}web/natsjet.js`], `${name}'s wasm glue`);
+    const strays = files.filter((file) => !file.startsWith("tiers/") && outside.some((part) => `/${file}`.includes(part)));
+    assert.deepEqual(strays, [], `${name} reaches another tier's TypeScript`);
+  }
+  assert.ok(importedBy("tiers/jetstream/web.js").has(new URL("jetstream/client.js", pkg).href));
+});
+
 test("natsjet/services is an entry of its own, for browsers and Node, that the main entries never reach", () => {
   assert.equal(import.meta.resolve("natsjet/services"), new URL("services/index.js", pkg).href);
   const services = importedBy("services/index.js");

@@ -45,7 +45,7 @@ impl<P: Procedure> Pump<P> {
     }
 
     /// The procedure, to feed it what its user read itself.
-    #[cfg(feature = "wasm-runtime")]
+    #[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
     pub(crate) fn procedure_mut(&mut self) -> &mut P {
         &mut self.procedure
     }

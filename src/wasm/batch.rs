@@ -80,6 +80,7 @@ pub(crate) fn pack<M: Borrow<Message>>(messages: &[M]) -> Array {
 
 /// A `RawBatch` of `messages` whose replies are left out (empty): JetStream
 /// deliveries, whose ack subjects stay in wasm.
+#[cfg(feature = "wasm-jetstream")]
 pub(crate) fn pack_without_replies<M: Borrow<Message>>(messages: &[M]) -> Array {
     pack_parts(messages, false)
 }

@@ -50,6 +50,7 @@ pub struct RawConnection {
 
 impl RawConnection {
     /// The connection's client, for the JetStream exports.
+    #[cfg(feature = "wasm-jetstream")]
     pub(super) fn client(&self) -> &Client {
         &self.client
     }

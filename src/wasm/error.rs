@@ -28,6 +28,10 @@ export type ErrorKind =
   | "CREDENTIALS" | "DIGEST_MISMATCH" | "SIZE_MISMATCH" | "AT_RISK";
 /** A class whose prototype natsjet's errors take (the TS layer's `NatsError` and its subclasses). */
 export interface ErrorClass { readonly prototype: Error }
+/** The JetStream API's error body (thrown as a `NatsError` with code `JETSTREAM`). */
+export interface ApiError { code: number; err_code: number; description: string }
+/** A duration in nanoseconds, as the server (and nats.js) has them in configs and infos. */
+export type Nanos = number;
 "#;
 
 /// Declares [`Class`], the class names JS registers them under and their
@@ -125,6 +129,7 @@ pub(crate) enum Call<'a> {
     RequestMany(&'a str),
     /// The messages of a batched direct get: no responders is the
     /// `JetStreamStatusError` 503 nats.js makes of the status.
+    #[cfg(feature = "wasm-jetstream")]
     DirectBatch,
 }
 
@@ -145,6 +150,7 @@ pub(crate) fn to_js(error: &Error, call: Call) -> js_sys::Error {
         (Error::Closed, Call::Request(_) | Call::RequestMany(_)) => {
             new(Class::RequestError, "connection closed", error)
         }
+        #[cfg(feature = "wasm-jetstream")]
         (Error::NoResponders, Call::DirectBatch) => {
             let js = new(Class::JetStreamStatusError, "no responders", error);
             js.set_code(503.0);

@@ -25,25 +25,35 @@
 //! - [`reconnect`]: nats.js's `reconnectToServer` as the connection's server chooser;
 //! - [`status`]: connection events to the TS layer's `StatusSink`;
 //! - [`error`]: [`Error`](crate::Error) to a JS `Error` with a switchable `code`;
+//! - [`batches`]: results read in batches, an error after the items before it;
 //! - [`jetstream`]: the JetStream context, management calls, publish, pull
 //!   consumers, acks, `AckBatch` and the checkpoint ledger;
 //! - [`kv`], [`entries`], [`reader`]: the Key-Value store;
 //! - [`procedure`]: `RawProcedure`, the one export of every core procedure;
 //!   [`object_read`]: an object's read by it;
 //! - [`sha256`]: `RawSha256`, the Object Store's digests in the browser.
+//!
+//! The npm package's tiers are builds of these exports by cargo feature:
+//! `wasm-runtime` alone is core NATS (`natsjet/core`), `wasm-jetstream` adds
+//! [`jetstream`] (`natsjet/jetstream`), `wasm-kv` and `wasm-object-store`
+//! add the stores (`natsjet`, feature `wasm`). Rust only an ungated export
+//! reaches stays in a tier; the linker drops the rest.
 
 mod auth;
 mod batch;
+mod batches;
 mod connection;
 #[cfg(feature = "wasm-kv")]
 mod entries;
 mod error;
+#[cfg(feature = "wasm-jetstream")]
 mod jetstream;
 #[cfg(feature = "wasm-kv")]
 mod kv;
 #[cfg(feature = "wasm-object-store")]
 mod object_read;
 mod options;
+#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
 mod procedure;
 #[cfg(feature = "wasm-kv")]
 mod reader;

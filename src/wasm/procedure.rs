@@ -13,7 +13,7 @@ use bytes::Bytes;
 use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use super::jetstream::batches::Batches;
+use super::batches::Batches;
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
 use crate::core::timer::Deadline;
 use crate::driver::{DefaultRuntime, Runtime};
@@ -93,6 +93,7 @@ impl RawProcedure {
     }
 
     /// Its errors are a publish's to `subject`.
+    #[cfg(feature = "wasm-kv")]
     pub(crate) fn with_subject(mut self, subject: String) -> Self {
         self.subject = Some(subject.into());
         self

@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use super::entries::Packed;
 use crate::error::Error;
 use crate::jetstream::kv::{Entry, Reader};
-use crate::wasm::jetstream::batches::Batches;
+use crate::wasm::batches::Batches;
 use crate::wasm::promise;
 
 /// What is read: a watch, history or key listing (keys are entries without values).

@@ -11,9 +11,9 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{pack, packed_len};
+use super::batches::Batches;
 use super::boxed_promise;
 use super::error::{Call, to_js};
-use super::jetstream::batches::Batches;
 use crate::Responses;
 use crate::error::Error;
 use crate::request_many::{RequestManyOptions, RequestStrategy};

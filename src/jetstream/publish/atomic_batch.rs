@@ -232,7 +232,10 @@ impl BatchPublish {
     /// Sends the batch's next message without waiting for room in the
     /// outgoing buffer (JavaScript's synchronous `add`); the answer to await,
     /// if it asks for one.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code, reason = "JavaScript's add and commit send this way"))]
+    #[cfg_attr(
+        not(all(target_arch = "wasm32", feature = "wasm-jetstream")),
+        allow(dead_code, reason = "JavaScript's add and commit send this way")
+    )]
     pub(crate) fn send_nowait(
         &mut self,
         subject: &str,

@@ -512,10 +512,10 @@ impl Stream for Messages {
 
 /// A reader whose items keep natsjet's [`Error`], for callers that need
 /// the cause rather than async-nats's kind (the wasm readers).
-#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
 pub(crate) struct Raw<S>(pub S);
 
-#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
 impl Stream for Raw<Messages> {
     type Item = Result<Message, Error>;
 

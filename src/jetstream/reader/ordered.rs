@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
 use super::Raw;
 use super::{ITEM_CAPACITY, Messages, Report};
 use crate::core::jetstream::read_mark::ReadMark;
@@ -435,7 +435,7 @@ impl Stream for OrderedMessages {
     }
 }
 
-#[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
+#[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
 impl Stream for Raw<OrderedMessages> {
     type Item = Result<Message, Error>;
 

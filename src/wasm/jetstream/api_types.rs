@@ -2,15 +2,13 @@
 //! boundary as text: the server's names and units (durations in
 //! nanoseconds, times as RFC 3339 strings), as in nats.js and as the Rust
 //! serde types in [`crate::jetstream::api`] describe them. Fields the server
-//! may leave out are optional.
+//! may leave out are optional. `Nanos` and `ApiError` are declared in
+//! [`crate::wasm::error`], so the core tier's build (and TS) has them too.
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_API_TYPES: &str = r#"
-/** A duration in nanoseconds, as the server (and nats.js) has them in configs and infos. */
-export type Nanos = number;
-
 export type RetentionPolicy = "limits" | "interest" | "workqueue";
 export type DiscardPolicy = "old" | "new";
 export type StorageType = "file" | "memory";
@@ -134,8 +132,6 @@ export interface StreamSourceInfo {
   filter_subject?: string;
   subject_transforms?: SubjectTransform[];
 }
-/** The JetStream API's error body (thrown as a `NatsError` with code `JETSTREAM`). */
-export interface ApiError { code: number; err_code: number; description: string }
 export interface PurgeResponse { success: boolean; purged: number }
 
 /**

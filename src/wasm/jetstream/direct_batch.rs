@@ -10,8 +10,8 @@ use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::api::stored_msg;
-use super::batches::Batches;
 use crate::jetstream::DirectBatch;
+use crate::wasm::batches::Batches;
 use crate::wasm::boxed_promise;
 use crate::wasm::error::{Call, to_js};
 

@@ -14,13 +14,13 @@ use futures_core::Stream;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::batches::Batches;
 use super::deliveries::delivered;
 use crate::error::Error;
 use crate::jetstream::pull::{ConsumerEvent, FetchEnd, PullStatus, ResetReason};
 use crate::jetstream::reader::Raw;
 use crate::jetstream::{Message, Messages, OrderedMessages};
 use crate::wasm::batch::packed_len;
+use crate::wasm::batches::Batches;
 use crate::wasm::promise;
 
 #[wasm_bindgen(typescript_custom_section)]

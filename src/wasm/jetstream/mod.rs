@@ -25,14 +25,12 @@
 //! - [`deliveries`]: `RawDeliveries`, a batch's messages for acks and metadata;
 //! - [`ack_batch`]: `RawAckBatch`, acks committed together;
 //! - [`ledger`]: `RawCheckpointLedger`, messages held until their checkpoint commits;
-//! - [`api_types`]: the TypeScript types of the API's JSON;
-//! - [`batches`]: results read in batches, an error after the items before it.
+//! - [`api_types`]: the TypeScript types of the API's JSON.
 
 mod ack_batch;
 mod api;
 mod api_types;
 mod atomic_batch;
-pub(super) mod batches;
 mod consumer;
 mod context;
 mod deliveries;
@@ -43,7 +41,7 @@ mod messages;
 mod ordered;
 mod push;
 
-#[cfg(feature = "wasm-kv")]
+#[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
 pub(super) use context::RawJetStream;
 
 use wasm_bindgen::JsValue;
