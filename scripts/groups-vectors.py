@@ -31,6 +31,8 @@ for members, max_members in [(["m1", "m2"], 10), (["m3", "m1", "m2"], 8), (["b",
 
 def partition(subject, filt, wildcards, n):
     stars = [i for i, t in enumerate(filt.split(".")) if t == "*"]
+    if not wildcards:
+        return fnv1a32(subject.encode()) % n  # {{Partition(N)}}: the whole subject
     toks = subject.split(".")
     key = b"".join(toks[stars[w - 1]].encode() for w in wildcards)
     return fnv1a32(key) % n
@@ -45,6 +47,11 @@ for k in range(20):
     subject = f"a.r{k}.b.c{k * 7}"
     keys.append({"subject": subject, "filter": "a.*.b.*", "wildcards": [2, 1], "max_members": 6,
                  "partition": partition(subject, "a.*.b.*", [2, 1], 6)})
+
+for k in range(30):
+    subject = f"events.e{k}.x"
+    keys.append({"subject": subject, "filter": ">", "wildcards": None, "max_members": 3,
+                 "partition": partition(subject, ">", None, 3)})
 
 documents = [
     {"kind": "static", "go_json": '{"max_members":4,"filters":["foo.>"],"members":["m1","m2"]}'},

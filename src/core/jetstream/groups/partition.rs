@@ -147,8 +147,9 @@ fn fnv1a32(bytes: &[u8]) -> u32 {
 /// The partition of `subject` under `filter`, as the server's
 /// `{{Partition(N,w…)}}` computes it: the tokens at the filter's
 /// partitioning wildcards, concatenated without separator, FNV-1a hashed,
-/// modulo `max_members`. Without partitioning wildcards the key is empty
-/// (the server hashes no token), so every message lands in one partition.
+/// modulo `max_members`. Without partitioning wildcards the key is the
+/// whole subject, dots included (`{{Partition(N)}}`, checked against
+/// nats-server 2.15 in `tests/consumer_groups.rs`).
 /// `None` when `subject` does not match `filter` or `max_members` is 0.
 pub fn partition_of(subject: &str, filter: &PartitioningFilter, max_members: u32) -> Option<u32> {
     if max_members == 0 || !filter_matches(&filter.filter, subject) {
@@ -156,8 +157,12 @@ pub fn partition_of(subject: &str, filter: &PartitioningFilter, max_members: u32
     }
     let stars: Vec<usize> = filter.filter.split('.').enumerate().filter(|(_, t)| *t == "*").map(|(i, _)| i).collect();
     let tokens: Vec<&str> = subject.split('.').collect();
+    let wildcards = filter.partitioning_wildcards.as_deref().unwrap_or_default();
+    if wildcards.is_empty() {
+        return Some(fnv1a32(subject.as_bytes()) % max_members);
+    }
     let mut key = Vec::new();
-    for &w in filter.partitioning_wildcards.as_deref().unwrap_or_default() {
+    for &w in wildcards {
         let index = *stars.get(usize::try_from(w).ok()?.checked_sub(1)?)?;
         key.extend_from_slice(tokens.get(index)?.as_bytes());
     }
