@@ -6,13 +6,12 @@
 use futures_util::StreamExt;
 
 use super::Kind;
+use super::requests::{self, bucket, bucket_or_create, stream_facts};
 use crate::core::jetstream::groups::{ElasticConfig, MemberMapping, StaticConfig, names};
 use crate::error::Error;
-use crate::jetstream::api::{
-    ConsumerInfo, DiscardPolicy, ErrorCode, RetentionPolicy, Source, StorageType, StreamConfig, SubjectTransform,
-};
+use crate::jetstream::api::{DiscardPolicy, RetentionPolicy, Source, StreamConfig, SubjectTransform};
 use crate::jetstream::context::Context;
-use crate::jetstream::kv::{self, Store};
+use crate::jetstream::kv;
 
 /// A member's consumer as the server sees it: whether an instance is
 /// pulling, and which one holds the pin.
@@ -29,27 +28,6 @@ pub struct MemberState {
     pub pinned_client_id: Option<String>,
     /// When it was pinned (RFC 3339).
     pub pinned_ts: Option<String>,
-}
-
-/// The bucket of `kind`'s documents.
-pub(crate) async fn bucket(js: &Context, kind: Kind) -> Result<Store, Error> {
-    Ok(js.get_key_value(kind.bucket()).await?)
-}
-
-/// The bucket, created (file storage, `replicas` as the group's stream) when missing.
-async fn bucket_or_create(js: &Context, kind: Kind, replicas: usize) -> Result<Store, Error> {
-    match js.get_key_value(kind.bucket()).await {
-        Ok(store) => Ok(store),
-        Err(_) => {
-            let config = kv::Config {
-                bucket: kind.bucket().into(),
-                num_replicas: replicas,
-                storage: StorageType::File,
-                ..kv::Config::default()
-            };
-            Ok(js.create_key_value(config).await?)
-        }
-    }
 }
 
 fn check(stream: &str, group: &str) -> Result<(), Error> {
@@ -84,7 +62,7 @@ pub async fn elastic_config(js: &Context, stream: &str, group: &str) -> Result<E
 /// Stores `json` under the group's key unless a document is there already;
 /// returns the one that is there.
 async fn put_new(js: &Context, kind: Kind, stream: &str, group: &str, json: Vec<u8>) -> Result<Option<Vec<u8>>, Error> {
-    let replicas = js.get_stream(stream).await?.cached_info().config.num_replicas;
+    let replicas = stream_facts(js, stream).await?.num_replicas;
     let store = bucket_or_create(js, kind, replicas).await?;
     let key = names::config_key(stream, group);
     match store.entry(key.as_str()).await? {
@@ -127,7 +105,7 @@ pub async fn create_elastic(
 ) -> Result<ElasticConfig, Error> {
     check(stream, group)?;
     config.validate()?;
-    let origin = js.get_stream(stream).await?.cached_info().config.clone();
+    let origin = stream_facts(js, stream).await?;
     let config = match put_new(js, Kind::Elastic, stream, group, config.to_json()).await? {
         Some(existing) => {
             let existing = ElasticConfig::parse(&existing)?;
@@ -160,7 +138,7 @@ pub async fn create_elastic(
         allow_direct: true,
         ..StreamConfig::default()
     };
-    js.create_stream(group_stream).await?;
+    requests::create_stream(js, &group_stream).await?;
     Ok(config)
 }
 
@@ -172,35 +150,16 @@ pub async fn delete(js: &Context, kind: Kind, stream: &str, group: &str) -> Resu
     store.delete(names::config_key(stream, group)).await?;
     match kind {
         Kind::Static => {
-            let origin = js.get_stream(stream).await?;
             let prefix = names::static_consumer_prefix(group);
-            let mut consumers = origin.consumers();
-            let mut doomed = Vec::new();
-            while let Some(info) = consumers.next().await {
-                let info = info?;
-                if info.name.starts_with(&prefix) {
-                    doomed.push(info.name);
-                }
-            }
-            for name in doomed {
-                match js.delete_consumer_from_stream(&name, stream).await {
-                    Err(e) if is_code(e.cause(), ErrorCode::CONSUMER_NOT_FOUND) => {}
-                    other => {
-                        other?;
-                    }
+            for consumer in requests::consumers(js, stream).await? {
+                if consumer.name.starts_with(&prefix) {
+                    requests::delete_consumer(js, stream, &consumer.name).await?;
                 }
             }
         }
-        Kind::Elastic => {
-            js.delete_stream(names::elastic_stream(stream, group)).await?;
-        }
+        Kind::Elastic => requests::delete_stream(js, &names::elastic_stream(stream, group)).await?,
     }
     Ok(())
-}
-
-/// Whether `error` is the JetStream API's error `code`.
-pub(crate) fn is_code(error: &Error, code: ErrorCode) -> bool {
-    matches!(error, Error::JetStream(e) if e.err_code == code)
 }
 
 /// The groups of `kind` on `stream`.
@@ -264,9 +223,8 @@ pub async fn delete_mappings(js: &Context, stream: &str, group: &str) -> Result<
 pub async fn step_down(js: &Context, kind: Kind, stream: &str, group: &str, member: &str) -> Result<(), Error> {
     check(stream, group)?;
     names::check_name("member", member)?;
-    let on = js.get_stream(kind.consumer_stream(stream, group)).await?;
-    on.unpin_consumer(kind.consumer_name(group, member), names::PRIORITY_GROUP).await?;
-    Ok(())
+    let on = kind.consumer_stream(stream, group);
+    requests::unpin(js, &on, &kind.consumer_name(group, member), names::PRIORITY_GROUP).await
 }
 
 /// Every member of the group's document and its consumer's state.
@@ -285,12 +243,7 @@ pub async fn members(js: &Context, kind: Kind, stream: &str, group: &str) -> Res
     let mut names_of: Vec<String> = members;
     names_of.extend(mappings.into_iter().map(|m| m.member));
     names_of.dedup();
-    let on = js.get_stream(kind.consumer_stream(stream, group)).await?;
-    let mut infos: Vec<ConsumerInfo> = Vec::new();
-    let mut consumers = on.consumers();
-    while let Some(info) = consumers.next().await {
-        infos.push(info?);
-    }
+    let infos = requests::consumers(js, &kind.consumer_stream(stream, group)).await?;
     Ok(names_of
         .into_iter()
         .map(|member| {

@@ -17,7 +17,8 @@ use std::time::Duration;
 use futures_core::Stream;
 
 use super::Kind;
-use super::admin::{document, is_code};
+use super::admin::document;
+use super::requests::{self, is_code};
 use crate::core::jetstream::groups::{ElasticConfig, StaticConfig, member as rules, names, strip_partition};
 use crate::error::Error;
 use crate::jetstream::api::{ConsumerConfig, ErrorCode};
@@ -107,14 +108,14 @@ pub async fn join(
         // Refuse a template the consumer could never be made from, now.
         rules::elastic_consumer_config(&template, member, Vec::new())?;
     }
-    js.get_stream(kind.consumer_stream(stream, group)).await?;
+    requests::stream_facts(js, &kind.consumer_stream(stream, group)).await?;
     let (json, _) = document(js, kind, stream, group).await?;
     let config = Document::parse(kind, &json)?;
     if kind == Kind::Static && !config.is_member(member) {
         return Err(Error::InvalidArgument(format!("{member} is not in the current static consumer group membership")));
     }
-    let store = js.get_key_value(kind.bucket()).await?;
-    let watch = store.watch(names::config_key(stream, group)).await?;
+    let store = requests::bucket(js, kind).await?;
+    let watch = store.watch_with_history(names::config_key(stream, group)).await?;
     let ack_wait = rules::ack_wait(&template);
     let mut joined = Member {
         js: js.clone(),
@@ -231,7 +232,7 @@ impl Member {
         self.joining = Some(Box::pin(async move {
             let name = config.name.clone().or_else(|| config.durable_name.clone()).unwrap_or_default();
             if delete_first {
-                let _ = js.delete_consumer_from_stream(&name, &stream).await;
+                let _ = requests::delete_consumer(&js, &stream, &name).await;
             } else if !wait.is_zero() {
                 DefaultRuntime::sleep(wait).await;
             }
@@ -294,7 +295,7 @@ impl Member {
             let (js, stream) = (self.js.clone(), self.stream.clone());
             let name = names::static_consumer(&self.group, &self.member);
             DefaultRuntime::spawn(async move {
-                let _ = js.delete_consumer_from_stream(name, stream).await;
+                let _ = requests::delete_consumer(&js, &stream, &name).await;
             });
         }
     }
@@ -315,21 +316,20 @@ async fn open(
     config: ConsumerConfig,
     expires: Duration,
 ) -> Result<Option<Messages>, Error> {
-    let created = match js.create_consumer_strict_on_stream(config.clone(), stream).await {
-        Err(e) if kind == Kind::Elastic && is_code(e.cause(), ErrorCode::CONSUMER_ALREADY_EXISTS) => {
+    let created = match requests::create_consumer(js, stream, config.clone()).await {
+        Err(e) if kind == Kind::Elastic && is_code(&e, ErrorCode::CONSUMER_ALREADY_EXISTS) => {
             // Made by an instance with an older view: replace it.
-            let _ = js.delete_consumer_from_stream(name, stream).await;
-            js.create_consumer_strict_on_stream(config, stream).await
+            let _ = requests::delete_consumer(js, stream, name).await;
+            requests::create_consumer(js, stream, config).await
         }
         other => other,
     };
     let consumer = match created {
         Ok(consumer) => consumer,
-        Err(e) if kind == Kind::Elastic => {
-            let _ = e;
-            return Ok(None);
-        }
-        Err(e) => return Err(e.into()),
+        // Another instance's view of the members stands in the way
+        // (`filtered consumer not unique on workqueue stream`…): try again later.
+        Err(_) if kind == Kind::Elastic => return Ok(None),
+        Err(e) => return Err(e),
     };
     let options = ConsumeOptions {
         expires: Some(expires),

@@ -7,14 +7,16 @@
 //! partition hash) are the sans-IO core's, re-exported here.
 
 pub use crate::core::jetstream::groups::{
-    ElasticConfig, MemberMapping, PartitioningFilter, StaticConfig, member, member_filters, member_partitions, names,
-    partition, partition_of, strip_partition,
+    ElasticConfig, Mappings, MemberMapping, PartitioningFilter, StaticConfig, member, member_filters,
+    member_partitions, names, partition, partition_of, strip_partition,
 };
 
 #[cfg(has_runtime)]
 mod admin;
 #[cfg(has_runtime)]
 mod join;
+#[cfg(has_runtime)]
+mod requests;
 
 #[cfg(has_runtime)]
 pub use admin::{

@@ -10,6 +10,23 @@ use serde::{Deserialize, Serialize};
 use crate::core::error::Error;
 use crate::core::jetstream::api::null_as_default;
 
+/// Mappings as one JSON object, `{"mappings": [...]}` (plain JSON is an object).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Mappings {
+    /// The mappings.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub mappings: Vec<MemberMapping>,
+}
+
+impl Mappings {
+    /// `{"mappings": [...]}` read and its members' names checked.
+    pub fn parse(json: &[u8]) -> Result<Vec<MemberMapping>, Error> {
+        let read: Mappings = crate::core::plain_json::from_slice(json)
+            .map_err(|e| Error::InvalidArgument(format!("not member mappings: {e}")))?;
+        Ok(read.mappings)
+    }
+}
+
 /// Partitions given to one member by hand.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct MemberMapping {
@@ -135,10 +152,11 @@ impl StaticConfig {
         in_membership(&self.members, &self.member_mappings, name)
     }
 
-    /// A document read from the bucket, checked.
+    /// A document read from the bucket, checked (read with the wasm's
+    /// small JSON reader there: documents are plain JSON).
     pub fn parse(json: &[u8]) -> Result<Self, Error> {
-        let config: StaticConfig =
-            serde_json::from_slice(json).map_err(|e| invalid(&format!("not a static consumer group document: {e}")))?;
+        let config: StaticConfig = crate::core::plain_json::from_slice(json)
+            .map_err(|e| invalid(&format!("not a static consumer group document: {e}")))?;
         config.validate()?;
         Ok(config)
     }
@@ -202,7 +220,7 @@ impl ElasticConfig {
 
     /// A document read from the bucket, checked.
     pub fn parse(json: &[u8]) -> Result<Self, Error> {
-        let config: ElasticConfig = serde_json::from_slice(json)
+        let config: ElasticConfig = crate::core::plain_json::from_slice(json)
             .map_err(|e| invalid(&format!("not an elastic consumer group document: {e}")))?;
         config.validate()?;
         Ok(config)

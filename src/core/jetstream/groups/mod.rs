@@ -22,7 +22,7 @@ pub mod member;
 pub mod names;
 pub mod partition;
 
-pub use config::{ElasticConfig, MemberMapping, PartitioningFilter, StaticConfig};
+pub use config::{ElasticConfig, Mappings, MemberMapping, PartitioningFilter, StaticConfig};
 pub use partition::{member_filters, member_partitions, partition_of, strip_partition};
 
 #[cfg(test)]
