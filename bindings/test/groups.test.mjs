@@ -4,9 +4,23 @@
 // change, the partition token is off the subjects, a static member has one
 // pinned instance, and deleting a group ends its members.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { connect, consumerGroups, jetstream, jetstreamManager } from "natsjet";
 import { startJetStreamServer, waitFor } from "./harness.mjs";
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Builds examples/consumer_group.rs (where CARGO_TARGET_DIR says); returns the binary's path. */
+async function buildNative() {
+  const args = ["build", "--example", "consumer_group", "--message-format=json"];
+  const { stdout } = await run("cargo", args, { cwd: repo, maxBuffer: 64 << 20 });
+  const artifacts = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  return artifacts.find((a) => a.reason === "compiler-artifact" && a.target.name === "consumer_group").executable;
+}
 
 let server;
 const conns = [];
@@ -131,4 +145,37 @@ test("static group: one pinned instance per member; mistakes are typed errors", 
   await groups.stepDown("static", "ORDERS", "cg", "m1");
   await groups.delete("static", "ORDERS", "cg");
   await Promise.all([a.done, b.done, other.done]);
+});
+
+test("interop: a group made by the Rust API is joined from JS, and one made from JS is read by Rust", { timeout: 600_000 }, async () => {
+  const bin = await buildNative();
+  const native = async (...args) =>
+    (await run(bin, args, { env: { ...process.env, NATS_URL: server.url }, timeout: 30_000 })).stdout;
+  const nc = await client();
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await jsm.streams.add({ name: "INTEROP", subjects: ["interop.*"] });
+  await native("elastic", "create", "INTEROP", "rs", "3", "interop.*", "1");
+  await native("elastic", "add", "INTEROP", "rs", "m1");
+  const groups = consumerGroups(js);
+  assert.deepEqual(await groups.info("elastic", "INTEROP", "rs"), {
+    max_members: 3,
+    partitioning_filters: [{ filter: "interop.*", partitioning_wildcards: [1] }],
+    members: ["m1"],
+  });
+  const messages = await groups.join("elastic", "INTEROP", "rs", "m1", { config: { max_ack_pending: 1 } });
+  for (let i = 0; i < 6; i++) await js.publish(`interop.k${i % 2}`, `${i}`);
+  const got = [];
+  for await (const m of messages) {
+    got.push(`${m.subject}:${m.string()}`);
+    m.ack();
+    if (got.length === 6) break;
+  }
+  assert.deepEqual(got.filter((s) => s.startsWith("interop.k0")), ["interop.k0:0", "interop.k0:2", "interop.k0:4"]);
+  await groups.createElastic("INTEROP", "fromjs", { max_members: 2, partitioning_filters: null });
+  await groups.addMembers("INTEROP", "fromjs", ["m2"]);
+  assert.match(await native("elastic", "info", "INTEROP", "fromjs"), /^m2 +active=false/m);
+  assert.match(await native("elastic", "ls", "INTEROP"), /"fromjs"/);
+  await native("elastic", "delete", "INTEROP", "rs");
+  await groups.delete("elastic", "INTEROP", "fromjs");
 });
