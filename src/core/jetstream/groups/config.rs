@@ -96,6 +96,17 @@ fn is_zero(n: &i64) -> bool {
     *n == 0
 }
 
+/// A `kind` group's document, read with the small JSON reader (documents
+/// are plain JSON, so the wasm links no serde_json deserializer for them).
+fn read<T: serde::de::DeserializeOwned>(json: &[u8], kind: &str) -> Result<T, Error> {
+    crate::core::plain_json::from_slice(json)
+        .map_err(|e| invalid(&format!("not a valid {kind} consumer group document: {e}")))
+}
+
+fn write(document: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(document).expect("strings and numbers serialize")
+}
+
 fn invalid(why: &str) -> Error {
     Error::InvalidArgument(format!("invalid consumer group config: {why}"))
 }
@@ -152,18 +163,14 @@ impl StaticConfig {
         in_membership(&self.members, &self.member_mappings, name)
     }
 
-    /// A document read from the bucket, checked (read with the wasm's
-    /// small JSON reader there: documents are plain JSON).
+    /// A document read from the bucket, checked.
     pub fn parse(json: &[u8]) -> Result<Self, Error> {
-        let config: StaticConfig = crate::core::plain_json::from_slice(json)
-            .map_err(|e| invalid(&format!("not a static consumer group document: {e}")))?;
-        config.validate()?;
-        Ok(config)
+        read(json, "static").and_then(|c: StaticConfig| c.validate().map(|()| c))
     }
 
     /// The document's JSON, as the Go library writes it.
     pub fn to_json(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("strings and numbers serialize")
+        write(self)
     }
 }
 
@@ -220,15 +227,12 @@ impl ElasticConfig {
 
     /// A document read from the bucket, checked.
     pub fn parse(json: &[u8]) -> Result<Self, Error> {
-        let config: ElasticConfig = crate::core::plain_json::from_slice(json)
-            .map_err(|e| invalid(&format!("not an elastic consumer group document: {e}")))?;
-        config.validate()?;
-        Ok(config)
+        read(json, "elastic").and_then(|c: ElasticConfig| c.validate().map(|()| c))
     }
 
     /// The document's JSON, as the Go library writes it.
     pub fn to_json(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("strings and numbers serialize")
+        write(self)
     }
 
     /// The group with `names` added to its members (empty names skipped,

@@ -147,8 +147,8 @@ fn invalid_documents_are_refused_with_the_go_reasons() {
             .contains("not be larger")
     );
     assert!(refused(r#"{"max_members":2,"partitioning_filters":[{"filter":""}]}"#).contains("non-empty"));
-    assert!(refused("not json").contains("not an elastic"));
-    assert!(refused(r#"{"max_members":-1}"#).contains("not an elastic"));
+    assert!(refused("not json").contains("not a valid elastic"));
+    assert!(refused(r#"{"max_members":-1}"#).contains("not a valid elastic"));
 }
 
 #[test]
