@@ -1,8 +1,9 @@
 //! Chaos for consumer groups (`bash scripts/chaos.sh consumer-groups rust`):
 //! an elastic group of 8 partitions over a stream of 200 keys; members go
 //! 3 → 5 → 2 while 20,000 messages flow, each member instance a separate
-//! process, and the pinned instance of a member with a standby is killed
-//! with SIGKILL. At the end every key's messages must have been processed,
+//! process; the pinned instance of a member with a standby is killed with
+//! SIGKILL, and another's is stalled (SIGSTOP, then SIGCONT once its standby
+//! took over). At the end every key's messages must have been processed,
 //! in publish order (a redelivery may repeat one already processed, never
 //! skip ahead). Prints one line:
 //! `consumer-groups: published N, processed N, lost 0, out_of_order 0, redelivered R, failover_ms F, rebalance_ms B`.
@@ -128,7 +129,7 @@ async fn run(total: u64) -> Result<bool, natsjet::Error> {
     groups::add_members(&js, STREAM, GROUP, &names(&["m1", "m2", "m3"])).await?;
     let (tx, lines) = mpsc::channel();
     let mut instances: Vec<Instance> =
-        [("m1", "m1a"), ("m1", "m1b"), ("m2", "m2"), ("m3", "m3"), ("m4", "m4"), ("m5", "m5")]
+        [("m1", "m1a"), ("m1", "m1b"), ("m2", "m2a"), ("m2", "m2b"), ("m3", "m3"), ("m4", "m4"), ("m5", "m5")]
             .iter()
             .map(|(name, tag)| spawn(&url, name, tag, tx.clone()))
             .collect();
@@ -160,6 +161,19 @@ async fn run(total: u64) -> Result<bool, natsjet::Error> {
     }
     wait_until(&mut seen, &lines, "m1's standby", |s| s.first_after(&[standby], killed).is_some()).await;
     let failover_ms = (seen.first_after(&[standby], killed).unwrap() - killed) / 1000;
+    wait_until(&mut seen, &lines, "60 %", |s| s.processed() >= total * 6 / 10).await;
+    // Stall m2's active instance; its standby takes over once the pin lapses.
+    let active = seen.rows.iter().rev().find(|r| r.1.starts_with("m2")).map(|r| r.1.clone()).unwrap_or("m2a".into());
+    let standby = if active == "m2a" { "m2b" } else { "m2a" };
+    let stalled = micros();
+    let pid = instances.iter().find(|i| i.tag == active).map(|i| i.child.id() as i32);
+    signal(pid, libc::SIGSTOP);
+    wait_until(&mut seen, &lines, "m2's standby", |s| s.first_after(&[standby], stalled).is_some()).await;
+    println!(
+        "stalled {active} replaced by {standby} after {} ms",
+        (seen.first_after(&[standby], stalled).unwrap() - stalled) / 1000
+    );
+    signal(pid, libc::SIGCONT);
     wait_until(&mut seen, &lines, "70 %", |s| s.processed() >= total * 7 / 10).await;
     // 5 → 2 members.
     groups::drop_members(&js, STREAM, GROUP, &names(&["m1", "m3", "m5"])).await?;
@@ -195,6 +209,13 @@ async fn run(total: u64) -> Result<bool, natsjet::Error> {
         let _ = instance.child.wait();
     }
     Ok(lost == 0 && out_of_order == 0)
+}
+
+fn signal(pid: Option<i32>, signal: i32) {
+    if let Some(pid) = pid {
+        // SAFETY: kill(2) on a child process this program started and still owns.
+        unsafe { libc::kill(pid, signal) };
+    }
 }
 
 #[tokio::main]
