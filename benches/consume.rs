@@ -12,7 +12,10 @@
 //!   natsjet's own ack per message and against an `AckBatch` per epoch
 //!   committed confirmed by hand, same passes: what the ledger costs;
 //! - confirmed acks of 10,000 messages: one confirmed `AckBatch` commit
-//!   against one `double_ack` per message.
+//!   against one `double_ack` per message;
+//! - order per key: 4 members of an elastic consumer group (8 partitions,
+//!   200 keys, strict order: one message in flight per member) against 4
+//!   workers on one durable of the same 20,000 messages (natsjet both).
 //!
 //! Each drain is run `BENCH_PASSES` times (default 3), the clients in
 //! alternating order, and the medians are printed, with the spread of the
@@ -25,6 +28,7 @@
 //! (`stream().max_messages(max).threshold_messages(threshold)`), each against
 //! async-nats's defaults in the same passes.
 //!
+//! `CONSUME_ONLY=groups` runs only the order-per-key comparison.
 //! One drain alone: `CONSUME_ONLY=natsjet:1:500` (client `natsjet`,
 //! `natsjet-ledger` or `async-nats`, workers, messages per pull or `defaults`) runs just that
 //! drain, `BENCH_PASSES` times, on a one-thread runtime, so a profiler told to
@@ -108,7 +112,7 @@ impl Reading {
 static DURABLES: AtomicUsize = AtomicUsize::new(0);
 
 fn natsjet_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading) -> Run {
-    natsjet_drain_acking(rt, url, n, workers, reading, Acking::Each)
+    natsjet_drain_acking(rt, url, "DRAIN", n, workers, reading, Acking::Each)
 }
 
 /// How a natsjet drain acks.
@@ -124,15 +128,23 @@ enum Acking {
 
 /// A natsjet drain that acks as `acking` says; the held ones' commits run
 /// while the next epoch reads, as an engine would run them.
-fn natsjet_drain_acking(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading, acking: Acking) -> Run {
+fn natsjet_drain_acking(
+    rt: &Runtime,
+    url: &str,
+    stream: &str,
+    n: usize,
+    workers: usize,
+    reading: Reading,
+    acking: Acking,
+) -> Run {
     let (js, name, consumers) = rt.block_on(async {
         let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
         let name = format!("d{}", DURABLES.fetch_add(1, Ordering::Relaxed));
-        js.create_consumer_on_stream(durable(&name), "DRAIN").await.unwrap();
+        js.create_consumer_on_stream(durable(&name), stream).await.unwrap();
         let mut consumers = Vec::new();
         for _ in 0..workers {
             let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
-            let consumer: PullConsumer = js.get_consumer_from_stream(&name, "DRAIN").await.unwrap();
+            let consumer: PullConsumer = js.get_consumer_from_stream(&name, stream).await.unwrap();
             consumers.push((js, consumer));
         }
         (js, name, consumers)
@@ -216,7 +228,87 @@ fn natsjet_drain_acking(rt: &Runtime, url: &str, n: usize, workers: usize, readi
         }
         clock.stop(n)
     });
-    rt.block_on(js.delete_consumer_from_stream(&name, "DRAIN")).unwrap();
+    rt.block_on(js.delete_consumer_from_stream(&name, stream)).unwrap();
+    run
+}
+
+/// Keys of the consumer-group comparison.
+const KEYS: usize = 200;
+
+/// A fresh stream `KEYED` of `n` messages on `keyed.k<i % 200>`.
+async fn fill_keyed(url: &str, n: usize) {
+    let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
+    let _ = js.delete_stream("KEYED").await;
+    let config = StreamConfig { name: "KEYED".into(), subjects: vec!["keyed.*".into()], ..Default::default() };
+    js.create_stream(config).await.unwrap();
+    let mut pending = std::collections::VecDeque::new();
+    for i in 0..n {
+        pending
+            .push_back(js.publish(format!("keyed.k{}", i % KEYS), bytes::Bytes::from_static(&PAYLOAD)).await.unwrap());
+        if pending.len() >= 256 {
+            pending.pop_front().unwrap().await.unwrap();
+        }
+    }
+    for ack in pending {
+        ack.await.unwrap();
+    }
+}
+
+/// `members` members of an elastic group of 8 partitions over `KEYED`, each
+/// on its own connection, acking each message: strict order per key
+/// (`max_ack_pending` 1, one message in flight per member). The group's
+/// stream is filled (sourced) before the clock starts.
+fn group_drain(rt: &Runtime, url: &str, n: usize, members: usize) -> Run {
+    use natsjet::jetstream::consumer::pull;
+    use natsjet::jetstream::groups::{self, ElasticConfig, Kind, PartitioningFilter};
+    let joined = rt.block_on(async {
+        let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
+        let filter = PartitioningFilter { filter: "keyed.*".into(), partitioning_wildcards: Some(vec![1]) };
+        let config = ElasticConfig { max_members: 8, partitioning_filters: Some(vec![filter]), ..Default::default() };
+        groups::create_elastic(&js, "KEYED", "bench", config).await.unwrap();
+        let names: Vec<String> = (0..members).map(|m| format!("m{m}")).collect();
+        groups::add_members(&js, "KEYED", "bench", &names).await.unwrap();
+        let mut sourced = js.get_stream("KEYED-bench").await.unwrap();
+        while (sourced.info().await.unwrap().state.messages as usize) < n {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut joined = Vec::new();
+        for name in &names {
+            let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
+            let template = pull::Config { ack_wait: Duration::from_secs(30), max_ack_pending: 1, ..Default::default() };
+            joined.push((groups::join(&js, Kind::Elastic, "KEYED", "bench", name, template).await.unwrap(), js));
+        }
+        (js, joined)
+    });
+    let (js, members) = joined;
+    let run = counted_drain(rt, async move {
+        let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
+        let clock = Stopwatch::start();
+        let mut tasks = Vec::new();
+        for (mut member, js) in members {
+            let (done, finished) = (done.clone(), finished.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut all_in = finished.subscribe();
+                loop {
+                    tokio::select! {
+                        m = member.next() => {
+                            m.unwrap().unwrap().ack().await.unwrap();
+                            if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
+                                finished.send_replace(true);
+                            }
+                        }
+                        () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+                    }
+                }
+                js.client().flush().await.unwrap();
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        clock.stop(n)
+    });
+    rt.block_on(groups::delete(&js, Kind::Elastic, "KEYED", "bench")).unwrap();
     run
 }
 
@@ -382,9 +474,47 @@ async fn async_nats_confirmed_acks(url: &str, n: usize) -> Run {
     clock.stop(n)
 }
 
+/// Order per key: an elastic group's 4 members against 4 workers on one
+/// durable, same keyed stream, alternating; prints one line.
+fn order_per_key(rt: &Runtime, url: &str, passes: usize) {
+    let keyed = scale(20_000);
+    rt.block_on(fill_keyed(url, keyed));
+    let (mut grouped, mut shared) = (Vec::new(), Vec::new());
+    for pass in 0..passes {
+        if pass % 2 == 0 {
+            grouped.push(group_drain(rt, url, keyed, 4));
+            shared.push(natsjet_drain_acking(rt, url, "KEYED", keyed, 4, Reading::Defaults, Acking::Each));
+        } else {
+            shared.push(natsjet_drain_acking(rt, url, "KEYED", keyed, 4, Reading::Defaults, Acking::Each));
+            grouped.push(group_drain(rt, url, keyed, 4));
+        }
+    }
+    let (g, d) = (support::median(&grouped), support::median(&shared));
+    println!();
+    println!(
+        "order per key, {keyed} x 128 B over {KEYS} keys, medians of {passes} passes (natsjet both; CPU per message):"
+    );
+    println!(
+        "  elastic group, 4 members, strict order: {:.0} /s, client {:.2} µs, server {:.2} µs",
+        g.per_second, g.cpu_us_per_op, g.server_us_per_op
+    );
+    println!(
+        "  4 workers on one durable, no order:    {:.0} /s, client {:.2} µs, server {:.2} µs",
+        d.per_second, d.cpu_us_per_op, d.server_us_per_op
+    );
+    println!("  group / durable: {:.2}x", g.per_second / d.per_second);
+}
+
 fn main() {
     let server = common::NatsServer::start_jetstream();
     let url = server.client_url();
+    if std::env::var("CONSUME_ONLY").as_deref() == Ok("groups") {
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let passes: usize = std::env::var("BENCH_PASSES").ok().and_then(|s| s.parse().ok()).unwrap_or(3).max(1);
+        support::watch_server(Some(server.pid()));
+        order_per_key(&rt, &url, passes);
+        return;
+    }
     let only = only();
     let rt = match only {
         Some(_) if std::env::var_os("CONSUME_MULTI").is_none() => {
@@ -401,8 +531,8 @@ fn main() {
         for _ in 0..passes {
             let run = match client {
                 "async-nats" => async_nats_drain(&rt, &url, drain, workers, reading),
-                "natsjet-ledger" => natsjet_drain_acking(&rt, &url, drain, workers, reading, Acking::Ledger),
-                "natsjet-batch" => natsjet_drain_acking(&rt, &url, drain, workers, reading, Acking::Batch),
+                "natsjet-ledger" => natsjet_drain_acking(&rt, &url, "DRAIN", drain, workers, reading, Acking::Ledger),
+                "natsjet-batch" => natsjet_drain_acking(&rt, &url, "DRAIN", drain, workers, reading, Acking::Batch),
                 _ => natsjet_drain(&rt, &url, drain, workers, reading),
             };
             println!(
@@ -435,7 +565,7 @@ fn main() {
             order.reverse();
         }
         for i in order {
-            held[i].push(natsjet_drain_acking(&rt, &url, drain, 4, Reading::Defaults, ackings[i]));
+            held[i].push(natsjet_drain_acking(&rt, &url, "DRAIN", drain, 4, Reading::Defaults, ackings[i]));
         }
         // Alternating order: neither client always runs on a warmer server.
         for (w, workers) in [1, 4].into_iter().enumerate() {
@@ -482,6 +612,7 @@ fn main() {
     for (name, o, t) in spreads {
         println!("| {name:<50} | {:>21.0}% | {:>21.0}% |", o, t);
     }
+    order_per_key(&rt, &url, passes);
     let batched = rt.block_on(natsjet_confirmed_acks(&url, acks, true));
     let one_by_one = rt.block_on(natsjet_confirmed_acks(&url, acks, false));
     let their_acks = rt.block_on(async_nats_confirmed_acks(&url, acks));

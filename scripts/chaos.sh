@@ -6,6 +6,10 @@
 #
 #   bash scripts/chaos.sh exactly-once rust [ARGS]   # examples/exactly_once/crash.rs
 #   bash scripts/chaos.sh exactly-once node [ARGS]   # bindings/test/chaos/exactly_once.mjs
+#   bash scripts/chaos.sh consumer-groups rust [--messages N]   # examples/consumer_group_chaos.rs:
+#       an elastic group's members (processes) go 3 -> 5 -> 2 while messages
+#       flow, the pinned instance of a member with a standby is SIGKILLed;
+#       no loss and per-key order, one line of figures
 #
 # ARGS go to the test (rust: --messages N --kills K --window-kills W
 # --publish-seconds S --stalls N; defaults 100,000 messages and 10 kills).
@@ -18,14 +22,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: $0 exactly-once rust|node [ARGS]" >&2
+    echo "usage: $0 exactly-once rust|node [ARGS] | consumer-groups rust [ARGS]" >&2
     exit 2
 }
 [[ $# -ge 2 ]] || usage
 chaos="$1 $2"
 shift 2
 case "$chaos" in
-    "exactly-once rust" | "exactly-once node") ;;
+    "exactly-once rust" | "exactly-once node" | "consumer-groups rust") ;;
     *)
         echo "unknown chaos test: $chaos" >&2
         usage
@@ -43,6 +47,10 @@ case "$chaos" in
         # The dev profile the test suite builds already: only the two examples compile.
         cargo build --example exactly_once --example exactly_once_crash
         "${CARGO_TARGET_DIR:-target}/debug/examples/exactly_once_crash" "$@"
+        ;;
+    "consumer-groups rust")
+        cargo build --example consumer_group_chaos
+        "${CARGO_TARGET_DIR:-target}/debug/examples/consumer_group_chaos" "$@"
         ;;
     "exactly-once node")
         bash scripts/build-pkg.sh

@@ -235,6 +235,8 @@ pub mod guides {
     pub struct ManyWorkers;
     #[doc = include_str!("../docs/exactly-once.md")]
     pub struct ExactlyOnce;
+    #[doc = include_str!("../docs/consumer-groups.md")]
+    pub struct ConsumerGroups;
     #[doc = include_str!("../docs/key-value.md")]
     pub struct KeyValue;
     #[doc = include_str!("../docs/object-store.md")]

@@ -26,6 +26,17 @@ export type {
   SubjectTransform,
 } from "../raw.js";
 export { AckBatch, type AckBatchOptions, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
+export {
+  ConsumerGroups,
+  consumerGroups,
+  type ConsumerGroupKind,
+  type ConsumerGroupMemberState,
+  type ElasticConsumerGroupConfig,
+  type JoinOptions,
+  type MemberMapping,
+  type PartitioningFilter,
+  type StaticConsumerGroupConfig,
+} from "./groups.js";
 export { Batch, type BatchAck, type BatchMessageOptions, type BatchMessageOptionsWithReply } from "./batch.js";
 export {
   JetStreamClient,

@@ -832,4 +832,37 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     assert.equal(got.dropped, got.accepted - got.kept);
     assert.equal(got.slow, 1, "the first drop is reported");
   });
+  test("consumer groups: a member joins an elastic group, consumes in order with the partition off the subject, acks, and ends with the group", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers });
+      const jsm = await natsjet.jetstreamManager(nc);
+      const js = natsjet.jetstream(nc);
+      await jsm.streams.add({ name: "GROUPED", subjects: ["grouped.*"] });
+      const groups = natsjet.consumerGroups(js);
+      await groups.createElastic("GROUPED", "cg", {
+        max_members: 3,
+        partitioning_filters: [{ filter: "grouped.*", partitioning_wildcards: [1] }],
+      });
+      await groups.addMembers("GROUPED", "cg", ["web"]);
+      const messages = await groups.join("elastic", "GROUPED", "cg", "web", { config: { max_ack_pending: 1 } });
+      for (let i = 0; i < 12; i++) await js.publish(`grouped.k${i % 3}`, `${i}`);
+      const seen = [];
+      for await (const m of messages) {
+        seen.push([m.subject, Number(m.string())]);
+        m.ack();
+        if (seen.length === 12) break;
+      }
+      const states = await groups.members("elastic", "GROUPED", "cg");
+      await groups.delete("elastic", "GROUPED", "cg");
+      await nc.close();
+      return { seen, member: states[0].member, active: states[0].active };
+    }, jsServer.wsUrl);
+    assert.deepEqual(got.member, "web");
+    assert.equal(got.active, true);
+    assert.equal(got.seen.length, 12);
+    for (let k = 0; k < 3; k++) {
+      const of = got.seen.filter(([s]) => s === `grouped.k${k}`).map(([, i]) => i);
+      assert.deepEqual(of, [k, k + 3, k + 6, k + 9], `key ${k} in order`);
+    }
+  });
 });

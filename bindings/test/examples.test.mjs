@@ -55,6 +55,8 @@ before(async () => {
 after(() => server?.close());
 
 test("examples/node-service parses", () => run(process.execPath, ["--check", service]));
+test("examples/consumer_group.mjs parses", () =>
+  run(process.execPath, ["--check", fileURLToPath(new URL("consumer_group.mjs", examples))]));
 
 test("examples/node-service: 3 workers on one durable ack every message", { skip: skipJetStream }, async () => {
   const { stdout } = await run(process.execPath, [service, server.wsUrl, "3", "300"], { timeout: 60_000 });

@@ -2,7 +2,8 @@
 //! ordered-read machines (from `src/core/jetstream`, under their old paths
 //! here), and — where a runtime exists — the context,
 //! management calls, acked publish, pull, push and ordered readers, acks,
-//! `AckBatch` commits, the checkpoint ledger, the Key-Value store ([`kv`]) and the object store
+//! `AckBatch` commits, the checkpoint ledger, partitioned consumer groups
+//! ([`groups`]), the Key-Value store ([`kv`]) and the object store
 //! ([`object_store`]).
 //!
 //! The modules a program uses have async-nats's paths and names:
@@ -13,6 +14,7 @@
 #[cfg(has_runtime)]
 pub mod account;
 pub use crate::core::jetstream::{ack, api, ordered, pull, push};
+pub mod groups;
 pub mod kv;
 pub mod object_store;
 

@@ -3,7 +3,8 @@
 //! ([`ordered`]), acks and the checkpoint ledger ([`ack`]), the window
 //! of a fast-ingest batch ([`fast_window`]), an atomic batch
 //! ([`atomic_batch`]), a publish's message and headers ([`publish`]),
-//! schedules ([`schedule`]) and a message read back from a stream
+//! schedules ([`schedule`]), partitioned consumer groups'
+//! rules ([`groups`]) and a message read back from a stream
 //! ([`raw_message`]). The `jetstream` API folder runs them over a connection.
 
 pub mod ack;
@@ -13,6 +14,7 @@ pub(crate) mod atomic_batch;
 #[cfg_attr(not(has_runtime), allow(dead_code, reason = "only the native client sends fast batches"))]
 #[cfg_attr(target_arch = "wasm32", allow(dead_code, reason = "the wasm only reads its API level"))]
 pub(crate) mod fast_window;
+pub mod groups;
 pub mod ordered;
 /// A message for a JetStream publish and its headers: re-exported as `jetstream::publish`.
 pub(crate) mod publish;

@@ -24,6 +24,7 @@
 //! - [`messages`]: `RawConsumerMessages`, a pull or push reader, and its events;
 //! - [`deliveries`]: `RawDeliveries`, a batch's messages for acks and metadata;
 //! - [`ack_batch`]: `RawAckBatch`, acks committed together;
+//! - [`groups`]: partitioned consumer groups: admin calls and `groupJoin`;
 //! - [`ledger`]: `RawCheckpointLedger`, messages held until their checkpoint commits;
 //! - [`api_types`]: the TypeScript types of the API's JSON.
 
@@ -35,6 +36,8 @@ mod consumer;
 mod context;
 mod deliveries;
 mod direct_batch;
+#[cfg(feature = "wasm-groups")]
+mod groups;
 mod ledger;
 mod lister;
 mod messages;

@@ -1,0 +1,181 @@
+// Partitioned consumer groups from JS against a real server: the same Rust
+// core as the Rust API (documents, partitions, member loop), reached through
+// the wasm. An elastic group's members keep each key's order while members
+// change, the partition token is off the subjects, a static member has one
+// pinned instance, and deleting a group ends its members.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { connect, consumerGroups, jetstream, jetstreamManager } from "natsjet";
+import { startJetStreamServer, waitFor } from "./harness.mjs";
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Builds examples/consumer_group.rs (where CARGO_TARGET_DIR says); returns the binary's path. */
+async function buildNative() {
+  const args = ["build", "--example", "consumer_group", "--message-format=json"];
+  const { stdout } = await run("cargo", args, { cwd: repo, maxBuffer: 64 << 20 });
+  const artifacts = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  return artifacts.find((a) => a.reason === "compiler-artifact" && a.target.name === "consumer_group").executable;
+}
+
+let server;
+const conns = [];
+before(async () => {
+  server = await startJetStreamServer();
+});
+after(async () => {
+  await Promise.all(conns.map((nc) => nc.close()));
+  await server?.stop();
+});
+
+async function client() {
+  const nc = await connect({ servers: server.url });
+  conns.push(nc);
+  return nc;
+}
+
+/** Runs a member instance on its own connection; records `key:index` payloads and acks each. */
+async function member(kind, stream, name, seen, tag) {
+  const groups = consumerGroups(jetstream(await client()));
+  const messages = await groups.join(kind, stream, "cg", name, {
+    config: { ack_wait: 2_000_000_000, max_ack_pending: 1 },
+  });
+  const done = (async () => {
+    for await (const m of messages) {
+      assert.match(m.subject, /^orders\./, "partition token stripped");
+      const [key, index] = m.string().split(":");
+      (seen.perKey[key] ??= []).push(Number(index));
+      seen.byInstance[tag] = (seen.byInstance[tag] ?? 0) + 1;
+      m.ack();
+    }
+  })();
+  return { messages, done };
+}
+
+async function publishKeys(js, keys, from, to) {
+  for (let i = from; i < to; i++) {
+    for (let k = 0; k < keys; k++) await js.publish(`orders.k${k}`, `k${k}:${i}`);
+  }
+}
+
+const processed = (seen) =>
+  Object.values(seen.perKey).reduce((n, list) => n + Math.max(...list) + 1, 0);
+
+/** Every key's indexes in order (a redelivery may repeat one already done); returns the repeats. */
+function checkOrder(seen, keys, perKey) {
+  assert.equal(Object.keys(seen.perKey).length, keys);
+  let repeats = 0;
+  for (const [key, list] of Object.entries(seen.perKey)) {
+    let next = 0;
+    for (const i of list) {
+      assert.ok(i <= next, `${key}: ${i} before ${next}: ${list}`);
+      if (i === next) next++;
+      else repeats++;
+    }
+    assert.equal(next, perKey, `${key}: all processed`);
+  }
+  return repeats;
+}
+
+test("elastic group: members change while each key keeps its order", async () => {
+  const nc = await client();
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await jsm.streams.add({ name: "ORDERS", subjects: ["orders.*"] });
+  const groups = consumerGroups(js);
+  const config = await groups.createElastic("ORDERS", "cg", {
+    max_members: 4,
+    partitioning_filters: [{ filter: "orders.*", partitioning_wildcards: [1] }],
+  });
+  assert.deepEqual(config, {
+    max_members: 4,
+    partitioning_filters: [{ filter: "orders.*", partitioning_wildcards: [1] }],
+  });
+  assert.deepEqual(await groups.list("elastic", "ORDERS"), ["cg"]);
+  const seen = { perKey: {}, byInstance: {} };
+  const members = [];
+  for (const name of ["m1", "m2", "m3"]) members.push(await member("elastic", "ORDERS", name, seen, name));
+  assert.deepEqual(await groups.addMembers("ORDERS", "cg", ["m1", "m2"]), ["m1", "m2"]);
+  await publishKeys(js, 10, 0, 20);
+  await waitFor(() => processed(seen) >= 60, 30_000);
+  await groups.addMembers("ORDERS", "cg", ["m3"]);
+  await waitFor(() => processed(seen) >= 120, 30_000);
+  await groups.dropMembers("ORDERS", "cg", ["m1"]);
+  await waitFor(() => processed(seen) >= 200, 30_000);
+  const repeats = checkOrder(seen, 10, 20);
+  console.log(`elastic (node): 200 processed, ${repeats} repeated, by instance ${JSON.stringify(seen.byInstance)}`);
+  const states = await groups.members("elastic", "ORDERS", "cg");
+  assert.deepEqual(states.map((s) => s.member), ["m2", "m3"]);
+  const info = await groups.info("elastic", "ORDERS", "cg");
+  assert.deepEqual(info.members, ["m2", "m3"]);
+  await groups.delete("elastic", "ORDERS", "cg");
+  await Promise.all(members.map((m) => m.done));
+  await jsm.streams.delete("ORDERS");
+});
+
+test("static group: one pinned instance per member; mistakes are typed errors", async () => {
+  const nc = await client();
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await jsm.streams.add({
+    name: "ORDERS",
+    subjects: ["orders.*"],
+    subject_transform: { src: "orders.*", dest: "{{partition(2,1)}}.orders.{{wildcard(1)}}" },
+  });
+  const groups = consumerGroups(js);
+  await groups.createStatic("ORDERS", "cg", { max_members: 2, members: ["m1", "m2"] });
+  await assert.rejects(groups.createStatic("ORDERS", "cg", { max_members: 3, members: ["m1"] }), /doesn't match/);
+  await assert.rejects(groups.createStatic("ORDERS", "bad.name", { max_members: 2 }), { name: "InvalidArgumentError" });
+  await assert.rejects(groups.createStatic("NOPE", "cg", { max_members: 2 }), { name: "StreamNotFoundError", code: 10059 });
+  await assert.rejects(groups.join("static", "ORDERS", "cg", "m9"), /not in the current static consumer group/);
+  const seen = { perKey: {}, byInstance: {} };
+  const a = await member("static", "ORDERS", "m1", seen, "m1-a");
+  const b = await member("static", "ORDERS", "m1", seen, "m1-b");
+  const other = await member("static", "ORDERS", "m2", seen, "m2");
+  await publishKeys(js, 6, 0, 10);
+  await waitFor(() => processed(seen) >= 60, 30_000);
+  checkOrder(seen, 6, 10);
+  assert.ok(!(seen.byInstance["m1-a"] && seen.byInstance["m1-b"]), `one m1 instance pinned: ${JSON.stringify(seen.byInstance)}`);
+  const states = await groups.members("static", "ORDERS", "cg");
+  assert.ok(states.every((s) => s.active && s.pinnedClientId), JSON.stringify(states));
+  await groups.stepDown("static", "ORDERS", "cg", "m1");
+  await groups.delete("static", "ORDERS", "cg");
+  await Promise.all([a.done, b.done, other.done]);
+});
+
+test("interop: a group made by the Rust API is joined from JS, and one made from JS is read by Rust", { timeout: 600_000 }, async () => {
+  const bin = await buildNative();
+  const native = async (...args) =>
+    (await run(bin, args, { env: { ...process.env, NATS_URL: server.url }, timeout: 30_000 })).stdout;
+  const nc = await client();
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await jsm.streams.add({ name: "INTEROP", subjects: ["interop.*"] });
+  await native("elastic", "create", "INTEROP", "rs", "3", "interop.*", "1");
+  await native("elastic", "add", "INTEROP", "rs", "m1");
+  const groups = consumerGroups(js);
+  assert.deepEqual(await groups.info("elastic", "INTEROP", "rs"), {
+    max_members: 3,
+    partitioning_filters: [{ filter: "interop.*", partitioning_wildcards: [1] }],
+    members: ["m1"],
+  });
+  const messages = await groups.join("elastic", "INTEROP", "rs", "m1", { config: { max_ack_pending: 1 } });
+  for (let i = 0; i < 6; i++) await js.publish(`interop.k${i % 2}`, `${i}`);
+  const got = [];
+  for await (const m of messages) {
+    got.push(`${m.subject}:${m.string()}`);
+    m.ack();
+    if (got.length === 6) break;
+  }
+  assert.deepEqual(got.filter((s) => s.startsWith("interop.k0")), ["interop.k0:0", "interop.k0:2", "interop.k0:4"]);
+  await groups.createElastic("INTEROP", "fromjs", { max_members: 2, partitioning_filters: null });
+  await groups.addMembers("INTEROP", "fromjs", ["m2"]);
+  assert.match(await native("elastic", "info", "INTEROP", "fromjs"), /^m2 +active=false/m);
+  assert.match(await native("elastic", "ls", "INTEROP"), /"fromjs"/);
+  await native("elastic", "delete", "INTEROP", "rs");
+  await groups.delete("elastic", "INTEROP", "fromjs");
+});

@@ -1,0 +1,421 @@
+//! A member instance: joins a group under a member name, follows the
+//! group's document, and reads its partitions through the member's pinned
+//! pull consumer (the existing pull reader, pulls in the priority group
+//! `PCG`). Several instances of one member may run: the server pins one and
+//! the others' pulls wait until its pin lapses (`ack_wait`, at least 1 s,
+//! without a pull) or a step-down moves it.
+//!
+//! The member is a `Stream` and makes progress while it is polled: it takes
+//! the document's changes, (re)creates its consumer, and hands out
+//! messages with the partition token taken off their subject.
+
+use std::ops::{Deref, DerefMut};
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use futures_core::Stream;
+
+use super::Kind;
+use super::admin::document;
+use super::requests::{self, is_code};
+use crate::core::jetstream::groups::{ElasticConfig, StaticConfig, member as rules, names, strip_partition};
+use crate::error::Error;
+use crate::jetstream::api::{ConsumerConfig, ErrorCode};
+use crate::jetstream::consumer::{IntoConsumerConfig, pull};
+use crate::jetstream::context::Context;
+use crate::jetstream::kv::{self, Watch};
+use crate::jetstream::message::Message;
+use crate::jetstream::pull::{ConsumeOptions, PriorityOptions};
+use crate::jetstream::reader::Messages;
+use crate::runtime::{BoxFuture, DefaultRuntime, Runtime};
+
+/// A message of the group: the partition it came from, and the message
+/// with that partition's token taken off its subject (ack it as usual).
+#[derive(Debug)]
+pub struct GroupMessage {
+    /// The partition number (the subject's first token on the wire).
+    pub partition: u32,
+    /// The message; its subject is the one that was published.
+    pub message: Message,
+}
+
+impl Deref for GroupMessage {
+    type Target = Message;
+    fn deref(&self) -> &Message {
+        &self.message
+    }
+}
+
+impl DerefMut for GroupMessage {
+    fn deref_mut(&mut self) -> &mut Message {
+        &mut self.message
+    }
+}
+
+/// The group's document as the member last took it.
+#[derive(Debug, Clone, PartialEq)]
+enum Document {
+    Static(StaticConfig),
+    Elastic(ElasticConfig),
+}
+
+impl Document {
+    fn parse(kind: Kind, json: &[u8]) -> Result<Document, Error> {
+        Ok(match kind {
+            Kind::Static => Document::Static(StaticConfig::parse(json)?),
+            Kind::Elastic => Document::Elastic(ElasticConfig::parse(json)?),
+        })
+    }
+
+    fn filters(&self, member: &str) -> Vec<String> {
+        match self {
+            Document::Static(c) => c.member_filters(member),
+            Document::Elastic(c) => c.member_filters(member),
+        }
+    }
+
+    fn is_member(&self, member: &str) -> bool {
+        match self {
+            Document::Static(c) => c.is_member(member),
+            Document::Elastic(c) => c.is_member(member),
+        }
+    }
+}
+
+/// Joins a group as an instance of `member`, with `template` as the
+/// consumer config (its name, filters and priority fields are replaced;
+/// `ack_wait` sets the pinned TTL and pull expiry, 5 s when unset; elastic
+/// groups need explicit acks). A static member must be in the group; an
+/// elastic one may join before it is added and starts reading when it is.
+///
+/// Order: the member's consumer delivers in stream order. With
+/// `max_ack_pending: 1` in the template (as with orbit.go) a message is
+/// handed out only after the previous one was acked, so each partition is
+/// processed strictly in order; a larger value lets messages of the
+/// member's partitions, of one partition too, be in flight together.
+pub async fn join(
+    js: &Context,
+    kind: Kind,
+    stream: &str,
+    group: &str,
+    member: &str,
+    template: pull::Config,
+) -> Result<Member, Error> {
+    names::check_name("member", member)?;
+    let template = template.into_consumer_config();
+    if kind == Kind::Elastic {
+        // Refuse a template the consumer could never be made from, now.
+        rules::elastic_consumer_config(&template, member, Vec::new())?;
+    }
+    requests::stream_facts(js, &kind.consumer_stream(stream, group)).await?;
+    let (json, _) = document(js, kind, stream, group).await?;
+    let config = Document::parse(kind, &json)?;
+    if kind == Kind::Static && !config.is_member(member) {
+        return Err(Error::InvalidArgument(format!("{member} is not in the current static consumer group membership")));
+    }
+    let store = requests::bucket(js, kind).await?;
+    let watch = store.watch_with_history(names::config_key(stream, group)).await?;
+    let ack_wait = rules::ack_wait(&template);
+    let mut joined = Member {
+        js: js.clone(),
+        kind,
+        stream: kind.consumer_stream(stream, group),
+        group: group.into(),
+        member: member.into(),
+        template,
+        ack_wait,
+        watch,
+        config,
+        reader: None,
+        joining: None,
+        rejoin: None,
+        pin_id: None,
+        ended: false,
+    };
+    joined.start_join(false, Duration::ZERO);
+    Ok(joined)
+}
+
+/// A running member instance: a `Stream` of [`GroupMessage`]s. It ends
+/// when the group is deleted, or with an error when the group's document
+/// changes in a way the member cannot follow (any change of a static group;
+/// an elastic group's partitions, filters or limits). Dropping it, or
+/// [`stop`](Self::stop), leaves the group (other instances take over).
+pub struct Member {
+    js: Context,
+    kind: Kind,
+    /// The stream the member's consumer reads: the group's stream, or the elastic group's.
+    stream: String,
+    group: String,
+    member: String,
+    template: ConsumerConfig,
+    ack_wait: Duration,
+    watch: Watch,
+    config: Document,
+    reader: Option<Messages>,
+    joining: Option<BoxFuture<Result<Option<Messages>, Error>>>,
+    rejoin: Option<BoxFuture<()>>,
+    /// The pin id this instance's messages carry (`Nats-Pin-Id`).
+    pin_id: Option<String>,
+    ended: bool,
+}
+
+impl std::fmt::Debug for Member {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Member")
+            .field("stream", &self.stream)
+            .field("group", &self.group)
+            .field("member", &self.member)
+            .field("reading", &self.reader.is_some())
+            .field("pin_id", &self.pin_id)
+            .finish()
+    }
+}
+
+impl Member {
+    /// The member's name.
+    pub fn name(&self) -> &str {
+        &self.member
+    }
+
+    /// The partitions the group's document gives this member now.
+    pub fn partitions(&self) -> Vec<u32> {
+        match &self.config {
+            Document::Static(c) => crate::core::jetstream::groups::member_partitions(
+                &c.members,
+                c.max_members,
+                &c.member_mappings,
+                &self.member,
+            ),
+            Document::Elastic(c) => crate::core::jetstream::groups::member_partitions(
+                &c.members,
+                c.max_members,
+                &c.member_mappings,
+                &self.member,
+            ),
+        }
+    }
+
+    /// The pin id of this instance, once the server pinned it (messages come to it).
+    pub fn pin_id(&self) -> Option<&str> {
+        self.pin_id.as_deref()
+    }
+
+    /// Stops reading (what was received and not read is handed back); the stream ends.
+    pub fn stop(&mut self) {
+        self.reader = None;
+        self.joining = None;
+        self.ended = true;
+    }
+
+    /// Creates (or re-creates) the member's consumer and starts reading it,
+    /// after deleting it first (`delete_first`, the pinned instance on a
+    /// membership change) or after `wait`.
+    fn start_join(&mut self, delete_first: bool, wait: Duration) {
+        self.reader = None;
+        self.rejoin = None;
+        let filters = self.config.filters(&self.member);
+        if filters.is_empty() {
+            self.joining = None;
+            return;
+        }
+        let config = match self.kind {
+            Kind::Static => rules::static_consumer_config(&self.template, &self.group, &self.member, filters),
+            Kind::Elastic => match rules::elastic_consumer_config(&self.template, &self.member, filters) {
+                Ok(config) => config,
+                Err(_) => return,
+            },
+        };
+        let (js, stream, kind) = (self.js.clone(), self.stream.clone(), self.kind);
+        let expires = rules::pull_expiry(self.ack_wait);
+        self.joining = Some(Box::pin(async move {
+            let name = config.name.clone().or_else(|| config.durable_name.clone()).unwrap_or_default();
+            if delete_first {
+                let _ = requests::delete_consumer(&js, &stream, &name).await;
+            } else if !wait.is_zero() {
+                DefaultRuntime::sleep(wait).await;
+            }
+            open(&js, kind, &stream, &name, config, expires).await
+        }));
+    }
+
+    /// After the reader ended or a join failed: try again later (elastic), or at once.
+    fn arm_rejoin(&mut self) {
+        self.reader = None;
+        if self.config.is_member(&self.member) {
+            self.rejoin = Some(DefaultRuntime::sleep(rules::rejoin_interval(self.ack_wait)));
+        }
+    }
+
+    /// A new document (or its removal) from the watch: `Some(item)` ends the stream.
+    fn take_update(&mut self, entry: kv::Entry) -> Option<Option<Result<GroupMessage, Error>>> {
+        if entry.operation != kv::Operation::Put {
+            self.end_static_consumer();
+            self.stop();
+            return Some(None);
+        }
+        let next = match Document::parse(self.kind, &entry.value) {
+            Ok(next) => next,
+            Err(e) => return Some(Some(Err(self.fail(e)))),
+        };
+        match (&self.config, &next) {
+            (current, next) if current == next => None,
+            (Document::Static(_), _) => Some(Some(Err(self
+                .fail(Error::InvalidArgument("the static consumer group's config changed: the member stops".into()))))),
+            (Document::Elastic(current), Document::Elastic(next_config)) => {
+                if !current.same_shape(next_config) {
+                    return Some(Some(Err(self.fail(Error::InvalidArgument(
+                        "the elastic consumer group's partitions, filters or buffer limits changed: the member stops"
+                            .into(),
+                    )))));
+                }
+                let pinned = self.reader.is_some() && self.pin_id.is_some();
+                self.config = next;
+                self.pin_id = None;
+                // The pinned instance re-creates the consumer (new partitions
+                // may lie behind its position); the others let it go first.
+                let wait = Duration::from_millis(400 + jitter_ms(100));
+                self.start_join(pinned, wait);
+                None
+            }
+            (Document::Elastic(_), Document::Static(_)) => None,
+        }
+    }
+
+    /// Stops with `error`; a static member deletes its consumer, as in Go.
+    fn fail(&mut self, error: Error) -> Error {
+        self.end_static_consumer();
+        self.stop();
+        error
+    }
+
+    fn end_static_consumer(&mut self) {
+        if self.kind == Kind::Static {
+            let (js, stream) = (self.js.clone(), self.stream.clone());
+            let name = names::static_consumer(&self.group, &self.member);
+            DefaultRuntime::spawn(async move {
+                let _ = requests::delete_consumer(&js, &stream, &name).await;
+            });
+        }
+    }
+}
+
+/// A number in `0..max` from the entropy source (0 without one).
+fn jitter_ms(max: u64) -> u64 {
+    getrandom::u64().map_or(0, |n| n % max)
+}
+
+/// Creates the consumer and starts reading it; `None` when another
+/// instance's view of the group stands in the way for now (elastic).
+async fn open(
+    js: &Context,
+    kind: Kind,
+    stream: &str,
+    name: &str,
+    config: ConsumerConfig,
+    expires: Duration,
+) -> Result<Option<Messages>, Error> {
+    let created = match requests::create_consumer(js, stream, config.clone()).await {
+        Err(e) if kind == Kind::Elastic && is_code(&e, ErrorCode::CONSUMER_ALREADY_EXISTS) => {
+            // Made by an instance with an older view: replace it.
+            let _ = requests::delete_consumer(js, stream, name).await;
+            requests::create_consumer(js, stream, config).await
+        }
+        other => other,
+    };
+    let consumer = match created {
+        Ok(consumer) => consumer,
+        // Another instance's view of the members stands in the way
+        // (`filtered consumer not unique on workqueue stream`…): try again later.
+        Err(_) if kind == Kind::Elastic => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let options = ConsumeOptions {
+        expires: Some(expires),
+        priority: Some(PriorityOptions { group: names::PRIORITY_GROUP.into(), ..PriorityOptions::default() }),
+        ..ConsumeOptions::default()
+    };
+    Ok(Some(consumer.consume_with(options)?))
+}
+
+impl Stream for Member {
+    type Item = Result<GroupMessage, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if this.ended {
+                return Poll::Ready(None);
+            }
+            match Pin::new(&mut this.watch).poll_next(cx) {
+                Poll::Ready(Some(Ok(entry))) => {
+                    if let Some(end) = this.take_update(entry) {
+                        return Poll::Ready(end);
+                    }
+                    continue;
+                }
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(this.fail(e.into())))),
+                Poll::Ready(None) => {
+                    return Poll::Ready(Some(Err(
+                        this.fail(Error::InvalidArgument("the consumer group's config watcher has been closed".into()))
+                    )));
+                }
+                Poll::Pending => {}
+            }
+            if let Some(joining) = this.joining.as_mut() {
+                match joining.as_mut().poll(cx) {
+                    Poll::Ready(Ok(Some(reader))) => {
+                        this.joining = None;
+                        this.reader = Some(reader);
+                        continue;
+                    }
+                    Poll::Ready(Ok(None)) => {
+                        this.joining = None;
+                        this.arm_rejoin();
+                        continue;
+                    }
+                    Poll::Ready(Err(e)) => {
+                        this.joining = None;
+                        this.arm_rejoin();
+                        return Poll::Ready(Some(Err(e)));
+                    }
+                    Poll::Pending => {}
+                }
+            }
+            if let Some(rejoin) = this.rejoin.as_mut()
+                && rejoin.as_mut().poll(cx).is_ready()
+            {
+                this.rejoin = None;
+                if this.reader.is_none() && this.joining.is_none() {
+                    this.start_join(false, Duration::ZERO);
+                }
+                continue;
+            }
+            if let Some(reader) = this.reader.as_mut() {
+                match reader.poll_raw(cx) {
+                    Poll::Ready(Some(Ok(mut message))) => {
+                        let wire = message.message.subject.to_string();
+                        let partition = wire.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(u32::MAX);
+                        message.message.subject = strip_partition(&wire).into();
+                        if let Some(pin) = message.message.headers.as_ref().and_then(|h| h.get("Nats-Pin-Id")) {
+                            if this.pin_id.as_deref() != Some(pin.as_str()) {
+                                this.pin_id = Some(pin.to_string());
+                            }
+                        }
+                        return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
+                    }
+                    Poll::Ready(Some(Err(_)) | None) => {
+                        // The consumer went (another instance re-created it,
+                        // or it was deleted): join again later.
+                        this.pin_id = None;
+                        this.arm_rejoin();
+                        continue;
+                    }
+                    Poll::Pending => {}
+                }
+            }
+            return Poll::Pending;
+        }
+    }
+}

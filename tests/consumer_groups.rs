@@ -1,0 +1,265 @@
+//! Partitioned consumer groups against a real nats-server (2.11+ for
+//! pinning): the server's partition hash is ours, elastic members keep
+//! per-key order while members come and go, a static member's standby
+//! takes over within the pinned TTL, and the admin calls.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::NatsServer;
+use futures_util::StreamExt;
+use natsjet::jetstream::api::{StreamConfig, SubjectTransform};
+use natsjet::jetstream::consumer::pull;
+use natsjet::jetstream::groups::{self, ElasticConfig, Kind, PartitioningFilter, StaticConfig};
+use natsjet::jetstream::{self, Context};
+use tokio::task::JoinHandle;
+use tokio::time::{sleep, timeout};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+async fn context(server: &NatsServer) -> Context {
+    jetstream::new(natsjet::connect(server.client_url()).await.unwrap())
+}
+
+fn by_key(max_members: u32) -> ElasticConfig {
+    ElasticConfig {
+        max_members,
+        partitioning_filters: Some(vec![PartitioningFilter {
+            filter: "orders.*".into(),
+            partitioning_wildcards: Some(vec![1]),
+        }]),
+        ..ElasticConfig::default()
+    }
+}
+
+async fn orders_stream(js: &Context) {
+    js.create_stream(StreamConfig { name: "ORDERS".into(), subjects: vec!["orders.*".into()], ..Default::default() })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_servers_partitions_are_ours() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    orders_stream(&js).await;
+    let config = groups::create_elastic(&js, "ORDERS", "cg", by_key(8)).await.unwrap();
+    for k in 0..200 {
+        js.publish(format!("orders.key{k}"), "x".into()).await.unwrap().await.unwrap();
+    }
+    let mut group_stream = js.get_stream("ORDERS-cg").await.unwrap();
+    let deadline = Instant::now() + WAIT;
+    while group_stream.info().await.unwrap().state.messages < 200 {
+        assert!(Instant::now() < deadline, "the group's stream sources all");
+        sleep(Duration::from_millis(50)).await;
+    }
+    for seq in 1..=200 {
+        let m = group_stream.direct_get(seq).await.unwrap();
+        let subject = m.subject.to_string();
+        let (partition, original) = subject.split_once('.').unwrap();
+        assert_eq!(Some(partition.parse().unwrap()), config.partition_of(original), "{subject}");
+    }
+    // The document is the Go library's, and a second create with the same shape keeps it.
+    let again = groups::create_elastic(&js, "ORDERS", "cg", by_key(8)).await.unwrap();
+    assert_eq!(again, config);
+    assert!(groups::create_elastic(&js, "ORDERS", "cg", by_key(4)).await.is_err());
+    assert_eq!(groups::list(&js, Kind::Elastic, "ORDERS").await.unwrap(), ["cg"]);
+    // No filters: the whole stream, `{{Partition(N)}}.>` as Go writes it.
+    let whole = ElasticConfig { max_members: 3, ..ElasticConfig::default() };
+    let whole = groups::create_elastic(&js, "ORDERS", "all", whole).await.unwrap();
+    let mut all_stream = js.get_stream("ORDERS-all").await.unwrap();
+    while all_stream.info().await.unwrap().state.messages < 200 {
+        sleep(Duration::from_millis(50)).await;
+    }
+    for seq in 1..=200 {
+        let subject = all_stream.direct_get(seq).await.unwrap().subject.to_string();
+        let (partition, original) = subject.split_once('.').unwrap();
+        assert_eq!(Some(partition.parse().unwrap()), whole.partition_of(original), "{subject}");
+    }
+}
+
+/// What the instances processed: (key, index) in processing order per key, and who processed it.
+#[derive(Default)]
+struct Seen {
+    per_key: BTreeMap<String, Vec<u64>>,
+    by_instance: BTreeMap<String, u64>,
+    last_at: BTreeMap<String, Instant>,
+}
+
+type Shared = Arc<Mutex<Seen>>;
+
+/// An instance of `member` on its own connection: acks each message after
+/// recording it, `work` after receiving it.
+async fn instance(
+    server: &NatsServer,
+    kind: Kind,
+    stream: &str,
+    member: &str,
+    tag: &str,
+    seen: Shared,
+    work: Duration,
+) -> JoinHandle<()> {
+    let js = context(server).await;
+    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 1, ..Default::default() };
+    let mut joined = groups::join(&js, kind, stream, "cg", member, template).await.unwrap();
+    let tag = tag.to_string();
+    tokio::spawn(async move {
+        let _js = js;
+        while let Some(message) = joined.next().await {
+            let Ok(message) = message else { continue };
+            assert!(message.subject.starts_with("orders."), "partition token stripped: {}", message.subject);
+            let text = String::from_utf8(message.payload.to_vec()).unwrap();
+            let (key, index) = text.split_once(':').unwrap();
+            if !work.is_zero() {
+                sleep(work).await;
+            }
+            {
+                let mut seen = seen.lock().unwrap();
+                seen.per_key.entry(key.to_string()).or_default().push(index.parse().unwrap());
+                *seen.by_instance.entry(tag.clone()).or_default() += 1;
+                seen.last_at.insert(tag.clone(), Instant::now());
+            }
+            let _ = message.ack().await;
+        }
+    })
+}
+
+async fn publish_keys(js: &Context, keys: usize, range: std::ops::Range<u64>) {
+    for i in range {
+        for k in 0..keys {
+            js.publish(format!("orders.k{k}"), format!("k{k}:{i}").into()).await.unwrap().await.unwrap();
+        }
+    }
+}
+
+/// Every key's indexes 0..per_key seen, none skipped ahead (a redelivery
+/// may repeat an index already processed); returns the redeliveries.
+fn check_order(seen: &Shared, keys: usize, per_key: u64) -> u64 {
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.per_key.len(), keys, "every key processed");
+    let mut redelivered = 0;
+    for (key, indexes) in &seen.per_key {
+        let mut next = 0;
+        for &i in indexes {
+            assert!(i <= next, "{key}: {i} processed before {next}: {indexes:?}");
+            if i == next {
+                next += 1;
+            } else {
+                redelivered += 1;
+            }
+        }
+        assert_eq!(next, per_key, "{key}: all processed");
+    }
+    redelivered
+}
+
+async fn wait_for(seen: &Shared, total: usize) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let done = seen.lock().unwrap().per_key.values().map(|v| v.iter().max().map_or(0, |m| m + 1)).sum::<u64>();
+        if done as usize >= total {
+            return;
+        }
+        assert!(Instant::now() < deadline, "processed {done} of {total}");
+        sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn elastic_members_keep_each_keys_order_while_members_change() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(6)).await.unwrap();
+    let seen = Shared::default();
+    let mut tasks = Vec::new();
+    let work = Duration::from_millis(3);
+    for m in ["m1", "m2", "m3", "m4"] {
+        tasks.push(instance(&server, Kind::Elastic, "ORDERS", m, m, seen.clone(), work).await);
+    }
+    let members = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    groups::add_members(&js, "ORDERS", "cg", &members(&["m1", "m2"])).await.unwrap();
+    // All published first: the members change while the partitions are being consumed.
+    publish_keys(&js, 20, 0..30).await;
+    wait_for(&seen, 150).await;
+    groups::add_members(&js, "ORDERS", "cg", &members(&["m3", "m4"])).await.unwrap();
+    wait_for(&seen, 350).await;
+    groups::drop_members(&js, "ORDERS", "cg", &members(&["m1", "m3"])).await.unwrap();
+    wait_for(&seen, 600).await;
+    assert_eq!(seen.lock().unwrap().by_instance.len(), 4, "every member had partitions for a while");
+    let redelivered = check_order(&seen, 20, 30);
+    let states = groups::members(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    assert_eq!(states.iter().map(|s| s.member.as_str()).collect::<Vec<_>>(), ["m2", "m4"]);
+    println!("elastic: 600 processed, {redelivered} redelivered, by instance {:?}", seen.lock().unwrap().by_instance);
+    // Deleting the group ends its members.
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    for task in tasks {
+        timeout(WAIT, task).await.unwrap().unwrap();
+    }
+    assert!(groups::list(&js, Kind::Elastic, "ORDERS").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    js.create_stream(StreamConfig {
+        name: "ORDERS".into(),
+        subjects: vec!["orders.*".into()],
+        subject_transform: Some(SubjectTransform {
+            source: "orders.*".into(),
+            destination: "{{partition(2,1)}}.orders.{{wildcard(1)}}".into(),
+        }),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let members = vec!["m1".to_string(), "m2".to_string()];
+    let config = StaticConfig { max_members: 2, members, ..StaticConfig::default() };
+    groups::create_static(&js, "ORDERS", "cg", config.clone()).await.unwrap();
+    assert_eq!(groups::static_config(&js, "ORDERS", "cg").await.unwrap(), config);
+    let seen = Shared::default();
+    let work = Duration::from_millis(5);
+    let a = instance(&server, Kind::Static, "ORDERS", "m1", "m1-a", seen.clone(), work).await;
+    let b = instance(&server, Kind::Static, "ORDERS", "m1", "m1-b", seen.clone(), work).await;
+    let other = instance(&server, Kind::Static, "ORDERS", "m2", "m2", seen.clone(), work).await;
+    publish_keys(&js, 10, 0..20).await;
+    wait_for(&seen, 200).await;
+    let first = {
+        let seen = seen.lock().unwrap();
+        let a = seen.by_instance.get("m1-a").copied().unwrap_or(0);
+        let b = seen.by_instance.get("m1-b").copied().unwrap_or(0);
+        assert!(a == 0 || b == 0, "one instance of m1 is pinned: {:?}", seen.by_instance);
+        if a > 0 { "m1-a" } else { "m1-b" }
+    };
+    let state = groups::members(&js, Kind::Static, "ORDERS", "cg").await.unwrap();
+    assert!(state.iter().all(|s| s.active && s.pinned_client_id.is_some()), "{state:?}");
+    // Kill the pinned instance; the standby gets m1's next messages.
+    let (pinned, standby, standby_tag) = if first == "m1-a" { (a, b, "m1-b") } else { (b, a, "m1-a") };
+    pinned.abort();
+    let _ = pinned.await;
+    let killed = Instant::now();
+    publish_keys(&js, 10, 20..40).await;
+    wait_for(&seen, 400).await;
+    let took = {
+        let seen = seen.lock().unwrap();
+        assert!(seen.by_instance.get(standby_tag).copied().unwrap_or(0) > 0, "the standby took over");
+        seen.last_at[standby_tag].duration_since(killed)
+    };
+    check_order(&seen, 10, 40);
+    println!("static: standby took over; all processed {took:?} after the kill");
+    // Pinned TTL is ack_wait (2 s); the last message is processed within it + 1 s + the work.
+    assert!(took < Duration::from_secs(2 + 1 + 2), "{took:?}");
+    // Step-down moves a pin; deleting the group ends the members.
+    groups::step_down(&js, Kind::Static, "ORDERS", "cg", "m2").await.unwrap();
+    groups::delete(&js, Kind::Static, "ORDERS", "cg").await.unwrap();
+    for task in [standby, other] {
+        timeout(WAIT, task).await.unwrap().unwrap();
+    }
+    let left = js.get_stream("ORDERS").await.unwrap();
+    assert_eq!(left.consumers().count().await, 0, "the group's consumers went with it");
+}
