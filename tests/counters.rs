@@ -16,7 +16,7 @@ use futures_util::StreamExt;
 use natsjet::Error;
 use natsjet::jetstream::Context;
 use natsjet::jetstream::api::{ErrorCode, Source, StreamConfig, SubjectTransform};
-use natsjet::jetstream::counters::{BigInt, CounterError, CounterErrorKind, Entry};
+use natsjet::jetstream::counters::{BigInt, CounterErrorKind, Entry};
 use natsjet::jetstream::publish::Publish;
 
 fn counting() -> StreamConfig {
@@ -27,14 +27,7 @@ fn big(text: &str) -> BigInt {
     BigInt::from_str(text).unwrap()
 }
 
-/// The kind of a failed call and its cause's `err_code`, if the server sent one.
-fn failure(e: CounterError) -> (CounterErrorKind, Option<ErrorCode>) {
-    let code = match e.cause() {
-        Error::JetStream(api) => Some(api.err_code),
-        _ => None,
-    };
-    (e.kind(), code)
-}
+use common::kind_and_code as failure;
 
 #[tokio::test]
 async fn increments_return_the_total_exactly_beyond_64_bits() {

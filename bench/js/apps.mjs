@@ -37,10 +37,16 @@ export const svc = `
   await srv.stop();
 `;
 
-/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj", "svc"). */
+export const counters = `
+  const hits = NewCounter(nc, "HITS");
+  console.log(await hits.increment("hits.home", 1n), await hits.value("hits.home"));
+  for await (const c of await hits.getCounters("hits.>")) console.log(c.subject, c.value, c.sources.size);
+`;
+
+/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj", "svc", "counters"). */
 export function natsjetApp(parts) {
-  const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : [])];
-  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}${parts.includes("svc") ? svc : ""}`;
+  const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : []), ...(parts.includes("counters") ? ["NewCounter"] : [])];
+  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}${parts.includes("svc") ? svc : ""}${parts.includes("counters") ? counters : ""}`;
   const services = parts.includes("svc") ? `import { Svcm } from "natsjet/services";` : "";
   return `import { ${names.join(", ")} } from "natsjet";${services}${core("connect")}${js}${body}await nc.drain();`;
 }

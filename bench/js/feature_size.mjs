@@ -1,8 +1,9 @@
 // What the Key-Value and Object Store parts add to an app's bundle: the wasm
 // built without a part's exports next to the package's (scripts/feature-size.sh
 // builds them into DIR), and size.mjs's app bundled with and without
-// `Kvm` / `Objm`; and the services (natsjet/services: TypeScript only, no
-// wasm exports), size.mjs's app with and without them. gzip level 9, as size.mjs.
+// `Kvm` / `Objm`; and the services (natsjet/services) and counters
+// (`NewCounter`), TypeScript only (no wasm exports of their own): size.mjs's
+// app with and without them. gzip level 9, as size.mjs.
 //
 //   node bench/js/feature_size.mjs DIR   # DIR/{all,no-kv,no-obj,none}.wasm, after scripts/build-pkg.sh
 import { readFileSync } from "node:fs";
@@ -16,7 +17,7 @@ const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const wasm = {};
 for (const name of ["all", "no-kv", "no-obj", "none"]) wasm[name] = gz(readFileSync(`${dir}/${name}.wasm`));
 const js = {};
-for (const parts of [[], ["kv"], ["obj"], ["kv", "obj"], ["svc"]]) js[parts.join("+")] = gz(await bundle(natsjetApp(parts)));
+for (const parts of [[], ["kv"], ["obj"], ["kv", "obj"], ["svc"], ["counters"]]) js[parts.join("+")] = gz(await bundle(natsjetApp(parts)));
 
 const kb = (n) => `${(n / 1024).toFixed(2)} KB`.padStart(10);
 const line = (cells) => console.log(`| ${cells.join(" | ")} |`);
@@ -32,6 +33,7 @@ const rows = [
   ["Object Store alone", wasm["no-kv"], wasm.none, js.obj - js[""]],
   ["both", wasm.all, wasm.none, js["kv+obj"] - js[""]],
   ["Services", wasm.all, wasm.all, js.svc - js[""]],
+  ["Counters", wasm.all, wasm.all, js.counters - js[""]],
 ];
 for (const [name, withIt, without, jsAdds] of rows) {
   line([name.padEnd(18), kb(withIt), kb(without), kb(withIt - without), kb(jsAdds), kb(withIt - without + jsAdds)]);

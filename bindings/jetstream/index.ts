@@ -26,6 +26,16 @@ export type {
   SubjectTransform,
 } from "../raw.js";
 export { AckBatch, type AckBatchOptions, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
+export {
+  Counter,
+  CounterIncrementHeader,
+  Counters,
+  CounterSourcesHeader,
+  NewCounter,
+  incrementText,
+  parseCounterSources,
+  parseCounterValue,
+} from "./counters.js";
 export { Batch, type BatchAck, type BatchMessageOptions, type BatchMessageOptionsWithReply } from "./batch.js";
 export {
   JetStreamClient,
