@@ -150,6 +150,10 @@ impl ErrorCode {
     pub const CONSUMER_INVALID_RESET: ErrorCode = ErrorCode(10204);
     /// More open batches on the stream (50) or the server (1000) than allowed (status 429).
     pub const ATOMIC_PUBLISH_TOO_MANY_INFLIGHT: ErrorCode = ErrorCode(10210);
+    /// 10205: a fast batch to a stream without `allow_batched`.
+    pub const FAST_BATCH_DISABLED: ErrorCode = ErrorCode(10205);
+    /// 10208: a fast batch the server does not know (abandoned or ended).
+    pub const FAST_BATCH_UNKNOWN_ID: ErrorCode = ErrorCode(10208);
     /// A cancellation whose `Nats-Scheduler` is empty, invalid or its own subject.
     pub const MESSAGE_SCHEDULES_SCHEDULER_INVALID: ErrorCode = ErrorCode(10212);
     /// A schedule's `Nats-Schedule-Time-Zone` the server does not know.
