@@ -43,10 +43,16 @@ export const counters = `
   for await (const c of await hits.getCounters("hits.>")) console.log(c.subject, c.value, c.sources.size);
 `;
 
-/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj", "svc", "counters"). */
+export const fast = `
+  const fast = NewFastPublisher(js, { flow: 100 });
+  for (let i = 0; i < 1000; i++) await fast.add("events.raw", String(i));
+  console.log((await fast.commit("events.raw", "end")).count);
+`;
+
+/** The natsjet app with JetStream and the parts in `parts` (of "kv", "obj", "svc", "counters", "fast"). */
 export function natsjetApp(parts) {
-  const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : []), ...(parts.includes("counters") ? ["NewCounter"] : [])];
-  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}${parts.includes("svc") ? svc : ""}${parts.includes("counters") ? counters : ""}`;
+  const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : []), ...(parts.includes("counters") ? ["NewCounter"] : []), ...(parts.includes("fast") ? ["NewFastPublisher"] : [])];
+  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}${parts.includes("svc") ? svc : ""}${parts.includes("counters") ? counters : ""}${parts.includes("fast") ? fast : ""}`;
   const services = parts.includes("svc") ? `import { Svcm } from "natsjet/services";` : "";
   return `import { ${names.join(", ")} } from "natsjet";${services}${core("connect")}${js}${body}await nc.drain();`;
 }

@@ -17,7 +17,7 @@ const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const wasm = {};
 for (const name of ["all", "no-kv", "no-obj", "none"]) wasm[name] = gz(readFileSync(`${dir}/${name}.wasm`));
 const js = {};
-for (const parts of [[], ["kv"], ["obj"], ["kv", "obj"], ["svc"], ["counters"]]) js[parts.join("+")] = gz(await bundle(natsjetApp(parts)));
+for (const parts of [[], ["kv"], ["obj"], ["kv", "obj"], ["svc"], ["counters"], ["fast"]]) js[parts.join("+")] = gz(await bundle(natsjetApp(parts)));
 
 const kb = (n) => `${(n / 1024).toFixed(2)} KB`.padStart(10);
 const line = (cells) => console.log(`| ${cells.join(" | ")} |`);
@@ -34,6 +34,7 @@ const rows = [
   ["both", wasm.all, wasm.none, js["kv+obj"] - js[""]],
   ["Services", wasm.all, wasm.all, js.svc - js[""]],
   ["Counters", wasm.all, wasm.all, js.counters - js[""]],
+  ["Fast ingest", wasm.all, wasm.all, js.fast - js[""]],
 ];
 for (const [name, withIt, without, jsAdds] of rows) {
   line([name.padEnd(18), kb(withIt), kb(without), kb(withIt - without), kb(jsAdds), kb(withIt - without + jsAdds)]);

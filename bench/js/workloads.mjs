@@ -72,6 +72,32 @@ export async function jetStreamPublish(js, n, clock, subject = "bench.pub") {
   return elapsed(start, clock(), n);
 }
 
+/**
+ * `n` counter increments (ADR-49; the stream has `allow_msg_counter`) as
+ * publishes with a `Nats-Incr: 1` header, IN_FLIGHT acks outstanding as
+ * `jetStreamPublish`; `headers` makes the client's own header set. Ends
+ * when every ack (each with the new total) is in; the last total is `n`.
+ */
+export async function counterIncrements(js, headers, n, clock, subject = "bench.count") {
+  const ring = new Array(IN_FLIGHT);
+  const ignore = () => {};
+  const incr = headers();
+  incr.set("Nats-Incr", "1");
+  const start = clock();
+  for (let i = 0; i < n; i++) {
+    const slot = i % IN_FLIGHT;
+    if (i >= IN_FLIGHT) await ring[slot];
+    const ack = js.publish(subject, undefined, { headers: incr });
+    ack.catch(ignore);
+    ring[slot] = ack;
+  }
+  let last;
+  for (let i = Math.max(0, n - IN_FLIGHT); i < n; i++) last = await ring[i % IN_FLIGHT];
+  const result = elapsed(start, clock(), n);
+  if (last.val !== String(n)) throw new Error(`counter total ${last.val}, expected ${n}`);
+  return result;
+}
+
 /** The atomic batch workloads and their batch sizes. */
 export const BATCHES = { batch100: 100, batch1000: 1000 };
 
@@ -326,6 +352,7 @@ export const WORKLOADS = [
   { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
   { id: "batch100", count: 100_000, title: (n) => `atomic batches of 100, ${n} x 128 B` },
   { id: "batch1000", count: 100_000, title: (n) => `atomic batches of 1000, ${n} x 128 B` },
+  { id: "counters", count: 50_000, title: (n) => `counter increments ${n}, ${IN_FLIGHT} in flight` },
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, ${PULL_BATCH}/pull` },
   { id: "drain_defaults", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, defaults` },
   { id: "drain_defaults_4", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 4 workers, defaults` },

@@ -37,6 +37,7 @@ mod consumer;
 mod context;
 mod deliveries;
 mod direct_batch;
+mod fast_publish;
 mod ledger;
 mod lister;
 mod messages;
