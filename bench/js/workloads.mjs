@@ -98,6 +98,22 @@ export async function counterIncrements(js, headers, n, clock, subject = "bench.
   return result;
 }
 
+/**
+ * `n` x 128 B as one fast batch (ADR-50 fast ingest; the stream has
+ * `allow_batched`) through `fast`, a client's fast publisher asking for a
+ * flow ack every 100 messages: each `add` awaited (it waits only for room
+ * in the window), ending when the commit is acknowledged. "n/a" where the
+ * client has no public fast publisher (nats.js keeps its own internal).
+ */
+export async function fastIngest(fast, n, clock, subject = "bench.fast") {
+  if (!fast) return "n/a";
+  const start = clock();
+  for (let i = 1; i < n; i++) await fast.add(subject, PAYLOAD);
+  const ack = await fast.commit(subject, PAYLOAD);
+  if (ack.count !== n) throw new Error(`fast batch of ${ack.count}, expected ${n}`);
+  return elapsed(start, clock(), n);
+}
+
 /** The atomic batch workloads and their batch sizes. */
 export const BATCHES = { batch100: 100, batch1000: 1000 };
 
@@ -352,6 +368,7 @@ export const WORKLOADS = [
   { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
   { id: "batch100", count: 100_000, title: (n) => `atomic batches of 100, ${n} x 128 B` },
   { id: "batch1000", count: 100_000, title: (n) => `atomic batches of 1000, ${n} x 128 B` },
+  { id: "fast", count: 100_000, title: (n) => `fast ingest, one batch of ${n} x 128 B, flow 100` },
   { id: "counters", count: 50_000, title: (n) => `counter increments ${n}, ${IN_FLIGHT} in flight` },
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, ${PULL_BATCH}/pull` },
   { id: "drain_defaults", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, defaults` },
