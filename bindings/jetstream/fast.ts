@@ -11,7 +11,7 @@
 import type { RawFastPublisher } from "../raw.js";
 import { encode, type Payload } from "../msg.js";
 import { str } from "../names.js";
-import type { BatchAck, BatchMessageOptions } from "./batch.js";
+import { batchAck, type BatchAck, type BatchMessageOptions } from "./batch.js";
 import { rawPublishOptions, type JetStreamClient } from "./client.js";
 
 /** How a fast batch runs (orbit.go's `FastPublishFlowControl` and options). */
@@ -57,21 +57,14 @@ export class FastPublisher {
   }
 
   /** Sends the last message and resolves with the batch's ack. */
-  commit(subj: string, payload?: Payload, opts?: BatchMessageOptions): Promise<BatchAck> {
+  async commit(subj: string, payload?: Payload, opts?: BatchMessageOptions): Promise<BatchAck> {
     return batchAck(this.#raw.commit(str(subj, "subject"), encode(payload), rawPublishOptions(opts)));
   }
 
   /** Ends the batch without storing another message (server 2.14) and resolves with its ack. */
-  close(): Promise<BatchAck> {
+  async close(): Promise<BatchAck> {
     return batchAck(this.#raw.commit(undefined, new Uint8Array(0), undefined));
   }
-}
-
-async function batchAck(raw: ReturnType<RawFastPublisher["commit"]>): Promise<BatchAck> {
-  const [stream, seq, duplicate, domain, batch = "", count = 0] = await raw;
-  const ack: BatchAck = { stream, seq, duplicate, batch, count };
-  if (domain !== undefined) ack.domain = domain;
-  return ack;
 }
 
 /** A fast publisher on `js`'s connection (orbit.go's `NewFastPublisher`). */

@@ -23,6 +23,8 @@ pub use crate::core::jetstream::publish::{
 };
 pub use crate::core::jetstream::schedule::{Predefined, Schedule};
 pub use ack_future::PublishAckFuture;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use atomic_batch::BatchAnswer;
 pub use atomic_batch::{BatchPublish, BatchPublishBuilder, BatchPublishError, BatchPublishErrorKind};
 pub use fast_ingest::{
     FAST_INGEST_API_LEVEL, FastPubAck, FastPublishError, FastPublishErrorKind, FastPublisher, FastPublisherBuilder,

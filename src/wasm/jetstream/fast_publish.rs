@@ -64,15 +64,13 @@ impl RawFastPublisher {
         payload: Vec<u8>,
         options: Option<RawPublishOptions>,
     ) -> Result<JsValue, JsValue> {
-        let message = message(payload, options)?;
-        let publisher = self.publisher.clone();
+        let (message, publisher) = (message(payload, options)?, self.publisher.clone());
         Ok(boxed_promise(Box::pin(async move {
             let mut slot = publisher.lock().await;
             let fast = slot.as_mut().ok_or_else(|| to_js(&DONE, Call::Other(&subject)))?;
             let progress = fast.add_message(&subject, message).await;
             let progress = progress.map_err(|e| to_js(&e.into(), Call::Other(&subject)))?;
-            let pair = Array::of2(&(progress.batch_sequence as f64).into(), &(progress.ack_sequence as f64).into());
-            Ok(pair.into())
+            Ok(Array::of2(&(progress.batch_sequence as f64).into(), &(progress.ack_sequence as f64).into()).into())
         }))
         .into())
     }
@@ -86,8 +84,7 @@ impl RawFastPublisher {
         payload: Vec<u8>,
         options: Option<RawPublishOptions>,
     ) -> Result<JsValue, JsValue> {
-        let message = message(payload, options)?;
-        let publisher = self.publisher.clone();
+        let (message, publisher) = (message(payload, options)?, self.publisher.clone());
         Ok(boxed_promise(Box::pin(async move {
             let call = subject.clone().unwrap_or_default();
             let fast = publisher.lock().await.take().ok_or_else(|| to_js(&DONE, Call::Other(&call)))?;
