@@ -135,7 +135,7 @@ async function measure(server, client, transport, workload, n) {
   if (BATCHES[workload]) await server.freshStream("BATCH", ["bench.batch"], { allow_atomic: true });
   if (workload === "fast" && !c.fast) return "n/a";
   if (workload === "fast") await server.freshStream("FAST", ["bench.fast"], { allow_batched: true });
-  if (workload === "counters") await server.freshStream("COUNT", ["bench.count"], { allow_msg_counter: true, allow_direct: true });
+  if (workload === "counters") await server.freshStream("COUNT", ["bench.count.>"], { allow_msg_counter: true, allow_direct: true });
   if (workload === "kv") await server.noKvBucket();
   if (workload === "obj") await server.noObjBucket();
   const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;

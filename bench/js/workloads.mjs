@@ -76,9 +76,10 @@ export async function jetStreamPublish(js, n, clock, subject = "bench.pub") {
  * `n` counter increments (ADR-49; the stream has `allow_msg_counter`) as
  * publishes with a `Nats-Incr: 1` header, IN_FLIGHT acks outstanding as
  * `jetStreamPublish`; `headers` makes the client's own header set. Ends
- * when every ack (each with the new total) is in; the last total is `n`.
+ * when every ack (each with the new total) is in; the last total is `n`
+ * (a counter of its own per run).
  */
-export async function counterIncrements(js, headers, n, clock, subject = "bench.count") {
+export async function counterIncrements(js, headers, n, clock, subject = `bench.count.${Math.random().toString(36).slice(2)}`) {
   const ring = new Array(IN_FLIGHT);
   const ignore = () => {};
   const incr = headers();
