@@ -1,7 +1,10 @@
 //! JetStream publish benchmark: natsjet side by side with async-nats in one
 //! run, against one local nats-server started here; then natsjet's atomic
-//! batches of 100 and of 1000 against the same messages through its acked
-//! publish window.
+//! batches of 100 and of 1000 and its fast ingest (one fast batch, flow 10
+//! and 100) against the same messages through its acked publish window and
+//! async-nats's acked publish; then counter increments (ADR-49): one at a
+//! time through `Counter::add`, and 256 in flight as `Nats-Incr` publishes,
+//! next to async-nats's.
 //!
 //! Run with `cargo bench --bench jetstream` (`BENCH_SCALE=0.1` for a quick
 //! pass). Each run publishes 128 B messages to a fresh file-storage stream,
@@ -39,8 +42,14 @@ async fn fresh_stream_on(url: &str, storage: StorageType) {
     let delete = api::stream_delete(js.api_prefix(), STREAM).unwrap();
     let _ = js.request_raw::<api::DeleteResponse>(&delete, b"").await;
     let subjects = vec![SUBJECT.into()];
-    let config =
-        StreamConfig { name: STREAM.into(), subjects, storage, allow_atomic_publish: true, ..Default::default() };
+    let config = StreamConfig {
+        name: STREAM.into(),
+        subjects,
+        storage,
+        allow_atomic_publish: true,
+        allow_batch_publish: true,
+        ..Default::default()
+    };
     let create = api::stream_create(js.api_prefix(), STREAM).unwrap();
     let _: StreamInfo = js.request(&create, &config).await.unwrap();
 }
@@ -94,6 +103,73 @@ async fn natsjet_batches(url: &str, n: usize, size: usize, storage: StorageType)
     clock.stop(n)
 }
 
+/// `n` messages as one fast batch asking for a flow ack every `flow`.
+async fn natsjet_fast(url: &str, n: usize, flow: u16, storage: StorageType) -> Run {
+    fresh_stream_on(url, storage).await;
+    let js = natsjet::connect(url).await.unwrap().jetstream();
+    let clock = Stopwatch::start();
+    let mut fast = js.fast_publish().flow(flow).build();
+    for _ in 1..n {
+        fast.add(SUBJECT, Bytes::from_static(&PAYLOAD)).await.unwrap();
+    }
+    let ack = fast.commit(SUBJECT, Bytes::from_static(&PAYLOAD)).await.unwrap();
+    assert_eq!(ack.batch_size, Some(n as u64));
+    clock.stop(n)
+}
+
+const COUNTERS: &str = "COUNT";
+const COUNTER: &str = "count.hits";
+
+/// A fresh counter stream (`allow_msg_counter`, `allow_direct`).
+async fn fresh_counters(url: &str) -> natsjet::jetstream::Context {
+    let js = natsjet::connect(url).await.unwrap().jetstream();
+    let _ = js.delete_stream(COUNTERS).await;
+    let config = StreamConfig {
+        name: COUNTERS.into(),
+        subjects: vec!["count.>".into()],
+        allow_message_counter: true,
+        allow_direct: true,
+        ..Default::default()
+    };
+    js.create_stream(config).await.unwrap();
+    js
+}
+
+/// `n` increments one after the other, each returning the new total.
+async fn natsjet_counter_adds(url: &str, n: usize) -> Run {
+    let counter = fresh_counters(url).await.get_counter(COUNTERS).await.unwrap();
+    let clock = Stopwatch::start();
+    for _ in 0..n {
+        counter.add(COUNTER, 1).await.unwrap();
+    }
+    let run = clock.stop(n);
+    assert_eq!(counter.load(COUNTER).await.unwrap(), n.into());
+    run
+}
+
+/// `n` increments as `Nats-Incr` publishes, 256 acks in flight.
+async fn natsjet_increments(url: &str, n: usize) -> Run {
+    let js = &fresh_counters(url).await;
+    js.set_max_ack_inflight(IN_FLIGHT);
+    let incr = || natsjet::jetstream::Publish::build().header("Nats-Incr", "1");
+    let run = pipelined(n, || js.send_publish(COUNTER, incr())).await;
+    let counter = js.get_counter(COUNTERS).await.unwrap();
+    assert_eq!(counter.load(COUNTER).await.unwrap(), n.into());
+    run
+}
+
+async fn async_nats_increments(url: &str, n: usize) -> Run {
+    fresh_counters(url).await;
+    let client = async_nats::connect(url).await.unwrap();
+    let js = &async_nats::jetstream::context::ContextBuilder::new().max_ack_inflight(IN_FLIGHT).build(client);
+    let incr = || {
+        let mut headers = async_nats::HeaderMap::new();
+        headers.insert("Nats-Incr", "1");
+        headers
+    };
+    pipelined(n, || js.publish_with_headers(COUNTER, incr(), Bytes::new())).await
+}
+
 async fn async_nats_publish(url: &str, n: usize) -> Run {
     fresh_stream(url).await;
     let client = async_nats::connect(url).await.unwrap();
@@ -130,6 +206,13 @@ fn main() {
             ));
         }
     }
+    let mut fast = Vec::new();
+    for storage in [StorageType::File, StorageType::Memory] {
+        for flow in [10, 100] {
+            fast.push((flow, storage, support::best(3, || rt.block_on(natsjet_fast(&url, publishes, flow, storage)))));
+        }
+    }
+    let theirs = support::best(3, || rt.block_on(async_nats_publish(&url, publishes)));
     println!();
     println!(
         "| {:<50} | {:>13} | {:>8} | {:>15} | {:>15} |",
@@ -153,6 +236,25 @@ fn main() {
     for (size, storage, run) in batches {
         line(&format!("atomic batches of {size}, one at a time ({storage:?})").to_lowercase(), run);
     }
+    line("async-nats acked publish, 256 in flight (file)", theirs);
+    for (flow, storage, run) in fast {
+        line(&format!("fast ingest, one batch, flow {flow} ({storage:?})").to_lowercase(), run);
+    }
+
+    // Counters: increments per second.
+    let increments = publishes / 2;
+    let adds = support::best(3, || rt.block_on(natsjet_counter_adds(&url, increments / 10)));
+    let ours = support::best(3, || rt.block_on(natsjet_increments(&url, increments)));
+    let theirs = support::best(3, || rt.block_on(async_nats_increments(&url, increments)));
+    println!();
+    support::header();
+    support::row(&format!("counter increments {increments}, 256 in flight"), ours, theirs);
+    println!(
+        "natsjet Counter::add one at a time ({} increments): {:.0} increments/s, {:.2} µs client CPU each",
+        increments / 10,
+        adds.per_second,
+        adds.cpu_us_per_op
+    );
     drop(rt);
     std::thread::sleep(Duration::from_millis(50));
 }

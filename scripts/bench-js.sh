@@ -7,7 +7,7 @@
 #
 #   scripts/bench-js.sh [node|browser|size]...   (default: all three)
 #   BENCH_SCALE=0.1 scripts/bench-js.sh          a quick pass; BENCH_RUNS=3 for best of 3
-#   BENCH_WORKLOADS=kv,watch scripts/bench-js.sh  some workloads only (core, jspub, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
+#   BENCH_WORKLOADS=kv,watch scripts/bench-js.sh  some workloads only (core, jspub, batch100, batch1000, fast, counters, drain, drain_defaults, drain_defaults_4, kv, watch, obj)
 #   BENCH_BROWSER=cdp scripts/bench-js.sh browser  Chromium without Playwright's DevTools Network domain
 #
 # Builds pkg/ first when it is missing (scripts/build-pkg.sh); rebuild it by

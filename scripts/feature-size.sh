@@ -21,7 +21,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 out="${CARGO_TARGET_DIR:-target}/feature-size"
 mkdir -p "$out"
-for build in no-kv:wasm-object-store no-obj:wasm-kv none:wasm-jetstream core:wasm-runtime; do
+for build in no-groups:wasm-kv,wasm-object-store no-kv:wasm-object-store no-obj:wasm-kv none:wasm-jetstream core:wasm-runtime; do
     name="${build%%:*}"
     wasm_build "${build#*:}"
     rm -rf "$out/bindgen"

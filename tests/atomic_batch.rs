@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::NatsServer;
-use natsjet::Error;
 use natsjet::jetstream::api::{ErrorCode, StreamConfig};
-use natsjet::jetstream::publish::{BatchPublishError, BatchPublishErrorKind, Schedule};
+use natsjet::jetstream::publish::{BatchPublishErrorKind, Schedule};
 use natsjet::jetstream::{Context, Publish};
 
 /// A context on `server` and its stream `name` (`<name>.>`), taking atomic
@@ -32,14 +31,7 @@ fn data(s: &str) -> Publish {
     Publish::build().payload(Bytes::copy_from_slice(s.as_bytes()))
 }
 
-/// The kind of a failed batch call and its cause's `err_code`, if the server sent one.
-fn failure(e: BatchPublishError) -> (BatchPublishErrorKind, Option<ErrorCode>) {
-    let code = match e.cause() {
-        Error::JetStream(api) => Some(api.err_code),
-        _ => None,
-    };
-    (e.kind(), code)
-}
+use common::kind_and_code as failure;
 
 #[tokio::test]
 async fn a_batch_is_stored_whole_with_its_headers() {

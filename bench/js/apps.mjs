@@ -40,13 +40,34 @@ export const svc = `
   await srv.stop();
 `;
 
+export const counters = `
+  const hits = NewCounter(nc, "HITS");
+  console.log(await hits.increment("hits.home", 1n), await hits.value("hits.home"));
+  for await (const c of await hits.getCounters("hits.>")) console.log(c.subject, c.value, c.sources.size);
+`;
+
+export const fast = `
+  const fast = NewFastPublisher(js, { flow: 100 });
+  for (let i = 0; i < 1000; i++) await fast.add("events.raw", String(i));
+  console.log((await fast.commit("events.raw", "end")).count);
+`;
+
+export const groups = `
+  const groups = consumerGroups(js);
+  await groups.createElastic("ORDERS", "by-account", { max_members: 4, partitioning_filters: [] }).catch(() => {});
+  console.log(await groups.members("elastic", "ORDERS", "by-account"));
+`;
+
 /**
  * The natsjet app with JetStream and the parts in `parts` (of "kv", "obj",
- * "svc"), importing from the entry `from` (a tier: "natsjet/jetstream" has no stores).
+ * "svc", "counters", "fast", "groups"), importing from the entry `from` (a tier:
+ * "natsjet/jetstream" has no stores).
  */
 export function natsjetApp(parts, from = "natsjet") {
-  const names = ["connect", "jetstream", ...(parts.includes("kv") ? ["Kvm"] : []), ...(parts.includes("obj") ? ["Objm"] : [])];
-  const body = `${parts.includes("kv") ? kv : ""}${parts.includes("obj") ? obj : ""}${parts.includes("svc") ? svc : ""}`;
+  const imports = { kv: "Kvm", obj: "Objm", counters: "NewCounter", fast: "NewFastPublisher", groups: "consumerGroups" };
+  const names = ["connect", "jetstream", ...parts.map((p) => imports[p]).filter(Boolean)];
+  const bodies = { kv, obj, svc, counters, fast, groups };
+  const body = parts.map((p) => bodies[p]).join("");
   const services = parts.includes("svc") ? `import { Svcm } from "natsjet/services";` : "";
   return `import { ${names.join(", ")} } from "${from}";${services}${core("connect")}${js}${body}await nc.drain();`;
 }

@@ -8,7 +8,7 @@
 //
 //   npm run bench:browser                       # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/browser.mjs     # a quick pass; BENCH_RUNS=3 for best of 3 (BENCH_PICK=median: the median)
-//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, batch100, batch1000, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
+//   BENCH_WORKLOADS=kv,watch node bench/js/browser.mjs  # some workloads only (core, jspub, batch100, batch1000, fast, counters, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
 //   BENCH_BROWSER=cdp node bench/js/browser.mjs   # driven over plain DevTools protocol (bench/js/cdp.mjs)
 //   BENCH_PROFILE=natsjet,bare node bench/js/browser.mjs  # each run of these clients profiled (self time by function)
 //   BENCH_BASE_PKG=target/pkg-base node bench/js/browser.mjs  # also that build of the package ("natsjet base"),
@@ -65,7 +65,7 @@ if (!existsSync(executablePath)) {
 /** nats.js as a browser app would ship it: one minified ES module. */
 function natsJsBundle() {
   return bundle(
-    `export { wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream"; export { Kvm } from "@nats-io/kv"; export { Objm } from "@nats-io/obj";`,
+    `export { headers, wsconnect } from "@nats-io/nats-core"; export { jetstream } from "@nats-io/jetstream"; export { Kvm } from "@nats-io/kv"; export { Objm } from "@nats-io/obj";`,
   );
 }
 
@@ -88,12 +88,14 @@ const pageHtml = `<!doctype html>
   import * as natsjet from "/pkg/web.js";
   import * as natsjs from "/natsjs.js";
   import { bareDrain, barePut, bareGet } from "/bare_ws.mjs";
-  import { BATCHES, DRAINS, OBJ_BUCKET, atomicBatches, burstPublish, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
+  import { BATCHES, DRAINS, OBJ_BUCKET, atomicBatches, counterIncrements, fastIngest, burstPublish, corePublish, jetStreamPublish, durableDrain, kvGet, kvPut, kvWatch, objectGet, objectPut } from "/workloads.mjs";
   const base = ${basePkg ? 'await import("/base/web.js")' : "null"};
   const clients = {
     natsjet: {
       connect: (url) => natsjet.connect({ servers: url }),
       jetstream: typeof natsjet.jetstream === "function" ? natsjet.jetstream : undefined,
+      headers: natsjet.headers,
+      fast: typeof natsjet.NewFastPublisher === "function" ? (js) => natsjet.NewFastPublisher(js, { flow: 100 }) : undefined,
       kvm: typeof natsjet.Kvm === "function" ? (nc) => new natsjet.Kvm(nc) : undefined,
       objm: typeof natsjet.Objm === "function" ? (nc) => new natsjet.Objm(nc) : undefined,
     },
@@ -101,6 +103,7 @@ const pageHtml = `<!doctype html>
     "nats.js": {
       connect: (url) => natsjs.wsconnect({ servers: url }),
       jetstream: natsjs.jetstream,
+      headers: natsjs.headers,
       kvm: (nc) => new natsjs.Kvm(nc),
       objm: (nc) => new natsjs.Objm(nc),
     },
@@ -138,6 +141,8 @@ const pageHtml = `<!doctype html>
       const js = await c.jetstream(nc);
       if (workload === "jspub") return await jetStreamPublish(js, n, clock);
       if (BATCHES[workload]) return await atomicBatches(js, n, BATCHES[workload], clock);
+      if (workload === "fast") return await fastIngest(c.fast(js), n, clock);
+      if (workload === "counters") return await counterIncrements(js, c.headers, n, clock);
       const drain = DRAINS[workload];
       // The other workers, each on a connection of its own.
       while (ncs.length < drain.workers) ncs.push(await c.connect(url));
@@ -449,6 +454,10 @@ try {
     if (client === "natsjet" && (kv ? !hasKv : !["core", "burst"].includes(workload) && !hasJetStream)) return "n/a";
     if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
     if (BATCHES[workload]) await server.freshStream("BATCH", ["bench.batch"], { allow_atomic: true });
+    // nats.js keeps its fast publisher internal.
+    if (workload === "fast" && client !== "natsjet") return "n/a";
+    if (workload === "fast") await server.freshStream("FAST", ["bench.fast"], { allow_batched: true });
+    if (workload === "counters") await server.freshStream("COUNT", ["bench.count.>"], { allow_msg_counter: true, allow_direct: true });
     const durable = `d_${client.replace(/\W/g, "")}_${++durables}`;
     const drain = DRAINS[workload] !== undefined;
     if (drain) await server.durable("DRAIN", durable);

@@ -6,7 +6,7 @@
 //
 //   npm run bench:node                    # from the repository root
 //   BENCH_SCALE=0.1 node bench/js/node.mjs  # a quick pass; BENCH_RUNS=3 for best of 3 (BENCH_PICK=median: the median)
-//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, batch100, batch1000, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
+//   BENCH_WORKLOADS=kv,watch node bench/js/node.mjs  # some workloads only (core, jspub, batch100, batch1000, fast, counters, drain, drain_defaults, drain_defaults_4, drain_4, kv, watch, obj)
 //
 // Workloads (bench/js/workloads.mjs, the same loop for both clients): core
 // publish 1M x 128 B then flush; JetStream publish 100k x 128 B with <= 256
@@ -31,7 +31,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import * as natsjet from "natsjet"; // first: its Node entry installs a WebSocket for Node 20
 import WebSocket from "ws";
-import { wsconnect } from "@nats-io/nats-core";
+import { headers as natsJsHeaders, wsconnect } from "@nats-io/nats-core";
 import { connect as natsJsTcpConnect } from "@nats-io/transport-node";
 import { jetstream as natsJsJetstream } from "@nats-io/jetstream";
 import { Kvm as NatsJsKvm } from "@nats-io/kv";
@@ -42,6 +42,8 @@ import {
   DRAINS,
   WORKLOADS,
   atomicBatches,
+  counterIncrements,
+  fastIngest,
   burstPublish,
   corePublish,
   durableDrain,
@@ -71,12 +73,16 @@ const clients = {
   natsjet: {
     connect: (url) => natsjet.connect({ servers: url }),
     jetstream: natsjetJetstream,
+    headers: natsjet.headers,
+    fast: typeof natsjet.NewFastPublisher === "function" ? (js) => natsjet.NewFastPublisher(js, { flow: 100 }) : undefined,
     kvm: typeof natsjet.Kvm === "function" ? (nc) => new natsjet.Kvm(nc) : undefined,
     objm: typeof natsjet.Objm === "function" ? (nc) => new natsjet.Objm(nc) : undefined,
   },
   "nats.js": {
     connect: (url) => (url.startsWith("ws") ? wsconnect({ servers: url }) : natsJsTcpConnect({ servers: url })),
     jetstream: natsJsJetstream,
+    headers: natsJsHeaders,
+    fast: undefined, // nats.js keeps its fast publisher internal
     kvm: (nc) => new NatsJsKvm(nc),
     objm: (nc) => new NatsJsObjm(nc),
   },
@@ -127,6 +133,9 @@ async function measure(server, client, transport, workload, n) {
   if (missing) return workload === "kv" || workload === "obj" ? { put: "n/a", get: "n/a" } : "n/a";
   if (workload === "jspub") await server.freshStream("PUB", ["bench.pub"]);
   if (BATCHES[workload]) await server.freshStream("BATCH", ["bench.batch"], { allow_atomic: true });
+  if (workload === "fast" && !c.fast) return "n/a";
+  if (workload === "fast") await server.freshStream("FAST", ["bench.fast"], { allow_batched: true });
+  if (workload === "counters") await server.freshStream("COUNT", ["bench.count.>"], { allow_msg_counter: true, allow_direct: true });
   if (workload === "kv") await server.noKvBucket();
   if (workload === "obj") await server.noObjBucket();
   const durable = `d_${client.replace(/\W/g, "")}_${transport}_${++measure.count}`;
@@ -161,6 +170,8 @@ async function measure(server, client, transport, workload, n) {
     const js = await c.jetstream(nc);
     if (workload === "jspub") return await timed((clock) => jetStreamPublish(js, n, clock));
     if (BATCHES[workload]) return await timed((clock) => atomicBatches(js, n, BATCHES[workload], clock));
+    if (workload === "fast") return await timed((clock) => fastIngest(c.fast(js), n, clock));
+    if (workload === "counters") return await timed((clock) => counterIncrements(js, c.headers, n, clock));
     const ncs = [nc, ...others];
     const jss = await Promise.all(ncs.map((conn) => c.jetstream(conn)));
     const result = await timed((clock) => durableDrain(ncs, jss, "DRAIN", durable, n, clock, drain.options));

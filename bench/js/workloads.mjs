@@ -72,6 +72,49 @@ export async function jetStreamPublish(js, n, clock, subject = "bench.pub") {
   return elapsed(start, clock(), n);
 }
 
+/**
+ * `n` counter increments (ADR-49; the stream has `allow_msg_counter`) as
+ * publishes with a `Nats-Incr: 1` header, IN_FLIGHT acks outstanding as
+ * `jetStreamPublish`; `headers` makes the client's own header set. Ends
+ * when every ack (each with the new total) is in; the last total is `n`
+ * (a counter of its own per run).
+ */
+export async function counterIncrements(js, headers, n, clock, subject = `bench.count.${Math.random().toString(36).slice(2)}`) {
+  const ring = new Array(IN_FLIGHT);
+  const ignore = () => {};
+  const incr = headers();
+  incr.set("Nats-Incr", "1");
+  const start = clock();
+  for (let i = 0; i < n; i++) {
+    const slot = i % IN_FLIGHT;
+    if (i >= IN_FLIGHT) await ring[slot];
+    const ack = js.publish(subject, undefined, { headers: incr });
+    ack.catch(ignore);
+    ring[slot] = ack;
+  }
+  let last;
+  for (let i = Math.max(0, n - IN_FLIGHT); i < n; i++) last = await ring[i % IN_FLIGHT];
+  const result = elapsed(start, clock(), n);
+  if (last.val !== String(n)) throw new Error(`counter total ${last.val}, expected ${n}`);
+  return result;
+}
+
+/**
+ * `n` x 128 B as one fast batch (ADR-50 fast ingest; the stream has
+ * `allow_batched`) through `fast`, a client's fast publisher asking for a
+ * flow ack every 100 messages: each `add` awaited (it waits only for room
+ * in the window), ending when the commit is acknowledged. "n/a" where the
+ * client has no public fast publisher (nats.js keeps its own internal).
+ */
+export async function fastIngest(fast, n, clock, subject = "bench.fast") {
+  if (!fast) return "n/a";
+  const start = clock();
+  for (let i = 1; i < n; i++) await fast.add(subject, PAYLOAD);
+  const ack = await fast.commit(subject, PAYLOAD);
+  if (ack.count !== n) throw new Error(`fast batch of ${ack.count}, expected ${n}`);
+  return elapsed(start, clock(), n);
+}
+
 /** The atomic batch workloads and their batch sizes. */
 export const BATCHES = { batch100: 100, batch1000: 1000 };
 
@@ -326,6 +369,8 @@ export const WORKLOADS = [
   { id: "jspub", count: 100_000, title: (n) => `JetStream publish ${n} x 128 B, ${IN_FLIGHT} in flight` },
   { id: "batch100", count: 100_000, title: (n) => `atomic batches of 100, ${n} x 128 B` },
   { id: "batch1000", count: 100_000, title: (n) => `atomic batches of 1000, ${n} x 128 B` },
+  { id: "fast", count: 100_000, title: (n) => `fast ingest, one batch of ${n} x 128 B, flow 100` },
+  { id: "counters", count: 50_000, title: (n) => `counter increments ${n}, ${IN_FLIGHT} in flight` },
   { id: "drain", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, ${PULL_BATCH}/pull` },
   { id: "drain_defaults", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 1 worker, defaults` },
   { id: "drain_defaults_4", count: 200_000, title: (n) => `durable drain ${n} x 128 B + ack, 4 workers, defaults` },

@@ -4,7 +4,7 @@
  * headers, refuses what would fail the whole batch before sending it, and
  * reads the server's answers.
  */
-import type { RawAtomicBatch } from "../raw.js";
+import type { RawAtomicBatch, RawPubAck } from "../raw.js";
 import { encode, type Payload } from "../msg.js";
 import { str } from "../names.js";
 import { rawPublishOptions, type JetStreamPublishOptions, type PubAck } from "./client.js";
@@ -32,6 +32,14 @@ export interface BatchAck extends PubAck {
   batch: string;
   /** How many messages the batch stored. */
   count: number;
+}
+
+/** @internal The `BatchAck` of a commit's raw ack (atomic and fast batches). */
+export async function batchAck(raw: Promise<RawPubAck | undefined> | undefined): Promise<BatchAck> {
+  const [stream, seq, duplicate, domain, batch = "", count = 0] = (await raw)!;
+  const ack: BatchAck = { stream, seq, duplicate, batch, count };
+  if (domain !== undefined) ack.domain = domain;
+  return ack;
 }
 
 /**
@@ -72,10 +80,17 @@ export class Batch {
 
   /** Sends the last message and resolves with the stream's ack of the whole batch. */
   async commit(subj: string, payload?: Payload, opts?: BatchMessageOptions): Promise<BatchAck> {
-    const [stream, seq, duplicate, domain, batch = "", count = 0] = (await this.#send(subj, payload, opts, true, true))!;
-    const ack: BatchAck = { stream, seq, duplicate, batch, count };
-    if (domain !== undefined) ack.domain = domain;
-    return ack;
+    return batchAck(this.#send(subj, payload, opts, true, true));
+  }
+
+  /**
+   * natsjet (nats.js has none): ends the batch without storing another
+   * message (server 2.14's end-of-batch commit, `Nats-Batch-Commit: eob`)
+   * and resolves with the stream's ack of the whole batch; its `seq` is the
+   * last stored message's.
+   */
+  async commitEob(): Promise<BatchAck> {
+    return batchAck(this.#raw.commitEob());
   }
 
   #send(subj: string, payload: Payload | undefined, opts: BatchMessageOptions | undefined, ack: boolean, commit: boolean) {

@@ -151,6 +151,8 @@ export interface PubAck {
   duplicate: boolean;
   /** The JetStream domain of the stream, when it has one. */
   domain?: string;
+  /** A counter stream's new total as decimal text (ADR-49; nats.js passes the server's field on too). */
+  val?: string;
 }
 
 /**
@@ -197,8 +199,10 @@ export class JetStreamClient {
    */
   async publish(subject: string, data?: Payload, opts?: JetStreamPublishOptions): Promise<PubAck> {
     const raw = rawPublishOptions(opts);
-    const [stream, seq, duplicate, domain] = await this.raw.publish(str(subject, "subject"), encode(data), raw);
-    return domain === undefined ? { stream, seq, duplicate } : { stream, seq, duplicate, domain };
+    const [stream, seq, duplicate, domain, , , val] = await this.raw.publish(str(subject, "subject"), encode(data), raw);
+    const ack: PubAck = domain === undefined ? { stream, seq, duplicate } : { stream, seq, duplicate, domain };
+    if (val !== undefined) ack.val = val;
+    return ack;
   }
 
   /**

@@ -37,6 +37,17 @@ export {
   type PartitioningFilter,
   type StaticConsumerGroupConfig,
 } from "./groups.js";
+export {
+  Counter,
+  CounterIncrementHeader,
+  Counters,
+  CounterSourcesHeader,
+  NewCounter,
+  incrementText,
+  parseCounterSources,
+  parseCounterValue,
+} from "./counters.js";
+export { FastPublisher, NewFastPublisher, type FastPubAck, type FastPublisherOptions } from "./fast.js";
 export { Batch, type BatchAck, type BatchMessageOptions, type BatchMessageOptionsWithReply } from "./batch.js";
 export {
   JetStreamClient,

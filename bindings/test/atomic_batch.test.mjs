@@ -91,6 +91,20 @@ describe("atomic batches", () => {
     assert.throws(() => batch.add("staged.e", "5"), (e) => e instanceof InvalidOperationError && e.message === "batch publisher is done");
   });
 
+  test("commitEob ends a batch without storing another message (server 2.14)", async () => {
+    await stream("EOB");
+    const batch = await js.startBatch("eob.a", "1");
+    batch.add("eob.b", "2");
+    await batch.add("eob.c", "3", { ack: true });
+    assert.equal(await stored("EOB"), 0);
+    const ack = await batch.commitEob();
+    assert.deepEqual([ack.stream, ack.seq, ack.count, ack.batch], ["EOB", 3, 3, batch.id]);
+    assert.equal(await stored("EOB"), 3);
+    const last = await jsm.streams.getMessage("EOB", { seq: 3 });
+    assert.deepEqual([last.subject, last.string(), last.header.get("Nats-Batch-Sequence")], ["eob.c", "3", "3"]);
+    await assert.rejects(batch.commitEob(), InvalidOperationError);
+  });
+
   test("a stream without allow_atomic refuses the batch at its first message, as for nats.js", async () => {
     await stream("NOATOMIC", false);
     for (const client of [js, theirJs]) {

@@ -321,6 +321,52 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
     });
   });
 
+  test("counters: exact bigint totals, one and many, and typed refusals", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const { NewCounter, InvalidArgumentError, JetStreamApiError } = natsjet;
+      const nc = await natsjet.connect({ servers });
+      const jsm = await natsjet.jetstreamManager(nc);
+      await jsm.streams.add({ name: "PAGEC", subjects: ["pagec.>"], allow_msg_counter: true, allow_direct: true });
+      await jsm.streams.add({ name: "PAGEP", subjects: ["pagep.>"] });
+      const c = NewCounter(nc, "PAGEC");
+      const totals = [await c.increment("pagec.a", 2n ** 70n), await c.increment("pagec.a", -1), await c.increment("pagec.b")];
+      const entry = await c.getCounter("pagec.a");
+      const many = [];
+      for await (const v of await c.values("pagec.*")) many.push(v);
+      const notNumber = await c.increment("pagec.a", "x").catch((e) => e instanceof InvalidArgumentError);
+      const disabled = await NewCounter(nc, "PAGEP").increment("pagep.a").catch((e) => e instanceof JetStreamApiError && e.code);
+      const none = await c.value("pagec.z");
+      await nc.close();
+      return { totals, value: entry.value, delta: entry.delta, many, notNumber, disabled, none };
+    }, jsServer.wsUrl);
+    const big = 2n ** 70n;
+    assert.deepEqual(got, { totals: [big, big - 1n, 1n], value: big - 1n, delta: -1n, many: [big - 1n, 1n], notNumber: true, disabled: 10168, none: null });
+  });
+
+  test("fast ingest: a batch with progress and its ack; a stream without allow_batched refuses", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const { NewFastPublisher, JetStreamApiError, InvalidOperationError } = natsjet;
+      const nc = await natsjet.connect({ servers });
+      const jsm = await natsjet.jetstreamManager(nc);
+      const js = natsjet.jetstream(nc);
+      await jsm.streams.add({ name: "PAGEF", subjects: ["pagef.>"], allow_batched: true });
+      await jsm.streams.add({ name: "PAGEN", subjects: ["pagen.>"] });
+      const fast = NewFastPublisher(js, { flow: 20 });
+      let last;
+      for (let i = 0; i < 199; i++) last = await fast.add("pagef.x", `m${i}`);
+      const ack = await fast.commit("pagef.y", "end");
+      const late = await fast.add("pagef.x", "late").catch((e) => e instanceof InvalidOperationError);
+      const eob = NewFastPublisher(js);
+      await eob.add("pagef.z", "one");
+      const closed = await eob.close();
+      const refused = await NewFastPublisher(js).add("pagen.a", "x").catch((e) => e instanceof JetStreamApiError && e.code);
+      const info = await jsm.streams.info("PAGEF");
+      await nc.close();
+      return { last: [last.batchSeq, last.ackSeq >= 150], ack: [ack.seq, ack.count], late, closed: [closed.seq, closed.count], refused, messages: info.state.messages };
+    }, jsServer.wsUrl);
+    assert.deepEqual(got, { last: [199, true], ack: [200, 200], late: true, closed: [201, 1], refused: 10205, messages: 201 });
+  });
+
   test("Key-Value: put, get, CAS, markers, keys, history, and a watch that says when it caught up", async () => {
     const got = await page.evaluate(async (servers) => {
       const { Kvm, KvWatchInclude, JetStreamApiError } = natsjet;

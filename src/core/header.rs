@@ -359,6 +359,10 @@ header_names! {
     NATS_BATCH_SEQUENCE = "Nats-Batch-Sequence";
     NATS_BATCH_COMMIT = "Nats-Batch-Commit";
     NATS_REQUIRED_API_LEVEL = "Nats-Required-Api-Level";
+    /// A counter increment (ADR-49): a decimal integer, signed or not.
+    NATS_INCR = "Nats-Incr";
+    /// The totals a counter last took from each of its sources (ADR-49), JSON.
+    NATS_COUNTER_SOURCES = "Nats-Counter-Sources";
     /// The pinned client of a priority group (ADR-42).
     NATS_PIN_ID = "Nats-Pin-Id";
 }

@@ -29,6 +29,8 @@ mod consumers;
 #[cfg(has_runtime)]
 pub mod context;
 #[cfg(has_runtime)]
+pub mod counters;
+#[cfg(has_runtime)]
 mod direct_batch;
 #[cfg(has_runtime)]
 pub mod message;

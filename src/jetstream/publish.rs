@@ -12,8 +12,7 @@
 
 mod ack_future;
 mod atomic_batch;
-#[cfg_attr(target_arch = "wasm32", allow(dead_code, reason = "the wasm only reads its API level"))]
-pub(crate) mod fast_ingest;
+mod fast_ingest;
 mod window;
 
 pub use super::api::PublishAck;
@@ -24,7 +23,12 @@ pub use crate::core::jetstream::publish::{
 };
 pub use crate::core::jetstream::schedule::{Predefined, Schedule};
 pub use ack_future::PublishAckFuture;
+#[cfg(feature = "wasm-jetstream")]
+pub(crate) use atomic_batch::BatchAnswer;
 pub use atomic_batch::{BatchPublish, BatchPublishBuilder, BatchPublishError, BatchPublishErrorKind};
+pub use fast_ingest::{
+    FAST_INGEST_API_LEVEL, FastPubAck, FastPublishError, FastPublishErrorKind, FastPublisher, FastPublisherBuilder,
+};
 
 use std::time::Duration;
 

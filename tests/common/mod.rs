@@ -132,3 +132,13 @@ pub async fn stream_context(
     js.create_stream(natsjet::jetstream::api::StreamConfig { name: name.into(), subjects, ..config }).await.unwrap();
     js
 }
+
+/// The kind of a failed call and its cause's `err_code`, if the server sent one.
+#[allow(dead_code)]
+pub fn kind_and_code<K: Clone>(e: natsjet::error::KindError<K>) -> (K, Option<natsjet::jetstream::api::ErrorCode>) {
+    let code = match e.cause() {
+        natsjet::Error::JetStream(api) => Some(api.err_code),
+        _ => None,
+    };
+    (e.kind(), code)
+}

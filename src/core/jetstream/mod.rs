@@ -11,6 +11,7 @@ pub mod ack;
 pub mod api;
 /// Atomic batch publish (ADR-50): re-exported in `jetstream::publish`.
 pub(crate) mod atomic_batch;
+pub mod counter;
 #[cfg_attr(not(has_runtime), allow(dead_code, reason = "only the native client sends fast batches"))]
 #[cfg_attr(target_arch = "wasm32", allow(dead_code, reason = "the wasm only reads its API level"))]
 pub(crate) mod fast_window;

@@ -13,7 +13,7 @@ use crate::error::{Error, KindError};
 use crate::jetstream::api::{self, DeleteResponse, ErrorCode, StreamInfo};
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::paging::typed;
-use crate::jetstream::publish::fast_ingest::FAST_INGEST_API_LEVEL;
+use crate::jetstream::publish::FAST_INGEST_API_LEVEL;
 
 impl Context {
     /// Creates bucket `config.bucket`. One that exists with the same config

@@ -27,7 +27,7 @@ use crate::error::{Error, KindError};
 use crate::header::HeaderMap;
 use crate::jetstream::kv::NATS_ROLLUP;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::jetstream::publish::fast_ingest::FastIngest;
+use crate::jetstream::publish::FastPublisher as FastIngest;
 use crate::jetstream::publish::{NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, Publish, PublishAckFuture};
 
 /// Bytes of chunks in flight per put, at most.
@@ -103,7 +103,7 @@ impl FastIngest {
         Err(Error::InvalidArgument("no fast batches in wasm".into()))
     }
 
-    async fn add(&mut self, _: &str, _: Bytes) -> Result<(), Error> {
+    async fn send(&mut self, _: &str, _: Option<&HeaderMap>, _: Bytes) -> Result<(), Error> {
         match *self {}
     }
 
@@ -111,13 +111,13 @@ impl FastIngest {
         match *self {}
     }
 
-    async fn commit(
-        self,
+    async fn finish(
+        &mut self,
         _: &str,
         _: Option<&HeaderMap>,
         _: Bytes,
     ) -> Result<crate::jetstream::api::PublishAck, Error> {
-        match self {}
+        match *self {}
     }
 }
 
@@ -302,7 +302,7 @@ impl Upload {
                 in_flight.push_back((ack.await?, len));
             }
             Sender::Fast(fast) => {
-                fast.add(&self.subject, chunk).await?;
+                fast.send(&self.subject, None, chunk).await?;
                 let acked = (fast.acked() * self.chunk_size as u64).min(self.size);
                 self.report(acked);
             }
@@ -416,13 +416,13 @@ impl Upload {
                 };
                 self.store.publish_meta_with(subject, info, with).await
             }
-            Sender::Fast(fast) => {
+            Sender::Fast(mut fast) => {
                 let mut headers = HeaderMap::new();
                 headers.insert(NATS_ROLLUP, "sub");
                 if let Some(revision) = expected {
                     headers.insert(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, revision.to_string());
                 }
-                Ok(fast.commit(subject, Some(&headers), super::store::meta_json(info)).await?.sequence)
+                Ok(fast.finish(subject, Some(&headers), super::store::meta_json(info)).await?.sequence)
             }
         }
     }

@@ -25,8 +25,8 @@ use crate::jetstream::api::{self, DeliverPolicy, MsgGetRequest, PurgeRequest, Pu
 use crate::jetstream::context::{Context, encode_request};
 use crate::jetstream::kv::NATS_ROLLUP;
 use crate::jetstream::ordered::OrderedConfig;
+use crate::jetstream::publish::FAST_INGEST_API_LEVEL;
 use crate::jetstream::publish::Publish;
-use crate::jetstream::publish::fast_ingest::FAST_INGEST_API_LEVEL;
 use crate::jetstream::reader::tracked::TrackedRead;
 use crate::message::Message;
 

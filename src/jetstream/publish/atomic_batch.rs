@@ -249,6 +249,18 @@ impl BatchPublish {
             true => lock(&self.batch).commit(subject, message, now)?,
             false => lock(&self.batch).add(subject, message, ack, now)?,
         };
+        self.dispatch_nowait(next)
+    }
+
+    /// Ends the batch without storing a message (server 2.14), without
+    /// waiting for room (JavaScript's `commitEob`): the answer to await.
+    #[cfg_attr(not(feature = "wasm-jetstream"), allow(dead_code, reason = "JavaScript's commitEob sends this way"))]
+    pub(crate) fn end_nowait(&mut self) -> Result<Option<BatchAnswer>, Error> {
+        let next = lock(&self.batch).commit_eob(DefaultRuntime::now())?;
+        self.dispatch_nowait(next)
+    }
+
+    fn dispatch_nowait(&mut self, next: BatchMessage) -> Result<Option<BatchAnswer>, Error> {
         let sent = match next.awaits {
             Some(seq) => self.request(&next, seq).map(Some),
             None => self.client.publish_nowait(&next.subject, None, Some(&next.headers), &next.payload).map(|()| None),

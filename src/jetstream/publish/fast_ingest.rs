@@ -1,6 +1,13 @@
-//! Fast ingest over a client (ADR-50): publishes that wait only while the
-//! sans-IO [`FastWindow`] is full, and the batch's control messages read
-//! from its inbox within a timeout.
+//! Fast ingest over a client (ADR-50 fast batches, nats-server 2.14,
+//! streams with `allow_batched`), shaped like orbit.go's `jetstreamext`
+//! fast publisher: [`FastPublisher`] publishes each message at once with
+//! its place in the batch in the reply subject, and waits only while the
+//! sans-IO [`FastWindow`] is full (the server acks every `flow` messages;
+//! `max_outstanding_acks` intervals may be unacknowledged). The first
+//! message waits for its ack, so a stream that takes no fast batches
+//! refuses at once; the commit (with a last message, or an end of batch
+//! that stores none) returns the batch's [`PublishAck`]. The Object Store
+//! puts its chunks through the same publisher.
 
 use std::time::Duration;
 
@@ -8,67 +15,307 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 
-use crate::core::jetstream::api::PublishAck;
+use super::Context;
+use crate::core::jetstream::api::{ErrorCode, PublishAck};
 pub use crate::core::jetstream::fast_window::FAST_INGEST_API_LEVEL;
-use crate::core::jetstream::fast_window::{Control, FastWindow};
+use crate::core::jetstream::fast_window::{Control, FastOptions, FastWindow};
+use crate::core::jetstream::publish::Publish;
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::{Error, ProtocolError};
+use crate::error::{Error, KindError, ProtocolError, SortCause, error_kinds, is_bad_input, sort_causes};
+use crate::header::StatusCode;
 use crate::{Client, HeaderMap, Subscriber};
 
-/// A fast batch over a client: publishes wait only while the window is full.
-pub(crate) struct FastIngest {
+error_kinds!(
+    /// What ended a [`FastPublisher`] call (orbit.go's errors); the cause
+    /// keeps the server's `err_code` and description.
+    #[derive(Copy, Hash)]
+    FastPublishErrorKind {
+        /// The stream does not take fast batches (`allow_batched` off; 10205).
+        NotEnabled => "fast batch publishing not enabled on stream",
+        /// The stream lost messages of the batch, which ends it (unless it
+        /// goes on over gaps).
+        GapDetected => "fast batch gap detected",
+        /// The server no longer knows the batch (abandoned, or ended by an error; 10208).
+        UnknownBatch => "fast batch unknown to the server",
+        /// The server has as many fast batches open as it takes (10211).
+        TooManyInflight => "server has too many inflight fast batches",
+        /// No stream captures the subject.
+        StreamNotFound => "no stream found for given subject",
+        /// An ack awaited did not come in time.
+        TimedOut => "timed out: didn't receive ack in time",
+        /// The batch was committed, closed or ended by an earlier error.
+        BatchClosed => "fast batch was closed by a prior error or its commit",
+        /// A message refused before sending (a bad subject or header).
+        InvalidMessage => "message refused before sending",
+        Other => "fast publish failed",
+    }
+);
+
+/// Why a fast publish failed: its kind, and natsjet's error as the cause.
+pub type FastPublishError = KindError<FastPublishErrorKind>;
+
+/// 10211: too many fast batches in flight on the server.
+const TOO_MANY_FAST_BATCHES: ErrorCode = ErrorCode(10211);
+
+sort_causes! { cause;
+    FastPublishErrorKind {
+        Error::JetStream(e) => match e.err_code {
+            ErrorCode::FAST_BATCH_DISABLED => FastPublishErrorKind::NotEnabled,
+            ErrorCode::FAST_BATCH_UNKNOWN_ID => FastPublishErrorKind::UnknownBatch,
+            TOO_MANY_FAST_BATCHES => FastPublishErrorKind::TooManyInflight,
+            _ => FastPublishErrorKind::Other,
+        },
+        Error::ApiMisuse(_) => FastPublishErrorKind::BatchClosed,
+        _ if is_bad_input(cause) => FastPublishErrorKind::InvalidMessage,
+        Error::Protocol(ProtocolError::FastBatch(_)) => FastPublishErrorKind::GapDetected,
+        Error::NoResponders => FastPublishErrorKind::StreamNotFound,
+        Error::Timeout => FastPublishErrorKind::TimedOut,
+        _ => FastPublishErrorKind::Other,
+    }
+}
+
+/// The progress a fast publish reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FastPubAck {
+    /// This message's place in the batch (from 1).
+    pub batch_sequence: u64,
+    /// The highest place the server acknowledged: with gaps failing the
+    /// batch (the default), every message up to it is stored.
+    pub ack_sequence: u64,
+}
+
+impl Context {
+    /// A new fast publisher on this context's connection (server 2.14, the
+    /// stream needs `allow_batched`).
+    pub fn fast_publish(&self) -> FastPublisherBuilder {
+        FastPublisherBuilder { client: self.client().clone(), options: FastOptions::default(), timeout: self.timeout() }
+    }
+}
+
+/// Options of a [`FastPublisher`], from [`Context::fast_publish`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct FastPublisherBuilder {
     client: Client,
-    window: FastWindow,
-    controls: Subscriber,
+    options: FastOptions,
     timeout: Duration,
 }
 
-impl FastIngest {
-    pub async fn start(client: &Client, timeout: Duration) -> Result<FastIngest, Error> {
-        let window = FastWindow::new(client.new_inbox());
-        let controls = client.subscribe(window.subscription()).await?;
-        Ok(FastIngest { client: client.clone(), window, controls, timeout })
+impl FastPublisherBuilder {
+    /// Asks for a flow ack every `flow` messages (default 10; the server may change it).
+    pub fn flow(mut self, flow: u16) -> Self {
+        self.options.flow = flow;
+        self
     }
 
+    /// How many flow intervals may be unacknowledged before a publish waits (default 2).
+    pub fn max_outstanding_acks(mut self, intervals: u16) -> Self {
+        self.options.outstanding = intervals;
+        self
+    }
+
+    /// How long an ack is awaited (default: the context's timeout).
+    pub fn ack_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Goes on when the stream lost messages (each gap is counted in
+    /// [`FastPublisher::gaps`]) instead of ending the batch (the default).
+    pub fn continue_on_gap(mut self, go_on: bool) -> Self {
+        self.options.continue_on_gap = go_on;
+        self
+    }
+
+    /// The publisher; nothing is sent before its first message.
+    pub fn build(self) -> FastPublisher {
+        let window = FastWindow::with_options(self.client.new_inbox(), self.options);
+        let (controls, first_subject) = (None, None);
+        FastPublisher {
+            client: self.client,
+            window,
+            controls,
+            first_subject,
+            timeout: self.timeout,
+            closed: false,
+            gaps: 0,
+        }
+    }
+}
+
+/// A fast batch: publishes that wait only while the flow window is full.
+#[derive(Debug)]
+pub struct FastPublisher {
+    client: Client,
+    window: FastWindow,
+    controls: Option<Subscriber>,
+    first_subject: Option<String>,
+    timeout: Duration,
+    closed: bool,
+    gaps: u64,
+}
+
+impl FastPublisher {
     /// Publishes `payload` to `subject` as the batch's next message.
-    pub async fn add(&mut self, subject: &str, payload: Bytes) -> Result<(), Error> {
-        while !self.window.has_room() {
-            if let Control::Done(_) = self.next_control().await? {
-                return Err(Error::Protocol(ProtocolError::FastBatch("the server ended a fast batch early".into())));
-            }
-        }
-        let reply = self.window.next_reply(false);
-        self.client.publish_shared(subject, Some(&reply), None, &payload).await
+    pub async fn add(&mut self, subject: &str, payload: Bytes) -> Result<FastPubAck, FastPublishError> {
+        self.add_message(subject, Publish::build().payload(payload)).await
     }
 
-    /// Publishes the last message (with `headers`) and waits for the batch's `PublishAck`.
-    pub async fn commit(
-        mut self,
-        subject: &str,
-        headers: Option<&HeaderMap>,
-        payload: Bytes,
-    ) -> Result<PublishAck, Error> {
-        let reply = self.window.next_reply(true);
-        self.client.publish_shared(subject, Some(&reply), headers, &payload).await?;
-        loop {
-            if let Control::Done(ack) = self.next_control().await? {
-                return Ok(ack);
-            }
-        }
+    /// Publishes a message with headers as the batch's next message. The
+    /// first waits for its ack; later ones only for room in the window.
+    pub async fn add_message(&mut self, subject: &str, message: Publish) -> Result<FastPubAck, FastPublishError> {
+        let sent = self.send(subject, message.headers.as_ref(), message.payload).await;
+        sent.map_err(FastPublishErrorKind::error)?;
+        Ok(FastPubAck { batch_sequence: self.window.sent(), ack_sequence: self.window.acked() })
     }
 
-    /// The next control message, within the timeout.
-    async fn next_control(&mut self) -> Result<Control, Error> {
-        let next = self.controls.next();
-        match select(next, DefaultRuntime::sleep(self.timeout)).await {
-            Either::Left((Some(message), _)) => self.window.handle(&message.payload),
-            Either::Left((None, _)) => Err(Error::Closed),
-            Either::Right(_) => Err(Error::Timeout),
-        }
+    /// Publishes the last message and waits for the batch's [`PublishAck`].
+    pub async fn commit(self, subject: &str, payload: Bytes) -> Result<PublishAck, FastPublishError> {
+        self.commit_message(subject, Publish::build().payload(payload)).await
+    }
+
+    /// Publishes the last message, with headers, and waits for the batch's [`PublishAck`].
+    pub async fn commit_message(mut self, subject: &str, message: Publish) -> Result<PublishAck, FastPublishError> {
+        self.finish(subject, message.headers.as_ref(), message.payload).await.map_err(FastPublishErrorKind::error)
+    }
+
+    /// Ends the batch without storing another message (server 2.14: the
+    /// end-of-batch commit) and waits for its [`PublishAck`]; at least one
+    /// message must have been added.
+    pub async fn close(mut self) -> Result<PublishAck, FastPublishError> {
+        let closed = async {
+            // The end goes to the first message's subject, which the stream captures.
+            let Some(subject) = self.first_subject.take() else {
+                return Err(Error::ApiMisuse("an empty fast batch cannot be closed"));
+            };
+            self.open()?;
+            let reply = self.window.end_reply();
+            self.client.publish_shared(&subject, Some(&reply), None, &Bytes::new()).await?;
+            self.done().await
+        };
+        closed.await.map_err(FastPublishErrorKind::error)
+    }
+
+    /// Messages sent so far.
+    pub fn sent(&self) -> u64 {
+        self.window.sent()
     }
 
     /// Messages the server acknowledged so far.
     pub fn acked(&self) -> u64 {
         self.window.acked()
+    }
+
+    /// Gaps the server reported (only when going on over them).
+    pub fn gaps(&self) -> u64 {
+        self.gaps
+    }
+
+    /// Whether the batch was committed or ended by an error.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// A fast batch for the Object Store's chunks (the wasm's store has a stand-in).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) async fn start(client: &Client, timeout: Duration) -> Result<FastPublisher, Error> {
+        let mut publisher =
+            FastPublisherBuilder { client: client.clone(), options: FastOptions::default(), timeout }.build();
+        publisher.subscribe().await?;
+        Ok(publisher)
+    }
+
+    async fn subscribe(&mut self) -> Result<(), Error> {
+        if self.controls.is_none() {
+            self.controls = Some(self.client.subscribe(self.window.subscription()).await?);
+        }
+        Ok(())
+    }
+
+    fn open(&self) -> Result<(), Error> {
+        match self.closed {
+            true => Err(Error::ApiMisuse("the fast batch was committed or ended by an error")),
+            false => Ok(()),
+        }
+    }
+
+    /// Publishes the batch's next message (crate: the Object Store's chunks).
+    pub(crate) async fn send(
+        &mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: Bytes,
+    ) -> Result<(), Error> {
+        self.open()?;
+        self.client.check_publish_subject(subject)?;
+        self.subscribe().await?;
+        while !self.window.has_room() {
+            self.next_control().await?;
+        }
+        let reply = self.window.next_reply(false);
+        let sent = self.client.publish_shared(subject, Some(&reply), headers, &payload).await;
+        self.closed |= sent.is_err();
+        sent?;
+        if self.window.sent() == 1 {
+            self.first_subject = Some(subject.to_owned());
+            // The server answers the start at once (a flow ack of 0, or its
+            // refusal): whether the stream takes the batch at all.
+            self.next_control().await?;
+        }
+        Ok(())
+    }
+
+    /// Publishes the last message and waits for the batch's `PublishAck`.
+    pub(crate) async fn finish(
+        &mut self,
+        subject: &str,
+        headers: Option<&HeaderMap>,
+        payload: Bytes,
+    ) -> Result<PublishAck, Error> {
+        self.open()?;
+        self.client.check_publish_subject(subject)?;
+        self.subscribe().await?;
+        let reply = self.window.next_reply(true);
+        self.client.publish_shared(subject, Some(&reply), headers, &payload).await?;
+        self.done().await
+    }
+
+    async fn done(&mut self) -> Result<PublishAck, Error> {
+        loop {
+            if let Some(ack) = self.next_control().await? {
+                return Ok(ack);
+            }
+        }
+    }
+
+    /// The next control message, within the timeout: the batch's ack when
+    /// it is the last; an error ends the batch.
+    async fn next_control(&mut self) -> Result<Option<PublishAck>, Error> {
+        let control = match self.controls.as_mut() {
+            None => Err(Error::ApiMisuse("the fast batch has no inbox")),
+            Some(controls) => match select(controls.next(), DefaultRuntime::sleep(self.timeout)).await {
+                Either::Left((Some(message), _)) => match message.status {
+                    Some(StatusCode::NO_RESPONDERS) => Err(Error::NoResponders),
+                    _ => self.window.handle(&message.payload),
+                },
+                Either::Left((None, _)) => Err(Error::Closed),
+                Either::Right(_) => Err(Error::Timeout),
+            },
+        };
+        match control {
+            Ok(Control::Ack { .. }) => Ok(None),
+            Ok(Control::Gap { .. }) => {
+                self.gaps += 1;
+                Ok(None)
+            }
+            Ok(Control::Done(ack)) => {
+                self.closed = true;
+                Ok(Some(ack))
+            }
+            Err(e) => {
+                self.closed = true;
+                Err(e)
+            }
+        }
     }
 }

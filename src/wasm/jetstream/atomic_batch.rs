@@ -8,8 +8,9 @@ use wasm_bindgen::prelude::*;
 
 use super::context::{RawJetStream, RawPublishOptions, raw_pub_ack, with_options};
 use crate::core::jetstream::atomic_batch::BatchReply;
+use crate::error::Error;
 use crate::jetstream::Publish;
-use crate::jetstream::publish::BatchPublish;
+use crate::jetstream::publish::{BatchAnswer, BatchPublish};
 use crate::wasm::boxed_promise;
 use crate::wasm::error::{Call, to_js};
 use crate::wasm::options::millis;
@@ -58,13 +59,25 @@ impl RawAtomicBatch {
             message = with_options(message, &o)?;
         }
         let sent = self.batch.send_nowait(&subject, message, ack, commit);
-        let Some(answer) = sent.map_err(|e| to_js(&e, Call::Other(&subject)))? else { return Ok(JsValue::UNDEFINED) };
-        Ok(boxed_promise(Box::pin(async move {
-            match answer.await.map_err(|e| to_js(&e, Call::Other(&subject)))? {
-                BatchReply::Committed(ack) => Ok(raw_pub_ack(ack)),
-                BatchReply::Staged => Ok(JsValue::UNDEFINED),
-            }
-        }))
-        .into())
+        answered(sent, subject)
     }
+
+    /// Ends the batch without storing a message (server 2.14; the first
+    /// message's subject carries it): a promise of the batch's ack.
+    #[wasm_bindgen(js_name = commitEob, unchecked_return_type = "Promise<RawPubAck>")]
+    pub fn commit_eob(&mut self) -> Result<JsValue, JsValue> {
+        answered(self.batch.end_nowait(), String::new())
+    }
+}
+
+/// The promise of what a sent message awaits (`undefined` when nothing).
+fn answered(sent: Result<Option<BatchAnswer>, Error>, subject: String) -> Result<JsValue, JsValue> {
+    let Some(answer) = sent.map_err(|e| to_js(&e, Call::Other(&subject)))? else { return Ok(JsValue::UNDEFINED) };
+    Ok(boxed_promise(Box::pin(async move {
+        match answer.await.map_err(|e| to_js(&e, Call::Other(&subject)))? {
+            BatchReply::Committed(ack) => Ok(raw_pub_ack(ack)),
+            BatchReply::Staged => Ok(JsValue::UNDEFINED),
+        }
+    }))
+    .into())
 }

@@ -61,7 +61,7 @@ export interface PublishExpectations {
   lastSubjectSequenceSubject?: string;
 }
 /** A stream's ack: `[stream, seq, duplicate, domain]`, and an atomic batch's id and size. */
-export type RawPubAck = [stream: string, seq: number, duplicate: boolean, domain: string | undefined, batch?: string, count?: number];
+export type RawPubAck = [stream: string, seq: number, duplicate: boolean, domain: string | undefined, batch?: string, count?: number, val?: string];
 "#;
 
 #[wasm_bindgen]
@@ -206,6 +206,10 @@ pub(super) fn raw_pub_ack(ack: PublishAck) -> JsValue {
     if let (Some(batch), Some(count)) = (ack.batch_id, ack.batch_size) {
         raw.push(&batch.into());
         raw.push(&(count as f64).into());
+    }
+    // A counter's new total (ADR-49), after the batch's places.
+    if let Some(total) = ack.value {
+        raw.set(6, total.into());
     }
     raw.into()
 }

@@ -36,6 +36,7 @@ mod consumer;
 mod context;
 mod deliveries;
 mod direct_batch;
+mod fast_publish;
 #[cfg(feature = "wasm-groups")]
 mod groups;
 mod ledger;

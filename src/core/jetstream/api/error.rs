@@ -103,8 +103,16 @@ impl ErrorCode {
     pub const MESSAGE_TTL_DISABLED: ErrorCode = ErrorCode(10166);
     /// 10167: stream too many requests.
     pub const STREAM_TOO_MANY_REQUESTS: ErrorCode = ErrorCode(10167);
-    /// 10168: message incr disabled.
+    /// 10168: a `Nats-Incr` on a stream without `allow_msg_counter` (ADR-49).
     pub const MESSAGE_INCR_DISABLED: ErrorCode = ErrorCode(10168);
+    /// 10169: a message without `Nats-Incr` on a counter stream.
+    pub const MESSAGE_INCR_MISSING: ErrorCode = ErrorCode(10169);
+    /// 10170: a counter increment with a payload.
+    pub const MESSAGE_INCR_PAYLOAD: ErrorCode = ErrorCode(10170);
+    /// 10171: a `Nats-Incr` that is not a decimal integer.
+    pub const MESSAGE_INCR_INVALID: ErrorCode = ErrorCode(10171);
+    /// 10172: the counter's stored value cannot be read.
+    pub const MESSAGE_COUNTER_BROKEN: ErrorCode = ErrorCode(10172);
     /// The stream does not take atomic batches (`allow_atomic` off).
     pub const ATOMIC_PUBLISH_DISABLED: ErrorCode = ErrorCode(10174);
     /// A batch message without its `Nats-Batch-Sequence`.
@@ -139,6 +147,10 @@ impl ErrorCode {
     pub const CONSUMER_INVALID_RESET: ErrorCode = ErrorCode(10204);
     /// More open batches on the stream (50) or the server (1000) than allowed (status 429).
     pub const ATOMIC_PUBLISH_TOO_MANY_INFLIGHT: ErrorCode = ErrorCode(10210);
+    /// 10205: a fast batch to a stream without `allow_batched`.
+    pub const FAST_BATCH_DISABLED: ErrorCode = ErrorCode(10205);
+    /// 10208: a fast batch the server does not know (abandoned or ended).
+    pub const FAST_BATCH_UNKNOWN_ID: ErrorCode = ErrorCode(10208);
     /// A cancellation whose `Nats-Scheduler` is empty, invalid or its own subject.
     pub const MESSAGE_SCHEDULES_SCHEDULER_INVALID: ErrorCode = ErrorCode(10212);
     /// A schedule's `Nats-Schedule-Time-Zone` the server does not know.
