@@ -36,6 +36,7 @@ mod direct_batch;
 pub mod message;
 #[cfg(has_runtime)]
 pub(crate) mod paging;
+#[cfg(has_runtime)]
 pub(crate) mod procedure;
 #[cfg(has_runtime)]
 pub mod publish;
