@@ -77,6 +77,7 @@ export class Counter {
   readonly value: bigint;
   /** The increment the message made (0 without `Nats-Incr`). */
   readonly delta: bigint;
+  /** The stream that holds the counter. */
   readonly stream: string;
   /** The counter's subject. */
   readonly subject: string;
@@ -84,6 +85,7 @@ export class Counter {
   readonly seq: number;
   /** The server's RFC 3339 time. */
   readonly timestamp: string;
+  /** The same time as a `Date` (milliseconds). */
   readonly time: Date;
   /** For each source stream, the totals last taken from its subjects; empty without sources. */
   readonly sources: Map<string, Map<string, bigint>>;
@@ -104,6 +106,7 @@ export class Counter {
 
 /** The counters of one stream (orbit.js's `Counters`). */
 export class Counters {
+  /** The stream whose counters these are. */
   readonly stream: string;
   readonly #js: JetStreamClient;
   readonly #direct: DirectStreamAPI;

@@ -16,7 +16,9 @@ export type ConsumerGroupKind = "static" | "elastic";
 
 /** Partitions given to one member by hand. */
 export interface MemberMapping {
+  /** The member's name. */
   member: string;
+  /** The partitions (0-based) it consumes. */
   partitions: number[];
 }
 
@@ -34,6 +36,7 @@ export interface StaticConsumerGroupConfig {
 
 /** A filter of an elastic group and the `*` wildcards (1-based) whose tokens make the partitioning key. */
 export interface PartitioningFilter {
+  /** A subject filter of the stream. */
   filter: string;
   /** `null` or empty: the whole subject is the key. */
   partitioning_wildcards: number[] | null;
@@ -41,18 +44,23 @@ export interface PartitioningFilter {
 
 /** An elastic group's document, as the Go library stores it. */
 export interface ElasticConsumerGroupConfig {
+  /** The number of partitions, and so of members at most. */
   max_members: number;
   /** `null`: the whole stream. */
   partitioning_filters: PartitioningFilter[] | null;
   /** The group stream's message limit (the Go name, without the "s"). */
   max_buffered_msg?: number;
+  /** The group stream's byte limit. */
   max_buffered_bytes?: number;
+  /** Members, given partitions by the balanced distribution. */
   members?: string[];
+  /** Or partitions given to members by hand. */
   member_mappings?: MemberMapping[];
 }
 
 /** A member's consumer as the server sees it. */
 export interface ConsumerGroupMemberState {
+  /** The member's name. */
   member: string;
   /** The member's consumer exists. */
   active: boolean;
