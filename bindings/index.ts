@@ -1,6 +1,6 @@
 /**
  * natsjet's whole JavaScript API, the `natsjet` entries' (`web.ts`,
- * `node.ts`): core NATS, JetStream, Key-Value and Object Store. Shaped like
+ * `node.ts`): core NATS, JetStream, Key-Value, Object Store and consumer groups. Shaped like
  * nats.js v3; the smaller tiers (`natsjet/core`, `natsjet/jetstream`)
  * export parts of it over smaller wasm builds.
  */
@@ -8,3 +8,15 @@ export * from "./core.js";
 export * from "./jetstream/index.js";
 export * from "./kv/index.js";
 export * from "./obj/index.js";
+// Consumer groups: in the full build only (cargo feature wasm-groups), not natsjet/jetstream's.
+export {
+  ConsumerGroups,
+  consumerGroups,
+  type ConsumerGroupKind,
+  type ConsumerGroupMemberState,
+  type ElasticConsumerGroupConfig,
+  type JoinOptions,
+  type MemberMapping,
+  type PartitioningFilter,
+  type StaticConsumerGroupConfig,
+} from "./jetstream/groups.js";

@@ -27,17 +27,6 @@ export type {
 } from "../raw.js";
 export { AckBatch, type AckBatchOptions, type AckOptions, type AckReport, type CommitOptions } from "./ack_batch.js";
 export {
-  ConsumerGroups,
-  consumerGroups,
-  type ConsumerGroupKind,
-  type ConsumerGroupMemberState,
-  type ElasticConsumerGroupConfig,
-  type JoinOptions,
-  type MemberMapping,
-  type PartitioningFilter,
-  type StaticConsumerGroupConfig,
-} from "./groups.js";
-export {
   Counter,
   CounterIncrementHeader,
   Counters,

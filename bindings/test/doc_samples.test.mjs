@@ -54,6 +54,16 @@ await (await jetstreamManager(nc)).streams.add({
 });
 const js = jetstream(nc);
 for (let i = 1; i <= 41; i++) await js.publish("orders.0", \`\${i}\`);`,
+  // The ORDERS stream, made on a connection of its own (the sample makes its own).
+  ordersStream: `import * as natsjet$ from "natsjet";
+{
+  const nc$ = await natsjet$.connect({ servers: "nats://127.0.0.1:4222" });
+  await (await natsjet$.jetstreamManager(nc$)).streams.add({ name: "ORDERS", subjects: ["orders.>"] });
+  await nc$.close();
+}`,
+  // ORDERS, and a stream that takes fast batches (allow_batched) for events.>.
+  events: `${orders}
+await jsm.streams.add({ name: "EVENTS", subjects: ["events.>"], allow_batched: true });`,
   file: `const file = new File(["not really a jpeg"], "photo.jpg");\nconst show = () => {};`,
 };
 
