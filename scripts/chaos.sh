@@ -10,6 +10,8 @@
 #       an elastic group's members (processes) go 3 -> 5 -> 2 while messages
 #       flow, the pinned instance of a member with a standby is SIGKILLed;
 #       no loss and per-key order, one line of figures
+#   bash scripts/chaos.sh consumer-groups node   # bindings/test/chaos/consumer_groups.mjs:
+#       the same with Node member processes (NATSJET_CG_MESSAGES sizes it)
 #
 # ARGS go to the test (rust: --messages N --kills K --window-kills W
 # --publish-seconds S --stalls N; defaults 100,000 messages and 10 kills).
@@ -22,14 +24,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: $0 exactly-once rust|node [ARGS] | consumer-groups rust [ARGS]" >&2
+    echo "usage: $0 exactly-once rust|node [ARGS] | consumer-groups rust|node [ARGS]" >&2
     exit 2
 }
 [[ $# -ge 2 ]] || usage
 chaos="$1 $2"
 shift 2
 case "$chaos" in
-    "exactly-once rust" | "exactly-once node" | "consumer-groups rust") ;;
+    "exactly-once rust" | "exactly-once node" | "consumer-groups rust" | "consumer-groups node") ;;
     *)
         echo "unknown chaos test: $chaos" >&2
         usage
@@ -55,5 +57,9 @@ case "$chaos" in
     "exactly-once node")
         bash scripts/build-pkg.sh
         node bindings/test/chaos/exactly_once.mjs "$@"
+        ;;
+    "consumer-groups node")
+        bash scripts/build-pkg.sh
+        node bindings/test/chaos/consumer_groups.mjs "$@"
         ;;
 esac
