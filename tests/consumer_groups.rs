@@ -1,7 +1,8 @@
 //! Partitioned consumer groups against a real nats-server (2.11+ for
 //! pinning): the server's partition hash is ours, elastic members keep
 //! per-key order while members come and go, a static member's standby
-//! takes over within the pinned TTL, and the admin calls.
+//! takes over within the pinned TTL, a stream leader change on a cluster
+//! keeps order and loses nothing, and the admin calls.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::NatsServer;
+use common::{NatsCluster, NatsServer};
 use futures_util::StreamExt;
 use natsjet::jetstream::api::{StreamConfig, SubjectTransform};
 use natsjet::jetstream::consumer::pull;
@@ -95,7 +96,7 @@ type Shared = Arc<Mutex<Seen>>;
 /// An instance of `member` on its own connection: acks each message after
 /// recording it, `work` after receiving it.
 async fn instance(
-    server: &NatsServer,
+    js: Context,
     kind: Kind,
     stream: &str,
     member: &str,
@@ -103,7 +104,6 @@ async fn instance(
     seen: Shared,
     work: Duration,
 ) -> JoinHandle<()> {
-    let js = context(server).await;
     let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 1, ..Default::default() };
     let mut joined = groups::join(&js, kind, stream, "cg", member, template).await.unwrap();
     let tag = tag.to_string();
@@ -184,7 +184,7 @@ async fn elastic_members_keep_each_keys_order_while_members_change() {
     let mut tasks = Vec::new();
     let work = Duration::from_millis(3);
     for m in ["m1", "m2", "m3", "m4"] {
-        tasks.push(instance(&server, Kind::Elastic, "ORDERS", m, m, seen.clone(), work).await);
+        tasks.push(instance(context(&server).await, Kind::Elastic, "ORDERS", m, m, seen.clone(), work).await);
     }
     let members = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     groups::add_members(&js, "ORDERS", "cg", &members(&["m1", "m2"])).await.unwrap();
@@ -247,9 +247,9 @@ async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     assert_eq!(groups::static_config(&js, "ORDERS", "cg").await.unwrap(), config);
     let seen = Shared::default();
     let work = Duration::from_millis(5);
-    let a = instance(&server, Kind::Static, "ORDERS", "m1", "m1-a", seen.clone(), work).await;
-    let b = instance(&server, Kind::Static, "ORDERS", "m1", "m1-b", seen.clone(), work).await;
-    let other = instance(&server, Kind::Static, "ORDERS", "m2", "m2", seen.clone(), work).await;
+    let a = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-a", seen.clone(), work).await;
+    let b = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-b", seen.clone(), work).await;
+    let other = instance(context(&server).await, Kind::Static, "ORDERS", "m2", "m2", seen.clone(), work).await;
     publish_keys(&js, 10, 0..20).await;
     wait_for(&seen, 200).await;
     let first = {
@@ -285,4 +285,57 @@ async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     }
     let left = js.get_stream("ORDERS").await.unwrap();
     assert_eq!(left.consumers().count().await, 0, "the group's consumers went with it");
+}
+
+/// Asks the stream's leader to step down; a new one is elected from its replicas.
+async fn step_down(js: &Context, stream: &str) {
+    let reply = js.client().request(format!("$JS.API.STREAM.LEADER.STEPDOWN.{stream}"), "".into()).await.unwrap();
+    let text = String::from_utf8_lossy(&reply.payload);
+    assert!(text.contains("\"success\":true"), "{stream} stepped down: {text}");
+}
+
+#[tokio::test]
+async fn a_stream_leader_change_keeps_order_and_loses_nothing() {
+    let cluster = NatsCluster::start(3);
+    let urls = cluster.client_urls();
+    let connect = |i: usize| {
+        let url = urls[i % urls.len()].clone();
+        async move { jetstream::new(natsjet::connect(url).await.unwrap()) }
+    };
+    let js = connect(0).await;
+    let config = StreamConfig {
+        name: "ORDERS".into(),
+        subjects: vec!["orders.*".into()],
+        num_replicas: 3,
+        ..Default::default()
+    };
+    js.create_stream(config).await.unwrap();
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(4)).await.unwrap();
+    let members: Vec<String> = vec!["m1".into(), "m2".into()];
+    groups::add_members(&js, "ORDERS", "cg", &members).await.unwrap();
+    let seen = Shared::default();
+    let mut tasks = Vec::new();
+    for (i, m) in members.iter().enumerate() {
+        // Each member on another node than the admin connection.
+        let member = connect(i + 1).await;
+        tasks.push(instance(member, Kind::Elastic, "ORDERS", m, m, seen.clone(), Duration::from_millis(2)).await);
+    }
+    publish_keys(&js, 20, 0..20).await;
+    wait_for(&seen, 100).await;
+    // The origin's leader, then the group's work-queue stream's, while the members consume.
+    step_down(&js, "ORDERS").await;
+    publish_keys(&js, 20, 20..30).await;
+    wait_for(&seen, 450).await;
+    step_down(&js, "ORDERS-cg").await;
+    publish_keys(&js, 20, 30..40).await;
+    wait_for(&seen, 800).await;
+    let redelivered = check_order(&seen, 20, 40);
+    println!(
+        "leader change: 800 processed, {redelivered} redelivered, by instance {:?}",
+        seen.lock().unwrap().by_instance
+    );
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    for task in tasks {
+        timeout(WAIT, task).await.unwrap().unwrap();
+    }
 }
