@@ -3,7 +3,8 @@
 //! its progress from the flow acks, ends with the batch's ack (with a last
 //! message or an end of batch that stores none); a stream without
 //! `allow_batched`, a batch the server abandoned and a closed batch are
-//! typed errors.
+//! typed errors; a message the server drops on the way (a publish
+//! permission) is a gap that ends the batch or, asked to, is gone over.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -94,4 +95,56 @@ async fn failures_are_typed() {
     let abandoned = fast.commit("gaps.a", Bytes::from_static(b"2")).await.unwrap_err();
     let unknown = (FastPublishErrorKind::UnknownBatch, Some(ErrorCode::FAST_BATCH_UNKNOWN_ID));
     assert_eq!(kind_and_code(abandoned), unknown);
+}
+
+/// A server where user `gap` may not publish to `gaps.secret`: the server
+/// drops such a message of a fast batch, so the batch loses it on the way
+/// and the server sees a gap at the next one.
+fn server_that_drops_a_subject() -> NatsServer {
+    NatsServer::builder()
+        .jetstream()
+        .config_extra(
+            r#"authorization { users: [ { user: gap, password: gap,
+                permissions: { publish: { allow: [">"], deny: ["gaps.secret"] } } } ] }"#,
+        )
+        .start()
+}
+
+async fn gap_context(server: &NatsServer) -> natsjet::jetstream::Context {
+    let url = server.client_url().replace("nats://", "nats://gap:gap@");
+    let js = natsjet::connect(url).await.unwrap().jetstream();
+    let config = StreamConfig { name: "GAPS".into(), subjects: vec!["gaps.>".into()], ..batched() };
+    js.create_stream(config).await.unwrap();
+    js
+}
+
+#[tokio::test]
+async fn a_message_lost_on_the_way_is_a_gap_the_batch_fails_on_or_goes_over() {
+    let server = server_that_drops_a_subject();
+    let js = gap_context(&server).await;
+
+    // By default a gap ends the batch: nothing after it is stored, the commit fails typed.
+    let mut fast = js.fast_publish().flow(1).build();
+    fast.add("gaps.a", Bytes::from_static(b"1")).await.unwrap();
+    fast.add("gaps.secret", Bytes::from_static(b"lost")).await.unwrap();
+    let ended = match fast.add("gaps.b", Bytes::from_static(b"3")).await {
+        Err(e) => e,
+        Ok(_) => fast.commit("gaps.c", Bytes::from_static(b"4")).await.unwrap_err(),
+    };
+    assert_eq!(ended.kind(), FastPublishErrorKind::GapDetected, "{ended}");
+    let stored = js.get_stream("GAPS").await.unwrap().get_info().await.unwrap().state.messages;
+    assert_eq!(stored, 1, "only what came before the gap");
+
+    // Going on over gaps: the rest is stored.
+    let mut fast = js.fast_publish().flow(1).continue_on_gap(true).build();
+    fast.add("gaps.a", Bytes::from_static(b"1")).await.unwrap();
+    fast.add("gaps.secret", Bytes::from_static(b"lost")).await.unwrap();
+    fast.add("gaps.b", Bytes::from_static(b"3")).await.unwrap();
+    let ack = fast.commit("gaps.c", Bytes::from_static(b"4")).await.unwrap();
+    // The batch's size counts its sequence numbers, the lost one's too.
+    assert_eq!((ack.sequence, ack.batch_size), (4, Some(4)));
+    let stream = js.get_stream("GAPS").await.unwrap();
+    for (seq, subject) in [(2, "gaps.a"), (3, "gaps.b"), (4, "gaps.c")] {
+        assert_eq!(stream.get_raw_message(seq).await.unwrap().subject.as_str(), subject);
+    }
 }

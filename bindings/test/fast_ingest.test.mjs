@@ -2,12 +2,14 @@
 // built package against a real nats-server: a batch streams with progress
 // from the flow acks and ends with the batch's ack (a last message, or an
 // end of batch that stores none); a stream without allow_batched, a closed
-// batch and a batch the server abandoned are typed errors.
+// batch and a batch the server abandoned are typed errors; a message the
+// server drops on the way (a publish permission) is a gap that ends the
+// batch or, asked to, is gone over.
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
-import { headers, InvalidOperationError, JetStreamApiError, JetStreamNotEnabled, NewFastPublisher } from "natsjet";
-import { bothClients, startJetStreamServer } from "./harness.mjs";
+import { connect, headers, InvalidOperationError, JetStreamApiError, JetStreamNotEnabled, jetstream, jetstreamManager, NewFastPublisher } from "natsjet";
+import { bothClients, startAccountsServer, startJetStreamServer } from "./harness.mjs";
 
 let server, js, jsm, close;
 before(async () => {
@@ -68,4 +70,36 @@ describe("fast ingest", () => {
     assert.ok(abandoned instanceof JetStreamApiError, String(abandoned));
     assert.equal(abandoned.code, 10208);
   });
+});
+
+test("fast ingest: a message the server drops is a gap that ends the batch, or is gone over", async () => {
+  // User `limited` may not publish to secret.>: the server drops that message of the batch.
+  const accounts = await startAccountsServer();
+  const nc = await connect({ servers: accounts.url, user: "limited", pass: "pw" });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    await jsm.streams.add({ name: "GAPS", subjects: ["gaps.>", "secret.>"], allow_batched: true });
+    const fast = NewFastPublisher(js, { flow: 1 });
+    await fast.add("gaps.a", "1");
+    await fast.add("secret.x", "lost");
+    const ended = await fast.add("gaps.b", "3").then(() => fast.commit("gaps.c", "4")).catch((e) => e);
+    assert.equal(ended.name, "ProtocolError", String(ended));
+    assert.match(ended.message, /lost messages 2 to 2 of fast batch/);
+    assert.equal((await jsm.streams.info("GAPS")).state.messages, 1, "only what came before the gap");
+
+    const over = NewFastPublisher(js, { flow: 1, continueOnGap: true });
+    await over.add("gaps.a", "1");
+    await over.add("secret.x", "lost");
+    await over.add("gaps.b", "3");
+    const ack = await over.commit("gaps.c", "4");
+    // The batch's size counts its sequence numbers, the lost one's too.
+    assert.deepEqual([ack.seq, ack.count], [4, 4]);
+    const subjects = [];
+    for (const seq of [2, 3, 4]) subjects.push((await jsm.streams.getMessage("GAPS", { seq })).subject);
+    assert.deepEqual(subjects, ["gaps.a", "gaps.b", "gaps.c"]);
+  } finally {
+    await nc.close();
+    await accounts.close();
+  }
 });
