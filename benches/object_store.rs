@@ -5,7 +5,9 @@
 //! quick pass). Puts then gets a 64 MiB object (MiB/s, client CPU per MiB,
 //! the median of 5 passes, the clients alternating, `BENCH_PASSES` to change;
 //! natsjet with its defaults and in a bucket with
-//! `allow_batched`, its one tuning knob), with the server's CPU beside;
+//! `allow_batched`, its one tuning knob; the gets read the chunk stream,
+//! and once more as async-nats programs do, `AsyncRead::read_to_end` into an
+//! empty `Vec`), with the server's CPU beside;
 //! then, each in a process of its own so the figure is its own, puts and
 //! gets a 1 GiB object streamed from and to nowhere and reports the peak
 //! resident memory (`VmHWM`): before the put, during it, during the get.
@@ -84,6 +86,29 @@ async fn natsjet_pass(url: &str, len: usize, fast: bool, mut mark: impl FnMut())
     }
     assert_eq!(read, len);
     (put, clock.stop(len / MIB))
+}
+
+/// A get as async-nats programs write it: `get`, then `AsyncRead::read_to_end`
+/// into an empty `Vec`, of the object the last pass put.
+async fn natsjet_read_to_end(url: &str, len: usize) -> Run {
+    let js = natsjet::connect(url).await.unwrap().jetstream();
+    let store = js.get_object_store("bench").await.unwrap();
+    let clock = Stopwatch::start();
+    let mut bytes = Vec::new();
+    store.get("blob").await.unwrap().read_to_end(&mut bytes).await.unwrap();
+    assert_eq!(bytes.len(), len);
+    clock.stop(len / MIB)
+}
+
+/// [`natsjet_read_to_end`] with async-nats.
+async fn async_nats_read_to_end(url: &str, len: usize) -> Run {
+    let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
+    let store = js.get_object_store("bench").await.unwrap();
+    let clock = Stopwatch::start();
+    let mut bytes = Vec::new();
+    store.get("blob").await.unwrap().read_to_end(&mut bytes).await.unwrap();
+    assert_eq!(bytes.len(), len);
+    clock.stop(len / MIB)
 }
 
 async fn async_nats_pass(url: &str, len: usize, mut mark: impl FnMut()) -> (Run, Run) {
@@ -193,22 +218,27 @@ fn main() {
     println!("MiB/s (CPU per MiB), median of {passes} passes:");
     support::header();
     let (mut ours, mut fast, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
+    // Each client reads the object async-nats just put, both with read_to_end.
+    let (mut our_reads, mut their_reads) = (Vec::new(), Vec::new());
     for _ in 0..passes {
         ours.push(rt.block_on(natsjet_pass(&url, len, false, || ())));
         fast.push(rt.block_on(natsjet_pass(&url, len, true, || ())));
         theirs.push(rt.block_on(async_nats_pass(&url, len, || ())));
+        our_reads.push(rt.block_on(natsjet_read_to_end(&url, len)));
+        their_reads.push(rt.block_on(async_nats_read_to_end(&url, len)));
     }
-    let median = |runs: &[(Run, Run)], get: bool| {
-        let mut picked: Vec<Run> = runs.iter().map(|r| if get { r.1 } else { r.0 }).collect();
-        picked.sort_by(|a, b| a.per_second.total_cmp(&b.per_second));
-        picked[(picked.len() - 1) / 2]
+    let median_of = |mut runs: Vec<Run>| {
+        runs.sort_by(|a, b| a.per_second.total_cmp(&b.per_second));
+        runs[(runs.len() - 1) / 2]
     };
+    let median = |runs: &[(Run, Run)], get: bool| median_of(runs.iter().map(|r| if get { r.1 } else { r.0 }).collect());
     let mib = len / MIB;
     let rows = [
         (format!("object put {mib} MiB"), median(&ours, false), median(&theirs, false)),
         (format!("object get {mib} MiB"), median(&ours, true), median(&theirs, true)),
         (format!("object put {mib} MiB, fast batches (allow_batched)"), median(&fast, false), median(&theirs, false)),
         (format!("object get {mib} MiB, from that bucket"), median(&fast, true), median(&theirs, true)),
+        (format!("object get {mib} MiB, AsyncRead::read_to_end"), median_of(our_reads), median_of(their_reads)),
     ];
     for (name, ours, theirs) in &rows {
         support::row(name, *ours, *theirs);
