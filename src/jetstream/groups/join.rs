@@ -98,7 +98,7 @@ impl Document {
 /// order. The template's `max_ack_pending` bounds the messages in flight
 /// over all the member's partitions (1, as with orbit.go's `cg` tool, is one
 /// at a time; the number of partitions or more pipelines them). With
-/// `AckPolicy::None` (static groups) messages are handed out as they come.
+/// `AckPolicy::None` or `All` (static groups) messages are handed out as they come.
 pub async fn join(
     js: &Context,
     kind: Kind,
@@ -122,7 +122,7 @@ pub async fn join(
     let store = requests::bucket(js, kind).await?;
     let watch = store.watch_with_history(names::config_key(stream, group)).await?;
     let ack_wait = rules::ack_wait(&template);
-    let ordered = template.ack_policy != AckPolicy::None;
+    let ordered = template.ack_policy == AckPolicy::Explicit;
     let mut joined = Member {
         js: js.clone(),
         kind,
