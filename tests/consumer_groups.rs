@@ -295,22 +295,27 @@ async fn a_member_works_on_several_partitions_at_once_in_order_per_key() {
         assert!(Instant::now() < deadline, "acked {} of {total}", done.load(std::sync::atomic::Ordering::Relaxed));
         sleep(Duration::from_millis(50)).await;
     }
-    let s = state.lock().unwrap();
-    assert!(s.naks > 0);
-    for (key, handed) in &s.handed {
-        // A nak'd message comes again before the key's next one.
-        let mut next = 0;
-        for &i in handed {
-            assert!(i == next || i + 1 == next, "{key}: {i} handed out after {}: {handed:?}", next.saturating_sub(1));
-            next = i + 1;
+    {
+        let s = state.lock().unwrap();
+        assert!(s.naks > 0);
+        for (key, handed) in &s.handed {
+            // A nak'd message comes again before the key's next one.
+            let mut next = 0;
+            for &i in handed {
+                assert!(
+                    i == next || i + 1 == next,
+                    "{key}: {i} handed out after {}: {handed:?}",
+                    next.saturating_sub(1)
+                );
+                next = i + 1;
+            }
+            assert_eq!(next, rounds, "{key}");
         }
-        assert_eq!(next, rounds, "{key}");
+        for member in ["m1", "m2"] {
+            assert!(s.most_at_once[member] >= 2, "{member} pipelined partitions: {:?}", s.most_at_once);
+        }
+        println!("pipelined: at most {:?} partitions in flight per member, {} naks", s.most_at_once, s.naks);
     }
-    for member in ["m1", "m2"] {
-        assert!(s.most_at_once[member] >= 2, "{member} pipelined partitions: {:?}", s.most_at_once);
-    }
-    println!("pipelined: at most {:?} partitions in flight per member, {} naks", s.most_at_once, s.naks);
-    drop(s);
     groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
     for task in tasks {
         timeout(WAIT, task).await.unwrap().unwrap();
