@@ -255,9 +255,11 @@ async fn fill_keyed(url: &str, n: usize) {
 }
 
 /// `members` members of an elastic group of 8 partitions over `KEYED`, each
-/// on its own connection, acking each message: strict order per key
-/// (`max_ack_pending` 1, one message in flight per member). The group's
-/// stream is filled (sourced) before the clock starts.
+/// on its own connection, acking each message: strict order per key (a
+/// partition's next message is handed out after the previous one's ack),
+/// up to `GROUP_MAX_ACK_PENDING` messages in flight per member (1000 unless
+/// set; 1 is orbit.go's one at a time). The group's stream is filled
+/// (sourced) before the clock starts.
 fn group_drain(rt: &Runtime, url: &str, n: usize, members: usize) -> Run {
     use natsjet::jetstream::consumer::pull;
     use natsjet::jetstream::groups::{self, ElasticConfig, Kind, PartitioningFilter};
@@ -275,7 +277,11 @@ fn group_drain(rt: &Runtime, url: &str, n: usize, members: usize) -> Run {
         let mut joined = Vec::new();
         for name in &names {
             let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
-            let template = pull::Config { ack_wait: Duration::from_secs(30), max_ack_pending: 1, ..Default::default() };
+            let template = pull::Config {
+                ack_wait: Duration::from_secs(30),
+                max_ack_pending: group_max_ack_pending(),
+                ..Default::default()
+            };
             joined.push((groups::join(&js, Kind::Elastic, "KEYED", "bench", name, template).await.unwrap(), js));
         }
         (js, joined)
@@ -310,6 +316,11 @@ fn group_drain(rt: &Runtime, url: &str, n: usize, members: usize) -> Run {
     });
     rt.block_on(groups::delete(&js, Kind::Elastic, "KEYED", "bench")).unwrap();
     run
+}
+
+/// The group members' `max_ack_pending` (`GROUP_MAX_ACK_PENDING`, 1000 unless set).
+fn group_max_ack_pending() -> i64 {
+    std::env::var("GROUP_MAX_ACK_PENDING").ok().and_then(|s| s.parse().ok()).unwrap_or(1000)
 }
 
 fn async_nats_drain(rt: &Runtime, url: &str, n: usize, workers: usize, reading: Reading) -> Run {
@@ -495,8 +506,11 @@ fn order_per_key(rt: &Runtime, url: &str, passes: usize) {
         "order per key, {keyed} x 128 B over {KEYS} keys, medians of {passes} passes (natsjet both; CPU per message):"
     );
     println!(
-        "  elastic group, 4 members, strict order: {:.0} /s, client {:.2} µs, server {:.2} µs",
-        g.per_second, g.cpu_us_per_op, g.server_us_per_op
+        "  elastic group, 4 members, strict order, max_ack_pending {}: {:.0} /s, client {:.2} µs, server {:.2} µs",
+        group_max_ack_pending(),
+        g.per_second,
+        g.cpu_us_per_op,
+        g.server_us_per_op
     );
     println!(
         "  4 workers on one durable, no order:    {:.0} /s, client {:.2} µs, server {:.2} µs",

@@ -226,6 +226,102 @@ async fn elastic_members_keep_each_keys_order_while_members_change() {
     assert!(groups::list(&js, Kind::Elastic, "ORDERS").await.unwrap().is_empty());
 }
 
+/// Handed out, in flight, done: per key, and how many partitions each instance worked on at once.
+#[derive(Default)]
+struct Pipelined {
+    handed: BTreeMap<String, Vec<u64>>,
+    in_flight: BTreeMap<String, BTreeMap<String, u32>>,
+    most_at_once: BTreeMap<String, usize>,
+    naks: u64,
+}
+
+#[tokio::test]
+async fn a_member_works_on_several_partitions_at_once_in_order_per_key() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(8)).await.unwrap();
+    groups::add_members(&js, "ORDERS", "cg", &["m1".into(), "m2".into()]).await.unwrap();
+    let (keys, rounds) = (40, 25u64);
+    publish_keys(&js, keys, 0..rounds).await;
+    let state = Arc::new(Mutex::new(Pipelined::default()));
+    let done = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for member in ["m1", "m2"] {
+        let js = context(&server).await;
+        // Many messages in flight: the order per key is the member's to keep.
+        let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 100, ..Default::default() };
+        let mut joined = groups::join(&js, Kind::Elastic, "ORDERS", "cg", member, template).await.unwrap();
+        let (state, done) = (state.clone(), done.clone());
+        tasks.push(tokio::spawn(async move {
+            let _js = js;
+            while let Some(message) = joined.next().await {
+                let message = message.unwrap();
+                let text = String::from_utf8(message.payload.to_vec()).unwrap();
+                let (key, index) =
+                    text.split_once(':').map(|(k, i)| (k.to_string(), i.parse::<u64>().unwrap())).unwrap();
+                {
+                    let mut s = state.lock().unwrap();
+                    s.handed.entry(key.clone()).or_default().push(index);
+                    let flight = s.in_flight.entry(member.to_string()).or_default();
+                    assert!(!flight.contains_key(&key), "{key}:{index} handed out while {key}'s previous is in flight");
+                    flight.insert(key.clone(), message.partition);
+                    let partitions: std::collections::BTreeSet<u32> = flight.values().copied().collect();
+                    assert_eq!(partitions.len(), flight.len(), "two messages of one partition in flight: {flight:?}");
+                    let most = s.most_at_once.entry(member.to_string()).or_default();
+                    *most = (*most).max(partitions.len());
+                }
+                // Each message on its own task, finishing in a scrambled order;
+                // every 7th is nak'd on its first delivery.
+                let (state, done) = (state.clone(), done.clone());
+                tokio::spawn(async move {
+                    sleep(Duration::from_millis(1 + (index * 3 + key.len() as u64) % 4)).await;
+                    let nak = index % 7 == 3 && message.info().unwrap().delivered == 1;
+                    state.lock().unwrap().in_flight.get_mut(member).unwrap().remove(&key);
+                    if nak {
+                        state.lock().unwrap().naks += 1;
+                        message.nak().await.unwrap();
+                    } else {
+                        message.ack().await.unwrap();
+                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                });
+            }
+        }));
+    }
+    let total = keys as u64 * rounds;
+    let deadline = Instant::now() + WAIT;
+    while done.load(std::sync::atomic::Ordering::Relaxed) < total {
+        assert!(Instant::now() < deadline, "acked {} of {total}", done.load(std::sync::atomic::Ordering::Relaxed));
+        sleep(Duration::from_millis(50)).await;
+    }
+    {
+        let s = state.lock().unwrap();
+        assert!(s.naks > 0);
+        for (key, handed) in &s.handed {
+            // A nak'd message comes again before the key's next one.
+            let mut next = 0;
+            for &i in handed {
+                assert!(
+                    i == next || i + 1 == next,
+                    "{key}: {i} handed out after {}: {handed:?}",
+                    next.saturating_sub(1)
+                );
+                next = i + 1;
+            }
+            assert_eq!(next, rounds, "{key}");
+        }
+        for member in ["m1", "m2"] {
+            assert!(s.most_at_once[member] >= 2, "{member} pipelined partitions: {:?}", s.most_at_once);
+        }
+        println!("pipelined: at most {:?} partitions in flight per member, {} naks", s.most_at_once, s.naks);
+    }
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    for task in tasks {
+        timeout(WAIT, task).await.unwrap().unwrap();
+    }
+}
+
 #[tokio::test]
 async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     let server = NatsServer::start_jetstream();

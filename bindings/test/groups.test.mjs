@@ -117,6 +117,70 @@ test("elastic group: members change while each key keeps its order", async () =>
   await jsm.streams.delete("ORDERS");
 });
 
+test("a member works on several partitions at once, one message per key at a time", async () => {
+  const nc = await client();
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await jsm.streams.add({ name: "PIPE", subjects: ["pipe.*"] });
+  const groups = consumerGroups(js);
+  await groups.createElastic("PIPE", "cg", {
+    max_members: 8,
+    partitioning_filters: [{ filter: "pipe.*", partitioning_wildcards: [1] }],
+  });
+  await groups.addMembers("PIPE", "cg", ["m1", "m2"]);
+  const [keys, rounds] = [30, 20];
+  for (let i = 0; i < rounds; i++) for (let k = 0; k < keys; k++) await js.publish(`pipe.k${k}`, `k${k}:${i}`);
+  const handed = {};
+  const mostAtOnce = {};
+  let [acked, naks] = [0, 0];
+  const readers = [];
+  const loops = [];
+  for (const name of ["m1", "m2"]) {
+    const messages = await consumerGroups(jetstream(await client())).join("elastic", "PIPE", "cg", name, {
+      config: { ack_wait: 2_000_000_000, max_ack_pending: 100 },
+    });
+    readers.push(messages);
+    const inFlight = new Set();
+    loops.push(
+      (async () => {
+        for await (const m of messages) {
+          const [key, index] = m.string().split(":");
+          assert.ok(!inFlight.has(key), `${key}:${index} handed out while ${key}'s previous is in flight`);
+          inFlight.add(key);
+          mostAtOnce[name] = Math.max(mostAtOnce[name] ?? 0, inFlight.size);
+          (handed[key] ??= []).push(Number(index));
+          // Acked later, in a scrambled order; every 7th nak'd on its first delivery.
+          setTimeout(() => {
+            inFlight.delete(key);
+            if (Number(index) % 7 === 3 && !m.redelivered) {
+              naks++;
+              m.nak();
+            } else {
+              acked++;
+              m.ack();
+            }
+          }, 1 + ((Number(index) * 3 + key.length) % 4));
+        }
+      })(),
+    );
+  }
+  await waitFor(() => acked >= keys * rounds, 60_000);
+  assert.ok(naks > 0);
+  for (const [key, list] of Object.entries(handed)) {
+    let next = 0;
+    for (const i of list) {
+      assert.ok(i === next || i + 1 === next, `${key}: ${i} handed out after ${next - 1}: ${list}`);
+      next = i + 1;
+    }
+    assert.equal(next, rounds, key);
+  }
+  for (const name of ["m1", "m2"]) assert.ok(mostAtOnce[name] >= 2, `${name} pipelined: ${JSON.stringify(mostAtOnce)}`);
+  console.log(`pipelined (node): at most ${JSON.stringify(mostAtOnce)} keys in flight per member, ${naks} naks`);
+  await groups.delete("elastic", "PIPE", "cg");
+  await Promise.all(loops);
+  await jsm.streams.delete("PIPE");
+});
+
 test("static group: one pinned instance per member; mistakes are typed errors", async () => {
   const nc = await client();
   const jsm = await jetstreamManager(nc);

@@ -33,7 +33,12 @@ pub struct Message {
     acked: AtomicBool,
     /// When the driver received it: the server's ack timer runs from about then.
     received: Instant,
+    /// Told of each ack taken (a consumer group's order per partition).
+    observer: Option<AckObserver>,
 }
+
+/// Called with each ack a message takes, before it is sent.
+pub(crate) type AckObserver = Box<dyn Fn(&Ack) + Send + Sync>;
 
 impl fmt::Debug for Message {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -53,7 +58,12 @@ impl Deref for Message {
 
 impl Message {
     pub(crate) fn new(message: crate::Message, client: Client, ack_timeout: Duration, received: Instant) -> Self {
-        Message { message, client, ack_timeout, acked: AtomicBool::new(false), received }
+        Message { message, client, ack_timeout, acked: AtomicBool::new(false), received, observer: None }
+    }
+
+    /// Has `observer` told of each ack this message takes from now on.
+    pub(crate) fn observe(&mut self, observer: AckObserver) {
+        self.observer = Some(observer);
     }
 
     /// When the driver received it, by the client's clock.
@@ -183,6 +193,9 @@ impl Message {
         }
         if !kind.is_final() && self.acked.load(Ordering::Acquire) {
             return Err(Error::AlreadyAcknowledged);
+        }
+        if let Some(observer) = &self.observer {
+            observer(kind);
         }
         Ok(subject)
     }

@@ -11,7 +11,8 @@
 
 use std::ops::{Deref, DerefMut};
 use std::pin::Pin;
-use std::task::{Context as TaskContext, Poll};
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Duration;
 
 use futures_core::Stream;
@@ -19,9 +20,11 @@ use futures_core::Stream;
 use super::Kind;
 use super::admin::document;
 use super::requests::{self, is_code};
+use crate::core::jetstream::groups::order::{Offered, PartitionGate, Settle, Ticket};
 use crate::core::jetstream::groups::{ElasticConfig, StaticConfig, member as rules, names, strip_partition};
 use crate::error::Error;
-use crate::jetstream::api::{ConsumerConfig, ErrorCode};
+use crate::jetstream::ack::Ack;
+use crate::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode};
 use crate::jetstream::consumer::{IntoConsumerConfig, pull};
 use crate::jetstream::context::Context;
 use crate::jetstream::kv::{self, Watch};
@@ -89,11 +92,13 @@ impl Document {
 /// groups need explicit acks). A static member must be in the group; an
 /// elastic one may join before it is added and starts reading when it is.
 ///
-/// Order: the member's consumer delivers in stream order. With
-/// `max_ack_pending: 1` in the template (as with orbit.go) a message is
-/// handed out only after the previous one was acked, so each partition is
-/// processed strictly in order; a larger value lets messages of the
-/// member's partitions, of one partition too, be in flight together.
+/// Order: a partition's next message is handed out only after the previous
+/// one was acked (or terminated), while the member's other partitions'
+/// messages flow meanwhile: each partition is processed strictly in stream
+/// order. The template's `max_ack_pending` bounds the messages in flight
+/// over all the member's partitions (1, as with orbit.go's `cg` tool, is one
+/// at a time; the number of partitions or more pipelines them). With
+/// `AckPolicy::None` or `All` (static groups) messages are handed out as they come.
 pub async fn join(
     js: &Context,
     kind: Kind,
@@ -117,6 +122,7 @@ pub async fn join(
     let store = requests::bucket(js, kind).await?;
     let watch = store.watch_with_history(names::config_key(stream, group)).await?;
     let ack_wait = rules::ack_wait(&template);
+    let ordered = template.ack_policy == AckPolicy::Explicit;
     let mut joined = Member {
         js: js.clone(),
         kind,
@@ -132,6 +138,10 @@ pub async fn join(
         rejoin: None,
         pin_id: None,
         ended: false,
+        ordered,
+        gate: PartitionGate::new(ack_wait),
+        settled: Arc::default(),
+        keep_alive: None,
     };
     joined.start_join(false, Duration::ZERO);
     Ok(joined)
@@ -159,6 +169,40 @@ pub struct Member {
     /// The pin id this instance's messages carry (`Nats-Pin-Id`).
     pin_id: Option<String>,
     ended: bool,
+    /// Whether messages go through `gate` (acks are explicit).
+    ordered: bool,
+    /// The delivered messages, one out per partition.
+    gate: PartitionGate<Message>,
+    /// The acks of the messages out, from wherever they are taken.
+    settled: Arc<Settlements>,
+    /// When the gate has held messages to keep alive, or a message out to give up.
+    keep_alive: Option<BoxFuture<()>>,
+}
+
+/// Acks of handed-out messages, gathered for the member's next poll.
+#[derive(Default)]
+struct Settlements {
+    acks: Mutex<Vec<(Ticket, Settle)>>,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Settlements {
+    fn push(&self, ticket: Ticket, settle: Settle) {
+        self.acks.lock().unwrap_or_else(|e| e.into_inner()).push((ticket, settle));
+        if let Some(waker) = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            waker.wake();
+        }
+    }
+
+    /// Registers the member's task and takes what was acked since.
+    fn take(&self, waker: &Waker) -> Vec<(Ticket, Settle)> {
+        let mut slot = self.waker.lock().unwrap_or_else(|e| e.into_inner());
+        if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            *slot = Some(waker.clone());
+        }
+        drop(slot);
+        std::mem::take(&mut *self.acks.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 impl std::fmt::Debug for Member {
@@ -215,6 +259,7 @@ impl Member {
     fn start_join(&mut self, delete_first: bool, wait: Duration) {
         self.reader = None;
         self.rejoin = None;
+        self.gate.reset();
         let filters = self.config.filters(&self.member);
         if filters.is_empty() {
             self.joining = None;
@@ -243,6 +288,7 @@ impl Member {
     /// After the reader ended or a join failed: try again later (elastic), or at once.
     fn arm_rejoin(&mut self) {
         self.reader = None;
+        self.gate.reset();
         if self.config.is_member(&self.member) {
             self.rejoin = Some(DefaultRuntime::sleep(rules::rejoin_interval(self.ack_wait)));
         }
@@ -298,6 +344,22 @@ impl Member {
                 let _ = requests::delete_consumer(&js, &stream, &name).await;
             });
         }
+    }
+}
+
+impl Member {
+    /// A delivered message's partition, its subject without the partition
+    /// token; notes the pin id it carries.
+    fn arrived(&mut self, mut message: Message) -> (u32, Message) {
+        let wire = message.message.subject.to_string();
+        let partition = wire.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(u32::MAX);
+        message.message.subject = strip_partition(&wire).into();
+        if let Some(pin) = message.message.headers.as_ref().and_then(|h| h.get("Nats-Pin-Id"))
+            && self.pin_id.as_deref() != Some(pin.as_str())
+        {
+            self.pin_id = Some(pin.to_string());
+        }
+        (partition, message)
     }
 }
 
@@ -392,18 +454,41 @@ impl Stream for Member {
                 }
                 continue;
             }
+            let now = this.js.client().now();
+            for (ticket, settle) in this.settled.take(cx.waker()) {
+                this.gate.settle(ticket, settle, now);
+            }
+            if this.keep_alive.is_none()
+                && let Some(at) = this.gate.deadline()
+            {
+                this.keep_alive = Some(DefaultRuntime::sleep(at.saturating_duration_since(now)));
+            }
+            if let Some(timer) = this.keep_alive.as_mut()
+                && timer.as_mut().poll(cx).is_ready()
+            {
+                this.keep_alive = None;
+                this.gate.keep_alive(now, |held| {
+                    let _ = held.ack_nowait(Ack::Progress);
+                });
+                continue;
+            }
             if let Some(reader) = this.reader.as_mut() {
                 match reader.poll_raw(cx) {
-                    Poll::Ready(Some(Ok(mut message))) => {
-                        let wire = message.message.subject.to_string();
-                        let partition = wire.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(u32::MAX);
-                        message.message.subject = strip_partition(&wire).into();
-                        if let Some(pin) = message.message.headers.as_ref().and_then(|h| h.get("Nats-Pin-Id")) {
-                            if this.pin_id.as_deref() != Some(pin.as_str()) {
-                                this.pin_id = Some(pin.to_string());
-                            }
+                    Poll::Ready(Some(Ok(message))) => {
+                        let (partition, message) = this.arrived(message);
+                        if !this.ordered {
+                            return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
                         }
-                        return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
+                        match message.info().map(|info| info.stream_sequence) {
+                            Ok(sequence) => {
+                                if let Offered::Settled(again) = this.gate.offer(partition, sequence, message, now) {
+                                    // Acked here before; the ack was lost.
+                                    let _ = again.ack_nowait(Ack::Ack);
+                                }
+                            }
+                            Err(_) => return Poll::Ready(Some(Ok(GroupMessage { partition, message }))),
+                        }
+                        continue;
                     }
                     Poll::Ready(Some(Err(_)) | None) => {
                         // The consumer went (another instance re-created it,
@@ -414,6 +499,18 @@ impl Stream for Member {
                     }
                     Poll::Pending => {}
                 }
+            }
+            if let Some((ticket, mut message)) = this.gate.next(now) {
+                let settled = this.settled.clone();
+                message.observe(Box::new(move |ack| {
+                    let settle = match ack {
+                        Ack::Progress => Settle::Progress,
+                        Ack::Nak(delay) => Settle::Redeliver(*delay),
+                        _ => Settle::Done,
+                    };
+                    settled.push(ticket, settle);
+                }));
+                return Poll::Ready(Some(Ok(GroupMessage { partition: ticket.partition, message })));
             }
             return Poll::Pending;
         }

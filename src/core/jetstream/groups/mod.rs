@@ -12,7 +12,9 @@
 //!   group's stream applies, the server's partition hash, and the partition
 //!   token stripped from the subject a user sees;
 //! - [`member`]: the consumer config a member instance creates from the
-//!   user's template (pinned client, TTLs derived from `ack_wait`).
+//!   user's template (pinned client, TTLs derived from `ack_wait`);
+//! - [`order`]: strict order per partition while several partitions'
+//!   messages are in flight (a partition's next message waits for the ack).
 //!
 //! Nothing here performs I/O; `jetstream::groups` runs these rules over a
 //! connection.
@@ -20,6 +22,7 @@
 pub mod config;
 pub mod member;
 pub mod names;
+pub mod order;
 pub mod partition;
 
 pub use config::{ElasticConfig, Mappings, MemberMapping, PartitioningFilter, StaticConfig};

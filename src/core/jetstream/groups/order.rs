@@ -1,0 +1,408 @@
+//! Strict order per partition with several partitions in flight: the
+//! member's consumer may deliver many messages at once (up to its
+//! `max_ack_pending`), and this gate hands them to the application so that
+//! a partition's next message comes out only after the previous one was
+//! settled (acked or terminated) — messages of the member's other
+//! partitions flow meanwhile.
+//!
+//! Per partition the gate keeps the message out (handed to the
+//! application, not settled yet) and a queue of held messages in stream
+//! order. The cases the server's redelivery brings:
+//!
+//! - the message out is delivered again (its ack wait ran out, or it was
+//!   nak'd): the new delivery is handed out again, still before the
+//!   partition's next message (as with `max_ack_pending` 1);
+//! - a held message is delivered again: the newer delivery replaces it in
+//!   the queue, in its place;
+//! - a message this instance already settled comes again (the ack was
+//!   lost): it is not handed out; the caller acks it again;
+//! - held messages are kept alive: every half `ack_wait` the caller sends
+//!   `+WPI` for those still held (the server would redeliver them
+//!   otherwise, and count a delivery the application never saw);
+//! - a message out that is neither settled, in progress nor delivered again
+//!   within twice `ack_wait` (plus a nak's delay) is given up, so that a
+//!   message the server stopped redelivering (`max_deliver`) does not hold
+//!   its partition for ever.
+//!
+//! Nothing here performs I/O; time comes in as [`Instant`]s.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Duration;
+
+use crate::core::time::Instant;
+
+/// A message handed out: its partition, stream sequence, and which hand-out
+/// it was (a redelivery handed out again gets a new one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket {
+    /// The partition.
+    pub partition: u32,
+    /// The message's stream sequence.
+    pub sequence: u64,
+    hand_out: u64,
+}
+
+/// What the application did with a message handed out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settle {
+    /// Acked or terminated: the partition's next message may go.
+    Done,
+    /// Nak'd: the partition waits for the redelivery (after the delay, if any).
+    Redeliver(Option<Duration>),
+    /// In progress: still working on it.
+    Progress,
+}
+
+/// What became of a delivered message.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Offered<T> {
+    /// Held, or ready to be handed out.
+    Taken,
+    /// This instance settled it already (a redelivery after a lost ack): ack it again, do not hand it out.
+    Settled(T),
+}
+
+#[derive(Debug)]
+struct Out {
+    sequence: u64,
+    hand_out: u64,
+    deadline: Instant,
+}
+
+#[derive(Debug)]
+struct Held<T> {
+    sequence: u64,
+    item: T,
+    /// When the next `+WPI` is due.
+    refresh: Instant,
+}
+
+#[derive(Debug)]
+struct Lane<T> {
+    out: Option<Out>,
+    queue: VecDeque<Held<T>>,
+    /// The highest sequence settled as done here.
+    done: u64,
+}
+
+impl<T> Default for Lane<T> {
+    fn default() -> Self {
+        Lane { out: None, queue: VecDeque::new(), done: 0 }
+    }
+}
+
+/// Messages per partition, one out at a time per partition (see the module docs).
+#[derive(Debug)]
+pub struct PartitionGate<T> {
+    ack_wait: Duration,
+    lanes: BTreeMap<u32, Lane<T>>,
+    /// `(sequence, partition)` of each queue front whose partition has nothing out.
+    ready: BTreeSet<(u64, u32)>,
+    hand_outs: u64,
+    held: usize,
+}
+
+impl<T> PartitionGate<T> {
+    /// A gate for a consumer with this `ack_wait`.
+    pub fn new(ack_wait: Duration) -> Self {
+        PartitionGate { ack_wait, lanes: BTreeMap::new(), ready: BTreeSet::new(), hand_outs: 0, held: 0 }
+    }
+
+    /// Messages held or ready, not handed out.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Whether `partition` has a message out now.
+    #[cfg(test)]
+    pub fn is_out(&self, partition: u32) -> bool {
+        self.lanes.get(&partition).is_some_and(|l| l.out.is_some())
+    }
+
+    /// A message delivered by the consumer.
+    pub fn offer(&mut self, partition: u32, sequence: u64, item: T, now: Instant) -> Offered<T> {
+        let refresh = now + self.ack_wait / 2;
+        let lane = self.lanes.entry(partition).or_default();
+        if sequence <= lane.done {
+            return Offered::Settled(item);
+        }
+        if lane.out.as_ref().is_some_and(|o| o.sequence == sequence) {
+            // Delivered again while out (ack wait over, or nak'd): hand it out again first.
+            lane.out = None;
+        }
+        if let Some(front) = lane.queue.front() {
+            self.ready.remove(&(front.sequence, partition));
+        }
+        match lane.queue.binary_search_by_key(&sequence, |h| h.sequence) {
+            Ok(at) => lane.queue[at] = Held { sequence, item, refresh },
+            Err(at) => {
+                lane.queue.insert(at, Held { sequence, item, refresh });
+                self.held += 1;
+            }
+        }
+        if lane.out.is_none() {
+            self.ready.insert((lane.queue[0].sequence, partition));
+        }
+        Offered::Taken
+    }
+
+    /// The next message to hand out: the lowest sequence among the
+    /// partitions with nothing out.
+    pub fn next(&mut self, now: Instant) -> Option<(Ticket, T)> {
+        let (_, partition) = self.ready.pop_first()?;
+        let lane = self.lanes.get_mut(&partition)?;
+        let held = lane.queue.pop_front()?;
+        self.held -= 1;
+        self.hand_outs += 1;
+        let hand_out = self.hand_outs;
+        lane.out = Some(Out { sequence: held.sequence, hand_out, deadline: now + self.ack_wait * 2 });
+        Some((Ticket { partition, sequence: held.sequence, hand_out }, held.item))
+    }
+
+    /// The application settled (or touched) a message handed out. A stale
+    /// ticket (the message was handed out again since) only records a done.
+    pub fn settle(&mut self, ticket: Ticket, settle: Settle, now: Instant) {
+        let Some(lane) = self.lanes.get_mut(&ticket.partition) else { return };
+        if settle == Settle::Done {
+            lane.done = lane.done.max(ticket.sequence);
+        }
+        let Some(out) = lane.out.as_mut().filter(|o| o.hand_out == ticket.hand_out) else { return };
+        match settle {
+            Settle::Done => {
+                lane.out = None;
+                // Held deliveries of what is now done go.
+                while lane.queue.front().is_some_and(|h| h.sequence <= lane.done) {
+                    lane.queue.pop_front();
+                    self.held -= 1;
+                }
+                if let Some(front) = lane.queue.front() {
+                    self.ready.insert((front.sequence, ticket.partition));
+                }
+            }
+            Settle::Redeliver(delay) => out.deadline = now + delay.unwrap_or_default() + self.ack_wait * 2,
+            Settle::Progress => out.deadline = now + self.ack_wait * 2,
+        }
+    }
+
+    /// Held messages due a `+WPI` (`keep` is called for each, and their
+    /// next one is due half an `ack_wait` later); messages out past their
+    /// deadline are given up. Call when [`deadline`](Self::deadline) passed.
+    pub fn keep_alive(&mut self, now: Instant, mut keep: impl FnMut(&T)) {
+        let next = now + self.ack_wait / 2;
+        for (partition, lane) in &mut self.lanes {
+            for held in lane.queue.iter_mut().filter(|h| h.refresh <= now) {
+                keep(&held.item);
+                held.refresh = next;
+            }
+            if lane.out.as_ref().is_some_and(|o| o.deadline <= now) {
+                lane.out = None;
+                if let Some(front) = lane.queue.front() {
+                    self.ready.insert((front.sequence, *partition));
+                }
+            }
+        }
+    }
+
+    /// When [`keep_alive`](Self::keep_alive) has something to do next.
+    pub fn deadline(&self) -> Option<Instant> {
+        let mut soonest: Option<Instant> = None;
+        for lane in self.lanes.values() {
+            let times = lane.queue.iter().map(|h| h.refresh).chain(lane.out.as_ref().map(|o| o.deadline));
+            for t in times {
+                soonest = Some(soonest.map_or(t, |s| s.min(t)));
+            }
+        }
+        soonest
+    }
+
+    /// The consumer was re-made: what was held and out belonged to the old
+    /// one (the new one delivers it again); what was settled stays known.
+    pub fn reset(&mut self) {
+        for lane in self.lanes.values_mut() {
+            lane.out = None;
+            lane.queue.clear();
+        }
+        self.ready.clear();
+        self.held = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    const ACK_WAIT: Duration = Duration::from_secs(10);
+
+    fn at(ms: u64) -> Instant {
+        Instant::from_millis(ms)
+    }
+
+    /// A gate fed `(partition, sequence)` deliveries; items name their delivery.
+    fn fed(deliveries: &[(u32, u64)]) -> PartitionGate<String> {
+        let mut gate = PartitionGate::new(ACK_WAIT);
+        for &(p, s) in deliveries {
+            assert_eq!(gate.offer(p, s, format!("{p}/{s}"), at(0)), Offered::Taken);
+        }
+        gate
+    }
+
+    fn drain(gate: &mut PartitionGate<String>, now: Instant) -> Vec<(Ticket, String)> {
+        std::iter::from_fn(|| gate.next(now)).collect()
+    }
+
+    fn items(out: &[(Ticket, String)]) -> Vec<&str> {
+        out.iter().map(|(_, s)| s.as_str()).collect()
+    }
+
+    #[test]
+    fn one_message_per_partition_out_others_flow() {
+        let mut gate = fed(&[(0, 1), (0, 2), (1, 3), (0, 4), (2, 5), (1, 6)]);
+        let first = drain(&mut gate, at(0));
+        assert_eq!(items(&first), ["0/1", "1/3", "2/5"]);
+        assert_eq!(gate.held(), 3);
+        // Partition 1 settles: its next goes; partition 0 still waits.
+        gate.settle(first[1].0, Settle::Done, at(1));
+        let second = drain(&mut gate, at(1));
+        assert_eq!(items(&second), ["1/6"]);
+        gate.settle(first[0].0, Settle::Done, at(2));
+        let third = drain(&mut gate, at(2));
+        assert_eq!(items(&third), ["0/2"]);
+        gate.settle(third[0].0, Settle::Done, at(3));
+        assert_eq!(items(&drain(&mut gate, at(3))), ["0/4"]);
+        assert_eq!(gate.held(), 0);
+    }
+
+    #[test]
+    fn every_partition_comes_out_in_stream_order_whatever_the_settling_order() {
+        // 4 partitions, 40 messages interleaved; settle the out ones in a
+        // scrambled order each round, and check each partition's sequence.
+        let deliveries: Vec<(u32, u64)> = (1..=40u64).map(|s| (((s * 7) % 4) as u32, s)).collect();
+        let mut gate = fed(&deliveries);
+        let mut seen: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+        let mut now = 0;
+        let mut out = Vec::new();
+        while seen.values().map(Vec::len).sum::<usize>() < 40 {
+            now += 1;
+            out.extend(drain(&mut gate, at(now)));
+            let partitions: BTreeSet<u32> = out.iter().map(|(t, _)| t.partition).collect();
+            assert_eq!(partitions.len(), out.len(), "two messages of one partition out at once");
+            // Settle the latest one handed out first.
+            let (ticket, _) = out.pop().unwrap();
+            seen.entry(ticket.partition).or_default().push(ticket.sequence);
+            gate.settle(ticket, Settle::Done, at(now));
+        }
+        for (p, sequences) in seen {
+            let expected: Vec<u64> = deliveries.iter().filter(|d| d.0 == p).map(|d| d.1).collect();
+            assert_eq!(sequences, expected, "partition {p}");
+        }
+    }
+
+    #[test]
+    fn a_redelivery_of_the_message_out_goes_out_again_before_the_next() {
+        let mut gate = fed(&[(0, 1), (0, 2)]);
+        let (old, _) = gate.next(at(0)).unwrap();
+        assert!(gate.next(at(0)).is_none());
+        // Ack wait over: the server delivers 1 again.
+        assert_eq!(gate.offer(0, 1, "0/1 again".into(), at(10_000)), Offered::Taken);
+        let (again, item) = gate.next(at(10_000)).unwrap();
+        assert_eq!((again.sequence, item.as_str()), (1, "0/1 again"));
+        assert!(gate.next(at(10_000)).is_none());
+        // The first hand-out's late ack records 1 done but does not let 2 go
+        // while the second hand-out is being worked on.
+        gate.settle(old, Settle::Done, at(10_001));
+        assert!(gate.next(at(10_001)).is_none());
+        gate.settle(again, Settle::Done, at(10_002));
+        assert_eq!(gate.next(at(10_002)).unwrap().1, "0/2");
+    }
+
+    #[test]
+    fn a_nak_holds_the_partition_until_the_redelivery() {
+        let mut gate = fed(&[(3, 1), (3, 2), (4, 3)]);
+        let out = drain(&mut gate, at(0));
+        assert_eq!(items(&out), ["3/1", "4/3"]);
+        gate.settle(out[0].0, Settle::Redeliver(None), at(1));
+        assert!(gate.next(at(1)).is_none(), "3/2 must wait for 3/1's redelivery");
+        gate.offer(3, 1, "3/1 again".into(), at(2));
+        let (ticket, item) = gate.next(at(2)).unwrap();
+        assert_eq!(item, "3/1 again");
+        gate.settle(ticket, Settle::Done, at(3));
+        assert_eq!(gate.next(at(3)).unwrap().1, "3/2");
+    }
+
+    #[test]
+    fn a_held_message_delivered_again_keeps_its_place_with_the_new_delivery() {
+        let mut gate = fed(&[(0, 1), (0, 2), (0, 3)]);
+        let (first, _) = gate.next(at(0)).unwrap();
+        gate.offer(0, 2, "0/2 again".into(), at(5));
+        assert_eq!(gate.held(), 2);
+        gate.settle(first, Settle::Done, at(6));
+        let out = std::iter::from_fn(|| {
+            let (t, item) = gate.next(at(7))?;
+            gate.settle(t, Settle::Done, at(7));
+            Some(item)
+        })
+        .collect::<Vec<_>>();
+        assert_eq!(out, ["0/2 again", "0/3"]);
+    }
+
+    #[test]
+    fn a_message_settled_here_that_comes_again_is_not_handed_out() {
+        let mut gate = fed(&[(0, 1), (0, 2)]);
+        let (t, _) = gate.next(at(0)).unwrap();
+        gate.settle(t, Settle::Done, at(1));
+        assert_eq!(gate.offer(0, 1, "0/1 again".into(), at(2)), Offered::Settled("0/1 again".into()));
+        assert_eq!(gate.next(at(2)).unwrap().1, "0/2");
+    }
+
+    #[test]
+    fn held_messages_are_kept_alive_every_half_ack_wait() {
+        let mut gate = fed(&[(0, 1), (0, 2), (0, 3)]);
+        let (out, _) = gate.next(at(0)).unwrap();
+        assert_eq!(gate.deadline(), Some(at(5_000)));
+        let mut kept = Vec::new();
+        gate.keep_alive(at(4_999), |i| kept.push(i.clone()));
+        assert!(kept.is_empty());
+        gate.keep_alive(at(5_000), |i| kept.push(i.clone()));
+        assert_eq!(kept, ["0/2", "0/3"]);
+        assert_eq!(gate.deadline(), Some(at(10_000)));
+        // In progress pushes the message out's give-up back.
+        gate.settle(out, Settle::Progress, at(9_000));
+        kept.clear();
+        gate.keep_alive(at(20_000), |i| kept.push(i.clone()));
+        assert_eq!(kept, ["0/2", "0/3"]);
+        assert!(gate.next(at(20_000)).is_none(), "1 is still out (in progress at 9 s)");
+    }
+
+    #[test]
+    fn a_message_out_never_settled_nor_redelivered_is_given_up() {
+        let mut gate = fed(&[(0, 1), (0, 2)]);
+        let (out, _) = gate.next(at(0)).unwrap();
+        gate.settle(out, Settle::Redeliver(Some(Duration::from_secs(1))), at(0));
+        gate.keep_alive(at(20_999), |_| {});
+        assert!(gate.next(at(20_999)).is_none());
+        // max_deliver reached: the server sends 1 no more.
+        gate.keep_alive(at(21_000), |_| {});
+        assert_eq!(gate.next(at(21_000)).unwrap().1, "0/2");
+    }
+
+    #[test]
+    fn a_reset_drops_held_and_out_but_remembers_what_was_done() {
+        let mut gate = fed(&[(0, 1), (0, 2), (1, 3)]);
+        let out = drain(&mut gate, at(0));
+        gate.settle(out[0].0, Settle::Done, at(1));
+        gate.reset();
+        assert_eq!(gate.held(), 0);
+        assert!(gate.next(at(2)).is_none());
+        // The new consumer delivers 2 and 3 again; 1 (done) comes back too.
+        assert!(matches!(gate.offer(0, 1, "0/1".into(), at(3)), Offered::Settled(_)));
+        gate.offer(0, 2, "0/2".into(), at(3));
+        gate.offer(1, 3, "1/3".into(), at(3));
+        assert_eq!(items(&drain(&mut gate, at(3))), ["0/2", "1/3"]);
+        // The old consumer's hand-out of 3, settled late, does not free partition 1.
+        gate.settle(out[1].0, Settle::Done, at(4));
+        assert!(gate.is_out(1));
+    }
+}
