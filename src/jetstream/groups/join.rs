@@ -198,19 +198,21 @@ pub struct Member {
     /// Partitions whose checkpoint was read since the consumer was (re)made.
     resumed: BTreeSet<u32>,
     /// A partition's checkpoint being read.
-    reading: Option<(u32, BoxFuture<Result<Option<u64>, Error>>)>,
+    reading: Option<(u32, CheckpointRead)>,
     /// Delivered messages of partitions whose checkpoint is not read yet: (partition, sequence, message).
     waiting: Vec<(u32, u64, Message)>,
     /// Redeliveries of work done (by the checkpoint or acked here) not handed out.
     skipped: u64,
 }
 
+/// The last stream sequence the application finished in a partition, being read.
+type CheckpointRead = BoxFuture<Result<Option<u64>, Error>>;
 /// Reads the last stream sequence the application finished in a partition.
 #[cfg(not(target_arch = "wasm32"))]
-type ResumeFn = Box<dyn FnMut(u32) -> BoxFuture<Result<Option<u64>, Error>> + Send>;
+type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead + Send>;
 /// Reads the last stream sequence the application finished in a partition.
 #[cfg(target_arch = "wasm32")]
-type ResumeFn = Box<dyn FnMut(u32) -> BoxFuture<Result<Option<u64>, Error>>>;
+type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead>;
 
 /// Acks of handed-out messages, gathered for the member's next poll.
 #[derive(Default)]
