@@ -9,6 +9,8 @@
 //! the document's changes, (re)creates its consumer, and hands out
 //! messages with the partition token taken off their subject.
 
+use std::collections::BTreeSet;
+use std::future::Future;
 use std::ops::{Deref, DerefMut};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -31,7 +33,8 @@ use crate::jetstream::kv::{self, Watch};
 use crate::jetstream::message::Message;
 use crate::jetstream::pull::{ConsumeOptions, PriorityOptions};
 use crate::jetstream::reader::Messages;
-use crate::runtime::{BoxFuture, DefaultRuntime, Runtime};
+use crate::runtime::{BoxFuture, DefaultRuntime, MaybeSend, Runtime};
+use crate::time::Instant;
 
 /// A message of the group: the partition it came from, and the message
 /// with that partition's token taken off its subject (ack it as usual).
@@ -41,6 +44,14 @@ pub struct GroupMessage {
     pub partition: u32,
     /// The message; its subject is the one that was published.
     pub message: Message,
+}
+
+impl GroupMessage {
+    /// The message's sequence in the stream the member reads (what a
+    /// checkpoint for [`Member::resume_with`] records per partition).
+    pub fn sequence(&self) -> Result<u64, Error> {
+        Ok(self.message.info()?.stream_sequence)
+    }
 }
 
 impl Deref for GroupMessage {
@@ -142,6 +153,11 @@ pub async fn join(
         gate: PartitionGate::new(ack_wait),
         settled: Arc::default(),
         keep_alive: None,
+        resume: None,
+        resumed: BTreeSet::new(),
+        reading: None,
+        waiting: Vec::new(),
+        skipped: 0,
     };
     joined.start_join(false, Duration::ZERO);
     Ok(joined)
@@ -177,7 +193,26 @@ pub struct Member {
     settled: Arc<Settlements>,
     /// When the gate has held messages to keep alive, or a message out to give up.
     keep_alive: Option<BoxFuture<()>>,
+    /// The application's checkpoint, read per partition (see [`Member::resume_with`]).
+    resume: Option<ResumeFn>,
+    /// Partitions whose checkpoint was read since the consumer was (re)made.
+    resumed: BTreeSet<u32>,
+    /// A partition's checkpoint being read.
+    reading: Option<(u32, CheckpointRead)>,
+    /// Delivered messages of partitions whose checkpoint is not read yet: (partition, sequence, message).
+    waiting: Vec<(u32, u64, Message)>,
+    /// Redeliveries of work done (by the checkpoint or acked here) not handed out.
+    skipped: u64,
 }
+
+/// The last stream sequence the application finished in a partition, being read.
+type CheckpointRead = BoxFuture<Result<Option<u64>, Error>>;
+/// Reads the last stream sequence the application finished in a partition.
+#[cfg(not(target_arch = "wasm32"))]
+type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead + Send>;
+/// Reads the last stream sequence the application finished in a partition.
+#[cfg(target_arch = "wasm32")]
+type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead>;
 
 /// Acks of handed-out messages, gathered for the member's next poll.
 #[derive(Default)]
@@ -246,6 +281,34 @@ impl Member {
         self.pin_id.as_deref()
     }
 
+    /// Exactly-once per partition: `done(partition)` reads the last stream
+    /// sequence (of the stream the member's consumer reads: the group's
+    /// work-queue stream `<stream>-<group>` for elastic groups, the stream
+    /// for static ones) whose work the application finished in that
+    /// partition, from its own checkpoint. It is called once per partition
+    /// each time the member's consumer is (re)made, before the partition's
+    /// first message is handed out; what comes again at or below that
+    /// sequence (a crash between the checkpoint and the ack, or a partition
+    /// that moved from another member whose checkpoint is shared) is acked
+    /// and not handed out (counted in [`skipped`](Self::skipped)). An error
+    /// from `done` is handed out and the partition's messages come again
+    /// later (after `ack_wait`). Needs explicit acks.
+    pub fn resume_with<F, Fut>(mut self, mut done: F) -> Self
+    where
+        F: FnMut(u32) -> Fut + MaybeSend + 'static,
+        Fut: Future<Output = Result<Option<u64>, Error>> + MaybeSend + 'static,
+    {
+        self.resume = Some(Box::new(move |partition| Box::pin(done(partition))));
+        self
+    }
+
+    /// Redelivered messages of work already done (by the checkpoint
+    /// [`resume_with`](Self::resume_with) read, or acked by this instance)
+    /// that were acked and not handed out.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
     /// Stops reading (what was received and not read is handed back); the stream ends.
     pub fn stop(&mut self) {
         self.reader = None;
@@ -259,7 +322,7 @@ impl Member {
     fn start_join(&mut self, delete_first: bool, wait: Duration) {
         self.reader = None;
         self.rejoin = None;
-        self.gate.reset();
+        self.forget_delivered();
         let filters = self.config.filters(&self.member);
         if filters.is_empty() {
             self.joining = None;
@@ -288,7 +351,7 @@ impl Member {
     /// After the reader ended or a join failed: try again later (elastic), or at once.
     fn arm_rejoin(&mut self) {
         self.reader = None;
-        self.gate.reset();
+        self.forget_delivered();
         if self.config.is_member(&self.member) {
             self.rejoin = Some(DefaultRuntime::sleep(rules::rejoin_interval(self.ack_wait)));
         }
@@ -348,6 +411,55 @@ impl Member {
 }
 
 impl Member {
+    /// The consumer was re-made or went: what it delivered comes again, and
+    /// each partition's checkpoint is read again (it may have moved on).
+    fn forget_delivered(&mut self) {
+        self.gate.reset();
+        self.resumed.clear();
+        self.reading = None;
+        self.waiting.clear();
+    }
+
+    /// Gives a delivered message to the gate, or waits for its partition's
+    /// checkpoint first.
+    fn offer(&mut self, partition: u32, sequence: u64, message: Message, now: Instant) {
+        if self.resume.is_some() && !self.resumed.contains(&partition) {
+            self.waiting.push((partition, sequence, message));
+            self.read_next_checkpoint();
+            return;
+        }
+        if let Offered::Settled(again) = self.gate.offer(partition, sequence, message, now) {
+            // Done before (acked here, or by the checkpoint): ack it again.
+            let _ = again.ack_nowait(Ack::Ack);
+            self.skipped += 1;
+        }
+    }
+
+    /// Starts reading the checkpoint of the first waiting message's partition.
+    fn read_next_checkpoint(&mut self) {
+        if self.reading.is_some() {
+            return;
+        }
+        if let (Some(resume), Some((partition, _, _))) = (self.resume.as_mut(), self.waiting.first()) {
+            self.reading = Some((*partition, resume(*partition)));
+        }
+    }
+
+    /// A partition's checkpoint was read: its waiting messages go to the gate.
+    fn resumed(&mut self, partition: u32, done: Option<u64>, now: Instant) {
+        if let Some(done) = done {
+            self.gate.resume(partition, done);
+        }
+        self.resumed.insert(partition);
+        let (ready, still): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.waiting).into_iter().partition(|w| w.0 == partition);
+        self.waiting = still;
+        for (partition, sequence, message) in ready {
+            self.offer(partition, sequence, message, now);
+        }
+        self.read_next_checkpoint();
+    }
+
     /// A delivered message's partition, its subject without the partition
     /// token; notes the pin id it carries.
     fn arrived(&mut self, mut message: Message) -> (u32, Message) {
@@ -472,6 +584,22 @@ impl Stream for Member {
                 });
                 continue;
             }
+            if let Some((partition, read)) = this.reading.as_mut()
+                && let Poll::Ready(result) = read.as_mut().poll(cx)
+            {
+                let partition = *partition;
+                this.reading = None;
+                match result {
+                    Ok(done) => this.resumed(partition, done, now),
+                    Err(e) => {
+                        // Not handed out nor kept alive: the server delivers them again.
+                        this.waiting.retain(|w| w.0 != partition);
+                        this.read_next_checkpoint();
+                        return Poll::Ready(Some(Err(e)));
+                    }
+                }
+                continue;
+            }
             if let Some(reader) = this.reader.as_mut() {
                 match reader.poll_raw(cx) {
                     Poll::Ready(Some(Ok(message))) => {
@@ -480,12 +608,7 @@ impl Stream for Member {
                             return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
                         }
                         match message.info().map(|info| info.stream_sequence) {
-                            Ok(sequence) => {
-                                if let Offered::Settled(again) = this.gate.offer(partition, sequence, message, now) {
-                                    // Acked here before; the ack was lost.
-                                    let _ = again.ack_nowait(Ack::Ack);
-                                }
-                            }
+                            Ok(sequence) => this.offer(partition, sequence, message, now),
                             Err(_) => return Poll::Ready(Some(Ok(GroupMessage { partition, message }))),
                         }
                         continue;

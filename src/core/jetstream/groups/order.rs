@@ -147,6 +147,14 @@ impl<T> PartitionGate<T> {
         Offered::Taken
     }
 
+    /// The application's checkpoint says `partition` is done up to `done`
+    /// (exactly-once across restarts and members): its messages at or below
+    /// are not handed out, as if settled here. Call before offering them.
+    pub fn resume(&mut self, partition: u32, done: u64) {
+        let lane = self.lanes.entry(partition).or_default();
+        lane.done = lane.done.max(done);
+    }
+
     /// The next message to hand out: the lowest sequence among the
     /// partitions with nothing out.
     pub fn next(&mut self, now: Instant) -> Option<(Ticket, T)> {
@@ -386,6 +394,20 @@ mod tests {
         // max_deliver reached: the server sends 1 no more.
         gate.keep_alive(at(21_000), |_| {});
         assert_eq!(gate.next(at(21_000)).unwrap().1, "0/2");
+    }
+
+    #[test]
+    fn a_resumed_partition_hands_out_only_what_comes_after_its_checkpoint() {
+        let mut gate = PartitionGate::new(Duration::from_secs(2));
+        gate.resume(1, 11);
+        gate.resume(1, 7); // never lowers
+        for (partition, sequence) in [(1, 10), (1, 11), (2, 11), (1, 12)] {
+            match gate.offer(partition, sequence, format!("{partition}:{sequence}"), at(0)) {
+                Offered::Settled(item) => assert!(sequence <= 11 && partition == 1, "{item}"),
+                Offered::Taken => assert!(sequence > 11 || partition == 2),
+            }
+        }
+        assert_eq!(items(&drain(&mut gate, at(0))), ["2:11", "1:12"]);
     }
 
     #[test]
