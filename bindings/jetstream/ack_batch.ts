@@ -18,9 +18,13 @@ export interface AckReport {
   refused: [token: string, reason: string][];
 }
 
-/** @internal The report of a confirmed commit, from wasm's arrays. */
+/** @internal The report of a confirmed commit, from wasm's (tokens one string each way, `\n` between). */
 export function ackReport([confirmed, unconfirmed, refused]: RawAckReport): AckReport {
-  return { confirmed, unconfirmed, refused };
+  return { confirmed: tokens(confirmed), unconfirmed: tokens(unconfirmed), refused };
+}
+
+function tokens(joined: string): string[] {
+  return joined === "" ? [] : joined.split("\n");
 }
 
 /** Options of one ack added to an `AckBatch`. */

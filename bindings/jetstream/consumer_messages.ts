@@ -130,6 +130,16 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
   /** Given to `stop()`: thrown once the messages received before it are out. */
   #stopError: Error | undefined;
   #watched = false;
+  /**
+   * Set by `CheckpointLedger.filter`: gives the indexes, ascending, of the
+   * messages of a batch from `from` on to leave out (`undefined`: none),
+   * asked once per batch, the first time the iterator reaches it.
+   */
+  #admit?: (batch: DeliveredBatch, from: number) => Uint32Array | undefined;
+  /** The batch `#admit` was asked about, what it left out, and how many of those were passed. */
+  #admitted: DeliveredBatch | null = null;
+  #skipped: Uint32Array | undefined;
+  #skippedAt = 0;
   #resolveClosed!: (error: Error | undefined) => void;
   readonly #closed: Promise<Error | undefined> = new Promise((resolve) => (this.#resolveClosed = resolve));
 
@@ -220,7 +230,9 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
     return {
       next: () => {
         const batch = this.#batch;
-        if (batch !== null && this.#index < batch.length) {
+        // With `#admit`, a batch that leaves nothing out, once asked.
+        const plain = this.#admit === undefined || (this.#admitted === batch && this.#skipped === undefined);
+        if (batch !== null && this.#index < batch.length && plain) {
           this.#processed++;
           return Promise.resolve({ done: false, value: batch.msg(this.#index++) });
         }
@@ -240,8 +252,11 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
       for (;;) {
         const batch = this.#batch;
         if (batch !== null && this.#index < batch.length) {
+          const i = this.#index++;
+          const admit = this.#admit;
+          if (admit !== undefined && this.#leftOut(admit, batch, i)) continue;
           this.#processed++;
-          return { done: false, value: batch.msg(this.#index++) };
+          return { done: false, value: batch.msg(i) };
         }
         if (this.#done) return DONE;
         await this.#read();
@@ -250,6 +265,34 @@ export class ConsumerMessages implements AsyncIterable<JsMsg> {
       this.#leave();
       throw e;
     }
+  }
+
+  /**
+   * @internal The messages without those `admit` leaves out (see
+   * `#admit`): what `CheckpointLedger.filter` gives for natsjet's messages,
+   * one call to the ledger per batch instead of one per message.
+   */
+  admitted(admit: (batch: DeliveredBatch, from: number) => Uint32Array | undefined): AsyncIterable<JsMsg> {
+    return {
+      [Symbol.asyncIterator]: () => {
+        const iterator = this[Symbol.asyncIterator]();
+        this.#admit = admit;
+        return iterator;
+      },
+    };
+  }
+
+  /** Whether `admit` (`#admit`) leaves message `i` of `batch` out (asked at the batch's first message reached). */
+  #leftOut(admit: (batch: DeliveredBatch, from: number) => Uint32Array | undefined, batch: DeliveredBatch, i: number): boolean {
+    if (this.#admitted !== batch) {
+      this.#admitted = batch;
+      this.#skipped = admit(batch, i);
+      this.#skippedAt = 0;
+    }
+    const skipped = this.#skipped;
+    if (skipped === undefined || skipped[this.#skippedAt] !== i) return false;
+    this.#skippedAt++;
+    return true;
   }
 
   /** Messages to `callback` as they come, a batch per read from wasm. */

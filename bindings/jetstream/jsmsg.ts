@@ -265,12 +265,14 @@ export class NatsJsMsg implements JsMsg {
 
   /** @internal Hands this message's ack to `ledger` until `epoch` commits. */
   trackIn(ledger: RawCheckpointLedger, epoch: number): void {
-    ledger.track(this.#batch.deliveries, this.#index, epoch);
+    thrown(ledger.track(this.#batch.deliveries, this.#index, epoch));
   }
 
   /** @internal `ledger`'s `admit` of this message. */
   admitIn(ledger: RawCheckpointLedger): boolean {
-    return ledger.admit(this.#batch.deliveries, this.#index);
+    const admitted = ledger.admit(this.#batch.deliveries, this.#index);
+    if (typeof admitted !== "boolean") throw admitted;
+    return admitted;
   }
 }
 

@@ -18,6 +18,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { ackReport, type AckReport } from "./ack_batch.js";
 import type { Consumer } from "./consumer.js";
 import type { ConsumerConfig } from "../raw.js";
+import { ConsumerMessages } from "./consumer_messages.js";
 import { NatsJsMsg, type JsMsg } from "./jsmsg.js";
 
 /** How the workers use the consumer, for the checks. */
@@ -161,6 +162,9 @@ export class CheckpointLedger {
 
   /** `messages` without the redeliveries of applied work (`admit` on each). */
   filter(messages: AsyncIterable<JsMsg>): AsyncIterable<JsMsg> {
+    // natsjet's messages: one admit per batch read from wasm, in it.
+    if (messages instanceof ConsumerMessages)
+      return messages.admitted((batch, from) => this.#raw.admitAll(batch.deliveries, from));
     // An iterator by hand, not an async generator: this runs for every
     // message, and a generator's resumption costs more than the admit.
     return {
@@ -186,7 +190,17 @@ export class CheckpointLedger {
    * have reached another worker: `abort` the epoch instead.
    */
   snapshot(epoch: number): LedgerState {
-    return this.#raw.snapshot(epoch);
+    // Runs as floats, not JSON: thousands of ranges each checkpoint. Copied
+    // by a plain loop (`Array.from` on a typed array is several times slower).
+    const raw = this.#raw.snapshot(epoch);
+    const consumers: LedgerConsumerState[] = [];
+    for (let i = 1; i + 2 < raw.length; i += 3) {
+      const floats = raw[i + 2] as Float64Array;
+      const runs = new Array<number>(floats.length);
+      for (let j = 0; j < floats.length; j++) runs[j] = floats[j]!;
+      consumers.push({ stream: raw[i] as string, consumer: raw[i + 1] as string, runs });
+    }
+    return { version: raw[0], consumers };
   }
 
   /**

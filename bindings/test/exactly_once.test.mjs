@@ -94,6 +94,30 @@ test("snapshot: the ranges a checkpoint saves; restore: redeliveries of saved wo
   b.ledger.close();
 });
 
+test("filter: a batch's applied messages are left out wherever they are in it, the rest tracked in any order", async () => {
+  const { jsm } = await setup("EO_FILTER", 8, { ack_wait: 30e9 });
+  const { consumer, ledger } = await worker("EO_FILTER");
+  // Applied before: 1, 3 to 4 and 8 (first and last of the batch too).
+  await ledger.restore([{ version: 2, consumers: [{ stream: "EO_FILTER", consumer: "d", runs: [1, 0, 2, 1, 4, 0] }] }]);
+  const passed = [];
+  for await (const m of ledger.filter(await consumer.fetch({ max_messages: 8, expires: 3000 }))) passed.push(m);
+  assert.deepEqual(passed.map((m) => m.seq), [2, 5, 6, 7]);
+  assert.deepEqual(ledger.counts(), { skipped: 4, aborted: 0, atRisk: 0, redelivered: 0 });
+  // Out of order, and one acked directly instead.
+  for (const m of [passed[2], passed[0], passed[1]]) ledger.track(m, 1);
+  assert.throws(() => ledger.track(passed[2], 1), (e) => e.kind === "ALREADY_ACKNOWLEDGED", "tracked twice: its ack is the ledger's");
+  passed[3].ack();
+  assert.throws(() => ledger.track(passed[3], 1), (e) => e.kind === "ALREADY_ACKNOWLEDGED");
+  assert.equal(ledger.length, 3);
+  const report = await ledger.commit(1);
+  assert.equal(report.confirmed.length, 7, "the three tracked and the four skipped");
+  assert.deepEqual(report.unconfirmed, []);
+  assert.ok(report.confirmed.every((token) => token.startsWith("$JS.ACK.EO_FILTER.d.")));
+  const info = await consumerInfoSoon(() => jsm.consumers.info("EO_FILTER", "d"), (i) => i.num_ack_pending === 0);
+  assert.equal(info.ack_floor.stream_seq, 8);
+  ledger.close();
+});
+
 test("abort naks: the server redelivers at once, not after ack_wait; an unexplained redelivery is reported", async () => {
   await setup("EO_ABORT", 4, { ack_wait: 30e9 });
   const { consumer, ledger } = await worker("EO_ABORT");

@@ -115,6 +115,25 @@ impl CheckpointLedger {
         admitted
     }
 
+    /// [`admit`](Self::admit) of each of `messages` at once (one lock of
+    /// the connection's session): the indexes of those not to process, in
+    /// order. A message the ledger cannot judge (another consumer's, one
+    /// acked already) passes, as in [`filter`](Self::filter).
+    #[cfg(feature = "wasm-jetstream")]
+    pub(crate) fn admit_all<'a>(&self, messages: impl IntoIterator<Item = &'a Message>) -> Result<Vec<usize>, Error> {
+        self.with(|ledger| {
+            let mut skipped = Vec::new();
+            for (i, message) in messages.into_iter().enumerate() {
+                let Ok(subject) = message.claim(&Ack::Ack) else { continue };
+                match ledger.admit(subject) {
+                    Ok(false) => skipped.push(i),
+                    _ => message.release_claim(),
+                }
+            }
+            skipped
+        })
+    }
+
     /// `messages` without the redeliveries of applied work ([`admit`](Self::admit)
     /// on each): what user code sees is only work to do. A message the ledger
     /// cannot judge (another consumer's) passes, and tracking it then fails.

@@ -17,7 +17,7 @@ use crate::wasm::promise;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ACK_BATCH: &str = r#"
 /** How a confirmed commit ended, per delivery (ack token): applied, no answer in time (safe to resend), or refused with the server's reason. */
-export type RawAckReport = [confirmed: string[], unconfirmed: string[], refused: [token: string, reason: string][]];
+export type RawAckReport = [confirmed: string, unconfirmed: string, refused: [token: string, reason: string][]];
 "#;
 
 #[wasm_bindgen]
@@ -93,9 +93,20 @@ impl RawAckBatch {
     }
 }
 
-/// `[confirmed, unconfirmed, refused]` of a confirmed commit, tokens as strings.
+/// `[confirmed, unconfirmed, refused]` of a confirmed commit: the confirmed
+/// and unconfirmed tokens each as one string, separated by `\n` (one string
+/// across, not one per token: a ledger commits thousands), split in JS.
 pub(super) fn report(report: AckReport) -> Array {
-    let tokens = |tokens: Vec<AckToken>| tokens.into_iter().map(|t| JsValue::from(String::from(t))).collect::<Array>();
+    let tokens = |tokens: Vec<AckToken>| {
+        let mut joined = String::with_capacity(tokens.iter().map(|t| t.subject().len() + 1).sum());
+        for token in &tokens {
+            if !joined.is_empty() {
+                joined.push('\n');
+            }
+            joined.push_str(token.subject());
+        }
+        JsValue::from(joined)
+    };
     let refused = report.refused.into_iter().map(|(t, why)| Array::of2(&String::from(t).into(), &why.into()));
     Array::of3(&tokens(report.confirmed), &tokens(report.unconfirmed), &refused.collect::<Array>())
 }

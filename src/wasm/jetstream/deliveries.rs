@@ -86,6 +86,11 @@ pub(super) fn ack_kind(kind: u32, delay: Option<f64>, reason: Option<String>) ->
 }
 
 impl RawDeliveries {
+    /// The batch's messages, in order.
+    pub(super) fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
     pub(super) fn get(&self, i: u32) -> Result<&Message, Error> {
         self.messages.get(i as usize).ok_or_else(|| Error::InvalidArgument(format!("no message {i} in this batch")))
     }

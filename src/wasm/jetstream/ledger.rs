@@ -7,7 +7,7 @@
 use std::rc::Rc;
 use std::time::Duration;
 
-use js_sys::{Array, Promise};
+use js_sys::{Array, Float64Array, Promise, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 use super::ack_batch::report;
@@ -19,8 +19,8 @@ use crate::error::Error;
 use crate::jetstream::ack::{LedgerEvent, LedgerState, LedgerWarning};
 use crate::jetstream::api::CreateConsumerRequest;
 use crate::jetstream::{CheckpointLedger, LedgerOptions};
-use crate::wasm::options::millis;
-use crate::wasm::{promise, to_js_object};
+use crate::wasm::options::{millis, whole};
+use crate::wasm::promise;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_LEDGER: &str = r#"
@@ -29,11 +29,8 @@ export type RawLedgerWarning = [
   code: "MAX_ACK_PENDING_TOO_SMALL" | "ACK_WAIT_SHORTER_THAN_CHECKPOINT" | "MAX_DELIVER_FINITE" | "MAX_WAITING_BELOW_WORKERS" | "CONFIG_DIFFERS",
   message: string,
 ];
-/** What a checkpoint saves of a ledger (version 2): per consumer, its sequence ranges as `runs`. */
-export interface RawLedgerState {
-  version: number;
-  consumers: { stream: string; consumer: string; runs: number[] }[];
-}
+/** What a checkpoint saves of a ledger: its version, then per consumer its stream, its name and its sequence ranges as version 2's `runs`. */
+export type RawLedgerState = [version: number, ...consumers: (string | Float64Array)[]];
 /** A ledger event: its type and the message's ack token. */
 export type RawLedgerEvent = [type: "redeliveryRisk" | "redelivered", token: string];
 export type RawLedgerCounts = [skipped: number, aborted: number, atRisk: number, redelivered: number];
@@ -90,22 +87,49 @@ impl RawCheckpointLedger {
 
     /// Holds message `i` of `deliveries` until `epoch` commits; the ledger
     /// then owns its ack (acking it directly throws `ALREADY_ACKNOWLEDGED`).
-    pub fn track(&self, deliveries: &RawDeliveries, i: u32, epoch: f64) -> Result<(), JsValue> {
-        Ok(self.ledger.track(deliveries.get(i)?, epoch_number(epoch)?)?)
+    /// Gives the error for JS to throw, `undefined` when held: a call that
+    /// may throw returns an array from the wasm (see `RawDeliveries.ack`).
+    #[wasm_bindgen(unchecked_return_type = "Error | undefined")]
+    pub fn track(&self, deliveries: &RawDeliveries, i: u32, epoch: f64) -> JsValue {
+        let tracked = epoch_number(epoch).and_then(|epoch| self.ledger.track(deliveries.get(i)?, epoch));
+        tracked.map_or_else(JsValue::from, |()| JsValue::UNDEFINED)
     }
 
     /// Whether to process message `i` of `deliveries`: `false` for a
     /// redelivery of work already applied, which the ledger then acks with
-    /// the next commit.
-    pub fn admit(&self, deliveries: &RawDeliveries, i: u32) -> Result<bool, JsValue> {
-        Ok(self.ledger.admit(deliveries.get(i)?)?)
+    /// the next commit; the error for JS to throw.
+    #[wasm_bindgen(unchecked_return_type = "boolean | Error")]
+    pub fn admit(&self, deliveries: &RawDeliveries, i: u32) -> JsValue {
+        let admitted = deliveries.get(i).and_then(|m| self.ledger.admit(m));
+        admitted.map_or_else(JsValue::from, JsValue::from)
     }
 
-    /// What the checkpoint of `epoch` must save, as a plain object; throws
-    /// `AT_RISK` when a message of the epoch may have reached another worker.
+    /// `admit` of the messages of `deliveries` from index `from` on, at
+    /// once: the indexes of those not to process, ascending, `undefined`
+    /// when all are to be. One that cannot be judged (another consumer's)
+    /// passes.
+    #[wasm_bindgen(js_name = admitAll, unchecked_return_type = "Uint32Array | undefined")]
+    pub fn admit_all(&self, deliveries: &RawDeliveries, from: u32) -> Result<JsValue, JsValue> {
+        let messages = deliveries.messages().get(from as usize..).unwrap_or_default();
+        let skipped = self.ledger.admit_all(messages)?;
+        let skipped: Vec<u32> = skipped.into_iter().map(|i| from + i as u32).collect();
+        Ok(if skipped.is_empty() { JsValue::UNDEFINED } else { Uint32Array::from(&skipped[..]).into() })
+    }
+
+    /// What the checkpoint of `epoch` must save: its version, then per
+    /// consumer its stream, name and `runs` (floats, without JSON: the
+    /// wrapper makes the `LedgerState`); throws `AT_RISK` when a message of
+    /// the epoch may have reached another worker.
     #[wasm_bindgen(unchecked_return_type = "RawLedgerState")]
-    pub fn snapshot(&self, epoch: f64) -> Result<JsValue, JsValue> {
-        Ok(to_js_object(&self.ledger.snapshot(epoch_number(epoch)?)?)?)
+    pub fn snapshot(&self, epoch: f64) -> Result<Array, JsValue> {
+        let state = self.ledger.snapshot(epoch_number(epoch)?)?;
+        let out = Array::of1(&state.version.into());
+        for c in &state.consumers {
+            out.push(&c.stream.as_str().into());
+            out.push(&c.consumer.as_str().into());
+            out.push(&Float64Array::from(&c.runs(|n| n as f64)[..]));
+        }
+        Ok(out)
     }
 
     /// Takes the states (JSON text, one per worker) saved by the last checkpoint.
@@ -161,6 +185,7 @@ impl RawCheckpointLedger {
     }
 }
 
+/// A whole epoch number, read without a JS value: this runs for every message tracked.
 fn epoch_number(epoch: f64) -> Result<u64, Error> {
-    whole_number(epoch.into(), "epoch")?.ok_or_else(|| Error::InvalidArgument("epoch: expected a whole number".into()))
+    whole(epoch, "epoch")
 }

@@ -86,10 +86,14 @@ pub struct AckLedger {
     outbox: Vec<Sent>,
     events: VecDeque<LedgerEvent>,
     counts: LedgerCounts,
-    /// The token of the message `admit` passed last: tracking it next (the
-    /// usual order) reads its ack subject once, not twice.
-    admitted: Option<AckToken>,
+    /// The tokens of the messages `admit` passed, oldest first: tracking
+    /// them next, in that order (the usual one), reads each ack subject
+    /// once, not twice. At most [`ADMITTED_KEPT`].
+    admitted: VecDeque<AckToken>,
 }
+
+/// Admitted tokens kept for the `track` that follows: a delivered batch's worth.
+const ADMITTED_KEPT: usize = 1024;
 
 /// The queues by stream and consumer name, in name order. A ledger serves
 /// one consumer or a few, so a sorted list will do (and keeps a B-tree out
@@ -276,11 +280,13 @@ impl AckLedger {
 
     /// [`track_received`](Self::track_received) of the message with ack
     /// subject `subject`: the token [`admit`](Self::admit) made of it when
-    /// that was the last message admitted, else one read now.
+    /// it is among the last messages admitted, else one read now.
     pub fn track_subject(&mut self, now: Instant, received: Instant, subject: &str, epoch: u64) -> Result<(), Error> {
-        let token = match self.admitted.take() {
-            Some(token) if token.subject() == subject => token,
-            _ => AckToken::new(subject)?,
+        // Messages admitted before this one and not tracked are passed over.
+        let at = self.admitted.iter().position(|token| token.subject() == subject);
+        let token = match at.and_then(|at| self.admitted.drain(..=at).next_back()) {
+            Some(token) => token,
+            None => AckToken::new(subject)?,
         };
         self.track_received(now, received, token, epoch)
     }
@@ -319,8 +325,12 @@ impl AckLedger {
             true => Instant::from_offset(received.offset().saturating_sub(queue.ack_wait / 2)),
             false => received,
         };
+        // Behind a front item, it leaves the next timer as it was.
+        let front_stays = queue.items.back().is_some_and(|t| t.reset_at <= reset_at) && queue.reported == 0;
         queue.insert(Tracked { token, epoch, reset_at, at_risk: false });
-        self.rearm();
+        if !front_stays {
+            self.rearm();
+        }
         Ok(())
     }
 
@@ -454,7 +464,10 @@ impl AckLedger {
             self.counts.redelivered += 1;
             self.events.push_back(LedgerEvent::Redelivered { token: token.clone() });
         }
-        self.admitted = Some(token);
+        if self.admitted.len() == ADMITTED_KEPT {
+            self.admitted.pop_front();
+        }
+        self.admitted.push_back(token);
         Ok(true)
     }
 

@@ -110,6 +110,29 @@ impl ConsumerState {
         }
         ranges
     }
+
+    /// The ranges as version 2's `runs` (see [`LedgerState`]), each number
+    /// through `number` (the wasm hands JS floats, without JSON).
+    pub(crate) fn runs<N>(&self, number: impl Fn(u64) -> N) -> Vec<N> {
+        // A ledger's ranges are sorted and apart; ranges made by hand may not be.
+        let apart = self.ranges.windows(2).all(|w| w[0].1 < w[1].0 && w[1].0 - w[0].1 > 1);
+        let merged;
+        let ranges = match apart && self.ranges.iter().all(|&(first, last)| first <= last) {
+            true => &self.ranges[..],
+            false => {
+                merged = self.to_ranges();
+                merged.ranges()
+            }
+        };
+        let mut runs = Vec::with_capacity(ranges.len() * 2);
+        let mut end = 0;
+        for (i, &(first, last)) in ranges.iter().enumerate() {
+            runs.push(number(if i == 0 { first } else { first - end }));
+            runs.push(number(last - first));
+            end = last;
+        }
+        runs
+    }
 }
 
 /// [`ConsumerState`] as saved: `runs` (version 2), or `ranges` (version 1).
@@ -125,19 +148,7 @@ struct WireConsumer {
 
 impl From<ConsumerState> for WireConsumer {
     fn from(state: ConsumerState) -> Self {
-        // A ledger's ranges are sorted and apart; ranges made by hand may not be.
-        let apart = state.ranges.windows(2).all(|w| w[0].1 < w[1].0 && w[1].0 - w[0].1 > 1);
-        let ranges = match apart && state.ranges.iter().all(|&(first, last)| first <= last) {
-            true => state.ranges,
-            false => state.to_ranges().ranges().to_vec(),
-        };
-        let mut runs = Vec::with_capacity(ranges.len() * 2);
-        let mut end = 0;
-        for (i, &(first, last)) in ranges.iter().enumerate() {
-            runs.push(if i == 0 { first } else { first - end });
-            runs.push(last - first);
-            end = last;
-        }
+        let runs = state.runs(|n| n);
         WireConsumer { stream: state.stream, consumer: state.consumer, ranges: None, runs: Some(runs) }
     }
 }

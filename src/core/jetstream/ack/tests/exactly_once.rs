@@ -255,3 +255,20 @@ fn a_message_admitted_then_tracked_is_held_as_one_tracked_alone() {
     let committed: Vec<u64> = l.commit(1).iter().map(AckToken::stream_sequence).collect();
     assert_eq!(committed, [1, 2]);
 }
+
+#[test]
+fn a_batch_admitted_then_tracked_in_any_order_is_held_once_each() {
+    let mut l = ledger();
+    l.restore(&[state(&[(3, 3)])]).unwrap();
+    let batch: Vec<AckToken> = (1..=6).map(|seq| delivery(seq, 1)).collect();
+    let admitted: Vec<bool> = batch.iter().map(|d| l.admit(d.subject()).unwrap()).collect();
+    assert_eq!(admitted, [true, true, false, true, true, true], "3 was applied before");
+    // 1 in order; 2 never tracked (passed over); 5 before 4; 6 last.
+    for seq in [1, 5, 4, 6] {
+        l.track_subject(t(0), t(0), batch[seq as usize - 1].subject(), 1).unwrap();
+    }
+    assert!(l.track_subject(t(0), t(0), batch[4].subject(), 1).is_err(), "5 tracked twice");
+    assert_eq!(l.len(), 4);
+    let committed: Vec<u64> = l.commit(1).iter().map(AckToken::stream_sequence).collect();
+    assert_eq!(committed, [1, 4, 5, 6, 3], "by consumer sequence, then the skipped redelivery");
+}
