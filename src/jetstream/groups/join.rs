@@ -481,7 +481,10 @@ impl Stream for Member {
                         }
                         match message.info().map(|info| info.stream_sequence) {
                             Ok(sequence) => {
-                                if let Offered::Settled(again) = this.gate.offer(partition, sequence, message, now) {
+                                // The server's ack timer runs from about the receipt, maybe long before now.
+                                let received = message.received();
+                                if let Offered::Settled(again) = this.gate.offer(partition, sequence, message, received)
+                                {
                                     // Acked here before; the ack was lost.
                                     let _ = again.ack_nowait(Ack::Ack);
                                 }
