@@ -9,6 +9,7 @@
 //! `consumer-groups: published N, processed N, lost 0, out_of_order 0, redelivered R, failover_ms F, rebalance_ms B`.
 //!
 //! Usage: consumer_group_chaos [--messages N] ; `consumer_group_chaos member URL NAME` is one instance.
+//! The members' `max_ack_pending` is `CHAOS_MAX_ACK_PENDING` (1 unless set; above 1 the stalled instance can overtake its standby, see docs/consumer-groups.md).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -37,7 +38,9 @@ fn micros() -> u128 {
 /// One member instance: prints `P <micros> <key> <index>` for each message, then acks it.
 async fn member(url: &str, name: &str) -> Result<(), natsjet::Error> {
     let js = jetstream::new(natsjet::connect(url).await?);
-    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 1, ..Default::default() };
+    // One message in flight per member unless CHAOS_MAX_ACK_PENDING says more (pipelined partitions).
+    let max_ack_pending = std::env::var("CHAOS_MAX_ACK_PENDING").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending, ..Default::default() };
     let mut joined = groups::join(&js, Kind::Elastic, STREAM, GROUP, name, template).await?;
     let mut out = std::io::stdout().lock();
     while let Some(message) = joined.next().await {

@@ -34,7 +34,6 @@ use crate::jetstream::message::Message;
 use crate::jetstream::pull::{ConsumeOptions, PriorityOptions};
 use crate::jetstream::reader::Messages;
 use crate::runtime::{BoxFuture, DefaultRuntime, MaybeSend, Runtime};
-use crate::time::Instant;
 
 /// A message of the group: the partition it came from, and the message
 /// with that partition's token taken off its subject (ack it as usual).
@@ -422,13 +421,15 @@ impl Member {
 
     /// Gives a delivered message to the gate, or waits for its partition's
     /// checkpoint first.
-    fn offer(&mut self, partition: u32, sequence: u64, message: Message, now: Instant) {
+    fn offer(&mut self, partition: u32, sequence: u64, message: Message) {
         if self.resume.is_some() && !self.resumed.contains(&partition) {
             self.waiting.push((partition, sequence, message));
             self.read_next_checkpoint();
             return;
         }
-        if let Offered::Settled(again) = self.gate.offer(partition, sequence, message, now) {
+        // The server's ack timer runs from about the receipt, maybe long before now.
+        let received = message.received();
+        if let Offered::Settled(again) = self.gate.offer(partition, sequence, message, received) {
             // Done before (acked here, or by the checkpoint): ack it again.
             let _ = again.ack_nowait(Ack::Ack);
             self.skipped += 1;
@@ -446,7 +447,7 @@ impl Member {
     }
 
     /// A partition's checkpoint was read: its waiting messages go to the gate.
-    fn resumed(&mut self, partition: u32, done: Option<u64>, now: Instant) {
+    fn resumed(&mut self, partition: u32, done: Option<u64>) {
         if let Some(done) = done {
             self.gate.resume(partition, done);
         }
@@ -455,7 +456,7 @@ impl Member {
             std::mem::take(&mut self.waiting).into_iter().partition(|w| w.0 == partition);
         self.waiting = still;
         for (partition, sequence, message) in ready {
-            self.offer(partition, sequence, message, now);
+            self.offer(partition, sequence, message);
         }
         self.read_next_checkpoint();
     }
@@ -590,7 +591,7 @@ impl Stream for Member {
                 let partition = *partition;
                 this.reading = None;
                 match result {
-                    Ok(done) => this.resumed(partition, done, now),
+                    Ok(done) => this.resumed(partition, done),
                     Err(e) => {
                         // Not handed out nor kept alive: the server delivers them again.
                         this.waiting.retain(|w| w.0 != partition);
@@ -608,7 +609,7 @@ impl Stream for Member {
                             return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
                         }
                         match message.info().map(|info| info.stream_sequence) {
-                            Ok(sequence) => this.offer(partition, sequence, message, now),
+                            Ok(sequence) => this.offer(partition, sequence, message),
                             Err(_) => return Poll::Ready(Some(Ok(GroupMessage { partition, message }))),
                         }
                         continue;

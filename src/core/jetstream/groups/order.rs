@@ -19,6 +19,10 @@
 //! - held messages are kept alive: every half `ack_wait` the caller sends
 //!   `+WPI` for those still held (the server would redeliver them
 //!   otherwise, and count a delivery the application never saw);
+//! - a held message whose ack wait ran out before it was kept alive (the
+//!   process was stopped, or starved) is dropped with the partition's held
+//!   messages after it: the server delivers them again, maybe to another
+//!   instance that took over, which must not be overtaken;
 //! - a message out that is neither settled, in progress nor delivered again
 //!   within twice `ack_wait` (plus a nak's delay) is given up, so that a
 //!   message the server stopped redelivering (`max_deliver`) does not hold
@@ -120,7 +124,8 @@ impl<T> PartitionGate<T> {
         self.lanes.get(&partition).is_some_and(|l| l.out.is_some())
     }
 
-    /// A message delivered by the consumer.
+    /// A message delivered by the consumer, received at `now` (the server's
+    /// ack timer for it runs from then).
     pub fn offer(&mut self, partition: u32, sequence: u64, item: T, now: Instant) -> Offered<T> {
         let refresh = now + self.ack_wait / 2;
         let lane = self.lanes.entry(partition).or_default();
@@ -158,9 +163,15 @@ impl<T> PartitionGate<T> {
     /// The next message to hand out: the lowest sequence among the
     /// partitions with nothing out.
     pub fn next(&mut self, now: Instant) -> Option<(Ticket, T)> {
-        let (_, partition) = self.ready.pop_first()?;
+        let (held, partition) = loop {
+            let (_, partition) = self.ready.pop_first()?;
+            let lane = self.lanes.get_mut(&partition)?;
+            self.held -= expire(lane, now, self.ack_wait);
+            if let Some(held) = lane.queue.pop_front() {
+                break (held, partition);
+            }
+        };
         let lane = self.lanes.get_mut(&partition)?;
-        let held = lane.queue.pop_front()?;
         self.held -= 1;
         self.hand_outs += 1;
         let hand_out = self.hand_outs;
@@ -199,15 +210,22 @@ impl<T> PartitionGate<T> {
     pub fn keep_alive(&mut self, now: Instant, mut keep: impl FnMut(&T)) {
         let next = now + self.ack_wait / 2;
         for (partition, lane) in &mut self.lanes {
+            let expired = expire(lane, now, self.ack_wait);
+            if expired > 0 {
+                self.held -= expired;
+                self.ready.retain(|(_, p)| p != partition);
+            }
             for held in lane.queue.iter_mut().filter(|h| h.refresh <= now) {
                 keep(&held.item);
                 held.refresh = next;
             }
             if lane.out.as_ref().is_some_and(|o| o.deadline <= now) {
                 lane.out = None;
-                if let Some(front) = lane.queue.front() {
-                    self.ready.insert((front.sequence, *partition));
-                }
+            }
+            if lane.out.is_none()
+                && let Some(front) = lane.queue.front()
+            {
+                self.ready.insert((front.sequence, *partition));
             }
         }
     }
@@ -234,6 +252,16 @@ impl<T> PartitionGate<T> {
         self.ready.clear();
         self.held = 0;
     }
+}
+
+/// Drops the lane's first held message whose ack wait ran out unrefreshed
+/// (half an `ack_wait` past its `+WPI` due time) and all held after it;
+/// returns how many went.
+fn expire<T>(lane: &mut Lane<T>, now: Instant, ack_wait: Duration) -> usize {
+    let Some(at) = lane.queue.iter().position(|h| h.refresh + ack_wait / 2 <= now) else { return 0 };
+    let gone = lane.queue.len() - at;
+    lane.queue.truncate(at);
+    gone
 }
 
 #[cfg(test)]
@@ -313,7 +341,8 @@ mod tests {
         let mut gate = fed(&[(0, 1), (0, 2)]);
         let (old, _) = gate.next(at(0)).unwrap();
         assert!(gate.next(at(0)).is_none());
-        // Ack wait over: the server delivers 1 again.
+        // Ack wait over: the server delivers 1 again (2 was kept alive).
+        gate.keep_alive(at(5_000), |_| {});
         assert_eq!(gate.offer(0, 1, "0/1 again".into(), at(10_000)), Offered::Taken);
         let (again, item) = gate.next(at(10_000)).unwrap();
         assert_eq!((again.sequence, item.as_str()), (1, "0/1 again"));
@@ -378,10 +407,35 @@ mod tests {
         assert_eq!(gate.deadline(), Some(at(10_000)));
         // In progress pushes the message out's give-up back.
         gate.settle(out, Settle::Progress, at(9_000));
-        kept.clear();
-        gate.keep_alive(at(20_000), |i| kept.push(i.clone()));
-        assert_eq!(kept, ["0/2", "0/3"]);
+        for t in [10_000, 15_000, 20_000] {
+            kept.clear();
+            gate.keep_alive(at(t), |i| kept.push(i.clone()));
+            assert_eq!(kept, ["0/2", "0/3"]);
+        }
         assert!(gate.next(at(20_000)).is_none(), "1 is still out (in progress at 9 s)");
+    }
+
+    #[test]
+    fn held_messages_whose_ack_wait_ran_out_unrefreshed_are_dropped_not_handed_out() {
+        let mut gate = fed(&[(0, 1), (0, 2), (1, 3)]);
+        gate.offer(0, 4, "0/4".into(), at(4_000));
+        let out = drain(&mut gate, at(0));
+        assert_eq!(items(&out), ["0/1", "1/3"]);
+        // Stopped for 12 s: no `+WPI` went; 2's ack wait ran out (4's not yet),
+        // so the server delivers 2 again (maybe elsewhere): 4 must not overtake it.
+        gate.settle(out[0].0, Settle::Done, at(12_000));
+        assert!(gate.next(at(12_000)).is_none());
+        assert_eq!(gate.held(), 0);
+        gate.offer(0, 2, "0/2 again".into(), at(12_001));
+        assert_eq!(gate.next(at(12_001)).unwrap().1, "0/2 again");
+        // The timer path drops them as well, without keeping them alive.
+        let mut gate = fed(&[(0, 1), (0, 2)]);
+        let (first, _) = gate.next(at(0)).unwrap();
+        let mut kept = Vec::new();
+        gate.keep_alive(at(10_000), |i| kept.push(i.clone()));
+        assert!(kept.is_empty());
+        gate.settle(first, Settle::Done, at(10_001));
+        assert!(gate.next(at(10_001)).is_none());
     }
 
     #[test]
@@ -389,7 +443,9 @@ mod tests {
         let mut gate = fed(&[(0, 1), (0, 2)]);
         let (out, _) = gate.next(at(0)).unwrap();
         gate.settle(out, Settle::Redeliver(Some(Duration::from_secs(1))), at(0));
-        gate.keep_alive(at(20_999), |_| {});
+        for t in [5_000, 10_000, 15_000, 20_000, 20_999] {
+            gate.keep_alive(at(t), |_| {});
+        }
         assert!(gate.next(at(20_999)).is_none());
         // max_deliver reached: the server sends 1 no more.
         gate.keep_alive(at(21_000), |_| {});
