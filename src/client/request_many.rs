@@ -14,7 +14,7 @@ use bytes::Bytes;
 use futures_core::Stream;
 
 use super::Client;
-use crate::core::session::GatherKey;
+use crate::core::session::{GatherKey, Route};
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::message::Message;
@@ -158,7 +158,7 @@ impl Responses {
     /// Ends the request now: replies already received can still be read,
     /// then the stream ends.
     pub fn stop(&mut self) {
-        self.client.inner.shared.lock().stop_gather(self.key);
+        self.client.inner.shared.lock().retire(Route::Gather(self.key));
     }
 }
 

@@ -43,7 +43,7 @@ impl Subscriber {
     /// Ends the subscription after `max` messages in total (counting those
     /// already delivered).
     pub async fn unsubscribe_after(&mut self, max: u64) -> Result<(), Error> {
-        self.client.inner.shared.lock().unsubscribe_after(self.sid, max)
+        self.client.inner.shared.lock().command(|s| s.unsubscribe(self.sid, Some(max)))
     }
 
     /// Unsubscribes but delivers what the server sent before it processed

@@ -39,3 +39,7 @@ pub(crate) mod readers;
 pub(crate) mod shared;
 #[cfg(has_runtime)]
 pub(crate) mod task;
+#[cfg(has_runtime)]
+mod waiters;
+#[cfg(has_runtime)]
+mod wake;

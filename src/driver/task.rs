@@ -309,14 +309,16 @@ impl<R: Runtime> Driver<R> {
     /// checked again and a new sleep armed, so a busy connection re-arms
     /// about once per deadline instead of once per poll.
     fn poll_timer(&mut self, cx: &mut Context<'_>, shared: &Shared, mut now: Instant) -> bool {
-        let Some(deadline) = shared.lock().poll_timeout() else {
+        let Some(deadline) = shared.lock().session.poll_deadline().map(|d| d.at) else {
             self.timer = None;
             return false;
         };
         loop {
             if deadline <= now {
                 self.timer = None;
-                shared.lock().handle_timeout(now);
+                let mut inner = shared.lock();
+                inner.session.handle_timeout(now);
+                inner.hurry |= inner.session.take_pulled();
                 return true;
             }
             match &mut self.timer {
@@ -433,7 +435,7 @@ impl<R: Runtime> Future for Driver<R> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
         let shared = this.shared.clone();
-        shared.lock().register_driver(cx.waker());
+        shared.lock().wake.register(cx.waker());
         let mut budget = 64;
         loop {
             this.start_actions(&mut shared.lock());
@@ -461,18 +463,18 @@ impl<R: Runtime> Future for Driver<R> {
                 inner = shared.lock();
             }
             if finished {
-                inner.end_driver_poll();
+                inner.wake.end_poll();
                 return Poll::Ready(());
             }
             // Work that came during this round (it woke nobody) gets another.
-            if !progress && !inner.take_rerun() {
-                inner.end_driver_poll();
+            if !progress && !inner.wake.take_rerun() {
+                inner.wake.end_poll();
                 inner.writes_held = matches!(&this.link, Link::Open(t) if t.holds_writes());
                 return Poll::Pending;
             }
             budget -= 1;
             if budget == 0 {
-                inner.end_driver_poll();
+                inner.wake.end_poll();
                 inner.writes_held = false;
                 cx.waker().wake_by_ref();
                 return Poll::Pending;

@@ -23,7 +23,7 @@ use super::commit::ack_confirmed;
 use super::consumer::Consumer;
 use super::message::Message;
 use crate::client::Client;
-use crate::core::session::LedgerId;
+use crate::core::session::{LedgerId, Route};
 use crate::error::Error;
 
 /// How the workers use the consumer, for the guardrail checks.
@@ -240,6 +240,6 @@ where
 
 impl Drop for CheckpointLedger {
     fn drop(&mut self) {
-        self.client.shared().lock().remove_ledger(self.id);
+        self.client.shared().lock().retire(Route::Ledger(self.id));
     }
 }

@@ -31,7 +31,7 @@ use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, 
 use crate::client::Client;
 use crate::conn::Sid;
 use crate::core::jetstream::read_mark::ReadMark;
-use crate::core::session::{OrderedId, Reader};
+use crate::core::session::{OrderedId, Reader, Route};
 use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
 use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
@@ -451,7 +451,7 @@ impl Messages {
         let Source::Reader(sid) = self.source else { return };
         let mut inner = self.client.shared().lock();
         if inner.has_reader(sid) {
-            inner.retire_reader(sid);
+            inner.retire(Route::Reader(sid));
             inner.wake_driver();
         }
     }
@@ -496,9 +496,9 @@ impl Messages {
         let now = self.client.now();
         let mut inner = self.client.shared().lock();
         match self.source {
-            Source::Reader(sid) => inner.reader_taken(now, sid, msgs, bytes),
-            Source::Ordered(id) => inner.ordered_taken(now, id, msgs, bytes),
-        }
+            Source::Reader(sid) => inner.command(|s| s.reader_taken(now, sid, msgs, bytes)),
+            Source::Ordered(id) => inner.command(|s| s.ordered_taken(now, id, msgs, bytes)),
+        };
     }
 }
 
@@ -557,12 +557,12 @@ impl Drop for Messages {
     fn drop(&mut self) {
         let Source::Reader(sid) = self.source else { return };
         let mut inner = self.client.shared().lock();
-        inner.retire_reader(sid);
+        inner.retire(Route::Reader(sid));
         // Received but never read: hand them back now.
         let nak = super::ack::Ack::Nak(None).body();
         while let Some(delivery) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
             if let Some(reply) = delivery.message.reply {
-                let _ = inner.publish(&reply, None, None, &nak);
+                let _ = inner.write(|s| s.publish(&reply, None, None, &nak));
             }
         }
         inner.wake_driver();
