@@ -7,13 +7,12 @@
 //! only) and wakes the driver; the driver locks it to feed input and drain
 //! output. Nothing here blocks.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
 use futures_channel::oneshot;
 
-use super::queue::{self, Queue};
+use super::queue;
 use super::readers::ReaderQueues;
 pub(crate) use super::waiters::{Answer, Answered, Replies};
 use super::waiters::{Taken, Waiter};
@@ -28,9 +27,13 @@ use crate::core::session::{
 use crate::error::Error;
 use crate::header::HeaderMap;
 use crate::id_map::IdMap;
-use crate::message::Message;
 use crate::request_many::RequestManyOptions;
 use crate::time::Instant;
+pub(crate) use room::HIGH_WATER;
+use subs::Subscription;
+
+mod room;
+mod subs;
 
 /// A user callback for connection events. `Send + Sync` natively; JS
 /// callbacks in wasm are neither.
@@ -38,14 +41,6 @@ use crate::time::Instant;
 pub type EventCallback = Arc<dyn Fn(ConnectionEvent) + Send + Sync>;
 #[cfg(target_arch = "wasm32")]
 pub type EventCallback = Arc<dyn Fn(ConnectionEvent)>;
-
-struct Subscription {
-    /// Bounded in messages and bytes; it counts what it drops.
-    queue: Arc<Queue<Message>>,
-    /// Set if the subscription ends for want of a first message in time
-    /// (while its timeout is armed).
-    timed_out: Option<Arc<AtomicBool>>,
-}
 
 /// What an ordered read starts from: where and how it reads, its cursor,
 /// and the consumer to read first if one was just made.
@@ -85,12 +80,6 @@ pub(crate) struct Inner {
     pub(super) host: Option<crate::transport::HostSink>,
 }
 
-/// Buffered bytes above which publishers wait for the writer.
-pub(crate) const HIGH_WATER: usize = 4 * 1024 * 1024;
-/// wasm: bytes waiting past which a publish that cannot wait hands them to the host first.
-#[cfg(target_arch = "wasm32")]
-const SPILL: usize = 8 * 1024 * 1024;
-
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
 }
@@ -127,15 +116,6 @@ impl Shared {
 }
 
 impl Inner {
-    /// Whether publishers that can wait should: the outgoing buffer is past
-    /// the high water mark (or the smaller bound set for it), so they wait
-    /// instead of meeting `OutgoingBufferFull`.
-    #[inline]
-    fn publishers_wait(&self) -> bool {
-        let high_water = HIGH_WATER.min(self.session.outgoing_buffer_size());
-        self.session.state() == State::Connected && self.session.pending_bytes() >= high_water
-    }
-
     /// Wakes the driver after a command left work for it.
     pub fn wake_driver(&mut self) {
         self.wake.wake();
@@ -238,56 +218,6 @@ impl Inner {
         &self.session
     }
 
-    /// Before a publish from a caller that cannot wait (JavaScript's
-    /// `publish` and acks): in wasm a loop of them never lets the driver
-    /// write, so once more than `SPILL` bytes wait they go to the host
-    /// first. Natively such callers meet the outgoing bound.
-    pub fn make_room_now(&mut self) {
-        #[cfg(target_arch = "wasm32")]
-        if self.session.transmit_bytes() >= SPILL {
-            self.spill();
-        }
-    }
-
-    /// Hands every byte waiting to the open transport's host, whatever it
-    /// already holds: a burst then lies in its socket buffer, outside wasm
-    /// memory (as nats.js's writes do), and leaves while the loop runs
-    /// where the host writes at once (Node). What the host holds counts
-    /// toward the outgoing bound; should it refuse (out of memory),
-    /// publishes are refused until the driver looks again.
-    #[cfg(target_arch = "wasm32")]
-    fn spill(&mut self) {
-        let Some(host) = &self.host else { return };
-        while let Some(piece) = self.session.poll_transmit(super::task::MAX_WRITE) {
-            if host.send(&piece).is_err() {
-                self.session.untransmit(std::iter::once(piece));
-                self.session.handle_unwritten(usize::MAX);
-                return;
-            }
-        }
-        self.session.handle_unwritten(host.buffered());
-    }
-
-    /// wasm: tells the connection what the host still holds unsent.
-    #[cfg(target_arch = "wasm32")]
-    pub(super) fn look_at_host(&mut self) {
-        if let Some(host) = &self.host {
-            self.session.handle_unwritten(host.buffered());
-        }
-    }
-
-    /// Whether a publisher must wait for room in the outgoing buffer: if
-    /// so it is woken once there is. Inlined: every publish and ack asks.
-    #[inline]
-    pub fn wait_for_room(&mut self, waker: &Waker) -> bool {
-        if !self.publishers_wait() {
-            return false;
-        }
-        self.space_waiters.push(waker.clone());
-        self.wake_driver();
-        true
-    }
-
     /// Sends a request on the muxed inbox (`send`, a session command); its
     /// answer goes to `answer`.
     pub fn request(
@@ -312,67 +242,6 @@ impl Inner {
         let id = self.command(|s| s.flush())?;
         self.flushes.insert(id, tx);
         Ok(rx)
-    }
-
-    /// Subscribes; the messages go to `messages`.
-    pub fn subscribe(
-        &mut self,
-        subject: &str,
-        queue: Option<&str>,
-        messages: Arc<Queue<Message>>,
-    ) -> Result<Sid, Error> {
-        let sid = self.command(|s| s.subscribe(subject, queue))?;
-        self.subs.insert(sid, Subscription { queue: messages, timed_out: None });
-        Ok(sid)
-    }
-
-    /// Whether subscription `sid` still delivers to its queue.
-    pub fn has_subscription(&self, sid: Sid) -> bool {
-        self.subs.get(&sid).is_some()
-    }
-
-    /// Ends subscription `sid` now; its stream ends after what it holds.
-    pub fn unsubscribe(&mut self, sid: Sid) -> Result<(), Error> {
-        match self.subs.remove(&sid) {
-            Some(sub) => {
-                sub.queue.close();
-                self.command(|s| s.unsubscribe(sid, None))
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// The user of subscription `sid` went away.
-    pub fn forget_subscription(&mut self, sid: Sid) {
-        if self.subs.remove(&sid).is_some() && self.session.state() != State::Closed {
-            let _ = self.command(|s| s.unsubscribe(sid, None));
-        }
-    }
-
-    /// Drains subscription `sid` (UNSUB now, what is in flight still
-    /// comes): the receiver resolves on the PONG after it, `None` if the
-    /// subscription already ended.
-    pub fn drain_subscription(&mut self, sid: Sid) -> Result<Option<oneshot::Receiver<Result<(), Error>>>, Error> {
-        if !self.has_subscription(sid) {
-            return Ok(None);
-        }
-        self.session.drain_subscription(sid)?;
-        self.flush().map(Some)
-    }
-
-    /// Ends drained subscription `sid`, if it did not end meanwhile.
-    pub fn end_drained(&mut self, sid: Sid) {
-        if self.has_subscription(sid) {
-            let _ = self.command(|s| s.unsubscribe(sid, None));
-        }
-    }
-
-    /// Drains every subscription ([`Client::drain`](crate::Client::drain)),
-    /// returning them to be ended once drained.
-    pub fn drain(&mut self) -> Result<Vec<Sid>, Error> {
-        let sids: Vec<Sid> = self.subs.keys().copied().collect();
-        self.notify(ConnectionEvent::Draining);
-        self.command(|s| s.drain(&sids)).map(|()| sids)
     }
 
     /// Closes after writing what was accepted, with a receiver resolving
@@ -475,22 +344,6 @@ impl Inner {
         None
     }
 
-    /// Ends subscription `sid` unless a message comes within `timeout`;
-    /// `timed_out` is set if it ends so.
-    pub fn expect_first_message(
-        &mut self,
-        now: Instant,
-        sid: Sid,
-        timeout: std::time::Duration,
-        timed_out: Arc<AtomicBool>,
-    ) {
-        if let Some(sub) = self.subs.get_mut(&sid) {
-            sub.timed_out = Some(timed_out);
-        }
-        // The driver must learn the new deadline.
-        self.command(|s| s.expect_first_message(now, sid, timeout));
-    }
-
     /// The next event of ledger `id`, if one came.
     pub fn ledger_event(&mut self, id: LedgerId) -> Option<LedgerEvent> {
         match self.waiters.get_mut(&Route::Ledger(id))? {
@@ -513,35 +366,6 @@ impl Inner {
             self.wake_driver();
         }
         Ok(result)
-    }
-
-    /// Ends a subscription whose first message did not come in time.
-    fn end_silent_subscription(&mut self, sid: Sid) {
-        let Some(sub) = self.subs.get_mut(&sid) else { return };
-        // Gone meanwhile (unsubscribed, ended by the server): nothing to end.
-        let Some(timed_out) = sub.timed_out.take() else { return };
-        timed_out.store(true, Ordering::Release);
-        if let Some(sub) = self.subs.remove(&sid) {
-            sub.queue.close();
-        }
-        let _ = self.session.unsubscribe(sid, None);
-    }
-
-    fn deliver(&mut self, sid: Sid, message: Message) {
-        let Some(sub) = self.subs.get_mut(&sid) else { return };
-        // The first message disarmed the timeout.
-        sub.timed_out = None;
-        if sub.queue.push(message).is_err() && !sub.queue.is_closed() {
-            let dropped = sub.queue.dropped();
-            self.slow_consumer(sid, dropped);
-        }
-    }
-
-    /// Reports the first drop of subscription `sid` and then every 1000th, not every message.
-    fn slow_consumer(&mut self, sid: Sid, dropped: u64) {
-        if dropped == 1 || dropped % 1000 == 0 {
-            self.notify(ConnectionEvent::SlowConsumer { sid: sid.0, dropped });
-        }
     }
 
     fn on_connection_event(&mut self, event: ConnectionEvent) {

@@ -1,5 +1,5 @@
 //! The driver: one task per connection that owns the transport and feeds the
-//! sans-IO [`Connection`](crate::conn::Connection) with bytes, time and
+//! sans-IO [`Session`](crate::session::Session) with bytes, time and
 //! transport events. Each poll runs, in order: transport actions → reads →
 //! events → writes → the one timer, and caps its work before yielding.
 //! The shared lock is held around the connection's calls only, never across
