@@ -26,17 +26,17 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_channel::oneshot;
 
-use crate::conn::{self, State, Statistics};
+use crate::core::conn::{self, State, Statistics};
+use crate::core::error::{Error, KindError, SortCause};
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
+use crate::core::proto::ServerInfo;
 use crate::driver::shared::{Answer, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
-use crate::error::{Error, KindError, SortCause};
-use crate::header::HeaderMap;
-use crate::message::Message;
-use crate::proto::ServerInfo;
 use crate::runtime::queue::Queue;
 
-pub use crate::conn::ConnectionEvent;
+pub use crate::core::conn::ConnectionEvent;
 pub use auth::{Auth, AuthError};
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
@@ -67,7 +67,7 @@ pub async fn connect_with_options(
 
 pub(super) struct ClientRef {
     pub(super) shared: Arc<Shared>,
-    pub(super) now: fn() -> crate::time::Instant,
+    pub(super) now: fn() -> crate::core::time::Instant,
     pub(super) request_timeout: Option<Duration>,
     pub(super) subscription_capacity: usize,
     pub(super) subscription_capacity_bytes: usize,
@@ -222,14 +222,14 @@ impl Client {
     /// Subscribes as a member of `queue`: each message goes to one member.
     pub async fn queue_subscribe(&self, subject: impl AsRef<str>, queue: String) -> Result<Subscriber, SubscribeError> {
         let invalid_queue = |e| SubscribeError::new(SubscribeErrorKind::InvalidQueueName, e);
-        crate::subject::validate_queue(&queue).map_err(invalid_queue)?;
+        crate::core::subject::validate_queue(&queue).map_err(invalid_queue)?;
         self.subscribe_inner(subject.as_ref(), Some(&queue)).map_err(SubscribeErrorKind::error)
     }
 
     /// Checks a subject to publish to as the connection will, before
     /// waiting for anything (JetStream's ack window).
     pub(crate) fn check_publish_subject(&self, subject: &str) -> Result<(), Error> {
-        crate::subject::validate_publish_subject(subject, self.inner.skip_subject_validation)
+        crate::core::subject::validate_publish_subject(subject, self.inner.skip_subject_validation)
     }
 
     /// A queue for a subscriber's messages, within the subscription bounds.
@@ -526,7 +526,7 @@ impl Client {
     }
 
     /// The driver's clock.
-    pub(crate) fn now(&self) -> crate::time::Instant {
+    pub(crate) fn now(&self) -> crate::core::time::Instant {
         (self.inner.now)()
     }
 

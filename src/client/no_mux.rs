@@ -9,9 +9,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use super::Client;
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::message::Message;
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
 
 impl Client {
     /// A request whose answer comes to `inbox`, subscribed for this request

@@ -14,11 +14,11 @@ use bytes::Bytes;
 use futures_core::Stream;
 
 use super::Client;
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
+use crate::core::request_many::{RequestManyOptions, RequestStrategy};
 use crate::core::session::{GatherKey, Route};
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::message::Message;
-use crate::request_many::{RequestManyOptions, RequestStrategy};
 use crate::runtime::queue::Queue;
 
 impl Client {

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use crate::conn::{Sid, State};
-use crate::error::Error;
-use crate::message::Message;
+use crate::core::conn::{Sid, State};
+use crate::core::error::Error;
+use crate::core::message::Message;
 use crate::runtime::queue::Queue;
 
 use super::Client;

@@ -17,18 +17,18 @@ use super::readers::ReaderQueues;
 pub(crate) use super::waiters::{Answer, Answered, Replies};
 use super::waiters::{Taken, Waiter};
 use super::wake::DriverWake;
-use crate::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
+use crate::core::conn::{Connection, ConnectionEvent, Event, FlushId, RequestId, Sid, State};
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::id_map::IdMap;
 use crate::core::jetstream::ack::{AckLedger, LedgerEvent};
 use crate::core::jetstream::api::ConsumerInfo;
 use crate::core::jetstream::ordered::OrderedCursor;
+use crate::core::request_many::RequestManyOptions;
 use crate::core::session::{
     GatherKey, LedgerId, OrderedId, OrderedSpec, Reader, RetiredOrdered, Route, Session, SessionEvent,
 };
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::id_map::IdMap;
-use crate::request_many::RequestManyOptions;
-use crate::time::Instant;
+use crate::core::time::Instant;
 pub(crate) use room::HIGH_WATER;
 use subs::Subscription;
 

@@ -18,10 +18,10 @@ use std::time::Duration;
 use bytes::{Buf, Bytes, BytesMut};
 
 use super::shared::{Answered, HIGH_WATER, Inner, Shared};
-use crate::conn::{Action, CallbackAuth, ReconnectToServer, ServerChoice, State};
-use crate::error::Error;
+use crate::core::conn::{Action, CallbackAuth, ReconnectToServer, ServerChoice, State};
+use crate::core::error::Error;
+use crate::core::time::Instant;
 use crate::runtime::{BoxFuture, Runtime};
-use crate::time::Instant;
 use crate::transport::{self, TlsOptions, Transport};
 
 /// Largest single write handed to the transport (one WebSocket frame).
@@ -47,7 +47,7 @@ pub(crate) struct LinkOptions {
 }
 
 impl LinkOptions {
-    async fn open(self, addr: crate::addr::ServerAddr) -> Result<Transport, Error> {
+    async fn open(self, addr: crate::core::addr::ServerAddr) -> Result<Transport, Error> {
         #[cfg(not(target_arch = "wasm32"))]
         return Transport::connect_from(&addr, &self.tls, self.local_address, self.connect_timeout).await;
         #[cfg(target_arch = "wasm32")]
@@ -365,7 +365,7 @@ impl Writing {
     }
 
     /// Takes pieces from the connection, up to [`MAX_WRITE`] bytes in all.
-    fn refill(&mut self, conn: &mut crate::conn::Connection) {
+    fn refill(&mut self, conn: &mut crate::core::conn::Connection) {
         while self.pieces.len() < MAX_PIECES && self.len < MAX_WRITE {
             let Some(piece) = conn.poll_transmit(MAX_WRITE - self.len) else { break };
             self.len += piece.len();

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use futures_channel::oneshot;
 
 use super::readers::{Delivery, ReaderQueues};
-use crate::conn::RequestId;
+use crate::core::conn::RequestId;
+use crate::core::error::Error;
 use crate::core::jetstream::ack::LedgerEvent;
+use crate::core::message::Message;
 use crate::core::session::Item;
-use crate::error::Error;
-use crate::message::Message;
+use crate::core::time::Instant;
 use crate::runtime::queue::Queue;
-use crate::time::Instant;
 
 /// Where the answer to a request goes.
 pub(crate) enum Answer {

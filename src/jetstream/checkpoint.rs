@@ -23,8 +23,8 @@ use super::commit::ack_confirmed;
 use super::consumer::Consumer;
 use super::message::Message;
 use crate::client::Client;
+use crate::core::error::Error;
 use crate::core::session::{LedgerId, Route};
-use crate::error::Error;
 
 /// How the workers use the consumer, for the guardrail checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::task::Waker;
 
 use super::Inner;
-use crate::conn::State;
+use crate::core::conn::State;
 
 /// Buffered bytes above which publishers wait for the writer.
 pub(crate) const HIGH_WATER: usize = 4 * 1024 * 1024;

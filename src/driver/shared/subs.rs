@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use futures_channel::oneshot;
 
 use super::Inner;
-use crate::conn::{ConnectionEvent, Sid, State};
-use crate::error::Error;
-use crate::message::Message;
+use crate::core::conn::{ConnectionEvent, Sid, State};
+use crate::core::error::Error;
+use crate::core::message::Message;
+use crate::core::time::Instant;
 use crate::runtime::queue::Queue;
-use crate::time::Instant;
 
 pub(super) struct Subscription {
     /// Bounded in messages and bytes; it counts what it drops.

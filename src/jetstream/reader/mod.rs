@@ -2,9 +2,10 @@
 //! message) and `messages` (continuous consume, ADR-37); and from a push
 //! consumer ([`push`]). The protocol work — pulls, pending accounting,
 //! heartbeats, statuses, re-pulls after a reconnect, flow control — happens
-//! in the connection's driver task (`driver/readers.rs`); the streams here only hand
-//! messages to the user and report what was taken (refills and flow-control
-//! replies wait for it).
+//! in the session's reader machine (`core/session/reader.rs`), which the
+//! connection's driver task feeds; the streams here only hand messages to
+//! the user from its queues (`driver/readers.rs`) and report what was taken
+//! (refills and flow-control replies wait for it).
 
 mod ordered;
 mod push;
@@ -29,11 +30,11 @@ use super::context::Context as JsContext;
 use super::message::Message;
 use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
 use crate::client::Client;
-use crate::conn::Sid;
+use crate::core::conn::Sid;
+use crate::core::error::{Error, SortCause};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::{OrderedId, Reader, Route};
 use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
-use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
 
 /// Room for messages between the driver and the reader. The pull machine

@@ -16,10 +16,10 @@ use futures_core::Stream;
 #[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
 use super::Raw;
 use super::{ITEM_CAPACITY, Messages, Report};
+use crate::core::error::{Error, SortCause};
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::{OrderedId, OrderedMode, OrderedSpec, Route};
 use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
-use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
 use crate::jetstream::consumer::{Consumer, OrderedError, OrderedErrorKind};
