@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// The date-time type of async-nats's JetStream and service APIs:
 /// `time::OffsetDateTime` (async-nats's `chrono` feature has no

@@ -5,13 +5,13 @@
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 
-use crate::error::Error;
+use crate::core::error::Error;
+use crate::core::message::Message;
 use crate::jetstream::api::{self, MsgGetResponse};
 use crate::jetstream::kv::{Entry, names::KeySubjects, stored_entry, watched_entry};
 use crate::jetstream::object_store::{ObjectInfo, meta_json, parse_meta};
 use crate::jetstream::ordered::delivery_numbers;
 use crate::jetstream::stream::StreamMessage;
-use crate::message::Message;
 use crate::plain_json::AS_IN_WASM;
 
 /// Runs `f` with plain JSON (INFO, publish acks, API errors, consumer

@@ -190,7 +190,6 @@ pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "wasm-runtime"))]
 mod wasm;
 
-pub(crate) use crate::core::id_map;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use crate::core::plain_json;
 pub use crate::core::{

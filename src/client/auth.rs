@@ -9,10 +9,10 @@ use std::{future::Future, sync::Arc};
 
 #[cfg(not(target_arch = "wasm32"))]
 use super::ConnectOptions;
-use crate::conn::CallbackAuth;
+use crate::core::conn::CallbackAuth;
+use crate::core::error::Error;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::driver::task::AsyncAuth;
-use crate::error::Error;
 
 /// Credentials for one connection, as async-nats's auth callback returns them.
 #[derive(Clone, Default, PartialEq, Eq)]

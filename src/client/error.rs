@@ -2,7 +2,7 @@
 //! (`e.kind() == RequestErrorKind::NoResponders`). Each error is a
 //! [`KindError`]: the kind, and natsjet's [`Error`] as the cause.
 
-use crate::error::{Error, KindError, ServerErrorKind, error_kinds, is_bad_input, sort_causes};
+use crate::core::error::{Error, KindError, ServerErrorKind, error_kinds, is_bad_input, sort_causes};
 
 error_kinds!(
     /// [`connect`](crate::connect) and [`ConnectOptions::connect`](crate::ConnectOptions::connect).
@@ -155,7 +155,7 @@ sort_causes! { cause;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::{ServerError, SortCause};
+    use crate::core::error::{ServerError, SortCause};
 
     #[test]
     fn causes_sort_as_async_nats_sorts_them() {
@@ -179,7 +179,7 @@ mod tests {
 /// [`ConnectError`], as async-nats allows.
 impl From<std::io::Error> for ConnectError {
     fn from(e: std::io::Error) -> Self {
-        crate::error::SortCause::error(Error::from(e))
+        crate::core::error::SortCause::error(Error::from(e))
     }
 }
 
@@ -187,7 +187,7 @@ impl From<std::io::Error> for ConnectError {
 /// returns natsjet's [`Error`], as async-nats's boxed `Error` takes them.
 #[cfg(feature = "native")]
 mod tokio_errors {
-    use crate::error::Error;
+    use crate::core::error::Error;
 
     impl From<tokio::time::error::Elapsed> for Error {
         fn from(_: tokio::time::error::Elapsed) -> Self {

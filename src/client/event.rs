@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use crate::conn::ConnectionEvent;
-use crate::error::{Error, ServerErrorKind};
+use crate::core::conn::ConnectionEvent;
+use crate::core::error::{Error, ServerErrorKind};
 
 /// A connection event as async-nats 0.52 has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,7 +189,7 @@ mod tests {
             seen(ConnectionEvent::Closed { error: Some(Error::Timeout) }),
             [Event::ClientError(ClientError::MaxReconnects), Event::Closed]
         );
-        let violation = Error::Server(crate::error::ServerError::from_message("Authorization Violation"));
+        let violation = Error::Server(crate::core::error::ServerError::from_message("Authorization Violation"));
         assert_eq!(
             seen(ConnectionEvent::ServerError(violation)),
             [Event::ServerError(ServerError::AuthorizationViolation)]

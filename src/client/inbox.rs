@@ -2,8 +2,8 @@
 
 use std::sync::Mutex;
 
-use crate::conn::{Rng, validate_inbox_prefix};
-use crate::error::Error;
+use crate::core::conn::{Rng, validate_inbox_prefix};
+use crate::core::error::Error;
 use crate::runtime::queue::lock;
 
 /// The process's inbox generator, seeded from the OS on first use.

@@ -26,17 +26,17 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_channel::oneshot;
 
-use crate::conn::{self, State, Statistics};
+use crate::core::conn::{self, State, Statistics};
+use crate::core::error::{Error, KindError, SortCause};
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
+use crate::core::proto::ServerInfo;
 use crate::driver::shared::{Answer, Inner, Shared};
 use crate::driver::task::Driver;
 use crate::driver::{DefaultRuntime, MaybeSend, Runtime};
-use crate::error::{Error, KindError, SortCause};
-use crate::header::HeaderMap;
-use crate::message::Message;
-use crate::proto::ServerInfo;
 use crate::runtime::queue::Queue;
 
-pub use crate::conn::ConnectionEvent;
+pub use crate::core::conn::ConnectionEvent;
 pub use auth::{Auth, AuthError};
 pub use error::{
     ConnectError, ConnectErrorKind, FlushError, FlushErrorKind, PublishError, PublishErrorKind, RequestError,
@@ -67,7 +67,7 @@ pub async fn connect_with_options(
 
 pub(super) struct ClientRef {
     pub(super) shared: Arc<Shared>,
-    pub(super) now: fn() -> crate::time::Instant,
+    pub(super) now: fn() -> crate::core::time::Instant,
     pub(super) request_timeout: Option<Duration>,
     pub(super) subscription_capacity: usize,
     pub(super) subscription_capacity_bytes: usize,
@@ -79,7 +79,8 @@ pub(super) struct ClientRef {
 impl Drop for ClientRef {
     /// The last handle is gone: write what was accepted, then close.
     fn drop(&mut self) {
-        self.shared.lock().close((self.now)());
+        let now = (self.now)();
+        self.shared.lock().command(|s| s.close(now));
     }
 }
 
@@ -153,7 +154,7 @@ impl Client {
         headers: Option<&HeaderMap>,
         payload: &[u8],
     ) -> Result<(), Error> {
-        self.publish_when_room(|conn| conn.publish(subject, reply, headers, payload)).await
+        self.publish_when_room(|inner| inner.write(|s| s.publish(subject, reply, headers, payload))).await
     }
 
     /// [`publish_message`](Self::publish_message) of a payload that is
@@ -165,7 +166,7 @@ impl Client {
         headers: Option<&HeaderMap>,
         payload: &Bytes,
     ) -> Result<(), Error> {
-        self.publish_when_room(|inner| inner.publish_shared(subject, reply, headers, payload)).await
+        self.publish_when_room(|inner| inner.write(|s| s.publish_shared(subject, reply, headers, payload))).await
     }
 
     /// Runs `publish` once the outgoing buffer is below its high water mark.
@@ -198,7 +199,7 @@ impl Client {
     ) -> Result<(), Error> {
         let mut inner = self.inner.shared.lock();
         inner.make_room_now();
-        inner.publish(subject, reply, headers, payload)
+        inner.write(|s| s.publish(subject, reply, headers, payload))
     }
 
     /// Publishes every `(subject, payload)` under one lock once the outgoing
@@ -207,7 +208,10 @@ impl Client {
         &self,
         messages: impl Iterator<Item = (&'a str, &'a [u8])> + Clone,
     ) -> Result<(), Error> {
-        self.publish_when_room(|inner| messages.clone().try_for_each(|(s, p)| inner.publish(s, None, None, p))).await
+        self.publish_when_room(|inner| {
+            messages.clone().try_for_each(|(s, p)| inner.write(|session| session.publish(s, None, None, p)))
+        })
+        .await
     }
 
     /// Subscribes to `subject` (wildcards `*` and `>` allowed); the [`Subscriber`] is a stream of its messages, bounded by the subscription capacity.
@@ -218,14 +222,14 @@ impl Client {
     /// Subscribes as a member of `queue`: each message goes to one member.
     pub async fn queue_subscribe(&self, subject: impl AsRef<str>, queue: String) -> Result<Subscriber, SubscribeError> {
         let invalid_queue = |e| SubscribeError::new(SubscribeErrorKind::InvalidQueueName, e);
-        crate::subject::validate_queue(&queue).map_err(invalid_queue)?;
+        crate::core::subject::validate_queue(&queue).map_err(invalid_queue)?;
         self.subscribe_inner(subject.as_ref(), Some(&queue)).map_err(SubscribeErrorKind::error)
     }
 
     /// Checks a subject to publish to as the connection will, before
     /// waiting for anything (JetStream's ack window).
     pub(crate) fn check_publish_subject(&self, subject: &str) -> Result<(), Error> {
-        crate::subject::validate_publish_subject(subject, self.inner.skip_subject_validation)
+        crate::core::subject::validate_publish_subject(subject, self.inner.skip_subject_validation)
     }
 
     /// A queue for a subscriber's messages, within the subscription bounds.
@@ -306,7 +310,7 @@ impl Client {
         payload: &[u8],
         timeout: Option<Duration>,
     ) -> Result<ResponseFuture, Error> {
-        self.send_request_with(timeout, |inner, answer| inner.request(subject, headers, payload, answer))
+        self.send_request_with(timeout, |inner, answer| inner.request(|s| s.request(subject, headers, payload), answer))
     }
 
     /// [`start_request`](Self::start_request) of a payload that is written
@@ -318,7 +322,9 @@ impl Client {
         payload: &Bytes,
         timeout: Option<Duration>,
     ) -> Result<ResponseFuture, Error> {
-        self.send_request_with(timeout, |inner, answer| inner.request_shared(subject, headers, payload, answer))
+        self.send_request_with(timeout, |inner, answer| {
+            inner.request(|s| s.request_shared(subject, headers, payload), answer)
+        })
     }
 
     fn send_request_with(
@@ -350,7 +356,7 @@ impl Client {
         let mut inner = self.inner.shared.lock();
         let mut failure = None;
         for (subject, payload) in requests {
-            match inner.request(subject, None, payload, Answer::Group(answers.clone())) {
+            match inner.request(|s| s.request(subject, None, payload), Answer::Group(answers.clone())) {
                 Ok(id) => ids.push(id),
                 Err(e) => {
                     failure = Some(e);
@@ -438,7 +444,8 @@ impl Client {
     /// tells when the new one is up. Refused while draining (as nats.js),
     /// where it would fail the drain's flush.
     pub async fn force_reconnect(&self) -> Result<(), Error> {
-        self.inner.shared.lock().force_reconnect(self.now())
+        let now = self.now();
+        self.inner.shared.lock().command(|s| s.force_reconnect(now))
     }
 
     /// The server of the current connection (or attempt, or the last one
@@ -457,7 +464,7 @@ impl Client {
             return Err(KindError::new(SetServerPoolErrorKind::Send, Error::Closed));
         }
         let empty = servers.is_empty();
-        inner.set_server_pool(servers).map_err(|e| {
+        inner.command(|s| s.set_server_pool(servers)).map_err(|e| {
             let kind = if empty { SetServerPoolErrorKind::EmptyPool } else { SetServerPoolErrorKind::MixedSchemes };
             KindError::new(kind, e)
         })
@@ -519,13 +526,13 @@ impl Client {
     }
 
     /// The driver's clock.
-    pub(crate) fn now(&self) -> crate::time::Instant {
+    pub(crate) fn now(&self) -> crate::core::time::Instant {
         (self.inner.now)()
     }
 
     /// A unique subject under the client's inbox prefix.
     pub fn new_inbox(&self) -> String {
-        self.inner.shared.lock().new_inbox()
+        self.inner.shared.lock().command(|s| s.new_inbox())
     }
 
     /// A new unique token of 22 base62 characters, the size of a NUID (an

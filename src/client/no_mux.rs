@@ -9,9 +9,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use super::Client;
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::message::Message;
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
 
 impl Client {
     /// A request whose answer comes to `inbox`, subscribed for this request
@@ -36,8 +36,8 @@ impl Client {
         let mut sub = self.subscribe_inner(inbox, None)?;
         {
             let mut inner = self.inner.shared.lock();
-            inner.unsubscribe_after(sub.sid, 1)?;
-            inner.publish(subject, Some(inbox), headers, payload)?;
+            inner.command(|s| s.unsubscribe(sub.sid, Some(1)))?;
+            inner.write(|s| s.publish(subject, Some(inbox), headers, payload))?;
         }
         if let Some(timeout) = timeout {
             sub.set_first_message_timeout(timeout);

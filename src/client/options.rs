@@ -4,12 +4,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::addr::ServerAddr;
-use crate::conn::{self, Auth, AuthCallback, AuthFn};
+use crate::core::addr::ServerAddr;
+use crate::core::conn::{self, Auth, AuthCallback, AuthFn};
+use crate::core::error::{Error, SortCause};
 use crate::driver::shared::{EventCallback, Shared};
 use crate::driver::task::{Callbacks, ChooseServer, Driver, LinkOptions, READ_CHUNK};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
-use crate::error::{Error, SortCause};
 use crate::transport::TlsOptions;
 
 use super::{Client, ClientRef};

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::header::HeaderMap;
+use crate::core::header::HeaderMap;
 
 /// The parts of a request that are not its subject. Unset parts take the
 /// client's defaults: no payload, no headers, the default request timeout

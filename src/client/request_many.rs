@@ -14,11 +14,11 @@ use bytes::Bytes;
 use futures_core::Stream;
 
 use super::Client;
-use crate::core::session::GatherKey;
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::message::Message;
-use crate::request_many::{RequestManyOptions, RequestStrategy};
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
+use crate::core::request_many::{RequestManyOptions, RequestStrategy};
+use crate::core::session::{GatherKey, Route};
 use crate::runtime::queue::Queue;
 
 impl Client {
@@ -158,7 +158,7 @@ impl Responses {
     /// Ends the request now: replies already received can still be read,
     /// then the stream ends.
     pub fn stop(&mut self) {
-        self.client.inner.shared.lock().stop_gather(self.key);
+        self.client.inner.shared.lock().retire(Route::Gather(self.key));
     }
 }
 

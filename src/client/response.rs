@@ -6,9 +6,9 @@ use std::task::{Context, Poll};
 
 use futures_channel::oneshot;
 
-use crate::conn;
-use crate::error::Error;
-use crate::message::Message;
+use crate::core::conn;
+use crate::core::error::Error;
+use crate::core::message::Message;
 
 use super::Client;
 

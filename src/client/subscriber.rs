@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use futures_core::Stream;
 
-use crate::conn::{Sid, State};
-use crate::error::Error;
-use crate::message::Message;
+use crate::core::conn::{Sid, State};
+use crate::core::error::Error;
+use crate::core::message::Message;
 use crate::runtime::queue::Queue;
 
 use super::Client;
@@ -43,7 +43,7 @@ impl Subscriber {
     /// Ends the subscription after `max` messages in total (counting those
     /// already delivered).
     pub async fn unsubscribe_after(&mut self, max: u64) -> Result<(), Error> {
-        self.client.inner.shared.lock().unsubscribe_after(self.sid, max)
+        self.client.inner.shared.lock().command(|s| s.unsubscribe(self.sid, Some(max)))
     }
 
     /// Unsubscribes but delivers what the server sent before it processed

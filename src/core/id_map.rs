@@ -82,6 +82,11 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
         self.entries.is_empty()
     }
 
+    /// Keeps only the entries `keep` says yes to.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
     /// Every entry, in id order; the map is empty after.
     pub fn drain(&mut self) -> impl Iterator<Item = (K, V)> {
         self.entries.drain(..)

@@ -15,21 +15,23 @@
 //!   shared lock is held around the session's calls only, never across a
 //!   transport read or write.
 //! - `shared.rs` keeps the state shared with the API's handles
-//!   (`shared::Inner`: the session and the waiters for its results — reply
-//!   slots, message and event queues — keyed by the session's ids). It is
-//!   private to the driver: its fields are private, and the API calls its
-//!   methods, named for what the API needs (`subscribe` with a queue,
-//!   `request` with an answer slot, `flush`, `drain`, `close_waited`,
-//!   `start_reader`, `ledger_track`, ...), each a session command plus its
-//!   waiter, and reads the session's state (`state`, `server_info`, ...)
-//!   through it. Every user command locks it, calls the session and wakes
-//!   the driver; nothing there blocks.
-//! - `readers.rs` holds the waiters of the JetStream readers (the queues
-//!   their users read from); the readers' machines live in the session.
+//!   (`shared::Inner`: the session and the waiters for its results). Its
+//!   fields are private; the API runs session commands through
+//!   `Inner::command` (or `write`, for output only), which wakes the driver,
+//!   and calls a method of its own only where a command is paired with a
+//!   waiter (`subscribe` with a queue, `request` with an answer slot,
+//!   `flush`, `start_reader`, `retire`, ...). `shared/subs.rs` holds the
+//!   plain subscriptions' waiters, `shared/room.rs` the outgoing buffer's
+//!   back-pressure. Nothing there blocks.
+//! - `waiters.rs` holds the waiters of the machines attached to the
+//!   session, one per [`Route`](crate::session::Route), and hands each the
+//!   items the session routes to it; `readers.rs` the queues of a
+//!   JetStream reader; `wake.rs` when the driver task is woken.
 //! - The API never holds or changes one of the session's machines (a reader,
-//!   a ledger, an ordered read): it holds its id and the waiters the driver
-//!   feeds. A new feature adds a session command and, here, a method on
-//!   `Inner` with its waiter; never protocol logic.
+//!   a ledger, an ordered read): it holds its route and the waiter the driver
+//!   feeds. A new kind of machine adds a session command and a `Route`
+//!   variant (and, if its user reads something new, a `Waiter`); never
+//!   protocol logic here.
 
 pub use crate::runtime::*;
 
@@ -39,3 +41,7 @@ pub(crate) mod readers;
 pub(crate) mod shared;
 #[cfg(has_runtime)]
 pub(crate) mod task;
+#[cfg(has_runtime)]
+mod waiters;
+#[cfg(has_runtime)]
+mod wake;

@@ -1,15 +1,15 @@
 //! The waiters of one JetStream reader: the queues its user reads
 //! messages and events from. The reader's machine lives in the session
-//! ([`Reader`](crate::core::session::Reader)), which the driver feeds
+//! ([`Reader`](crate::session::Reader)), which the driver feeds
 //! every message, the clock and the link; what it has for the user comes
 //! here by the reader's sid.
 
 use std::sync::Arc;
 
 use crate::core::jetstream::pull::ConsumerEvent;
-use crate::message::Message;
+use crate::core::message::Message;
+use crate::core::time::Instant;
 use crate::runtime::queue::Queue;
-use crate::time::Instant;
 
 /// Events kept for users who watch them; past this, new ones are dropped.
 pub(crate) const EVENT_CAPACITY: usize = 256;

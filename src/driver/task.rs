@@ -1,5 +1,5 @@
 //! The driver: one task per connection that owns the transport and feeds the
-//! sans-IO [`Connection`](crate::conn::Connection) with bytes, time and
+//! sans-IO [`Session`](crate::session::Session) with bytes, time and
 //! transport events. Each poll runs, in order: transport actions → reads →
 //! events → writes → the one timer, and caps its work before yielding.
 //! The shared lock is held around the connection's calls only, never across
@@ -18,10 +18,10 @@ use std::time::Duration;
 use bytes::{Buf, Bytes, BytesMut};
 
 use super::shared::{Answered, HIGH_WATER, Inner, Shared};
-use crate::conn::{Action, CallbackAuth, ReconnectToServer, ServerChoice, State};
-use crate::error::Error;
+use crate::core::conn::{Action, CallbackAuth, ReconnectToServer, ServerChoice, State};
+use crate::core::error::Error;
+use crate::core::time::Instant;
 use crate::runtime::{BoxFuture, Runtime};
-use crate::time::Instant;
 use crate::transport::{self, TlsOptions, Transport};
 
 /// Largest single write handed to the transport (one WebSocket frame).
@@ -47,7 +47,7 @@ pub(crate) struct LinkOptions {
 }
 
 impl LinkOptions {
-    async fn open(self, addr: crate::addr::ServerAddr) -> Result<Transport, Error> {
+    async fn open(self, addr: crate::core::addr::ServerAddr) -> Result<Transport, Error> {
         #[cfg(not(target_arch = "wasm32"))]
         return Transport::connect_from(&addr, &self.tls, self.local_address, self.connect_timeout).await;
         #[cfg(target_arch = "wasm32")]
@@ -309,14 +309,16 @@ impl<R: Runtime> Driver<R> {
     /// checked again and a new sleep armed, so a busy connection re-arms
     /// about once per deadline instead of once per poll.
     fn poll_timer(&mut self, cx: &mut Context<'_>, shared: &Shared, mut now: Instant) -> bool {
-        let Some(deadline) = shared.lock().poll_timeout() else {
+        let Some(deadline) = shared.lock().session.poll_deadline().map(|d| d.at) else {
             self.timer = None;
             return false;
         };
         loop {
             if deadline <= now {
                 self.timer = None;
-                shared.lock().handle_timeout(now);
+                let mut inner = shared.lock();
+                inner.session.handle_timeout(now);
+                inner.hurry |= inner.session.take_pulled();
                 return true;
             }
             match &mut self.timer {
@@ -363,7 +365,7 @@ impl Writing {
     }
 
     /// Takes pieces from the connection, up to [`MAX_WRITE`] bytes in all.
-    fn refill(&mut self, conn: &mut crate::conn::Connection) {
+    fn refill(&mut self, conn: &mut crate::core::conn::Connection) {
         while self.pieces.len() < MAX_PIECES && self.len < MAX_WRITE {
             let Some(piece) = conn.poll_transmit(MAX_WRITE - self.len) else { break };
             self.len += piece.len();
@@ -433,7 +435,7 @@ impl<R: Runtime> Future for Driver<R> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
         let shared = this.shared.clone();
-        shared.lock().register_driver(cx.waker());
+        shared.lock().wake.register(cx.waker());
         let mut budget = 64;
         loop {
             this.start_actions(&mut shared.lock());
@@ -461,18 +463,18 @@ impl<R: Runtime> Future for Driver<R> {
                 inner = shared.lock();
             }
             if finished {
-                inner.end_driver_poll();
+                inner.wake.end_poll();
                 return Poll::Ready(());
             }
             // Work that came during this round (it woke nobody) gets another.
-            if !progress && !inner.take_rerun() {
-                inner.end_driver_poll();
+            if !progress && !inner.wake.take_rerun() {
+                inner.wake.end_poll();
                 inner.writes_held = matches!(&this.link, Link::Open(t) if t.holds_writes());
                 return Poll::Pending;
             }
             budget -= 1;
             if budget == 0 {
-                inner.end_driver_poll();
+                inner.wake.end_poll();
                 inner.writes_held = false;
                 cx.waker().wake_by_ref();
                 return Poll::Pending;

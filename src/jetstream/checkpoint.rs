@@ -23,8 +23,8 @@ use super::commit::ack_confirmed;
 use super::consumer::Consumer;
 use super::message::Message;
 use crate::client::Client;
-use crate::core::session::LedgerId;
-use crate::error::Error;
+use crate::core::error::Error;
+use crate::core::session::{LedgerId, Route};
 
 /// How the workers use the consumer, for the guardrail checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,6 +259,6 @@ where
 
 impl Drop for CheckpointLedger {
     fn drop(&mut self) {
-        self.client.shared().lock().remove_ledger(self.id);
+        self.client.shared().lock().retire(Route::Ledger(self.id));
     }
 }

@@ -10,11 +10,11 @@ use std::task::Poll;
 use super::ack::{Ack, AckBatch, AckConfirmations, AckReport, AckToken};
 use super::message::Message;
 use crate::client::Client;
-use crate::conn::RequestId;
+use crate::core::conn::RequestId;
+use crate::core::error::Error;
+use crate::core::time::Instant;
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::Error;
 use crate::runtime::queue::Queue;
-use crate::time::Instant;
 
 impl AckBatch {
     /// Adds the final ack `kind` for `message`; the message then refuses any

@@ -13,7 +13,7 @@ use super::stream::{
     ConsumerCreateStrictError, ConsumerCreateStrictErrorKind, ConsumerError, ConsumerErrorKind, ConsumerUpdateError,
     ConsumerUpdateErrorKind, DeleteStatus,
 };
-use crate::error::{Error, SortCause};
+use crate::core::error::{Error, SortCause};
 
 impl Context {
     /// Creates the consumer, or updates it if one with that name exists.

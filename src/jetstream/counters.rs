@@ -24,11 +24,11 @@ use super::api::{ErrorCode, MsgGetRequest};
 use super::context::Context;
 use super::direct_batch::DirectBatch;
 use super::stream::Stream;
+use crate::core::error::{Error, KindError, ProtocolError, SortCause, error_kinds, is_bad_input, sort_causes};
+pub use crate::core::header::{NATS_COUNTER_SOURCES as COUNTER_SOURCES_HEADER, NATS_INCR as COUNTER_INCREMENT_HEADER};
 use crate::core::jetstream::counter::{self, SourceTotals};
 use crate::core::jetstream::publish::Publish;
 use crate::core::jetstream::raw_message::StreamMessage;
-use crate::error::{Error, KindError, ProtocolError, SortCause, error_kinds, is_bad_input, sort_causes};
-pub use crate::header::{NATS_COUNTER_SOURCES as COUNTER_SOURCES_HEADER, NATS_INCR as COUNTER_INCREMENT_HEADER};
 
 error_kinds!(
     /// What failed in a counter call (orbit.rs's names); the cause keeps the

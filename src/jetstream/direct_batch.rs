@@ -10,9 +10,9 @@ use futures_core::Stream;
 
 use super::api::{ErrorCode, JetStreamError};
 use crate::client::Responses;
+use crate::core::error::Error;
+use crate::core::header::StatusCode;
 use crate::core::jetstream::raw_message::StreamMessage;
-use crate::error::Error;
-use crate::header::StatusCode;
 
 /// The end of a batch: `204` with this description.
 const END_OF_BATCH: StatusCode = StatusCode(204);

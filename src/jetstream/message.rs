@@ -16,10 +16,10 @@ use super::context::Context;
 pub use super::publish::Publish as PublishMessage;
 use super::pull::{PullRequest, PullStatus};
 use crate::client::Client;
+use crate::core::error::Error;
 pub use crate::core::jetstream::raw_message::StreamMessage;
-use crate::error::Error;
-use crate::subject::Subject;
-use crate::time::Instant;
+use crate::core::subject::Subject;
+use crate::core::time::Instant;
 
 /// A JetStream message: the core [`Message`](crate::Message) (through
 /// `Deref`) plus metadata from its ack subject and the ack operations.

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::api::{self, StreamNamesRequest};
 use super::context::{Context, encode_request};
-use crate::error::Error;
-use crate::subject::validate_subject;
+use crate::core::error::Error;
+use crate::core::subject::validate_subject;
 
 /// One page of any listing: the items are under `streams` or `consumers`.
 #[derive(Deserialize)]

@@ -11,10 +11,10 @@ use std::task::{Context as TaskContext, Poll};
 use bytes::Bytes;
 use futures_core::Stream;
 
+use crate::core::error::Error;
 use crate::core::procedure::{Procedure, Reply, Step, Yield};
 use crate::core::time::Instant;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
-use crate::error::Error;
 use crate::jetstream::DirectBatch;
 use crate::jetstream::context::Context;
 

@@ -12,11 +12,11 @@
 
 mod ack_future;
 mod atomic_batch;
+mod error;
 mod fast_ingest;
 mod window;
 
 pub use super::api::PublishAck;
-pub use super::context::{PublishError, PublishErrorKind};
 pub use crate::core::jetstream::publish::{
     NATS_EXPECTED_LAST_MESSAGE_ID, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
     NATS_EXPECTED_STREAM, NATS_MESSAGE_ID, NATS_MESSAGE_TTL, Publish,
@@ -26,6 +26,7 @@ pub use ack_future::PublishAckFuture;
 #[cfg(feature = "wasm-jetstream")]
 pub(crate) use atomic_batch::BatchAnswer;
 pub use atomic_batch::{BatchPublish, BatchPublishBuilder, BatchPublishError, BatchPublishErrorKind};
+pub use error::{PublishError, PublishErrorKind};
 pub use fast_ingest::{
     FAST_INGEST_API_LEVEL, FastPubAck, FastPublishError, FastPublishErrorKind, FastPublisher, FastPublisherBuilder,
 };
@@ -35,8 +36,8 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::context::Context;
-use crate::error::{Error, KindError, SortCause};
-use crate::header::HeaderMap;
+use crate::core::error::{Error, KindError, SortCause};
+use crate::core::header::HeaderMap;
 use ack_future::Route;
 use window::AckWindow;
 

@@ -6,9 +6,9 @@ use std::future::IntoFuture;
 use super::api::{self, PurgeRequest, PurgeResponse};
 use super::context::Context;
 use super::stream::{PurgeError, PurgeErrorKind};
+use crate::core::error::{Error, SortCause};
+use crate::core::subject::validate_subject;
 use crate::driver::BoxFuture;
-use crate::error::{Error, SortCause};
-use crate::subject::validate_subject;
 
 /// A purge of one stream; without options it removes every message.
 #[derive(Debug, Clone)]

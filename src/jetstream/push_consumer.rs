@@ -8,8 +8,8 @@ use std::time::Duration;
 use super::api::ConsumerInfo;
 use super::consumer::PushConsumer;
 use super::context::Context;
-use crate::error::Error;
-use crate::subject::{validate_queue, validate_subscribe_subject};
+use crate::core::error::Error;
+use crate::core::subject::{validate_queue, validate_subscribe_subject};
 
 /// The deliver settings of a push consumer someone else made, as nats.js's
 /// `BoundPushConsumerOptions`: they must match the consumer's config.

@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use super::api::{self, StreamInfoRequest};
 use super::context::{Context, encode_request};
-use crate::error::Error;
-use crate::subject::validate_subject;
+use crate::core::error::Error;
+use crate::core::subject::validate_subject;
 
 /// Where a reply's page of subjects sits: from `offset`, at most `limit`,
 /// of `total` (all 0 without subjects to page).

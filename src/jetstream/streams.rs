@@ -19,9 +19,9 @@ use super::context::{
 use super::direct_batch::DirectBatch;
 use super::paging::typed;
 use super::stream::{DeleteStatus, Stream, StreamMessage};
-use crate::error::{Error, KindError, SortCause};
-use crate::request_many::RequestManyOptions;
-use crate::subject::validate_subject;
+use crate::core::error::{Error, KindError, SortCause};
+use crate::core::request_many::RequestManyOptions;
+use crate::core::subject::validate_subject;
 
 impl Context {
     /// Creates a stream. Creating one that exists with the same config

@@ -31,7 +31,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
-use crate::time::Instant;
+use crate::core::time::Instant;
 
 /// `Send` natively, nothing in wasm (JS values are `!Send`).
 #[cfg(not(target_arch = "wasm32"))]

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 struct State<T> {
     items: VecDeque<T>,

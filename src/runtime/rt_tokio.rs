@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use super::{BoxFuture, MaybeSend, Runtime};
-use crate::time::Instant;
+use crate::core::time::Instant;
 
 /// Runs the driver on the ambient tokio runtime (spawning outside one panics,
 /// as `tokio::spawn` does).

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use wasm_bindgen::prelude::*;
 
 use super::{BoxFuture, MaybeSend, Runtime};
-use crate::time::Instant;
+use crate::core::time::Instant;
 
 #[wasm_bindgen]
 extern "C" {

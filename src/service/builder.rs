@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{Config, Service, StatsHandler, endpoint};
 use crate::client::Client;
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// Builds a service on a client ([`ServiceExt::service_builder`](super::ServiceExt::service_builder)).
 pub struct ServiceBuilder {

@@ -10,10 +10,10 @@ use futures_core::Stream;
 
 use super::{Request, Shared};
 use crate::client::Subscriber;
-use crate::conn::Sid;
+use crate::core::conn::Sid;
+use crate::core::error::Error;
 use crate::core::service::endpoint::Info;
 use crate::core::service::names::{endpoint_names, join_subject};
-use crate::error::Error;
 use crate::runtime::queue::lock;
 
 /// Adds an endpoint with a name, metadata or queue group of its own.

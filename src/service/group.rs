@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::{EndpointBuilder, Shared, endpoint};
+use crate::core::error::Error;
 use crate::core::service::names::join_subject;
-use crate::error::Error;
 
 /// Endpoints of a service under one subject prefix ([`Service::group`](super::Service::group)).
 pub struct Group {

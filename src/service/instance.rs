@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 
 use super::{Config, EndpointBuilder, Group, Info, Shared, endpoint, verbs};
 use crate::client::{Client, unique_token};
+use crate::core::error::Error;
 use crate::core::service::names::{DEFAULT_QUEUE_GROUP, check_service};
 use crate::core::service::{Endpoints, Identity};
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::Error;
 use crate::runtime::queue::lock;
 
 /// A service instance: it answers PING, INFO and STATS on `$SRV.*` and

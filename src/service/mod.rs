@@ -38,10 +38,10 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
-use crate::conn::Sid;
+use crate::core::conn::Sid;
+use crate::core::error::Error;
 use crate::core::service::{Endpoints, Identity};
 use crate::driver::BoxFuture;
-use crate::error::Error;
 
 pub use crate::core::service::{
     DEFAULT_QUEUE_GROUP, INFO_RESPONSE_TYPE, Info, NATS_SERVICE_ERROR, NATS_SERVICE_ERROR_CODE, PING_RESPONSE_TYPE,

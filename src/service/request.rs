@@ -7,12 +7,12 @@ use bytes::Bytes;
 
 use super::{Shared, error};
 use crate::client::{PublishError, PublishErrorKind};
+use crate::core::error::Error;
+use crate::core::header::HeaderMap;
+use crate::core::message::Message;
 use crate::core::service::{NATS_SERVICE_ERROR, NATS_SERVICE_ERROR_CODE};
-use crate::error::Error;
-use crate::header::HeaderMap;
-use crate::message::Message;
+use crate::core::time::Instant;
 use crate::runtime::queue::lock;
-use crate::time::Instant;
 
 /// A request an [`Endpoint`](super::endpoint::Endpoint) handed out. Its
 /// processing time runs from then until [`respond`](Self::respond) is

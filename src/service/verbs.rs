@@ -9,9 +9,9 @@ use futures_util::stream::SelectAll;
 
 use super::{Shared, StatsHandler};
 use crate::client::Subscriber;
-use crate::conn::Sid;
+use crate::core::conn::Sid;
+use crate::core::error::Error;
 use crate::core::service::Verb;
-use crate::error::Error;
 use crate::runtime::queue::lock;
 
 /// Subscribes to every verb subject of the instance.

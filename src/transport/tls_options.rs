@@ -9,7 +9,7 @@ use std::fmt;
 use std::{path::Path, sync::Arc};
 
 #[cfg(all(feature = "native", not(target_arch = "wasm32")))]
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// TLS settings for `tls://`, `wss://` and servers that require TLS.
 ///

@@ -10,8 +10,8 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::options::text;
-use crate::conn::{AuthFn, CallbackAuth, credentials_parts};
-use crate::error::Error;
+use crate::core::conn::{AuthFn, CallbackAuth, credentials_parts};
+use crate::core::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_AUTH: &str = r#"

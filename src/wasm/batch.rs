@@ -15,9 +15,9 @@ use futures_util::StreamExt;
 use js_sys::{Array, Uint8Array, Uint32Array};
 use wasm_bindgen::prelude::*;
 
-use crate::error::Error;
-use crate::header::{HeaderMap, StatusCode};
-use crate::message::Message;
+use crate::core::error::Error;
+use crate::core::header::{HeaderMap, StatusCode};
+use crate::core::message::Message;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_BATCH: &str = r#"

@@ -7,7 +7,7 @@ use futures_core::Stream;
 use futures_util::StreamExt;
 use futures_util::stream::Fuse;
 
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::wasm::batch::poll_batch;
 
 pub(crate) struct Batches<S> {

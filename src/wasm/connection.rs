@@ -12,9 +12,9 @@ use super::status::{StatusSink, forward};
 use super::subscription::RawSubscription;
 use super::{at_once, boxed_promise, promise, to_js_object};
 use crate::Client;
-use crate::conn::State;
+use crate::core::conn::State;
+use crate::core::error::Error;
 use crate::driver::DefaultRuntime;
-use crate::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CONNECTION: &str = r#"
@@ -205,7 +205,7 @@ impl RawConnection {
     #[wasm_bindgen(js_name = setServers)]
     pub fn set_servers(&self, servers: Vec<String>) -> Result<(), JsValue> {
         let set = self.client.set_server_pool(servers);
-        Ok(at_once(async { set.await.map_err(crate::error::KindError::into_cause) })?)
+        Ok(at_once(async { set.await.map_err(crate::core::error::KindError::into_cause) })?)
     }
 
     /// `host:port` of the current (or last) server, `""` when none.

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{Error, PermissionOp, ServerErrorKind};
+use crate::core::error::{Error, PermissionOp, ServerErrorKind};
 use crate::jetstream::api::ErrorCode;
 
 #[wasm_bindgen(typescript_custom_section)]

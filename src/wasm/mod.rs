@@ -72,7 +72,7 @@ use js_sys::Promise;
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
-use crate::error::{Error, ProtocolError};
+use crate::core::error::{Error, ProtocolError};
 
 /// A JS promise of a Rust API future; errors reject it as `NatsError`s.
 fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {

@@ -5,9 +5,9 @@
 
 use wasm_bindgen::prelude::*;
 
+use crate::core::error::Error;
 use crate::core::object::get::{Check, Sha256Host};
 use crate::core::object::read::{Chunks, ObjectRead};
-use crate::error::Error;
 use crate::jetstream::procedure::Pump;
 use crate::wasm::jetstream::RawJetStream;
 use crate::wasm::procedure::{RawProcedure, ToJs};

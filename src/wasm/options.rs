@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 
 use super::{auth, reconnect};
 use crate::ConnectOptions;
-use crate::conn::Config;
-use crate::error::Error;
+use crate::core::conn::Config;
+use crate::core::error::Error;
 use crate::transport::TlsOptions;
 
 #[wasm_bindgen(typescript_custom_section)]

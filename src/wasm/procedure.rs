@@ -14,12 +14,12 @@ use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::batches::Batches;
+use crate::core::error::Error;
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
+use crate::core::time::Instant;
 use crate::core::timer::Deadline;
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::Error;
 use crate::jetstream::procedure::Pump;
-use crate::time::Instant;
 use crate::wasm::boxed_promise;
 use crate::wasm::error::{Call, to_js};
 

@@ -14,7 +14,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::entries::Packed;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::kv::{Entry, Reader};
 use crate::wasm::batches::Batches;
 use crate::wasm::promise;

@@ -13,9 +13,9 @@ use js_sys::{Array, Float64Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::to_js_object;
-use crate::conn::{ReconnectToServer, ServerChoice};
+use crate::core::conn::{ReconnectToServer, ServerChoice};
+use crate::core::error::Error;
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_RECONNECT: &str = r#"

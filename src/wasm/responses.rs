@@ -15,8 +15,8 @@ use super::batches::Batches;
 use super::boxed_promise;
 use super::error::{Call, to_js};
 use crate::Responses;
-use crate::error::Error;
-use crate::request_many::{RequestManyOptions, RequestStrategy};
+use crate::core::error::Error;
+use crate::core::request_many::{RequestManyOptions, RequestStrategy};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_RESPONSES: &str = r#"

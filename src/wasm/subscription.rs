@@ -12,8 +12,8 @@ use super::error::{Call, to_js};
 use super::options::whole;
 use super::{at_once, promise};
 use crate::Subscriber;
-use crate::error::Error;
-use crate::message::Message;
+use crate::core::error::Error;
+use crate::core::message::Message;
 
 /// One subscription. Freeing it (or its garbage collection) unsubscribes.
 #[wasm_bindgen]

@@ -72,93 +72,51 @@ pub enum Wake {
     Ordered(OrderedId, OrderedTimer),
 }
 
+/// Which attached machine a routed item comes from: the driver keys the
+/// waiters of the machine's user by it and looks no further. A new kind of
+/// machine adds a variant here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Route {
+    /// A JetStream reader, by the sid of its subscription.
+    Reader(Sid),
+    /// An ordered read.
+    Ordered(OrderedId),
+    /// A request for many replies.
+    Gather(GatherKey),
+    /// A checkpoint ledger.
+    Ledger(LedgerId),
+    /// A subscription under a first-message timeout.
+    FirstMessage(Sid),
+}
+
+/// What an attached machine has for its user.
+#[derive(Debug)]
+pub enum Item {
+    /// A message (for a reader, an ordered read or a request for many).
+    Message(Message),
+    /// A reader's or an ordered read's event, for whoever watches them.
+    Consumer(ConsumerEvent),
+    /// A checkpoint ledger's event: a held delivery at risk.
+    Ledger(LedgerEvent),
+    /// The error that ends the machine, after its messages; [`Ended`](Self::Ended) follows.
+    Failed(Error),
+    /// The machine finished and was retired (for a first-message timeout:
+    /// no message came in time, so the subscription must end): its user's
+    /// streams end after what they hold.
+    Ended,
+}
+
 /// What the session has for whoever waits on it.
 #[derive(Debug)]
 pub enum SessionEvent {
     /// What the connection reported and no attached machine took.
     Connection(Event),
-    /// A message for the user of reader `sid`.
-    ReaderMessage {
-        /// The reader (by the sid of its subscription).
-        sid: Sid,
-        /// The message.
-        message: Message,
-    },
-    /// The error that ends reader `sid`, after its messages; [`ReaderEnded`](Self::ReaderEnded) follows.
-    ReaderFailed {
-        /// The reader.
-        sid: Sid,
-        /// Why it ends.
-        error: Error,
-    },
-    /// For whoever watches reader `sid`'s events.
-    ReaderEvent {
-        /// The reader.
-        sid: Sid,
-        /// What happened.
-        event: ConsumerEvent,
-    },
-    /// Reader `sid` finished and was retired: its user's streams end.
-    ReaderEnded {
-        /// The reader.
-        sid: Sid,
-    },
-    /// The next message in order, for the user of ordered read `id`.
-    OrderedMessage {
-        /// The ordered read.
-        id: OrderedId,
-        /// The message.
-        message: Message,
-    },
-    /// The error that ends ordered read `id`, after its messages; [`OrderedEnded`](Self::OrderedEnded) follows.
-    OrderedFailed {
-        /// The ordered read.
-        id: OrderedId,
-        /// Why it ends.
-        error: Error,
-    },
-    /// For whoever watches ordered read `id`'s events (its readers' and its re-creations).
-    OrderedEvent {
-        /// The ordered read.
-        id: OrderedId,
-        /// What happened.
-        event: ConsumerEvent,
-    },
-    /// Ordered read `id` ended: its user's streams end after what they hold.
-    OrderedEnded {
-        /// The ordered read.
-        id: OrderedId,
-    },
-    /// A reply of a request for many, for its reader.
-    Reply {
-        /// The request it answers.
-        key: GatherKey,
-        /// The reply.
-        message: Message,
-    },
-    /// The request for many failed; its end follows.
-    GatherFailed {
-        /// The request.
-        key: GatherKey,
-        /// Why it failed.
-        error: Error,
-    },
-    /// The request for many ended by its rules: its reader ends after what it holds.
-    GatherEnded {
-        /// The request.
-        key: GatherKey,
-    },
-    /// Subscription `sid` had no message within its timeout: it must end.
-    FirstMessageMissed {
-        /// The subscription.
-        sid: Sid,
-    },
-    /// For whoever watches checkpoint ledger `id`: a held delivery at risk.
-    LedgerEvent {
-        /// The ledger.
-        id: LedgerId,
-        /// What happened.
-        event: LedgerEvent,
+    /// What an attached machine has for its user.
+    Routed {
+        /// The machine.
+        to: Route,
+        /// What it has.
+        item: Item,
     },
 }
 
@@ -253,7 +211,7 @@ impl Session {
         self.first_messages.retain_mut(|(sid, timer)| {
             let missed = timer.poll_event().is_some();
             if missed {
-                events.push_back(SessionEvent::FirstMessageMissed { sid: *sid });
+                events.push_back(SessionEvent::Routed { to: Route::FirstMessage(*sid), item: Item::Ended });
             }
             !missed
         });
@@ -320,7 +278,7 @@ impl Session {
     }
 
     /// Attaches a checkpoint ledger: the session sends its `+WPI`s on its
-    /// deadlines and hands out its events as [`SessionEvent::LedgerEvent`].
+    /// deadlines and hands out its events as [`Item::Ledger`].
     pub fn add_ledger(&mut self, ledger: AckLedger) -> LedgerId {
         self.next_ledger += 1;
         let id = LedgerId(self.next_ledger);
@@ -335,7 +293,7 @@ impl Session {
     }
 
     /// Ledger `id`, for calls beyond tracking (commit, snapshot, restore,
-    /// abort); its events still come as [`SessionEvent::LedgerEvent`] unless
+    /// abort); its events still come as [`Item::Ledger`] unless
     /// the caller takes them with `poll_event`.
     pub fn ledger_mut(&mut self, id: LedgerId) -> Option<&mut AckLedger> {
         self.ledgers.get_mut(&id)
@@ -423,9 +381,15 @@ impl Session {
                         if delivery == Delivery::User {
                             // The message goes straight out unless ordered reads may judge it.
                             if self.ordered.is_empty() {
-                                return Some(SessionEvent::ReaderMessage { sid, message });
+                                return Some(SessionEvent::Routed {
+                                    to: Route::Reader(sid),
+                                    item: Item::Message(message),
+                                });
                             }
-                            match self.route_ordered(now, SessionEvent::ReaderMessage { sid, message }) {
+                            match self.route_ordered(
+                                now,
+                                SessionEvent::Routed { to: Route::Reader(sid), item: Item::Message(message) },
+                            ) {
                                 Some(event) => return Some(event),
                                 None => continue,
                             }
@@ -524,7 +488,7 @@ impl Session {
         self.pulled |= driven.pulled;
         if driven.finished {
             self.retire_reader(sid);
-            self.events.push_back(SessionEvent::ReaderEnded { sid });
+            self.events.push_back(SessionEvent::Routed { to: Route::Reader(sid), item: Item::Ended });
         }
     }
 
@@ -534,13 +498,14 @@ impl Session {
         match result {
             Ok(message) => {
                 if gather.handle_input(now, &message) {
-                    self.events.push_back(SessionEvent::Reply { key, message });
+                    self.events
+                        .push_back(SessionEvent::Routed { to: Route::Gather(key), item: Item::Message(message) });
                 }
             }
             Err(error) => {
                 if !gather.is_finished() {
                     gather.handle_failure();
-                    self.events.push_back(SessionEvent::GatherFailed { key, error });
+                    self.events.push_back(SessionEvent::Routed { to: Route::Gather(key), item: Item::Failed(error) });
                 }
             }
         }
@@ -551,7 +516,7 @@ impl Session {
         if self.gathers.get(&key).is_some_and(Gather::is_finished) {
             self.gathers.remove(&key);
             self.forget_gather(key);
-            self.events.push_back(SessionEvent::GatherEnded { key });
+            self.events.push_back(SessionEvent::Routed { to: Route::Gather(key), item: Item::Ended });
         }
     }
 
@@ -575,7 +540,7 @@ impl Session {
                 }
             }
             while let Some(event) = Machine::poll_event(ledger) {
-                self.events.push_back(SessionEvent::LedgerEvent { id: *id, event });
+                self.events.push_back(SessionEvent::Routed { to: Route::Ledger(*id), item: Item::Ledger(event) });
             }
         }
     }

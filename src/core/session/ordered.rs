@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Reader, Session, SessionEvent};
+use super::{Item, Reader, Route, Session, SessionEvent};
 use crate::core::conn::{Connection, RequestId, Sid};
 use crate::core::error::Error;
 use crate::core::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
@@ -382,8 +382,10 @@ impl Session {
         match ordered.handle_input(now, Seen::Created(info)) {
             Step::Start => {
                 let name = ordered.current.as_ref().map(|c| c.name.clone()).unwrap_or_default();
-                self.events
-                    .push_back(SessionEvent::OrderedEvent { id, event: ConsumerEvent::OrderedRecreated { name } });
+                self.events.push_back(SessionEvent::Routed {
+                    to: Route::Ordered(id),
+                    item: Item::Consumer(ConsumerEvent::OrderedRecreated { name }),
+                });
                 if let Err(e) = self.start_ordered_reader(now, id) {
                     self.end_ordered(id, e);
                 }
@@ -398,29 +400,30 @@ impl Session {
     /// read's: only in-order messages and the events go on, as that read's.
     /// Called only while ordered reads are attached.
     pub(super) fn route_ordered(&mut self, now: Instant, event: SessionEvent) -> Option<SessionEvent> {
-        let sid = match &event {
-            SessionEvent::ReaderMessage { sid, .. }
-            | SessionEvent::ReaderFailed { sid, .. }
-            | SessionEvent::ReaderEvent { sid, .. }
-            | SessionEvent::ReaderEnded { sid } => *sid,
-            _ => return Some(event),
+        let (sid, item) = match event {
+            SessionEvent::Routed { to: Route::Reader(sid), item } => (sid, item),
+            event => return Some(event),
         };
         let Some(id) = self.ordered_by(|phase| matches!(phase, Phase::Reading(s) if *s == sid)) else {
-            return Some(event);
+            return Some(SessionEvent::Routed { to: Route::Reader(sid), item });
         };
         let ordered = self.ordered.get_mut(&id)?;
-        let step = match event {
-            SessionEvent::ReaderMessage { message, .. } => match ordered.handle_input(now, Seen::Message(&message)) {
-                Step::Deliver => return Some(SessionEvent::OrderedMessage { id, message }),
+        let step = match item {
+            Item::Message(message) => match ordered.handle_input(now, Seen::Message(&message)) {
+                Step::Deliver => {
+                    return Some(SessionEvent::Routed { to: Route::Ordered(id), item: Item::Message(message) });
+                }
                 step => step,
             },
-            SessionEvent::ReaderFailed { error, .. } => ordered.handle_input(now, Seen::Failed(error)),
-            SessionEvent::ReaderEvent { event, .. } => {
+            Item::Failed(error) => ordered.handle_input(now, Seen::Failed(error)),
+            Item::Consumer(event) => {
                 let step = ordered.handle_input(now, Seen::Event(&event));
-                self.events.push_back(SessionEvent::OrderedEvent { id, event });
+                self.events.push_back(SessionEvent::Routed { to: Route::Ordered(id), item: Item::Consumer(event) });
                 step
             }
-            _ => ordered.handle_input(now, Seen::Ended),
+            Item::Ended => ordered.handle_input(now, Seen::Ended),
+            // A reader has no ledger events.
+            Item::Ledger(_) => Step::Pass,
         };
         match step {
             Step::Reset => self.reset_ordered(now, id),
@@ -495,15 +498,15 @@ impl Session {
     fn end_ordered(&mut self, id: OrderedId, error: Error) {
         let Some(left) = self.ordered.get_mut(&id).map(Ordered::leave) else { return };
         self.undo_phase(left);
-        self.events.push_back(SessionEvent::OrderedFailed { id, error });
-        self.events.push_back(SessionEvent::OrderedEnded { id });
+        self.events.push_back(SessionEvent::Routed { to: Route::Ordered(id), item: Item::Failed(error) });
+        self.events.push_back(SessionEvent::Routed { to: Route::Ordered(id), item: Item::Ended });
     }
 
     /// Ends ordered read `id` without an error: a fetch's batch is over.
     fn finish_ordered(&mut self, id: OrderedId) {
         let Some(left) = self.ordered.get_mut(&id).map(Ordered::leave) else { return };
         self.undo_phase(left);
-        self.events.push_back(SessionEvent::OrderedEnded { id });
+        self.events.push_back(SessionEvent::Routed { to: Route::Ordered(id), item: Item::Ended });
     }
 
     /// Starts a reader on the current consumer (a fetch with nothing left

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::SessionEvent;
+use super::{Item, Route, SessionEvent};
 use crate::core::conn::{Connection, RequestId, Sid};
 use crate::core::error::Error;
 use crate::core::id_map::IdMap;
@@ -213,7 +213,7 @@ impl Machine for Reader {
 
 fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: Sid, out: Outputs<'_>) -> Driven {
     let mut pulled = false;
-    let failed = |error| SessionEvent::ReaderFailed { sid, error };
+    let failed = |error| SessionEvent::Routed { to: Route::Reader(sid), item: Item::Failed(error) };
     while let Some(pull) = machine.poll_pull() {
         if let Err(e) = out.conn.publish(next_subject, Some(inbox), None, &pull.to_json()) {
             out.events.push_back(failed(e));
@@ -228,13 +228,16 @@ fn drive_pull(machine: &mut PullConsumer, next_subject: &str, inbox: &str, sid: 
                 if machine.is_finished() {
                     out.events.push_back(failed(status_error(&status)));
                 }
-                out.events.push_back(SessionEvent::ReaderEvent { sid, event: ConsumerEvent::Terminal(status) });
+                out.events.push_back(SessionEvent::Routed {
+                    to: Route::Reader(sid),
+                    item: Item::Consumer(ConsumerEvent::Terminal(status)),
+                });
             }
             ConsumerEvent::FetchDone(FetchEnd::Status(status)) if !is_quiet_end(&status) => {
                 out.events.push_back(failed(status_error(&status)));
             }
             ConsumerEvent::FetchDone(FetchEnd::HeartbeatsMissed) => out.events.push_back(failed(Error::Timeout)),
-            event => out.events.push_back(SessionEvent::ReaderEvent { sid, event }),
+            event => out.events.push_back(SessionEvent::Routed { to: Route::Reader(sid), item: Item::Consumer(event) }),
         }
     }
     // The end is set only when the machine finishes: no Option<Error> to drop per message.
@@ -269,10 +272,10 @@ fn drive_push(
         send_probe(info_subject, probe, sid, &mut out);
     }
     while let Some(event) = inbox.poll_event() {
-        out.events.push_back(SessionEvent::ReaderEvent { sid, event });
+        out.events.push_back(SessionEvent::Routed { to: Route::Reader(sid), item: Item::Consumer(event) });
     }
     if let Some(error) = inbox.poll_end() {
-        out.events.push_back(SessionEvent::ReaderFailed { sid, error });
+        out.events.push_back(SessionEvent::Routed { to: Route::Reader(sid), item: Item::Failed(error) });
     }
     inbox.is_finished()
 }

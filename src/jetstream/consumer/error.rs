@@ -1,12 +1,25 @@
 //! The error kinds of reading a consumer, named as async-nats 0.52 names
 //! them: starting a reader ([`StreamErrorKind`], [`BatchErrorKind`]) and
-//! what ends one ([`MessagesErrorKind`], [`OrderedErrorKind`]). async-nats
+//! what ends one ([`MessagesErrorKind`], [`OrderedErrorKind`]), and a
+//! reset ([`ConsumerResetErrorKind`], also named in `stream` as async-nats
+//! names it). async-nats
 //! has a pull and a push enum of each of the last two; natsjet's readers
 //! are one type for both, so each is one enum with the variants of both.
 
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
-use crate::jetstream::api::ErrorCode;
+use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
+use crate::jetstream::api::{ErrorCode, JetStreamError};
 use crate::jetstream::pull::StatusKind;
+
+error_kinds!(
+    /// `reset_consumer` and `Consumer::reset` (server 2.14+).
+    ConsumerResetErrorKind {
+        TimedOut => "timed out",
+        Request => "request failed",
+        NotFound => "stream or consumer not found",
+        InvalidReset => "invalid reset",
+        JetStream(JetStreamError) => "JetStream error",
+    }
+);
 
 error_kinds!(
     /// Starting a continuous reader (`messages()`, `stream().messages()`).
@@ -64,6 +77,8 @@ error_kinds!(
     }
 );
 
+/// The error of an operation: [`ConsumerResetErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
+pub type ConsumerResetError = KindError<ConsumerResetErrorKind>;
 /// The error of an operation: [`StreamErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type StreamError = KindError<StreamErrorKind>;
 /// The error of an operation: [`BatchErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
@@ -156,7 +171,7 @@ impl SortCause for OrderedErrorKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::header::StatusCode;
+    use crate::core::header::StatusCode;
     use crate::jetstream::api::JetStreamError;
     use crate::jetstream::pull::PullStatus;
 

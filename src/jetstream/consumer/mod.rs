@@ -12,8 +12,8 @@ use std::fmt;
 use std::marker::PhantomData;
 
 pub use error::{
-    BatchError, BatchErrorKind, MessagesError, MessagesErrorKind, OrderedError, OrderedErrorKind, StreamError,
-    StreamErrorKind,
+    BatchError, BatchErrorKind, ConsumerResetError, ConsumerResetErrorKind, MessagesError, MessagesErrorKind,
+    OrderedError, OrderedErrorKind, StreamError, StreamErrorKind,
 };
 
 use super::api::{self, ConsumerInfo};
@@ -24,8 +24,7 @@ pub use super::api::{
 use super::context::Context;
 use super::context::{ConsumerInfoError, ConsumerInfoErrorKind};
 use super::ordered::OrderedConfig;
-use super::stream::{ConsumerResetError, ConsumerResetErrorKind};
-use crate::error::{Error, SortCause};
+use crate::core::error::{Error, SortCause};
 
 /// A config a consumer can be made from: what is sent to `CONSUMER.CREATE`.
 pub trait IntoConsumerConfig {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{AckPolicy, Config as ConsumerConfig, DeliverPolicy, PriorityPolicy, ReplayPolicy};
 pub use super::{BatchError, BatchErrorKind, MessagesError, MessagesErrorKind, OrderedError, OrderedErrorKind};
 use super::{Consumer, FromConsumer, IntoConsumerConfig, StreamError, StreamErrorKind, ordered_config, unique};
-use crate::error::{Error, SortCause};
+use crate::core::error::{Error, SortCause};
 use crate::jetstream::OrderedConsumer;
 use crate::jetstream::ordered::OrderedCursor;
 pub use crate::jetstream::reader::{

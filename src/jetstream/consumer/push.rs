@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{AckPolicy, Config as ConsumerConfig, DeliverPolicy, ReplayPolicy};
 use super::{Consumer, FromConsumer, IntoConsumerConfig, StreamError, StreamErrorKind, ordered_config, unique};
 pub use super::{MessagesError, MessagesErrorKind, OrderedError, OrderedErrorKind};
-use crate::error::{Error, SortCause};
+use crate::core::error::{Error, SortCause};
 use crate::jetstream::OrderedConsumer;
 use crate::jetstream::ordered::{DEFAULT_PUSH_HEARTBEAT, OrderedCursor};
 pub use crate::jetstream::reader::{Messages, OrderedMessages as Ordered};

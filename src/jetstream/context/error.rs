@@ -3,25 +3,10 @@
 //! consumer info and the account. Each error is a [`KindError`]: the kind,
 //! and natsjet's [`Error`] as the cause.
 
-use crate::error::{Error, KindError, error_kinds, is_bad_input, sort_causes};
+use crate::core::error::{Error, KindError, error_kinds, is_bad_input, sort_causes};
 use crate::jetstream::api::{ErrorCode, JetStreamError};
-
-error_kinds!(
-    /// `Context::publish`, `send_publish` and their ack futures.
-    #[derive(Copy, Hash)]
-    PublishErrorKind {
-        /// No stream captures the subject (nobody answered, after the retries).
-        StreamNotFound => "no stream found for given subject",
-        WrongLastMessageId => "wrong last message id",
-        WrongLastSequence => "wrong last sequence",
-        TimedOut => "timed out: didn't receive ack in time",
-        /// The connection closed before the ack came.
-        BrokenPipe => "broken pipe",
-        MaxAckPending => "max ack pending reached",
-        MaxPayloadExceeded => "max payload size exceeded",
-        Other => "publish failed",
-    }
-);
+// Raised by publishing, and named here too as async-nats does.
+pub use crate::jetstream::publish::{PublishError, PublishErrorKind};
 
 error_kinds!(
     /// A JetStream API request: `Stream::info`, listings.
@@ -94,8 +79,6 @@ error_kinds!(
     }
 );
 
-/// The error of an operation: [`PublishErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
-pub type PublishError = KindError<PublishErrorKind>;
 /// The error of an operation: [`RequestErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type RequestError = KindError<RequestErrorKind>;
 /// The error of an operation: [`ConsumerInfoErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
@@ -122,18 +105,6 @@ pub type StreamsError = RequestError;
 pub type StreamsErrorKind = RequestErrorKind;
 
 sort_causes! { cause;
-    PublishErrorKind {
-        Error::NoResponders => PublishErrorKind::StreamNotFound,
-        Error::JetStream(e) if e.err_code == ErrorCode::STREAM_WRONG_LAST_MESSAGE_ID => {
-            PublishErrorKind::WrongLastMessageId
-    }
-    Error::JetStream(e) if e.is_wrong_last_sequence() => PublishErrorKind::WrongLastSequence,
-    Error::Timeout => PublishErrorKind::TimedOut,
-    Error::Closed | Error::Disconnected => PublishErrorKind::BrokenPipe,
-    Error::PayloadTooLarge { .. } => PublishErrorKind::MaxPayloadExceeded,
-    _ => PublishErrorKind::Other,
-    }
-
     RequestErrorKind {
         Error::NoResponders => RequestErrorKind::NoResponders,
         Error::Timeout => RequestErrorKind::TimedOut,
@@ -187,7 +158,7 @@ sort_causes! { cause;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::SortCause;
+    use crate::core::error::SortCause;
 
     fn api(err_code: ErrorCode) -> Error {
         Error::JetStream(JetStreamError { code: 400, err_code, description: "x".into() })

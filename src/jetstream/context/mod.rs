@@ -28,7 +28,7 @@ use serde::de::DeserializeOwned;
 use super::api::{self, AccountInfo};
 use super::publish::PublishSettings;
 use crate::client::Client;
-use crate::error::{Error, SortCause};
+use crate::core::error::{Error, SortCause};
 
 /// Entry point to JetStream, shaped like async-nats's `jetstream::Context`.
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@ use futures_util::StreamExt;
 
 use super::Kind;
 use super::requests::{self, bucket, bucket_or_create, stream_facts};
+use crate::core::error::Error;
 use crate::core::jetstream::groups::{ElasticConfig, MemberMapping, StaticConfig, names};
-use crate::error::Error;
 use crate::jetstream::api::{DiscardPolicy, RetentionPolicy, Source, StreamConfig, SubjectTransform};
 use crate::jetstream::context::Context;
 use crate::jetstream::kv;

@@ -8,7 +8,7 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 
 use super::Kind;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::api::{
     self, ConsumerAction, ConsumerConfig, ConsumerInfo, ConsumerUnpinRequest, CreateConsumerRequest, ErrorCode,
     PriorityGroupState, StorageType, StreamConfig, null_as_default, parse_checked_plain,

@@ -26,18 +26,18 @@ use super::info::ObjectInfo;
 use super::names::chunk_subject;
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
+use crate::core::error::SortCause;
+use crate::core::error::{Error, KindError};
+use crate::core::message::Message;
 use crate::core::object::get::{check_linked, link_target};
 use crate::core::object::read::ObjectRead;
 use crate::core::procedure::{Procedure, Reply, Yield};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
-use crate::error::SortCause;
-use crate::error::{Error, KindError};
 use crate::jetstream::ack::MessageMetadata;
 use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
 use crate::jetstream::procedure::Pump;
 use crate::jetstream::reader::{OrderedMessages, OrderedPushConsumer};
-use crate::message::Message;
 
 /// How long the server keeps a get's consumer once nobody listens.
 const INACTIVE_THRESHOLD: Duration = Duration::from_secs(30);

@@ -20,11 +20,11 @@ use super::error::{PutError, PutErrorKind, is_not_found};
 use super::info::{DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectMetadata, ObjectOptions};
 use super::names::{check_name, chunk_subject, meta_subject};
 use super::store::ObjectStore;
+use crate::core::error::SortCause;
+use crate::core::error::{Error, KindError};
+use crate::core::header::HeaderMap;
 use crate::core::object::lookup::Found;
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::SortCause;
-use crate::error::{Error, KindError};
-use crate::header::HeaderMap;
 use crate::jetstream::kv::NATS_ROLLUP;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::jetstream::publish::FastPublisher as FastIngest;

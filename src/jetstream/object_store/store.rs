@@ -16,10 +16,11 @@ use super::error::*;
 use super::get::Object;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata};
 use super::names::{all_meta, check_name, chunk_subject, meta_subject, stream_name};
+use crate::core::error::SortCause;
+use crate::core::error::{Error, KindError};
+use crate::core::message::Message;
 use crate::core::object::lookup::{Found, Shadowed, Stored, meta_subjects, newer, not_found};
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::SortCause;
-use crate::error::{Error, KindError};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, DeliverPolicy, MsgGetRequest, PurgeRequest, PurgeResponse, timestamp};
 use crate::jetstream::context::{Context, encode_request};
@@ -28,7 +29,6 @@ use crate::jetstream::ordered::OrderedConfig;
 use crate::jetstream::publish::FAST_INGEST_API_LEVEL;
 use crate::jetstream::publish::Publish;
 use crate::jetstream::reader::tracked::TrackedRead;
-use crate::message::Message;
 
 /// An object store bucket.
 #[derive(Debug, Clone)]

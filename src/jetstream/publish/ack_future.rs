@@ -20,13 +20,13 @@ use std::time::Duration;
 use futures_util::task::AtomicWaker;
 
 use super::window::{AckWindow, Acquire, Permit};
+use super::{PublishError, PublishErrorKind};
 use crate::client::{Client, ResponseFuture};
+use crate::core::error::{Error, SortCause};
 use crate::core::jetstream::publish::Publish;
+use crate::core::message::Message;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
-use crate::error::{Error, SortCause};
 use crate::jetstream::api::{PublishAck, parse_plain_response};
-use crate::jetstream::context::{PublishError, PublishErrorKind};
-use crate::message::Message;
 use crate::runtime::queue::lock;
 
 /// Wait before the first re-send (after a 503 or a retried timeout); doubles each time.

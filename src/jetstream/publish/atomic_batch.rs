@@ -15,10 +15,10 @@ use bytes::Bytes;
 
 use super::Context;
 use crate::client::{Client, ResponseFuture};
+use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
 use crate::core::jetstream::atomic_batch::{AtomicBatch, BatchMessage, BatchReply};
 use crate::core::jetstream::publish::Publish;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
 use crate::jetstream::api::{ErrorCode, PublishAck};
 use crate::runtime::queue::lock;
 

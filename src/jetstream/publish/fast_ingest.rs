@@ -16,13 +16,13 @@ use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 
 use super::Context;
+use crate::core::error::{Error, KindError, ProtocolError, SortCause, error_kinds, is_bad_input, sort_causes};
+use crate::core::header::StatusCode;
 use crate::core::jetstream::api::{ErrorCode, PublishAck};
 pub use crate::core::jetstream::fast_window::FAST_INGEST_API_LEVEL;
 use crate::core::jetstream::fast_window::{Control, FastOptions, FastWindow};
 use crate::core::jetstream::publish::Publish;
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::error::{Error, KindError, ProtocolError, SortCause, error_kinds, is_bad_input, sort_causes};
-use crate::header::StatusCode;
 use crate::{Client, HeaderMap, Subscriber};
 
 error_kinds!(

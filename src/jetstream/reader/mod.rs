@@ -2,9 +2,10 @@
 //! message) and `messages` (continuous consume, ADR-37); and from a push
 //! consumer ([`push`]). The protocol work — pulls, pending accounting,
 //! heartbeats, statuses, re-pulls after a reconnect, flow control — happens
-//! in the connection's driver task (`driver/readers.rs`); the streams here only hand
-//! messages to the user and report what was taken (refills and flow-control
-//! replies wait for it).
+//! in the session's reader machine (`core/session/reader.rs`), which the
+//! connection's driver task feeds; the streams here only hand messages to
+//! the user from its queues (`driver/readers.rs`) and report what was taken
+//! (refills and flow-control replies wait for it).
 
 mod ordered;
 mod push;
@@ -29,11 +30,11 @@ use super::context::Context as JsContext;
 use super::message::Message;
 use super::pull::{ConsumeOptions, ConsumerEvent, FetchOptions, PriorityOptions, PullConsumer};
 use crate::client::Client;
-use crate::conn::Sid;
+use crate::core::conn::Sid;
+use crate::core::error::{Error, SortCause};
 use crate::core::jetstream::read_mark::ReadMark;
-use crate::core::session::{OrderedId, Reader};
+use crate::core::session::{OrderedId, Reader, Route};
 use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
-use crate::error::{Error, SortCause};
 use crate::runtime::queue::Queue;
 
 /// Room for messages between the driver and the reader. The pull machine
@@ -451,7 +452,7 @@ impl Messages {
         let Source::Reader(sid) = self.source else { return };
         let mut inner = self.client.shared().lock();
         if inner.has_reader(sid) {
-            inner.retire_reader(sid);
+            inner.retire(Route::Reader(sid));
             inner.wake_driver();
         }
     }
@@ -496,9 +497,9 @@ impl Messages {
         let now = self.client.now();
         let mut inner = self.client.shared().lock();
         match self.source {
-            Source::Reader(sid) => inner.reader_taken(now, sid, msgs, bytes),
-            Source::Ordered(id) => inner.ordered_taken(now, id, msgs, bytes),
-        }
+            Source::Reader(sid) => inner.command(|s| s.reader_taken(now, sid, msgs, bytes)),
+            Source::Ordered(id) => inner.command(|s| s.ordered_taken(now, id, msgs, bytes)),
+        };
     }
 }
 
@@ -557,12 +558,12 @@ impl Drop for Messages {
     fn drop(&mut self) {
         let Source::Reader(sid) = self.source else { return };
         let mut inner = self.client.shared().lock();
-        inner.retire_reader(sid);
+        inner.retire(Route::Reader(sid));
         // Received but never read: hand them back now.
         let nak = super::ack::Ack::Nak(None).body();
         while let Some(delivery) = self.buffer.pop_front().or_else(|| self.items.try_pop()) {
             if let Some(reply) = delivery.message.reply {
-                let _ = inner.publish(&reply, None, None, &nak);
+                let _ = inner.write(|s| s.publish(&reply, None, None, &nak));
             }
         }
         inner.wake_driver();

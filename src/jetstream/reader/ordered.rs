@@ -16,10 +16,10 @@ use futures_core::Stream;
 #[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
 use super::Raw;
 use super::{ITEM_CAPACITY, Messages, Report};
+use crate::core::error::{Error, SortCause};
 use crate::core::jetstream::read_mark::ReadMark;
-use crate::core::session::{OrderedId, OrderedMode, OrderedSpec};
+use crate::core::session::{OrderedId, OrderedMode, OrderedSpec, Route};
 use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
-use crate::error::{Error, SortCause};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, ConsumerAction, ConsumerInfo, CreateConsumerRequest};
 use crate::jetstream::consumer::{Consumer, OrderedError, OrderedErrorKind};
@@ -398,7 +398,7 @@ impl OrderedMessages {
         let c = &self.consumer;
         let mut state = lock(&c.state);
         let Some(id) = state.session.take() else { return };
-        let Some(retired) = c.context.client().shared().lock().retire_ordered(id) else { return };
+        let Some(retired) = c.context.client().shared().lock().retire(Route::Ordered(id)) else { return };
         state.cursor = retired.cursor;
         if let Some(info) = retired.current {
             state.current = Consumer::new(c.context.clone(), info);

@@ -8,10 +8,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::{Messages, Source};
+use crate::core::error::Error;
 use crate::core::jetstream::read_mark::ReadMark;
 use crate::core::session::Reader;
 use crate::driver::readers::{Delivery, EVENT_CAPACITY, ReaderQueues};
-use crate::error::Error;
 use crate::jetstream::api::{self, ConsumerInfo};
 use crate::jetstream::push::{PushInbox, PushOptions};
 use crate::jetstream::{Context, PushConsumer};

@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_core::Stream;
 
 use super::{Batch, Puller};
-use crate::error::SortCause;
+use crate::core::error::SortCause;
 use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::consumer::{BatchError, Consumer, MessagesError, MessagesErrorKind, PullKind};
 use crate::jetstream::context::Context as JsContext;

@@ -7,11 +7,11 @@
 use std::task::{Context as TaskContext, Poll, ready};
 
 use super::OrderedMessages;
-use crate::error::Error;
+use crate::core::error::Error;
+use crate::core::message::Message;
 use crate::jetstream::Context;
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
-use crate::message::Message;
 
 pub(crate) struct TrackedRead {
     messages: OrderedMessages,

@@ -3,9 +3,11 @@
 //! messages, purging. Each error is a [`KindError`]: the kind, and
 //! natsjet's [`Error`] as the cause.
 
-use crate::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
-use crate::header::StatusCode;
+use crate::core::error::{Error, KindError, SortCause, error_kinds, is_bad_input, sort_causes};
+use crate::core::header::StatusCode;
 use crate::jetstream::api::{ErrorCode, JetStreamError};
+// Raised by the consumer, and named here too as async-nats does.
+pub use crate::jetstream::consumer::{ConsumerResetError, ConsumerResetErrorKind};
 pub use crate::jetstream::context::{RequestError as InfoError, StreamsError as ConsumersError};
 
 error_kinds!(
@@ -44,17 +46,6 @@ error_kinds!(
         AlreadyExists => "consumer already exists",
         JetStream(JetStreamError) => "JetStream error",
         Other => "consumer error",
-    }
-);
-
-error_kinds!(
-    /// `reset_consumer` and `Consumer::reset` (server 2.14+).
-    ConsumerResetErrorKind {
-        TimedOut => "timed out",
-        Request => "request failed",
-        NotFound => "stream or consumer not found",
-        InvalidReset => "invalid reset",
-        JetStream(JetStreamError) => "JetStream error",
     }
 );
 
@@ -105,8 +96,6 @@ pub type ConsumerError = KindError<ConsumerErrorKind>;
 pub type ConsumerUpdateError = KindError<ConsumerUpdateErrorKind>;
 /// The error of an operation: [`ConsumerCreateStrictErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type ConsumerCreateStrictError = KindError<ConsumerCreateStrictErrorKind>;
-/// The error of an operation: [`ConsumerResetErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
-pub type ConsumerResetError = KindError<ConsumerResetErrorKind>;
 /// The error of an operation: [`DirectGetErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.
 pub type DirectGetError = KindError<DirectGetErrorKind>;
 /// The error of an operation: [`DeleteMessageErrorKind`] from `kind()`, natsjet's [`Error`](crate::Error) from `cause()`.

@@ -32,9 +32,9 @@ use super::context::{
 };
 use super::paging::typed;
 pub use super::purge::Purge;
+use crate::core::error::{Error, ProtocolError, SortCause};
 pub use crate::core::jetstream::raw_message::StreamMessage;
-use crate::error::{Error, ProtocolError, SortCause};
-use crate::subject::validate_subject;
+use crate::core::subject::validate_subject;
 
 /// A stream, with the info the server returned when it was looked up
 /// (`Stream<()>` without it, from [`Context::get_stream_no_info`]).

@@ -22,8 +22,8 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use super::TlsOptions;
-use crate::addr::{Scheme, ServerAddr};
-use crate::error::{Error, ProtocolError};
+use crate::core::addr::{Scheme, ServerAddr};
+use crate::core::error::{Error, ProtocolError};
 
 /// What `poll_read` grows a buffer without spare room by. The caller sizes
 /// the room otherwise (the driver makes exactly the room a message needs).

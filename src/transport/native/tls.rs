@@ -13,8 +13,8 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 
 use super::TlsOptions;
-use crate::addr::ServerAddr;
-use crate::error::Error;
+use crate::core::addr::ServerAddr;
+use crate::core::error::Error;
 
 /// Runs the TLS handshake on `tcp`, verifying the certificate for `addr.host`
 /// (a DNS name or an IP address). `alpn` is offered when the config has none.

@@ -22,8 +22,8 @@ use bytes::BytesMut;
 use futures_util::future::{Either, select};
 
 use super::TlsOptions;
-use crate::addr::ServerAddr;
-use crate::error::Error;
+use crate::core::addr::ServerAddr;
+use crate::core::error::Error;
 use crate::runtime::{Runtime, WasmRuntime};
 use node_socket::{SocketTransport, SocketWriter};
 use websocket::{WebSocketTransport, WebSocketWriter};

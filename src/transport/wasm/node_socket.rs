@@ -18,8 +18,8 @@ use wasm_bindgen_futures::JsFuture;
 use super::TlsOptions;
 use super::held::HeldWrites;
 use super::js_io::{Received, js_message, js_to_io};
-use crate::addr::ServerAddr;
-use crate::error::Error;
+use crate::core::addr::ServerAddr;
+use crate::core::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
 const SOCKET_FACTORY_TS: &str = r#"

@@ -18,8 +18,8 @@ use web_sys::{BinaryType, CloseEvent, Event, MessageEvent, WebSocket};
 
 use super::held::HeldWrites;
 use super::js_io::{Received, js_message, js_to_io};
-use crate::addr::{Scheme, ServerAddr};
-use crate::error::Error;
+use crate::core::addr::{Scheme, ServerAddr};
+use crate::core::error::Error;
 use crate::runtime::js_task::{after_task, end_of_task_is_microtask};
 use crate::runtime::{BoxFuture, Runtime, WasmRuntime};
 

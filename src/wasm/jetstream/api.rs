@@ -9,19 +9,18 @@
 //! create that may lose a race), stream info with details (every page of
 //! subject counts) and direct gets (a message, not JSON).
 
-use bytes::Bytes;
-use js_sys::{Array, Promise, Uint8Array};
+use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::consumer::RawConsumer;
 use super::context::RawJetStream;
 use super::direct_batch::RawDirectBatch;
 use super::lister::RawLister;
-use crate::error::{Error, ProtocolError};
+use super::replies::{reply_text, stored_msg};
+use crate::core::error::Error;
+use crate::core::proto;
 use crate::jetstream::api::{self, ConsumerInfo, CreateConsumerRequest, ErrorCode, StreamInfoRequest};
-use crate::jetstream::stream::StreamMessage;
 use crate::jetstream::{Consumer, Context};
-use crate::proto;
 use crate::wasm::batch::raw_headers;
 use crate::wasm::error::{Call, to_js};
 use crate::wasm::{boxed_promise, promise};
@@ -186,23 +185,6 @@ fn subject(context: &Context, call: &str, stream: &str, consumer: &str, body: &s
     }
 }
 
-/// A JetStream API reply as text for JS.
-pub(crate) fn reply_text(reply: Bytes) -> Result<String, Error> {
-    String::from_utf8(reply.into())
-        .map_err(|_| Error::Protocol(ProtocolError::ApiResponse("JetStream API reply is not UTF-8".into())))
-}
-
 fn unknown(call: &str) -> Error {
     Error::InvalidArgument(format!("no JetStream API call {call:?}"))
-}
-
-/// A stored message as `RawStoredMsg`.
-pub(super) fn stored_msg(m: StreamMessage) -> Array {
-    let headers = match m.headers.is_empty() {
-        true => JsValue::UNDEFINED,
-        false => raw_headers(None, None, Some(&m.headers)).into(),
-    };
-    let data = Uint8Array::from(&m.payload[..]);
-    let fields: [JsValue; 5] = [m.subject.into(), (m.sequence as f64).into(), m.time.into(), headers, data.into()];
-    fields.iter().collect()
 }

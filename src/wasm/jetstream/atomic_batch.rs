@@ -7,8 +7,8 @@ use bytes::Bytes;
 use wasm_bindgen::prelude::*;
 
 use super::context::{RawJetStream, RawPublishOptions, raw_pub_ack, with_options};
+use crate::core::error::Error;
 use crate::core::jetstream::atomic_batch::BatchReply;
-use crate::error::Error;
 use crate::jetstream::Publish;
 use crate::jetstream::publish::{BatchAnswer, BatchPublish};
 use crate::wasm::boxed_promise;

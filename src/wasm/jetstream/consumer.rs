@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::deliveries::delivered;
 use super::messages::RawConsumerMessages;
 use super::whole_number;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::Consumer;
 use crate::jetstream::pull::{ConsumeOptions, DEFAULT_EXPIRES, FetchOptions, PriorityOptions};
 use crate::wasm::options::{flag, millis, text};

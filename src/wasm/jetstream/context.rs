@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::ack_batch::RawAckBatch;
 use super::whole_number;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::api::AckPolicy;
 use crate::jetstream::api::PublishAck;
 use crate::jetstream::publish::{NATS_MESSAGE_TTL, Schedule};

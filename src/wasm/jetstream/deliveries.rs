@@ -11,11 +11,11 @@ use js_sys::{Array, BigInt, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::whole_number;
-use crate::error::Error;
+use crate::core::error::Error;
+use crate::core::subject::Subject;
 use crate::jetstream::Message;
 use crate::jetstream::ack::Ack;
 use crate::jetstream::pull::PullRequest;
-use crate::subject::Subject;
 use crate::wasm::batch::{pack_without_replies, put};
 use crate::wasm::options::millis;
 use crate::wasm::promise;

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::api::stored_msg;
+use super::replies::stored_msg;
 use crate::jetstream::DirectBatch;
 use crate::wasm::batches::Batches;
 use crate::wasm::boxed_promise;

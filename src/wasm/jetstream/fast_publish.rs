@@ -11,7 +11,7 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::context::{RawJetStream, RawPublishOptions, raw_pub_ack, with_options};
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::Publish;
 use crate::jetstream::publish::FastPublisher;
 use crate::wasm::boxed_promise;

@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use super::context::RawJetStream;
 use super::messages::{RawConsumerMessages, Reader};
 use super::whole_number;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::Message;
 use crate::jetstream::api::AckPolicy;
 use crate::jetstream::consumer::pull;

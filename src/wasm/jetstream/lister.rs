@@ -11,8 +11,8 @@ use futures_util::StreamExt;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::api::reply_text;
-use crate::error::Error;
+use super::replies::reply_text;
+use crate::core::error::Error;
 use crate::wasm::promise;
 
 type Pages = Box<dyn Stream<Item = Result<Bytes, Error>> + Unpin>;

@@ -15,7 +15,7 @@ use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::deliveries::delivered;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::pull::{ConsumerEvent, FetchEnd, PullStatus, ResetReason};
 use crate::jetstream::reader::Raw;
 use crate::jetstream::{Message, Messages, OrderedMessages};

@@ -44,13 +44,14 @@ mod lister;
 mod messages;
 mod ordered;
 mod push;
+mod replies;
 
 #[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
 pub(super) use context::RawJetStream;
 
 use wasm_bindgen::JsValue;
 
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::wasm::options::{number, whole};
 
 /// An optional whole number (a sequence, a count) that fits `T`.

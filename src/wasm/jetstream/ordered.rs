@@ -15,7 +15,7 @@ use super::context::RawJetStream;
 use super::deliveries::delivered;
 use super::messages::RawConsumerMessages;
 use super::whole_number;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::api::{DeliverPolicy, ReplayPolicy};
 use crate::jetstream::ordered::{OrderedConfig, OrderedPushConfig};
 use crate::jetstream::{OrderedConsumer, OrderedPushConsumer};

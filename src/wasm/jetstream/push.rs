@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::context::RawJetStream;
 use super::messages::RawConsumerMessages;
 use super::whole_number;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::api::ConsumerInfo;
 use crate::jetstream::push::PushOptions;
 use crate::jetstream::{BoundPushConfig, PushConsumer};

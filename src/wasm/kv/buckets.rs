@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use super::store::RawKv;
 use super::{nested, options};
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::kv::names::bucket_of_stream;
 use crate::jetstream::kv::{BucketExternal, BucketFacts, BucketMirror, Store};
 use crate::wasm::jetstream::RawJetStream;

@@ -16,7 +16,7 @@
 
 use std::slice::Iter;
 
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::api::{External, Placement, Republish, Source, StreamConsumerSource, SubjectTransform};
 use crate::wasm::options::whole;
 

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::nested::Nested;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::jetstream::kv::Config;
 use crate::wasm::options::{pairs, storage, whole};
 

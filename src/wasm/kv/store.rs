@@ -12,8 +12,8 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
+use crate::core::error::Error;
 use crate::core::kv::create::KvCreate;
-use crate::error::Error;
 use crate::jetstream::Publish;
 use crate::jetstream::kv::{KEYS, Operation, Reader, Store, WatchInclude, WatchOptions, marker};
 use crate::jetstream::procedure::Pump;

@@ -22,6 +22,10 @@ use crate::core::error::Error;
 use crate::core::time::Instant;
 
 /// A basic INFO line, as nats-server 2.15 sends it (trimmed).
+/// The most deadlines [`FakeServer::advance_to`] fires in one call: far more
+/// than any test's hours of pings and reconnects, and a bound on a loop.
+const STEP_BOUND: usize = 10_000;
+
 pub(super) const INFO: &str =
     r#"INFO {"server_id":"S1","version":"2.15.0","proto":1,"headers":true,"max_payload":1048576}"#;
 
@@ -271,8 +275,14 @@ impl FakeServer {
         self.advance_to(self.now + Duration::from_millis(ms));
     }
 
+    /// Fires every deadline up to `until`, in order; panics past
+    /// [`STEP_BOUND`] of them, so a timer that keeps itself due fails the
+    /// test instead of hanging it.
     pub(super) fn advance_to(&mut self, until: Instant) {
+        let mut steps = 0;
         while let Some(at) = self.conn.poll_timeout().filter(|at| *at <= until) {
+            steps += 1;
+            assert!(steps <= STEP_BOUND, "more than {STEP_BOUND} timeouts before {until:?}: one keeps firing");
             self.now = self.now.max(at);
             self.conn.handle_timeout(self.now);
             self.drive();

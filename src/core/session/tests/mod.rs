@@ -199,8 +199,8 @@ fn every_deadline_is_folded_once_and_fires_with_its_reason() {
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-        SessionEvent::FirstMessageMissed { sid: missed },
-        SessionEvent::GatherEnded { key: ended },
+        SessionEvent::Routed { to: Route::FirstMessage(missed), item: Item::Ended },
+        SessionEvent::Routed { to: Route::Gather(ended), item: Item::Ended },
     ] if *missed == sid && *ended == key),
         "{events:?}"
     );
@@ -227,10 +227,10 @@ fn replies_go_to_their_request_for_many_and_the_rest_passes_on() {
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-        SessionEvent::Reply { message: a, .. },
+        SessionEvent::Routed { to: Route::Gather(_), item: Item::Message(a) },
         SessionEvent::Connection(Event::Message { message: b, .. }),
-        SessionEvent::Reply { message: c, .. },
-        SessionEvent::GatherEnded { key: ended },
+        SessionEvent::Routed { to: Route::Gather(_), item: Item::Message(c) },
+        SessionEvent::Routed { to: Route::Gather(ended), item: Item::Ended },
     ] if a.payload == "a" && b.payload == "b" && c.payload == "c" && *ended == key),
         "{events:?}"
     );
@@ -276,9 +276,12 @@ fn a_delivery_at_risk_while_down_is_reported_through_the_session() {
     let woke = pair.advance(ACK_WAIT.as_millis() as u64);
     assert!(woke.contains(&Wake::Ledger(ledger, LedgerTimer::Missed)), "{woke:?}");
     let events = pair.take_events();
-    let at_risk: Vec<_> = events.iter().filter(|e| matches!(e, SessionEvent::LedgerEvent { .. })).collect();
+    let at_risk: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, SessionEvent::Routed { to: Route::Ledger(_), item: Item::Ledger(_) }))
+        .collect();
     assert!(
-        matches!(at_risk.as_slice(), [SessionEvent::LedgerEvent { id, event: LedgerEvent::RedeliveryRisk { token } }]
+        matches!(at_risk.as_slice(), [SessionEvent::Routed { to: Route::Ledger(id), item: Item::Ledger(LedgerEvent::RedeliveryRisk { token }) }]
             if *id == ledger && token.subject() == "$JS.ACK.S.C.1.7.7.0.0"),
         "{events:?}"
     );
@@ -293,9 +296,16 @@ fn a_request_for_many_survives_a_reconnect_on_its_own_clock() {
     pair.settle();
     pair.reconnect();
     let events = pair.take_events();
-    assert!(!events.iter().any(|e| matches!(e, SessionEvent::GatherEnded { .. })), "{events:?}");
+    assert!(
+        !events.iter().any(|e| matches!(e, SessionEvent::Routed { to: Route::Gather(_), item: Item::Ended })),
+        "{events:?}"
+    );
     pair.advance(5_000);
-    assert!(pair.take_events().iter().any(|e| matches!(e, SessionEvent::GatherEnded { key: k } if *k == key)));
+    assert!(
+        pair.take_events()
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Routed { to: Route::Gather(k), item: Item::Ended } if *k == key))
+    );
 }
 
 #[test]
@@ -369,20 +379,28 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     pair.send(&format!("MSG orders {} $JS.ACK.S.C.1.7.7.0.0 1\r\na\r\n", sid.0));
     let events = pair.take_events();
     assert!(
-        matches!(events.as_slice(), [SessionEvent::ReaderMessage { sid: s, message: m }] if *s == sid && m.payload == "a")
+        matches!(events.as_slice(), [SessionEvent::Routed { to: Route::Reader(s), item: Item::Message(m) }] if *s == sid && m.payload == "a")
     );
     let ledger = pair.track_one();
 
     // A reconnect: the server forgot the pull, so it goes out again.
     pair.reconnect();
     assert_eq!(pulls(&pair.take_written()), 1, "re-pulled after the reconnect");
-    assert!(pair.take_events().iter().any(|e| matches!(e, SessionEvent::ReaderEvent { .. })), "the reset is reported");
+    assert!(
+        pair.take_events()
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Routed { to: Route::Reader(_), item: Item::Consumer(_) })),
+        "the reset is reported"
+    );
 
     // A new consumer leader forgot every pull: pull again, keep reading.
     pair.send(&status(sid, 409, "Leadership Change"));
     assert_eq!(pulls(&pair.take_written()), 1, "re-pulled after the leader change");
     let events = pair.take_events();
-    assert!(!events.iter().any(|e| matches!(e, SessionEvent::ReaderEnded { .. })), "{events:?}");
+    assert!(
+        !events.iter().any(|e| matches!(e, SessionEvent::Routed { to: Route::Reader(_), item: Item::Ended })),
+        "{events:?}"
+    );
 
     // The +WPI goes out on its deadline with the reader's heartbeat watch running.
     pair.advance(ACK_WAIT.as_millis() as u64 / 2);
@@ -395,9 +413,9 @@ fn a_pull_reader_and_a_ledger_through_a_reconnect_a_leader_change_and_a_deletion
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-        SessionEvent::ReaderFailed { error: Error::ConsumerStatus(_), .. },
-        SessionEvent::ReaderEvent { event: ConsumerEvent::Terminal(_), .. },
-        SessionEvent::ReaderEnded { sid: ended },
+        SessionEvent::Routed { to: Route::Reader(_), item: Item::Failed(Error::ConsumerStatus(_)) },
+        SessionEvent::Routed { to: Route::Reader(_), item: Item::Consumer(ConsumerEvent::Terminal(_)) },
+        SessionEvent::Routed { to: Route::Reader(ended), item: Item::Ended },
         SessionEvent::Connection(Event::SubscriptionEnded { .. }),
     ] if *ended == sid),
         "{events:?}"

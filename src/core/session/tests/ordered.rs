@@ -52,13 +52,17 @@ fn taken(pair: &mut Pair, id: OrderedId) -> (Vec<String>, usize) {
     let mut recreated = 0;
     for event in pair.take_events() {
         match event {
-            SessionEvent::OrderedMessage { id: i, message } if i == id => {
+            SessionEvent::Routed { to: Route::Ordered(i), item: Item::Message(message) } if i == id => {
                 payloads.push(String::from_utf8(message.payload.to_vec()).expect("text"));
             }
-            SessionEvent::OrderedEvent { id: i, event: ConsumerEvent::OrderedRecreated { .. } } if i == id => {
+            SessionEvent::Routed {
+                to: Route::Ordered(i),
+                item: Item::Consumer(ConsumerEvent::OrderedRecreated { .. }),
+            } if i == id => {
                 recreated += 1;
             }
-            SessionEvent::OrderedFailed { .. } | SessionEvent::OrderedEnded { .. } => panic!("the read ended"),
+            SessionEvent::Routed { to: Route::Ordered(_), item: Item::Failed(_) }
+            | SessionEvent::Routed { to: Route::Ordered(_), item: Item::Ended } => panic!("the read ended"),
             _ => {}
         }
     }
@@ -154,8 +158,8 @@ fn a_create_answered_with_the_servers_error_ends_the_read_in_its_word() {
     let events = pair.take_events();
     assert!(
         matches!(events.as_slice(), [
-            SessionEvent::OrderedFailed { error: Error::JetStream(e), .. },
-            SessionEvent::OrderedEnded { id: ended },
+            SessionEvent::Routed { to: Route::Ordered(_), item: Item::Failed(Error::JetStream(e)) },
+            SessionEvent::Routed { to: Route::Ordered(ended), item: Item::Ended },
         ] if e.err_code == api::ErrorCode::STREAM_NOT_FOUND && *ended == id),
         "{events:?}"
     );

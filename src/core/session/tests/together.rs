@@ -35,10 +35,17 @@ fn delivered(events: &[SessionEvent], pull: Sid, push: Sid, id: OrderedId) -> [V
     let mut out = [Vec::new(), Vec::new(), Vec::new()];
     for event in events {
         match event {
-            SessionEvent::ReaderMessage { sid, message } if *sid == pull => out[0].push(text(message)),
-            SessionEvent::ReaderMessage { sid, message } if *sid == push => out[1].push(text(message)),
-            SessionEvent::OrderedMessage { id: i, message } if *i == id => out[2].push(text(message)),
-            SessionEvent::ReaderMessage { .. } | SessionEvent::OrderedMessage { .. } => panic!("{event:?}"),
+            SessionEvent::Routed { to: Route::Reader(sid), item: Item::Message(message) } if *sid == pull => {
+                out[0].push(text(message))
+            }
+            SessionEvent::Routed { to: Route::Reader(sid), item: Item::Message(message) } if *sid == push => {
+                out[1].push(text(message))
+            }
+            SessionEvent::Routed { to: Route::Ordered(i), item: Item::Message(message) } if *i == id => {
+                out[2].push(text(message))
+            }
+            SessionEvent::Routed { to: Route::Reader(_), item: Item::Message(_) }
+            | SessionEvent::Routed { to: Route::Ordered(_), item: Item::Message(_) } => panic!("{event:?}"),
             _ => {}
         }
     }
@@ -102,7 +109,7 @@ fn pull_push_ordered_and_a_ledger_through_a_reconnect_a_leader_change_and_a_dele
     for sid in [pull, push] {
         assert!(
             events.iter().any(
-                |e| matches!(e, SessionEvent::ReaderEvent { sid: s, event: ConsumerEvent::Reset(_) } if *s == sid)
+                |e| matches!(e, SessionEvent::Routed { to: Route::Reader(s), item: Item::Consumer(ConsumerEvent::Reset(_)) } if *s == sid)
             ),
             "{sid:?} reports its reset: {events:?}"
         );
@@ -136,9 +143,10 @@ fn pull_push_ordered_and_a_ledger_through_a_reconnect_a_leader_change_and_a_dele
     assert!(is_progress(&pair.take_written()), "the ledger kept its delivery alive");
     let events = pair.take_events();
     assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, SessionEvent::ReaderEvent { event: ConsumerEvent::HeartbeatsMissed { .. }, .. })),
+        !events.iter().any(|e| matches!(
+            e,
+            SessionEvent::Routed { to: Route::Reader(_), item: Item::Consumer(ConsumerEvent::HeartbeatsMissed { .. }) }
+        )),
         "{events:?}"
     );
 
@@ -149,10 +157,15 @@ fn pull_push_ordered_and_a_ledger_through_a_reconnect_a_leader_change_and_a_dele
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, SessionEvent::ReaderFailed { sid, error: Error::ConsumerStatus(_) } if *sid == pull)),
+            .any(|e| matches!(e, SessionEvent::Routed { to: Route::Reader(sid), item: Item::Failed(Error::ConsumerStatus(_)) } if *sid == pull)),
         "{events:?}"
     );
-    assert!(events.iter().any(|e| matches!(e, SessionEvent::ReaderEnded { sid } if *sid == pull)), "{events:?}");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Routed { to: Route::Reader(sid), item: Item::Ended } if *sid == pull)),
+        "{events:?}"
+    );
     pair.send(&format!("{}{}", push_message(push, 3), message(&ordered, &ordered_inbox, "U_2", 3, 2)));
     assert_eq!(delivered(&pair.take_events(), pull, push, id), [vec![], vec!["p"], vec!["3"]]);
     assert_eq!(pair.session.ledger_len(ledger), Some(1), "the ledger still holds its delivery");
