@@ -23,6 +23,7 @@ use bytes::{Bytes, BytesMut};
 
 use super::digest::{self, Digest};
 use super::error::PutErrorKind;
+use super::get::Sha256Host;
 use super::info::{ObjectInfo, ObjectMetadata, ObjectOptions};
 use super::lookup::{Found, meta_write};
 use super::meta_json;
@@ -96,6 +97,8 @@ pub struct ObjectWrite {
     /// Bytes fed that do not fill a chunk yet.
     partial: BytesMut,
     digest: Option<Digest>,
+    /// The host's SHA-256, hashing instead of `digest`.
+    host: Option<Box<dyn Sha256Host>>,
     size: u64,
     chunks: usize,
     acked: u64,
@@ -167,6 +170,7 @@ impl ObjectWrite {
             sender,
             partial: BytesMut::new(),
             digest: Some(Digest::new()),
+            host: None,
             size: 0,
             chunks: 0,
             acked: 0,
@@ -183,8 +187,16 @@ impl ObjectWrite {
     }
 
     /// The bytes per chunk.
+    #[cfg(any(test, not(target_arch = "wasm32")))]
     pub fn chunk_size(&self) -> usize {
         self.chunk_size
+    }
+
+    /// The same put, hashing with `host` (Node's `node:crypto`).
+    #[cfg_attr(not(feature = "wasm-object-store"), allow(dead_code))]
+    pub(crate) fn with_host(mut self, host: Box<dyn Sha256Host>) -> Self {
+        self.host = Some(host);
+        self
     }
 
     /// Which step failed, once the put ended in an error.
@@ -212,7 +224,11 @@ impl ObjectWrite {
 
     /// Hashes and sends (or holds) the next chunk.
     fn chunk(&mut self, now: Instant, chunk: Bytes) {
-        if let Some(digest) = &mut self.digest {
+        if let Some(host) = &mut self.host {
+            if let Err(e) = host.update(&chunk) {
+                return self.fail(now, PutErrorKind::Other, e);
+            }
+        } else if let Some(digest) = &mut self.digest {
             digest.update(&chunk);
         }
         self.size += chunk.len() as u64;
@@ -289,8 +305,14 @@ impl ObjectWrite {
         if self.phase != Phase::Flushing {
             return;
         }
+        let sum = match self.host.take() {
+            Some(mut host) => match host.finish() {
+                Ok(sum) => sum,
+                Err(e) => return self.fail(now, PutErrorKind::Other, e),
+            },
+            None => self.digest.take().unwrap_or_default().finish(),
+        };
         self.phase = Phase::Meta;
-        let sum = self.digest.take().unwrap_or_default().finish();
         let meta = std::mem::take(&mut self.meta);
         let info = ObjectInfo {
             name: meta.name,
