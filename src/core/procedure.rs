@@ -1,5 +1,5 @@
-//! Procedures: an operation of several requests (an object get, a KV
-//! create over a delete marker) as one sans-IO machine, so that its
+//! Procedures: an operation of several requests (an object get or put, a
+//! KV create over a delete marker) as one sans-IO machine, so that its
 //! sequence of requests, retries, deadlines and checks exists once, in the
 //! core. A procedure asks for [`Step`]s, is told what they brought as
 //! [`Reply`]s, hands out its items with [`Procedure::poll_item`] and wants
