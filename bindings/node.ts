@@ -8,12 +8,11 @@ import { createHash } from "node:crypto";
 import * as wasm from "./node/natsjet.js";
 import { nodeEntry } from "./entry_node.js";
 import type { ConnectionOptions, NatsConnection } from "./core.js";
-import { setSha256Factory, sha256 } from "./obj/digest.js";
+import { setSha256Factory } from "./obj/digest.js";
 
 export * from "./index.js";
 
 const entry = nodeEntry(wasm);
-sha256.wasm = () => new wasm.RawSha256();
 setSha256Factory(() => createHash("sha256"));
 
 /** Connects to a NATS server: `nats://` and `tls://` over TCP, `ws://` and `wss://` over WebSocket. */

@@ -8,7 +8,6 @@ import load, * as glue from "./web/natsjet.js";
 import type { InitInput } from "./web/natsjet.js";
 import { webEntry } from "./entry_web.js";
 import type { ConnectionOptions, NatsConnection } from "./core.js";
-import { sha256 } from "./obj/digest.js";
 
 export * from "./index.js";
 
@@ -20,9 +19,6 @@ const entry = webEntry<InitInput>(
     createInbox: glue.createInbox,
     credsParts: glue.credsParts,
     setErrorClasses: glue.setErrorClasses,
-  },
-  () => {
-    sha256.wasm = () => new glue.RawSha256();
   },
 );
 

@@ -36,7 +36,6 @@ export {
   parseCounterSources,
   parseCounterValue,
 } from "./counters.js";
-export { FastPublisher, NewFastPublisher, type FastPubAck, type FastPublisherOptions } from "./fast.js";
 export { Batch, type BatchAck, type BatchMessageOptions, type BatchMessageOptionsWithReply } from "./batch.js";
 export {
   JetStreamClient,

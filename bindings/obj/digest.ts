@@ -1,15 +1,13 @@
 /**
  * The SHA-256 of objects: `node:crypto`'s where the Node entry registers it
- * (many times faster), else the wasm's `RawSha256` (the `sha2` crate), so
- * that digests need neither `crypto.subtle` (asynchronous, and missing
- * outside secure contexts) nor bundler flags. A get's check of the chunks
- * against their meta's size and digest is the wasm's read procedure's,
- * hashing with the host's SHA-256 when one is registered.
+ * (many times faster), else the wasm's own (the `sha2` crate), so that
+ * digests need neither `crypto.subtle` (asynchronous, and missing outside
+ * secure contexts) nor bundler flags. A put's digest and a get's check are
+ * the wasm's procedures', hashing with the host's SHA-256 when one is registered.
  */
-import { NatsError } from "../errors.js";
 import { formatDigest } from "./rules.js";
 
-/** A running SHA-256, as `node:crypto`'s `Hash` and the wasm's `RawSha256` are. */
+/** A running SHA-256, as `node:crypto`'s `Hash` is. */
 export interface Sha256Hasher {
   update(data: Uint8Array): unknown;
   digest(): Uint8Array;
@@ -18,8 +16,8 @@ export interface Sha256Hasher {
 /** Makes a hasher, e.g. `() => createHash("sha256")` from `node:crypto`. */
 export type Sha256Factory = () => Sha256Hasher;
 
-/** @internal Where hashers come from: the host's if registered, else the wasm's (both set by the entries). */
-export const sha256: { host?: Sha256Factory; wasm?: Sha256Factory } = {};
+/** @internal The host's hashers, if registered (by the Node entry), else the wasm hashes. */
+export const sha256: { host?: Sha256Factory } = {};
 
 /** SHA-256 of "abc" (FIPS 180-2). */
 const ABC = "SHA-256=ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0=";
@@ -43,27 +41,5 @@ function computesSha256(factory: Sha256Factory): boolean {
     return formatDigest(hasher.digest()) === ABC;
   } catch {
     return false;
-  }
-}
-
-/** The running SHA-256 of an object's bytes; a hasher that throws fails the transfer. */
-export class Digest {
-  readonly #hasher: Sha256Hasher = (sha256.host ?? sha256.wasm!)();
-
-  update(data: Uint8Array): void {
-    this.#guard(() => this.#hasher.update(data));
-  }
-
-  /** The digest as a meta holds it. */
-  finish(): string {
-    return this.#guard(() => formatDigest(this.#hasher.digest()));
-  }
-
-  #guard<T>(f: () => T): T {
-    try {
-      return f();
-    } catch (e) {
-      throw new NatsError(`the host's SHA-256 failed: ${(e as Error).message ?? e}`, "IO", { cause: e });
-    }
   }
 }

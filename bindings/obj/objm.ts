@@ -37,7 +37,7 @@ export class Objm {
   async create(name: string, opts: Partial<ObjectStoreOptions> = {}): Promise<ObjectStore> {
     const config = streamConfig(str(name, "bucket name"), opts, this.js.info.api_lvl);
     const info = await request<StreamInfo>(this.js.raw, "STREAM.GET_OR_CREATE", config.name, "", config);
-    return new ObjectBucket(name, this.js, info.config.allow_direct === true);
+    return new ObjectBucket(name, this.js, info.config.allow_direct === true, info.config.allow_batched === true);
   }
 
   /**
@@ -48,8 +48,8 @@ export class Objm {
   async open(name: string, check: boolean | { check?: boolean } = true): Promise<ObjectStore> {
     checkBucket(str(name, "bucket name"));
     const ask = typeof check === "boolean" ? check : check.check === true;
-    const direct = !ask || (await request<StreamInfo>(this.js.raw, "STREAM.INFO", PREFIX + name)).config.allow_direct === true;
-    return new ObjectBucket(name, this.js, direct);
+    const config = ask ? (await request<StreamInfo>(this.js.raw, "STREAM.INFO", PREFIX + name)).config : undefined;
+    return new ObjectBucket(name, this.js, !config || config.allow_direct === true, config?.allow_batched === true);
   }
 
   /** The status of every bucket (streams named `OBJ_…`, as nats.js), a page of streams at a time. */

@@ -52,8 +52,6 @@ export interface MetaWrite {
 export const DEFAULT_CHUNK_SIZE = 128 * 1024;
 const MAX_NAME = 2048;
 const PREFIX = "SHA-256=";
-/** Chunk bytes a put keeps unacknowledged, at most. */
-const IN_FLIGHT_BYTES = 8 << 20;
 
 const encoder = new TextEncoder();
 const quote = JSON.stringify;
@@ -158,14 +156,6 @@ function metaWrite(bucket: string, written: string, meta: Meta, stale: (string |
   return { subject: written, meta, purge: purge.filter((s): s is string => !!s && s !== written) };
 }
 
-/** The write storing a put's `meta` (its chunks all acknowledged), replacing `old`. */
-export function putWrite(meta: Meta, old: Found | null): MetaWrite {
-  const subject = metaSubject(meta.bucket, meta.name);
-  if (!old) return { subject, meta, purge: [] };
-  const chunks = old.meta.nuid !== "" && old.meta.nuid !== meta.nuid ? chunkSubject(meta.bucket, old.meta.nuid) : undefined;
-  return metaWrite(meta.bucket, subject, meta, [chunks, old.subject], old.shadowed);
-}
-
 /** The write deleting the object `found` of `bucket`: its meta says so, its chunks go. */
 export function deleteWrite(bucket: string, found: Found): MetaWrite {
   const { digest: _, ...kept } = found.meta;
@@ -245,10 +235,6 @@ export function whole(n: unknown, what: string): number {
   return n;
 }
 
-/** Chunks of `chunkSize` bytes a put keeps unacknowledged, at most. */
-export function inFlightChunks(chunkSize: number): number {
-  return Math.max(Math.floor(IN_FLIGHT_BYTES / chunkSize), 2);
-}
 
 function now(): string {
   return new Date().toISOString();

@@ -30,13 +30,12 @@ import {
   metaJson,
   metaSubjects,
   newer,
-  putWrite,
   renames,
   stored,
   updateWrite,
   whole,
 } from "./rules.js";
-import { chunks, readAll, Upload, writeBytes, writeStream } from "./transfer.js";
+import { bytesSource, chunks, readAll, type Source, streamSource, write } from "./transfer.js";
 import { str } from "../names.js";
 import type {
   ObjectInfo,
@@ -50,6 +49,8 @@ import type {
 } from "./types.js";
 
 const encoder = new TextEncoder();
+/** The JetStream API level of fast batches (`allow_batched`, nats-server 2.14). */
+const FAST_BATCH_API_LEVEL = 4;
 
 export class ObjectBucket implements ObjectStore {
   /** The bucket's name. */
@@ -59,13 +60,16 @@ export class ObjectBucket implements ObjectStore {
   readonly #js: JetStreamClient;
   /** The stream has `allow_direct`: metas and chunks are read with direct gets. */
   readonly #direct: boolean;
+  /** The stream has `allow_batched`: puts go as fast batches where the server takes them. */
+  readonly #batched: boolean;
 
   /** Made by `objm.create` and `objm.open`. */
-  constructor(bucket: string, js: JetStreamClient, direct: boolean) {
+  constructor(bucket: string, js: JetStreamClient, direct: boolean, batched = false) {
     this.bucket = bucket;
     this.stream = `OBJ_${bucket}`;
     this.#js = js;
     this.#direct = direct;
+    this.#batched = batched;
   }
 
   async info(name: string): Promise<ObjectInfo | null> {
@@ -122,45 +126,37 @@ export class ObjectBucket implements ObjectStore {
     return found && readAll(found.data);
   }
 
-  put(meta: ObjectStoreMeta, rs: ReadableStream<Uint8Array>, opts?: ObjectStorePutOpts): Promise<ObjectInfo> {
-    return this.#put(meta, opts, opts?.size, (upload) => writeStream(upload, rs));
+  async put(meta: ObjectStoreMeta, rs: ReadableStream<Uint8Array>, opts?: ObjectStorePutOpts): Promise<ObjectInfo> {
+    const [source, end] = streamSource(rs);
+    try {
+      return await this.#put(meta, opts, opts?.size, source);
+    } finally {
+      end();
+    }
   }
 
   putBlob(meta: ObjectStoreMeta, data: Uint8Array | null, opts?: ObjectStorePutOpts): Promise<ObjectInfo> {
     const bytes = data ?? new Uint8Array(0);
-    return this.#put(meta, opts, bytes.length, (upload) => writeBytes(upload, bytes));
+    return this.#put(meta, opts, bytes.length, bytesSource(bytes));
   }
 
   /**
-   * Puts the object `meta` names with the bytes `write` feeds, replacing the
-   * object of that name once its meta is stored; a put that fails purges
-   * the chunks it wrote.
+   * Puts the object `meta` names with the bytes `source` gives, by the
+   * wasm's put procedure (the Rust put's), replacing the object of that
+   * name once its meta is stored; a put that fails purges the chunks it wrote.
    */
-  async #put(meta: ObjectStoreMeta, opts: ObjectStorePutOpts = {}, size: number | undefined, write: (upload: Upload) => Promise<void>): Promise<ObjectInfo> {
+  async #put(meta: ObjectStoreMeta, opts: ObjectStorePutOpts = {}, size: number | undefined, source: Source): Promise<ObjectInfo> {
     const name = str(meta?.name, "object name");
     checkMeta(meta);
     if (meta.options?.link) throw new InvalidArgumentError("a put cannot set options.link: link() makes links");
     const chunk = chunkSize(meta.options?.max_chunk_size, this.#js.info.max_payload);
-    const expected = opts.previousRevision === undefined ? undefined : whole(opts.previousRevision, "previousRevision");
+    const previousRevision = opts.previousRevision === undefined ? undefined : whole(opts.previousRevision, "previousRevision");
     const old = await this.#find(name);
-    const upload = new Upload(this.#js.raw, this.bucket, chunk, { timeout: opts.timeout, progress: opts.progress, size });
-    let done: [MetaWrite, number];
-    try {
-      await write(upload);
-      const bytes = await upload.finish();
-      const { description, headers, metadata } = meta;
-      const stored: Meta = { name, description, headers: headers && record(headers), options: { max_chunk_size: chunk }, metadata, bucket: this.bucket, ...bytes, mtime: new Date().toISOString() };
-      const put = putWrite(stored, old);
-      done = [put, await this.#publishMeta(put, expected, opts.timeout)];
-    } catch (e) {
-      await upload.settle();
-      // Best effort: a sealed bucket or a lost connection refuses this too.
-      await this.#purge([upload.subject]).catch(() => {});
-      throw e;
-    }
-    upload.stored();
-    await this.#purge(done[0].purge);
-    return infoOf(done[0].meta, done[1]);
+    const { description, headers, metadata } = meta;
+    const stored: Meta = { name, description, headers: headers && record(headers), options: { max_chunk_size: chunk }, metadata, bucket: this.bucket, nuid: "", size: 0, chunks: 0 };
+    const fast = this.#batched && this.#js.info.api_lvl >= FAST_BATCH_API_LEVEL;
+    const [written, revision] = await write(this.#js.raw, this.bucket, stored, old, { previousRevision, fast, timeout: opts.timeout, progress: opts.progress, size }, source);
+    return infoOf(written, revision);
   }
 
   async delete(name: string): Promise<PurgeResponse> {

@@ -1,21 +1,21 @@
 /**
- * An object's bytes between JS streams and the stream's chunks. A put cuts
- * the user's bytes into chunks (`Upload`), hashing them and publishing each
- * through a window of unacknowledged chunks bounded in bytes, so memory
- * stays flat whatever the object's size; a get is a `ReadableStream` of the
- * chunks the wasm's read procedure (the Rust get's) hands out: read by
- * batched direct gets, or fed from an ordered push consumer, and checked so
- * that it errors instead of ending when the size or SHA-256 is wrong.
+ * An object's bytes between JS streams and the stream's chunks, through
+ * the core's procedures (the Rust store's): a put feeds the user's bytes to
+ * the wasm's put procedure as it asks for them, so memory stays flat
+ * whatever the object's size; a get is a `ReadableStream` of the chunks the
+ * wasm's read procedure hands out: read by batched direct gets, or fed from
+ * an ordered push consumer, and checked so that it errors instead of ending
+ * when the size or SHA-256 is wrong.
  */
 import { request } from "../jetstream/api.js";
 import { ConsumerMessages } from "../jetstream/consumer_messages.js";
 import type { JsMsg } from "../jetstream/jsmsg.js";
-import type { ConsumerInfo, RawJetStream, RawPubAck, RawPublishOptions } from "../raw.js";
-import { Digest, sha256 } from "./digest.js";
-import { chunkSubject, inFlightChunks, type Meta, nuid } from "./rules.js";
+import type { ConsumerInfo, RawJetStream } from "../raw.js";
+import { sha256 } from "./digest.js";
+import { chunkSubject, type Found, type Meta, metaJson, readMeta } from "./rules.js";
 import type { ObjectProgress, ObjectResult } from "./types.js";
 
-/** Bytes handed to the upload per write of a `putBlob`. */
+/** Bytes handed to a put per feed of a `putBlob`. */
 const SLICE = 1 << 20;
 /** Chunks taken from wasm per crossing of a read, at most. */
 const BATCH = 64;
@@ -26,129 +26,104 @@ const STALL = 5_000;
 /** The server's stream-not-found. */
 const STREAM_NOT_FOUND = 10059;
 
-/** What a put's `Upload` reports and how long each publish waits for its ack (ms). */
-export interface UploadOptions {
+/** What a put is told besides its bytes. */
+export interface WriteOptions {
+  /** Store the meta only if the name's is at this revision (0: none). */
+  previousRevision?: number;
+  /** The bucket's stream allows fast batches. */
+  fast: boolean;
+  /** How long replies may stop coming (ms); the JetStream timeout by default. */
   timeout?: number;
   progress?: ObjectProgress;
   /** The object's size, when known, as the progress's total. */
   size?: number;
 }
 
+/** The next bytes of a put, or `null` at their end. */
+export type Source = () => Promise<Uint8Array | null>;
+
 /**
- * An object being put in bucket `bucket`: write its bytes, then `finish`;
- * after a failure, `settle` before its chunks (`subject`) are purged. The
- * progress callback hears of the bytes the stream acknowledged.
+ * Puts the object `meta` describes in `bucket`, replacing `old`, with the
+ * bytes `source` gives: the wasm's put procedure (the Rust put's) chunks,
+ * hashes and publishes them, stores the meta and purges what it replaced;
+ * a put that fails purges its chunks. The stored meta and its revision.
  */
-export class Upload {
-  readonly nuid = nuid();
-  readonly subject: string;
-  readonly #raw: RawJetStream;
-  readonly #opts: UploadOptions;
-  readonly #publish: RawPublishOptions;
-  readonly #digest = new Digest();
-  /** Bytes written that do not fill a chunk yet. */
-  readonly #partial: Uint8Array;
-  #filled = 0;
-  #size = 0;
-  #chunks = 0;
-  #acked = 0;
-  readonly #inFlight: [ack: Promise<RawPubAck>, bytes: number][] = [];
-  readonly #max: number;
-
-  constructor(raw: RawJetStream, bucket: string, readonly chunkSize: number, opts: UploadOptions) {
-    this.subject = chunkSubject(bucket, this.nuid);
-    this.#raw = raw;
-    this.#opts = opts;
-    this.#publish = { timeout: opts.timeout };
-    this.#partial = new Uint8Array(chunkSize);
-    this.#max = inFlightChunks(chunkSize);
-  }
-
-  /** Adds `data` to the object: every chunk it completes goes out, waiting for room when the window is full. */
-  async write(data: Uint8Array): Promise<void> {
-    let at = 0;
-    if (this.#filled > 0) {
-      at = Math.min(data.length, this.chunkSize - this.#filled);
-      this.#partial.set(data.subarray(0, at), this.#filled);
-      this.#filled += at;
-      if (this.#filled < this.chunkSize) return;
-      this.#filled = 0;
-      await this.#send(this.#partial);
-    }
-    for (; data.length - at >= this.chunkSize; at += this.chunkSize) await this.#send(data.subarray(at, at + this.chunkSize));
-    this.#partial.set(data.subarray(at));
-    this.#filled = data.length - at;
-  }
-
-  /** Hashes and publishes `chunk`, which is free again on return (the hasher and the publish copy it). */
-  async #send(chunk: Uint8Array): Promise<void> {
-    if (this.#inFlight.length >= this.#max) await this.#oldest();
-    this.#digest.update(chunk);
-    this.#size += chunk.length;
-    this.#chunks++;
-    const ack = this.#raw.publish(this.subject, chunk, this.#publish);
-    // Awaited in turn; until then its failure is not an unhandled rejection.
-    ack.catch(() => {});
-    this.#inFlight.push([ack, chunk.length]);
-  }
-
-  /** Waits for the oldest chunk in flight to be acknowledged. */
-  async #oldest(): Promise<void> {
-    const [ack, bytes] = this.#inFlight.shift()!;
-    await ack;
-    this.#report(this.#acked + bytes);
-  }
-
-  /** `acked` bytes are stored: tell the progress callback if it moved (or of an object without bytes). */
-  #report(acked: number): void {
-    if (acked <= this.#acked && acked !== 0) return;
-    this.#acked = acked;
-    try {
-      this.#opts.progress?.(acked, this.#opts.size);
-    } catch {
-      // A callback that throws does not stop the transfer.
-    }
-  }
-
-  /** Sends the last chunk and waits for every ack: what the meta says of the bytes. */
-  async finish(): Promise<Pick<Meta, "nuid" | "size" | "chunks" | "digest">> {
-    if (this.#filled > 0) {
-      const last = this.#filled;
-      this.#filled = 0;
-      await this.#send(this.#partial.subarray(0, last));
-    }
-    while (this.#inFlight.length > 0) await this.#oldest();
-    return { nuid: this.nuid, size: this.#size, chunks: this.#chunks, digest: this.#digest.finish() };
-  }
-
-  /** The meta is stored: the whole object is. */
-  stored(): void {
-    this.#report(this.#size);
-  }
-
-  /** Waits for the chunks in flight, whatever their acks, so that a purge of `subject` gets them all. */
-  async settle(): Promise<void> {
-    for (const [ack] of this.#inFlight.splice(0)) await ack.catch(() => {});
-  }
-}
-
-/** Feeds `rs` to `upload`; the first error (reading or writing) is thrown, the source cancelled. */
-export async function writeStream(upload: Upload, rs: ReadableStream<Uint8Array>): Promise<void> {
-  const reader = rs.getReader();
+export async function write(js: RawJetStream, bucket: string, meta: Meta, old: Found | null, opts: WriteOptions, source: Source): Promise<[Meta, number]> {
+  const shadowed = old?.shadowed;
+  const oldMeta = old ? metaJson(old.meta) : undefined;
+  const put = js.objectWrite(bucket, metaJson(meta), opts.previousRevision, opts.fast, opts.timeout, oldMeta, old?.subject, shadowed?.subject, shadowed?.nuid, sha256.host?.());
+  let failed: unknown;
   try {
-    for (let next = await reader.read(); !next.done; next = await reader.read()) if (next.value.length > 0) await upload.write(next.value);
+    for (let items = await put.next(BATCH); items !== null; ) {
+      let want = false;
+      for (const item of items) {
+        if (item === true) want = true;
+        else if (typeof item === "number") report(opts, item);
+        else {
+          const [json, revision] = item as [Uint8Array, number];
+          return [readMeta(json), revision];
+        }
+      }
+      if (!want) {
+        items = await put.next(BATCH);
+        continue;
+      }
+      let data: Uint8Array | null;
+      try {
+        data = await source();
+      } catch (e) {
+        // The procedure purges what it wrote, then ends; the reader's error is the put's.
+        failed = e;
+        put.fail(String((e as Error)?.message ?? e));
+        items = await put.next(BATCH);
+        continue;
+      }
+      items = put.feed(data ?? undefined, 0);
+      if (items !== null && items.length === 0) items = await put.next(BATCH);
+    }
   } catch (e) {
-    // The source has nothing more to give once the put failed.
-    reader.cancel(e).catch(() => {});
-    throw e;
+    throw failed ?? e;
   } finally {
-    reader.releaseLock();
+    put.stop();
+  }
+  throw failed ?? new Error("the put ended without storing the object");
+}
+
+/** `acked` bytes are stored: the progress callback hears it. */
+function report(opts: WriteOptions, acked: number): void {
+  try {
+    opts.progress?.(acked, opts.size);
+  } catch {
+    // A callback that throws does not stop the transfer.
   }
 }
 
-/** Feeds `data` to `upload` a slice at a time. */
-export async function writeBytes(upload: Upload, data: Uint8Array): Promise<void> {
-  for (let at = 0; at < data.length; at += SLICE) await upload.write(data.subarray(at, at + SLICE));
+/** The bytes of `rs`, one piece at a time; cancelled once the put no longer reads. */
+export function streamSource(rs: ReadableStream<Uint8Array>): [Source, () => void] {
+  const reader = rs.getReader();
+  const source = async (): Promise<Uint8Array | null> => {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) return null;
+      if (next.value.length > 0) return next.value;
+    }
+  };
+  const end = () => {
+    reader.cancel().catch(() => {});
+    reader.releaseLock();
+  };
+  return [source, end];
+}
+
+/** The bytes of `data`, a slice at a time. */
+export function bytesSource(data: Uint8Array): Source {
+  let at = 0;
+  return async () => {
+    if (at >= data.length) return null;
+    const slice = data.subarray(at, at + SLICE);
+    at += SLICE;
+    return slice;
+  };
 }
 
 /**

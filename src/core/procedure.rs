@@ -1,5 +1,5 @@
-//! Procedures: an operation of several requests (an object get, a KV
-//! create over a delete marker) as one sans-IO machine, so that its
+//! Procedures: an operation of several requests (an object get or put, a
+//! KV create over a delete marker) as one sans-IO machine, so that its
 //! sequence of requests, retries, deadlines and checks exists once, in the
 //! core. A procedure asks for [`Step`]s, is told what they brought as
 //! [`Reply`]s, hands out its items with [`Procedure::poll_item`] and wants
@@ -50,6 +50,24 @@ pub enum Step {
         /// The message: payload and headers.
         publish: Publish,
     },
+    /// A subscription to `subject`, made before the steps after it are
+    /// carried out; each message on it comes back as [`Reply::Inbox`]. It
+    /// lasts as long as the procedure.
+    Subscribe {
+        /// The subject (an inbox with a wildcard).
+        subject: String,
+    },
+    /// A publish with a reply subject, no ack awaited (a fast batch's
+    /// message); answers come on the [`Step::Subscribe`] inbox. A failure
+    /// to send comes back as [`Reply::Acked`] with the error.
+    Send {
+        /// The subject.
+        subject: String,
+        /// The reply subject.
+        reply: String,
+        /// The message: payload and headers.
+        publish: Publish,
+    },
     /// A stored message read from `stream` (a direct get when `direct`); it
     /// comes back as [`Reply::Stored`].
     GetMessage {
@@ -82,7 +100,10 @@ pub enum Reply {
     BatchEnd,
     /// The running batch failed (a timeout, a lost connection, a server error).
     BatchFailed(Error),
-    /// The stream's ack of the [`Step::Publish`]: the message's sequence.
+    /// A message on the [`Step::Subscribe`] inbox (or why none will come).
+    Inbox(Result<Bytes, Error>),
+    /// The stream's ack of the oldest [`Step::Publish`] not yet acked (they
+    /// are acked in the order they were asked for): the message's sequence.
     Acked(Result<u64, Error>),
     /// The message a [`Step::GetMessage`] read.
     Stored(Result<StreamMessage, Error>),

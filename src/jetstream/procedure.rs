@@ -1,22 +1,29 @@
 //! The pump of every core [`Procedure`] over a JetStream [`Context`]: it
-//! carries each [`Step`] out (an API request, a batched direct get, an
-//! acked publish, a stored message's read),
+//! carries each [`Step`] out (an API request, a batched direct get, acked
+//! publishes — sent one after the other, their acks awaited together and
+//! handed back in order —, a subscription and the publishes answered on
+//! it, a stored message's read),
 //! hands back what it brought as a [`Reply`], sleeps to the procedure's
 //! deadline, and yields the procedure's items. It knows no procedure's
 //! rules; the wasm export of procedures is this pump too.
 
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
 use bytes::Bytes;
 use futures_core::Stream;
 
+use crate::Subscriber;
 use crate::core::error::Error;
+use crate::core::header::StatusCode;
+use crate::core::jetstream::publish::Publish;
 use crate::core::procedure::{Procedure, Reply, Step, Yield};
 use crate::core::time::Instant;
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::jetstream::DirectBatch;
 use crate::jetstream::context::Context;
+use crate::jetstream::publish::PublishAckFuture;
 
 /// The header of a batch's message with the matching messages after it.
 const NUM_PENDING: &str = "Nats-Num-Pending";
@@ -26,8 +33,15 @@ pub(crate) struct Pump<P> {
     procedure: P,
     context: Context,
     request: Option<BoxFuture<Result<Bytes, Error>>>,
-    /// A publish's ack, or a stored message, awaited.
+    /// A stored message awaited.
     other: Option<BoxFuture<Reply>>,
+    /// Publishes not sent yet, in order, and the one being sent.
+    outgoing: VecDeque<Outgoing>,
+    sending: Option<BoxFuture<Result<Option<PublishAckFuture>, Error>>>,
+    /// The acks awaited, oldest first.
+    acks: VecDeque<PublishAckFuture>,
+    /// The procedure's inbox.
+    inbox: Option<Subscriber>,
     batch: Option<DirectBatch>,
     /// The sleep to the procedure's deadline, and the instant it ends.
     sleep: Option<(Instant, BoxFuture<()>)>,
@@ -36,7 +50,18 @@ pub(crate) struct Pump<P> {
 impl<P: Procedure> Pump<P> {
     /// Pumps `procedure` over `context`.
     pub(crate) fn new(context: Context, procedure: P) -> Self {
-        Pump { procedure, context, request: None, other: None, batch: None, sleep: None }
+        Pump {
+            procedure,
+            context,
+            request: None,
+            other: None,
+            outgoing: VecDeque::new(),
+            sending: None,
+            acks: VecDeque::new(),
+            inbox: None,
+            batch: None,
+            sleep: None,
+        }
     }
 
     /// The procedure, for what it tells of itself.
@@ -45,7 +70,6 @@ impl<P: Procedure> Pump<P> {
     }
 
     /// The procedure, to feed it what its user read itself.
-    #[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
     pub(crate) fn procedure_mut(&mut self) -> &mut P {
         &mut self.procedure
     }
@@ -88,13 +112,14 @@ impl<P: Procedure> Pump<P> {
                         Err(e) => self.procedure.handle_reply(DefaultRuntime::now(), Reply::BatchFailed(e)),
                     }
                 }
-                Step::Publish { subject, publish } => {
-                    let context = self.context.clone();
-                    self.other = Some(Box::pin(async move {
-                        let acked = async { Ok(context.send_publish(subject, publish).await?.await?.sequence) };
-                        Reply::Acked(acked.await)
-                    }));
+                Step::Publish { subject, publish } => self.outgoing.push_back(Outgoing::Publish(subject, publish)),
+                Step::Send { subject, reply, publish } => {
+                    self.outgoing.push_back(Outgoing::Send(subject, reply, publish))
                 }
+                Step::Subscribe { subject } => match self.context.client().subscribe_inner(&subject, None) {
+                    Ok(inbox) => self.inbox = Some(inbox),
+                    Err(e) => self.procedure.handle_reply(DefaultRuntime::now(), Reply::Inbox(Err(e))),
+                },
                 Step::GetMessage { stream, direct, request } => {
                     let context = self.context.clone();
                     self.other = Some(Box::pin(async move {
@@ -110,8 +135,69 @@ impl<P: Procedure> Pump<P> {
         }
     }
 
+    /// Starts sending the next publish, if none is being sent.
+    fn send_next(&mut self) {
+        if self.sending.is_some() {
+            return;
+        }
+        let Some(next) = self.outgoing.pop_front() else { return };
+        let context = self.context.clone();
+        self.sending = Some(match next {
+            Outgoing::Publish(subject, publish) => {
+                Box::pin(async move { Ok(Some(context.send_publish(subject, publish).await?)) })
+            }
+            Outgoing::Send(subject, reply, publish) => Box::pin(async move {
+                let client = context.client();
+                client.publish_shared(&subject, Some(&reply), publish.headers.as_ref(), &publish.payload).await?;
+                Ok(None)
+            }),
+        });
+    }
+
+    /// Ready once a publish was sent (or failed to be), an ack or a message on the inbox came.
+    fn poll_publishes(&mut self, cx: &mut TaskContext<'_>) -> Poll<()> {
+        self.send_next();
+        if let Some(sending) = &mut self.sending
+            && let Poll::Ready(sent) = sending.as_mut().poll(cx)
+        {
+            self.sending = None;
+            match sent {
+                Ok(Some(ack)) => self.acks.push_back(ack),
+                Ok(None) => {}
+                Err(e) => self.procedure.handle_reply(DefaultRuntime::now(), Reply::Acked(Err(e))),
+            }
+            return Poll::Ready(());
+        }
+        if let Some(ack) = self.acks.front_mut()
+            && let Poll::Ready(acked) = Pin::new(ack).poll(cx)
+        {
+            self.acks.pop_front();
+            let acked = acked.map(|ack| ack.sequence).map_err(Error::from);
+            self.procedure.handle_reply(DefaultRuntime::now(), Reply::Acked(acked));
+            return Poll::Ready(());
+        }
+        if let Some(inbox) = &mut self.inbox
+            && let Poll::Ready(message) = Pin::new(inbox).poll_next(cx)
+        {
+            let reply = match message {
+                Some(message) if message.status == Some(StatusCode::NO_RESPONDERS) => Err(Error::NoResponders),
+                Some(message) => Ok(message.payload),
+                None => {
+                    self.inbox = None;
+                    Err(Error::Closed)
+                }
+            };
+            self.procedure.handle_reply(DefaultRuntime::now(), Reply::Inbox(reply));
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+
     /// Ready once something came for the procedure (a reply, its deadline).
     fn poll_replies(&mut self, cx: &mut TaskContext<'_>) -> Poll<()> {
+        if self.poll_publishes(cx).is_ready() {
+            return Poll::Ready(());
+        }
         if let Some(batch) = &mut self.batch
             && let Poll::Ready(item) = Pin::new(batch).poll_next(cx)
         {
@@ -177,6 +263,14 @@ impl<P: Procedure> Pump<P> {
             }
         }
     }
+}
+
+/// A publish waiting its turn to be sent.
+enum Outgoing {
+    /// Acked: its ack comes back as [`Reply::Acked`].
+    Publish(String, Publish),
+    /// With a reply subject, no ack awaited.
+    Send(String, String, Publish),
 }
 
 impl<P: Procedure + Unpin> Stream for Pump<P> {

@@ -4,10 +4,11 @@
 //! convert the result back. The TypeScript layer in `bindings/` turns these
 //! raw exports into nats.js shapes; it must not add behaviour either, with
 //! one exception: the Object Store (`bindings/obj/`) is TS over the generic
-//! JetStream exports and [`sha256`], because its rules (JSON metas, names,
-//! writes decided over lookups) cost the bundle a fraction in TS of what they
-//! cost in wasm; shared vectors (`tests/vectors/object_store.json`) and the
-//! interop tests keep them the Rust store's.
+//! JetStream exports and the core's put and get procedures, because its
+//! rules (JSON metas, names, writes decided over lookups) cost the bundle a
+//! fraction in TS of what they cost in wasm; shared vectors
+//! (`tests/vectors/object_store.json`) and the interop tests keep them the
+//! Rust store's.
 //!
 //! One file per exported object or conversion; each declares the TypeScript
 //! types of its boundary values in a `typescript_custom_section`, so the
@@ -31,7 +32,6 @@
 //! - [`kv`], [`entries`], [`reader`]: the Key-Value store;
 //! - [`procedure`]: `RawProcedure`, the one export of every core procedure;
 //!   [`object_read`]: an object's read by it;
-//! - [`sha256`]: `RawSha256`, the Object Store's digests in the browser.
 //!
 //! The npm package's tiers are builds of these exports by cargo feature:
 //! `wasm-runtime` alone is core NATS (`natsjet/core`), `wasm-jetstream` adds
@@ -59,8 +59,6 @@ mod procedure;
 mod reader;
 mod reconnect;
 mod responses;
-#[cfg(feature = "wasm-object-store")]
-mod sha256;
 mod status;
 mod subscription;
 

@@ -1,16 +1,28 @@
-//! `RawJetStream.objectRead`: an object's chunks read and checked by the
-//! core's procedure (`core::object::read`, the Rust get's too), handed to
-//! TS as a [`RawProcedure`] of `Uint8Array` chunks; the digest computed by
-//! the host's SHA-256 when TS gives one (Node's `node:crypto`).
+//! `RawJetStream.objectRead` and `objectWrite`: an object's chunks read and
+//! checked by the core's procedure (`core::object::read`, the Rust get's
+//! too), handed to TS as a [`RawProcedure`] of `Uint8Array` chunks; and an
+//! object put by the core's put procedure (`core::object::write`, the Rust
+//! put's too), fed the bytes by TS. The digest computed by the host's
+//! SHA-256 when TS gives one (Node's `node:crypto`).
 
 use wasm_bindgen::prelude::*;
 
+use js_sys::{Array, Uint8Array};
+
 use crate::core::error::Error;
 use crate::core::object::get::{Check, Sha256Host};
+use crate::core::object::lookup::{Found, Shadowed};
+use crate::core::object::meta_json;
+use crate::core::object::names::chunk_subject;
 use crate::core::object::read::{Chunks, ObjectRead};
+use crate::core::object::write::{ObjectWrite, WriteOptions, Written};
+use crate::core::object::{ObjectInfo, ObjectMetadata};
+use crate::driver::{DefaultRuntime, Runtime};
 use crate::jetstream::procedure::Pump;
+use crate::wasm::error::{Call, to_js};
 use crate::wasm::jetstream::RawJetStream;
-use crate::wasm::procedure::{RawProcedure, ToJs};
+use crate::wasm::options::millis;
+use crate::wasm::procedure::{IntoJs, RawProcedure, ToJs};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_HOST_SHA256: &str = r#"
@@ -75,5 +87,86 @@ impl RawJetStream {
         let direct = direct.then(|| (context.api_prefix(), context.timeout()));
         let read = ObjectRead::of(check, chunks, direct);
         Ok(RawProcedure::new(Pump::new(context.clone(), Box::new(ToJs(read)))))
+    }
+}
+
+/// A put's items in JS: `true` wants the next bytes (`feed`), a number
+/// is the bytes acknowledged, `[metaJson bytes, revision]` the object stored.
+impl IntoJs for Written {
+    fn into_js(self) -> JsValue {
+        match self {
+            Written::Want => JsValue::TRUE,
+            Written::Acked(bytes) => JsValue::from_f64(bytes as f64),
+            Written::Stored(info, revision) => {
+                let meta = Uint8Array::from(&meta_json::write(&info)[..]);
+                Array::of2(&meta, &JsValue::from_f64(revision as f64)).into()
+            }
+        }
+    }
+}
+
+/// The meta of `json`, as a meta's JSON: a JS `InvalidArgumentError` if it is not one.
+fn meta_of(json: &str) -> Result<ObjectInfo, JsValue> {
+    meta_json::read(json.as_bytes()).map_err(|e| to_js(&e, Call::Other("")).into())
+}
+
+#[wasm_bindgen]
+impl RawJetStream {
+    /// The put of the object `meta` (a meta's JSON: name, description,
+    /// headers, metadata, `options.max_chunk_size`) in `bucket`, as the
+    /// core's procedure does it: `feed` it bytes whenever it hands out
+    /// `true`, `feed(undefined)` at their end. It replaces `old` (the meta's
+    /// JSON the name finds, on `oldSubject`, and the older meta it
+    /// shadows), stores the meta only if at `previousRevision` when given,
+    /// and sends the chunks as one fast batch when `fast`; replies that stop
+    /// coming for `timeout` ms (the JetStream timeout) fail it. `hasher` hashes
+    /// instead of the wasm's SHA-256.
+    #[wasm_bindgen(js_name = objectWrite)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn object_write(
+        &self,
+        bucket: &str,
+        meta: &str,
+        previous_revision: Option<f64>,
+        fast: bool,
+        timeout: Option<f64>,
+        old: Option<String>,
+        old_subject: Option<String>,
+        shadowed_subject: Option<String>,
+        shadowed_nuid: Option<String>,
+        hasher: Option<HostHasher>,
+    ) -> Result<RawProcedure, JsValue> {
+        let info = meta_of(meta)?;
+        let chunk_size = info.options.as_ref().and_then(|o| o.max_chunk_size);
+        let meta = ObjectMetadata { chunk_size, ..ObjectMetadata::from(info) };
+        let old = match (old, old_subject) {
+            (Some(old), Some(subject)) => Some(Found {
+                info: meta_of(&old)?,
+                revision: 0,
+                subject,
+                shadowed: shadowed_subject.map(|subject| Shadowed { subject, nuid: shadowed_nuid }),
+            }),
+            _ => None,
+        };
+        let context = &self.context;
+        let client = context.client();
+        let nuid = client.new_nuid();
+        let subject = chunk_subject(bucket, &nuid);
+        let options = WriteOptions {
+            bucket,
+            api_prefix: context.api_prefix(),
+            nuid,
+            max_payload: client.server_info().max_payload,
+            stall: millis(timeout.into(), "timeout")?.unwrap_or(context.timeout()),
+            old,
+            previous_revision: previous_revision.map(|r| r as u64),
+            fast: fast.then(|| client.new_inbox()),
+            clock: DefaultRuntime::wall_clock,
+        };
+        let mut write = ObjectWrite::new(meta, options);
+        if let Some(hasher) = hasher {
+            write = write.with_host(Box::new(hasher));
+        }
+        Ok(RawProcedure::new(Pump::new(context.clone(), Box::new(ToJs(write)))).with_subject(subject))
     }
 }

@@ -93,7 +93,7 @@ impl RawProcedure {
     }
 
     /// Its errors are a publish's to `subject`.
-    #[cfg(feature = "wasm-kv")]
+    #[cfg(any(feature = "wasm-kv", feature = "wasm-object-store"))]
     pub(crate) fn with_subject(mut self, subject: String) -> Self {
         self.subject = Some(subject.into());
         self
@@ -154,6 +154,15 @@ impl RawProcedure {
                 Yield::Done if items.length() > 0 => return Ok(items.into()),
                 Yield::Done => return Ok(JsValue::NULL),
             }
+        }
+    }
+
+    /// Tells a procedure fed by TS that its input failed (`message` says
+    /// why): it ends in that error once it has cleaned up.
+    pub fn fail(&self, message: String) {
+        if let Some(batches) = &mut *self.pump.borrow_mut() {
+            let error = Error::Io { kind: std::io::ErrorKind::Other, message };
+            batches.stream.get_mut().procedure_mut().handle_reply(DefaultRuntime::now(), Reply::BatchFailed(error));
         }
     }
 

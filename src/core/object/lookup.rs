@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use super::info::ObjectInfo;
 use super::meta_json;
-use super::names::{check_name, latin1_meta_subject, meta_subject};
+use super::names::{check_name, chunk_subject, latin1_meta_subject, meta_subject};
 use crate::core::error::Error;
 use crate::core::jetstream::api;
 
@@ -16,6 +16,27 @@ use crate::core::jetstream::api;
 pub(crate) fn meta_subjects(bucket: &str, name: &str) -> Result<(String, Option<String>), Error> {
     check_name(name)?;
     Ok((meta_subject(bucket, name), latin1_meta_subject(bucket, name)))
+}
+
+/// A meta to publish on `subject` (with a rollup), then the subjects to purge.
+pub(crate) struct MetaWrite {
+    pub subject: String,
+    pub info: ObjectInfo,
+    pub purge: Vec<String>,
+}
+
+/// The write of `info` on `written` in `bucket`, purging the `stale`
+/// subjects and what `shadowed` holds, never `written` itself.
+pub(crate) fn meta_write(
+    bucket: &str,
+    written: String,
+    info: ObjectInfo,
+    stale: [Option<String>; 2],
+    shadowed: Option<Shadowed>,
+) -> MetaWrite {
+    let shadowed = shadowed.map(|s| [Some(s.subject), s.nuid.map(|nuid| chunk_subject(bucket, &nuid))]);
+    let purge = stale.into_iter().chain(shadowed.into_iter().flatten()).flatten().filter(|s| *s != written).collect();
+    MetaWrite { subject: written, info, purge }
 }
 
 /// An object's meta and where it was found.

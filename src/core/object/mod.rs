@@ -15,6 +15,7 @@ pub mod names;
 pub(crate) mod read;
 #[cfg(test)]
 mod vectors;
+pub(crate) mod write;
 
 pub use info::{
     Config, DEFAULT_CHUNK_SIZE, ObjectInfo, ObjectLink, ObjectMetadata, ObjectOptions, Status, UpdateMetadata,

@@ -250,7 +250,7 @@ impl Procedure for ObjectRead {
                 }
             }
             // Nothing a read asks for.
-            Reply::Acked(_) | Reply::Stored(_) => {}
+            Reply::Acked(_) | Reply::Stored(_) | Reply::Inbox(_) => {}
         }
     }
 

@@ -16,10 +16,9 @@ use super::error::*;
 use super::get::Object;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata};
 use super::names::{all_meta, check_name, chunk_subject, meta_subject, stream_name};
-use crate::core::error::SortCause;
-use crate::core::error::{Error, KindError};
+use crate::core::error::{Error, KindError, SortCause};
 use crate::core::message::Message;
-use crate::core::object::lookup::{Found, Shadowed, Stored, meta_subjects, newer, not_found};
+use crate::core::object::lookup::{Found, MetaWrite, Shadowed, Stored, meta_subjects, meta_write, newer, not_found};
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::jetstream::ack::DeliveryNumbers;
 use crate::jetstream::api::{self, DeliverPolicy, MsgGetRequest, PurgeRequest, PurgeResponse, timestamp};
@@ -43,11 +42,6 @@ pub struct ObjectStore {
 
 /// A write of a meta by name, decided: `info` goes on `subject`, then
 /// `purge` (what it replaced) is purged.
-pub(crate) struct MetaWrite {
-    pub subject: String,
-    pub info: ObjectInfo,
-    pub purge: Vec<String>,
-}
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -140,10 +134,7 @@ impl ObjectStore {
         stale: [Option<String>; 2],
         shadowed: Option<Shadowed>,
     ) -> MetaWrite {
-        let shadowed = shadowed.map(|s| [Some(s.subject), s.nuid.map(|nuid| chunk_subject(&self.name, &nuid))]);
-        let purge =
-            stale.into_iter().chain(shadowed.into_iter().flatten()).flatten().filter(|s| *s != written).collect();
-        MetaWrite { subject: written, info, purge }
+        meta_write(&self.name, written, info, stale, shadowed)
     }
 
     /// Purges `purge`; the messages purged.
@@ -172,15 +163,9 @@ impl ObjectStore {
     }
 
     /// Whether puts go as fast batches: the stream allows them and the
-    /// server takes them (never in the wasm, which has none).
+    /// server takes them.
     pub(crate) fn batched(&self) -> bool {
-        !cfg!(target_arch = "wasm32") && self.batched && self.context.client().api_level() >= FAST_INGEST_API_LEVEL
-    }
-
-    /// Purges the chunks on `subject` of a put that failed. Best effort: a
-    /// sealed bucket or a lost connection refuses this too.
-    pub(crate) async fn purge_chunks(&self, subject: String) {
-        let _ = self.purge_subject(subject).await;
+        self.batched && self.context.client().api_level() >= FAST_INGEST_API_LEVEL
     }
 
     /// Removes the messages on `subject`.

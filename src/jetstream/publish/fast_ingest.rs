@@ -216,15 +216,6 @@ impl FastPublisher {
         self.closed
     }
 
-    /// A fast batch for the Object Store's chunks (the wasm's store has a stand-in).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) async fn start(client: &Client, timeout: Duration) -> Result<FastPublisher, Error> {
-        let mut publisher =
-            FastPublisherBuilder { client: client.clone(), options: FastOptions::default(), timeout }.build();
-        publisher.subscribe().await?;
-        Ok(publisher)
-    }
-
     async fn subscribe(&mut self) -> Result<(), Error> {
         if self.controls.is_none() {
             self.controls = Some(self.client.subscribe(self.window.subscription()).await?);
@@ -239,7 +230,7 @@ impl FastPublisher {
         }
     }
 
-    /// Publishes the batch's next message (crate: the Object Store's chunks).
+    /// Publishes the batch's next message.
     pub(crate) async fn send(
         &mut self,
         subject: &str,

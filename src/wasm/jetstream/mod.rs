@@ -36,6 +36,7 @@ mod consumer;
 mod context;
 mod deliveries;
 mod direct_batch;
+#[cfg(feature = "wasm-fast-ingest")]
 mod fast_publish;
 #[cfg(feature = "wasm-groups")]
 mod groups;
