@@ -120,6 +120,12 @@ pub enum SessionEvent {
     },
 }
 
+/// Whether the session drives JetStream machines (readers, ordered reads,
+/// ledgers). Always natively; in the npm package's core NATS tier (cargo
+/// feature `wasm-runtime` without `wasm-jetstream`) nothing attaches them, so
+/// the session skips them and the linker leaves their code out of that wasm.
+const JETSTREAM: bool = !cfg!(all(feature = "wasm-runtime", not(feature = "wasm-jetstream")));
+
 /// The connection with its attached machines: JetStream readers, ordered
 /// reads, checkpoint ledgers, requests for many replies and first-message
 /// timers, driven as one (see the [`session`](crate::session) module).
@@ -195,14 +201,16 @@ impl Session {
         if self.conn.poll_deadline().is_some_and(|d| d.at <= now) {
             self.conn.handle_timeout(now);
         }
-        for sid in fire_due(self.readers.iter_mut(), now) {
-            self.drive_reader(sid);
+        if JETSTREAM {
+            for sid in fire_due(self.readers.iter_mut(), now) {
+                self.drive_reader(sid);
+            }
+            for id in fire_due(self.ordered.iter_mut(), now) {
+                self.ordered_output(now, id);
+            }
+            fire_due(self.ledgers.iter_mut(), now);
+            self.ledgers_output();
         }
-        for id in fire_due(self.ordered.iter_mut(), now) {
-            self.ordered_output(now, id);
-        }
-        fire_due(self.ledgers.iter_mut(), now);
-        self.ledgers_output();
         for key in fire_due(self.gathers.iter_mut(), now) {
             self.retire_gather_if_finished(key);
         }
@@ -266,7 +274,7 @@ impl Session {
 
     /// Detaches reader `sid` (its user stopped) and ends its subscription.
     pub fn retire_reader(&mut self, sid: Sid) -> bool {
-        let Some(reader) = self.readers.remove(&sid) else { return false };
+        let Some(reader) = self.readers.remove(&sid).filter(|_| JETSTREAM) else { return false };
         reader.retire(sid, &mut self.conn, &mut self.probes);
         true
     }
@@ -359,7 +367,7 @@ impl Session {
     pub fn poll_event(&mut self, now: Instant) -> Option<SessionEvent> {
         loop {
             if let Some(event) = self.events.pop_front() {
-                if self.ordered.is_empty() {
+                if !JETSTREAM || self.ordered.is_empty() {
                     return Some(event);
                 }
                 match self.route_ordered(now, event) {
@@ -369,7 +377,7 @@ impl Session {
             }
             match self.conn.poll_event()? {
                 Event::Message { sid, message } => {
-                    if let Some(reader) = self.readers.get_mut(&sid) {
+                    if let Some(reader) = self.readers.get_mut(&sid).filter(|_| JETSTREAM) {
                         let delivery = reader.handle_input(now, &message);
                         if reader.needs_drive() {
                             // What the drive has for the user comes after the message.
@@ -410,9 +418,9 @@ impl Session {
                     let key = GatherKey::Request(id);
                     if self.gathers.get(&key).is_some() {
                         self.feed_gather(now, key, result);
-                    } else if self.ordered_answer(now, id, &result) {
+                    } else if JETSTREAM && self.ordered_answer(now, id, &result) {
                         continue;
-                    } else if let Some(sid) = self.probes.remove(&id) {
+                    } else if let Some(sid) = self.probes.remove(&id).filter(|_| JETSTREAM) {
                         if let Some(reader) = self.readers.get_mut(&sid) {
                             reader.handle_probe(&result);
                         }
@@ -434,9 +442,13 @@ impl Session {
     /// and why: the one fold of them all, which a driver sleeps until.
     pub fn poll_deadline(&self) -> Option<Deadline<Wake>> {
         let next = self.conn.poll_deadline().map(|d| d.map(Wake::Connection));
-        let next = fold(next, self.readers.iter(), Wake::Reader);
-        let next = fold(next, self.ordered.iter(), Wake::Ordered);
-        let next = fold(next, self.ledgers.iter(), Wake::Ledger);
+        let next = if JETSTREAM {
+            let next = fold(next, self.readers.iter(), Wake::Reader);
+            let next = fold(next, self.ordered.iter(), Wake::Ordered);
+            fold(next, self.ledgers.iter(), Wake::Ledger)
+        } else {
+            next
+        };
         let next = fold(next, self.gathers.iter(), Wake::Gather);
         fold(next, self.first_messages.iter().map(|(sid, timer)| (sid, timer)), Wake::FirstMessage)
     }
@@ -463,6 +475,9 @@ impl Session {
     /// each asked for. (Requests for many and first-message timers run on
     /// their own clocks, whatever the link.)
     fn link(&mut self, now: Instant, link: Link) {
+        if !JETSTREAM {
+            return;
+        }
         let sids: Vec<Sid> = self.readers.keys().copied().collect();
         for sid in sids {
             if let Some(reader) = self.readers.get_mut(&sid) {
@@ -477,7 +492,7 @@ impl Session {
 
     /// Publishes what reader `sid` asks for; retires it when it is done.
     fn drive_reader(&mut self, sid: Sid) {
-        let Some(reader) = self.readers.get_mut(&sid) else { return };
+        let Some(reader) = self.readers.get_mut(&sid).filter(|_| JETSTREAM) else { return };
         let out = Outputs { conn: &mut self.conn, events: &mut self.events, probes: &mut self.probes };
         let driven = reader.drive(sid, out);
         self.after_drive(sid, driven);
