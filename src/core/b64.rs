@@ -5,7 +5,6 @@
 //! still use the crate.
 
 const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-#[cfg(any(test, feature = "wasm-runtime"))]
 const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// `bytes` in base64url, without padding.
@@ -22,14 +21,11 @@ pub(crate) fn encode_url(bytes: &[u8]) -> String {
 
 /// `text` decoded from base64url or, failing that, standard base64, both
 /// without padding; `None` unless it is canonical in one of them (no stray
-/// characters, no length of 4n+1, no bits set past the last byte). Only the
-/// wasm reads base64 (an authenticator's signature).
-#[cfg(any(test, feature = "wasm-runtime"))]
+/// characters, no length of 4n+1, no bits set past the last byte).
 pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
     decode_with(text, URL).or_else(|| decode_with(text, STANDARD))
 }
 
-#[cfg(any(test, feature = "wasm-runtime"))]
 fn decode_with(text: &str, alphabet: &[u8; 64]) -> Option<Vec<u8>> {
     let text = text.as_bytes();
     if text.len() % 4 == 1 {
