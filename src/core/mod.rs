@@ -17,7 +17,6 @@
 
 pub mod addr;
 mod app_errors;
-pub(crate) mod b64;
 pub mod conn;
 pub mod error;
 pub(crate) mod first_message;

@@ -4,6 +4,8 @@
 //! `nkeyAuthenticator` uses `@nats-io/nkeys`), which keeps ed25519 out of
 //! the wasm.
 
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
@@ -81,7 +83,10 @@ fn call(f: &Function, nonce: &[u8]) -> Result<CallbackAuth, Error> {
     let signature = field(answer.sig(), "authenticator sig")?
         .map(|sig| {
             let sig = sig.trim_end_matches('=');
-            crate::core::b64::decode(sig).ok_or_else(|| Error::Credentials("authenticator sig: expected base64".into()))
+            URL_SAFE_NO_PAD
+                .decode(sig)
+                .or_else(|_| STANDARD_NO_PAD.decode(sig))
+                .map_err(|_| Error::Credentials("authenticator sig: expected base64".into()))
         })
         .transpose()?;
     Ok(CallbackAuth {

@@ -11,8 +11,10 @@
 
 use std::sync::Arc;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
 use crate::core::addr::ServerAddr;
-use crate::core::b64;
 use crate::core::error::Error;
 use crate::core::proto::ConnectInfo;
 
@@ -148,7 +150,7 @@ impl Auth {
             };
             set(&mut connect.jwt, answer.jwt);
             set(&mut connect.nkey, answer.nkey);
-            set(&mut connect.sig, answer.signature.map(|sig| b64::encode_url(&sig)));
+            set(&mut connect.sig, answer.signature.map(|sig| URL_SAFE_NO_PAD.encode(sig)));
             set(&mut connect.user, answer.user);
             set(&mut connect.pass, answer.password);
             set(&mut connect.auth_token, answer.token);
@@ -171,6 +173,8 @@ pub fn credentials_parts(contents: &str) -> Result<(String, String), Error> {
 mod nkey {
     use nkeys::KeyPair;
 
+    use super::{Engine as _, URL_SAFE_NO_PAD};
+
     use crate::core::error::Error;
 
     /// The seed's key pair; the error never echoes the seed.
@@ -187,7 +191,7 @@ mod nkey {
     pub(super) fn sign(seed: &str, nonce: &[u8]) -> Result<(String, String), Error> {
         let key = key_pair(seed)?;
         let sig = key.sign(nonce).map_err(|_| Error::Credentials("could not sign the server nonce".into()))?;
-        Ok((crate::core::b64::encode_url(&sig), key.public_key()))
+        Ok((URL_SAFE_NO_PAD.encode(sig), key.public_key()))
     }
 }
 
