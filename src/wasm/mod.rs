@@ -31,7 +31,7 @@
 //!   consumers, acks, `AckBatch` and the checkpoint ledger;
 //! - [`kv`], [`entries`], [`reader`]: the Key-Value store;
 //! - [`procedure`]: `RawProcedure`, the one export of every core procedure;
-//!   [`object_read`]: an object's read by it;
+//!   [`object_read`]: an object's read (get) and write (put) by it;
 //!
 //! The npm package's tiers are builds of these exports by cargo feature:
 //! `wasm-runtime` alone is core NATS (`natsjet/core`), `wasm-jetstream` adds
