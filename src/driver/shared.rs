@@ -7,6 +7,7 @@
 //! only) and wakes the driver; the driver locks it to feed input and drain
 //! output. Nothing here blocks.
 
+use crate::core::machine::Machine;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
@@ -356,9 +357,9 @@ impl Inner {
     /// events it raised; wakes the driver when the ledger's deadline moved.
     pub fn with_ledger<R>(&mut self, id: LedgerId, f: impl FnOnce(&mut AckLedger) -> R) -> Result<R, Error> {
         let ledger = self.session.ledger_mut(id).ok_or(Error::Closed)?;
-        let deadline = ledger.poll_timeout();
+        let deadline = ledger.poll_deadline().map(|d| d.at);
         let result = f(ledger);
-        let moved = ledger.poll_timeout() != deadline;
+        let moved = ledger.poll_deadline().map(|d| d.at) != deadline;
         if let Some(Waiter::Ledger(events)) = self.waiters.get_mut(&Route::Ledger(id)) {
             events.extend(std::iter::from_fn(|| AckLedger::poll_event(ledger)));
         }

@@ -11,7 +11,7 @@
 //! outputs in this order until each returns `None`: [`Connection::poll_action`]
 //! (open/upgrade/close a transport), [`Connection::poll_event`] (messages,
 //! responses, flush completions, connection events), [`Connection::poll_transmit`]
-//! (bytes to write), and finally [`Connection::poll_timeout`] (when to call
+//! (bytes to write), and finally [`Connection::poll_deadline`](crate::core::machine::Machine::poll_deadline) (when to call
 //! [`Connection::handle_timeout`] next). Time is always an input: every
 //! entry point that can move a deadline takes `now`, and time that runs
 //! backwards is clamped. The driver reads each transport into a fresh
@@ -711,7 +711,7 @@ impl Connection {
         self.parser.awaited()
     }
     /// Runs every timer due at `now` (pings, handshake and reconnect
-    /// deadlines); call it at [`poll_timeout`](Self::poll_timeout).
+    /// deadlines); call it at [`poll_deadline`](Machine::poll_deadline).
     pub fn handle_timeout(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         while let Some(timer) = self.timers.pop_expired(now) {
@@ -962,12 +962,6 @@ impl Connection {
     /// anything else, so a writer that must wait need not keep them.
     pub fn untransmit(&mut self, pieces: impl DoubleEndedIterator<Item = Bytes>) {
         self.out.untake(pieces);
-    }
-    /// When to call [`handle_timeout`](Self::handle_timeout) next; `None`:
-    /// no timer is running.
-    #[must_use]
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next().map(|d| d.at)
     }
 
     // ---- helpers shared by the submodules

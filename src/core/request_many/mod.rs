@@ -21,17 +21,17 @@
 //! ```
 //! use std::time::Duration;
 //! use natsjet::request_many::{Gather, RequestManyOptions, RequestStrategy};
-//! use natsjet::{Message, time::Instant};
+//! use natsjet::{Message, machine::Machine, time::Instant};
 //!
 //! let options = RequestManyOptions { strategy: RequestStrategy::Stall, ..RequestManyOptions::default() };
 //! let mut gather = Gather::new(Instant::ZERO, &options)?;
-//! assert_eq!(gather.poll_timeout(), Some(Instant::from_millis(1000)));
+//! assert_eq!(gather.poll_deadline().map(|d| d.at), Some(Instant::from_millis(1000)));
 //! let reply = Message {
 //!     subject: "_INBOX.x".into(), reply: None, payload: "hi".into(),
 //!     headers: None, status: None, description: None, length: 10,
 //! };
-//! assert!(gather.handle_message(Instant::from_millis(10), &reply));
-//! assert_eq!(gather.poll_timeout(), Some(Instant::from_millis(310)));
+//! assert!(gather.handle_input(Instant::from_millis(10), &reply));
+//! assert_eq!(gather.poll_deadline().map(|d| d.at), Some(Instant::from_millis(310)));
 //! gather.handle_timeout(Instant::from_millis(310));
 //! assert!(gather.is_finished());
 //! # Ok::<(), natsjet::Error>(())
@@ -73,7 +73,7 @@ impl Machine for Gather {
     type Timer = GatherTimer;
 
     fn handle_input(&mut self, now: Instant, message: &Message) -> bool {
-        self.handle_message(now, message)
+        self.on_message(now, message)
     }
 
     fn handle_timeout(&mut self, now: Instant) {
@@ -219,7 +219,7 @@ impl Gather {
     // ---- inputs
     /// A reply arrived at `now`: `true` if the user gets it. Replies after
     /// the end (or past `max_wait`, before the timer fired) are dropped.
-    pub fn handle_message(&mut self, now: Instant, message: &Message) -> bool {
+    fn on_message(&mut self, now: Instant, message: &Message) -> bool {
         self.clock.advance(now);
         if self.end.is_some() {
             return false;
@@ -268,11 +268,6 @@ impl Gather {
     }
 
     // ---- outputs
-    /// When to call [`handle_timeout`](Self::handle_timeout) next; `None` once ended.
-    #[must_use]
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next().map(|d| d.at)
-    }
 
     /// Ends with `end`, unless it already ended.
     fn finish(&mut self, end: End) {

@@ -46,20 +46,20 @@ fn zero_max_wait_is_refused() {
 #[test]
 fn timer_takes_everything_until_max_wait() {
     let mut g = gather(RequestStrategy::Timer, |o| o.max_messages = Some(1));
-    assert_eq!(g.poll_timeout(), Some(ms(1000)));
+    assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(1000)));
     for t in [1, 2, 500, 999] {
-        assert!(g.handle_message(ms(t), &reply("x")));
+        assert!(g.handle_input(ms(t), &reply("x")));
     }
     // max_messages and empty payloads mean nothing to the timer.
-    assert!(g.handle_message(ms(999), &reply("")));
+    assert!(g.handle_input(ms(999), &reply("")));
     assert!(!g.is_finished());
     g.handle_timeout(ms(999));
     assert!(!g.is_finished());
     g.handle_timeout(ms(1000));
     assert_eq!(g.end(), Some(End::MaxWait));
     assert_eq!(g.received(), 5);
-    assert_eq!(g.poll_timeout(), None);
-    assert!(!g.handle_message(ms(1001), &reply("late")));
+    assert_eq!(g.poll_deadline().map(|d| d.at), None);
+    assert!(!g.handle_input(ms(1001), &reply("late")));
 }
 
 #[test]
@@ -72,7 +72,7 @@ fn zero_replies_end_at_max_wait() {
             o.stall = Some(Duration::from_millis(50));
         });
         // No stall timer before the first reply.
-        assert_eq!(g.poll_timeout(), Some(ms(250)), "{strategy:?}");
+        assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(250)), "{strategy:?}");
         g.handle_timeout(ms(249));
         assert!(!g.is_finished(), "{strategy:?}");
         g.handle_timeout(ms(250));
@@ -84,29 +84,29 @@ fn zero_replies_end_at_max_wait() {
 #[test]
 fn a_reply_past_max_wait_before_the_timer_fired_is_dropped() {
     let mut g = gather(RequestStrategy::Timer, |_| {});
-    assert!(!g.handle_message(ms(1000), &reply("x")));
+    assert!(!g.handle_input(ms(1000), &reply("x")));
     assert_eq!(g.end(), Some(End::MaxWait));
 }
 
 #[test]
 fn count_ends_at_max_messages() {
     let mut g = gather(RequestStrategy::Count, |o| o.max_messages = Some(3));
-    assert!(g.handle_message(ms(1), &reply("a")));
-    assert!(g.handle_message(ms(2), &reply("b")));
+    assert!(g.handle_input(ms(1), &reply("a")));
+    assert!(g.handle_input(ms(2), &reply("b")));
     assert!(!g.is_finished());
-    assert!(g.handle_message(ms(3), &reply("c")));
+    assert!(g.handle_input(ms(3), &reply("c")));
     assert_eq!(g.end(), Some(End::MaxMessages));
-    assert_eq!(g.poll_timeout(), None);
+    assert_eq!(g.poll_deadline().map(|d| d.at), None);
     // A fourth responder is too late.
-    assert!(!g.handle_message(ms(4), &reply("d")));
+    assert!(!g.handle_input(ms(4), &reply("d")));
     assert_eq!(g.received(), 3);
 }
 
 #[test]
 fn count_with_fewer_replies_ends_at_max_wait() {
     let mut g = gather(RequestStrategy::Count, |o| o.max_messages = Some(5));
-    assert!(g.handle_message(ms(1), &reply("a")));
-    assert!(g.handle_message(ms(2), &reply("b")));
+    assert!(g.handle_input(ms(1), &reply("a")));
+    assert!(g.handle_input(ms(2), &reply("b")));
     g.handle_timeout(ms(1000));
     assert_eq!(g.end(), Some(End::MaxWait));
     assert_eq!(g.received(), 2);
@@ -117,7 +117,7 @@ fn count_without_a_count_is_a_timer() {
     for max in [None, Some(0)] {
         let mut g = gather(RequestStrategy::Count, |o| o.max_messages = max);
         for t in 0..50 {
-            assert!(g.handle_message(ms(t), &reply("x")));
+            assert!(g.handle_input(ms(t), &reply("x")));
         }
         assert!(!g.is_finished());
         g.handle_timeout(ms(1000));
@@ -128,12 +128,12 @@ fn count_without_a_count_is_a_timer() {
 #[test]
 fn stall_ends_after_a_quiet_time_after_the_first_reply() {
     let mut g = gather(RequestStrategy::Stall, |o| o.stall = Some(Duration::from_millis(100)));
-    assert_eq!(g.poll_timeout(), Some(ms(1000)));
+    assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(1000)));
     // The first reply can take most of max_wait.
-    assert!(g.handle_message(ms(600), &reply("a")));
-    assert_eq!(g.poll_timeout(), Some(ms(700)));
-    assert!(g.handle_message(ms(650), &reply("b")));
-    assert_eq!(g.poll_timeout(), Some(ms(750)));
+    assert!(g.handle_input(ms(600), &reply("a")));
+    assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(700)));
+    assert!(g.handle_input(ms(650), &reply("b")));
+    assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(750)));
     g.handle_timeout(ms(749));
     assert!(!g.is_finished());
     g.handle_timeout(ms(750));
@@ -145,8 +145,8 @@ fn stall_ends_after_a_quiet_time_after_the_first_reply() {
 fn stall_defaults_to_300_ms() {
     for stall in [None, Some(Duration::ZERO)] {
         let mut g = gather(RequestStrategy::Stall, |o| o.stall = stall);
-        assert!(g.handle_message(ms(10), &reply("a")));
-        assert_eq!(g.poll_timeout(), Some(ms(310)));
+        assert!(g.handle_input(ms(10), &reply("a")));
+        assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(310)));
     }
 }
 
@@ -155,9 +155,9 @@ fn stall_never_extends_past_max_wait() {
     let mut g = gather(RequestStrategy::Stall, |o| o.stall = Some(Duration::from_millis(300)));
     // Replies keep coming faster than the stall: max_wait still caps the request.
     for t in (0..1000).step_by(100) {
-        assert!(g.handle_message(ms(t), &reply("x")));
+        assert!(g.handle_input(ms(t), &reply("x")));
     }
-    assert_eq!(g.poll_timeout(), Some(ms(1000)));
+    assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(1000)));
     g.handle_timeout(ms(1000));
     assert_eq!(g.end(), Some(End::MaxWait));
     assert_eq!(g.received(), 10);
@@ -166,33 +166,33 @@ fn stall_never_extends_past_max_wait() {
 #[test]
 fn stall_is_ignored_by_other_strategies() {
     let mut g = gather(RequestStrategy::Timer, |o| o.stall = Some(Duration::from_millis(10)));
-    assert!(g.handle_message(ms(1), &reply("a")));
-    assert_eq!(g.poll_timeout(), Some(ms(1000)));
+    assert!(g.handle_input(ms(1), &reply("a")));
+    assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(1000)));
 }
 
 #[test]
 fn sentinel_ends_at_an_empty_reply_which_is_delivered() {
     let mut g = gather(RequestStrategy::Sentinel, |_| {});
-    assert!(g.handle_message(ms(1), &reply("a")));
-    assert!(g.handle_message(ms(2), &reply("b")));
-    assert!(g.handle_message(ms(3), &reply("")));
+    assert!(g.handle_input(ms(1), &reply("a")));
+    assert!(g.handle_input(ms(2), &reply("b")));
+    assert!(g.handle_input(ms(3), &reply("")));
     assert_eq!(g.end(), Some(End::Sentinel));
-    assert!(!g.handle_message(ms(4), &reply("after")));
+    assert!(!g.handle_input(ms(4), &reply("after")));
     assert_eq!(g.received(), 3);
 }
 
 #[test]
 fn sentinel_first_ends_at_once() {
     let mut g = gather(RequestStrategy::Sentinel, |_| {});
-    assert!(g.handle_message(ms(5), &reply("")));
+    assert!(g.handle_input(ms(5), &reply("")));
     assert_eq!(g.end(), Some(End::Sentinel));
-    assert_eq!(g.poll_timeout(), None);
+    assert_eq!(g.poll_deadline().map(|d| d.at), None);
 }
 
 #[test]
 fn sentinel_that_never_comes_ends_at_max_wait() {
     let mut g = gather(RequestStrategy::Sentinel, |_| {});
-    assert!(g.handle_message(ms(5), &reply("a")));
+    assert!(g.handle_input(ms(5), &reply("a")));
     g.handle_timeout(ms(1000));
     assert_eq!(g.end(), Some(End::MaxWait));
 }
@@ -202,8 +202,8 @@ fn no_responders_fails_and_nothing_follows() {
     let mut g = gather(RequestStrategy::Count, |o| o.max_messages = Some(3));
     g.handle_failure();
     assert_eq!(g.end(), Some(End::Failed));
-    assert_eq!(g.poll_timeout(), None);
-    assert!(!g.handle_message(ms(1), &reply("late")));
+    assert_eq!(g.poll_deadline().map(|d| d.at), None);
+    assert!(!g.handle_input(ms(1), &reply("late")));
     // The first end stays.
     g.cancel();
     g.handle_timeout(ms(2000));
@@ -213,7 +213,7 @@ fn no_responders_fails_and_nothing_follows() {
 #[test]
 fn closing_after_some_replies_keeps_them() {
     let mut g = gather(RequestStrategy::Timer, |_| {});
-    assert!(g.handle_message(ms(1), &reply("a")));
+    assert!(g.handle_input(ms(1), &reply("a")));
     g.handle_failure();
     assert_eq!(g.end(), Some(End::Failed));
     assert_eq!(g.received(), 1);
@@ -222,19 +222,19 @@ fn closing_after_some_replies_keeps_them() {
 #[test]
 fn cancel_ends_without_a_timer() {
     let mut g = gather(RequestStrategy::Stall, |_| {});
-    assert!(g.handle_message(ms(1), &reply("a")));
+    assert!(g.handle_input(ms(1), &reply("a")));
     g.cancel();
     assert_eq!(g.end(), Some(End::Cancelled));
-    assert_eq!(g.poll_timeout(), None);
+    assert_eq!(g.poll_deadline().map(|d| d.at), None);
 }
 
 #[test]
 fn time_running_backwards_is_clamped() {
     let mut g = gather(RequestStrategy::Stall, |o| o.stall = Some(Duration::from_millis(100)));
-    assert!(g.handle_message(ms(500), &reply("a")));
+    assert!(g.handle_input(ms(500), &reply("a")));
     // An older `now` does not move the stall earlier.
-    assert!(g.handle_message(ms(100), &reply("b")));
-    assert_eq!(g.poll_timeout(), Some(ms(600)));
+    assert!(g.handle_input(ms(100), &reply("b")));
+    assert_eq!(g.poll_deadline().map(|d| d.at), Some(ms(600)));
     g.handle_timeout(ms(50));
     assert!(!g.is_finished());
 }

@@ -1,5 +1,6 @@
 //! INFO → (TLS) → CONNECT + SUBs + PING → PONG, and its deadline.
 
+use crate::core::machine::Machine;
 use std::time::Duration;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -12,7 +13,7 @@ fn first_action_connects_to_the_first_server() {
     let mut s = FakeServer::new(config(&["nats://a:4222", "nats://b:4222"]));
     assert_eq!(s.expect_connect(), "nats://a:4222");
     assert_eq!(s.conn.state(), State::Connecting);
-    assert_eq!(s.conn.poll_timeout(), None, "the transport has its own connect timeout");
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), None, "the transport has its own connect timeout");
 }
 
 #[test]
@@ -78,7 +79,7 @@ fn handshake_writes_connect_subscriptions_and_ping_then_connects_on_pong() {
         [ConnectionEvent::Connected { server: ServerAddr::parse("nats://a:4222").unwrap() }]
     );
     assert_eq!(s.conn.server_info().unwrap().server_id, "S1");
-    assert_eq!(s.conn.poll_timeout(), Some(s.now + Duration::from_secs(120)), "keep-alive armed");
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), Some(s.now + Duration::from_secs(120)), "keep-alive armed");
 }
 
 #[test]
@@ -179,7 +180,11 @@ fn handshake_times_out_without_info() {
     s.expect_connect();
     s.advance(1000);
     s.open();
-    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(6000)), "connect_timeout from transport open");
+    assert_eq!(
+        s.conn.poll_deadline().map(|d| d.at),
+        Some(Instant::from_millis(6000)),
+        "connect_timeout from transport open"
+    );
     s.advance(4999);
     assert!(s.take_actions().is_empty());
     s.advance(1);

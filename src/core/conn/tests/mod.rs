@@ -19,6 +19,7 @@ use bytes::BytesMut;
 use super::{Action, Config, Connection, ConnectionEvent, Event};
 use crate::core::addr::ServerAddr;
 use crate::core::error::Error;
+use crate::core::machine::Machine;
 use crate::core::time::Instant;
 
 /// A basic INFO line, as nats-server 2.15 sends it (trimmed).
@@ -280,7 +281,7 @@ impl FakeServer {
     /// test instead of hanging it.
     pub(super) fn advance_to(&mut self, until: Instant) {
         let mut steps = 0;
-        while let Some(at) = self.conn.poll_timeout().filter(|at| *at <= until) {
+        while let Some(at) = self.conn.poll_deadline().map(|d| d.at).filter(|at| *at <= until) {
             steps += 1;
             assert!(steps <= STEP_BOUND, "more than {STEP_BOUND} timeouts before {until:?}: one keeps firing");
             self.now = self.now.max(at);

@@ -1,6 +1,7 @@
 //! Keep-alive PINGs, staleness, server PINGs and flushes (PONGs complete
 //! PINGs in order).
 
+use crate::core::machine::Machine;
 use std::time::Duration;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -167,14 +168,14 @@ fn keep_alive_stops_while_disconnected() {
     let mut s = FakeServer::connected(fast_pings());
     s.advance(500);
     s.lose(None);
-    let at = s.conn.poll_timeout().unwrap();
+    let at = s.conn.poll_deadline().map(|d| d.at).unwrap();
     assert!(
         at >= Instant::from_millis(2000) && at <= Instant::from_millis(2100),
         "reconnect backoff, not a PING: {at:?}"
     );
     s.advance_to(at);
     s.expect_connect();
-    assert_eq!(s.conn.poll_timeout(), None, "only the transport is awaited");
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), None, "only the transport is awaited");
 }
 
 #[test]
@@ -182,11 +183,11 @@ fn time_running_backwards_is_clamped() {
     let mut s = FakeServer::new(config(&["nats://a:4222"]));
     s.advance(10_000);
     s.handshake(INFO);
-    let ping_at = s.conn.poll_timeout().unwrap();
+    let ping_at = s.conn.poll_deadline().map(|d| d.at).unwrap();
     assert_eq!(ping_at, Instant::from_millis(130_000));
     s.conn.handle_timeout(Instant::ZERO);
     s.conn.publish("a", None, None, b"").unwrap();
     s.conn.handle_input(Instant::from_millis(5), &mut BytesMut::from(&b"PING\r\n"[..]));
-    assert_eq!(s.conn.poll_timeout(), Some(ping_at));
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), Some(ping_at));
     assert_eq!(s.take_ops(), [ClientOp::pub_("a", ""), ClientOp::Pong]);
 }

@@ -1,6 +1,7 @@
 //! Losing the server: buffering, backoff with jitter, server rotation,
 //! discovery, giving up, and the errors that cause reconnects.
 
+use crate::core::machine::Machine;
 use std::time::Duration;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -65,7 +66,7 @@ fn backoff_waits_delay_plus_bounded_jitter_since_the_last_attempt() {
         assert_eq!(s.expect_connect(), "nats://a:4222", "last attempt long ago: at once");
         s.advance(50);
         s.lose(Some(io_error()));
-        let at = s.conn.poll_timeout().expect("backoff timer");
+        let at = s.conn.poll_deadline().map(|d| d.at).expect("backoff timer");
         let delay = at.saturating_duration_since(Instant::from_millis(10_000));
         assert!(delay >= Duration::from_secs(2) && delay <= Duration::from_millis(2100), "{delay:?}");
         s.advance_to(Instant::from_offset(at.offset() - Duration::from_millis(1)));
@@ -91,15 +92,23 @@ fn a_delay_callback_paces_every_attempt_by_the_attempts_since_the_last_connectio
     s.handshake(INFO);
     let lost_at = s.now;
     s.lose(None);
-    assert_eq!(s.conn.poll_timeout(), Some(lost_at + Duration::from_millis(300)), "even a fresh server waits");
+    assert_eq!(
+        s.conn.poll_deadline().map(|d| d.at),
+        Some(lost_at + Duration::from_millis(300)),
+        "even a fresh server waits"
+    );
     s.advance(300);
     assert_eq!(s.expect_connect(), "nats://b:4222");
     s.lose(Some(io_error()));
-    assert_eq!(s.conn.poll_timeout(), Some(s.now + Duration::from_millis(600)));
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), Some(s.now + Duration::from_millis(600)));
     s.advance(600);
     s.handshake(INFO);
     s.lose(None);
-    assert_eq!(s.conn.poll_timeout(), Some(s.now + Duration::from_millis(300)), "a connection starts the count again");
+    assert_eq!(
+        s.conn.poll_deadline().map(|d| d.at),
+        Some(s.now + Duration::from_millis(300)),
+        "a connection starts the count again"
+    );
     assert_eq!(*asked.lock().unwrap(), [1, 2, 1]);
 }
 
@@ -210,11 +219,15 @@ fn a_per_server_delay_callback_paces_attempts_from_the_servers_failures() {
     s.handshake(INFO);
     s.advance(100);
     s.lose(None);
-    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(500)), "tried at 0, no failure yet");
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), Some(Instant::from_millis(500)), "tried at 0, no failure yet");
     s.advance_to(Instant::from_millis(500));
     s.expect_connect();
     s.lose(Some(io_error()));
-    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(1500)), "one failure: 1000 since the attempt");
+    assert_eq!(
+        s.conn.poll_deadline().map(|d| d.at),
+        Some(Instant::from_millis(1500)),
+        "one failure: 1000 since the attempt"
+    );
 }
 
 #[test]
@@ -230,11 +243,11 @@ fn rotation_prefers_servers_not_just_tried() {
     assert_eq!(s.expect_connect(), "nats://c:4222");
     s.lose(Some(io_error()));
     assert!(s.take_actions().is_empty(), "a was tried at 0: wait until 2000");
-    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(2000)));
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), Some(Instant::from_millis(2000)));
     s.advance_to(Instant::from_millis(2000));
     assert_eq!(s.expect_connect(), "nats://a:4222");
     s.lose(Some(io_error()));
-    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(2100)), "b was tried at 100");
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), Some(Instant::from_millis(2100)), "b was tried at 100");
 }
 
 #[test]
@@ -250,7 +263,11 @@ fn servers_set_by_the_user_replace_the_pool_and_the_current_one_leaves_at_the_ne
     s.lose(None);
     assert_eq!(s.expect_connect(), "nats://c:4222", "b is gone; a, just lost, comes last");
     s.lose(Some(io_error()));
-    assert_eq!(s.conn.poll_timeout(), Some(Instant::from_millis(2000)), "a keeps its last attempt (at 0)");
+    assert_eq!(
+        s.conn.poll_deadline().map(|d| d.at),
+        Some(Instant::from_millis(2000)),
+        "a keeps its last attempt (at 0)"
+    );
     s.advance_to(Instant::from_millis(2000));
     assert_eq!(s.expect_connect(), "nats://a:4222");
     s.open();
@@ -375,7 +392,7 @@ fn max_reconnects_exhaustion_closes() {
         Some(Event::Connection(ConnectionEvent::Closed { error: Some(Error::Io { .. }) }))
     ));
     assert_eq!(s.conn.pending_bytes(), 0);
-    assert_eq!(s.conn.poll_timeout(), None);
+    assert_eq!(s.conn.poll_deadline().map(|d| d.at), None);
     assert_eq!(s.conn.publish("a", None, None, b""), Err(Error::Closed));
 }
 

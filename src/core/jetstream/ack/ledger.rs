@@ -569,7 +569,7 @@ impl AckLedger {
     }
 
     /// Progress handed out but not yet polled was never sent: take it back.
-    pub fn handle_disconnected(&mut self, now: Instant) {
+    fn link_down(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         for sent in self.outbox.drain(..).rev() {
             let Some(queue) = self.consumers.get_mut(&sent.key.0, &sent.key.1) else {
@@ -587,7 +587,7 @@ impl AckLedger {
     }
 
     /// Back online: report what expired meanwhile, then send every due `+WPI` at once.
-    pub fn handle_reconnected(&mut self, now: Instant) {
+    fn link_up(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         self.report_missed(now);
         self.connected = true;
@@ -608,12 +608,6 @@ impl AckLedger {
     #[must_use]
     pub fn poll_event(&mut self) -> Option<LedgerEvent> {
         self.events.pop_front()
-    }
-
-    /// Next `+WPI` due; while disconnected, the next deadline to report.
-    #[must_use]
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next().map(|d| d.at)
     }
 
     /// Arms the timer the link calls for at the soonest of the queues'.
@@ -711,8 +705,8 @@ impl Machine for AckLedger {
 
     fn handle_link(&mut self, now: Instant, link: Link) {
         match link {
-            Link::Up => self.handle_reconnected(now),
-            Link::Down => self.handle_disconnected(now),
+            Link::Up => self.link_up(now),
+            Link::Down => self.link_down(now),
         }
     }
 

@@ -3,7 +3,7 @@
 use super::status::{PullStatus, StatusKind};
 use crate::core::jetstream::api::JetStreamError;
 
-/// What [`super::PullConsumer::handle_message`] made of a message.
+/// What [`Machine::handle_input`](crate::core::machine::Machine::handle_input) of [`super::PullConsumer`] made of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
     /// A stream message for the user. It was counted against pending.

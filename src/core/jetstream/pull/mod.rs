@@ -5,10 +5,11 @@
 //! messages ([`status::classify`]) and watches idle heartbeats on the caller's
 //! clock. It owns no socket, subscription or timer: the caller publishes the
 //! [`PullRequest`]s it yields, feeds it every inbox message, and calls
-//! `handle_timeout` at [`PullConsumer::poll_timeout`].
+//! `handle_timeout` at [`PullConsumer::poll_deadline`](crate::core::machine::Machine::poll_deadline).
 //!
 //! ```
 //! use natsjet::jetstream::pull::{ConsumeOptions, PullConsumer};
+//! use natsjet::machine::Machine;
 //! use natsjet::time::Instant;
 //!
 //! let mut consumer = PullConsumer::consume(Instant::ZERO, ConsumeOptions::default()).unwrap();
@@ -16,7 +17,7 @@
 //! assert_eq!(pull.batch, 300);
 //! assert_eq!(consumer.pending_messages(), 300);
 //! // Nothing arrives: two heartbeat intervals (2 × 15 s) later the watchdog fires.
-//! let deadline = consumer.poll_timeout().unwrap();
+//! let deadline = consumer.poll_deadline().map(|d| d.at).unwrap();
 //! consumer.handle_timeout(deadline);
 //! assert!(consumer.poll_event().is_some()); // HeartbeatsMissed
 //! assert!(consumer.poll_pull().is_some()); // and a fresh pull

@@ -37,15 +37,15 @@ fn expiry_margin(expires: Duration) -> Duration {
 ///
 /// The caller owns the subscription and the clock. The loop contract:
 ///
-/// 1. feed inputs: [`handle_message`](Self::handle_message) for everything
+/// 1. feed inputs: [`handle_input`](Machine::handle_input) for everything
 ///    that arrives on the inbox, [`handle_timeout`](Self::handle_timeout) when
-///    [`poll_timeout`](Self::poll_timeout) passes,
-///    [`handle_disconnected`](Self::handle_disconnected) /
-///    [`handle_reconnected`](Self::handle_reconnected), [`stop`](Self::stop);
+///    [`poll_deadline`](Machine::poll_deadline) passes,
+///    [`handle_link`](Machine::handle_link) when the connection
+///    drops or comes back, [`stop`](Self::stop);
 /// 2. drain outputs in this order: [`poll_pull`](Self::poll_pull) (publish
 ///    each to `$JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>` with the inbox
 ///    as reply), [`poll_event`](Self::poll_event), then re-read
-///    [`poll_timeout`](Self::poll_timeout).
+///    [`poll_deadline`](Machine::poll_deadline).
 ///
 /// Time only moves through `now` arguments (a clock running backwards is
 /// clamped), so the heartbeat watchdog measures the server's silence, never
@@ -189,7 +189,7 @@ impl PullConsumer {
     // ---- inputs ----
 
     /// Feeds a message that arrived on the inbox.
-    pub fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
+    fn on_message(&mut self, now: Instant, message: &Message) -> Delivery {
         let now = self.clock.advance(now);
         self.silent_since = now;
         self.watch_from = now;
@@ -230,7 +230,7 @@ impl PullConsumer {
     }
 
     /// The connection dropped: pause the watchdog, hold back pulls (ADR-37).
-    pub fn handle_disconnected(&mut self, now: Instant) {
+    fn link_down(&mut self, now: Instant) {
         self.clock.advance(now);
         self.connected = false;
         self.unqueue_pulls();
@@ -244,7 +244,7 @@ impl PullConsumer {
 
     /// The connection is back. A consume forgets its pulls and pulls at once,
     /// without asking for consumer info (ADR-37 rev. 2).
-    pub fn handle_reconnected(&mut self, now: Instant) {
+    fn link_up(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         self.connected = true;
         self.silent_since = now;
@@ -352,12 +352,6 @@ impl PullConsumer {
     #[must_use]
     pub fn poll_event(&mut self) -> Option<ConsumerEvent> {
         self.events.pop_front()
-    }
-
-    /// When to call [`handle_timeout`](Self::handle_timeout) next.
-    #[must_use]
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.next_deadline().map(|d| d.at)
     }
 
     /// The soonest timer, the watchdog's at the deadline the messages
@@ -627,7 +621,7 @@ impl Machine for PullConsumer {
     type Timer = Timer;
 
     fn handle_input(&mut self, now: Instant, message: &Message) -> Delivery {
-        self.handle_message(now, message)
+        self.on_message(now, message)
     }
 
     fn handle_timeout(&mut self, now: Instant) {
@@ -636,8 +630,8 @@ impl Machine for PullConsumer {
 
     fn handle_link(&mut self, now: Instant, link: Link) {
         match link {
-            Link::Up => self.handle_reconnected(now),
-            Link::Down => self.handle_disconnected(now),
+            Link::Up => self.link_up(now),
+            Link::Down => self.link_down(now),
         }
     }
 

@@ -16,11 +16,12 @@
 //! ```
 //! use std::time::Duration;
 //! use natsjet::jetstream::push::{PushInbox, PushOptions};
+//! use natsjet::machine::Machine;
 //! use natsjet::time::Instant;
 //!
 //! let mut inbox = PushInbox::new(Instant::ZERO, Some(Duration::from_secs(5)), PushOptions::default());
 //! // Nothing arrives: two heartbeat intervals later the watchdog fires.
-//! let deadline = inbox.poll_timeout().unwrap();
+//! let deadline = inbox.poll_deadline().map(|d| d.at).unwrap();
 //! assert_eq!(deadline, Instant::from_millis(10_000));
 //! inbox.handle_timeout(deadline);
 //! assert!(inbox.poll_event().is_some()); // HeartbeatsMissed
@@ -60,9 +61,9 @@ struct FlowReply {
 
 /// The sans-IO side of one push consumer's deliver subject.
 ///
-/// Inputs: [`handle_message`](Self::handle_message) for every message on the
+/// Inputs: [`handle_input`](Machine::handle_input) for every message on the
 /// subject, [`handle_timeout`](Self::handle_timeout) at
-/// [`poll_timeout`](Self::poll_timeout), the connection's
+/// [`poll_deadline`](Machine::poll_deadline), the connection's
 /// disconnects and reconnects, the answer to a probe, and how many
 /// messages the reader took ([`handle_taken`](Self::handle_taken)). Outputs, drained in
 /// this order after each input: [`poll_reply`](Self::poll_reply),
@@ -119,7 +120,7 @@ impl PushInbox {
 
     /// Sorts a message from the deliver subject. Only [`Delivery::User`]
     /// messages go to the user.
-    pub fn handle_message(&mut self, now: Instant, message: &Message) -> Delivery {
+    fn on_message(&mut self, now: Instant, message: &Message) -> Delivery {
         let now = self.clock.advance(now);
         self.watch_from(now);
         let Some(status) = PullStatus::of(message) else {
@@ -173,7 +174,7 @@ impl PushInbox {
     }
 
     /// The connection dropped: nothing can arrive, so the watchdog pauses.
-    pub fn handle_disconnected(&mut self, now: Instant) {
+    fn link_down(&mut self, now: Instant) {
         self.clock.advance(now);
         self.timers.stop(PushTimer::Heartbeat);
     }
@@ -181,7 +182,7 @@ impl PushInbox {
     /// The connection is back (the subscription with it): watch afresh, and
     /// say so ([`ResetReason::Reconnected`]): an ordered reader replaces its
     /// consumer, which may be gone with a restarted server's memory.
-    pub fn handle_reconnected(&mut self, now: Instant) {
+    fn link_up(&mut self, now: Instant) {
         let now = self.clock.advance(now);
         if !self.finished {
             self.watch_from(now);
@@ -238,11 +239,6 @@ impl PushInbox {
         self.end.take()
     }
 
-    /// When to call [`handle_timeout`](Self::handle_timeout).
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.get(PushTimer::Heartbeat)
-    }
-
     /// No more messages will be delivered.
     pub fn is_finished(&self) -> bool {
         self.finished
@@ -295,7 +291,7 @@ impl Machine for PushInbox {
     type Timer = PushTimer;
 
     fn handle_input(&mut self, now: Instant, message: &Message) -> Delivery {
-        self.handle_message(now, message)
+        self.on_message(now, message)
     }
 
     fn handle_timeout(&mut self, now: Instant) {
@@ -304,8 +300,8 @@ impl Machine for PushInbox {
 
     fn handle_link(&mut self, now: Instant, link: Link) {
         match link {
-            Link::Up => self.handle_reconnected(now),
-            Link::Down => self.handle_disconnected(now),
+            Link::Up => self.link_up(now),
+            Link::Down => self.link_down(now),
         }
     }
 

@@ -7,6 +7,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use super::*;
 use crate::core::error::Error;
 use crate::core::jetstream::ack::{ConsumerState, LEDGER_STATE_VERSION, LedgerEvent, LedgerState};
+use crate::core::machine::{Link, Machine};
 
 /// Delivery `delivered` of stream sequence `sseq`.
 fn delivery(sseq: u64, delivered: u64) -> AckToken {
@@ -146,12 +147,12 @@ fn a_message_past_its_deadline_makes_the_snapshot_fail_with_its_sequence() {
     let mut l = ledger();
     l.track(t(0), delivery(1, 1), 1).unwrap();
     l.track(t(0), delivery(2, 1), 2).unwrap();
-    l.handle_disconnected(t(1_000));
+    l.handle_link(t(1_000), Link::Down);
     // The caller asks before the ledger's own timer fired: the deadline alone decides.
     assert_eq!(l.snapshot(t(30_000), 1), Err(Error::AtRisk { sequences: vec![1] }));
     l.handle_timeout(t(30_000));
     assert_eq!(l.counts().at_risk, 2);
-    l.handle_reconnected(t(31_000));
+    l.handle_link(t(31_000), Link::Up);
     assert_eq!(l.snapshot(t(31_000), 2), Err(Error::AtRisk { sequences: vec![1, 2] }), "still at risk after +WPI");
     assert_eq!(l.abort(t(31_000), 1), [], "not nak'd: another worker may hold them now");
     assert_eq!(l.counts().aborted, 2);
@@ -209,7 +210,7 @@ fn an_unconfirmed_ack_is_held_alive_and_sent_again_with_the_next_commit() {
     assert_eq!(l.poll_progress(), Some(vec![delivery(2, 1)]), "kept alive meanwhile");
     l.track(t(15_000), delivery(3, 1), 2).unwrap();
     assert_eq!(l.snapshot(t(15_000), 2).unwrap(), state(&[(1, 3), (9, 9)]));
-    l.handle_disconnected(t(15_000));
+    l.handle_link(t(15_000), Link::Down);
     l.handle_timeout(t(45_000));
     assert_eq!(
         l.snapshot(t(45_000), 2),
@@ -236,10 +237,10 @@ fn a_redelivery_gets_its_first_progress_at_once() {
     let mut l = ledger();
     l.track(t(20_000), delivery(1, 1), 1).unwrap();
     l.track(t(20_000), delivery(2, 2), 1).unwrap();
-    assert_eq!(l.poll_timeout(), Some(t(20_000)));
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(20_000)));
     l.handle_timeout(t(20_000));
     assert_eq!(l.poll_progress(), Some(vec![delivery(2, 2)]));
-    assert_eq!(l.poll_timeout(), Some(t(35_000)), "then both every half ack_wait");
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(35_000)), "then both every half ack_wait");
 }
 
 #[test]

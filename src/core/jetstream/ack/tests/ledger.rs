@@ -1,6 +1,7 @@
 //! The checkpoint ledger on a fake clock: `+WPI` before every deadline,
 //! commits, and redelivery risk when progress cannot go out.
 
+use crate::core::machine::{Link, Machine};
 use std::collections::HashMap;
 use std::time::Duration;
 #[cfg(target_arch = "wasm32")]
@@ -14,11 +15,11 @@ fn progress_goes_out_before_the_deadline_and_again_each_period() {
     let mut l = ledger();
     let tok = token("S", "C", 1, 1);
     l.track(t(0), tok.clone(), 1).unwrap();
-    assert_eq!(l.poll_timeout(), Some(t(15_000)));
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(15_000)));
     l.handle_timeout(t(14_999));
     assert_eq!(l.poll_progress(), None);
     for due in [15_000, 30_000, 45_000] {
-        assert_eq!(l.poll_timeout(), Some(t(due)));
+        assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(due)));
         l.handle_timeout(t(due));
         assert_eq!(l.poll_progress(), Some(vec![tok.clone()]));
     }
@@ -38,7 +39,7 @@ fn commit_returns_and_forgets_epochs_up_to_it() {
     assert_eq!(l.poll_progress(), Some(vec![token("S", "C", 3, 3)]));
     assert_eq!(l.commit(2), [token("S", "C", 3, 3)]);
     assert!(l.is_empty());
-    assert_eq!(l.poll_timeout(), None);
+    assert_eq!(l.poll_deadline().map(|d| d.at), None);
 }
 
 #[test]
@@ -52,7 +53,7 @@ fn a_checkpoint_lasting_three_ack_waits_keeps_every_message_alive() {
     }
     let end = t(3 * 30_000);
     let mut steps = 0;
-    while let Some(now) = l.poll_timeout().filter(|at| *at < end) {
+    while let Some(now) = l.poll_deadline().map(|d| d.at).filter(|at| *at < end) {
         for reset in last_reset.values() {
             assert!(now.saturating_duration_since(*reset) < ACK_WAIT, "a deadline would pass at {now:?}");
         }
@@ -72,16 +73,16 @@ fn disconnected_past_the_deadline_reports_redelivery_risk_once() {
     let mut l = ledger();
     let tok = token("S", "C", 1, 1);
     l.track(t(0), tok.clone(), 1).unwrap();
-    l.handle_disconnected(t(10_000));
-    assert_eq!(l.poll_timeout(), Some(t(30_000)), "next: the deadline, to report it");
+    l.handle_link(t(10_000), Link::Down);
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(30_000)), "next: the deadline, to report it");
     l.handle_timeout(t(30_000));
     assert_eq!(events(&mut l), [LedgerEvent::RedeliveryRisk { token: tok.clone() }]);
-    assert_eq!(l.poll_timeout(), None);
+    assert_eq!(l.poll_deadline().map(|d| d.at), None);
     l.handle_timeout(t(40_000));
-    l.handle_reconnected(t(50_000));
+    l.handle_link(t(50_000), Link::Up);
     assert!(events(&mut l).is_empty(), "reported once");
     assert_eq!(l.poll_progress(), Some(vec![tok]), "progress at once on reconnect");
-    assert_eq!(l.poll_timeout(), Some(t(65_000)));
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(65_000)));
 }
 
 #[test]
@@ -89,11 +90,11 @@ fn a_short_disconnect_costs_nothing() {
     let mut l = ledger();
     let tok = token("S", "C", 1, 1);
     l.track(t(0), tok.clone(), 1).unwrap();
-    l.handle_disconnected(t(5_000));
-    l.handle_reconnected(t(20_000));
+    l.handle_link(t(5_000), Link::Down);
+    l.handle_link(t(20_000), Link::Up);
     assert!(events(&mut l).is_empty());
     assert_eq!(l.poll_progress(), Some(vec![tok]));
-    assert_eq!(l.poll_timeout(), Some(t(35_000)));
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(35_000)));
 }
 
 #[test]
@@ -112,7 +113,7 @@ fn a_message_that_waited_in_a_buffer_is_timed_from_when_it_arrived() {
     // Received at 0, tracked 20 s later: its first +WPI (due at 15 s) goes at once.
     let waited = token("S", "C", 1, 1);
     l.track_received(t(20_000), t(0), waited.clone(), 1).unwrap();
-    assert_eq!(l.poll_timeout(), Some(t(15_000)));
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(15_000)));
     l.handle_timeout(t(20_000));
     assert_eq!(l.poll_progress(), Some(vec![waited]));
     assert!(events(&mut l).is_empty());
@@ -131,9 +132,9 @@ fn progress_not_yet_polled_at_a_disconnect_was_not_sent() {
     l.track(t(0), tok.clone(), 1).unwrap();
     l.track(t(1_000), token("S", "C", 2, 2), 1).unwrap();
     l.handle_timeout(t(15_000));
-    l.handle_disconnected(t(15_000));
+    l.handle_link(t(15_000), Link::Down);
     assert_eq!(l.poll_progress(), None);
-    assert_eq!(l.poll_timeout(), Some(t(30_000)), "its timer still runs from delivery");
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(30_000)), "its timer still runs from delivery");
     l.handle_timeout(t(30_000));
     assert_eq!(events(&mut l), [LedgerEvent::RedeliveryRisk { token: tok }]);
 }
@@ -156,7 +157,7 @@ fn commits_consumers_in_name_order_each_by_consumer_sequence() {
     for tok in [token("S", "C", 5, 2), token("S", "A", 9, 3), token("R", "Z", 1, 7), token("S", "A", 8, 1)] {
         l.track(t(0), tok, 1).unwrap();
     }
-    assert_eq!(l.poll_timeout(), Some(t(5_000)), "the shortest ack_wait sets the first +WPI");
+    assert_eq!(l.poll_deadline().map(|d| d.at), Some(t(5_000)), "the shortest ack_wait sets the first +WPI");
     let order: Vec<_> = l
         .commit(1)
         .iter()

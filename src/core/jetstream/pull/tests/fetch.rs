@@ -1,5 +1,6 @@
 //! `fetch`: one pull, ended by count, bytes, a status, or the client's deadline.
 
+use crate::core::machine::Machine;
 use std::time::Duration;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -20,14 +21,14 @@ fn completes_by_count() {
     assert_eq!(pull.idle_heartbeat, None, "no heartbeat by default at 30 s");
     assert_eq!(c.pending_messages(), 3);
     for i in 1..=3 {
-        assert_eq!(c.handle_message(t(i), &user(10)), Delivery::User);
+        assert_eq!(c.handle_input(t(i), &user(10)), Delivery::User);
     }
     assert_eq!(events(&mut c), [FetchDone(FetchEnd::BatchComplete)]);
     assert!(c.is_finished());
-    assert_eq!(c.poll_timeout(), None);
+    assert_eq!(c.poll_deadline().map(|d| d.at), None);
     // A late status or message changes nothing.
-    assert_eq!(c.handle_message(t(5), &status(408, "Request Timeout")), Delivery::Status(StatusKind::RequestTimeout));
-    assert_eq!(c.handle_message(t(6), &user(10)), Delivery::User);
+    assert_eq!(c.handle_input(t(5), &status(408, "Request Timeout")), Delivery::Status(StatusKind::RequestTimeout));
+    assert_eq!(c.handle_input(t(6), &user(10)), Delivery::User);
     assert!(events(&mut c).is_empty());
 }
 
@@ -36,8 +37,8 @@ fn completes_by_max_bytes() {
     let mut c = fetch(FetchOptions::bytes(300));
     let [pull] = pulls(&mut c).try_into().unwrap();
     assert_eq!((pull.batch, pull.max_bytes), (1_000_000, 300));
-    c.handle_message(t(1), &user(100));
-    c.handle_message(t(2), &user(200));
+    c.handle_input(t(1), &user(100));
+    c.handle_input(t(2), &user(200));
     assert_eq!(c.pending_bytes(), 0);
     assert_eq!(events(&mut c), [FetchDone(FetchEnd::MaxBytesReached)]);
 }
@@ -48,17 +49,17 @@ fn no_wait_ends_on_404() {
     let [pull] = pulls(&mut c).try_into().unwrap();
     assert!(pull.no_wait);
     assert_eq!(pull.expires, None, "no_wait asks for an immediate answer");
-    c.handle_message(t(1), &status(404, "No Messages"));
+    c.handle_input(t(1), &status(404, "No Messages"));
     assert_eq!(events(&mut c), [FetchDone(FetchEnd::NoMessages)]);
 }
 
 #[test]
 fn request_timeout_hands_back_pending() {
     let mut c = fetch(FetchOptions::messages(10));
-    c.handle_message(t(1), &user(10));
-    c.handle_message(t(2), &user(10));
+    c.handle_input(t(1), &user(10));
+    c.handle_input(t(2), &user(10));
     assert_eq!(c.pending_messages(), 8);
-    c.handle_message(t(30_000), &status_pending(408, "Request Timeout", 8, 0));
+    c.handle_input(t(30_000), &status_pending(408, "Request Timeout", 8, 0));
     assert_eq!(c.pending_messages(), 0);
     assert_eq!(events(&mut c), [FetchDone(FetchEnd::Expired)]);
 }
@@ -67,7 +68,7 @@ fn request_timeout_hands_back_pending() {
 fn message_too_large_for_budget_warns_and_ends() {
     let mut c = fetch(FetchOptions::bytes(100));
     let too_big = status_pending(409, "Message Size Exceeds MaxBytes", 1_000_000, 100);
-    c.handle_message(t(1), &too_big);
+    c.handle_input(t(1), &too_big);
     let [Warning(w), FetchDone(FetchEnd::Status(s))] = &events(&mut c)[..] else { panic!() };
     assert_eq!(w.kind, StatusKind::MessageSizeExceedsMaxBytes);
     assert_eq!(w, s);
@@ -77,7 +78,7 @@ fn message_too_large_for_budget_warns_and_ends() {
 #[test]
 fn client_side_expiry_after_margin() {
     let mut c = fetch(FetchOptions { expires: Duration::from_secs(5), ..FetchOptions::messages(10) });
-    assert_eq!(c.poll_timeout(), Some(t(6_000)), "expires + 1 s margin");
+    assert_eq!(c.poll_deadline().map(|d| d.at), Some(t(6_000)), "expires + 1 s margin");
     c.handle_timeout(t(5_999));
     assert!(events(&mut c).is_empty());
     c.handle_timeout(t(6_000));
@@ -90,8 +91,8 @@ fn long_fetch_gets_heartbeats_and_ends_when_they_stop() {
     let mut c = fetch(FetchOptions { expires: Duration::from_secs(120), ..FetchOptions::messages(10) });
     let [pull] = pulls(&mut c).try_into().unwrap();
     assert_eq!(pull.idle_heartbeat, Some(Duration::from_secs(30)));
-    c.handle_message(t(30_000), &status(100, "Idle Heartbeat"));
-    assert_eq!(c.poll_timeout(), Some(t(90_000)));
+    c.handle_input(t(30_000), &status(100, "Idle Heartbeat"));
+    assert_eq!(c.poll_deadline().map(|d| d.at), Some(t(90_000)));
     c.handle_timeout(t(90_000));
     assert_eq!(events(&mut c), [HeartbeatsMissed { count: 2 }, FetchDone(FetchEnd::HeartbeatsMissed)]);
 }
