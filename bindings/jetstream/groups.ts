@@ -199,9 +199,12 @@ export class ConsumerGroups {
   }
 
   /**
-   * Joins a group as an instance of `member` and consumes its partitions.
-   * The messages end when the group is deleted, or with an error when its
-   * document changes in a way the member cannot follow; `stop()` leaves.
+   * Joins a group as an instance of `member` and consumes its partitions:
+   * `GroupMsg`s, each with its partition. The messages end when the group
+   * is deleted, or with an error when its document changes in a way the
+   * member cannot follow; `stop()` leaves. With `opts.resumeWith`, what the
+   * application's checkpoint says is done in a partition is acked and not
+   * handed out (exactly-once per partition).
    */
   async join(
     kind: ConsumerGroupKind,
