@@ -17,6 +17,8 @@ export {
   type ConsumerGroupKind,
   type ConsumerGroupMemberState,
   type ElasticConsumerGroupConfig,
+  GroupMessages,
+  type GroupMsg,
   type JoinOptions,
   type MemberMapping,
   type PartitioningFilter,

@@ -4,12 +4,15 @@
  * The documents, names, partitioning and member loop are the Rust core's
  * (`natsjet::jetstream::groups`), reached through `RawJetStream.group*`;
  * this file only gives them nats.js-style names and types. A member reads
- * like `consumer.consume()`: `ConsumerMessages` of `JsMsg`s whose subject
- * has the partition token taken off.
+ * like `consumer.consume()`: `GroupMessages` of `GroupMsg`s whose subject
+ * has the partition token taken off. Exactly-once per partition
+ * (`resumeWith`) is the Rust member's: the wasm calls the function and skips.
  */
-import type { ConsumerConfig } from "../raw.js";
+import { InvalidArgumentError } from "../errors.js";
+import type { ConsumerConfig, RawConsumerMessages } from "../raw.js";
 import type { JetStreamClient } from "./client.js";
 import { type ConsumerCallbackFn, ConsumerMessages } from "./consumer_messages.js";
+import type { JsMsg } from "./jsmsg.js";
 
 /** Static: the stream's subjects start with the partition number. Elastic: a sourced work-queue stream adds it. */
 export type ConsumerGroupKind = "static" | "elastic";
@@ -81,7 +84,47 @@ export interface JoinOptions {
    */
   config?: Pick<Partial<ConsumerConfig>, "ack_wait" | "max_ack_pending" | "max_deliver" | "ack_policy">;
   /** Called with each message instead of iterating. */
-  callback?: ConsumerCallbackFn;
+  callback?: (msg: GroupMsg) => void;
+  /**
+   * Exactly-once per partition (Rust's `Member::resume_with`): reads the
+   * last stream sequence (`GroupMsg.seq`) whose work the application
+   * finished in `partition`, from its own checkpoint, or `undefined` for
+   * none. Called once per partition each time the member's consumer is
+   * (re)made, before that partition's first message is handed out; what
+   * comes again at or below that sequence is acked and not handed out
+   * (`GroupMessages.getSkipped()` counts it). A throw or rejection ends the
+   * messages with its error. The sequence is of the stream the member reads:
+   * the work-queue stream `<stream>-<name>` for elastic groups, the stream
+   * for static ones. Needs explicit acks.
+   */
+  resumeWith?: (partition: number) => Promise<number | undefined> | number | undefined;
+}
+
+/** A message of a consumer group: a `JsMsg` (subject without the partition token) and its partition. */
+export interface GroupMsg extends JsMsg {
+  /** The partition (0-based) it came from; save it with `seq` in a checkpoint for `resumeWith`. */
+  readonly partition: number;
+}
+
+/** A member's messages (`ConsumerMessages` of `GroupMsg`s) and the redeliveries it skipped. */
+export class GroupMessages extends ConsumerMessages {
+  readonly #member: RawConsumerMessages;
+
+  /** Made by `ConsumerGroups.join`. */
+  constructor(raw: RawConsumerMessages, callback?: (msg: GroupMsg) => void) {
+    super(raw, callback as ConsumerCallbackFn | undefined);
+    this.#member = raw;
+  }
+
+  /** Redeliveries of work already done (by the `resumeWith` checkpoint, or acked here), acked and not handed out. */
+  getSkipped(): number {
+    return this.#member.skipped();
+  }
+
+  /** The messages, in order, until they end (see `ConsumerMessages`). */
+  override [Symbol.asyncIterator](): AsyncIterator<GroupMsg> {
+    return super[Symbol.asyncIterator]() as AsyncIterator<GroupMsg>;
+  }
 }
 
 /** Consumer groups of one JetStream context. */
@@ -156,9 +199,12 @@ export class ConsumerGroups {
   }
 
   /**
-   * Joins a group as an instance of `member` and consumes its partitions.
-   * The messages end when the group is deleted, or with an error when its
-   * document changes in a way the member cannot follow; `stop()` leaves.
+   * Joins a group as an instance of `member` and consumes its partitions:
+   * `GroupMsg`s, each with its partition. The messages end when the group
+   * is deleted, or with an error when its document changes in a way the
+   * member cannot follow; `stop()` leaves. With `opts.resumeWith`, what the
+   * application's checkpoint says is done in a partition is acked and not
+   * handed out (exactly-once per partition).
    */
   async join(
     kind: ConsumerGroupKind,
@@ -166,12 +212,25 @@ export class ConsumerGroups {
     name: string,
     member: string,
     opts: JoinOptions = {},
-  ): Promise<ConsumerMessages> {
+  ): Promise<GroupMessages> {
     const c = opts.config ?? {};
+    if (opts.resumeWith !== undefined && typeof opts.resumeWith !== "function") {
+      throw new InvalidArgumentError("resumeWith: expected a function");
+    }
     const ackWait = c.ack_wait === undefined ? undefined : c.ack_wait / 1_000_000;
     const ackNone = c.ack_policy === "none";
-    const raw = await this.#js.raw.groupJoin(kind, stream, name, member, ackWait, c.max_ack_pending, c.max_deliver, ackNone);
-    return new ConsumerMessages(raw, opts.callback);
+    const raw = await this.#js.raw.groupJoin(
+      kind,
+      stream,
+      name,
+      member,
+      ackWait,
+      c.max_ack_pending,
+      c.max_deliver,
+      ackNone,
+      opts.resumeWith,
+    );
+    return new GroupMessages(raw, opts.callback);
   }
 }
 

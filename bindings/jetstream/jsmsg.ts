@@ -120,6 +120,8 @@ export class DeliveredBatch {
   readonly ends: Uint32Array;
   readonly headers: RawBatch[2];
   readonly deliveries: RawDeliveries;
+  /** A consumer group member's batch: each message's partition. */
+  readonly partitions: Uint32Array | undefined;
   /** Messages in the batch. */
   readonly length: number;
   /**
@@ -131,11 +133,12 @@ export class DeliveredBatch {
   #headerMaps?: (MsgHdrs | null)[];
   #infos?: DeliveryInfo[];
 
-  constructor([[bytes, ends, headers], deliveries]: RawDelivered) {
+  constructor([[bytes, ends, headers], deliveries, partitions]: RawDelivered) {
     this.bytes = bytes;
     this.ends = ends;
     this.headers = headers;
     this.deliveries = deliveries;
+    this.partitions = partitions;
     this.length = ends.length / 3;
   }
 
@@ -196,6 +199,11 @@ export class NatsJsMsg implements JsMsg {
 
   get seq(): number {
     return this.info.streamSequence;
+  }
+
+  /** A consumer group member's message: its partition (`GroupMsg`); otherwise `undefined`. */
+  get partition(): number | undefined {
+    return this.#batch.partitions?.[this.#index];
   }
 
   get redelivered(): boolean {

@@ -911,4 +911,53 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       assert.deepEqual(of, [k, k + 3, k + 6, k + 9], `key ${k} in order`);
     }
   });
+  test("consumer groups: a member restarted with resumeWith skips what its checkpoint holds and applies each message once", async () => {
+    const got = await page.evaluate(async (servers) => {
+      const nc = await natsjet.connect({ servers });
+      const jsm = await natsjet.jetstreamManager(nc);
+      const js = natsjet.jetstream(nc);
+      await jsm.streams.add({ name: "RESUMED", subjects: ["resumed.*"] });
+      const groups = natsjet.consumerGroups(js);
+      await groups.createElastic("RESUMED", "cg", {
+        max_members: 3,
+        partitioning_filters: [{ filter: "resumed.*", partitioning_wildcards: [1] }],
+      });
+      await groups.addMembers("RESUMED", "cg", ["web"]);
+      for (let i = 0; i < 12; i++) await js.publish(`resumed.k${i % 3}`, `${i}`);
+      // The checkpoint: what was applied, and per partition the last sequence applied.
+      const applied = [];
+      const done = new Map();
+      const partitionOf = {};
+      // One in flight: order (and so the checkpoint's meaning) holds across the restart (see the guide).
+      const config = { ack_wait: 1_000_000_000, max_ack_pending: 1 };
+      const resumeWith = (partition) => Promise.resolve(done.get(partition));
+      // The first instance applies 6, acks the first 5 and dies with the 6th unacked.
+      const first = await natsjet.connect({ servers });
+      const dying = await natsjet.consumerGroups(natsjet.jetstream(first)).join("elastic", "RESUMED", "cg", "web", { config, resumeWith });
+      for await (const m of dying) {
+        applied.push(Number(m.string()));
+        done.set(m.partition, m.seq);
+        partitionOf[m.subject] = m.partition;
+        if (applied.length < 6) m.ack();
+        else break;
+      }
+      await first.close();
+      // Its restart resumes after the checkpoint: the unacked one comes again and is skipped.
+      const restarted = await groups.join("elastic", "RESUMED", "cg", "web", { config, resumeWith });
+      for await (const m of restarted) {
+        applied.push(Number(m.string()));
+        done.set(m.partition, m.seq);
+        if (partitionOf[m.subject] !== m.partition) throw new Error(`${m.subject}: partition ${m.partition}`);
+        m.ack();
+        if (applied.length === 12) break;
+      }
+      const skipped = restarted.getSkipped();
+      await groups.delete("elastic", "RESUMED", "cg");
+      await nc.close();
+      return { applied, skipped, partitions: Object.values(partitionOf) };
+    }, jsServer.wsUrl);
+    assert.deepEqual([...got.applied].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], "each applied once");
+    assert.ok(got.skipped >= 1, `the unacked redeliveries were skipped: ${got.skipped}`);
+    assert.ok(got.partitions.every((p) => p >= 0 && p < 3), `partitions ${got.partitions}`);
+  });
 });

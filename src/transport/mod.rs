@@ -36,6 +36,8 @@ pub use native::Transport;
 
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 mod wasm;
+#[cfg(all(feature = "wasm-groups", target_arch = "wasm32"))]
+pub(crate) use wasm::js_message;
 #[cfg(all(feature = "wasm-runtime", target_arch = "wasm32"))]
 pub use wasm::{HostSink, Transport, set_socket_factory};
 

@@ -10,6 +10,8 @@ mod js_io;
 mod node_socket;
 mod websocket;
 
+#[cfg(feature = "wasm-groups")]
+pub(crate) use js_io::js_message;
 pub use node_socket::set_socket_factory;
 
 use std::future::poll_fn;

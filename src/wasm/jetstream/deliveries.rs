@@ -22,8 +22,11 @@ use crate::wasm::promise;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_DELIVERIES: &str = r#"
-/** A batch of JetStream messages: their bytes (replies left out: acks go by index), and their acks and metadata. */
-export type RawDelivered = [messages: RawBatch, deliveries: RawDeliveries];
+/**
+ * A batch of JetStream messages: their bytes (replies left out: acks go by index), and their acks and metadata;
+ * a consumer group member's, with each message's partition.
+ */
+export type RawDelivered = [messages: RawBatch, deliveries: RawDeliveries, partitions?: Uint32Array];
 /** Ack kinds: 0 `+ACK`, 1 `-NAK`, 2 `+WPI` (working), 3 `+TERM`. */
 export type RawAckKind = 0 | 1 | 2 | 3;
 /** From the ack subject: stream, consumer, domain, delivery count, stream and consumer sequences, timestamp (ns), pending. */

@@ -1,6 +1,9 @@
 //! Partitioned consumer groups on `RawJetStream`: the admin calls and
 //! `groupJoin`, whose member reads like any consumer (`RawConsumerMessages`,
-//! the partition token already off the subject). Thin: documents cross as
+//! the partition token already off the subject, each batch with its
+//! messages' partitions). A member's checkpoint is read by the JS function
+//! given to `groupJoin`, called from the Rust API's
+//! [`Member::resume_with`]: the skipping is the Rust member's. Thin: documents cross as
 //! the Go library's JSON text, parsed and checked by the Rust API
 //! ([`crate::jetstream::groups`]).
 
@@ -8,8 +11,9 @@ use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
 use futures_core::Stream;
-use js_sys::{Array, Promise};
+use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 use super::context::RawJetStream;
 use super::messages::{RawConsumerMessages, Reader};
@@ -22,6 +26,7 @@ use crate::jetstream::groups::Mappings;
 use crate::jetstream::groups::{self, ElasticConfig, Kind, Member, StaticConfig};
 use crate::jetstream::pull::ConsumerEvent;
 use crate::jetstream::reader::Raw;
+use crate::transport::js_message;
 use crate::wasm::options::millis;
 use crate::wasm::promise;
 
@@ -144,7 +149,9 @@ impl RawJetStream {
     /// Joins a group as an instance of `member`, with the template's
     /// `ack_wait` (ms; unset: 5 s), `max_ack_pending` and `max_deliver`
     /// (unset: the server's), and explicit acks unless `ack_none`; resolves
-    /// to its reader.
+    /// to its reader. `resume_with(partition)` gives (or resolves to) the
+    /// last stream sequence the application finished in a partition, or
+    /// `null`/`undefined` for none ([`Member::resume_with`]).
     #[wasm_bindgen(js_name = groupJoin, unchecked_return_type = "Promise<RawConsumerMessages>")]
     #[allow(clippy::too_many_arguments, reason = "flat values cross the boundary cheaply")]
     pub fn group_join(
@@ -157,6 +164,10 @@ impl RawJetStream {
         #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_ack_pending: JsValue,
         #[wasm_bindgen(unchecked_param_type = "number | undefined")] max_deliver: JsValue,
         ack_none: bool,
+        #[wasm_bindgen(
+            unchecked_param_type = "((partition: number) => number | null | undefined | Promise<number | null | undefined>) | undefined"
+        )]
+        resume_with: Option<Function>,
     ) -> Promise {
         let js = self.context.clone();
         promise(async move {
@@ -167,21 +178,62 @@ impl RawJetStream {
                 ack_policy: if ack_none { AckPolicy::None } else { AckPolicy::Explicit },
                 ..pull::Config::default()
             };
-            let joined = groups::join(&js, kind(&kind_name)?, &stream, &group, &member, template).await?;
-            Ok(RawConsumerMessages::new(joined))
+            let mut joined = groups::join(&js, kind(&kind_name)?, &stream, &group, &member, template).await?;
+            if let Some(read) = resume_with {
+                joined = joined.resume_with(move |partition| checkpoint(read.call1(&JsValue::NULL, &partition.into())));
+            }
+            Ok(RawConsumerMessages::new(GroupReader { member: joined, partitions: Vec::new() }))
         })
     }
 }
 
-impl Stream for Raw<Member> {
-    type Item = Result<Message, Error>;
+/// The last sequence done in a partition, as the JS checkpoint reader
+/// `called` gave it (a number, none, or a promise of either); what it
+/// threw or rejected with as an error.
+async fn checkpoint(called: Result<JsValue, JsValue>) -> Result<Option<u64>, Error> {
+    let thrown = |e: JsValue| Error::Other(js_message(&e));
+    let value = JsFuture::from(Promise::resolve(&called.map_err(thrown)?)).await.map_err(thrown)?;
+    whole_number(value, "the resumeWith sequence")
+}
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
-        Pin::new(&mut self.0).poll_next(cx).map(|item| item.map(|m| m.map(|m| m.message)))
+/// A member read from JS: the partitions of the messages it handed out
+/// since its last batch.
+struct GroupReader {
+    member: Member,
+    partitions: Vec<u32>,
+}
+
+#[wasm_bindgen]
+impl RawConsumerMessages {
+    /// A consumer group member's redeliveries of work already done, acked and not handed out.
+    pub fn skipped(&self) -> f64 {
+        self.reader.borrow().stream.get_ref().skipped() as f64
     }
 }
 
-impl Reader for Raw<Member> {
+impl Stream for Raw<GroupReader> {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let reader = &mut self.0;
+        Pin::new(&mut reader.member).poll_next(cx).map(|item| {
+            item.map(|m| {
+                m.map(|m| {
+                    reader.partitions.push(m.partition);
+                    m.message
+                })
+            })
+        })
+    }
+}
+
+impl Reader for Raw<GroupReader> {
+    fn partitions(&mut self) -> Option<Vec<u32>> {
+        Some(std::mem::take(&mut self.0.partitions))
+    }
+    fn skipped(&self) -> u64 {
+        self.0.member.skipped()
+    }
     fn poll_event(&self, _cx: &mut TaskContext<'_>) -> Poll<Option<ConsumerEvent>> {
         Poll::Pending
     }
@@ -189,10 +241,10 @@ impl Reader for Raw<Member> {
         0
     }
     fn stop(&mut self) {
-        self.0.stop()
+        self.0.member.stop()
     }
     fn drain(&mut self) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
-        self.0.stop();
+        self.0.member.stop();
         Box::pin(std::future::ready(Ok(())))
     }
 }

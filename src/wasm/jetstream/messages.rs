@@ -39,6 +39,17 @@ pub(super) trait Reader: Stream<Item = Result<Message, Error>> + Unpin {
         0
     }
     fn stop(&mut self);
+    /// A consumer group member's partitions of the messages read since the
+    /// last call, in order (`None` for other readers).
+    #[cfg(feature = "wasm-groups")]
+    fn partitions(&mut self) -> Option<Vec<u32>> {
+        None
+    }
+    /// A consumer group member's skipped redeliveries (0 for other readers).
+    #[cfg(feature = "wasm-groups")]
+    fn skipped(&self) -> u64 {
+        0
+    }
     fn drain(&mut self) -> Pin<Box<dyn Future<Output = Result<(), Error>>>>;
 }
 
@@ -72,7 +83,7 @@ reader!(OrderedMessages);
 #[wasm_bindgen]
 pub struct RawConsumerMessages {
     /// Shared with pending promises, borrowed only while polled.
-    reader: Rc<RefCell<Batches<Box<dyn Reader>>>>,
+    pub(super) reader: Rc<RefCell<Batches<Box<dyn Reader>>>>,
 }
 
 impl RawConsumerMessages {
@@ -87,8 +98,9 @@ impl RawConsumerMessages {
 
 #[wasm_bindgen]
 impl RawConsumerMessages {
-    /// Up to `max` messages: those received, or else the first to arrive;
-    /// `null` once the reader ended. Rejects with the error that ended it
+    /// Up to `max` messages: those received, or else the first to arrive
+    /// (a consumer group member's with their partitions); `null` once the
+    /// reader ended. Rejects with the error that ended it
     /// (a terminal status such as 409 consumer deleted). One call at a time.
     #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "Promise<RawDelivered | null>")]
     pub fn next_batch(&self, max: u32) -> Promise {
@@ -96,7 +108,12 @@ impl RawConsumerMessages {
         let max = max.max(1) as usize;
         promise(async move {
             let size = |m: &crate::jetstream::Message| packed_len(&m.message);
-            Ok(delivered(poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await?))
+            let batch = delivered(poll_fn(|cx| reader.borrow_mut().poll_next(cx, max, size)).await?);
+            #[cfg(feature = "wasm-groups")]
+            if let Some(partitions) = reader.borrow_mut().stream.get_mut().partitions().filter(|_| !batch.is_null()) {
+                batch.unchecked_ref::<Array>().push(&js_sys::Uint32Array::from(&partitions[..]));
+            }
+            Ok(batch)
         })
     }
 
