@@ -1,12 +1,12 @@
 /**
- * The Object Store's rules (ADR-20) as the Rust store has them
- * (`src/core/object`, `src/jetstream/object_store`), in TS because they are
- * JSON and string checks, which cost the bundle a fraction of what they cost
- * in wasm: names and the subjects they make, digests, metas, the object a
- * name finds, and the writes decided over that lookup. No I/O here.
- * `tests/vectors/object_store.json` holds cases that this and the Rust run.
+ * The Object Store's argument checks nats.js makes in TS (names, buckets,
+ * a put's meta, a link's target) and the meta's JSON shape as the API
+ * hands it out. Lookups and every write by name are the core's procedures
+ * (`src/core/object`, through `objectChange`, `objectRead`, `objectWrite`).
+ * No I/O here. `tests/vectors/object_store.json` holds cases that this and
+ * the Rust run.
  */
-import { InvalidArgumentError, JetStreamApiCodes, JetStreamApiError, ProtocolError } from "../errors.js";
+import { InvalidArgumentError, ProtocolError } from "../errors.js";
 
 /** A meta as the stream holds it: the JSON nats.go, nats.js and async-nats write. */
 export interface Meta {
@@ -30,23 +30,13 @@ export interface Link {
   name?: string;
 }
 
-/** A meta read from the stream: its subject and sequence (the object's revision). */
-export interface Stored {
+/** The object a name finds (the core's lookup): its meta (and that meta's JSON), subject and sequence, and the older meta of its name it shadows. */
+export interface Found {
   meta: Meta;
+  json: Uint8Array;
   subject: string;
   seq: number;
-}
-
-/** The object a name finds: the newer of its UTF-8 and Latin-1 metas, shadowing the older. */
-export interface Found extends Stored {
   shadowed?: { subject: string; nuid?: string };
-}
-
-/** A write decided: `meta` goes on `subject` (with a rollup), then `purge` is purged. */
-export interface MetaWrite {
-  subject: string;
-  meta: Meta;
-  purge: string[];
 }
 
 export const DEFAULT_CHUNK_SIZE = 128 * 1024;
@@ -95,12 +85,6 @@ function base64url(bytes: Uint8Array): string {
   return btoa(text).replace(/\+/g, "-").replace(/\//g, "_");
 }
 
-/** A chunks token: 22 random characters of [0-9A-Za-z], as a NUID. */
-export function nuid(): string {
-  const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  return Array.from(crypto.getRandomValues(new Uint8Array(22)), (b) => digits[b % 62]).join("");
-}
-
 /** A SHA-256 as a meta holds it. */
 export function formatDigest(sum: Uint8Array): string {
   return PREFIX + base64url(sum);
@@ -124,62 +108,6 @@ export function metaJson(meta: Meta): string {
   const optional = ["description", "headers", "options", "metadata", "digest", "deleted"];
   const empty = (v: unknown) => !v || (typeof v === "object" && Object.keys(v).length === 0);
   return JSON.stringify(Object.fromEntries(Object.entries(meta).filter(([key, value]) => !(optional.includes(key) && empty(value)))));
-}
-
-/**
- * The meta `payload` (at `seq`, stored at `time`) on `subject`, its time
- * that of the message, if it is object `name`'s: a name in one encoding
- * can make another's subject in the other.
- */
-export function stored(name: string, subject: string, payload: Uint8Array, seq: number, time: string): Stored | null {
-  const meta = { ...readMeta(payload), mtime: time };
-  return meta.name === name ? { meta, subject, seq } : null;
-}
-
-/** The object of a name from its metas under the UTF-8 and the Latin-1 subject. */
-export function newer(utf8: Stored | null, latin1: Stored | null): Found | null {
-  const [found, older] = latin1 && (!utf8 || latin1.seq > utf8.seq) ? [latin1, utf8] : [utf8, latin1];
-  if (!found) return null;
-  if (!older) return found;
-  const chunks = older.meta.nuid !== "" && older.meta.nuid !== found.meta.nuid;
-  return { ...found, shadowed: { subject: older.subject, nuid: chunks ? older.meta.nuid : undefined } };
-}
-
-/** The API's 404 for object `name`, as a lookup finds nothing. */
-export function notFound(name: string): JetStreamApiError {
-  return new JetStreamApiError({ code: 404, err_code: JetStreamApiCodes.NoMessageFound, description: `no object named ${quote(name)}` });
-}
-
-/** The write of `meta` on `written` in `bucket`, purging the `stale` subjects and what `shadowed` holds, never `written` itself. */
-function metaWrite(bucket: string, written: string, meta: Meta, stale: (string | undefined)[], shadowed?: Found["shadowed"]): MetaWrite {
-  const purge = [...stale, shadowed?.subject, shadowed?.nuid && chunkSubject(bucket, shadowed.nuid)];
-  return { subject: written, meta, purge: purge.filter((s): s is string => !!s && s !== written) };
-}
-
-/** The write deleting the object `found` of `bucket`: its meta says so, its chunks go. */
-export function deleteWrite(bucket: string, found: Found): MetaWrite {
-  const { digest: _, ...kept } = found.meta;
-  const meta = { ...kept, deleted: true, size: 0, chunks: 0, mtime: now() };
-  return metaWrite(bucket, found.subject, meta, [chunkSubject(bucket, found.meta.nuid)], found.shadowed);
-}
-
-/** Whether an update of `found` (the lookup of `name`) to `newName` renames it; a missing or deleted object is not found. */
-export function renames(found: Found | null, name: string, newName: string): boolean {
-  if (!found || found.meta.deleted) throw notFound(name);
-  if (newName !== name) checkName(newName);
-  return newName !== name;
-}
-
-/**
- * The write of `found` in `bucket` renamed to `newName` (`taken`: the
- * object of that name, if any) with `change` made (the headers only if it
- * has the key).
- */
-export function updateWrite(bucket: string, found: Found, newName: string, taken: Found | null, change: Pick<Meta, "description" | "metadata" | "headers">): MetaWrite {
-  if (taken && !taken.meta.deleted) throw new InvalidArgumentError(`an object named ${quote(newName)} exists`);
-  const meta = { ...found.meta, ...change, name: newName, mtime: now() };
-  const subject = newName === found.meta.name ? found.subject : metaSubject(bucket, newName);
-  return metaWrite(bucket, subject, meta, [found.subject], found.shadowed);
 }
 
 /** What a put or an update sets besides the name: a string description, and metadata of strings. */
@@ -207,13 +135,6 @@ export function linkTo(target: Partial<Meta>): Link {
   return { name, bucket };
 }
 
-/** The write of link `name` in `bucket` to `link`, over `found` (only a link or a deleted object may be replaced). */
-export function linkWrite(bucket: string, name: string, link: Link, found: Found | null): MetaWrite {
-  if (found && !found.meta.deleted && !found.meta.options?.link) throw new InvalidArgumentError(`an object named ${quote(name)} exists`);
-  const meta: Meta = { name, options: { link }, bucket, nuid: nuid(), size: 0, chunks: 0, mtime: now() };
-  return metaWrite(bucket, found?.subject ?? metaSubject(bucket, name), meta, [], found?.shadowed);
-}
-
 /** Where a get of `meta` goes next: `null` to its own chunks, else the bucket and name of the object it links to; a link to a bucket is no object. */
 export function linkTarget(meta: Meta): [bucket: string, name: string] | null {
   const link = meta.options?.link;
@@ -235,7 +156,3 @@ export function whole(n: unknown, what: string): number {
   return n;
 }
 
-
-function now(): string {
-  return new Date().toISOString();
-}

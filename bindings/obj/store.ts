@@ -1,40 +1,20 @@
 /**
- * `ObjectBucket`: one bucket, shaped like nats.js's `ObjectStore`, in TS
- * over the generic JetStream exports: lookups by the stream's (direct) get,
- * reads of chunks and metas by direct batches and ordered consumers, writes
- * by acked publishes and purges, the bucket's own calls (status, seal,
- * destroy) through the JetStream API. The rules (names, subjects, metas,
- * what a write replaces, nats.js's Latin-1 names) are `rules.ts`'s, the
- * Rust store's in TS.
+ * `ObjectBucket`: one bucket, shaped like nats.js's `ObjectStore`, over
+ * the core's procedures (the Rust store's): lookups, deletes, updates and
+ * links by `objectChange`, gets and puts by `objectRead` and `objectWrite`;
+ * listings and watches over ordered consumers, the bucket's own calls
+ * (status, seal, destroy) through the JetStream API. What stays here is
+ * nats.js's shapes and the argument checks nats.js makes in TS.
  */
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError, isMessageNotFound } from "../errors.js";
 import { request } from "../jetstream/api.js";
 import type { JetStreamClient, PubAck } from "../jetstream/client.js";
 import { ConsumerMessages } from "../jetstream/consumer_messages.js";
-import { DirectStreamAPI, StreamAPI } from "../jetstream/manager.js";
-import type { PurgeResponse, RawJetStream, StreamConfig, StreamInfo, StreamInfoRequestOptions } from "../raw.js";
+import { StreamAPI } from "../jetstream/manager.js";
+import type { PurgeResponse, RawJetStream, RawProcedure, StreamConfig, StreamInfo, StreamInfoRequestOptions } from "../raw.js";
 import type { QueuedIterator } from "../reader.js";
 import { infoOf, objectStatus, record, storedInfo } from "./infos.js";
-import {
-  chunkSize,
-  chunkSubject,
-  checkLinkName,
-  checkMeta,
-  deleteWrite,
-  type Found,
-  linkTarget,
-  linkTo,
-  linkWrite,
-  type Meta,
-  type MetaWrite,
-  metaJson,
-  metaSubjects,
-  newer,
-  renames,
-  stored,
-  updateWrite,
-  whole,
-} from "./rules.js";
+import { chunkSize, checkLinkName, checkMeta, type Found, linkTarget, linkTo, type Meta, readMeta, whole } from "./rules.js";
 import { bytesSource, chunks, readAll, type Source, streamSource, write } from "./transfer.js";
 import { str } from "../names.js";
 import type {
@@ -48,7 +28,6 @@ import type {
   ObjectWatchInfo,
 } from "./types.js";
 
-const encoder = new TextEncoder();
 /** The JetStream API level of fast batches (`allow_batched`, nats-server 2.14). */
 const FAST_BATCH_API_LEVEL = 4;
 
@@ -109,16 +88,29 @@ export class ObjectBucket implements ObjectStore {
   }
 
   /**
-   * The lookup of object `name` in `bucket`: the newest meta on each
-   * subject its name makes, read with direct gets where the stream allows
-   * them, else with its own get; its time that of the message.
+   * The lookup of object `name` in `bucket` by the core's procedure (the
+   * Rust store's): the newest meta on each subject its name makes, read
+   * with direct gets where the stream allows them, else with its own get.
    */
   async #find(name: string, bucket = this.bucket, direct = this.#direct): Promise<Found | null> {
-    const subjects = metaSubjects(bucket, name);
-    const api = direct ? new DirectStreamAPI(this.#js.raw) : new StreamAPI(this.#js.raw);
-    const metas = await Promise.all(subjects.map((s) => api.getMessage(`OBJ_${bucket}`, { last_by_subj: s })));
-    const [utf8 = null, latin1 = null] = metas.map((m, i) => m && stored(name, subjects[i]!, m.data, m.seq, m.timestamp));
-    return newer(utf8, latin1);
+    try {
+      const [json, seq, subject, shadowed, nuid] = (await this.#change(name, "find", bucket, direct)) as [Uint8Array, number, string, string?, string?];
+      return { meta: readMeta(json), json, seq, subject, shadowed: shadowed === undefined ? undefined : { subject: shadowed, nuid } };
+    } catch (e) {
+      if (isMessageNotFound(e as Error)) return null;
+      throw e;
+    }
+  }
+
+  /** The one item of the core's change `op` of object `name` (`objectChange`'s other arguments after it). */
+  async #change(name: string, op: string, bucket = this.bucket, direct = this.#direct, ...args: unknown[]): Promise<unknown[]> {
+    const change = (this.#js.raw.objectChange as (...a: unknown[]) => RawProcedure)(bucket, direct, name, op, ...args);
+    try {
+      const items = await change.next(1);
+      return items![0] as unknown[];
+    } finally {
+      change.stop();
+    }
   }
 
   async getBlob(name: string, opts?: ObjectStoreGetOpts): Promise<Uint8Array | null> {
@@ -160,10 +152,14 @@ export class ObjectBucket implements ObjectStore {
   }
 
   async delete(name: string): Promise<PurgeResponse> {
-    const found = await this.#find(str(name, "object name"));
-    // nats.js: nothing to delete is no error.
-    if (!found) return { success: false, purged: 0 };
-    return { success: true, purged: (await this.#commit(deleteWrite(this.bucket, found)))[1] };
+    try {
+      const [, , purged] = (await this.#change(str(name, "object name"), "delete")) as [Uint8Array, number, number];
+      return { success: true, purged };
+    } catch (e) {
+      // nats.js: nothing to delete is no error.
+      if (isMessageNotFound(e as Error)) return { success: false, purged: 0 };
+      throw e;
+    }
   }
 
   async link(name: string, meta: ObjectInfo): Promise<ObjectInfo> {
@@ -180,38 +176,19 @@ export class ObjectBucket implements ObjectStore {
   async #link(name: string, target: Partial<Meta>): Promise<ObjectInfo> {
     const link = linkTo(target);
     checkLinkName(str(name, "link name"));
-    return (await this.#commit(linkWrite(this.bucket, name, link, await this.#find(name))))[0];
+    const [json, revision] = (await this.#change(name, "link", this.bucket, this.#direct, undefined, undefined, undefined, undefined, link.bucket, link.name)) as [Uint8Array, number];
+    return infoOf(readMeta(json), revision);
   }
 
   /** Changes the name, description, metadata or headers of object `name`; a new name must be free (or a deleted object's). */
   async update(name: string, meta: Partial<ObjectStoreMeta> = {}): Promise<PubAck> {
-    const found = await this.#find(str(name, "object name"));
-    const newName = meta.name === undefined ? name : str(meta.name, "object name");
+    name = str(name, "object name");
+    const newName = meta.name === undefined ? undefined : str(meta.name, "object name");
     checkMeta(meta);
-    const taken = renames(found, name, newName) ? await this.#find(newName) : null;
-    const change: Pick<Meta, "description" | "metadata" | "headers"> = { description: meta.description, metadata: meta.metadata };
-    if (meta.headers) change.headers = record(meta.headers);
-    const [info] = await this.#commit(updateWrite(this.bucket, found!, newName, taken, change));
-    return { stream: this.stream, seq: info.revision, duplicate: false };
-  }
-
-  /** Publishes the meta `write` decided, then purges what it replaced; the new meta and the messages purged. */
-  async #commit(write: MetaWrite): Promise<[ObjectInfo, number]> {
-    const revision = await this.#publishMeta(write);
-    return [infoOf(write.meta, revision), await this.#purge(write.purge)];
-  }
-
-  /** Publishes the meta `write` decided, replacing the subject's others (if still at `expected`, when given); its revision. */
-  async #publishMeta({ subject, meta }: MetaWrite, expected?: number, timeout?: number): Promise<number> {
-    const expect = expected === undefined ? undefined : { lastSubjectSequence: expected };
-    return (await this.#js.raw.publish(subject, encoder.encode(metaJson(meta)), { headers: ["Nats-Rollup", "sub"], expect, timeout }))[1];
-  }
-
-  /** Purges the subjects `filters` of the bucket's stream, one after another; the messages purged. */
-  async #purge(filters: string[]): Promise<number> {
-    let purged = 0;
-    for (const filter of filters) purged += (await request<PurgeResponse>(this.#js.raw, "STREAM.PURGE", this.stream, "", { filter })).purged;
-    return purged;
+    const headers = meta.headers && Object.entries(record(meta.headers)).flatMap(([k, vs]) => vs.flatMap((v) => [k, v]));
+    const metadata = meta.metadata && Object.entries(meta.metadata).flat();
+    const [, seq] = (await this.#change(name, "update", this.bucket, this.#direct, newName, meta.description, metadata, headers)) as [Uint8Array, number];
+    return { stream: this.stream, seq, duplicate: false };
   }
 
   async watch(opts: Partial<{ ignoreDeletes?: boolean; includeHistory?: boolean }> = {}): Promise<QueuedIterator<ObjectWatchInfo>> {

@@ -50,7 +50,7 @@ export type Source = () => Promise<Uint8Array | null>;
  */
 export async function write(js: RawJetStream, bucket: string, meta: Meta, old: Found | null, opts: WriteOptions, source: Source): Promise<[Meta, number]> {
   const shadowed = old?.shadowed;
-  const oldMeta = old ? metaJson(old.meta) : undefined;
+  const oldMeta = old ? new TextDecoder().decode(old.json) : undefined;
   const put = js.objectWrite(bucket, metaJson(meta), opts.previousRevision, opts.fast, opts.timeout, oldMeta, old?.subject, shadowed?.subject, shadowed?.nuid, sha256.host?.());
   let failed: unknown;
   try {

@@ -32,6 +32,7 @@
 //! - [`kv`], [`entries`], [`reader`]: the Key-Value store;
 //! - [`procedure`]: `RawProcedure`, the one export of every core procedure;
 //!   [`object_read`]: an object's read (get) and write (put) by it;
+//!   [`object_change`]: an object's lookup, delete, update and link by it;
 //!
 //! The npm package's tiers are builds of these exports by cargo feature:
 //! `wasm-runtime` alone is core NATS (`natsjet/core`), `wasm-jetstream` adds
@@ -50,6 +51,8 @@ mod error;
 mod jetstream;
 #[cfg(feature = "wasm-kv")]
 mod kv;
+#[cfg(feature = "wasm-object-store")]
+mod object_change;
 #[cfg(feature = "wasm-object-store")]
 mod object_read;
 mod options;

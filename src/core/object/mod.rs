@@ -5,6 +5,7 @@
 //! goes (`get`), and every operation's error kinds. The `jetstream::object_store` API
 //! folder uses them over a JetStream context.
 
+pub(crate) mod change;
 pub mod digest;
 pub(crate) mod error;
 pub(crate) mod get;

@@ -4,29 +4,29 @@
 //! the bucket's status. Putting and getting the bytes live in [`super::put`]
 //! and [`super::get`].
 
+use std::future::poll_fn;
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll, ready};
 
 use bytes::Bytes;
 use futures_core::Stream;
-use futures_util::future::join;
 use serde::Deserialize;
 
 use super::error::*;
 use super::get::Object;
-use super::info::{ObjectInfo, ObjectLink, ObjectOptions, Status, UpdateMetadata};
-use super::names::{all_meta, check_name, chunk_subject, meta_subject, stream_name};
+use super::info::{ObjectInfo, ObjectLink, Status, UpdateMetadata};
+use super::names::{all_meta, check_name, stream_name};
 use crate::core::error::{Error, KindError, SortCause};
 use crate::core::message::Message;
-use crate::core::object::lookup::{Found, MetaWrite, Shadowed, Stored, meta_subjects, meta_write, newer, not_found};
+use crate::core::object::change::{Change, Changed, MetaChange, Phase, Target};
+use crate::core::object::lookup::Found;
 use crate::driver::{DefaultRuntime, Runtime};
 use crate::jetstream::ack::DeliveryNumbers;
-use crate::jetstream::api::{self, DeliverPolicy, MsgGetRequest, PurgeRequest, PurgeResponse, timestamp};
-use crate::jetstream::context::{Context, encode_request};
-use crate::jetstream::kv::NATS_ROLLUP;
+use crate::jetstream::api::{self, DeliverPolicy, timestamp};
+use crate::jetstream::context::Context;
 use crate::jetstream::ordered::OrderedConfig;
+use crate::jetstream::procedure::Pump;
 use crate::jetstream::publish::FAST_INGEST_API_LEVEL;
-use crate::jetstream::publish::Publish;
 use crate::jetstream::reader::tracked::TrackedRead;
 
 /// An object store bucket.
@@ -105,75 +105,39 @@ impl ObjectStore {
     /// but nats.js 3.4 uses and, for a Latin-1 name, under nats.js's too:
     /// if both clients wrote it, the newer meta is the object.
     pub(crate) async fn find(&self, name: &str) -> Result<Found, Error> {
-        let (utf8, latin1) = meta_subjects(&self.name, name)?;
-        let utf8 = self.stored_meta(name, utf8);
-        let found = match latin1 {
-            None => newer(missing_as_none(utf8.await)?, None),
-            Some(latin1) => {
-                let (utf8, latin1) = join(utf8, self.stored_meta(name, latin1)).await;
-                newer(missing_as_none(utf8)?, missing_as_none(latin1)?)
-            }
-        };
-        found.ok_or_else(|| not_found(name))
-    }
-
-    /// The newest meta on `subject` if it is object `name`'s.
-    async fn stored_meta(&self, name: &str, subject: String) -> Result<Stored, Error> {
-        let request = MsgGetRequest { last_by_subj: Some(subject.clone()), ..MsgGetRequest::default() };
-        let message = self.context.stored_message(&self.stream(), self.direct, &request).await?;
-        Stored::read(name, subject, &message.payload, message.sequence, message.timestamp())
-    }
-
-    /// A write of `info` on `written`, purging what it replaced: the
-    /// `stale` subjects (old chunks, an old name's meta) and what
-    /// `shadowed` holds, never `written` itself.
-    pub(crate) fn meta_write(
-        &self,
-        written: String,
-        info: ObjectInfo,
-        stale: [Option<String>; 2],
-        shadowed: Option<Shadowed>,
-    ) -> MetaWrite {
-        meta_write(&self.name, written, info, stale, shadowed)
-    }
-
-    /// Purges `purge`; the messages purged.
-    pub(crate) async fn purge_all(&self, purge: Vec<String>) -> Result<u64, Error> {
-        let mut purged = 0;
-        for subject in purge {
-            purged += self.purge_subject(subject).await?;
+        match self.change(name, Change::Find).await {
+            Ok(Changed::Found(found)) => Ok(found),
+            Ok(Changed::Written { .. }) => Err(Error::Closed),
+            Err((_, e)) => Err(e),
         }
-        Ok(purged)
     }
 
-    /// Publishes `info` as the meta on `subject`, replacing the ones before; its revision.
-    pub(crate) async fn publish_meta(&self, subject: &str, info: &ObjectInfo) -> Result<u64, Error> {
-        self.publish_meta_with(subject, info, Publish::build()).await
+    /// `change` of object `name`, by the core's procedure (the wasm's
+    /// too): the meta written, its revision and the messages purged after
+    /// it; on failure, the phase it failed in.
+    async fn change(&self, name: &str, change: Change) -> Result<Changed, (Phase, Error)> {
+        let api_prefix = self.context.api_prefix();
+        let target = Target { bucket: &self.name, api_prefix, direct: self.direct, clock: DefaultRuntime::wall_clock };
+        let mut pump = Pump::new(self.context.clone(), MetaChange::new(target, name, change));
+        match poll_fn(|cx| pump.poll_item(cx)).await {
+            Some(Ok(changed)) => Ok(changed),
+            Some(Err(e)) => Err((pump.procedure().phase(), e)),
+            None => Err((Phase::Done, Error::Closed)),
+        }
     }
 
-    /// [`publish_meta`](Self::publish_meta) with the headers of `with` too.
-    pub(crate) async fn publish_meta_with(
-        &self,
-        subject: &str,
-        info: &ObjectInfo,
-        with: Publish,
-    ) -> Result<u64, Error> {
-        let publish = with.header(NATS_ROLLUP, "sub").payload(meta_json(info));
-        Ok(self.context.send_publish(subject, publish).await?.await?.sequence)
+    /// [`change`](Self::change) that writes a meta: the meta, its revision, the messages purged.
+    async fn write(&self, name: &str, change: Change) -> Result<(ObjectInfo, u64, u64), (Phase, Error)> {
+        match self.change(name, change).await? {
+            Changed::Written { info, revision, purged } => Ok((info, revision, purged)),
+            Changed::Found(_) => Err((Phase::Done, Error::Closed)),
+        }
     }
 
     /// Whether puts go as fast batches: the stream allows them and the
     /// server takes them.
     pub(crate) fn batched(&self) -> bool {
         self.batched && self.context.client().api_level() >= FAST_INGEST_API_LEVEL
-    }
-
-    /// Removes the messages on `subject`.
-    pub(crate) async fn purge_subject(&self, subject: String) -> Result<u64, Error> {
-        let request = PurgeRequest { filter: Some(subject), ..PurgeRequest::default() };
-        let call = api::stream_purge(self.context.api_prefix(), &self.stream())?;
-        let reply = self.context.request_json(&call, &encode_request(&request)?).await?;
-        Ok(api::parse_checked_plain::<PurgeResponse>(&reply)?.purged)
     }
 
     /// Deletes object `name`: its meta says so, its chunks are purged.
@@ -183,23 +147,12 @@ impl ObjectStore {
 
     /// [`delete`](Self::delete), counting the chunks purged.
     pub(crate) async fn remove(&self, name: &str) -> Result<u64, DeleteError> {
-        let found = self.find(name).await.map_err(DeleteErrorKind::error)?;
-        let write = self.delete_write(found);
-        let deleted = self.publish_meta(&write.subject, &write.info).await;
-        deleted.map_err(|e| KindError::new(DeleteErrorKind::Metadata, e))?;
-        self.purge_all(write.purge).await.map_err(|e| KindError::new(DeleteErrorKind::Chunks, e))
-    }
-
-    /// The write deleting the object `found`: its meta says so, its chunks go.
-    pub(crate) fn delete_write(&self, found: Found) -> MetaWrite {
-        let Found { mut info, subject, shadowed, .. } = found;
-        let chunks = chunk_subject(&self.name, &info.nuid);
-        info.deleted = true;
-        info.size = 0;
-        info.chunks = 0;
-        info.digest = None;
-        info.modified = Some(DefaultRuntime::wall_clock());
-        self.meta_write(subject, info, [Some(chunks), None], shadowed)
+        match self.write(name, Change::Delete).await {
+            Ok((_, _, purged)) => Ok(purged),
+            Err((Phase::Publish, e)) => Err(KindError::new(DeleteErrorKind::Metadata, e)),
+            Err((Phase::Purge, e)) => Err(KindError::new(DeleteErrorKind::Chunks, e)),
+            Err((_, e)) => Err(DeleteErrorKind::error(e)),
+        }
     }
 
     /// Changes the name, description, metadata or headers of object `name`.
@@ -211,7 +164,7 @@ impl ObjectStore {
         metadata: UpdateMetadata,
     ) -> Result<ObjectInfo, UpdateMetadataError> {
         let UpdateMetadata { name: new_name, description, metadata, headers } = metadata;
-        let change = |info: &mut ObjectInfo| {
+        let change = move |info: &mut ObjectInfo| {
             info.description = description;
             info.metadata = metadata;
             info.headers = headers;
@@ -225,46 +178,16 @@ impl ObjectStore {
         &self,
         name: &str,
         new_name: Option<String>,
-        change: impl FnOnce(&mut ObjectInfo),
+        change: impl FnOnce(&mut ObjectInfo) + Send + 'static,
     ) -> Result<(ObjectInfo, u64), UpdateMetadataError> {
-        let found = self.find(name).await.map_err(UpdateMetadataErrorKind::error)?;
-        let new_name = new_name.unwrap_or_else(|| found.info.name.clone());
-        let taken = match renames(Some(&found), name, &new_name)? {
-            true => match self.find(&new_name).await {
-                Ok(found) => Some(found),
-                Err(e) if is_not_found(&e) => None,
-                Err(e) => return Err(UpdateMetadataErrorKind::error(e)),
-            },
-            false => None,
-        };
-        let write = self.update_write(found, new_name, taken.as_ref(), change)?;
-        let published = self.publish_meta(&write.subject, &write.info).await;
-        let revision = published.map_err(|e| KindError::new(UpdateMetadataErrorKind::PublishMetadata, e))?;
-        let purged = self.purge_all(write.purge).await;
-        purged.map_err(|e| KindError::new(UpdateMetadataErrorKind::Purge, e))?;
-        Ok((write.info, revision))
-    }
-
-    /// The write of the object `found` renamed to `new_name` (`taken`: the
-    /// object of that name, if there is one) after `change`.
-    pub(crate) fn update_write(
-        &self,
-        found: Found,
-        new_name: String,
-        taken: Option<&Found>,
-        change: impl FnOnce(&mut ObjectInfo),
-    ) -> Result<MetaWrite, UpdateMetadataError> {
-        if let Some(Found { info, .. }) = taken.filter(|t| !t.info.deleted) {
-            let taken = Error::InvalidArgument(format!("an object named {:?} exists", info.name));
-            return Err(KindError::new(UpdateMetadataErrorKind::NameAlreadyInUse, taken));
+        let change = Change::Update { new_name, change: Box::new(change) };
+        match self.write(name, change).await {
+            Ok((info, revision, _)) => Ok((info, revision)),
+            Err((Phase::Decide, e)) => Err(KindError::new(UpdateMetadataErrorKind::NameAlreadyInUse, e)),
+            Err((Phase::Publish, e)) => Err(KindError::new(UpdateMetadataErrorKind::PublishMetadata, e)),
+            Err((Phase::Purge, e)) => Err(KindError::new(UpdateMetadataErrorKind::Purge, e)),
+            Err((_, e)) => Err(UpdateMetadataErrorKind::error(e)),
         }
-        let Found { mut info, subject, shadowed, .. } = found;
-        let renamed = new_name != info.name;
-        change(&mut info);
-        info.name = new_name;
-        info.modified = Some(DefaultRuntime::wall_clock());
-        let new_subject = if renamed { meta_subject(&self.name, &info.name) } else { subject.clone() };
-        Ok(self.meta_write(new_subject, info, [Some(subject), None], shadowed))
     }
 
     /// Adds `name` as a link to `object` (in this or another bucket).
@@ -299,49 +222,13 @@ impl ObjectStore {
     /// deleted object) has the name.
     async fn publish_link(&self, name: String, link: ObjectLink) -> Result<(ObjectInfo, u64), AddLinkError> {
         check_link_name(&name)?;
-        let found = match self.find(&name).await {
-            Ok(found) => Some(found),
-            Err(e) if is_not_found(&e) => None,
-            Err(e) => return Err(KindError::new(AddLinkErrorKind::Other, e)),
-        };
-        let write = self.link_write(name, link, found)?;
-        let revision = self.publish_meta(&write.subject, &write.info).await.map_err(AddLinkErrorKind::error)?;
-        let purged = self.purge_all(write.purge).await;
-        purged.map_err(|e| KindError::new(AddLinkErrorKind::Other, e))?;
-        Ok((write.info, revision))
-    }
-
-    /// The write of link `name` to `link`, over `found` (the object of
-    /// that name, if any: only a link or a deleted object may be replaced).
-    pub(crate) fn link_write(
-        &self,
-        name: String,
-        link: ObjectLink,
-        found: Option<Found>,
-    ) -> Result<MetaWrite, AddLinkError> {
-        let (subject, shadowed) = match found {
-            Some(Found { info, .. }) if !info.deleted && info.link().is_none() => {
-                let taken = Error::InvalidArgument(format!("an object named {name:?} exists"));
-                return Err(KindError::new(AddLinkErrorKind::AlreadyExists, taken));
-            }
-            Some(Found { subject, shadowed, .. }) => (subject, shadowed),
-            None => (meta_subject(&self.name, &name), None),
-        };
-        let info = ObjectInfo {
-            name,
-            description: None,
-            metadata: Default::default(),
-            headers: None,
-            options: Some(ObjectOptions { link: Some(link), max_chunk_size: None }),
-            bucket: self.name.clone(),
-            nuid: self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string(),
-            size: 0,
-            chunks: 0,
-            modified: Some(DefaultRuntime::wall_clock()),
-            digest: None,
-            deleted: false,
-        };
-        Ok(self.meta_write(subject, info, [None, None], shadowed))
+        let nuid = self.context.client().new_inbox().rsplit('.').next().unwrap_or_default().to_string();
+        match self.write(&name, Change::Link { link, nuid }).await {
+            Ok((info, revision, _)) => Ok((info, revision)),
+            Err((Phase::Decide, e)) => Err(KindError::new(AddLinkErrorKind::AlreadyExists, e)),
+            Err((Phase::Publish, e)) => Err(AddLinkErrorKind::error(e)),
+            Err((_, e)) => Err(KindError::new(AddLinkErrorKind::Other, e)),
+        }
     }
 
     /// Seals the bucket: no more writes, deletes or purges.
@@ -410,36 +297,9 @@ fn meta_of(message: &Message, meta: &DeliveryNumbers) -> Result<(ObjectInfo, u64
     Ok((info, meta.stream_sequence))
 }
 
-/// An object's meta as JSON.
-pub(crate) fn meta_json(info: &ObjectInfo) -> Bytes {
-    Bytes::from(crate::core::object::meta_json::write(info))
-}
-
 /// An object's meta from its JSON.
 pub(crate) fn parse_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
     crate::core::object::meta_json::read(json)
-}
-
-pub(crate) fn missing_as_none(stored: Result<Stored, Error>) -> Result<Option<Stored>, Error> {
-    match stored {
-        Err(e) if is_not_found(&e) => Ok(None),
-        stored => stored.map(Some),
-    }
-}
-
-/// Whether an update of the object `found` (the lookup of `name`) to
-/// `new_name` renames it, so that the new name must be looked up; a missing
-/// or deleted object is not found.
-pub(crate) fn renames(found: Option<&Found>, name: &str, new_name: &str) -> Result<bool, UpdateMetadataError> {
-    match found {
-        Some(found) if !found.info.deleted => {}
-        _ => return Err(KindError::new(UpdateMetadataErrorKind::NotFound, not_found(name))),
-    }
-    let renamed = new_name != name;
-    if renamed {
-        check_name(new_name).map_err(UpdateMetadataErrorKind::error)?;
-    }
-    Ok(renamed)
 }
 
 /// The link to `object`: an object with a name, neither deleted nor a link.
