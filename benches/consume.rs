@@ -289,35 +289,62 @@ fn group_drain_sourced(rt: &Runtime, url: &str, n: usize, members: usize) -> (Ru
         (js, joined)
     });
     let (js, members) = joined;
-    let run = counted_drain(rt, async move {
-        let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
-        let clock = Stopwatch::start();
-        let mut tasks = Vec::new();
-        for (mut member, js) in members {
-            let (done, finished) = (done.clone(), finished.clone());
-            tasks.push(tokio::spawn(async move {
-                let mut all_in = finished.subscribe();
-                loop {
-                    tokio::select! {
-                        m = member.next() => {
-                            m.unwrap().unwrap().ack().await.unwrap();
-                            if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
-                                finished.send_replace(true);
-                            }
-                        }
-                        () = async { drop(all_in.wait_for(|all| *all).await) } => break,
-                    }
-                }
-                js.client().flush().await.unwrap();
-            }));
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
-        clock.stop(n)
-    });
+    let members = members.into_iter().map(|(member, js)| (js, member)).collect();
+    let run = counted_drain(rt, ack_each(members, n));
     rt.block_on(groups::delete(&js, Kind::Elastic, "KEYED", "bench")).unwrap();
     (sourcing, run)
+}
+
+/// `n` messages read by `readers` (each on its own connection), each
+/// acked as it comes, one task per reader: the run.
+async fn ack_each<S, M, E>(readers: Vec<(natsjet::jetstream::Context, S)>, n: usize) -> Run
+where
+    S: futures_util::Stream<Item = Result<M, E>> + Unpin + Send + 'static,
+    M: Acked + Send,
+    E: std::fmt::Debug + Send,
+{
+    let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
+    let clock = Stopwatch::start();
+    let mut tasks = Vec::new();
+    for (js, mut messages) in readers {
+        let (done, finished) = (done.clone(), finished.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut all_in = finished.subscribe();
+            loop {
+                tokio::select! {
+                    m = messages.next() => {
+                        m.unwrap().unwrap().message().ack().await.unwrap();
+                        if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
+                            finished.send_replace(true);
+                        }
+                    }
+                    () = async { drop(all_in.wait_for(|all| *all).await) } => break,
+                }
+            }
+            js.client().flush().await.unwrap();
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    clock.stop(n)
+}
+
+/// A message [`ack_each`] acks: a reader's, or a group member's.
+trait Acked {
+    fn message(&self) -> &natsjet::jetstream::Message;
+}
+
+impl Acked for natsjet::jetstream::Message {
+    fn message(&self) -> &natsjet::jetstream::Message {
+        self
+    }
+}
+
+impl Acked for natsjet::jetstream::groups::GroupMessage {
+    fn message(&self) -> &natsjet::jetstream::Message {
+        &self.message
+    }
 }
 
 /// How a drain of the group's work-queue stream reads it (the breakdown of
@@ -396,33 +423,7 @@ fn work_queue_drain(rt: &Runtime, url: &str, n: usize, reading: WorkQueueReading
         }
         readers
     });
-    let run = counted_drain(rt, async move {
-        let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
-        let clock = Stopwatch::start();
-        let mut tasks = Vec::new();
-        for (js, mut messages) in readers {
-            let (done, finished) = (done.clone(), finished.clone());
-            tasks.push(tokio::spawn(async move {
-                let mut all_in = finished.subscribe();
-                loop {
-                    tokio::select! {
-                        m = messages.next() => {
-                            m.unwrap().unwrap().ack().await.unwrap();
-                            if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
-                                finished.send_replace(true);
-                            }
-                        }
-                        () = async { drop(all_in.wait_for(|all| *all).await) } => break,
-                    }
-                }
-                js.client().flush().await.unwrap();
-            }));
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
-        clock.stop(n)
-    });
+    let run = counted_drain(rt, ack_each(readers, n));
     rt.block_on(groups::delete(&js, Kind::Elastic, "KEYED", "bench")).unwrap();
     run
 }
