@@ -28,7 +28,13 @@
 //! (`stream().max_messages(max).threshold_messages(threshold)`), each against
 //! async-nats's defaults in the same passes.
 //!
-//! `CONSUME_ONLY=groups` runs only the order-per-key comparison.
+//! `CONSUME_ONLY=groups` runs only the order-per-key comparison;
+//! `CONSUME_ONLY=groups-breakdown` measures the group's parts one by one:
+//! the sourcing, then drains of the sourced work-queue stream by a plain
+//! durable, by consumers with the members' filters, by the members' pinned
+//! consumers without the order gate, and by the members (`GROUP_PULL` sets
+//! the messages kept requested ahead by the rows without the member;
+//! `GROUP_KEYS` the number of keys, 200 unless set).
 //! One drain alone: `CONSUME_ONLY=natsjet:1:500` (client `natsjet`,
 //! `natsjet-ledger` or `async-nats`, workers, messages per pull or `defaults`) runs just that
 //! drain, `BENCH_PASSES` times, on a one-thread runtime, so a profiler told to
@@ -232,19 +238,22 @@ fn natsjet_drain_acking(
     run
 }
 
-/// Keys of the consumer-group comparison.
-const KEYS: usize = 200;
+/// Keys of the consumer-group comparison (`GROUP_KEYS`, 200 unless set).
+fn keys() -> usize {
+    std::env::var("GROUP_KEYS").ok().and_then(|s| s.parse().ok()).unwrap_or(200)
+}
 
-/// A fresh stream `KEYED` of `n` messages on `keyed.k<i % 200>`.
+/// A fresh stream `KEYED` of `n` messages on `keyed.k<i % keys()>`.
 async fn fill_keyed(url: &str, n: usize) {
     let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
     let _ = js.delete_stream("KEYED").await;
     let config = StreamConfig { name: "KEYED".into(), subjects: vec!["keyed.*".into()], ..Default::default() };
     js.create_stream(config).await.unwrap();
     let mut pending = std::collections::VecDeque::new();
+    let keys = keys();
     for i in 0..n {
         pending
-            .push_back(js.publish(format!("keyed.k{}", i % KEYS), bytes::Bytes::from_static(&PAYLOAD)).await.unwrap());
+            .push_back(js.publish(format!("keyed.k{}", i % keys), bytes::Bytes::from_static(&PAYLOAD)).await.unwrap());
         if pending.len() >= 256 {
             pending.pop_front().unwrap().await.unwrap();
         }
@@ -259,21 +268,14 @@ async fn fill_keyed(url: &str, n: usize) {
 /// partition's next message is handed out after the previous one's ack),
 /// up to `GROUP_MAX_ACK_PENDING` messages in flight per member (1000 unless
 /// set; 1 is orbit.go's one at a time). The group's stream is filled
-/// (sourced) before the clock starts.
-fn group_drain(rt: &Runtime, url: &str, n: usize, members: usize) -> Run {
+/// (sourced) before the clock starts: the sourcing is the first run, the
+/// drain the second.
+fn group_drain_sourced(rt: &Runtime, url: &str, n: usize, members: usize) -> (Run, Run) {
     use natsjet::jetstream::consumer::pull;
-    use natsjet::jetstream::groups::{self, ElasticConfig, Kind, PartitioningFilter};
+    use natsjet::jetstream::groups::{self, Kind};
+    let (js, sourcing) = source_group(rt, url, n);
     let joined = rt.block_on(async {
-        let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
-        let filter = PartitioningFilter { filter: "keyed.*".into(), partitioning_wildcards: Some(vec![1]) };
-        let config = ElasticConfig { max_members: 8, partitioning_filters: Some(vec![filter]), ..Default::default() };
-        groups::create_elastic(&js, "KEYED", "bench", config).await.unwrap();
         let names: Vec<String> = (0..members).map(|m| format!("m{m}")).collect();
-        groups::add_members(&js, "KEYED", "bench", &names).await.unwrap();
-        let mut sourced = js.get_stream("KEYED-bench").await.unwrap();
-        while (sourced.info().await.unwrap().state.messages as usize) < n {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
         let mut joined = Vec::new();
         for name in &names {
             let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
@@ -287,35 +289,194 @@ fn group_drain(rt: &Runtime, url: &str, n: usize, members: usize) -> Run {
         (js, joined)
     });
     let (js, members) = joined;
-    let run = counted_drain(rt, async move {
-        let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
-        let clock = Stopwatch::start();
-        let mut tasks = Vec::new();
-        for (mut member, js) in members {
-            let (done, finished) = (done.clone(), finished.clone());
-            tasks.push(tokio::spawn(async move {
-                let mut all_in = finished.subscribe();
-                loop {
-                    tokio::select! {
-                        m = member.next() => {
-                            m.unwrap().unwrap().ack().await.unwrap();
-                            if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
-                                finished.send_replace(true);
-                            }
+    let members = members.into_iter().map(|(member, js)| (js, member)).collect();
+    let run = counted_drain(rt, ack_each(members, n));
+    rt.block_on(groups::delete(&js, Kind::Elastic, "KEYED", "bench")).unwrap();
+    (sourcing, run)
+}
+
+/// `n` messages read by `readers` (each on its own connection), each
+/// acked as it comes, one task per reader: the run.
+async fn ack_each<S, M, E>(readers: Vec<(natsjet::jetstream::Context, S)>, n: usize) -> Run
+where
+    S: futures_util::Stream<Item = Result<M, E>> + Unpin + Send + 'static,
+    M: Acked + Send,
+    E: std::fmt::Debug + Send,
+{
+    let (done, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(tokio::sync::watch::Sender::new(false)));
+    let clock = Stopwatch::start();
+    let mut tasks = Vec::new();
+    for (js, mut messages) in readers {
+        let (done, finished) = (done.clone(), finished.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut all_in = finished.subscribe();
+            loop {
+                tokio::select! {
+                    m = messages.next() => {
+                        m.unwrap().unwrap().message().ack().await.unwrap();
+                        if done.fetch_add(1, Ordering::Relaxed) + 1 >= n {
+                            finished.send_replace(true);
                         }
-                        () = async { drop(all_in.wait_for(|all| *all).await) } => break,
                     }
+                    () = async { drop(all_in.wait_for(|all| *all).await) } => break,
                 }
-                js.client().flush().await.unwrap();
-            }));
+            }
+            js.client().flush().await.unwrap();
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    clock.stop(n)
+}
+
+/// A message [`ack_each`] acks: a reader's, or a group member's.
+trait Acked {
+    fn message(&self) -> &natsjet::jetstream::Message;
+}
+
+impl Acked for natsjet::jetstream::Message {
+    fn message(&self) -> &natsjet::jetstream::Message {
+        self
+    }
+}
+
+impl Acked for natsjet::jetstream::groups::GroupMessage {
+    fn message(&self) -> &natsjet::jetstream::Message {
+        &self.message
+    }
+}
+
+/// How a drain of the group's work-queue stream reads it (the breakdown of
+/// what the group costs, `CONSUME_ONLY=groups-breakdown`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WorkQueueReading {
+    /// 4 workers on one durable with no filter.
+    Plain,
+    /// One consumer per member with the member's filters, no priority group.
+    Filtered,
+    /// The members' own consumers (filters, pinned priority group), read
+    /// without the member's order gate.
+    Pinned,
+}
+
+/// Creates the elastic group `bench` over `KEYED` (4 members, 8 partitions)
+/// and waits until its work-queue stream holds all `n` messages: the
+/// sourcing, as a run of its own.
+fn source_group(rt: &Runtime, url: &str, n: usize) -> (natsjet::jetstream::Context, Run) {
+    use natsjet::jetstream::groups::{self, ElasticConfig, PartitioningFilter};
+    rt.block_on(async {
+        let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
+        let filter = PartitioningFilter { filter: "keyed.*".into(), partitioning_wildcards: Some(vec![1]) };
+        let config = ElasticConfig { max_members: 8, partitioning_filters: Some(vec![filter]), ..Default::default() };
+        let clock = Stopwatch::start();
+        groups::create_elastic(&js, "KEYED", "bench", config).await.unwrap();
+        let mut sourced = js.get_stream("KEYED-bench").await.unwrap();
+        while (sourced.info().await.unwrap().state.messages as usize) < n {
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        for t in tasks {
-            t.await.unwrap();
+        let run = clock.stop(n);
+        let names: Vec<String> = (0..4).map(|m| format!("m{m}")).collect();
+        groups::add_members(&js, "KEYED", "bench", &names).await.unwrap();
+        (js, run)
+    })
+}
+
+/// One drain of the sourced work-queue stream `KEYED-bench` as `reading`
+/// says (4 workers, each on its own connection, an ack per message).
+fn work_queue_drain(rt: &Runtime, url: &str, n: usize, reading: WorkQueueReading) -> Run {
+    use natsjet::jetstream::groups::{self, Kind, member};
+    use natsjet::jetstream::pull::{ConsumeOptions, PriorityOptions};
+    let (js, _) = source_group(rt, url, n);
+    if reading == WorkQueueReading::Plain {
+        let run = natsjet_drain_acking(rt, url, "KEYED-bench", n, 4, Reading::Defaults, Acking::Each);
+        rt.block_on(groups::delete(&js, Kind::Elastic, "KEYED", "bench")).unwrap();
+        return run;
+    }
+    let readers = rt.block_on(async {
+        let document = groups::elastic_config(&js, "KEYED", "bench").await.unwrap();
+        let mut readers = Vec::new();
+        for m in 0..4 {
+            let name = format!("m{m}");
+            let js = natsjet::jetstream::new(natsjet::connect(url).await.unwrap());
+            let template = ConsumerConfig {
+                ack_policy: AckPolicy::Explicit,
+                ack_wait: Duration::from_secs(30),
+                max_ack_pending: group_max_ack_pending(),
+                ..Default::default()
+            };
+            let mut config = member::elastic_consumer_config(&template, &name, document.member_filters(&name)).unwrap();
+            let mut options = ConsumeOptions {
+                expires: Some(Duration::from_secs(15)),
+                max_messages: std::env::var("GROUP_PULL").ok().and_then(|s| s.parse().ok()),
+                ..Default::default()
+            };
+            if reading == WorkQueueReading::Pinned {
+                options.priority = Some(PriorityOptions { group: "PCG".into(), ..Default::default() });
+            } else {
+                config.priority_groups = Vec::new();
+                config.priority_policy = Default::default();
+                config.priority_timeout = Duration::ZERO;
+            }
+            let consumer = js.create_consumer_on_stream(config, "KEYED-bench").await.unwrap();
+            readers.push((js, consumer.consume_with(options).unwrap()));
         }
-        clock.stop(n)
+        readers
     });
+    let run = counted_drain(rt, ack_each(readers, n));
     rt.block_on(groups::delete(&js, Kind::Elastic, "KEYED", "bench")).unwrap();
     run
+}
+
+/// Where the group's cost is: the durable on the origin stream, the
+/// sourcing, and drains of the sourced work-queue stream with each of the
+/// group's parts added in turn, up to the members themselves; medians of
+/// `passes` passes, one line each.
+fn group_breakdown(rt: &Runtime, url: &str, passes: usize) {
+    let keyed = scale(20_000);
+    rt.block_on(fill_keyed(url, keyed));
+    let names = [
+        "durable on the origin stream (limits), 4 workers",
+        "sourcing into the work-queue stream",
+        "durable on the work-queue stream, 4 workers",
+        "4 consumers with the members' filters",
+        "the members' consumers (filters, pinned), no gate",
+        "the members (join: pinned consumers + gate)",
+    ];
+    let mut runs: Vec<Vec<Run>> = vec![Vec::new(); names.len()];
+    for pass in 0..passes {
+        let mut order: Vec<usize> = vec![0, 2, 3, 4, 5];
+        if pass % 2 == 1 {
+            order.reverse();
+        }
+        for i in order {
+            let run = match i {
+                0 => natsjet_drain_acking(rt, url, "KEYED", keyed, 4, Reading::Defaults, Acking::Each),
+                2 => work_queue_drain(rt, url, keyed, WorkQueueReading::Plain),
+                3 => work_queue_drain(rt, url, keyed, WorkQueueReading::Filtered),
+                4 => work_queue_drain(rt, url, keyed, WorkQueueReading::Pinned),
+                _ => {
+                    let (sourcing, run) = group_drain_sourced(rt, url, keyed, 4);
+                    runs[1].push(sourcing);
+                    run
+                }
+            };
+            runs[i].push(run);
+        }
+    }
+    println!();
+    println!(
+        "the group's cost, {keyed} x 128 B over {} keys, max_ack_pending {}, medians of {passes} passes (CPU per message; the server's read and write syscalls per message):",
+        keys(),
+        group_max_ack_pending()
+    );
+    for (name, runs) in names.iter().zip(&runs) {
+        let r = support::median(runs);
+        println!(
+            "  {name:<52} {:>8.0} /s, client {:>6.2} µs, server {:>6.2} µs, reads {:.2}, writes {:.2}",
+            r.per_second, r.cpu_us_per_op, r.server_us_per_op, r.server_reads_per_op, r.server_writes_per_op
+        );
+    }
 }
 
 /// The group members' `max_ack_pending` (`GROUP_MAX_ACK_PENDING`, 1000 unless set).
@@ -490,43 +651,71 @@ async fn async_nats_confirmed_acks(url: &str, n: usize) -> Run {
 fn order_per_key(rt: &Runtime, url: &str, passes: usize) {
     let keyed = scale(20_000);
     rt.block_on(fill_keyed(url, keyed));
-    let (mut grouped, mut shared) = (Vec::new(), Vec::new());
+    let (mut grouped, mut sourced, mut shared) = (Vec::new(), Vec::new(), Vec::new());
+    let group = |grouped: &mut Vec<Run>, sourced: &mut Vec<Run>| {
+        let (sourcing, drain) = group_drain_sourced(rt, url, keyed, 4);
+        grouped.push(drain);
+        sourced.push(sourcing);
+    };
     for pass in 0..passes {
         if pass % 2 == 0 {
-            grouped.push(group_drain(rt, url, keyed, 4));
+            group(&mut grouped, &mut sourced);
             shared.push(natsjet_drain_acking(rt, url, "KEYED", keyed, 4, Reading::Defaults, Acking::Each));
         } else {
             shared.push(natsjet_drain_acking(rt, url, "KEYED", keyed, 4, Reading::Defaults, Acking::Each));
-            grouped.push(group_drain(rt, url, keyed, 4));
+            group(&mut grouped, &mut sourced);
         }
     }
-    let (g, d) = (support::median(&grouped), support::median(&shared));
+    let (g, s, d) = (support::median(&grouped), support::median(&sourced), support::median(&shared));
+    // Sourcing then draining, one after the other: the group's rate end to end.
+    let end_to_end: Vec<f64> = grouped
+        .iter()
+        .zip(&sourced)
+        .map(|(g, s)| keyed as f64 / (keyed as f64 / g.per_second + keyed as f64 / s.per_second))
+        .collect();
+    let mut sorted = end_to_end.clone();
+    sorted.sort_by(f64::total_cmp);
+    let with_sourcing = sorted[sorted.len() / 2];
     println!();
     println!(
-        "order per key, {keyed} x 128 B over {KEYS} keys, medians of {passes} passes (natsjet both; CPU per message):"
+        "order per key, {keyed} x 128 B over {} keys, medians of {passes} passes (natsjet both; CPU per message):",
+        keys()
     );
     println!(
-        "  elastic group, 4 members, strict order, max_ack_pending {}: {:.0} /s, client {:.2} µs, server {:.2} µs",
+        "  elastic group, 4 members, strict order, max_ack_pending {}: {:.0} /s, client {:.2} µs, server {:.2} µs (drain after sourcing)",
         group_max_ack_pending(),
         g.per_second,
         g.cpu_us_per_op,
         g.server_us_per_op
     );
     println!(
+        "  sourcing into the group's work-queue stream:  {:.0} /s, server {:.2} µs; sourcing + drain: {with_sourcing:.0} /s",
+        s.per_second, s.server_us_per_op
+    );
+    println!(
         "  4 workers on one durable, no order:    {:.0} /s, client {:.2} µs, server {:.2} µs",
         d.per_second, d.cpu_us_per_op, d.server_us_per_op
     );
-    println!("  group / durable: {:.2}x", g.per_second / d.per_second);
+    println!(
+        "  group / durable: {:.2}x (drain after sourcing), {:.2}x (sourcing + drain)",
+        g.per_second / d.per_second,
+        with_sourcing / d.per_second
+    );
 }
 
 fn main() {
     let server = common::NatsServer::start_jetstream();
     let url = server.client_url();
-    if std::env::var("CONSUME_ONLY").as_deref() == Ok("groups") {
+    let groups_only = std::env::var("CONSUME_ONLY").ok().filter(|o| o.starts_with("groups"));
+    if let Some(which) = groups_only {
         let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
         let passes: usize = std::env::var("BENCH_PASSES").ok().and_then(|s| s.parse().ok()).unwrap_or(3).max(1);
         support::watch_server(Some(server.pid()));
-        order_per_key(&rt, &url, passes);
+        if which == "groups-breakdown" {
+            group_breakdown(&rt, &url, passes);
+        } else {
+            order_per_key(&rt, &url, passes);
+        }
         return;
     }
     let only = only();
