@@ -104,7 +104,22 @@ async fn instance(
     seen: Shared,
     work: Duration,
 ) -> JoinHandle<()> {
-    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 1, ..Default::default() };
+    instance_in_flight(js, kind, stream, member, tag, seen, work, 1).await
+}
+
+/// [`instance`] with `max_ack_pending` messages in flight.
+#[allow(clippy::too_many_arguments)]
+async fn instance_in_flight(
+    js: Context,
+    kind: Kind,
+    stream: &str,
+    member: &str,
+    tag: &str,
+    seen: Shared,
+    work: Duration,
+    max_ack_pending: i64,
+) -> JoinHandle<()> {
+    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending, ..Default::default() };
     let mut joined = groups::join(&js, kind, stream, "cg", member, template).await.unwrap();
     let tag = tag.to_string();
     tokio::spawn(async move {
@@ -381,6 +396,43 @@ async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     }
     let left = js.get_stream("ORDERS").await.unwrap();
     assert_eq!(left.consumers().count().await, 0, "the group's consumers went with it");
+}
+
+#[tokio::test]
+async fn a_standby_taking_over_with_many_in_flight_keeps_each_keys_order() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(8)).await.unwrap();
+    groups::add_members(&js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
+    let (keys, rounds) = (40, 30u64);
+    publish_keys(&js, keys, 0..rounds).await;
+    let seen = Shared::default();
+    let work = Duration::from_millis(2);
+    // Up to 64 delivered to the pinned instance at once, held in it per partition.
+    let a =
+        instance_in_flight(context(&server).await, Kind::Elastic, "ORDERS", "m1", "a", seen.clone(), work, 64).await;
+    let b =
+        instance_in_flight(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), work, 64).await;
+    wait_for(&seen, 300).await;
+    let pinned = {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.by_instance.len(), 1, "one instance pinned: {:?}", seen.by_instance);
+        seen.by_instance.keys().next().unwrap().clone()
+    };
+    // Kill it mid-stream, with messages delivered to it and not acked.
+    let (killed, standby, standby_tag) = if pinned == "a" { (a, b, "b") } else { (b, a, "a") };
+    killed.abort();
+    let _ = killed.await;
+    wait_for(&seen, keys * rounds as usize).await;
+    assert!(seen.lock().unwrap().by_instance.contains_key(standby_tag), "the standby took over");
+    let redelivered = check_order(&seen, keys, rounds);
+    println!(
+        "takeover with 64 in flight: {redelivered} redelivered, by instance {:?}",
+        seen.lock().unwrap().by_instance
+    );
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    timeout(WAIT, standby).await.unwrap().unwrap();
 }
 
 /// Asks the stream's leader to step down; a new one is elected from its replicas.

@@ -25,6 +25,7 @@ use super::requests::{self, is_code};
 use crate::core::error::Error;
 use crate::core::jetstream::groups::order::{Offered, PartitionGate, Settle, Ticket};
 use crate::core::jetstream::groups::{ElasticConfig, StaticConfig, member as rules, names, strip_partition};
+use crate::core::time::Instant;
 use crate::jetstream::ack::Ack;
 use crate::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode};
 use crate::jetstream::consumer::{IntoConsumerConfig, pull};
@@ -107,7 +108,10 @@ impl Document {
 /// messages flow meanwhile: each partition is processed strictly in stream
 /// order. The template's `max_ack_pending` bounds the messages in flight
 /// over all the member's partitions (1, as with orbit.go's `cg` tool, is one
-/// at a time; the number of partitions or more pipelines them). With
+/// at a time; the number of partitions or more pipelines them). The order
+/// holds across a failover: an instance that just got the pin hands out
+/// nothing until none of the lost instance's messages is pending elsewhere
+/// (see docs/consumer-groups.md). With
 /// `AckPolicy::None` or `All` (static groups) messages are handed out as they come.
 pub async fn join(
     js: &Context,
@@ -157,6 +161,9 @@ pub async fn join(
         reading: None,
         waiting: Vec::new(),
         skipped: 0,
+        consumer: String::new(),
+        takeover_timer: None,
+        ack_state: None,
     };
     joined.start_join(false, Duration::ZERO);
     Ok(joined)
@@ -202,6 +209,12 @@ pub struct Member {
     waiting: Vec<(u32, u64, Message)>,
     /// Redeliveries of work done (by the checkpoint or acked here) not handed out.
     skipped: u64,
+    /// The member's consumer's name.
+    consumer: String,
+    /// When the gate's takeover (the pin just moved here) wants the consumer's state next.
+    takeover_timer: Option<(Instant, BoxFuture<()>)>,
+    /// The consumer's ack floor and ack-pending count, asked for a takeover.
+    ack_state: Option<BoxFuture<Result<(u64, u64), Error>>>,
 }
 
 /// The last stream sequence the application finished in a partition, being read.
@@ -336,8 +349,9 @@ impl Member {
         };
         let (js, stream, kind) = (self.js.clone(), self.stream.clone(), self.kind);
         let expires = rules::pull_expiry(self.ack_wait);
+        let name = config.name.clone().or_else(|| config.durable_name.clone()).unwrap_or_default();
+        self.consumer = name.clone();
         self.joining = Some(Box::pin(async move {
-            let name = config.name.clone().or_else(|| config.durable_name.clone()).unwrap_or_default();
             if delete_first {
                 let _ = requests::delete_consumer(&js, &stream, &name).await;
             } else if !wait.is_zero() {
@@ -414,6 +428,8 @@ impl Member {
     /// each partition's checkpoint is read again (it may have moved on).
     fn forget_delivered(&mut self) {
         self.gate.reset();
+        self.takeover_timer = None;
+        self.ack_state = None;
         self.resumed.clear();
         self.reading = None;
         self.waiting.clear();
@@ -462,8 +478,8 @@ impl Member {
     }
 
     /// A delivered message's partition, its subject without the partition
-    /// token; notes the pin id it carries.
-    fn arrived(&mut self, mut message: Message) -> (u32, Message) {
+    /// token; notes the pin id it carries (a new one starts the gate's takeover).
+    fn arrived(&mut self, mut message: Message, now: Instant) -> (u32, Message) {
         let wire = message.message.subject.to_string();
         let partition = wire.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(u32::MAX);
         message.message.subject = strip_partition(&wire).into();
@@ -471,8 +487,44 @@ impl Member {
             && self.pin_id.as_deref() != Some(pin.as_str())
         {
             self.pin_id = Some(pin.to_string());
+            self.gate.pinned(now);
         }
         (partition, message)
+    }
+}
+
+impl Member {
+    /// Drives the gate's takeover: asks for the consumer's ack state when
+    /// due and gives the answer to the gate; `true` when something changed.
+    fn takeover(&mut self, cx: &mut TaskContext<'_>, now: Instant) -> bool {
+        if self.gate.takeover_asked(now) && self.ack_state.is_none() {
+            let (js, stream, consumer) = (self.js.clone(), self.stream.clone(), self.consumer.clone());
+            self.ack_state = Some(Box::pin(async move { requests::ack_state(&js, &stream, &consumer).await }));
+        }
+        if let Some(asked) = self.ack_state.as_mut()
+            && let Poll::Ready(answer) = asked.as_mut().poll(cx)
+        {
+            self.ack_state = None;
+            match answer {
+                Ok((floor, pending)) => self.gate.consumer_state(floor, pending, now),
+                Err(_) => self.gate.consumer_state_unknown(now),
+            }
+            return true;
+        }
+        let Some(due) = self.gate.takeover_due() else {
+            self.takeover_timer = None;
+            return false;
+        };
+        if self.takeover_timer.as_ref().is_none_or(|(at, _)| *at != due) {
+            self.takeover_timer = Some((due, DefaultRuntime::sleep(due.saturating_duration_since(now))));
+        }
+        if let Some((_, timer)) = self.takeover_timer.as_mut()
+            && timer.as_mut().poll(cx).is_ready()
+        {
+            self.takeover_timer = None;
+            return true;
+        }
+        false
     }
 }
 
@@ -585,6 +637,9 @@ impl Stream for Member {
                 });
                 continue;
             }
+            if this.takeover(cx, now) {
+                continue;
+            }
             if let Some((partition, read)) = this.reading.as_mut()
                 && let Poll::Ready(result) = read.as_mut().poll(cx)
             {
@@ -604,12 +659,17 @@ impl Stream for Member {
             if let Some(reader) = this.reader.as_mut() {
                 match reader.poll_raw(cx) {
                     Poll::Ready(Some(Ok(message))) => {
-                        let (partition, message) = this.arrived(message);
+                        let (partition, message) = this.arrived(message, now);
                         if !this.ordered {
                             return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
                         }
-                        match message.info().map(|info| info.stream_sequence) {
-                            Ok(sequence) => this.offer(partition, sequence, message),
+                        match message.info().map(|info| (info.stream_sequence, info.delivered)) {
+                            Ok((sequence, delivered)) => {
+                                if delivered == 1 {
+                                    this.gate.delivered_first(sequence);
+                                }
+                                this.offer(partition, sequence, message)
+                            }
                             Err(_) => return Poll::Ready(Some(Ok(GroupMessage { partition, message }))),
                         }
                         continue;
