@@ -586,3 +586,76 @@ async fn a_partition_resumes_after_the_checkpoint_so_nothing_is_applied_twice() 
     assert_eq!(without, 0);
     assert!(counts.values().sum::<u64>() > 200, "duplicates without resume: {counts:?}");
 }
+
+/// The member's next error, skipping messages (acked).
+async fn next_error(member: &mut groups::Member) -> natsjet::Error {
+    timeout(WAIT, async {
+        loop {
+            match member.next().await {
+                Some(Ok(message)) => message.ack().await.unwrap(),
+                Some(Err(e)) => return e,
+                None => panic!("the member ended without an error"),
+            }
+        }
+    })
+    .await
+    .expect("an error on the member's stream")
+}
+
+fn jetstream_code(error: &natsjet::Error) -> Option<u64> {
+    match error {
+        natsjet::Error::JetStream(e) => Some(e.err_code.0),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_member_hands_out_the_errors_it_cannot_get_past() {
+    let server = NatsServer::builder()
+        .jetstream()
+        .config_extra(
+            r#"authorization { users = [
+                { user: "admin", password: "pw" },
+                { user: "reader", password: "pw", permissions: { publish: { deny: ["$JS.API.CONSUMER.CREATE.ORDERS-cg.>", "$JS.API.CONSUMER.DURABLE.CREATE.ORDERS-cg.>"] } } }
+            ] }"#,
+        )
+        .start();
+    let connect = |user: &'static str| {
+        let url = server.client_url();
+        async move {
+            let options = natsjet::ConnectOptions::new().user_and_password(user.into(), "pw".into());
+            let mut js = jetstream::new(options.connect(url).await.unwrap());
+            if user == "reader" {
+                js.set_timeout(Duration::from_secs(1));
+            }
+            js
+        }
+    };
+    let js = connect("admin").await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(4)).await.unwrap();
+    groups::add_members(&js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
+    let template = || pull::Config { ack_wait: Duration::from_secs(1), max_ack_pending: 8, ..Default::default() };
+
+    // Not allowed to create the member's consumer: the refused request is not
+    // answered, so the member sees it time out (again at each retry).
+    let reader = connect("reader").await;
+    let mut refused = groups::join(&reader, Kind::Elastic, "ORDERS", "cg", "m1", template()).await.unwrap();
+    let error = next_error(&mut refused).await;
+    assert!(matches!(error, natsjet::Error::Timeout), "{error:?}");
+    assert!(matches!(next_error(&mut refused).await, natsjet::Error::Timeout));
+    drop(refused);
+
+    // The group's stream deleted under a running member: the server's error (10059).
+    let mut member = groups::join(&js, Kind::Elastic, "ORDERS", "cg", "m1", template()).await.unwrap();
+    publish_keys(&js, 4, 0..5).await;
+    let mut got = 0;
+    while got < 20 {
+        let message = timeout(WAIT, member.next()).await.unwrap().unwrap().unwrap();
+        message.ack().await.unwrap();
+        got += 1;
+    }
+    js.delete_stream("ORDERS-cg").await.unwrap();
+    let error = next_error(&mut member).await;
+    assert_eq!(jetstream_code(&error), Some(10059), "{error:?}");
+}

@@ -25,6 +25,7 @@ use super::requests::{self, is_code};
 use crate::core::error::Error;
 use crate::core::jetstream::groups::order::{Offered, PartitionGate, Settle, Ticket};
 use crate::core::jetstream::groups::{ElasticConfig, StaticConfig, member as rules, names, strip_partition};
+use crate::core::jetstream::pull::StatusKind;
 use crate::core::time::Instant;
 use crate::jetstream::ack::Ack;
 use crate::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode};
@@ -533,6 +534,38 @@ fn jitter_ms(max: u64) -> u64 {
     getrandom::u64().map_or(0, |n| n % max)
 }
 
+/// Whether a failed consumer create is one of the elastic group's
+/// expected, passing cases (another instance's view of the members stands
+/// in the way, or the cluster is electing a leader): try again later, quietly.
+/// Anything else (the stream gone, a bad config, limits, a request that
+/// timed out, as one refused by permissions does) is handed out as well.
+fn is_passing_create_error(error: &Error) -> bool {
+    match error {
+        Error::JetStream(e) => [
+            ErrorCode::CONSUMER_ALREADY_EXISTS,
+            ErrorCode::CONSUMER_NAME_EXIST,
+            ErrorCode::CONSUMER_NOT_FOUND,
+            ErrorCode::CONSUMER_WQ_NOT_UNIQUE,
+            ErrorCode::CONSUMER_WQ_MULTIPLE_UNFILTERED,
+            ErrorCode::CLUSTER_NOT_AVAILABLE,
+        ]
+        .contains(&e.err_code),
+        Error::Disconnected => true,
+        _ => false,
+    }
+}
+
+/// Whether the consumer's reader ended in an expected way: its consumer was
+/// deleted or re-made by another instance (the member joins again quietly).
+fn is_passing_reader_error(error: &Error) -> bool {
+    match error {
+        Error::JetStream(e) => e.err_code == ErrorCode::CONSUMER_NOT_FOUND,
+        Error::ConsumerStatus(status) => status.kind == StatusKind::ConsumerDeleted,
+        Error::Timeout | Error::Disconnected => true,
+        _ => false,
+    }
+}
+
 /// Creates the consumer and starts reading it; `None` when another
 /// instance's view of the group stands in the way for now (elastic).
 async fn open(
@@ -555,7 +588,7 @@ async fn open(
         Ok(consumer) => consumer,
         // Another instance's view of the members stands in the way
         // (`filtered consumer not unique on workqueue stream`…): try again later.
-        Err(_) if kind == Kind::Elastic => return Ok(None),
+        Err(e) if kind == Kind::Elastic && is_passing_create_error(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
     let options = ConsumeOptions {
@@ -674,11 +707,18 @@ impl Stream for Member {
                         }
                         continue;
                     }
-                    Poll::Ready(Some(Err(_)) | None) => {
+                    Poll::Ready(ended) => {
                         // The consumer went (another instance re-created it,
-                        // or it was deleted): join again later.
+                        // or it was deleted): join again later. Anything
+                        // unexpected (the stream gone, permissions) is handed
+                        // out too.
                         this.pin_id = None;
                         this.arm_rejoin();
+                        if let Some(Err(e)) = ended
+                            && !is_passing_reader_error(&e)
+                        {
+                            return Poll::Ready(Some(Err(e)));
+                        }
                         continue;
                     }
                     Poll::Pending => {}
