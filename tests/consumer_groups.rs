@@ -659,3 +659,37 @@ async fn a_member_hands_out_the_errors_it_cannot_get_past() {
     let error = next_error(&mut member).await;
     assert_eq!(jetstream_code(&error), Some(10059), "{error:?}");
 }
+
+#[tokio::test]
+async fn an_instance_whose_handler_hangs_gives_its_pin_to_a_standby() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(4)).await.unwrap();
+    groups::add_members(&js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
+    publish_keys(&js, 4, 0..10).await;
+    // The first instance takes a message and hangs: it never settles it nor
+    // reads on, while its connection (and so its pin) lives on.
+    // The same template as the standby's (a different one would re-make the consumer).
+    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 8, ..Default::default() };
+    let hanging_js = context(&server).await;
+    let mut hanging = groups::join(&hanging_js, Kind::Elastic, "ORDERS", "cg", "m1", template).await.unwrap();
+    let stuck = timeout(WAIT, hanging.next()).await.unwrap().unwrap().unwrap();
+    let started = Instant::now();
+    let seen = Shared::default();
+    let standby =
+        instance_in_flight(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), Duration::ZERO, 8)
+            .await;
+    wait_for(&seen, 40).await;
+    let took = started.elapsed();
+    check_order(&seen, 4, 10);
+    println!("hung handler: the standby processed everything {took:?} after the hang began");
+    // Twice ack_wait until the instance steps down, a check every half
+    // ack_wait, the pinned TTL, the takeover: well under 15 s.
+    assert!(took > Duration::from_secs(4) && took < Duration::from_secs(15), "{took:?}");
+    let states = groups::members(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    assert!(states[0].pinned_client_id.is_some() && states[0].pinned_client_id.as_deref() != hanging.pin_id());
+    drop(stuck);
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    timeout(WAIT, standby).await.unwrap().unwrap();
+}

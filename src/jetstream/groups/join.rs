@@ -167,6 +167,10 @@ pub async fn join(
         ack_state: None,
     };
     joined.start_join(false, Duration::ZERO);
+    if joined.ordered {
+        let weak = Arc::downgrade(&joined.settled);
+        DefaultRuntime::spawn(watchdog(js.clone(), joined.stream.clone(), weak, ack_wait));
+    }
     Ok(joined)
 }
 
@@ -227,15 +231,36 @@ type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead + Send>;
 #[cfg(target_arch = "wasm32")]
 type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead>;
 
-/// Acks of handed-out messages, gathered for the member's next poll.
+/// Acks of handed-out messages, gathered for the member's next poll; and
+/// what the watchdog needs to step down when a handler hangs.
 #[derive(Default)]
 struct Settlements {
     acks: Mutex<Vec<(Ticket, Settle)>>,
     waker: Mutex<Option<Waker>>,
+    /// Messages handed out and not settled: when the watchdog gives up on
+    /// their handler, `None` after an in-progress (it sets a new one).
+    out: Mutex<Vec<(Ticket, Option<Instant>)>>,
+    /// The consumer and the pin id of this instance, while it is pinned.
+    pinned: Mutex<Option<(String, String)>>,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Settlements {
     fn push(&self, ticket: Ticket, settle: Settle) {
+        {
+            let mut out = locked(&self.out);
+            if let Some(at) = out.iter().position(|(t, _)| *t == ticket) {
+                match settle {
+                    Settle::Progress => out[at].1 = None,
+                    Settle::Done | Settle::Redeliver(_) => {
+                        out.swap_remove(at);
+                    }
+                }
+            }
+        }
         self.acks.lock().unwrap_or_else(|e| e.into_inner()).push((ticket, settle));
         if let Some(waker) = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take() {
             waker.wake();
@@ -429,6 +454,8 @@ impl Member {
     /// each partition's checkpoint is read again (it may have moved on).
     fn forget_delivered(&mut self) {
         self.gate.reset();
+        *locked(&self.settled.pinned) = None;
+        locked(&self.settled.out).clear();
         self.takeover_timer = None;
         self.ack_state = None;
         self.resumed.clear();
@@ -488,6 +515,7 @@ impl Member {
             && self.pin_id.as_deref() != Some(pin.as_str())
         {
             self.pin_id = Some(pin.to_string());
+            *locked(&self.settled.pinned) = Some((self.consumer.clone(), pin.to_string()));
             self.gate.pinned(now);
         }
         (partition, message)
@@ -526,6 +554,36 @@ impl Member {
             return true;
         }
         false
+    }
+}
+
+/// Steps this instance down (unpins it) when a message handed out stays
+/// unsettled past [`hang_bound`](rules::hang_bound) (its handler hangs
+/// while the connection, and so the pin, lives on), so that a standby
+/// takes over; checks every half `ack_wait`; ends with the member.
+async fn watchdog(js: Context, stream: String, settled: std::sync::Weak<Settlements>, ack_wait: Duration) {
+    let bound = rules::hang_bound(ack_wait);
+    loop {
+        DefaultRuntime::sleep(ack_wait / 2).await;
+        let Some(settled) = settled.upgrade() else { return };
+        let now = js.client().now();
+        let hung = {
+            let mut out = locked(&settled.out);
+            for (_, deadline) in out.iter_mut() {
+                deadline.get_or_insert(now + bound);
+            }
+            let before = out.len();
+            out.retain(|(_, deadline)| deadline.is_some_and(|d| d > now));
+            out.len() < before
+        };
+        let pinned = locked(&settled.pinned).clone();
+        drop(settled);
+        if let (true, Some((consumer, pin))) = (hung, pinned) {
+            // Only while the server still pins this instance: another's pin is not ours to move.
+            if requests::pinned_id(&js, &stream, &consumer).await.ok().flatten().as_deref() == Some(pin.as_str()) {
+                let _ = requests::unpin(&js, &stream, &consumer, names::PRIORITY_GROUP).await;
+            }
+        }
     }
 }
 
@@ -725,6 +783,7 @@ impl Stream for Member {
                 }
             }
             if let Some((ticket, mut message)) = this.gate.next(now) {
+                locked(&this.settled.out).push((ticket, Some(now + rules::hang_bound(this.ack_wait))));
                 let settled = this.settled.clone();
                 message.observe(Box::new(move |ack| {
                     let settle = match ack {
