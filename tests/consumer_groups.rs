@@ -94,22 +94,9 @@ struct Seen {
 type Shared = Arc<Mutex<Seen>>;
 
 /// An instance of `member` on its own connection: acks each message after
-/// recording it, `work` after receiving it.
-async fn instance(
-    js: Context,
-    kind: Kind,
-    stream: &str,
-    member: &str,
-    tag: &str,
-    seen: Shared,
-    work: Duration,
-) -> JoinHandle<()> {
-    instance_in_flight(js, kind, stream, member, tag, seen, work, 1).await
-}
-
-/// [`instance`] with `max_ack_pending` messages in flight.
+/// recording it, `work` after receiving it; `max_ack_pending` in flight.
 #[allow(clippy::too_many_arguments)]
-async fn instance_in_flight(
+async fn instance(
     js: Context,
     kind: Kind,
     stream: &str,
@@ -199,7 +186,7 @@ async fn elastic_members_keep_each_keys_order_while_members_change() {
     let mut tasks = Vec::new();
     let work = Duration::from_millis(3);
     for m in ["m1", "m2", "m3", "m4"] {
-        tasks.push(instance(context(&server).await, Kind::Elastic, "ORDERS", m, m, seen.clone(), work).await);
+        tasks.push(instance(context(&server).await, Kind::Elastic, "ORDERS", m, m, seen.clone(), work, 1).await);
     }
     let members = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     groups::add_members(&js, "ORDERS", "cg", &members(&["m1", "m2"])).await.unwrap();
@@ -358,9 +345,9 @@ async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     assert_eq!(groups::static_config(&js, "ORDERS", "cg").await.unwrap(), config);
     let seen = Shared::default();
     let work = Duration::from_millis(5);
-    let a = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-a", seen.clone(), work).await;
-    let b = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-b", seen.clone(), work).await;
-    let other = instance(context(&server).await, Kind::Static, "ORDERS", "m2", "m2", seen.clone(), work).await;
+    let a = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-a", seen.clone(), work, 1).await;
+    let b = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-b", seen.clone(), work, 1).await;
+    let other = instance(context(&server).await, Kind::Static, "ORDERS", "m2", "m2", seen.clone(), work, 1).await;
     publish_keys(&js, 10, 0..20).await;
     wait_for(&seen, 200).await;
     let first = {
@@ -410,10 +397,8 @@ async fn a_standby_taking_over_with_many_in_flight_keeps_each_keys_order() {
     let seen = Shared::default();
     let work = Duration::from_millis(2);
     // Up to 64 delivered to the pinned instance at once, held in it per partition.
-    let a =
-        instance_in_flight(context(&server).await, Kind::Elastic, "ORDERS", "m1", "a", seen.clone(), work, 64).await;
-    let b =
-        instance_in_flight(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), work, 64).await;
+    let a = instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "a", seen.clone(), work, 64).await;
+    let b = instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), work, 64).await;
     wait_for(&seen, 300).await;
     let pinned = {
         let seen = seen.lock().unwrap();
@@ -466,7 +451,7 @@ async fn a_stream_leader_change_keeps_order_and_loses_nothing() {
     for (i, m) in members.iter().enumerate() {
         // Each member on another node than the admin connection.
         let member = connect(i + 1).await;
-        tasks.push(instance(member, Kind::Elastic, "ORDERS", m, m, seen.clone(), Duration::from_millis(2)).await);
+        tasks.push(instance(member, Kind::Elastic, "ORDERS", m, m, seen.clone(), Duration::from_millis(2), 1).await);
     }
     publish_keys(&js, 20, 0..20).await;
     wait_for(&seen, 100).await;
@@ -678,8 +663,7 @@ async fn an_instance_whose_handler_hangs_gives_its_pin_to_a_standby() {
     let started = Instant::now();
     let seen = Shared::default();
     let standby =
-        instance_in_flight(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), Duration::ZERO, 8)
-            .await;
+        instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), Duration::ZERO, 8).await;
     wait_for(&seen, 40).await;
     let took = started.elapsed();
     check_order(&seen, 4, 10);

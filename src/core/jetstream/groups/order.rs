@@ -225,7 +225,7 @@ impl<T> PartitionGate<T> {
     }
 
     fn poll_interval(&self) -> Duration {
-        (self.ack_wait / 8).clamp(Duration::from_millis(50), Duration::from_secs(1))
+        (self.ack_wait / 16).clamp(Duration::from_millis(20), Duration::from_millis(100))
     }
 
     /// Messages held or ready, not handed out.
@@ -624,7 +624,7 @@ mod tests {
         // 3 pending with the lost instance besides the 3 held here.
         gate.consumer_state(0, 6, at(2));
         assert!(gate.next(at(2)).is_none());
-        assert_eq!(gate.takeover_due(), Some(at(1_002)));
+        assert_eq!(gate.takeover_due(), Some(at(102)));
         // 3 comes back first (1 was kept alive longer), then 2: none goes yet.
         gate.offer(0, 3, "0/3 again".into(), at(900));
         gate.offer(1, 2, "1/2 again".into(), at(950));
