@@ -286,3 +286,44 @@ test("a member's iterator throws the errors it cannot get past, typed", async ()
     await auth.stop();
   }
 });
+
+test("an instance whose handler hangs gives its pin to a standby", async () => {
+  const own = await startJetStreamServer();
+  const ncs = await Promise.all([0, 1, 2].map(() => connect({ servers: own.url })));
+  try {
+    const [nc, hungNc, standbyNc] = ncs;
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: "ORDERS", subjects: ["orders.*"] });
+    const groups = consumerGroups(jetstream(nc));
+    await groups.createElastic("ORDERS", "cg", {
+      max_members: 4,
+      partitioning_filters: [{ filter: "orders.*", partitioning_wildcards: [1] }],
+    });
+    await groups.addMembers("ORDERS", "cg", ["m1"]);
+    await publishKeys(jetstream(nc), 4, 0, 10);
+    const config = { ack_wait: 2_000_000_000, max_ack_pending: 8 };
+    // Takes one message and hangs: never settles it nor reads on.
+    const hung = await consumerGroups(jetstream(hungNc)).join("elastic", "ORDERS", "cg", "m1", { config });
+    const stuck = await hung[Symbol.asyncIterator]().next();
+    assert.ok(!stuck.done);
+    const started = Date.now();
+    const seen = { perKey: {}, byInstance: {} };
+    const standby = await consumerGroups(jetstream(standbyNc)).join("elastic", "ORDERS", "cg", "m1", { config });
+    const done = (async () => {
+      for await (const m of standby) {
+        const [key, index] = m.string().split(":");
+        (seen.perKey[key] ??= []).push(Number(index));
+        m.ack();
+      }
+    })();
+    await waitFor(() => processed(seen) >= 40, 30_000);
+    const took = Date.now() - started;
+    checkOrder(seen, 4, 10);
+    assert.ok(took > 4000 && took < 15_000, `${took} ms`);
+    await groups.delete("elastic", "ORDERS", "cg");
+    await done;
+  } finally {
+    await Promise.all(ncs.map((c) => c.close()));
+    await own.stop();
+  }
+});
