@@ -9,7 +9,7 @@
 //! `consumer-groups: published N, processed N, lost 0, out_of_order 0, redelivered R, failover_ms F, rebalance_ms B`.
 //!
 //! Usage: consumer_group_chaos [--messages N] ; `consumer_group_chaos member URL NAME` is one instance.
-//! The members' `max_ack_pending` is `CHAOS_MAX_ACK_PENDING` (1 unless set; above 1 the stalled instance can overtake its standby, see docs/consumer-groups.md).
+//! The members' `max_ack_pending` is `CHAOS_MAX_ACK_PENDING` (1 unless set; above 1 the partitions are pipelined, order per key kept across the failovers).
 
 #[path = "../tests/common/mod.rs"]
 mod common;

@@ -94,7 +94,8 @@ struct Seen {
 type Shared = Arc<Mutex<Seen>>;
 
 /// An instance of `member` on its own connection: acks each message after
-/// recording it, `work` after receiving it.
+/// recording it, `work` after receiving it; `max_ack_pending` in flight.
+#[allow(clippy::too_many_arguments)]
 async fn instance(
     js: Context,
     kind: Kind,
@@ -103,8 +104,9 @@ async fn instance(
     tag: &str,
     seen: Shared,
     work: Duration,
+    max_ack_pending: i64,
 ) -> JoinHandle<()> {
-    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 1, ..Default::default() };
+    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending, ..Default::default() };
     let mut joined = groups::join(&js, kind, stream, "cg", member, template).await.unwrap();
     let tag = tag.to_string();
     tokio::spawn(async move {
@@ -184,7 +186,7 @@ async fn elastic_members_keep_each_keys_order_while_members_change() {
     let mut tasks = Vec::new();
     let work = Duration::from_millis(3);
     for m in ["m1", "m2", "m3", "m4"] {
-        tasks.push(instance(context(&server).await, Kind::Elastic, "ORDERS", m, m, seen.clone(), work).await);
+        tasks.push(instance(context(&server).await, Kind::Elastic, "ORDERS", m, m, seen.clone(), work, 1).await);
     }
     let members = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     groups::add_members(&js, "ORDERS", "cg", &members(&["m1", "m2"])).await.unwrap();
@@ -343,9 +345,9 @@ async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     assert_eq!(groups::static_config(&js, "ORDERS", "cg").await.unwrap(), config);
     let seen = Shared::default();
     let work = Duration::from_millis(5);
-    let a = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-a", seen.clone(), work).await;
-    let b = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-b", seen.clone(), work).await;
-    let other = instance(context(&server).await, Kind::Static, "ORDERS", "m2", "m2", seen.clone(), work).await;
+    let a = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-a", seen.clone(), work, 1).await;
+    let b = instance(context(&server).await, Kind::Static, "ORDERS", "m1", "m1-b", seen.clone(), work, 1).await;
+    let other = instance(context(&server).await, Kind::Static, "ORDERS", "m2", "m2", seen.clone(), work, 1).await;
     publish_keys(&js, 10, 0..20).await;
     wait_for(&seen, 200).await;
     let first = {
@@ -383,6 +385,41 @@ async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     assert_eq!(left.consumers().count().await, 0, "the group's consumers went with it");
 }
 
+#[tokio::test]
+async fn a_standby_taking_over_with_many_in_flight_keeps_each_keys_order() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(8)).await.unwrap();
+    groups::add_members(&js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
+    let (keys, rounds) = (40, 30u64);
+    publish_keys(&js, keys, 0..rounds).await;
+    let seen = Shared::default();
+    let work = Duration::from_millis(2);
+    // Up to 64 delivered to the pinned instance at once, held in it per partition.
+    let a = instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "a", seen.clone(), work, 64).await;
+    let b = instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), work, 64).await;
+    wait_for(&seen, 300).await;
+    let pinned = {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.by_instance.len(), 1, "one instance pinned: {:?}", seen.by_instance);
+        seen.by_instance.keys().next().unwrap().clone()
+    };
+    // Kill it mid-stream, with messages delivered to it and not acked.
+    let (killed, standby, standby_tag) = if pinned == "a" { (a, b, "b") } else { (b, a, "a") };
+    killed.abort();
+    let _ = killed.await;
+    wait_for(&seen, keys * rounds as usize).await;
+    assert!(seen.lock().unwrap().by_instance.contains_key(standby_tag), "the standby took over");
+    let redelivered = check_order(&seen, keys, rounds);
+    println!(
+        "takeover with 64 in flight: {redelivered} redelivered, by instance {:?}",
+        seen.lock().unwrap().by_instance
+    );
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    timeout(WAIT, standby).await.unwrap().unwrap();
+}
+
 /// Asks the stream's leader to step down; a new one is elected from its replicas.
 async fn step_down(js: &Context, stream: &str) {
     let reply = js.client().request(format!("$JS.API.STREAM.LEADER.STEPDOWN.{stream}"), "".into()).await.unwrap();
@@ -414,7 +451,7 @@ async fn a_stream_leader_change_keeps_order_and_loses_nothing() {
     for (i, m) in members.iter().enumerate() {
         // Each member on another node than the admin connection.
         let member = connect(i + 1).await;
-        tasks.push(instance(member, Kind::Elastic, "ORDERS", m, m, seen.clone(), Duration::from_millis(2)).await);
+        tasks.push(instance(member, Kind::Elastic, "ORDERS", m, m, seen.clone(), Duration::from_millis(2), 1).await);
     }
     publish_keys(&js, 20, 0..20).await;
     wait_for(&seen, 100).await;
@@ -533,4 +570,110 @@ async fn a_partition_resumes_after_the_checkpoint_so_nothing_is_applied_twice() 
     println!("resume: 200 applied once each, {skipped} skipped; without: {} applied", counts.values().sum::<u64>());
     assert_eq!(without, 0);
     assert!(counts.values().sum::<u64>() > 200, "duplicates without resume: {counts:?}");
+}
+
+/// The member's next error, skipping messages (acked).
+async fn next_error(member: &mut groups::Member) -> natsjet::Error {
+    timeout(WAIT, async {
+        loop {
+            match member.next().await {
+                Some(Ok(message)) => message.ack().await.unwrap(),
+                Some(Err(e)) => return e,
+                None => panic!("the member ended without an error"),
+            }
+        }
+    })
+    .await
+    .expect("an error on the member's stream")
+}
+
+fn jetstream_code(error: &natsjet::Error) -> Option<u64> {
+    match error {
+        natsjet::Error::JetStream(e) => Some(e.err_code.0),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_member_hands_out_the_errors_it_cannot_get_past() {
+    let server = NatsServer::builder()
+        .jetstream()
+        .config_extra(
+            r#"authorization { users = [
+                { user: "admin", password: "pw" },
+                { user: "reader", password: "pw", permissions: { publish: { deny: ["$JS.API.CONSUMER.CREATE.ORDERS-cg.>", "$JS.API.CONSUMER.DURABLE.CREATE.ORDERS-cg.>"] } } }
+            ] }"#,
+        )
+        .start();
+    let connect = |user: &'static str| {
+        let url = server.client_url();
+        async move {
+            let options = natsjet::ConnectOptions::new().user_and_password(user.into(), "pw".into());
+            let mut js = jetstream::new(options.connect(url).await.unwrap());
+            if user == "reader" {
+                js.set_timeout(Duration::from_secs(1));
+            }
+            js
+        }
+    };
+    let js = connect("admin").await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(4)).await.unwrap();
+    groups::add_members(&js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
+    let template = || pull::Config { ack_wait: Duration::from_secs(1), max_ack_pending: 8, ..Default::default() };
+
+    // Not allowed to create the member's consumer: the refused request is not
+    // answered, so the member sees it time out (again at each retry).
+    let reader = connect("reader").await;
+    let mut refused = groups::join(&reader, Kind::Elastic, "ORDERS", "cg", "m1", template()).await.unwrap();
+    let error = next_error(&mut refused).await;
+    assert!(matches!(error, natsjet::Error::Timeout), "{error:?}");
+    assert!(matches!(next_error(&mut refused).await, natsjet::Error::Timeout));
+    drop(refused);
+
+    // The group's stream deleted under a running member: the server's error (10059).
+    let mut member = groups::join(&js, Kind::Elastic, "ORDERS", "cg", "m1", template()).await.unwrap();
+    publish_keys(&js, 4, 0..5).await;
+    let mut got = 0;
+    while got < 20 {
+        let message = timeout(WAIT, member.next()).await.unwrap().unwrap().unwrap();
+        message.ack().await.unwrap();
+        got += 1;
+    }
+    js.delete_stream("ORDERS-cg").await.unwrap();
+    let error = next_error(&mut member).await;
+    assert_eq!(jetstream_code(&error), Some(10059), "{error:?}");
+}
+
+#[tokio::test]
+async fn an_instance_whose_handler_hangs_gives_its_pin_to_a_standby() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    orders_stream(&js).await;
+    groups::create_elastic(&js, "ORDERS", "cg", by_key(4)).await.unwrap();
+    groups::add_members(&js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
+    publish_keys(&js, 4, 0..10).await;
+    // The first instance takes a message and hangs: it never settles it nor
+    // reads on, while its connection (and so its pin) lives on.
+    // The same template as the standby's (a different one would re-make the consumer).
+    let template = pull::Config { ack_wait: Duration::from_secs(2), max_ack_pending: 8, ..Default::default() };
+    let hanging_js = context(&server).await;
+    let mut hanging = groups::join(&hanging_js, Kind::Elastic, "ORDERS", "cg", "m1", template).await.unwrap();
+    let stuck = timeout(WAIT, hanging.next()).await.unwrap().unwrap().unwrap();
+    let started = Instant::now();
+    let seen = Shared::default();
+    let standby =
+        instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), Duration::ZERO, 8).await;
+    wait_for(&seen, 40).await;
+    let took = started.elapsed();
+    check_order(&seen, 4, 10);
+    println!("hung handler: the standby processed everything {took:?} after the hang began");
+    // Twice ack_wait until the instance steps down, a check every half
+    // ack_wait, the pinned TTL, the takeover: well under 15 s.
+    assert!(took > Duration::from_secs(4) && took < Duration::from_secs(15), "{took:?}");
+    let states = groups::members(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    assert!(states[0].pinned_client_id.is_some() && states[0].pinned_client_id.as_deref() != hanging.pin_id());
+    drop(stuck);
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    timeout(WAIT, standby).await.unwrap().unwrap();
 }

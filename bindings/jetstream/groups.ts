@@ -78,9 +78,11 @@ export interface JoinOptions {
   /**
    * The consumer config template (its name, filters and priority fields are
    * replaced). `ack_wait` (nanos; 5 s when unset) sets the pinned TTL and
-   * the pull expiry; `max_ack_pending: 1` hands a message out only after the
-   * previous one was acked (strict order per partition). Elastic groups need
-   * explicit acks.
+   * the pull expiry. A partition's message is handed out only after its
+   * previous one was acked (strict order per partition, kept across a
+   * failover); `max_ack_pending` bounds the messages in flight over the
+   * member's partitions (1: one at a time, as the Go `cg` tool; more
+   * pipelines the partitions). Elastic groups need explicit acks.
    */
   config?: Pick<Partial<ConsumerConfig>, "ack_wait" | "max_ack_pending" | "max_deliver" | "ack_policy">;
   /** Called with each message instead of iterating. */

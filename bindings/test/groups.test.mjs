@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { connect, consumerGroups, jetstream, jetstreamManager } from "natsjet";
-import { startJetStreamServer, waitFor } from "./harness.mjs";
+import { caught, startJetStreamServer, waitFor } from "./harness.mjs";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -242,4 +242,88 @@ test("interop: a group made by the Rust API is joined from JS, and one made from
   assert.match(await native("elastic", "ls", "INTEROP"), /"fromjs"/);
   await native("elastic", "delete", "INTEROP", "rs");
   await groups.delete("elastic", "INTEROP", "fromjs");
+});
+
+test("a member's iterator throws the errors it cannot get past, typed", async () => {
+  const deny = '["$JS.API.CONSUMER.CREATE.ORDERS-cg.>", "$JS.API.CONSUMER.DURABLE.CREATE.ORDERS-cg.>"]';
+  const auth = await startJetStreamServer(`authorization { users = [
+    { user: "admin", password: "pw" }
+    { user: "reader", password: "pw", permissions: { publish: { deny: ${deny} } } }
+  ] }`);
+  const admin = await connect({ servers: auth.url, user: "admin", pass: "pw" });
+  const reader = await connect({ servers: auth.url, user: "reader", pass: "pw" });
+  try {
+    const jsm = await jetstreamManager(admin);
+    await jsm.streams.add({ name: "ORDERS", subjects: ["orders.*"] });
+    const groups = consumerGroups(jetstream(admin));
+    await groups.createElastic("ORDERS", "cg", {
+      max_members: 4,
+      partitioning_filters: [{ filter: "orders.*", partitioning_wildcards: [1] }],
+    });
+    await groups.addMembers("ORDERS", "cg", ["m1"]);
+    const config = { ack_wait: 1_000_000_000, max_ack_pending: 8 };
+    // Not allowed to create the member's consumer: the refused request times out.
+    const refused = await consumerGroups(jetstream(reader, { timeout: 1000 })).join("elastic", "ORDERS", "cg", "m1", { config });
+    const timedOut = await caught(async () => {
+      for await (const m of refused) m.ack();
+    });
+    assert.equal(timedOut.name, "TimeoutError", String(timedOut));
+    // The group's stream deleted under a running member: StreamNotFoundError (10059).
+    const running = await groups.join("elastic", "ORDERS", "cg", "m1", { config });
+    await publishKeys(jetstream(admin), 4, 0, 5);
+    let got = 0;
+    const gone = await caught(async () => {
+      for await (const m of running) {
+        m.ack();
+        if (++got === 20) await jsm.streams.delete("ORDERS-cg");
+      }
+    });
+    assert.equal(got, 20);
+    assert.equal(gone.name, "StreamNotFoundError", String(gone));
+    assert.equal(gone.code, 10059);
+  } finally {
+    await Promise.all([admin.close(), reader.close()]);
+    await auth.stop();
+  }
+});
+
+test("an instance whose handler hangs gives its pin to a standby", async () => {
+  const own = await startJetStreamServer();
+  const ncs = await Promise.all([0, 1, 2].map(() => connect({ servers: own.url })));
+  try {
+    const [nc, hungNc, standbyNc] = ncs;
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: "ORDERS", subjects: ["orders.*"] });
+    const groups = consumerGroups(jetstream(nc));
+    await groups.createElastic("ORDERS", "cg", {
+      max_members: 4,
+      partitioning_filters: [{ filter: "orders.*", partitioning_wildcards: [1] }],
+    });
+    await groups.addMembers("ORDERS", "cg", ["m1"]);
+    await publishKeys(jetstream(nc), 4, 0, 10);
+    const config = { ack_wait: 2_000_000_000, max_ack_pending: 8 };
+    // Takes one message and hangs: never settles it nor reads on.
+    const hung = await consumerGroups(jetstream(hungNc)).join("elastic", "ORDERS", "cg", "m1", { config });
+    const stuck = await hung[Symbol.asyncIterator]().next();
+    assert.ok(!stuck.done);
+    const started = Date.now();
+    const seen = { perKey: {}, byInstance: {} };
+    const standby = await consumerGroups(jetstream(standbyNc)).join("elastic", "ORDERS", "cg", "m1", { config });
+    const done = (async () => {
+      for await (const m of standby) {
+        const [key, index] = m.string().split(":");
+        (seen.perKey[key] ??= []).push(Number(index));
+        m.ack();
+      }
+    })();
+    await waitFor(() => processed(seen) >= 40, 30_000);
+    const took = Date.now() - started;
+    checkOrder(seen, 4, 10);
+    assert.ok(took > 4000 && took < 15_000, `${took} ms`);
+    await groups.delete("elastic", "ORDERS", "cg");
+    await done;
+  } finally {
+    await Promise.all(ncs.map((c) => c.close()));
+    await own.stop();
+  }
 });

@@ -24,11 +24,14 @@ const GROUP = "chaos";
 /** Wall-clock microseconds, comparable across the processes of one machine. */
 const micros = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
 
+/** Messages in flight per member: `CHAOS_MAX_ACK_PENDING`, 1 unless set (more pipelines the partitions). */
+const maxAckPending = Number(process.env.CHAOS_MAX_ACK_PENDING ?? 1);
+
 /** One instance of `name`: consumes until the group is deleted. */
 async function member(url, name) {
   const nc = await connect({ servers: url });
   const groups = consumerGroups(jetstream(nc));
-  const messages = await groups.join("elastic", STREAM, GROUP, name, { config: { ack_wait: 2e9, max_ack_pending: 1 } });
+  const messages = await groups.join("elastic", STREAM, GROUP, name, { config: { ack_wait: 2e9, max_ack_pending: maxAckPending } });
   for await (const m of messages) {
     const [key, index] = m.string().split(":");
     process.stdout.write(`P ${micros()} ${key} ${index}\n`);

@@ -25,6 +25,8 @@ use super::requests::{self, is_code};
 use crate::core::error::Error;
 use crate::core::jetstream::groups::order::{Offered, PartitionGate, Settle, Ticket};
 use crate::core::jetstream::groups::{ElasticConfig, StaticConfig, member as rules, names, strip_partition};
+use crate::core::jetstream::pull::StatusKind;
+use crate::core::time::Instant;
 use crate::jetstream::ack::Ack;
 use crate::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode};
 use crate::jetstream::consumer::{IntoConsumerConfig, pull};
@@ -107,7 +109,10 @@ impl Document {
 /// messages flow meanwhile: each partition is processed strictly in stream
 /// order. The template's `max_ack_pending` bounds the messages in flight
 /// over all the member's partitions (1, as with orbit.go's `cg` tool, is one
-/// at a time; the number of partitions or more pipelines them). With
+/// at a time; the number of partitions or more pipelines them). The order
+/// holds across a failover: an instance that just got the pin hands out
+/// nothing until none of the lost instance's messages is pending elsewhere
+/// (see docs/consumer-groups.md). With
 /// `AckPolicy::None` or `All` (static groups) messages are handed out as they come.
 pub async fn join(
     js: &Context,
@@ -157,8 +162,15 @@ pub async fn join(
         reading: None,
         waiting: Vec::new(),
         skipped: 0,
+        consumer: String::new(),
+        takeover_timer: None,
+        ack_state: None,
     };
     joined.start_join(false, Duration::ZERO);
+    if joined.ordered {
+        let weak = Arc::downgrade(&joined.settled);
+        DefaultRuntime::spawn(watchdog(js.clone(), joined.stream.clone(), weak, ack_wait));
+    }
     Ok(joined)
 }
 
@@ -202,6 +214,12 @@ pub struct Member {
     waiting: Vec<(u32, u64, Message)>,
     /// Redeliveries of work done (by the checkpoint or acked here) not handed out.
     skipped: u64,
+    /// The member's consumer's name.
+    consumer: String,
+    /// When the gate's takeover (the pin just moved here) wants the consumer's state next.
+    takeover_timer: Option<(Instant, BoxFuture<()>)>,
+    /// The consumer's ack floor and ack-pending count, asked for a takeover.
+    ack_state: Option<BoxFuture<Result<(u64, u64), Error>>>,
 }
 
 /// The last stream sequence the application finished in a partition, being read.
@@ -213,15 +231,36 @@ type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead + Send>;
 #[cfg(target_arch = "wasm32")]
 type ResumeFn = Box<dyn FnMut(u32) -> CheckpointRead>;
 
-/// Acks of handed-out messages, gathered for the member's next poll.
+/// Acks of handed-out messages, gathered for the member's next poll; and
+/// what the watchdog needs to step down when a handler hangs.
 #[derive(Default)]
 struct Settlements {
     acks: Mutex<Vec<(Ticket, Settle)>>,
     waker: Mutex<Option<Waker>>,
+    /// Messages handed out and not settled: when the watchdog gives up on
+    /// their handler, `None` after an in-progress (it sets a new one).
+    out: Mutex<Vec<(Ticket, Option<Instant>)>>,
+    /// The consumer and the pin id of this instance, while it is pinned.
+    pinned: Mutex<Option<(String, String)>>,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Settlements {
     fn push(&self, ticket: Ticket, settle: Settle) {
+        {
+            let mut out = locked(&self.out);
+            if let Some(at) = out.iter().position(|(t, _)| *t == ticket) {
+                match settle {
+                    Settle::Progress => out[at].1 = None,
+                    Settle::Done | Settle::Redeliver(_) => {
+                        out.swap_remove(at);
+                    }
+                }
+            }
+        }
         self.acks.lock().unwrap_or_else(|e| e.into_inner()).push((ticket, settle));
         if let Some(waker) = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take() {
             waker.wake();
@@ -336,8 +375,9 @@ impl Member {
         };
         let (js, stream, kind) = (self.js.clone(), self.stream.clone(), self.kind);
         let expires = rules::pull_expiry(self.ack_wait);
+        let name = config.name.clone().or_else(|| config.durable_name.clone()).unwrap_or_default();
+        self.consumer = name.clone();
         self.joining = Some(Box::pin(async move {
-            let name = config.name.clone().or_else(|| config.durable_name.clone()).unwrap_or_default();
             if delete_first {
                 let _ = requests::delete_consumer(&js, &stream, &name).await;
             } else if !wait.is_zero() {
@@ -414,6 +454,10 @@ impl Member {
     /// each partition's checkpoint is read again (it may have moved on).
     fn forget_delivered(&mut self) {
         self.gate.reset();
+        *locked(&self.settled.pinned) = None;
+        locked(&self.settled.out).clear();
+        self.takeover_timer = None;
+        self.ack_state = None;
         self.resumed.clear();
         self.reading = None;
         self.waiting.clear();
@@ -462,8 +506,8 @@ impl Member {
     }
 
     /// A delivered message's partition, its subject without the partition
-    /// token; notes the pin id it carries.
-    fn arrived(&mut self, mut message: Message) -> (u32, Message) {
+    /// token; notes the pin id it carries (a new one starts the gate's takeover).
+    fn arrived(&mut self, mut message: Message, now: Instant) -> (u32, Message) {
         let wire = message.message.subject.to_string();
         let partition = wire.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(u32::MAX);
         message.message.subject = strip_partition(&wire).into();
@@ -471,14 +515,113 @@ impl Member {
             && self.pin_id.as_deref() != Some(pin.as_str())
         {
             self.pin_id = Some(pin.to_string());
+            *locked(&self.settled.pinned) = Some((self.consumer.clone(), pin.to_string()));
+            self.gate.pinned(now);
         }
         (partition, message)
+    }
+}
+
+impl Member {
+    /// Drives the gate's takeover: asks for the consumer's ack state when
+    /// due and gives the answer to the gate; `true` when something changed.
+    fn takeover(&mut self, cx: &mut TaskContext<'_>, now: Instant) -> bool {
+        if self.gate.takeover_asked(now) && self.ack_state.is_none() {
+            let (js, stream, consumer) = (self.js.clone(), self.stream.clone(), self.consumer.clone());
+            self.ack_state = Some(Box::pin(async move { requests::ack_state(&js, &stream, &consumer).await }));
+        }
+        if let Some(asked) = self.ack_state.as_mut()
+            && let Poll::Ready(answer) = asked.as_mut().poll(cx)
+        {
+            self.ack_state = None;
+            match answer {
+                Ok((floor, pending)) => self.gate.consumer_state(floor, pending, now),
+                Err(_) => self.gate.consumer_state_unknown(now),
+            }
+            return true;
+        }
+        let Some(due) = self.gate.takeover_due() else {
+            self.takeover_timer = None;
+            return false;
+        };
+        if self.takeover_timer.as_ref().is_none_or(|(at, _)| *at != due) {
+            self.takeover_timer = Some((due, DefaultRuntime::sleep(due.saturating_duration_since(now))));
+        }
+        if let Some((_, timer)) = self.takeover_timer.as_mut()
+            && timer.as_mut().poll(cx).is_ready()
+        {
+            self.takeover_timer = None;
+            return true;
+        }
+        false
+    }
+}
+
+/// Steps this instance down (unpins it) when a message handed out stays
+/// unsettled past [`hang_bound`](rules::hang_bound) (its handler hangs
+/// while the connection, and so the pin, lives on), so that a standby
+/// takes over; checks every half `ack_wait`; ends with the member.
+async fn watchdog(js: Context, stream: String, settled: std::sync::Weak<Settlements>, ack_wait: Duration) {
+    let bound = rules::hang_bound(ack_wait);
+    loop {
+        DefaultRuntime::sleep(ack_wait / 2).await;
+        let Some(settled) = settled.upgrade() else { return };
+        let now = js.client().now();
+        let hung = {
+            let mut out = locked(&settled.out);
+            for (_, deadline) in out.iter_mut() {
+                deadline.get_or_insert(now + bound);
+            }
+            let before = out.len();
+            out.retain(|(_, deadline)| deadline.is_some_and(|d| d > now));
+            out.len() < before
+        };
+        let pinned = locked(&settled.pinned).clone();
+        drop(settled);
+        if let (true, Some((consumer, pin))) = (hung, pinned) {
+            // Only while the server still pins this instance: another's pin is not ours to move.
+            if requests::pinned_id(&js, &stream, &consumer).await.ok().flatten().as_deref() == Some(pin.as_str()) {
+                let _ = requests::unpin(&js, &stream, &consumer, names::PRIORITY_GROUP).await;
+            }
+        }
     }
 }
 
 /// A number in `0..max` from the entropy source (0 without one).
 fn jitter_ms(max: u64) -> u64 {
     getrandom::u64().map_or(0, |n| n % max)
+}
+
+/// Whether a failed consumer create is one of the elastic group's
+/// expected, passing cases (another instance's view of the members stands
+/// in the way, or the cluster is electing a leader): try again later, quietly.
+/// Anything else (the stream gone, a bad config, limits, a request that
+/// timed out, as one refused by permissions does) is handed out as well.
+fn is_passing_create_error(error: &Error) -> bool {
+    match error {
+        Error::JetStream(e) => [
+            ErrorCode::CONSUMER_ALREADY_EXISTS,
+            ErrorCode::CONSUMER_NAME_EXIST,
+            ErrorCode::CONSUMER_NOT_FOUND,
+            ErrorCode::CONSUMER_WQ_NOT_UNIQUE,
+            ErrorCode::CONSUMER_WQ_MULTIPLE_UNFILTERED,
+            ErrorCode::CLUSTER_NOT_AVAILABLE,
+        ]
+        .contains(&e.err_code),
+        Error::Disconnected => true,
+        _ => false,
+    }
+}
+
+/// Whether the consumer's reader ended in an expected way: its consumer was
+/// deleted or re-made by another instance (the member joins again quietly).
+fn is_passing_reader_error(error: &Error) -> bool {
+    match error {
+        Error::JetStream(e) => e.err_code == ErrorCode::CONSUMER_NOT_FOUND,
+        Error::ConsumerStatus(status) => status.kind == StatusKind::ConsumerDeleted,
+        Error::Timeout | Error::Disconnected => true,
+        _ => false,
+    }
 }
 
 /// Creates the consumer and starts reading it; `None` when another
@@ -503,7 +646,7 @@ async fn open(
         Ok(consumer) => consumer,
         // Another instance's view of the members stands in the way
         // (`filtered consumer not unique on workqueue stream`…): try again later.
-        Err(_) if kind == Kind::Elastic => return Ok(None),
+        Err(e) if kind == Kind::Elastic && is_passing_create_error(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
     let options = ConsumeOptions {
@@ -585,6 +728,9 @@ impl Stream for Member {
                 });
                 continue;
             }
+            if this.takeover(cx, now) {
+                continue;
+            }
             if let Some((partition, read)) = this.reading.as_mut()
                 && let Poll::Ready(result) = read.as_mut().poll(cx)
             {
@@ -604,27 +750,40 @@ impl Stream for Member {
             if let Some(reader) = this.reader.as_mut() {
                 match reader.poll_raw(cx) {
                     Poll::Ready(Some(Ok(message))) => {
-                        let (partition, message) = this.arrived(message);
+                        let (partition, message) = this.arrived(message, now);
                         if !this.ordered {
                             return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
                         }
-                        match message.info().map(|info| info.stream_sequence) {
-                            Ok(sequence) => this.offer(partition, sequence, message),
+                        match message.info().map(|info| (info.stream_sequence, info.delivered)) {
+                            Ok((sequence, delivered)) => {
+                                if delivered == 1 {
+                                    this.gate.delivered_first(sequence);
+                                }
+                                this.offer(partition, sequence, message)
+                            }
                             Err(_) => return Poll::Ready(Some(Ok(GroupMessage { partition, message }))),
                         }
                         continue;
                     }
-                    Poll::Ready(Some(Err(_)) | None) => {
+                    Poll::Ready(ended) => {
                         // The consumer went (another instance re-created it,
-                        // or it was deleted): join again later.
+                        // or it was deleted): join again later. Anything
+                        // unexpected (the stream gone, permissions) is handed
+                        // out too.
                         this.pin_id = None;
                         this.arm_rejoin();
+                        if let Some(Err(e)) = ended
+                            && !is_passing_reader_error(&e)
+                        {
+                            return Poll::Ready(Some(Err(e)));
+                        }
                         continue;
                     }
                     Poll::Pending => {}
                 }
             }
             if let Some((ticket, mut message)) = this.gate.next(now) {
+                locked(&this.settled.out).push((ticket, Some(now + rules::hang_bound(this.ack_wait))));
                 let settled = this.settled.clone();
                 message.observe(Box::new(move |ack| {
                     let settle = match ack {

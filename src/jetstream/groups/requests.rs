@@ -101,6 +101,34 @@ pub(crate) async fn delete_consumer(js: &Context, stream: &str, consumer: &str) 
     }
 }
 
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct AckState {
+    ack_floor: api::SequenceInfo,
+    num_ack_pending: u64,
+}
+
+/// A consumer's ack floor (its stream sequence) and count of messages delivered and not acked.
+pub(crate) async fn ack_state(js: &Context, stream: &str, consumer: &str) -> Result<(u64, u64), Error> {
+    let reply = js.request_json(&api::consumer_info(js.api_prefix(), stream, consumer)?, b"").await?;
+    let state = parse_checked_plain::<AckState>(&reply)?;
+    Ok((state.ack_floor.stream_sequence, state.num_ack_pending))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct PinState {
+    #[serde(deserialize_with = "null_as_default")]
+    priority_groups: Vec<PriorityGroupState>,
+}
+
+/// The pin id of the instance the consumer's priority group pins now.
+pub(crate) async fn pinned_id(js: &Context, stream: &str, consumer: &str) -> Result<Option<String>, Error> {
+    let reply = js.request_json(&api::consumer_info(js.api_prefix(), stream, consumer)?, b"").await?;
+    let state = parse_checked_plain::<PinState>(&reply)?;
+    Ok(state.priority_groups.into_iter().find_map(|g| g.pinned_client_id))
+}
+
 pub(crate) async fn unpin(js: &Context, stream: &str, consumer: &str, group: &str) -> Result<(), Error> {
     let body = encode_request(&ConsumerUnpinRequest { group: group.into() })?;
     js.request_json(&api::consumer_unpin(js.api_prefix(), stream, consumer)?, &body).await.map(drop)

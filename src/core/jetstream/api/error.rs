@@ -77,6 +77,11 @@ impl ErrorCode {
     pub const JETSTREAM_NOT_ENABLED: ErrorCode = ErrorCode(10076);
     /// 10109: stream sealed.
     pub const STREAM_SEALED: ErrorCode = ErrorCode(10109);
+    /// A second consumer over the same subjects of a work-queue stream
+    /// (`filtered consumer not unique on workqueue stream`).
+    pub const CONSUMER_WQ_NOT_UNIQUE: ErrorCode = ErrorCode(10100);
+    /// A second consumer without filters on a work-queue stream.
+    pub const CONSUMER_WQ_MULTIPLE_UNFILTERED: ErrorCode = ErrorCode(10099);
     /// 10113: stream max bytes required.
     pub const STREAM_MAX_BYTES_REQUIRED: ErrorCode = ErrorCode(10113);
     /// 10118: stream offline.

@@ -37,6 +37,14 @@ pub fn pull_expiry(ack_wait: Duration) -> Duration {
     (ack_wait / 2).max(MIN_PIN_TTL)
 }
 
+/// How long a message handed out may stay unsettled (neither acked, nak'd
+/// nor in progress) before the instance takes its handler for hung and
+/// steps down: twice `ack_wait`, when the partition gate stops holding the
+/// message's partition for it too.
+pub fn hang_bound(ack_wait: Duration) -> Duration {
+    ack_wait * 2
+}
+
 /// How often an elastic member that is in the group but has no consumer tries again.
 pub fn rejoin_interval(ack_wait: Duration) -> Duration {
     ack_wait + Duration::from_millis(500)

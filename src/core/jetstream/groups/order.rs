@@ -28,6 +28,26 @@
 //!   message the server stopped redelivering (`max_deliver`) does not hold
 //!   its partition for ever.
 //!
+//! A **takeover** keeps the order when the pin moves with more than one
+//! message in flight. The instance that just got the pin (a standby taking
+//! over from a killed or stalled one, or after a step-down) is delivered
+//! the partitions' *new* messages at once, while those the lost instance
+//! had taken and not acked are still pending on the server until their ack
+//! wait runs out, and come back one by one in the order their timers run
+//! out (the lost instance's `+WPI`s pushed older ones past newer ones). So
+//! from the pin on ([`pinned`](PartitionGate::pinned)) nothing is handed
+//! out until the consumer's state shows nothing pending elsewhere
+//! ([`consumer_state`](PartitionGate::consumer_state), from a consumer info
+//! the caller asks for when [`takeover_due`](PartitionGate::takeover_due)
+//! says so): its ack-pending count is no more than what this instance
+//! holds, or its ack floor reached the last sequence delivered before the
+//! pin (just below the first message delivered for the first time since,
+//! [`delivered_first`](PartitionGate::delivered_first): the server hands
+//! out new messages in stream order). Then the held messages go, each
+//! partition's in stream order, redeliveries included. Held messages are
+//! kept alive meanwhile; after twice `ack_wait` they go regardless (as a
+//! message out is given up after that long).
+//!
 //! Nothing here performs I/O; time comes in as [`Instant`]s.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -95,6 +115,18 @@ impl<T> Default for Lane<T> {
     }
 }
 
+/// The pin just moved here: what was delivered before may still be pending elsewhere.
+#[derive(Debug)]
+struct Takeover {
+    /// The last stream sequence delivered before the pin moved (`None`
+    /// until the first message delivered for the first time since comes).
+    before: Option<u64>,
+    /// When the consumer's state is wanted next (`None` while asked).
+    due: Option<Instant>,
+    /// When the held messages go regardless.
+    until: Instant,
+}
+
 /// Messages per partition, one out at a time per partition (see the module docs).
 #[derive(Debug)]
 pub struct PartitionGate<T> {
@@ -104,12 +136,96 @@ pub struct PartitionGate<T> {
     ready: BTreeSet<(u64, u32)>,
     hand_outs: u64,
     held: usize,
+    takeover: Option<Takeover>,
 }
 
 impl<T> PartitionGate<T> {
     /// A gate for a consumer with this `ack_wait`.
     pub fn new(ack_wait: Duration) -> Self {
-        PartitionGate { ack_wait, lanes: BTreeMap::new(), ready: BTreeSet::new(), hand_outs: 0, held: 0 }
+        PartitionGate {
+            ack_wait,
+            lanes: BTreeMap::new(),
+            ready: BTreeSet::new(),
+            hand_outs: 0,
+            held: 0,
+            takeover: None,
+        }
+    }
+
+    /// This instance was just pinned (a new pin id): nothing is handed out
+    /// until what was delivered before is settled or back here (see the
+    /// module docs); the consumer's state is due at once. A takeover under
+    /// way goes on.
+    pub fn pinned(&mut self, now: Instant) {
+        if self.takeover.is_none() {
+            let until = now + self.ack_wait * 2;
+            self.takeover = Some(Takeover { before: None, due: Some(now), until });
+        }
+    }
+
+    /// A message delivered for the first time (delivery count 1): during a
+    /// takeover the first one marks what was delivered before the pin.
+    pub fn delivered_first(&mut self, sequence: u64) {
+        if let Some(takeover) = self.takeover.as_mut().filter(|t| t.before.is_none()) {
+            takeover.before = Some(sequence.saturating_sub(1));
+        }
+    }
+
+    /// Whether messages are held for a takeover.
+    #[cfg(test)]
+    pub fn is_taking_over(&self) -> bool {
+        self.takeover.is_some()
+    }
+
+    /// When the takeover wants the consumer's state, or lets the held
+    /// messages go regardless: call [`takeover_asked`](Self::takeover_asked) then.
+    pub fn takeover_due(&self) -> Option<Instant> {
+        let takeover = self.takeover.as_ref()?;
+        Some(takeover.due.map_or(takeover.until, |due| due.min(takeover.until)))
+    }
+
+    /// `true` when the consumer's state should be asked for now (it is not
+    /// asked again until answered, by [`consumer_state`](Self::consumer_state)
+    /// or [`consumer_state_unknown`](Self::consumer_state_unknown)); past
+    /// twice `ack_wait` the takeover ends.
+    pub fn takeover_asked(&mut self, now: Instant) -> bool {
+        let Some(takeover) = self.takeover.as_mut() else { return false };
+        if takeover.until <= now {
+            self.takeover = None;
+            return false;
+        }
+        if takeover.due.is_some_and(|due| due <= now) {
+            takeover.due = None;
+            return true;
+        }
+        false
+    }
+
+    /// The consumer's state, asked during a takeover: the stream sequence
+    /// of its ack floor and how many messages are delivered and not acked.
+    /// When nothing of before the pin is pending elsewhere the takeover
+    /// ends; otherwise the state is asked again a little later.
+    pub fn consumer_state(&mut self, ack_floor: u64, ack_pending: u64, now: Instant) {
+        let mine = self.held + self.lanes.values().filter(|l| l.out.is_some()).count();
+        let interval = self.poll_interval();
+        let Some(takeover) = self.takeover.as_mut() else { return };
+        if ack_pending <= mine as u64 || takeover.before.is_some_and(|before| ack_floor >= before) {
+            self.takeover = None;
+        } else {
+            takeover.due = Some(now + interval);
+        }
+    }
+
+    /// Asking for the consumer's state failed: ask again a little later.
+    pub fn consumer_state_unknown(&mut self, now: Instant) {
+        let interval = self.poll_interval();
+        if let Some(takeover) = self.takeover.as_mut() {
+            takeover.due = Some(now + interval);
+        }
+    }
+
+    fn poll_interval(&self) -> Duration {
+        (self.ack_wait / 16).clamp(Duration::from_millis(20), Duration::from_millis(100))
     }
 
     /// Messages held or ready, not handed out.
@@ -163,6 +279,10 @@ impl<T> PartitionGate<T> {
     /// The next message to hand out: the lowest sequence among the
     /// partitions with nothing out.
     pub fn next(&mut self, now: Instant) -> Option<(Ticket, T)> {
+        if self.takeover.is_some() {
+            // The pin just moved here: wait for what is pending elsewhere.
+            return None;
+        }
         let (held, partition) = loop {
             let (_, partition) = self.ready.pop_first()?;
             let lane = self.lanes.get_mut(&partition)?;
@@ -230,7 +350,8 @@ impl<T> PartitionGate<T> {
         }
     }
 
-    /// When [`keep_alive`](Self::keep_alive) has something to do next.
+    /// When [`keep_alive`](Self::keep_alive) has something to do next
+    /// (the takeover has its own, [`takeover_due`](Self::takeover_due)).
     pub fn deadline(&self) -> Option<Instant> {
         let mut soonest: Option<Instant> = None;
         for lane in self.lanes.values() {
@@ -251,6 +372,7 @@ impl<T> PartitionGate<T> {
         }
         self.ready.clear();
         self.held = 0;
+        self.takeover = None;
     }
 }
 
@@ -482,5 +604,112 @@ mod tests {
         // The old consumer's hand-out of 3, settled late, does not free partition 1.
         gate.settle(out[1].0, Settle::Done, at(4));
         assert!(gate.is_out(1));
+    }
+
+    /// A standby pinned while the lost instance had 1..=3 pending: new
+    /// messages 4.. come first, then the old ones in the order their ack
+    /// waits ran out; all go out in order once none is pending elsewhere.
+    #[test]
+    fn a_takeover_holds_everything_until_nothing_is_pending_elsewhere() {
+        let mut gate = PartitionGate::new(ACK_WAIT);
+        gate.pinned(at(0));
+        assert_eq!(gate.takeover_due(), Some(at(0)));
+        assert!(gate.takeover_asked(at(0)));
+        assert!(!gate.takeover_asked(at(0)), "asked once until answered");
+        for (p, s) in [(0, 4), (1, 5), (0, 6)] {
+            gate.delivered_first(s);
+            gate.offer(p, s, format!("{p}/{s}"), at(1));
+        }
+        assert!(gate.next(at(1)).is_none(), "4.. were delivered after the pin moved");
+        // 3 pending with the lost instance besides the 3 held here.
+        gate.consumer_state(0, 6, at(2));
+        assert!(gate.next(at(2)).is_none());
+        assert_eq!(gate.takeover_due(), Some(at(102)));
+        // 3 comes back first (1 was kept alive longer), then 2: none goes yet.
+        gate.offer(0, 3, "0/3 again".into(), at(900));
+        gate.offer(1, 2, "1/2 again".into(), at(950));
+        assert!(gate.takeover_asked(at(1_002)));
+        gate.consumer_state(0, 6, at(1_010));
+        assert!(gate.next(at(1_010)).is_none());
+        gate.offer(0, 1, "0/1 again".into(), at(1_100));
+        assert!(gate.takeover_asked(at(2_010)));
+        gate.consumer_state(0, 6, at(2_020));
+        assert!(!gate.is_taking_over());
+        let mut seen: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        loop {
+            let out = drain(&mut gate, at(2_020));
+            if out.is_empty() {
+                break;
+            }
+            for (ticket, item) in out {
+                seen.entry(ticket.partition).or_default().push(item);
+                gate.settle(ticket, Settle::Done, at(2_020));
+            }
+        }
+        assert_eq!(seen[&0], ["0/1 again", "0/3 again", "0/4", "0/6"]);
+        assert_eq!(seen[&1], ["1/2 again", "1/5"]);
+    }
+
+    #[test]
+    fn a_takeover_ends_when_the_ack_floor_reached_what_was_delivered_before() {
+        let mut gate = PartitionGate::new(ACK_WAIT);
+        gate.pinned(at(0));
+        gate.offer(0, 3, "0/3 again".into(), at(0));
+        gate.delivered_first(10);
+        gate.offer(0, 10, "0/10".into(), at(0));
+        gate.offer(1, 11, "1/11".into(), at(0));
+        assert!(gate.takeover_asked(at(0)));
+        // Some of the ones delivered here are not received yet; the floor is below 9.
+        gate.consumer_state(8, 5, at(1));
+        assert!(gate.next(at(1)).is_none());
+        // Asking fails: it is asked again later.
+        assert!(gate.takeover_asked(at(1_001)));
+        gate.consumer_state_unknown(at(1_010));
+        assert!(!gate.takeover_asked(at(1_010)));
+        assert!(gate.takeover_asked(at(2_010)));
+        gate.consumer_state(9, 5, at(2_011));
+        assert_eq!(items(&drain(&mut gate, at(2_011))), ["0/3 again", "1/11"]);
+    }
+
+    #[test]
+    fn a_takeover_with_nothing_pending_elsewhere_ends_at_the_first_state() {
+        let mut gate = PartitionGate::new(ACK_WAIT);
+        gate.pinned(at(0));
+        gate.delivered_first(10);
+        gate.offer(0, 10, "0/10".into(), at(0));
+        gate.offer(1, 11, "1/11".into(), at(0));
+        assert!(gate.next(at(0)).is_none());
+        assert!(gate.takeover_asked(at(0)));
+        // A new consumer's floor lies below its first message, but all pending are here.
+        gate.consumer_state(0, 2, at(1));
+        assert_eq!(items(&drain(&mut gate, at(1))), ["0/10", "1/11"]);
+        // Pinned again while nothing waits: the same.
+        gate.pinned(at(2));
+        assert!(gate.takeover_asked(at(2)));
+        gate.consumer_state(11, 2, at(3));
+        assert!(!gate.is_taking_over());
+    }
+
+    #[test]
+    fn a_takeover_gives_up_after_twice_ack_wait_and_a_reset_ends_it() {
+        let mut gate = PartitionGate::new(ACK_WAIT);
+        gate.pinned(at(0));
+        gate.delivered_first(5);
+        gate.offer(0, 5, "0/5".into(), at(0));
+        let mut now = 0;
+        while gate.takeover_due().is_some_and(|d| d < at(20_000)) {
+            now = gate.takeover_due().unwrap().offset().as_millis() as u64;
+            assert!(gate.takeover_asked(at(now)));
+            gate.consumer_state(0, 9, at(now));
+            gate.keep_alive(at(now), |_| {});
+            assert!(gate.next(at(now)).is_none());
+        }
+        assert!(now > 18_000 && now < 20_000, "{now}");
+        assert!(!gate.takeover_asked(at(20_000)));
+        assert_eq!(items(&drain(&mut gate, at(20_000))), ["0/5"]);
+        gate.pinned(at(20_001));
+        gate.offer(1, 6, "1/6".into(), at(20_001));
+        gate.reset();
+        assert!(!gate.is_taking_over());
     }
 }
