@@ -112,14 +112,14 @@ struct Lane<T> {
     queue: VecDeque<Held<T>>,
     /// The application's checkpoint: everything up to it is done.
     resumed: u64,
-    /// Sequences settled as done here, and when: a redelivery of one came
-    /// because its ack was lost.
-    settled: BTreeMap<u64, Instant>,
+    /// Sequences settled as done here, and when, in sequence order: a
+    /// redelivery of one came because its ack was lost.
+    settled: VecDeque<(u64, Instant)>,
 }
 
 impl<T> Default for Lane<T> {
     fn default() -> Self {
-        Lane { out: None, queue: VecDeque::new(), resumed: 0, settled: BTreeMap::new() }
+        Lane { out: None, queue: VecDeque::new(), resumed: 0, settled: VecDeque::new() }
     }
 }
 
@@ -253,7 +253,7 @@ impl<T> PartitionGate<T> {
     pub fn offer(&mut self, partition: u32, sequence: u64, item: T, now: Instant) -> Offered<T> {
         let refresh = now + self.ack_wait / 2;
         let lane = self.lanes.entry(partition).or_default();
-        if sequence <= lane.resumed || lane.settled.contains_key(&sequence) {
+        if sequence <= lane.resumed || lane.settled.binary_search_by_key(&sequence, |s| s.0).is_ok() {
             return Offered::Settled(item);
         }
         if lane.out.as_ref().is_some_and(|o| o.sequence == sequence) {
@@ -312,7 +312,10 @@ impl<T> PartitionGate<T> {
     pub fn settle(&mut self, ticket: Ticket, settle: Settle, now: Instant) {
         let Some(lane) = self.lanes.get_mut(&ticket.partition) else { return };
         if settle == Settle::Done {
-            lane.settled.insert(ticket.sequence, now);
+            match lane.settled.binary_search_by_key(&ticket.sequence, |s| s.0) {
+                Ok(at) => lane.settled[at].1 = now,
+                Err(at) => lane.settled.insert(at, (ticket.sequence, now)),
+            }
             forget_settled(lane, now, self.ack_wait);
         }
         let Some(out) = lane.out.as_mut().filter(|o| o.hand_out == ticket.hand_out) else { return };
@@ -393,11 +396,11 @@ pub const SETTLED_KEPT: usize = 1024;
 /// come by now (the server redelivers within `ack_wait`), and those beyond
 /// [`SETTLED_KEPT`].
 fn forget_settled<T>(lane: &mut Lane<T>, now: Instant, ack_wait: Duration) {
-    while let Some((_, &at)) = lane.settled.first_key_value() {
+    while let Some(&(_, at)) = lane.settled.front() {
         if lane.settled.len() <= SETTLED_KEPT && at + ack_wait * 2 > now {
             break;
         }
-        lane.settled.pop_first();
+        lane.settled.pop_front();
     }
 }
 
