@@ -15,7 +15,12 @@
 //! - a held message is delivered again: the newer delivery replaces it in
 //!   the queue, in its place;
 //! - a message this instance already settled comes again (the ack was
-//!   lost): it is not handed out; the caller acks it again;
+//!   lost): it is not handed out; the caller acks it again. Only what was
+//!   settled here (in the last twice `ack_wait`, the last
+//!   [`SETTLED_KEPT`] of a partition) or is at or below the application's
+//!   checkpoint ([`resume`](PartitionGate::resume)) counts: an older message
+//!   of a partition that comes after a newer one was settled is handed out,
+//!   never acked unseen (at least once, even when the order could not hold);
 //! - held messages are kept alive: every half `ack_wait` the caller sends
 //!   `+WPI` for those still held (the server would redeliver them
 //!   otherwise, and count a delivery the application never saw);
@@ -105,13 +110,16 @@ struct Held<T> {
 struct Lane<T> {
     out: Option<Out>,
     queue: VecDeque<Held<T>>,
-    /// The highest sequence settled as done here.
-    done: u64,
+    /// The application's checkpoint: everything up to it is done.
+    resumed: u64,
+    /// Sequences settled as done here, and when, in sequence order: a
+    /// redelivery of one came because its ack was lost.
+    settled: VecDeque<(u64, Instant)>,
 }
 
 impl<T> Default for Lane<T> {
     fn default() -> Self {
-        Lane { out: None, queue: VecDeque::new(), done: 0 }
+        Lane { out: None, queue: VecDeque::new(), resumed: 0, settled: VecDeque::new() }
     }
 }
 
@@ -245,7 +253,7 @@ impl<T> PartitionGate<T> {
     pub fn offer(&mut self, partition: u32, sequence: u64, item: T, now: Instant) -> Offered<T> {
         let refresh = now + self.ack_wait / 2;
         let lane = self.lanes.entry(partition).or_default();
-        if sequence <= lane.done {
+        if sequence <= lane.resumed || lane.settled.binary_search_by_key(&sequence, |s| s.0).is_ok() {
             return Offered::Settled(item);
         }
         if lane.out.as_ref().is_some_and(|o| o.sequence == sequence) {
@@ -273,7 +281,7 @@ impl<T> PartitionGate<T> {
     /// are not handed out, as if settled here. Call before offering them.
     pub fn resume(&mut self, partition: u32, done: u64) {
         let lane = self.lanes.entry(partition).or_default();
-        lane.done = lane.done.max(done);
+        lane.resumed = lane.resumed.max(done);
     }
 
     /// The next message to hand out: the lowest sequence among the
@@ -304,15 +312,19 @@ impl<T> PartitionGate<T> {
     pub fn settle(&mut self, ticket: Ticket, settle: Settle, now: Instant) {
         let Some(lane) = self.lanes.get_mut(&ticket.partition) else { return };
         if settle == Settle::Done {
-            lane.done = lane.done.max(ticket.sequence);
+            match lane.settled.binary_search_by_key(&ticket.sequence, |s| s.0) {
+                Ok(at) => lane.settled[at].1 = now,
+                Err(at) => lane.settled.insert(at, (ticket.sequence, now)),
+            }
+            forget_settled(lane, now, self.ack_wait);
         }
         let Some(out) = lane.out.as_mut().filter(|o| o.hand_out == ticket.hand_out) else { return };
         match settle {
             Settle::Done => {
                 lane.out = None;
-                // Held deliveries of what is now done go.
-                while lane.queue.front().is_some_and(|h| h.sequence <= lane.done) {
-                    lane.queue.pop_front();
+                // A held delivery of what is now done goes.
+                if let Ok(at) = lane.queue.binary_search_by_key(&ticket.sequence, |h| h.sequence) {
+                    lane.queue.remove(at);
                     self.held -= 1;
                 }
                 if let Some(front) = lane.queue.front() {
@@ -373,6 +385,22 @@ impl<T> PartitionGate<T> {
         self.ready.clear();
         self.held = 0;
         self.takeover = None;
+    }
+}
+
+/// How many settled sequences a partition remembers at most: a redelivery
+/// of an older one (its ack lost long ago) is handed out again.
+pub const SETTLED_KEPT: usize = 1024;
+
+/// Forgets the settled sequences whose lost ack's redelivery would have
+/// come by now (the server redelivers within `ack_wait`), and those beyond
+/// [`SETTLED_KEPT`].
+fn forget_settled<T>(lane: &mut Lane<T>, now: Instant, ack_wait: Duration) {
+    while let Some(&(_, at)) = lane.settled.front() {
+        if lane.settled.len() <= SETTLED_KEPT && at + ack_wait * 2 > now {
+            break;
+        }
+        lane.settled.pop_front();
     }
 }
 
@@ -514,6 +542,41 @@ mod tests {
         gate.settle(t, Settle::Done, at(1));
         assert_eq!(gate.offer(0, 1, "0/1 again".into(), at(2)), Offered::Settled("0/1 again".into()));
         assert_eq!(gate.next(at(2)).unwrap().1, "0/2");
+    }
+
+    /// An older message of a partition that comes after a newer one was
+    /// settled here (it was out of order) was never seen: handed out, not
+    /// acked unseen; a settled one coming again is acked again only while
+    /// its lost ack's redelivery could still come.
+    #[test]
+    fn only_what_was_settled_here_is_acked_again_unseen() {
+        let mut gate = fed(&[(0, 5)]);
+        let (t, _) = gate.next(at(0)).unwrap();
+        gate.settle(t, Settle::Done, at(1));
+        assert_eq!(gate.offer(0, 3, "0/3".into(), at(2)), Offered::Taken);
+        let (t, item) = gate.next(at(2)).unwrap();
+        assert_eq!(item, "0/3");
+        gate.settle(t, Settle::Done, at(3));
+        assert_eq!(gate.offer(0, 5, "0/5 again".into(), at(4)), Offered::Settled("0/5 again".into()));
+        // Twice ack_wait after 3 was settled, a later settle forgets 3 and 5.
+        gate.offer(0, 9, "0/9".into(), at(20_003));
+        let (t, _) = gate.next(at(20_003)).unwrap();
+        gate.settle(t, Settle::Done, at(20_003));
+        assert_eq!(gate.offer(0, 3, "0/3 again".into(), at(20_004)), Offered::Taken, "handed out again, not lost");
+        assert_eq!(gate.offer(0, 9, "0/9 again".into(), at(20_004)), Offered::Settled("0/9 again".into()));
+    }
+
+    #[test]
+    fn a_partition_remembers_at_most_settled_kept_sequences() {
+        let mut gate = PartitionGate::new(ACK_WAIT);
+        let total = SETTLED_KEPT as u64 + 10;
+        for s in 1..=total {
+            gate.offer(0, s, s, at(0));
+            let (t, _) = gate.next(at(0)).unwrap();
+            gate.settle(t, Settle::Done, at(0));
+        }
+        assert!(matches!(gate.offer(0, 10, 10, at(1)), Offered::Taken), "forgotten: handed out again");
+        assert!(matches!(gate.offer(0, 11, 11, at(1)), Offered::Settled(_)));
     }
 
     #[test]
