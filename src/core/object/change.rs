@@ -13,13 +13,10 @@ use bytes::Bytes;
 
 use super::error::is_not_found;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions};
-use super::lookup::{Found, MetaWrite, Stored, meta_subjects, meta_write, newer, not_found};
-use super::meta_json;
+use super::lookup::{Found, MetaWrite, Purges, Stored, meta_subjects, meta_write, newer, not_found};
 use super::names::{check_name, chunk_subject, meta_subject, stream_name};
 use crate::core::error::Error;
-use crate::core::header::{HeaderMap, NATS_ROLLUP};
-use crate::core::jetstream::api::{self, MsgGetRequest, PurgeResponse};
-use crate::core::jetstream::publish::Publish;
+use crate::core::jetstream::api::MsgGetRequest;
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
 use crate::core::time::Instant;
 use crate::core::timer::Deadline;
@@ -101,7 +98,6 @@ struct Lookup {
 /// A lookup and, for a change, the write it decides.
 pub(crate) struct MetaChange {
     bucket: String,
-    api_prefix: String,
     direct: bool,
     clock: fn() -> SystemTime,
     change: Option<Change>,
@@ -111,8 +107,7 @@ pub(crate) struct MetaChange {
     found: Option<Found>,
     /// The meta written and its revision.
     written: Option<(ObjectInfo, u64)>,
-    purge: VecDeque<String>,
-    purged: u64,
+    purges: Purges,
     steps: VecDeque<Step>,
     outcome: Option<Yield<Changed>>,
 }
@@ -122,7 +117,6 @@ impl MetaChange {
     pub(crate) fn new(target: Target<'_>, name: &str, change: Change) -> Self {
         let mut procedure = MetaChange {
             bucket: target.bucket.to_string(),
-            api_prefix: target.api_prefix.to_string(),
             direct: target.direct,
             clock: target.clock,
             change: Some(change),
@@ -130,8 +124,7 @@ impl MetaChange {
             lookup: None,
             found: None,
             written: None,
-            purge: VecDeque::new(),
-            purged: 0,
+            purges: Purges::new(target.api_prefix, target.bucket),
             steps: VecDeque::new(),
             outcome: None,
         };
@@ -293,14 +286,12 @@ impl MetaChange {
 
     /// Publishes `write`'s meta with a rollup; its purges wait for the ack.
     fn write(&mut self, write: MetaWrite) {
+        let publish = write.publish(None);
         let MetaWrite { subject, info, purge } = write;
-        let mut headers = HeaderMap::new();
-        headers.insert(NATS_ROLLUP, "sub");
-        let publish = Publish::build().headers(headers).payload(Bytes::from(meta_json::write(&info)));
         self.steps.push_back(Step::Publish { subject, publish });
         self.phase = Phase::Publish;
         self.written = Some((info, 0));
-        self.purge = purge.into();
+        self.purges.start(purge);
     }
 
     /// The meta is stored at `revision` (or failed to be).
@@ -322,14 +313,12 @@ impl MetaChange {
 
     /// Asks for the purge of the next subject, or ends with the meta written.
     fn purge_next(&mut self) {
-        let Some(subject) = self.purge.pop_front() else {
-            let (info, revision) = self.written.take().unwrap_or_else(|| unreachable!());
-            return self.finish(Changed::Written { info, revision, purged: self.purged });
-        };
-        let body = format!(r#"{{"filter":{}}}"#, serde_json::Value::from(subject));
-        match api::stream_purge(&self.api_prefix, &stream_name(&self.bucket)) {
-            Ok(call) => self.steps.push_back(Step::Request { subject: call, payload: Bytes::from(body) }),
-            Err(e) => self.fail(e),
+        match self.purges.next() {
+            Some(step) => self.steps.push_back(step),
+            None => {
+                let (info, revision) = self.written.take().unwrap_or_else(|| unreachable!());
+                self.finish(Changed::Written { info, revision, purged: self.purges.purged });
+            }
         }
     }
 
@@ -338,11 +327,8 @@ impl MetaChange {
         if self.phase != Phase::Purge {
             return;
         }
-        match answer.and_then(|body| api::parse_checked_plain::<PurgeResponse>(&body)) {
-            Ok(response) => {
-                self.purged += response.purged;
-                self.purge_next();
-            }
+        match self.purges.answered(answer) {
+            Ok(()) => self.purge_next(),
             Err(e) => self.fail(e),
         }
     }
@@ -406,8 +392,10 @@ impl Procedure for MetaChange {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::header::{HeaderMap, NATS_ROLLUP};
     use crate::core::jetstream::api::{ErrorCode, JetStreamError};
     use crate::core::jetstream::raw_message::StreamMessage;
+    use crate::core::object::meta_json;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
