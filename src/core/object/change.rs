@@ -396,6 +396,7 @@ mod tests {
     use crate::core::jetstream::api::{ErrorCode, JetStreamError};
     use crate::core::jetstream::raw_message::StreamMessage;
     use crate::core::object::meta_json;
+    use crate::core::object::scripted::{self, purged};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -409,31 +410,25 @@ mod tests {
     }
 
     fn now() -> Instant {
-        Instant::from_millis(0)
+        scripted::at(0)
     }
 
     /// The steps asked for, as text.
     fn steps(p: &mut MetaChange) -> Vec<String> {
-        std::iter::from_fn(|| p.poll_step())
-            .map(|step| match step {
-                Step::GetMessage { stream, direct, request } => {
-                    format!("get {stream} {direct} {}", request.last_by_subj.unwrap_or_default())
-                }
-                Step::Publish { subject, publish } => {
-                    let rollup = publish
-                        .headers
-                        .as_ref()
-                        .and_then(|h| h.get(NATS_ROLLUP))
-                        .map_or("-", |v| v.as_str())
-                        .to_string();
-                    let meta = meta_json::read(&publish.payload).unwrap();
-                    let deleted = if meta.deleted { " deleted" } else { "" };
-                    format!("publish {subject} rollup={rollup} name={}{deleted}", meta.name)
-                }
-                Step::Request { subject, payload } => format!("{subject} {}", String::from_utf8_lossy(&payload)),
-                other => format!("{other:?}"),
-            })
-            .collect()
+        scripted::steps(p, |step| match step {
+            Step::GetMessage { stream, direct, request } => {
+                format!("get {stream} {direct} {}", request.last_by_subj.unwrap_or_default())
+            }
+            Step::Publish { subject, publish } => {
+                let rollup =
+                    publish.headers.as_ref().and_then(|h| h.get(NATS_ROLLUP)).map_or("-", |v| v.as_str()).to_string();
+                let meta = meta_json::read(&publish.payload).unwrap();
+                let deleted = if meta.deleted { " deleted" } else { "" };
+                format!("publish {subject} rollup={rollup} name={}{deleted}", meta.name)
+            }
+            Step::Request { subject, payload } => format!("{subject} {}", String::from_utf8_lossy(&payload)),
+            other => format!("{other:?}"),
+        })
     }
 
     /// A stored meta of `name` with chunks `nuid` at `sequence`.
@@ -452,10 +447,6 @@ mod tests {
         let e =
             JetStreamError { code: 404, err_code: ErrorCode::NO_MESSAGE_FOUND, description: "no message found".into() };
         Reply::Stored(Err(Error::JetStream(e)))
-    }
-
-    fn purged(n: u64) -> Reply {
-        Reply::Answer(Ok(Bytes::from(format!(r#"{{"success":true,"purged":{n}}}"#))))
     }
 
     fn written(p: &mut MetaChange) -> (String, u64, u64) {

@@ -600,14 +600,11 @@ mod tests {
     use crate::core::jetstream::api::{ErrorCode, JetStreamError};
     use crate::core::object::lookup::Shadowed;
     use crate::core::object::meta_json;
+    use crate::core::object::scripted::{self, at, purged};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const STALL: Duration = Duration::from_secs(5);
-
-    fn at(ms: u64) -> Instant {
-        Instant::from_millis(ms)
-    }
 
     fn clock() -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
@@ -632,50 +629,30 @@ mod tests {
 
     /// The steps asked for, as text.
     fn steps(put: &mut ObjectWrite) -> Vec<String> {
-        std::iter::from_fn(|| put.poll_step())
-            .map(|step| match step {
-                Step::Publish { subject, publish } => match &publish.headers {
-                    Some(h) => format!("publish {subject} rollup={:?}", h.get(NATS_ROLLUP).map(|v| v.to_string())),
-                    None => format!("publish {subject} {:?}", &publish.payload[..]),
-                },
-                Step::Send { subject, reply, .. } => format!("send {subject} {reply}"),
-                Step::Subscribe { subject } => format!("subscribe {subject}"),
-                Step::Request { subject, payload } => {
-                    format!("request {subject} {}", String::from_utf8_lossy(&payload))
-                }
-                other => format!("{other:?}"),
-            })
-            .collect()
+        scripted::steps(put, |step| match step {
+            Step::Publish { subject, publish } => match &publish.headers {
+                Some(h) => format!("publish {subject} rollup={:?}", h.get(NATS_ROLLUP).map(|v| v.to_string())),
+                None => format!("publish {subject} {:?}", &publish.payload[..]),
+            },
+            Step::Send { subject, reply, .. } => format!("send {subject} {reply}"),
+            Step::Subscribe { subject } => format!("subscribe {subject}"),
+            Step::Request { subject, payload } => format!("request {subject} {}", String::from_utf8_lossy(&payload)),
+            other => format!("{other:?}"),
+        })
     }
 
     /// Items until the put waits or ends, as text.
     fn items(put: &mut ObjectWrite, now: Instant) -> Vec<String> {
-        let mut out = vec![];
-        loop {
-            match put.poll_item(now) {
-                Yield::Wait => return out,
-                Yield::Item(Written::Stored(info, revision)) => {
-                    out.push(format!("stored {} {} {} rev {revision}", info.size, info.chunks, info.digest.unwrap()))
-                }
-                Yield::Item(item) => out.push(format!("{item:?}")),
-                Yield::Failed(e) => {
-                    out.push(format!("failed: {e}"));
-                    return out;
-                }
-                Yield::Done => {
-                    out.push("done".into());
-                    return out;
-                }
+        scripted::items(put, now, |item| match item {
+            Written::Stored(info, revision) => {
+                format!("stored {} {} {} rev {revision}", info.size, info.chunks, info.digest.unwrap())
             }
-        }
+            item => format!("{item:?}"),
+        })
     }
 
     fn data(bytes: &[u8]) -> Reply {
         Reply::Message { sequence: 0, payload: Bytes::copy_from_slice(bytes), pending: 0 }
-    }
-
-    fn purged(n: u64) -> Reply {
-        Reply::Answer(Ok(Bytes::from(format!(r#"{{"success":true,"purged":{n}}}"#))))
     }
 
     fn digest_of(bytes: &[u8]) -> String {
