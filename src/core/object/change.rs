@@ -198,7 +198,7 @@ impl MetaChange {
             Change::Update { new_name, change } => match self.found.take() {
                 // The new name's lookup: the object renamed over it.
                 Some(object) => match found.filter(|taken| !taken.info.deleted) {
-                    Some(taken) => self.refuse(format!("an object named {:?} exists", taken.info.name)),
+                    Some(taken) => self.refuse(&taken.info.name),
                     None => {
                         let write = self.update_write(object, new_name.unwrap_or_default(), change);
                         self.write(write)
@@ -222,9 +222,7 @@ impl MetaChange {
                 },
             },
             Change::Link { link, nuid } => match found {
-                Some(Found { info, .. }) if !info.deleted && info.link().is_none() => {
-                    self.refuse(format!("an object named {name:?} exists"))
-                }
+                Some(Found { info, .. }) if !info.deleted && info.link().is_none() => self.refuse(name),
                 found => {
                     let write = self.link_write(name.to_string(), link, nuid, found);
                     self.write(write)
@@ -333,10 +331,10 @@ impl MetaChange {
         }
     }
 
-    /// The rule refused the change.
-    fn refuse(&mut self, why: String) {
+    /// The rule refused the change: an object has the name `taken`.
+    fn refuse(&mut self, taken: &str) {
         self.phase = Phase::Decide;
-        self.outcome = Some(Yield::Failed(Error::InvalidArgument(why)));
+        self.outcome = Some(Yield::Failed(Error::InvalidArgument(format!("an object named {taken:?} exists"))));
     }
 
     /// Fails in the phase it is in.
