@@ -13,13 +13,10 @@ use bytes::Bytes;
 
 use super::error::is_not_found;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions};
-use super::lookup::{Found, MetaWrite, Stored, meta_subjects, meta_write, newer, not_found};
-use super::meta_json;
+use super::lookup::{Found, MetaWrite, Purges, Stored, meta_subjects, meta_write, newer, not_found};
 use super::names::{check_name, chunk_subject, meta_subject, stream_name};
 use crate::core::error::Error;
-use crate::core::header::{HeaderMap, NATS_ROLLUP};
-use crate::core::jetstream::api::{self, MsgGetRequest, PurgeResponse};
-use crate::core::jetstream::publish::Publish;
+use crate::core::jetstream::api::MsgGetRequest;
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
 use crate::core::time::Instant;
 use crate::core::timer::Deadline;
@@ -101,7 +98,6 @@ struct Lookup {
 /// A lookup and, for a change, the write it decides.
 pub(crate) struct MetaChange {
     bucket: String,
-    api_prefix: String,
     direct: bool,
     clock: fn() -> SystemTime,
     change: Option<Change>,
@@ -111,8 +107,7 @@ pub(crate) struct MetaChange {
     found: Option<Found>,
     /// The meta written and its revision.
     written: Option<(ObjectInfo, u64)>,
-    purge: VecDeque<String>,
-    purged: u64,
+    purges: Purges,
     steps: VecDeque<Step>,
     outcome: Option<Yield<Changed>>,
 }
@@ -122,7 +117,6 @@ impl MetaChange {
     pub(crate) fn new(target: Target<'_>, name: &str, change: Change) -> Self {
         let mut procedure = MetaChange {
             bucket: target.bucket.to_string(),
-            api_prefix: target.api_prefix.to_string(),
             direct: target.direct,
             clock: target.clock,
             change: Some(change),
@@ -130,8 +124,7 @@ impl MetaChange {
             lookup: None,
             found: None,
             written: None,
-            purge: VecDeque::new(),
-            purged: 0,
+            purges: Purges::new(target.api_prefix, target.bucket),
             steps: VecDeque::new(),
             outcome: None,
         };
@@ -205,7 +198,7 @@ impl MetaChange {
             Change::Update { new_name, change } => match self.found.take() {
                 // The new name's lookup: the object renamed over it.
                 Some(object) => match found.filter(|taken| !taken.info.deleted) {
-                    Some(taken) => self.refuse(format!("an object named {:?} exists", taken.info.name)),
+                    Some(taken) => self.refuse(&taken.info.name),
                     None => {
                         let write = self.update_write(object, new_name.unwrap_or_default(), change);
                         self.write(write)
@@ -229,9 +222,7 @@ impl MetaChange {
                 },
             },
             Change::Link { link, nuid } => match found {
-                Some(Found { info, .. }) if !info.deleted && info.link().is_none() => {
-                    self.refuse(format!("an object named {name:?} exists"))
-                }
+                Some(Found { info, .. }) if !info.deleted && info.link().is_none() => self.refuse(name),
                 found => {
                     let write = self.link_write(name.to_string(), link, nuid, found);
                     self.write(write)
@@ -293,14 +284,12 @@ impl MetaChange {
 
     /// Publishes `write`'s meta with a rollup; its purges wait for the ack.
     fn write(&mut self, write: MetaWrite) {
+        let publish = write.publish(None);
         let MetaWrite { subject, info, purge } = write;
-        let mut headers = HeaderMap::new();
-        headers.insert(NATS_ROLLUP, "sub");
-        let publish = Publish::build().headers(headers).payload(Bytes::from(meta_json::write(&info)));
         self.steps.push_back(Step::Publish { subject, publish });
         self.phase = Phase::Publish;
         self.written = Some((info, 0));
-        self.purge = purge.into();
+        self.purges.start(purge);
     }
 
     /// The meta is stored at `revision` (or failed to be).
@@ -322,14 +311,12 @@ impl MetaChange {
 
     /// Asks for the purge of the next subject, or ends with the meta written.
     fn purge_next(&mut self) {
-        let Some(subject) = self.purge.pop_front() else {
-            let (info, revision) = self.written.take().unwrap_or_else(|| unreachable!());
-            return self.finish(Changed::Written { info, revision, purged: self.purged });
-        };
-        let body = format!(r#"{{"filter":{}}}"#, serde_json::Value::from(subject));
-        match api::stream_purge(&self.api_prefix, &stream_name(&self.bucket)) {
-            Ok(call) => self.steps.push_back(Step::Request { subject: call, payload: Bytes::from(body) }),
-            Err(e) => self.fail(e),
+        match self.purges.next() {
+            Some(step) => self.steps.push_back(step),
+            None => {
+                let (info, revision) = self.written.take().unwrap_or_else(|| unreachable!());
+                self.finish(Changed::Written { info, revision, purged: self.purges.purged });
+            }
         }
     }
 
@@ -338,19 +325,16 @@ impl MetaChange {
         if self.phase != Phase::Purge {
             return;
         }
-        match answer.and_then(|body| api::parse_checked_plain::<PurgeResponse>(&body)) {
-            Ok(response) => {
-                self.purged += response.purged;
-                self.purge_next();
-            }
+        match self.purges.answered(answer) {
+            Ok(()) => self.purge_next(),
             Err(e) => self.fail(e),
         }
     }
 
-    /// The rule refused the change.
-    fn refuse(&mut self, why: String) {
+    /// The rule refused the change: an object has the name `taken`.
+    fn refuse(&mut self, taken: &str) {
         self.phase = Phase::Decide;
-        self.outcome = Some(Yield::Failed(Error::InvalidArgument(why)));
+        self.outcome = Some(Yield::Failed(Error::InvalidArgument(format!("an object named {taken:?} exists"))));
     }
 
     /// Fails in the phase it is in.
@@ -406,8 +390,11 @@ impl Procedure for MetaChange {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::header::{HeaderMap, NATS_ROLLUP};
     use crate::core::jetstream::api::{ErrorCode, JetStreamError};
     use crate::core::jetstream::raw_message::StreamMessage;
+    use crate::core::object::meta_json;
+    use crate::core::object::scripted::{self, purged};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -421,31 +408,25 @@ mod tests {
     }
 
     fn now() -> Instant {
-        Instant::from_millis(0)
+        scripted::at(0)
     }
 
     /// The steps asked for, as text.
     fn steps(p: &mut MetaChange) -> Vec<String> {
-        std::iter::from_fn(|| p.poll_step())
-            .map(|step| match step {
-                Step::GetMessage { stream, direct, request } => {
-                    format!("get {stream} {direct} {}", request.last_by_subj.unwrap_or_default())
-                }
-                Step::Publish { subject, publish } => {
-                    let rollup = publish
-                        .headers
-                        .as_ref()
-                        .and_then(|h| h.get(NATS_ROLLUP))
-                        .map_or("-", |v| v.as_str())
-                        .to_string();
-                    let meta = meta_json::read(&publish.payload).unwrap();
-                    let deleted = if meta.deleted { " deleted" } else { "" };
-                    format!("publish {subject} rollup={rollup} name={}{deleted}", meta.name)
-                }
-                Step::Request { subject, payload } => format!("{subject} {}", String::from_utf8_lossy(&payload)),
-                other => format!("{other:?}"),
-            })
-            .collect()
+        scripted::steps(p, |step| match step {
+            Step::GetMessage { stream, direct, request } => {
+                format!("get {stream} {direct} {}", request.last_by_subj.unwrap_or_default())
+            }
+            Step::Publish { subject, publish } => {
+                let rollup =
+                    publish.headers.as_ref().and_then(|h| h.get(NATS_ROLLUP)).map_or("-", |v| v.as_str()).to_string();
+                let meta = meta_json::read(&publish.payload).unwrap();
+                let deleted = if meta.deleted { " deleted" } else { "" };
+                format!("publish {subject} rollup={rollup} name={}{deleted}", meta.name)
+            }
+            Step::Request { subject, payload } => format!("{subject} {}", String::from_utf8_lossy(&payload)),
+            other => format!("{other:?}"),
+        })
     }
 
     /// A stored meta of `name` with chunks `nuid` at `sequence`.
@@ -464,10 +445,6 @@ mod tests {
         let e =
             JetStreamError { code: 404, err_code: ErrorCode::NO_MESSAGE_FOUND, description: "no message found".into() };
         Reply::Stored(Err(Error::JetStream(e)))
-    }
-
-    fn purged(n: u64) -> Reply {
-        Reply::Answer(Ok(Bytes::from(format!(r#"{{"success":true,"purged":{n}}}"#))))
     }
 
     fn written(p: &mut MetaChange) -> (String, u64, u64) {

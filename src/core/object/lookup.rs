@@ -1,15 +1,23 @@
 //! Looking an object up by name, sans-IO: the meta subjects to read (a
 //! Latin-1 name also has nats.js 3.4's), a meta read from one of them, and
-//! which of two metas of one name is the object. The `object_store` API
-//! folder reads the subjects over a JetStream context.
+//! which of two metas of one name is the object. And what every write of a
+//! meta does (the put's and the change's): the meta published with a
+//! rollup ([`MetaWrite::publish`]), then what it replaced purged one
+//! subject after another ([`Purges`]).
 
+use std::collections::VecDeque;
 use std::time::SystemTime;
+
+use bytes::Bytes;
 
 use super::info::ObjectInfo;
 use super::meta_json;
-use super::names::{check_name, chunk_subject, latin1_meta_subject, meta_subject};
+use super::names::{check_name, chunk_subject, latin1_meta_subject, meta_subject, stream_name};
 use crate::core::error::Error;
-use crate::core::jetstream::api;
+use crate::core::header::{HeaderMap, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, NATS_ROLLUP};
+use crate::core::jetstream::api::{self, PurgeResponse};
+use crate::core::jetstream::publish::Publish;
+use crate::core::procedure::Step;
 
 /// The subjects object `name`'s meta is looked for under: the one every
 /// client but nats.js 3.4 uses and, for a Latin-1 name, nats.js's.
@@ -37,6 +45,56 @@ pub(crate) fn meta_write(
     let shadowed = shadowed.map(|s| [Some(s.subject), s.nuid.map(|nuid| chunk_subject(bucket, &nuid))]);
     let purge = stale.into_iter().chain(shadowed.into_iter().flatten()).flatten().filter(|s| *s != written).collect();
     MetaWrite { subject: written, info, purge }
+}
+
+impl MetaWrite {
+    /// The publish of its meta with a rollup, stored only if the subject
+    /// is at `expected` when given.
+    pub(crate) fn publish(&self, expected: Option<u64>) -> Publish {
+        let mut headers = HeaderMap::new();
+        headers.insert(NATS_ROLLUP, "sub");
+        if let Some(revision) = expected {
+            headers.insert(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, revision.to_string());
+        }
+        Publish::build().headers(headers).payload(Bytes::from(meta_json::write(&self.info)))
+    }
+}
+
+/// Subjects of a bucket's stream purged one after another, and the
+/// messages purged so far.
+pub(crate) struct Purges {
+    /// The purge API's subject.
+    call: String,
+    subjects: VecDeque<String>,
+    pub purged: u64,
+}
+
+impl Purges {
+    /// No purges yet, of `bucket`'s stream through the API under `api_prefix`.
+    pub(crate) fn new(api_prefix: &str, bucket: &str) -> Self {
+        // A bucket's name makes a valid stream name (checked when the store was opened).
+        let call = api::stream_purge(api_prefix, &stream_name(bucket)).unwrap_or_default();
+        Purges { call, subjects: VecDeque::new(), purged: 0 }
+    }
+
+    /// Purges `subjects`, in their order.
+    pub(crate) fn start(&mut self, subjects: Vec<String>) {
+        self.subjects = subjects.into();
+    }
+
+    /// The request of the next purge; `None` once all are done.
+    pub(crate) fn next(&mut self) -> Option<Step> {
+        let subject = self.subjects.pop_front()?;
+        let payload = Bytes::from(format!(r#"{{"filter":{}}}"#, serde_json::Value::from(subject)));
+        Some(Step::Request { subject: self.call.clone(), payload })
+    }
+
+    /// The answer to a purge: its messages counted, or its error.
+    pub(crate) fn answered(&mut self, answer: Result<Bytes, Error>) -> Result<(), Error> {
+        let response = answer.and_then(|body| api::parse_checked_plain::<PurgeResponse>(&body))?;
+        self.purged += response.purged;
+        Ok(())
+    }
 }
 
 /// An object's meta and where it was found.

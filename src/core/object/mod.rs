@@ -15,6 +15,8 @@ pub(crate) mod meta_json;
 pub mod names;
 pub(crate) mod read;
 #[cfg(test)]
+mod scripted;
+#[cfg(test)]
 mod vectors;
 pub(crate) mod write;
 

@@ -342,6 +342,7 @@ mod tests {
     use crate::core::jetstream::api::JetStreamError;
     use crate::core::object::digest::{self, Digest};
     use crate::core::object::meta_json;
+    use crate::core::object::scripted::{self, at};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -360,39 +361,19 @@ mod tests {
         (parts, meta_json::read(json.as_bytes()).unwrap())
     }
 
-    fn at(ms: u64) -> Instant {
-        Instant::from_millis(ms)
-    }
-
     /// The steps asked for, as text.
     fn steps(read: &mut ObjectRead) -> Vec<String> {
-        std::iter::from_fn(|| read.poll_step())
-            .map(|step| match step {
-                Step::Request { subject, .. } => format!("request {subject}"),
-                Step::DirectBatch { stream, request } => format!("batch {stream} {request}"),
-                Step::StopBatch => "stop".into(),
-                other => format!("{other:?}"),
-            })
-            .collect()
+        scripted::steps(read, |step| match step {
+            Step::Request { subject, .. } => format!("request {subject}"),
+            Step::DirectBatch { stream, request } => format!("batch {stream} {request}"),
+            Step::StopBatch => "stop".into(),
+            other => format!("{other:?}"),
+        })
     }
 
     /// Items until the read waits or ends, as text.
     fn items(read: &mut ObjectRead, now: Instant) -> Vec<String> {
-        let mut out = vec![];
-        loop {
-            match read.poll_item(now) {
-                Yield::Wait => return out,
-                Yield::Item(chunk) => out.push(format!("{:?}", &chunk[..])),
-                Yield::Failed(e) => {
-                    out.push(format!("failed: {e}"));
-                    return out;
-                }
-                Yield::Done => {
-                    out.push("done".into());
-                    return out;
-                }
-            }
-        }
+        scripted::items(read, now, |chunk| format!("{:?}", &chunk[..]))
     }
 
     fn message(parts: &[Bytes], seq: u64, index: usize) -> Reply {

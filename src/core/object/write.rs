@@ -25,12 +25,10 @@ use super::digest::{self, Digest};
 use super::error::PutErrorKind;
 use super::get::Sha256Host;
 use super::info::{ObjectInfo, ObjectMetadata, ObjectOptions};
-use super::lookup::{Found, meta_write};
-use super::meta_json;
-use super::names::{chunk_subject, meta_subject, stream_name};
+use super::lookup::{Found, Purges, meta_write};
+use super::names::{chunk_subject, meta_subject};
 use crate::core::error::Error;
-use crate::core::header::{HeaderMap, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, NATS_ROLLUP};
-use crate::core::jetstream::api::{self, PublishAck, PurgeResponse};
+use crate::core::jetstream::api::PublishAck;
 use crate::core::jetstream::fast_window::{Control, FastOptions, FastWindow};
 use crate::core::jetstream::publish::Publish;
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
@@ -81,7 +79,6 @@ enum Sender {
 /// The put of one object, from its bytes to its stored meta.
 pub struct ObjectWrite {
     bucket: String,
-    api_prefix: String,
     nuid: String,
     /// The chunks' subject.
     subject: String,
@@ -104,7 +101,7 @@ pub struct ObjectWrite {
     acked: u64,
     /// The meta stored, its revision, and the subjects left to purge.
     stored: Option<(ObjectInfo, u64)>,
-    purge: VecDeque<String>,
+    purges: Purges,
     /// [`Written::Want`] handed out and no bytes since.
     wanted: bool,
     phase: Phase,
@@ -158,7 +155,6 @@ impl ObjectWrite {
         };
         ObjectWrite {
             bucket: options.bucket.to_string(),
-            api_prefix: options.api_prefix.to_string(),
             nuid: options.nuid,
             subject,
             chunk_size,
@@ -175,7 +171,7 @@ impl ObjectWrite {
             chunks: 0,
             acked: 0,
             stored: None,
-            purge: VecDeque::new(),
+            purges: Purges::new(options.api_prefix, options.bucket),
             wanted: false,
             phase: Phase::Writing,
             failure: None,
@@ -329,33 +325,26 @@ impl ObjectWrite {
             deleted: false,
         };
         let subject = meta_subject(&self.bucket, &info.name);
-        let mut headers = HeaderMap::new();
-        headers.insert(NATS_ROLLUP, "sub");
-        if let Some(revision) = self.previous_revision {
-            headers.insert(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, revision.to_string());
-        }
-        let publish = Publish::build().headers(headers).payload(Bytes::from(meta_json::write(&info)));
-        let step = match &mut self.sender {
-            Sender::Window { .. } => Step::Publish { subject: subject.clone(), publish },
-            Sender::Fast { window, .. } => {
-                Step::Send { subject: subject.clone(), reply: window.next_reply(true), publish }
+        // What the meta replaces, purged once it is stored.
+        let (stale, shadowed) = match self.old.take() {
+            Some(old) => {
+                let chunks = !old.info.nuid.is_empty() && old.info.nuid != info.nuid;
+                // The old meta's subject, when nats.js wrote it under its Latin-1 name: one meta per object.
+                ([chunks.then(|| chunk_subject(&self.bucket, &old.info.nuid)), Some(old.subject)], old.shadowed)
             }
+            None => ([None, None], None),
+        };
+        let write = meta_write(&self.bucket, subject, info, stale, shadowed);
+        let publish = write.publish(self.previous_revision);
+        let subject = write.subject;
+        let step = match &mut self.sender {
+            Sender::Window { .. } => Step::Publish { subject, publish },
+            Sender::Fast { window, .. } => Step::Send { subject, reply: window.next_reply(true), publish },
         };
         self.steps.push_back(step);
         self.await_replies(now);
-        // What the meta replaces, purged once it is stored.
-        let mut purge = Vec::new();
-        if let Some(old) = self.old.take() {
-            let chunks = !old.info.nuid.is_empty() && old.info.nuid != info.nuid;
-            // The old meta's subject, when nats.js wrote it under its Latin-1 name: one meta per object.
-            let stale = [chunks.then(|| chunk_subject(&self.bucket, &old.info.nuid)), Some(old.subject)];
-            let write = meta_write(&self.bucket, subject, info, stale, old.shadowed);
-            purge = write.purge;
-            self.stored = Some((write.info, 0));
-        } else {
-            self.stored = Some((info, 0));
-        }
-        self.purge = purge.into();
+        self.stored = Some((write.info, 0));
+        self.purges.start(write.purge);
     }
 
     /// The meta is stored at `revision`: the whole object is acknowledged, what it replaces goes.
@@ -371,8 +360,8 @@ impl ObjectWrite {
 
     /// Asks for the purge of the next subject, or ends with the object.
     fn purge_next(&mut self, now: Instant) {
-        match self.purge.pop_front() {
-            Some(subject) => self.ask_purge(now, subject),
+        match self.purges.next() {
+            Some(step) => self.ask_purge(now, step),
             None => {
                 self.phase = Phase::Done;
                 if let Some((info, revision)) = self.stored.take() {
@@ -382,21 +371,16 @@ impl ObjectWrite {
         }
     }
 
-    fn ask_purge(&mut self, now: Instant, subject: String) {
-        let body = format!(r#"{{"filter":{}}}"#, serde_json::Value::from(subject));
-        match api::stream_purge(&self.api_prefix, &stream_name(&self.bucket)) {
-            Ok(call) => {
-                self.steps.push_back(Step::Request { subject: call, payload: Bytes::from(body) });
-                self.await_replies(now);
-            }
-            Err(e) => self.answered(now, Err(e)),
-        }
+    /// Asks for a purge (`step`).
+    fn ask_purge(&mut self, now: Instant, step: Step) {
+        self.steps.push_back(step);
+        self.await_replies(now);
     }
 
     /// The answer to a purge.
     fn answered(&mut self, now: Instant, answer: Result<Bytes, Error>) {
         self.replied(now, false);
-        let purged = answer.and_then(|body| api::parse_checked_plain::<PurgeResponse>(&body).map(drop));
+        let purged = self.purges.answered(answer);
         match self.phase {
             Phase::Purging => match purged {
                 Ok(()) => self.purge_next(now),
@@ -452,7 +436,10 @@ impl ObjectWrite {
         if self.phase == Phase::Settling && in_flight == 0 {
             self.phase = Phase::Cleaning;
             self.replied(now, false);
-            self.ask_purge(now, self.subject.clone());
+            self.purges.start(vec![self.subject.clone()]);
+            if let Some(step) = self.purges.next() {
+                self.ask_purge(now, step);
+            }
         }
     }
 
@@ -609,16 +596,15 @@ impl Procedure for ObjectWrite {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::header::NATS_ROLLUP;
     use crate::core::jetstream::api::{ErrorCode, JetStreamError};
     use crate::core::object::lookup::Shadowed;
+    use crate::core::object::meta_json;
+    use crate::core::object::scripted::{self, at, purged};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const STALL: Duration = Duration::from_secs(5);
-
-    fn at(ms: u64) -> Instant {
-        Instant::from_millis(ms)
-    }
 
     fn clock() -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
@@ -643,50 +629,30 @@ mod tests {
 
     /// The steps asked for, as text.
     fn steps(put: &mut ObjectWrite) -> Vec<String> {
-        std::iter::from_fn(|| put.poll_step())
-            .map(|step| match step {
-                Step::Publish { subject, publish } => match &publish.headers {
-                    Some(h) => format!("publish {subject} rollup={:?}", h.get(NATS_ROLLUP).map(|v| v.to_string())),
-                    None => format!("publish {subject} {:?}", &publish.payload[..]),
-                },
-                Step::Send { subject, reply, .. } => format!("send {subject} {reply}"),
-                Step::Subscribe { subject } => format!("subscribe {subject}"),
-                Step::Request { subject, payload } => {
-                    format!("request {subject} {}", String::from_utf8_lossy(&payload))
-                }
-                other => format!("{other:?}"),
-            })
-            .collect()
+        scripted::steps(put, |step| match step {
+            Step::Publish { subject, publish } => match &publish.headers {
+                Some(h) => format!("publish {subject} rollup={:?}", h.get(NATS_ROLLUP).map(|v| v.to_string())),
+                None => format!("publish {subject} {:?}", &publish.payload[..]),
+            },
+            Step::Send { subject, reply, .. } => format!("send {subject} {reply}"),
+            Step::Subscribe { subject } => format!("subscribe {subject}"),
+            Step::Request { subject, payload } => format!("request {subject} {}", String::from_utf8_lossy(&payload)),
+            other => format!("{other:?}"),
+        })
     }
 
     /// Items until the put waits or ends, as text.
     fn items(put: &mut ObjectWrite, now: Instant) -> Vec<String> {
-        let mut out = vec![];
-        loop {
-            match put.poll_item(now) {
-                Yield::Wait => return out,
-                Yield::Item(Written::Stored(info, revision)) => {
-                    out.push(format!("stored {} {} {} rev {revision}", info.size, info.chunks, info.digest.unwrap()))
-                }
-                Yield::Item(item) => out.push(format!("{item:?}")),
-                Yield::Failed(e) => {
-                    out.push(format!("failed: {e}"));
-                    return out;
-                }
-                Yield::Done => {
-                    out.push("done".into());
-                    return out;
-                }
+        scripted::items(put, now, |item| match item {
+            Written::Stored(info, revision) => {
+                format!("stored {} {} {} rev {revision}", info.size, info.chunks, info.digest.unwrap())
             }
-        }
+            item => format!("{item:?}"),
+        })
     }
 
     fn data(bytes: &[u8]) -> Reply {
         Reply::Message { sequence: 0, payload: Bytes::copy_from_slice(bytes), pending: 0 }
-    }
-
-    fn purged(n: u64) -> Reply {
-        Reply::Answer(Ok(Bytes::from(format!(r#"{{"success":true,"purged":{n}}}"#))))
     }
 
     fn digest_of(bytes: &[u8]) -> String {
