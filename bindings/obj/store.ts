@@ -71,7 +71,7 @@ export class ObjectBucket implements ObjectStore {
   async get(name: string, opts: ObjectStoreGetOpts = {}): Promise<ObjectResult | null> {
     const item = await this.#item(str(name, "object name"), "get");
     if (!item) return null;
-    const [json, seq, bucket, direct] = item as [Uint8Array, number, string, boolean];
+    const [json, seq, , , , bucket, direct] = item as [Uint8Array, number, string, unknown, unknown, string, boolean];
     const meta = readMeta(json);
     if (meta.deleted) return null;
     return { info: infoOf(meta, seq), ...chunks(this.#js.raw, bucket, meta, direct && this.#js.info.api_lvl >= 1, opts.progress) };

@@ -18,22 +18,19 @@ use crate::wasm::jetstream::RawJetStream;
 use crate::wasm::procedure::{IntoJs, RawProcedure, ToJs};
 
 /// A change's item in JS: `[metaJson bytes, revision, subject, shadowed
-/// subject?, shadowed chunks' nuid?]` for an object found, `[metaJson
-/// bytes, revision, bucket, direct]` for the object a get reads, `[metaJson
-/// bytes, revision, purged]` for a meta written.
+/// subject?, shadowed chunks' nuid?, bucket, direct]` for an object found
+/// (for a get, in the bucket a link led to), `[metaJson bytes, revision,
+/// purged]` for a meta written.
 impl IntoJs for Changed {
     fn into_js(self) -> JsValue {
         let meta = |info: &ObjectInfo| JsValue::from(Uint8Array::from(&meta_json::write(info)[..]));
         match self {
-            Changed::Found(found) => {
+            Changed::Found { found, bucket, direct } => {
                 let shadowed = found.shadowed.as_ref();
                 let item = Array::of3(&meta(&found.info), &(found.revision as f64).into(), &found.subject.into());
                 item.push(&shadowed.map(|s| s.subject.as_str()).into());
                 item.push(&shadowed.and_then(|s| s.nuid.as_deref()).into());
-                item.into()
-            }
-            Changed::Object { found, bucket, direct } => {
-                let item = Array::of3(&meta(&found.info), &(found.revision as f64).into(), &bucket.into());
+                item.push(&bucket.into());
                 item.push(&direct.into());
                 item.into()
             }

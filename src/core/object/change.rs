@@ -72,12 +72,11 @@ pub(crate) enum Phase {
 /// What a change hands out, once.
 #[derive(Clone)]
 pub(crate) enum Changed {
-    /// The object found ([`Change::Find`]).
-    Found(Found),
-    /// The object a get reads ([`Change::Follow`]), the bucket holding it
-    /// and whether its chunks may be read with direct gets.
-    Object {
-        /// The object (never a link).
+    /// The object found ([`Change::Find`]; for [`Change::Follow`], the
+    /// object a link names), the bucket holding it and whether its chunks
+    /// may be read with direct gets.
+    Found {
+        /// The object (for a get, never a link).
         found: Found,
         /// Its bucket.
         bucket: String,
@@ -206,7 +205,7 @@ impl MetaChange {
         match change {
             Change::Follow => self.follow(name, found),
             Change::Find => match found {
-                Some(found) => self.finish(Changed::Found(found)),
+                Some(found) => self.found(found),
                 None => self.fail(not_found(name)),
             },
             Change::Delete => match found {
@@ -259,8 +258,7 @@ impl MetaChange {
         let Some(found) = found else { return self.fail(not_found(name)) };
         let followed = self.found.take().is_some();
         let Some(link) = found.info.link() else {
-            let (bucket, direct) = (self.bucket.clone(), self.direct);
-            return self.finish(Changed::Object { found, bucket, direct });
+            return self.found(found);
         };
         if followed {
             let why = format!("{:?} is a link to a link", found.info.name);
@@ -399,6 +397,11 @@ impl MetaChange {
         self.outcome = Some(Yield::Failed(e));
     }
 
+    /// Ends with the object `found` in the bucket it looked in.
+    fn found(&mut self, found: Found) {
+        self.finish(Changed::Found { found, bucket: self.bucket.clone(), direct: self.direct })
+    }
+
     fn finish(&mut self, changed: Changed) {
         self.phase = Phase::Done;
         self.outcome = Some(Yield::Item(changed));
@@ -526,7 +529,7 @@ mod tests {
         assert!(matches!(p.poll_item(now()), Yield::Wait));
         p.handle_reply(now(), meta("o", "N", 7, ""));
         assert!(steps(&mut p).is_empty());
-        let Yield::Item(Changed::Found(found)) = p.poll_item(now()) else { panic!("not found") };
+        let Yield::Item(Changed::Found { found, .. }) = p.poll_item(now()) else { panic!("not found") };
         assert_eq!((found.revision, found.subject.as_str(), found.info.nuid.as_str()), (7, M_O, "N"));
         assert!(found.info.modified.is_some(), "its time is the message's");
         assert!(matches!(p.poll_item(now()), Yield::Done));
@@ -626,7 +629,7 @@ mod tests {
     /// The object a get reads: its name, nuid, revision, bucket and whether read directly.
     fn object(p: &mut MetaChange) -> (String, String, u64, String, bool) {
         match p.poll_item(now()) {
-            Yield::Item(Changed::Object { found, bucket, direct }) => {
+            Yield::Item(Changed::Found { found, bucket, direct }) => {
                 (found.info.name, found.info.nuid, found.revision, bucket, direct)
             }
             _ => panic!("no object"),
@@ -650,7 +653,7 @@ mod tests {
         let mut p = change("o", Change::Follow);
         let _ = steps(&mut p);
         p.handle_reply(now(), meta("o", "", 8, r#","deleted":true"#));
-        assert!(matches!(p.poll_item(now()), Yield::Item(Changed::Object { found, .. }) if found.info.deleted));
+        assert!(matches!(p.poll_item(now()), Yield::Item(Changed::Found { found, .. }) if found.info.deleted));
     }
 
     #[test]

@@ -106,7 +106,7 @@ impl ObjectStore {
     /// if both clients wrote it, the newer meta is the object.
     pub(crate) async fn find(&self, name: &str) -> Result<Found, Error> {
         match self.change(name, Change::Find).await {
-            Ok(Changed::Found(found)) => Ok(found),
+            Ok(Changed::Found { found, .. }) => Ok(found),
             Ok(_) => Err(Error::Closed),
             Err((_, e)) => Err(e),
         }
@@ -117,7 +117,7 @@ impl ObjectStore {
     /// answers direct gets.
     pub(crate) async fn follow(&self, name: &str) -> Result<(Found, String, bool), GetError> {
         match self.change(name, Change::Follow).await {
-            Ok(Changed::Object { found, bucket, direct }) => Ok((found, bucket, direct)),
+            Ok(Changed::Found { found, bucket, direct }) => Ok((found, bucket, direct)),
             Ok(_) => Err(GetErrorKind::error(Error::Closed)),
             Err((Phase::Follow, e)) => Err(KindError::new(GetErrorKind::BucketLink, e)),
             Err((Phase::Decide, e)) => Err(KindError::new(GetErrorKind::Other, e)),
