@@ -135,15 +135,6 @@ export function linkTo(target: Partial<Meta>): Link {
   return { name, bucket };
 }
 
-/** Where a get of `meta` goes next: `null` to its own chunks, else the bucket and name of the object it links to; a link to a bucket is no object. */
-export function linkTarget(meta: Meta): [bucket: string, name: string] | null {
-  const link = meta.options?.link;
-  if (!link) return null;
-  if (!link.name) throw new InvalidArgumentError(`${quote(meta.name)} links to bucket ${quote(link.bucket)}`);
-  checkBucket(link.bucket);
-  return [link.bucket, link.name];
-}
-
 /** The bytes per chunk of a put asking for `asked` (none or 0: the default), never more than a message holds. */
 export function chunkSize(asked: number | undefined, maxPayload: number): number {
   const n = asked === undefined ? 0 : whole(asked, "options.max_chunk_size");

@@ -1,7 +1,7 @@
 /**
  * `ObjectBucket`: one bucket, shaped like nats.js's `ObjectStore`, over
  * the core's procedures (the Rust store's): lookups, deletes, updates and
- * links by `objectChange`, gets and puts by `objectRead` and `objectWrite`;
+ * links by `objectChange` (which follows a get's link too), gets and puts by `objectRead` and `objectWrite`;
  * listings and watches over ordered consumers, the bucket's own calls
  * (status, seal, destroy) through the JetStream API. What stays here is
  * nats.js's shapes and the argument checks nats.js makes in TS.
@@ -14,7 +14,7 @@ import { StreamAPI } from "../jetstream/manager.js";
 import type { PurgeResponse, RawJetStream, RawProcedure, StreamConfig, StreamInfo, StreamInfoRequestOptions } from "../raw.js";
 import type { QueuedIterator } from "../reader.js";
 import { infoOf, objectStatus, record, storedInfo } from "./infos.js";
-import { chunkSize, checkLinkName, checkMeta, type Found, linkTarget, linkTo, type Meta, readMeta, whole } from "./rules.js";
+import { chunkSize, checkLinkName, checkMeta, type Found, linkTo, type Meta, readMeta, whole } from "./rules.js";
 import { bytesSource, chunks, readAll, type Source, streamSource, write } from "./transfer.js";
 import { str } from "../names.js";
 import type {
@@ -63,39 +63,36 @@ export class ObjectBucket implements ObjectStore {
   }
 
   /**
-   * `null` for a missing or deleted object. Follows a link (to this bucket
-   * or another, whose metas and chunks are read with the stream's own get
-   * and a consumer, as its `allow_direct` is not known); a link to a link
+   * `null` for a missing or deleted object. The core's lookup (the Rust
+   * get's) follows a link to this bucket or another, whose chunks are read
+   * with a consumer, as its `allow_direct` is not known; a link to a link
    * or to a bucket is refused.
    */
   async get(name: string, opts: ObjectStoreGetOpts = {}): Promise<ObjectResult | null> {
-    let [bucket, direct] = [this.bucket, this.#direct];
-    let found = await this.#find(str(name, "object name"));
-    for (let linked = false; found; linked = true) {
-      const { meta } = found;
-      if (linked && meta.options?.link) throw new InvalidArgumentError(`${JSON.stringify(meta.name)} is a link to a link`);
-      const target = linkTarget(meta);
-      if (target) {
-        if (target[0] !== bucket) [bucket, direct] = [target[0], false];
-        found = await this.#find(target[1], bucket, direct);
-        continue;
-      }
-      if (meta.deleted) return null;
-      const batched = direct && this.#js.info.api_lvl >= 1;
-      return { info: infoOf(meta, found.seq), ...chunks(this.#js.raw, bucket, meta, batched, opts.progress) };
-    }
-    return null;
+    const item = await this.#item(str(name, "object name"), "get");
+    if (!item) return null;
+    const [json, seq, , , , bucket, direct] = item as [Uint8Array, number, string, unknown, unknown, string, boolean];
+    const meta = readMeta(json);
+    if (meta.deleted) return null;
+    return { info: infoOf(meta, seq), ...chunks(this.#js.raw, bucket, meta, direct && this.#js.info.api_lvl >= 1, opts.progress) };
   }
 
   /**
-   * The lookup of object `name` in `bucket` by the core's procedure (the
-   * Rust store's): the newest meta on each subject its name makes, read
-   * with direct gets where the stream allows them, else with its own get.
+   * The lookup of object `name` by the core's procedure (the Rust store's):
+   * the newest meta on each subject its name makes, read with direct gets
+   * where the stream allows them, else with its own get.
    */
-  async #find(name: string, bucket = this.bucket, direct = this.#direct): Promise<Found | null> {
+  async #find(name: string): Promise<Found | null> {
+    const item = await this.#item(name, "find");
+    if (!item) return null;
+    const [json, seq, subject, shadowed, nuid] = item as [Uint8Array, number, string, string?, string?];
+    return { meta: readMeta(json), json, seq, subject, shadowed: shadowed === undefined ? undefined : { subject: shadowed, nuid } };
+  }
+
+  /** The item of the core's lookup `op` of object `name`; `null` if no object has the name. */
+  async #item(name: string, op: string): Promise<unknown[] | null> {
     try {
-      const [json, seq, subject, shadowed, nuid] = (await this.#change(name, "find", bucket, direct)) as [Uint8Array, number, string, string?, string?];
-      return { meta: readMeta(json), json, seq, subject, shadowed: shadowed === undefined ? undefined : { subject: shadowed, nuid } };
+      return await this.#change(name, op);
     } catch (e) {
       if (isMessageNotFound(e as Error)) return null;
       throw e;
@@ -103,8 +100,8 @@ export class ObjectBucket implements ObjectStore {
   }
 
   /** The one item of the core's change `op` of object `name` (`objectChange`'s other arguments after it). */
-  async #change(name: string, op: string, bucket = this.bucket, direct = this.#direct, ...args: unknown[]): Promise<unknown[]> {
-    const change = (this.#js.raw.objectChange as (...a: unknown[]) => RawProcedure)(bucket, direct, name, op, ...args);
+  async #change(name: string, op: string, ...args: unknown[]): Promise<unknown[]> {
+    const change = (this.#js.raw.objectChange as (...a: unknown[]) => RawProcedure)(this.bucket, this.#direct, name, op, ...args);
     try {
       const items = await change.next(1);
       return items![0] as unknown[];
@@ -176,7 +173,7 @@ export class ObjectBucket implements ObjectStore {
   async #link(name: string, target: Partial<Meta>): Promise<ObjectInfo> {
     const link = linkTo(target);
     checkLinkName(str(name, "link name"));
-    const [json, revision] = (await this.#change(name, "link", this.bucket, this.#direct, undefined, undefined, undefined, undefined, link.bucket, link.name)) as [Uint8Array, number];
+    const [json, revision] = (await this.#change(name, "link", undefined, undefined, undefined, undefined, link.bucket, link.name)) as [Uint8Array, number];
     return infoOf(readMeta(json), revision);
   }
 
@@ -187,7 +184,7 @@ export class ObjectBucket implements ObjectStore {
     checkMeta(meta);
     const headers = meta.headers && Object.entries(record(meta.headers)).flatMap(([k, vs]) => vs.flatMap((v) => [k, v]));
     const metadata = meta.metadata && Object.entries(meta.metadata).flat();
-    const [, seq] = (await this.#change(name, "update", this.bucket, this.#direct, newName, meta.description, metadata, headers)) as [Uint8Array, number];
+    const [, seq] = (await this.#change(name, "update", newName, meta.description, metadata, headers)) as [Uint8Array, number];
     return { stream: this.stream, seq, duplicate: false };
   }
 

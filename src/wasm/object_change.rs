@@ -18,17 +18,20 @@ use crate::wasm::jetstream::RawJetStream;
 use crate::wasm::procedure::{IntoJs, RawProcedure, ToJs};
 
 /// A change's item in JS: `[metaJson bytes, revision, subject, shadowed
-/// subject?, shadowed chunks' nuid?]` for an object found, `[metaJson
-/// bytes, revision, purged]` for a meta written.
+/// subject?, shadowed chunks' nuid?, bucket, direct]` for an object found
+/// (for a get, in the bucket a link led to), `[metaJson bytes, revision,
+/// purged]` for a meta written.
 impl IntoJs for Changed {
     fn into_js(self) -> JsValue {
         let meta = |info: &ObjectInfo| JsValue::from(Uint8Array::from(&meta_json::write(info)[..]));
         match self {
-            Changed::Found(found) => {
+            Changed::Found { found, bucket, direct } => {
                 let shadowed = found.shadowed.as_ref();
                 let item = Array::of3(&meta(&found.info), &(found.revision as f64).into(), &found.subject.into());
                 item.push(&shadowed.map(|s| s.subject.as_str()).into());
                 item.push(&shadowed.and_then(|s| s.nuid.as_deref()).into());
+                item.push(&bucket.into());
+                item.push(&direct.into());
                 item.into()
             }
             Changed::Written { info, revision, purged } => {
@@ -47,7 +50,8 @@ fn pairs(flat: Vec<String>) -> impl Iterator<Item = (String, String)> {
 #[wasm_bindgen]
 impl RawJetStream {
     /// `op` of object `name` of `bucket` (read with direct gets when
-    /// `direct`): `"find"` (the object, or the API's 404), `"delete"`,
+    /// `direct`): `"find"` (the object, or the API's 404), `"get"` (the
+    /// object a get reads: the one a link names followed), `"delete"`,
     /// `"update"` (to `newName` if given, with `description`, `metadata`
     /// as `[key, value, ...]` and, if given, `headers` as `[name, value,
     /// ...]`) or `"link"` (to object `linkName` of bucket `linkBucket`, or
@@ -70,6 +74,7 @@ impl RawJetStream {
         let context = &self.context;
         let change = match op {
             "delete" => Change::Delete,
+            "get" => Change::Follow,
             "update" => Change::Update {
                 new_name,
                 change: Box::new(move |info: &mut ObjectInfo| {

@@ -3,8 +3,11 @@
 //! UTF-8 one and, for a Latin-1 name, nats.js 3.4's), the newer of them
 //! the object; then, for a change, the meta the rule decides (a delete,
 //! an update or a rename, a link), published with a rollup, and the
-//! subjects it replaced purged one after another. The Rust store and the
-//! wasm's `RawProcedure` pump it; a failure tells in which [`Phase`] it came.
+//! subjects it replaced purged one after another. For a get, a link is
+//! followed to the object it names, in this bucket or another (a link to a
+//! bucket or to a link refused, as nats.js and async-nats refuse them).
+//! The Rust store and the wasm's `RawProcedure` pump it; a failure tells in
+//! which [`Phase`] it came.
 
 use std::collections::VecDeque;
 use std::time::SystemTime;
@@ -14,7 +17,7 @@ use bytes::Bytes;
 use super::error::is_not_found;
 use super::info::{ObjectInfo, ObjectLink, ObjectOptions};
 use super::lookup::{Found, MetaWrite, Purges, Stored, meta_subjects, meta_write, newer, not_found};
-use super::names::{check_name, chunk_subject, meta_subject, stream_name};
+use super::names::{check_bucket, check_name, chunk_subject, meta_subject, stream_name};
 use crate::core::error::Error;
 use crate::core::jetstream::api::MsgGetRequest;
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
@@ -25,6 +28,10 @@ use crate::core::timer::Deadline;
 pub(crate) enum Change {
     /// Nothing: the object is the item (a missing one fails with the API's 404).
     Find,
+    /// What a get reads: the object, or the one its link names (looked up
+    /// in that bucket, read there without direct gets if it is another, as
+    /// its stream's `allow_direct` is not known).
+    Follow,
     /// Its meta says it is deleted, its chunks go.
     Delete,
     /// Renamed to `new_name` (if given) after `change`; a missing or deleted object is not found.
@@ -49,8 +56,11 @@ pub(crate) enum Change {
 pub(crate) enum Phase {
     /// Looking the name (or an update's new name) up, or refusing a missing object.
     Find,
-    /// The rule refused the change (an update's new name or a link's is an object's).
+    /// The rule refused the change (an update's new name or a link's is an
+    /// object's), or a get's link leads to a link or names no valid bucket.
     Decide,
+    /// A get's link names a whole bucket, not an object.
+    Follow,
     /// Publishing the new meta.
     Publish,
     /// Purging what it replaced.
@@ -62,8 +72,17 @@ pub(crate) enum Phase {
 /// What a change hands out, once.
 #[derive(Clone)]
 pub(crate) enum Changed {
-    /// The object found ([`Change::Find`]).
-    Found(Found),
+    /// The object found ([`Change::Find`]; for [`Change::Follow`], the
+    /// object a link names), the bucket holding it and whether its chunks
+    /// may be read with direct gets.
+    Found {
+        /// The object (for a get, never a link).
+        found: Found,
+        /// Its bucket.
+        bucket: String,
+        /// The bucket's stream answers direct gets.
+        direct: bool,
+    },
     /// The meta written, its revision and the messages purged after it.
     Written {
         /// The new meta.
@@ -184,8 +203,9 @@ impl MetaChange {
     fn looked_up(&mut self, name: &str, found: Option<Found>) {
         let Some(change) = self.change.take() else { return };
         match change {
+            Change::Follow => self.follow(name, found),
             Change::Find => match found {
-                Some(found) => self.finish(Changed::Found(found)),
+                Some(found) => self.found(found),
                 None => self.fail(not_found(name)),
             },
             Change::Delete => match found {
@@ -229,6 +249,35 @@ impl MetaChange {
                 }
             },
         }
+    }
+
+    /// What a get's lookup of `name` found: the object; or, for a link (the
+    /// first lookup), the lookup of the object it names; or, the link's
+    /// object found, that object unless it is a link too.
+    fn follow(&mut self, name: &str, found: Option<Found>) {
+        let Some(found) = found else { return self.fail(not_found(name)) };
+        let followed = self.found.take().is_some();
+        let Some(link) = found.info.link() else {
+            return self.found(found);
+        };
+        if followed {
+            let why = format!("{:?} is a link to a link", found.info.name);
+            return self.refuse_with(Phase::Decide, Error::InvalidArgument(why));
+        }
+        let Some(target) = link.name.clone() else {
+            let why = format!("{:?} links to bucket {:?}", found.info.name, link.bucket);
+            return self.refuse_with(Phase::Follow, Error::InvalidArgument(why));
+        };
+        if let Err(e) = check_bucket(&link.bucket) {
+            return self.refuse_with(Phase::Decide, e);
+        }
+        if link.bucket != self.bucket {
+            self.bucket = link.bucket.clone();
+            self.direct = false;
+        }
+        self.found = Some(found);
+        self.change = Some(Change::Follow);
+        self.look_up(target);
     }
 
     /// The write deleting the object `found`: its meta says so, its chunks go.
@@ -333,14 +382,24 @@ impl MetaChange {
 
     /// The rule refused the change: an object has the name `taken`.
     fn refuse(&mut self, taken: &str) {
-        self.phase = Phase::Decide;
-        self.outcome = Some(Yield::Failed(Error::InvalidArgument(format!("an object named {taken:?} exists"))));
+        self.refuse_with(Phase::Decide, Error::InvalidArgument(format!("an object named {taken:?} exists")));
+    }
+
+    /// The rule refused it in `phase`, for `why`.
+    fn refuse_with(&mut self, phase: Phase, why: Error) {
+        self.phase = phase;
+        self.outcome = Some(Yield::Failed(why));
     }
 
     /// Fails in the phase it is in.
     fn fail(&mut self, e: Error) {
         self.lookup = None;
         self.outcome = Some(Yield::Failed(e));
+    }
+
+    /// Ends with the object `found` in the bucket it looked in.
+    fn found(&mut self, found: Found) {
+        self.finish(Changed::Found { found, bucket: self.bucket.clone(), direct: self.direct })
     }
 
     fn finish(&mut self, changed: Changed) {
@@ -470,7 +529,7 @@ mod tests {
         assert!(matches!(p.poll_item(now()), Yield::Wait));
         p.handle_reply(now(), meta("o", "N", 7, ""));
         assert!(steps(&mut p).is_empty());
-        let Yield::Item(Changed::Found(found)) = p.poll_item(now()) else { panic!("not found") };
+        let Yield::Item(Changed::Found { found, .. }) = p.poll_item(now()) else { panic!("not found") };
         assert_eq!((found.revision, found.subject.as_str(), found.info.nuid.as_str()), (7, M_O, "N"));
         assert!(found.info.modified.is_some(), "its time is the message's");
         assert!(matches!(p.poll_item(now()), Yield::Done));
@@ -565,6 +624,96 @@ mod tests {
         assert_eq!(p.phase(), Phase::Purge);
         assert!(matches!(e, Error::JetStream(JetStreamError { code: 400, .. })), "{e:?}");
         assert!(matches!(p.poll_item(now()), Yield::Done));
+    }
+
+    /// The object a get reads: its name, nuid, revision, bucket and whether read directly.
+    fn object(p: &mut MetaChange) -> (String, String, u64, String, bool) {
+        match p.poll_item(now()) {
+            Yield::Item(Changed::Found { found, bucket, direct }) => {
+                (found.info.name, found.info.nuid, found.revision, bucket, direct)
+            }
+            _ => panic!("no object"),
+        }
+    }
+
+    fn linked(bucket: &str, name: Option<&str>) -> String {
+        let name = name.map(|n| format!(r#","name":"{n}""#)).unwrap_or_default();
+        format!(r#","options":{{"link":{{"bucket":"{bucket}"{name}}}}}"#)
+    }
+
+    #[test]
+    fn a_get_of_an_object_reads_it_where_it_is() {
+        let mut p = change("o", Change::Follow);
+        assert_eq!(steps(&mut p), [format!("get OBJ_b true {M_O}")]);
+        p.handle_reply(now(), meta("o", "N", 7, ""));
+        assert!(steps(&mut p).is_empty());
+        assert_eq!(object(&mut p), ("o".into(), "N".into(), 7, "b".into(), true));
+        assert!(matches!(p.poll_item(now()), Yield::Done));
+        // A deleted object is handed out as such: the get says it is not found.
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("o", "", 8, r#","deleted":true"#));
+        assert!(matches!(p.poll_item(now()), Yield::Item(Changed::Found { found, .. }) if found.info.deleted));
+    }
+
+    #[test]
+    fn a_get_follows_a_link_in_its_bucket_with_direct_gets() {
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("o", "L", 7, &linked("b", Some("t"))));
+        assert_eq!(steps(&mut p), ["get OBJ_b true $O.b.M.dA=="]);
+        assert!(matches!(p.poll_item(now()), Yield::Wait));
+        p.handle_reply(now(), meta("t", "N", 3, ""));
+        assert_eq!(object(&mut p), ("t".into(), "N".into(), 3, "b".into(), true));
+    }
+
+    #[test]
+    fn a_get_follows_a_link_to_another_bucket_with_its_streams_own_get() {
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("o", "L", 7, &linked("c", Some("t"))));
+        assert_eq!(steps(&mut p), ["get OBJ_c false $O.c.M.dA=="]);
+        p.handle_reply(now(), meta("t", "N", 3, ""));
+        assert_eq!(object(&mut p), ("t".into(), "N".into(), 3, "c".into(), false));
+    }
+
+    #[test]
+    fn a_get_refuses_a_link_to_a_bucket_or_to_a_link_and_misses_a_missing_target() {
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("o", "L", 7, &linked("c", None)));
+        assert!(steps(&mut p).is_empty());
+        assert!(matches!(failed(&mut p), Error::InvalidArgument(why) if why.contains("links to bucket \"c\"")));
+        assert_eq!(p.phase(), Phase::Follow);
+
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("o", "L", 7, &linked("c", Some("t"))));
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("t", "K", 3, &linked("b", Some("o"))));
+        assert!(steps(&mut p).is_empty(), "a link to a link is not followed further");
+        assert!(matches!(failed(&mut p), Error::InvalidArgument(why) if why.contains("link to a link")));
+        assert_eq!(p.phase(), Phase::Decide);
+
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("o", "L", 7, &linked("not.a.bucket", Some("t"))));
+        assert!(steps(&mut p).is_empty());
+        assert!(matches!(failed(&mut p), Error::InvalidArgument(_)));
+        assert_eq!(p.phase(), Phase::Decide);
+
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), meta("o", "L", 7, &linked("c", Some("t"))));
+        let _ = steps(&mut p);
+        p.handle_reply(now(), missing());
+        assert!(is_not_found(&failed(&mut p)));
+        assert_eq!(p.phase(), Phase::Find);
+        // A missing name is the same 404.
+        let mut p = change("o", Change::Follow);
+        let _ = steps(&mut p);
+        p.handle_reply(now(), missing());
+        assert!(is_not_found(&failed(&mut p)));
     }
 
     fn describe(text: &'static str) -> Change {

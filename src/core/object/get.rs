@@ -1,5 +1,4 @@
-//! Getting an object, sans-IO: where a get goes (its own chunks, or the
-//! object a link names), how many chunks a batched direct get asks for,
+//! Getting an object, sans-IO: how many chunks a batched direct get asks for,
 //! and the check of the chunks against the meta's size and SHA-256 before
 //! the last one is handed out. The `object_store` API folder reads the
 //! chunks over a JetStream context.
@@ -7,7 +6,6 @@
 use super::digest::{self, Digest};
 use super::error::{GetError, GetErrorKind};
 use super::info::ObjectInfo;
-use super::names::check_bucket;
 use crate::core::error::{Error, KindError, ProtocolError};
 use crate::core::jetstream::api::{ErrorCode, JetStreamError};
 
@@ -115,30 +113,6 @@ impl Check {
     /// The error of a get whose bytes do not add up to the object's size.
     pub(crate) fn size_mismatch(&self) -> Error {
         Error::SizeMismatch { name: self.name.clone(), expected: self.size, received: self.received }
-    }
-}
-
-/// Where a get of the object `info` goes next: `None` to its own chunks,
-/// else the bucket and name of the object it links to. A link to a bucket
-/// is no object.
-pub(crate) fn link_target(info: &ObjectInfo) -> Result<Option<(String, String)>, GetError> {
-    let Some(link) = info.link() else { return Ok(None) };
-    let Some(target) = link.name.clone() else {
-        let cause = Error::InvalidArgument(format!("{:?} links to bucket {:?}", info.name, link.bucket));
-        return Err(KindError::new(GetErrorKind::BucketLink, cause));
-    };
-    check_bucket(&link.bucket).map_err(|e| KindError::new(GetErrorKind::Other, e))?;
-    Ok(Some((link.bucket.clone(), target)))
-}
-
-/// A get followed a link to the object `info`: it must not be a link too.
-pub(crate) fn check_linked(info: &ObjectInfo) -> Result<(), GetError> {
-    match info.link() {
-        None => Ok(()),
-        Some(_) => {
-            let cause = Error::InvalidArgument(format!("{:?} is a link to a link", info.name));
-            Err(KindError::new(GetErrorKind::Other, cause))
-        }
     }
 }
 

@@ -26,10 +26,8 @@ use super::info::ObjectInfo;
 use super::names::chunk_subject;
 use super::put::{Progress, ProgressFn};
 use super::store::ObjectStore;
-use crate::core::error::SortCause;
 use crate::core::error::{Error, KindError};
 use crate::core::message::Message;
-use crate::core::object::get::{check_linked, link_target};
 use crate::core::object::read::ObjectRead;
 use crate::core::procedure::{Procedure, Reply, Yield};
 use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
@@ -67,21 +65,17 @@ impl std::fmt::Debug for Object {
 
 impl ObjectStore {
     /// Object `name`, following a link to another object (in this bucket
-    /// or another); `NotFound` for a missing or deleted object.
+    /// or another) by the core's lookup; `NotFound` for a missing or
+    /// deleted object.
     pub async fn get<T: AsRef<str>>(&self, name: T) -> Result<Object, GetError> {
-        let found = self.find(name.as_ref()).await.map_err(GetErrorKind::error)?;
-        let Some((bucket, target)) = link_target(&found.info)? else {
-            return self.read(found.info, found.revision).await;
-        };
-        let store = match bucket == self.name {
-            true => self.clone(),
-            // Its meta read with the stream's own get, which every
-            // bucket answers: no look-up of the bucket first.
-            false => ObjectStore::from_flags(self.context.clone(), &bucket, false, false),
-        };
-        let target = store.find(&target).await.map_err(GetErrorKind::error)?;
-        check_linked(&target.info)?;
-        store.read(target.info, target.revision).await
+        let (found, bucket, direct) = self.follow(name.as_ref()).await?;
+        match bucket == self.name {
+            true => self.read(found.info, found.revision).await,
+            false => {
+                let store = ObjectStore::from_flags(self.context.clone(), &bucket, direct, false);
+                store.read(found.info, found.revision).await
+            }
+        }
     }
 
     /// Starts reading the chunks of the object `info` (its meta at `revision`) describes.

@@ -106,9 +106,22 @@ impl ObjectStore {
     /// if both clients wrote it, the newer meta is the object.
     pub(crate) async fn find(&self, name: &str) -> Result<Found, Error> {
         match self.change(name, Change::Find).await {
-            Ok(Changed::Found(found)) => Ok(found),
-            Ok(Changed::Written { .. }) => Err(Error::Closed),
+            Ok(Changed::Found { found, .. }) => Ok(found),
+            Ok(_) => Err(Error::Closed),
             Err((_, e)) => Err(e),
+        }
+    }
+
+    /// The object a get of `name` reads (the object, or the one its link
+    /// names), the bucket holding it and whether that bucket's stream
+    /// answers direct gets.
+    pub(crate) async fn follow(&self, name: &str) -> Result<(Found, String, bool), GetError> {
+        match self.change(name, Change::Follow).await {
+            Ok(Changed::Found { found, bucket, direct }) => Ok((found, bucket, direct)),
+            Ok(_) => Err(GetErrorKind::error(Error::Closed)),
+            Err((Phase::Follow, e)) => Err(KindError::new(GetErrorKind::BucketLink, e)),
+            Err((Phase::Decide, e)) => Err(KindError::new(GetErrorKind::Other, e)),
+            Err((_, e)) => Err(GetErrorKind::error(e)),
         }
     }
 
@@ -130,7 +143,7 @@ impl ObjectStore {
     async fn write(&self, name: &str, change: Change) -> Result<(ObjectInfo, u64, u64), (Phase, Error)> {
         match self.change(name, change).await? {
             Changed::Written { info, revision, purged } => Ok((info, revision, purged)),
-            Changed::Found(_) => Err((Phase::Done, Error::Closed)),
+            _ => Err((Phase::Done, Error::Closed)),
         }
     }
 
