@@ -53,6 +53,11 @@
 //! kept alive meanwhile; after twice `ack_wait` they go regardless (as a
 //! message out is given up after that long).
 //!
+//! The instance that **lost the pin** and lives on (a step-down) gives its
+//! held messages back to be nak'd when it learns it
+//! ([`pin_lost`](PartitionGate::pin_lost)): they go at once to the pinned
+//! instance, whose takeover puts them before the newer ones.
+//!
 //! Nothing here performs I/O; time comes in as [`Instant`]s.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -472,6 +477,21 @@ mod tests {
         std::iter::from_fn(|| gate.next(now)).collect()
     }
 
+    /// Everything the gate hands out at `now`, each settled as done at once, per partition.
+    fn drain_settling(gate: &mut PartitionGate<String>, now: Instant) -> BTreeMap<u32, Vec<String>> {
+        let mut seen: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        loop {
+            let out = drain(gate, now);
+            if out.is_empty() {
+                return seen;
+            }
+            for (ticket, item) in out {
+                seen.entry(ticket.partition).or_default().push(item);
+                gate.settle(ticket, Settle::Done, now);
+            }
+        }
+    }
+
     fn items(out: &[(Ticket, String)]) -> Vec<&str> {
         out.iter().map(|(_, s)| s.as_str()).collect()
     }
@@ -731,17 +751,7 @@ mod tests {
         assert!(gate.takeover_asked(at(2_010)));
         gate.consumer_state(0, 6, at(2_020));
         assert!(!gate.is_taking_over());
-        let mut seen: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-        loop {
-            let out = drain(&mut gate, at(2_020));
-            if out.is_empty() {
-                break;
-            }
-            for (ticket, item) in out {
-                seen.entry(ticket.partition).or_default().push(item);
-                gate.settle(ticket, Settle::Done, at(2_020));
-            }
-        }
+        let seen = drain_settling(&mut gate, at(2_020));
         assert_eq!(seen[&0], ["0/1 again", "0/3 again", "0/4", "0/6"]);
         assert_eq!(seen[&1], ["1/2 again", "1/5"]);
     }
@@ -792,17 +802,7 @@ mod tests {
         old.settle(out[0].0, Settle::Done, at(150));
         assert!(new.takeover_asked(at(212)));
         new.consumer_state(3, 4, at(212));
-        let mut seen: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-        loop {
-            let out = drain(&mut new, at(212));
-            if out.is_empty() {
-                break;
-            }
-            for (ticket, item) in out {
-                seen.entry(ticket.partition).or_default().push(item);
-                new.settle(ticket, Settle::Done, at(212));
-            }
-        }
+        let seen = drain_settling(&mut new, at(212));
         assert_eq!(seen[&0], ["0/2 again", "0/4 again", "0/5"]);
         assert_eq!(seen[&1], ["1/6"]);
     }
