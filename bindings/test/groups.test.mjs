@@ -359,7 +359,7 @@ test("a step-down hands what the old instance holds to the new one, each key in 
             seen.byInstance[tag] = (seen.byInstance[tag] ?? 0) + 1;
             m.ack();
           }
-        })(),
+        })().catch((e) => e), // an error is checked below, not left unhandled when an assertion fails first
       );
     }
     await waitFor(() => processed(seen) >= 3, 30_000);
@@ -372,7 +372,7 @@ test("a step-down hands what the old instance holds to the new one, each key in 
     const repeats = checkOrder(seen, keys, rounds);
     console.log(`step-down (node): ${repeats} repeats, by instance ${JSON.stringify(seen.byInstance)}`);
     await groups.delete("elastic", "ORDERS", "cg");
-    await Promise.all(loops);
+    assert.deepEqual(await Promise.all(loops), [undefined, undefined], "both instances ended with the group");
   } finally {
     await Promise.all(ncs.map((c) => c.close()));
     await own.stop();

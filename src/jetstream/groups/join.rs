@@ -787,7 +787,7 @@ impl Stream for Member {
             if let Some(reader) = this.reader.as_mut() {
                 let mut lost = false;
                 while let Poll::Ready(Some(event)) = reader.poll_next_event(cx) {
-                    lost |= event == ConsumerEvent::PinIdMismatch;
+                    lost |= matches!(event, ConsumerEvent::PinIdMismatch);
                 }
                 if lost {
                     this.lose_pin();
