@@ -385,26 +385,40 @@ async fn a_static_members_standby_takes_over_within_the_pinned_ttl() {
     assert_eq!(left.consumers().count().await, 0, "the group's consumers went with it");
 }
 
-#[tokio::test]
-async fn a_standby_taking_over_with_many_in_flight_keeps_each_keys_order() {
-    let server = NatsServer::start_jetstream();
-    let js = context(&server).await;
-    orders_stream(&js).await;
-    groups::create_elastic(&js, "ORDERS", "cg", by_key(8)).await.unwrap();
-    groups::add_members(&js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
-    let (keys, rounds) = (40, 30u64);
-    publish_keys(&js, keys, 0..rounds).await;
+/// An elastic group of one member, m1, with `keys` x `rounds` published, and
+/// two instances of it, "a" and "b" (`work` per message, up to 64 delivered
+/// at once, held per partition); once `started` are processed, the tag of
+/// the pinned one.
+async fn two_instances(
+    server: &NatsServer,
+    js: &Context,
+    keys: usize,
+    rounds: u64,
+    work: Duration,
+    started: usize,
+) -> (Shared, JoinHandle<()>, JoinHandle<()>, String) {
+    orders_stream(js).await;
+    groups::create_elastic(js, "ORDERS", "cg", by_key(8)).await.unwrap();
+    groups::add_members(js, "ORDERS", "cg", &["m1".into()]).await.unwrap();
+    publish_keys(js, keys, 0..rounds).await;
     let seen = Shared::default();
-    let work = Duration::from_millis(2);
-    // Up to 64 delivered to the pinned instance at once, held in it per partition.
-    let a = instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "a", seen.clone(), work, 64).await;
-    let b = instance(context(&server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), work, 64).await;
-    wait_for(&seen, 300).await;
+    let a = instance(context(server).await, Kind::Elastic, "ORDERS", "m1", "a", seen.clone(), work, 64).await;
+    let b = instance(context(server).await, Kind::Elastic, "ORDERS", "m1", "b", seen.clone(), work, 64).await;
+    wait_for(&seen, started).await;
     let pinned = {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.by_instance.len(), 1, "one instance pinned: {:?}", seen.by_instance);
         seen.by_instance.keys().next().unwrap().clone()
     };
+    (seen, a, b, pinned)
+}
+
+#[tokio::test]
+async fn a_standby_taking_over_with_many_in_flight_keeps_each_keys_order() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    let (keys, rounds) = (40, 30u64);
+    let (seen, a, b, pinned) = two_instances(&server, &js, keys, rounds, Duration::from_millis(2), 300).await;
     // Kill it mid-stream, with messages delivered to it and not acked.
     let (killed, standby, standby_tag) = if pinned == "a" { (a, b, "b") } else { (b, a, "a") };
     killed.abort();
@@ -418,6 +432,29 @@ async fn a_standby_taking_over_with_many_in_flight_keeps_each_keys_order() {
     );
     groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
     timeout(WAIT, standby).await.unwrap().unwrap();
+}
+
+/// A step-down while the pinned instance holds many messages (work slow
+/// enough that it could not finish them within twice `ack_wait`): it gives
+/// them back at once and the new pin processes every key in order.
+#[tokio::test]
+async fn a_step_down_hands_what_the_old_instance_holds_to_the_new_one_in_order() {
+    let server = NatsServer::start_jetstream();
+    let js = context(&server).await;
+    let (keys, rounds) = (16, 8u64);
+    let (seen, a, b, pinned) = two_instances(&server, &js, keys, rounds, Duration::from_millis(100), 3).await;
+    let standby = if pinned == "a" { "b" } else { "a" };
+    // The pinned instance holds up to 64 (6.4 s of work, ack_wait is 2 s).
+    groups::step_down(&js, Kind::Elastic, "ORDERS", "cg", "m1").await.unwrap();
+    wait_for(&seen, keys * rounds as usize).await;
+    let by_instance = seen.lock().unwrap().by_instance.clone();
+    assert!(by_instance.contains_key(standby), "the standby took over: {by_instance:?}");
+    let redelivered = check_order(&seen, keys, rounds);
+    println!("step-down with 64 in flight: {redelivered} redelivered, by instance {by_instance:?}");
+    groups::delete(&js, Kind::Elastic, "ORDERS", "cg").await.unwrap();
+    for task in [a, b] {
+        timeout(WAIT, task).await.unwrap().unwrap();
+    }
 }
 
 /// Asks the stream's leader to step down; a new one is elected from its replicas.

@@ -2,7 +2,8 @@
 // core as the Rust API (documents, partitions, member loop), reached through
 // the wasm. An elastic group's members keep each key's order while members
 // change, the partition token is off the subjects, a static member has one
-// pinned instance, and deleting a group ends its members.
+// pinned instance, a step-down keeps each key's order, and deleting a group
+// ends its members.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
@@ -322,6 +323,56 @@ test("an instance whose handler hangs gives its pin to a standby", async () => {
     assert.ok(took > 4000 && took < 15_000, `${took} ms`);
     await groups.delete("elastic", "ORDERS", "cg");
     await done;
+  } finally {
+    await Promise.all(ncs.map((c) => c.close()));
+    await own.stop();
+  }
+});
+
+test("a step-down hands what the old instance holds to the new one, each key in order", async () => {
+  const own = await startJetStreamServer();
+  const ncs = await Promise.all([0, 1, 2].map(() => connect({ servers: own.url })));
+  try {
+    const [nc, ...instanceNcs] = ncs;
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: "ORDERS", subjects: ["orders.*"] });
+    const groups = consumerGroups(jetstream(nc));
+    await groups.createElastic("ORDERS", "cg", {
+      max_members: 8,
+      partitioning_filters: [{ filter: "orders.*", partitioning_wildcards: [1] }],
+    });
+    await groups.addMembers("ORDERS", "cg", ["m1"]);
+    const [keys, rounds] = [16, 8];
+    await publishKeys(jetstream(nc), keys, 0, rounds);
+    // Up to 64 held by the pinned instance: 6.4 s of work, ack_wait is 2 s.
+    const config = { ack_wait: 2_000_000_000, max_ack_pending: 64 };
+    const seen = { perKey: {}, byInstance: {} };
+    const loops = [];
+    for (const [i, tag] of ["a", "b"].entries()) {
+      const messages = await consumerGroups(jetstream(instanceNcs[i])).join("elastic", "ORDERS", "cg", "m1", { config });
+      loops.push(
+        (async () => {
+          for await (const m of messages) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            const [key, index] = m.string().split(":");
+            (seen.perKey[key] ??= []).push(Number(index));
+            seen.byInstance[tag] = (seen.byInstance[tag] ?? 0) + 1;
+            m.ack();
+          }
+        })().catch((e) => e), // an error is checked below, not left unhandled when an assertion fails first
+      );
+    }
+    await waitFor(() => processed(seen) >= 3, 30_000);
+    const pinned = Object.keys(seen.byInstance);
+    assert.equal(pinned.length, 1, `one instance pinned: ${JSON.stringify(seen.byInstance)}`);
+    const standby = pinned[0] === "a" ? "b" : "a";
+    await groups.stepDown("elastic", "ORDERS", "cg", "m1");
+    await waitFor(() => processed(seen) >= keys * rounds, 60_000);
+    assert.ok(seen.byInstance[standby] > 0, `the standby took over: ${JSON.stringify(seen.byInstance)}`);
+    const repeats = checkOrder(seen, keys, rounds);
+    console.log(`step-down (node): ${repeats} repeats, by instance ${JSON.stringify(seen.byInstance)}`);
+    await groups.delete("elastic", "ORDERS", "cg");
+    assert.deepEqual(await Promise.all(loops), [undefined, undefined], "both instances ended with the group");
   } finally {
     await Promise.all(ncs.map((c) => c.close()));
     await own.stop();

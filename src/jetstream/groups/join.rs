@@ -25,7 +25,7 @@ use super::requests::{self, is_code};
 use crate::core::error::Error;
 use crate::core::jetstream::groups::order::{Offered, PartitionGate, Settle, Ticket};
 use crate::core::jetstream::groups::{ElasticConfig, StaticConfig, member as rules, names, strip_partition};
-use crate::core::jetstream::pull::StatusKind;
+use crate::core::jetstream::pull::{ConsumerEvent, StatusKind};
 use crate::core::time::Instant;
 use crate::jetstream::ack::Ack;
 use crate::jetstream::api::{AckPolicy, ConsumerConfig, ErrorCode};
@@ -152,6 +152,7 @@ pub async fn join(
         joining: None,
         rejoin: None,
         pin_id: None,
+        lost_pin: None,
         ended: false,
         ordered,
         gate: PartitionGate::new(ack_wait),
@@ -195,6 +196,9 @@ pub struct Member {
     rejoin: Option<BoxFuture<()>>,
     /// The pin id this instance's messages carry (`Nats-Pin-Id`).
     pin_id: Option<String>,
+    /// The pin id this instance lost (the server answered its pull with
+    /// 423): messages still coming with it are nak'd, not handed out.
+    lost_pin: Option<String>,
     ended: bool,
     /// Whether messages go through `gate` (acks are explicit).
     ordered: bool,
@@ -506,19 +510,52 @@ impl Member {
     }
 
     /// A delivered message's partition, its subject without the partition
-    /// token; notes the pin id it carries (a new one starts the gate's takeover).
-    fn arrived(&mut self, mut message: Message, now: Instant) -> (u32, Message) {
+    /// token; notes the pin id it carries (a new one starts the gate's
+    /// takeover). `true` when it carries the pin this instance lost (it
+    /// was on its way when the pin moved).
+    fn arrived(&mut self, mut message: Message, now: Instant) -> (u32, Message, bool) {
         let wire = message.message.subject.to_string();
         let partition = wire.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(u32::MAX);
         message.message.subject = strip_partition(&wire).into();
-        if let Some(pin) = message.message.headers.as_ref().and_then(|h| h.get("Nats-Pin-Id"))
+        let pin = message.message.headers.as_ref().and_then(|h| h.get("Nats-Pin-Id")).map(|p| p.to_string());
+        if pin.is_some() && pin == self.lost_pin {
+            return (partition, message, true);
+        }
+        if let Some(pin) = pin
             && self.pin_id.as_deref() != Some(pin.as_str())
         {
-            self.pin_id = Some(pin.to_string());
-            *locked(&self.settled.pinned) = Some((self.consumer.clone(), pin.to_string()));
+            *locked(&self.settled.pinned) = Some((self.consumer.clone(), pin.clone()));
+            self.pin_id = Some(pin);
             self.gate.pinned(now);
         }
-        (partition, message)
+        (partition, message, false)
+    }
+
+    /// The server moved the pin away from this instance (a step-down, or
+    /// its pin lapsed) and said so (423 to its pull): what the gate holds
+    /// and what waits for a checkpoint is nak'd, so that it goes at once
+    /// to the instance pinned now, whose takeover keeps each partition's
+    /// order (see [`PartitionGate::pin_lost`]); the messages out finish as usual.
+    fn lose_pin(&mut self) {
+        let Some(pin) = self.pin_id.take() else { return };
+        *locked(&self.settled.pinned) = None;
+        let mut give_back = |message: Message| {
+            let _ = message.ack_nowait(Ack::Nak(None));
+        };
+        self.gate.pin_lost(&mut give_back);
+        for (_, _, message) in self.waiting.drain(..) {
+            give_back(message);
+        }
+        self.takeover_timer = None;
+        self.ack_state = None;
+        self.lost_pin = Some(pin);
+    }
+
+    /// A message that carries the pin this instance lost: acked again when
+    /// it was settled here, otherwise nak'd for the instance pinned now.
+    fn give_back_stale(&mut self, partition: u32, message: Message) {
+        let done = message.info().is_ok_and(|info| self.gate.was_settled(partition, info.stream_sequence));
+        let _ = message.ack_nowait(if done { Ack::Ack } else { Ack::Nak(None) });
     }
 }
 
@@ -748,9 +785,23 @@ impl Stream for Member {
                 continue;
             }
             if let Some(reader) = this.reader.as_mut() {
+                let mut lost = false;
+                while let Poll::Ready(Some(event)) = reader.poll_next_event(cx) {
+                    lost |= matches!(event, ConsumerEvent::PinIdMismatch);
+                }
+                if lost {
+                    this.lose_pin();
+                    continue;
+                }
+            }
+            if let Some(reader) = this.reader.as_mut() {
                 match reader.poll_raw(cx) {
                     Poll::Ready(Some(Ok(message))) => {
-                        let (partition, message) = this.arrived(message, now);
+                        let (partition, message, stale) = this.arrived(message, now);
+                        if stale && this.ordered {
+                            this.give_back_stale(partition, message);
+                            continue;
+                        }
                         if !this.ordered {
                             return Poll::Ready(Some(Ok(GroupMessage { partition, message })));
                         }

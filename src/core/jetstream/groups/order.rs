@@ -53,6 +53,11 @@
 //! kept alive meanwhile; after twice `ack_wait` they go regardless (as a
 //! message out is given up after that long).
 //!
+//! The instance that **lost the pin** and lives on (a step-down) gives its
+//! held messages back to be nak'd when it learns it
+//! ([`pin_lost`](PartitionGate::pin_lost)): they go at once to the pinned
+//! instance, whose takeover puts them before the newer ones.
+//!
 //! Nothing here performs I/O; time comes in as [`Instant`]s.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -179,6 +184,39 @@ impl<T> PartitionGate<T> {
         }
     }
 
+    /// This instance lost the pin (the server answered its pull with 423,
+    /// e.g. after a step-down): it gives back every held message, in
+    /// stream order, for the caller to nak (`give_back`), and keeps no
+    /// takeover. A nak rather than letting them lapse: the server delivers
+    /// a nak'd message at once to the instance pinned now, which holds
+    /// everything it gets until the consumer's ack-pending count shows
+    /// nothing pending elsewhere (see the module docs), so the order holds
+    /// either way and the naks spare it waiting up to an `ack_wait` (or
+    /// twice, past which it hands out regardless) for each. The messages
+    /// out stay with the application, which settles them as usual; what was
+    /// settled here stays known.
+    pub fn pin_lost(&mut self, mut give_back: impl FnMut(T)) {
+        let mut held: Vec<Held<T>> = Vec::with_capacity(self.held);
+        for lane in self.lanes.values_mut() {
+            held.extend(lane.queue.drain(..));
+        }
+        held.sort_by_key(|h| h.sequence);
+        self.ready.clear();
+        self.held = 0;
+        self.takeover = None;
+        for h in held {
+            give_back(h.item);
+        }
+    }
+
+    /// Whether this instance settled `sequence` of `partition` (or its
+    /// checkpoint covers it): a redelivery of it is acked, not handed out.
+    pub fn was_settled(&self, partition: u32, sequence: u64) -> bool {
+        self.lanes.get(&partition).is_some_and(|lane| {
+            sequence <= lane.resumed || lane.settled.binary_search_by_key(&sequence, |s| s.0).is_ok()
+        })
+    }
+
     /// Whether messages are held for a takeover.
     #[cfg(test)]
     pub fn is_taking_over(&self) -> bool {
@@ -252,10 +290,10 @@ impl<T> PartitionGate<T> {
     /// ack timer for it runs from then).
     pub fn offer(&mut self, partition: u32, sequence: u64, item: T, now: Instant) -> Offered<T> {
         let refresh = now + self.ack_wait / 2;
-        let lane = self.lanes.entry(partition).or_default();
-        if sequence <= lane.resumed || lane.settled.binary_search_by_key(&sequence, |s| s.0).is_ok() {
+        if self.was_settled(partition, sequence) {
             return Offered::Settled(item);
         }
+        let lane = self.lanes.entry(partition).or_default();
         if lane.out.as_ref().is_some_and(|o| o.sequence == sequence) {
             // Delivered again while out (ack wait over, or nak'd): hand it out again first.
             lane.out = None;
@@ -437,6 +475,21 @@ mod tests {
 
     fn drain(gate: &mut PartitionGate<String>, now: Instant) -> Vec<(Ticket, String)> {
         std::iter::from_fn(|| gate.next(now)).collect()
+    }
+
+    /// Everything the gate hands out at `now`, each settled as done at once, per partition.
+    fn drain_settling(gate: &mut PartitionGate<String>, now: Instant) -> BTreeMap<u32, Vec<String>> {
+        let mut seen: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        loop {
+            let out = drain(gate, now);
+            if out.is_empty() {
+                return seen;
+            }
+            for (ticket, item) in out {
+                seen.entry(ticket.partition).or_default().push(item);
+                gate.settle(ticket, Settle::Done, now);
+            }
+        }
     }
 
     fn items(out: &[(Ticket, String)]) -> Vec<&str> {
@@ -698,19 +751,60 @@ mod tests {
         assert!(gate.takeover_asked(at(2_010)));
         gate.consumer_state(0, 6, at(2_020));
         assert!(!gate.is_taking_over());
-        let mut seen: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-        loop {
-            let out = drain(&mut gate, at(2_020));
-            if out.is_empty() {
-                break;
-            }
-            for (ticket, item) in out {
-                seen.entry(ticket.partition).or_default().push(item);
-                gate.settle(ticket, Settle::Done, at(2_020));
-            }
-        }
+        let seen = drain_settling(&mut gate, at(2_020));
         assert_eq!(seen[&0], ["0/1 again", "0/3 again", "0/4", "0/6"]);
         assert_eq!(seen[&1], ["1/2 again", "1/5"]);
+    }
+
+    /// A step-down moves the pin from `old` (0/1 out, 0/2, 1/3, 0/4 held)
+    /// to `new`, which gets 5.. first. `old` learns it (a 423) and gives its
+    /// held messages back to be nak'd, in stream order, stops keeping them
+    /// alive and hands nothing more out; its message out is settled as
+    /// usual. `new` gets the naks at once, and with 0/1 acked nothing is
+    /// pending elsewhere: every partition goes out in stream order.
+    #[test]
+    fn a_lost_pin_gives_back_what_is_held_and_the_new_pin_keeps_the_order() {
+        let mut old = fed(&[(0, 1), (0, 2), (1, 3), (0, 4)]);
+        let out = drain(&mut old, at(0));
+        assert_eq!(items(&out), ["0/1", "1/3"]);
+        old.settle(out[1].0, Settle::Done, at(1));
+        let mut new = PartitionGate::new(ACK_WAIT);
+        new.pinned(at(10));
+        assert!(new.takeover_asked(at(10)));
+        for (p, s) in [(0, 5), (1, 6)] {
+            new.delivered_first(s);
+            new.offer(p, s, format!("{p}/{s}"), at(11));
+        }
+        // 0/1 out and 0/2, 0/4 held at the old instance, besides the 2 here.
+        new.consumer_state(3, 5, at(12));
+        assert!(new.next(at(12)).is_none());
+
+        let mut nak = Vec::new();
+        old.pin_lost(|item| nak.push(item));
+        assert_eq!(nak, ["0/2", "0/4"], "the held messages, in stream order");
+        assert_eq!(old.held(), 0);
+        assert!(old.next(at(20)).is_none(), "nothing more handed out");
+        assert!(old.is_out(0), "the message out stays with the application");
+        let mut kept = 0;
+        old.keep_alive(at(6_000), |_| kept += 1);
+        assert_eq!(kept, 0, "no +WPI for what was given back");
+        assert!(old.was_settled(1, 3) && !old.was_settled(0, 2));
+
+        // The naks come to the new pin at once: 0/1 is still pending there.
+        for (i, item) in nak.into_iter().enumerate() {
+            let (p, s) = item.split_once('/').unwrap();
+            let (p, s) = (p.parse().unwrap(), s.parse().unwrap());
+            new.offer(p, s, format!("{item} again"), at(30 + i as u64));
+        }
+        assert!(new.takeover_asked(at(112)));
+        new.consumer_state(3, 5, at(112));
+        assert!(new.next(at(112)).is_none(), "0/1 is still out at the old instance");
+        old.settle(out[0].0, Settle::Done, at(150));
+        assert!(new.takeover_asked(at(212)));
+        new.consumer_state(3, 4, at(212));
+        let seen = drain_settling(&mut new, at(212));
+        assert_eq!(seen[&0], ["0/2 again", "0/4 again", "0/5"]);
+        assert_eq!(seen[&1], ["1/6"]);
     }
 
     #[test]
