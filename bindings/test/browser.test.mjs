@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { pageWithNatsjet, skipBrowser } from "./chromium.mjs";
-import { startJetStreamServer, startServer } from "./harness.mjs";
+import { startAccountsServer, startJetStreamServer, startServer } from "./harness.mjs";
 
 describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => {
   let server, jsServer, page, blankPage, closeBrowser;
@@ -89,6 +89,26 @@ describe("web build in Chromium", { skip: skipBrowser, timeout: 60_000 }, () => 
       return codes;
     }, server.wsUrl);
     assert.deepEqual(got, ["NO_RESPONDERS", "TIMEOUT"]);
+  });
+
+  test("a request the permissions refuse rejects at once, caused by a PermissionViolationError", async () => {
+    const accounts = await startAccountsServer();
+    try {
+      const got = await page.evaluate(async (servers) => {
+        const nc = await natsjet.connect({ servers, user: "limited", pass: "pw" });
+        const started = Date.now();
+        const e = await nc.request("secret.page", "x", { timeout: 30000 }).catch((e) => e);
+        const took = Date.now() - started;
+        const { cause } = e;
+        const fields = [e instanceof natsjet.RequestError, cause instanceof natsjet.PermissionViolationError, e.kind, cause.operation, cause.subject, took < 10000];
+        const open = !nc.isClosed();
+        await nc.close();
+        return [...fields, open];
+      }, accounts.wsUrl);
+      assert.deepEqual(got, [true, true, "PERMISSIONS_VIOLATION", "publish", "secret.page", true, true]);
+    } finally {
+      await accounts.close();
+    }
   });
 
   test("errors are instances of the web entry's nats.js-named classes", async () => {

@@ -191,6 +191,12 @@ situation(
   { user: "limited" },
 );
 
+situation(
+  "a denied request (rejected at once, not by its timeout)",
+  (lib, { nc }) => nc.request("secret.plans", "x", { timeout: 30000 }),
+  { user: "limited" },
+);
+
 // --- JetStream ---------------------------------------------------------------
 
 /** `f(jsm, stream)` on a fresh stream of this library's that captures `<stream>.>` (more `config`), deleted after. */
@@ -307,6 +313,17 @@ situation("a consumer deleted under consume, with abort_on_missing_resource", (l
   }),
 );
 
+situation(
+  "a denied consumer create (rejected at once, not by the API timeout)",
+  (lib, ctx) =>
+    // One name for both libraries (each deletes it after): the subject is in the message.
+    withStream(lib, { ...ctx, prefix: "both" }, "LOCKED", async (_, stream) => {
+      const jsm = await lib.jetstreamManager(ctx.nc, { timeout: 30000 });
+      await jsm.consumers.add(stream, { name: "locked", ack_policy: "explicit" });
+    }),
+  { user: "limited" },
+);
+
 // --- Key-Value ---------------------------------------------------------------
 
 /** Runs `f(bucket)` on a fresh KV bucket or object store (`Manager`: `Kvm`, `Objm`) of this library's, destroyed after. */
@@ -332,6 +349,12 @@ situation("KV update with a stale revision", (lib, ctx) =>
     await kv.put("k", "2");
     await kv.update("k", "3", rev);
   }),
+);
+
+situation(
+  "a denied KV put (rejected at once, not by its timeout)",
+  (lib, ctx) => withBucket(lib.Kvm, { ...ctx, prefix: "both" }, "kv_denied", (kv) => kv.put("locked", "1")),
+  { user: "limited" },
 );
 
 situation("KV put with a bad key", (lib, ctx) => withBucket(lib.Kvm, ctx, "kv_key", (kv) => kv.put("bad key", "1")), {

@@ -50,7 +50,9 @@ accounts {
     jetstream: enabled
     users: [
       { user: js, password: js }
-      { user: limited, password: pw, permissions: { publish: { deny: "secret.>" }, subscribe: { deny: "jobs.>" } } }
+      { user: limited, password: pw, permissions: {
+        publish: { deny: ["secret.>", "$JS.API.CONSUMER.CREATE.*.locked", "$JS.API.CONSUMER.CREATE.*.locked.>", "$JS.API.CONSUMER.DURABLE.CREATE.*.locked", "$KV.*.locked"] },
+        subscribe: { deny: "jobs.>" } } }
     ]
   }
   NOJS: { users: [{ user: nojs, password: nojs }] }

@@ -127,6 +127,8 @@ pub(crate) enum Call<'a> {
     /// The replies of a request for many to `subject`: no responders is a
     /// `NoRespondersError`.
     RequestMany(&'a str),
+    /// A connection event (`status()`'s `error`): the error as it is.
+    Event,
     /// The messages of a batched direct get: no responders is the
     /// `JetStreamStatusError` 503 nats.js makes of the status.
     #[cfg(feature = "wasm-jetstream")]
@@ -150,6 +152,12 @@ pub(crate) fn to_js(error: &Error, call: Call) -> js_sys::Error {
         (Error::Closed, Call::Request(_) | Call::RequestMany(_)) => {
             new(Class::RequestError, "connection closed", error)
         }
+        // A refused publish fails only requests (never answered); nats.js
+        // wraps what a request rejects with in a RequestError, save for a
+        // request for many.
+        (Error::Server(e), Call::Request(_) | Call::Other(_)) if refused_publish(&e.kind) => {
+            caused(Class::RequestError, &e.message, error, &fields(error, Class::PermissionViolationError))
+        }
         #[cfg(feature = "wasm-jetstream")]
         (Error::NoResponders, Call::DirectBatch) => {
             let js = new(Class::JetStreamStatusError, "no responders", error);
@@ -166,6 +174,11 @@ pub(crate) fn to_js(error: &Error, call: Call) -> js_sys::Error {
         _ => fields(error, class(error)),
     };
     js.unchecked_into()
+}
+
+/// Whether `kind` is a publish the permissions refused.
+fn refused_publish(kind: &ServerErrorKind) -> bool {
+    matches!(kind, ServerErrorKind::PermissionsViolation { operation: PermissionOp::Publish, .. })
 }
 
 /// nats.js's `RequestError` for no responders to `subject`: the same

@@ -48,7 +48,7 @@ extern "C" {
 pub(crate) fn forward(sink: StatusSink) -> impl Fn(Event) + 'static {
     move |event| {
         let at = |server: ServerAddr| Some(server.host_port());
-        let js = |error: Option<crate::Error>| error.map(|e| to_js(&e, Call::Other("")));
+        let js = |error: Option<crate::Error>| error.map(|e| to_js(&e, Call::Event));
         // What the sink throws is its own business; the driver goes on.
         let _ = match event {
             Event::Connected { server } => sink.status("connected", at(server), None),

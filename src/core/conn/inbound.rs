@@ -5,7 +5,7 @@ use bytes::BytesMut;
 
 use super::pings::PingKind;
 use super::{Connection, ConnectionEvent, Event, Phase, Sid};
-use crate::core::error::{Error, ProtocolError, ServerError};
+use crate::core::error::{Error, PermissionOp, ProtocolError, ServerError, ServerErrorKind};
 use crate::core::message::Message;
 use crate::core::proto::{self, ServerOp};
 use crate::core::time::Instant;
@@ -77,11 +77,20 @@ impl Connection {
     }
 
     /// Permission violations are reported and the connection stays up; the
-    /// server closes the connection after any other `-ERR`, so do we.
+    /// server closes the connection after any other `-ERR`, so do we. A
+    /// refused publish is never answered: the requests published to exactly
+    /// its subject fail with the violation at once (as nats.js does) instead
+    /// of waiting for their timeout.
     fn on_server_error(&mut self, error: ServerError) {
         if error.is_fatal_for_connection() {
             self.close_transport(Some(Error::Server(error)));
         } else {
+            if let ServerErrorKind::PermissionsViolation { operation: PermissionOp::Publish, subject, .. } = &error.kind
+            {
+                for id in self.requests.refused(subject) {
+                    self.events.push_back(Event::Response { id, result: Err(Error::Server(error.clone())) });
+                }
+            }
             let event = ConnectionEvent::ServerError(Error::Server(error));
             self.events.push_back(Event::Connection(event));
         }

@@ -883,7 +883,7 @@ impl Connection {
         let (id, reply) = self.requests.next();
         self.write_pub(subject, Some(&reply), headers, payload)?;
         self.requests.recycle(reply);
-        self.requests.track(id, many);
+        self.requests.track(id, many, subject);
         Ok(id)
     }
 

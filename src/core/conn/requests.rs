@@ -1,7 +1,10 @@
 //! Requests over one muxed inbox subscription `<prefix>.<token>.*`: each
 //! request gets its own last token, so one SUB serves every request and the
 //! first reply settles it. A request for many replies stays open until
-//! its caller cancels it.
+//! its caller cancels it. Each pending request keeps the subject it was
+//! published to: the server refuses a publish by `-ERR` naming only that
+//! subject, never answering it, and [`Requests::refused`] finds the requests
+//! that will never be answered.
 
 use super::RequestId;
 use crate::core::error::Error;
@@ -9,12 +12,20 @@ use crate::core::id_map::IdMap;
 use crate::core::message::Message;
 use crate::core::proto::decimal_before;
 
+/// A request waiting for an answer.
+struct Pending {
+    /// For many replies: it stays pending until cancelled.
+    many: bool,
+    /// The subject it was published to.
+    subject: Box<str>,
+}
+
 #[derive(Default)]
 pub(super) struct Requests {
     /// The muxed subscription's sid and the reply prefix (ends with '.').
     mux: Option<(u64, String)>,
-    /// Ids of the requests waiting for an answer; `true`: for many replies.
-    pending: IdMap<u64, bool>,
+    /// The requests waiting for an answer.
+    pending: IdMap<u64, Pending>,
     last_id: u64,
     /// The last reply subject, its buffer reused: a batch of confirmed acks
     /// makes thousands.
@@ -49,8 +60,8 @@ impl Requests {
         self.reply = reply;
     }
 
-    pub(super) fn track(&mut self, id: RequestId, many: bool) {
-        self.pending.insert(id.0, many);
+    pub(super) fn track(&mut self, id: RequestId, many: bool, subject: &str) {
+        self.pending.insert(id.0, Pending { many, subject: subject.into() });
     }
 
     pub(super) fn cancel(&mut self, id: RequestId) {
@@ -62,10 +73,24 @@ impl Requests {
     pub(super) fn route(&mut self, message: Message) -> Option<(RequestId, Result<Message, Error>)> {
         let (_, prefix) = self.mux.as_ref()?;
         let token: u64 = message.subject.strip_prefix(prefix.as_str())?.parse().ok()?;
-        if !*self.pending.get(&token)? {
+        if !self.pending.get(&token)?.many {
             self.pending.remove(&token);
         }
         Some((RequestId(token), message.into_answer()))
+    }
+
+    /// The pending requests published to exactly `subject`, oldest first,
+    /// forgotten: the server refused that publish (a permissions violation).
+    pub(super) fn refused(&mut self, subject: &str) -> Vec<RequestId> {
+        let mut ids = Vec::new();
+        self.pending.retain(|id, pending| {
+            let hit = *pending.subject == *subject;
+            if hit {
+                ids.push(RequestId(*id));
+            }
+            !hit
+        });
+        ids
     }
 
     /// Every pending request, oldest first, forgotten.

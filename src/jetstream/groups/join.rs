@@ -633,7 +633,7 @@ fn jitter_ms(max: u64) -> u64 {
 /// expected, passing cases (another instance's view of the members stands
 /// in the way, or the cluster is electing a leader): try again later, quietly.
 /// Anything else (the stream gone, a bad config, limits, a request that
-/// timed out, as one refused by permissions does) is handed out as well.
+/// timed out, one refused by permissions) is handed out as well.
 fn is_passing_create_error(error: &Error) -> bool {
     match error {
         Error::JetStream(e) => [

@@ -1,7 +1,8 @@
 //! Requests over the muxed inbox.
 
 use super::*;
-use crate::core::conn::RequestId;
+use crate::core::conn::{RequestId, State};
+use crate::core::error::{PermissionOp, ServerError};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -136,4 +137,75 @@ fn a_request_for_many_gets_every_reply_until_cancelled() {
     s.conn.cancel_request(many);
     s.send(&msg(&reply, sid, None, "c"));
     assert!(s.take_events().is_empty());
+}
+
+fn violation(operation: PermissionOp, subject: &str) -> Error {
+    let what = match operation {
+        PermissionOp::Publish => "Publish",
+        PermissionOp::Subscribe => "Subscription",
+    };
+    Error::Server(ServerError::from_message(&format!("Permissions Violation for {what} to \"{subject}\"")))
+}
+
+#[test]
+fn a_refused_publish_fails_the_requests_to_its_subject_at_once() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let first = s.conn.request("secret.x", None, b"1").unwrap();
+    let (_, sid, _) = sent_request(&s.take_ops());
+    let other = s.conn.request("open.x", None, b"").unwrap();
+    let prefix = s.conn.request("secret", None, b"").unwrap();
+    let many = s.conn.request_many("secret.x", None, b"2").unwrap();
+    let ops = s.take_ops();
+    let [ClientOp::Pub { reply: Some(other_reply), .. }, _, _] = ops.as_slice() else { panic!("{ops:?}") };
+
+    s.send("-ERR 'Permissions Violation for Publish to \"secret.x\"'");
+    let events = s.take_events();
+    let refused = violation(PermissionOp::Publish, "secret.x");
+    assert_eq!(
+        responses(&events),
+        [(first, Err(refused.clone())), (many, Err(refused.clone()))],
+        "every request to exactly that subject, the one for many replies too"
+    );
+    assert_eq!(events.last(), Some(&Event::Connection(ConnectionEvent::ServerError(refused))), "still reported");
+    assert_eq!(s.conn.state(), State::Connected);
+
+    // The others stay pending and get their answers; the refused ones are forgotten.
+    s.send("-ERR 'Permissions Violation for Publish to \"secret.x\"'");
+    assert!(responses(&s.take_events()).is_empty(), "a second -ERR fails nothing more");
+    s.send(&msg(other_reply, sid, None, "fine"));
+    assert_eq!(responses(&s.take_events()), [(other, Ok("fine".into()))]);
+    s.send("-ERR 'Permissions Violation for Publish to \"secret\"'");
+    assert_eq!(responses(&s.take_events()), [(prefix, Err(violation(PermissionOp::Publish, "secret")))]);
+}
+
+#[test]
+fn a_refused_subscription_fails_no_request() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let id = s.conn.request("secret.x", None, b"").unwrap();
+    let (_, sid, reply) = sent_request(&s.take_ops());
+    s.send("-ERR 'Permissions Violation for Subscription to \"secret.x\"'");
+    let events = s.take_events();
+    assert!(responses(&events).is_empty(), "{events:?}");
+    assert_eq!(
+        events,
+        [Event::Connection(ConnectionEvent::ServerError(violation(PermissionOp::Subscribe, "secret.x")))]
+    );
+    s.send(&msg(&reply, sid, None, "late but fine"));
+    assert_eq!(responses(&s.take_events()), [(id, Ok("late but fine".into()))]);
+}
+
+#[test]
+fn a_refusal_split_across_reads_fails_the_request() {
+    let mut s = FakeServer::connected(config(&["nats://a:4222"]));
+    let id = s.conn.request("$JS.API.CONSUMER.CREATE.S.C", None, b"{}").unwrap();
+    s.take_ops();
+    let line = "-ERR 'Permissions Violation for Publish to \"$JS.API.CONSUMER.CREATE.S.C\"'";
+    let (a, b) = line.split_at(20);
+    s.send_partial(a.as_bytes());
+    assert!(responses(&s.take_events()).is_empty());
+    s.send(b);
+    assert_eq!(
+        responses(&s.take_events()),
+        [(id, Err(violation(PermissionOp::Publish, "$JS.API.CONSUMER.CREATE.S.C")))]
+    );
 }
