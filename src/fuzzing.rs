@@ -9,7 +9,7 @@ use crate::core::error::Error;
 use crate::core::message::Message;
 use crate::jetstream::api::{self, MsgGetResponse};
 use crate::jetstream::kv::{Entry, names::KeySubjects, stored_entry, watched_entry};
-use crate::jetstream::object_store::{ObjectInfo, meta_json, parse_meta};
+use crate::jetstream::object_store::{ObjectInfo, parse_meta};
 use crate::jetstream::ordered::delivery_numbers;
 use crate::jetstream::stream::StreamMessage;
 use crate::plain_json::AS_IN_WASM;
@@ -62,5 +62,5 @@ pub fn object_meta(json: &[u8]) -> Result<ObjectInfo, Error> {
 
 /// An object meta as the object store writes it.
 pub fn object_meta_json(info: &ObjectInfo) -> Result<Bytes, Error> {
-    Ok(meta_json(info))
+    Ok(Bytes::from(crate::core::object::meta_json::write(info)))
 }

@@ -52,7 +52,7 @@ pub use error::*;
 pub use get::Object;
 #[cfg(has_runtime)]
 pub use put::{Progress, ProgressFn, PutOptions};
+#[cfg(feature = "fuzzing")]
+pub(crate) use store::parse_meta;
 #[cfg(has_runtime)]
 pub use store::{AsObjectInfo, List, ObjectStore, Watch, WatchOptions};
-#[cfg(feature = "fuzzing")]
-pub(crate) use store::{meta_json, parse_meta};
