@@ -1,10 +1,11 @@
 //! Requests over one muxed inbox subscription `<prefix>.<token>.*`: each
 //! request gets its own last token, so one SUB serves every request and the
 //! first reply settles it. A request for many replies stays open until
-//! its caller cancels it. Each pending request keeps the subject it was
-//! published to: the server refuses a publish by `-ERR` naming only that
-//! subject, never answering it, and [`Requests::refused`] finds the requests
-//! that will never be answered.
+//! its caller cancels it. Each pending request keeps a hash of the subject
+//! it was published to: the server refuses a publish by `-ERR` naming only
+//! that subject, never answering it, and [`Requests::refused`] finds the
+//! requests that will never be answered. A hash, not the subject, because
+//! every acked publish and confirmed ack is a request and a refusal is rare.
 
 use super::RequestId;
 use crate::core::error::Error;
@@ -16,8 +17,8 @@ use crate::core::proto::decimal_before;
 struct Pending {
     /// For many replies: it stays pending until cancelled.
     many: bool,
-    /// The subject it was published to.
-    subject: Box<str>,
+    /// [`subject_hash`] of the subject it was published to.
+    subject: u64,
 }
 
 #[derive(Default)]
@@ -61,7 +62,7 @@ impl Requests {
     }
 
     pub(super) fn track(&mut self, id: RequestId, many: bool, subject: &str) {
-        self.pending.insert(id.0, Pending { many, subject: subject.into() });
+        self.pending.insert(id.0, Pending { many, subject: subject_hash(subject) });
     }
 
     pub(super) fn cancel(&mut self, id: RequestId) {
@@ -82,9 +83,10 @@ impl Requests {
     /// The pending requests published to exactly `subject`, oldest first,
     /// forgotten: the server refused that publish (a permissions violation).
     pub(super) fn refused(&mut self, subject: &str) -> Vec<RequestId> {
+        let subject = subject_hash(subject);
         let mut ids = Vec::new();
         self.pending.retain(|id, pending| {
-            let hit = *pending.subject == *subject;
+            let hit = pending.subject == subject;
             if hit {
                 ids.push(RequestId(*id));
             }
@@ -97,4 +99,10 @@ impl Requests {
     pub(super) fn take_pending(&mut self) -> Vec<RequestId> {
         self.pending.drain().map(|(id, _)| RequestId(id)).collect()
     }
+}
+
+/// FNV-1a, 64 bits: no allocation per request, and two pending subjects
+/// that differ collide with odds near 2^-64.
+fn subject_hash(subject: &str) -> u64 {
+    subject.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3))
 }
