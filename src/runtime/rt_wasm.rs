@@ -85,7 +85,12 @@ impl Sleep {
     fn new(duration: Duration) -> Self {
         // Whole milliseconds, rounded up: never fire before the deadline.
         // Timers longer than i32::MAX ms fire at once in JS; clamp instead.
-        let millis = duration.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as i32;
+        // In u64 (a u128 division would link compiler-builtins' for it).
+        let millis = duration
+            .as_secs()
+            .saturating_mul(1000)
+            .saturating_add(u64::from(duration.subsec_nanos().div_ceil(1_000_000)));
+        let millis = millis.min(i32::MAX as u64) as i32;
         let state = Rc::new(SleepState::default());
         let fired = state.clone();
         let fire = Closure::<dyn FnMut()>::new(move || {

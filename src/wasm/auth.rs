@@ -2,10 +2,9 @@
 //! credentials for CONNECT, called through [`ConnectOptions::auth_callback`]
 //! on every (re)connect. Signing happens in JS (the TS layer's
 //! `nkeyAuthenticator` uses `@nats-io/nkeys`), which keeps ed25519 out of
-//! the wasm.
+//! the wasm. The signature it returns is read with the platform's `atob`,
+//! which keeps base64's decoder out of the wasm too.
 
-use base64::Engine;
-use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
@@ -50,6 +49,11 @@ extern "C" {
     fn nkey(this: &Answer) -> JsValue;
     #[wasm_bindgen(method, getter)]
     fn sig(this: &Answer) -> JsValue;
+
+    /// The platform's base64 decoder (browsers, Node 16+): the bytes as a
+    /// string of chars up to U+00FF; throws on what is not base64.
+    #[wasm_bindgen(catch)]
+    fn atob(data: &str) -> Result<String, JsValue>;
 }
 
 /// `authenticator` as an [`AuthFn`]; `None` when unset.
@@ -82,11 +86,10 @@ fn call(f: &Function, nonce: &[u8]) -> Result<CallbackAuth, Error> {
     };
     let signature = field(answer.sig(), "authenticator sig")?
         .map(|sig| {
-            let sig = sig.trim_end_matches('=');
-            URL_SAFE_NO_PAD
-                .decode(sig)
-                .or_else(|_| STANDARD_NO_PAD.decode(sig))
-                .map_err(|_| Error::Credentials("authenticator sig: expected base64".into()))
+            // base64url or base64, padded or not.
+            let sig = sig.trim_end_matches('=').replace('-', "+").replace('_', "/");
+            let bytes = atob(&sig).map_err(|_| Error::Credentials("authenticator sig: expected base64".into()))?;
+            Ok::<_, Error>(bytes.chars().map(|c| c as u8).collect::<Vec<u8>>())
         })
         .transpose()?;
     Ok(CallbackAuth {

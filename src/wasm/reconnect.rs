@@ -62,11 +62,13 @@ pub(super) fn choose(handler: &Function, choice: &ServerChoice) -> Result<Option
     let (now, wall) = (DefaultRuntime::now(), js_sys::Date::now());
     let strings = Array::new();
     let mut numbers = Vec::with_capacity(choice.servers.len() * 5);
+    // Whole milliseconds without a u128 (whose conversion to f64 the wasm would link).
+    let ago = |d: Duration| d.as_secs() as f64 * 1e3 + f64::from(d.subsec_millis());
     for (s, tried) in choice.servers.iter().zip(&choice.last_attempts) {
         for text in [s.addr.host.clone(), s.addr.host_port(), s.addr.url_without_credentials()] {
             strings.push(&text.into());
         }
-        let last = tried.map_or(0.0, |at| wall - now.saturating_duration_since(at).as_millis() as f64);
+        let last = tried.map_or(0.0, |at| wall - ago(now.saturating_duration_since(at)));
         let port = f64::from(s.addr.port);
         numbers.extend([port, s.failed_attempts as f64, last, s.is_discovered.into(), s.did_connect.into()]);
     }
