@@ -15,7 +15,6 @@
 //! commands (publish, subscribe, request…) are reached through `Deref`.
 
 use std::collections::VecDeque;
-use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 
 use bytes::BytesMut;
@@ -132,40 +131,23 @@ const JETSTREAM: bool = !cfg!(all(feature = "wasm-runtime", not(feature = "wasm-
 /// timers, driven as one (see the [`session`](crate::session) module).
 pub struct Session {
     conn: Connection,
-    /// The JetStream machines' maps (readers, ordered reads, ledgers) are
-    /// dropped by [`Session`]'s `Drop` only where the session drives them
-    /// ([`JETSTREAM`]): the core NATS tier's wasm, where they stay empty,
-    /// then has no code to drop what they would hold.
-    readers: ManuallyDrop<IdMap<Sid, Reader>>,
+    readers: IdMap<Sid, Reader>,
     /// The push readers' probes in flight, by request.
     probes: IdMap<RequestId, Sid>,
     /// A reader published a pull since [`take_pulled`](Session::take_pulled).
     pulled: bool,
-    ledgers: ManuallyDrop<IdMap<LedgerId, AckLedger>>,
+    ledgers: IdMap<LedgerId, AckLedger>,
     next_ledger: u64,
     gathers: IdMap<GatherKey, Gather>,
     /// Subscriptions still waiting for their first message under a
     /// timeout (nats.js `SubOpts.timeout`); a few at most, so a list.
     first_messages: Vec<(Sid, FirstMessageTimer)>,
-    ordered: ManuallyDrop<IdMap<OrderedId, ordered::Ordered>>,
+    ordered: IdMap<OrderedId, ordered::Ordered>,
     next_ordered: u64,
     events: VecDeque<SessionEvent>,
     /// The client is draining: its subscriptions were drained and it closes
     /// after their last messages, so it must not reconnect meanwhile.
     draining: bool,
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        if JETSTREAM {
-            // SAFETY: each is dropped once, here, and never used again.
-            unsafe {
-                ManuallyDrop::drop(&mut self.readers);
-                ManuallyDrop::drop(&mut self.ledgers);
-                ManuallyDrop::drop(&mut self.ordered);
-            }
-        }
-    }
 }
 
 impl Deref for Session {
@@ -186,14 +168,14 @@ impl Session {
     pub fn new(conn: Connection) -> Self {
         Session {
             conn,
-            readers: ManuallyDrop::default(),
+            readers: IdMap::default(),
             probes: IdMap::default(),
             pulled: false,
-            ledgers: ManuallyDrop::default(),
+            ledgers: IdMap::default(),
             next_ledger: 0,
             gathers: IdMap::default(),
             first_messages: Vec::new(),
-            ordered: ManuallyDrop::default(),
+            ordered: IdMap::default(),
             next_ordered: 0,
             events: VecDeque::new(),
             draining: false,
@@ -333,9 +315,7 @@ impl Session {
     /// Detaches ledger `id`, dropping what it holds; nothing happens if it is
     /// not attached.
     pub fn remove_ledger(&mut self, id: LedgerId) {
-        if JETSTREAM {
-            self.ledgers.remove(&id);
-        }
+        self.ledgers.remove(&id);
     }
 
     /// Sends a request for many replies: on the muxed inbox, or (`no_mux`)
@@ -481,13 +461,11 @@ impl Session {
             ConnectionEvent::Reconnected { .. } => self.link(now, Link::Up),
             ConnectionEvent::Closed { .. } => {
                 // Their readers are ended by whoever waits on them.
-                if JETSTREAM {
-                    *self.readers = IdMap::default();
-                    *self.ordered = IdMap::default();
-                }
+                self.readers = IdMap::default();
                 self.probes = IdMap::default();
                 self.gathers = IdMap::default();
                 self.first_messages.clear();
+                self.ordered = IdMap::default();
             }
             _ => {}
         }
