@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll, ready};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_core::Stream;
 
 #[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
@@ -194,13 +195,12 @@ impl OrderedPushConsumer {
         self.ordered.pending_at_creation()
     }
 
-    /// [`info`](Self::info) as far as [`ConsumerInfo::from_json_core`]
-    /// reads it (names, `delivered`, `num_pending`): no serde_json parser
-    /// in the wasm for it.
-    pub(crate) async fn info_core(&self) -> Result<ConsumerInfo, Error> {
+    /// [`info`](Self::info) as the API's JSON, for the core to read
+    /// ([`ConsumerInfo::from_json_core`]: no serde_json parser in the wasm for it).
+    pub(crate) async fn info_json(&self) -> Result<Bytes, Error> {
         let context = &self.ordered.context;
         let subject = crate::jetstream::api::consumer_info(context.api_prefix(), self.stream_name(), &self.name())?;
-        ConsumerInfo::from_json_core(&context.request_json(&subject, b"").await?)
+        context.request_json(&subject, b"").await
     }
 
     /// See [`OrderedCursor::end_without_stream`].
