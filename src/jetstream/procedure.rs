@@ -115,10 +115,7 @@ impl<P: Procedure> Pump<P> {
     fn carry_out(&mut self) {
         while let Some(step) = self.procedure.poll_step() {
             match step {
-                Step::Request { subject, payload } => {
-                    let context = self.context.clone();
-                    self.request = Some(Box::pin(async move { context.request_json(&subject, &payload).await }));
-                }
+                Step::Request { subject, payload } => self.request(subject, payload),
                 Step::DirectBatch { stream, request } => {
                     match self.context.direct_get_batch_from_stream(&stream, request.as_bytes()) {
                         Ok(batch) => self.batch = Some(batch),
@@ -148,16 +145,23 @@ impl<P: Procedure> Pump<P> {
                     }
                 }
                 Step::ConsumerInfo => {
-                    let Some(Pushed::Reading(consumer, _)) = &self.pushed else {
-                        let none = Error::ApiMisuse("no consumer pushes this procedure's messages yet");
-                        self.procedure.handle_reply(DefaultRuntime::now(), Reply::Answer(Err(none)));
-                        continue;
+                    let subject = match &self.pushed {
+                        Some(Pushed::Reading(consumer, _)) => consumer.info_subject(),
+                        _ => Err(Error::ApiMisuse("no consumer pushes this procedure's messages yet")),
                     };
-                    let consumer = consumer.clone();
-                    self.request = Some(Box::pin(async move { consumer.info_json().await }));
+                    match subject {
+                        Ok(subject) => self.request(subject, Bytes::new()),
+                        Err(e) => self.procedure.handle_reply(DefaultRuntime::now(), Reply::Answer(Err(e))),
+                    }
                 }
             }
         }
+    }
+
+    /// Starts the API request on `subject`.
+    fn request(&mut self, subject: String, payload: Bytes) {
+        let context = self.context.clone();
+        self.request = Some(Box::pin(async move { context.request_json(&subject, &payload).await }));
     }
 
     /// Starts sending the next publish, if none is being sent.

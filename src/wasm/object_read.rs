@@ -90,8 +90,7 @@ impl RawJetStream {
         if direct || size == 0.0 {
             return Ok(RawProcedure::new(pump));
         }
-        let (context, bucket, nuid) = (context.clone(), bucket.to_string(), nuid.to_string());
-        Ok(RawProcedure::new(pump.pushed_by(Box::pin(async move { chunk_consumer(&context, &bucket, &nuid).await }))))
+        Ok(RawProcedure::new(pump.pushed_by(Box::pin(chunk_consumer(context.clone(), bucket.into(), nuid.into())))))
     }
 }
 

@@ -82,7 +82,7 @@ impl ObjectStore {
             }
             _ => {
                 let read = ObjectRead::pushed(&info)?;
-                let consumer = chunk_consumer(context, &self.name, &info.nuid).await;
+                let consumer = chunk_consumer(context.clone(), self.name.clone(), info.nuid.clone()).await;
                 let consumer = consumer.map_err(|e| KindError::new(GetErrorKind::ConsumerCreate, e))?;
                 Pump::new(context.clone(), read).pushed_by(Box::pin(std::future::ready(Ok(consumer))))
             }
@@ -100,9 +100,13 @@ impl ObjectStore {
 
 /// The ordered push consumer that pushes the chunks `nuid` of `bucket`
 /// to a get that cannot read them by direct gets.
-pub(crate) async fn chunk_consumer(context: &Context, bucket: &str, nuid: &str) -> Result<OrderedPushConsumer, Error> {
+pub(crate) async fn chunk_consumer(
+    context: Context,
+    bucket: String,
+    nuid: String,
+) -> Result<OrderedPushConsumer, Error> {
     let ordered = OrderedConfig {
-        filter_subjects: vec![chunk_subject(bucket, nuid)],
+        filter_subjects: vec![chunk_subject(&bucket, &nuid)],
         inactive_threshold: INACTIVE_THRESHOLD,
         ..OrderedConfig::default()
     };

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll, ready};
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures_core::Stream;
 
 #[cfg(all(feature = "wasm-jetstream", target_arch = "wasm32"))]
@@ -195,12 +194,10 @@ impl OrderedPushConsumer {
         self.ordered.pending_at_creation()
     }
 
-    /// [`info`](Self::info) as the API's JSON, for the core to read
-    /// ([`ConsumerInfo::from_json_core`]: no serde_json parser in the wasm for it).
-    pub(crate) async fn info_json(&self) -> Result<Bytes, Error> {
-        let context = &self.ordered.context;
-        let subject = crate::jetstream::api::consumer_info(context.api_prefix(), self.stream_name(), &self.name())?;
-        context.request_json(&subject, b"").await
+    /// The API subject of [`info`](Self::info), for a core procedure to ask
+    /// and read ([`ConsumerInfo::from_json_core`]: no serde_json parser in the wasm for it).
+    pub(crate) fn info_subject(&self) -> Result<String, Error> {
+        api::consumer_info(self.ordered.context.api_prefix(), self.stream_name(), &self.name())
     }
 
     /// See [`OrderedCursor::end_without_stream`].
