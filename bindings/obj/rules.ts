@@ -3,8 +3,9 @@
  * a put's meta, a link's target) and the meta's JSON shape as the API
  * hands it out. Lookups and every write by name are the core's procedures
  * (`src/core/object`, through `objectChange`, `objectRead`, `objectWrite`).
- * No I/O here. `tests/vectors/object_store.json` holds cases that this and
- * the Rust run.
+ * No I/O here. `tests/vectors/object_store.json` holds cases that this's
+ * name and bucket checks and the Rust run; the subjects names make are the
+ * core's alone.
  */
 import { InvalidArgumentError, ProtocolError } from "../errors.js";
 
@@ -56,26 +57,6 @@ export function checkBucket(bucket: string): void {
 export function checkName(name: string): void {
   const n = encoder.encode(name).length;
   if (n === 0 || n > MAX_NAME) throw new InvalidArgumentError(`invalid object name ${quote(name)}: ${n ? "longer than 2048 bytes" : "empty name"}`);
-}
-
-/**
- * The subjects object `name`'s meta is looked for under: the UTF-8 one
- * every client but nats.js 3.4 writes and, for a name outside ASCII that
- * fits Latin-1, the one nats.js 3.4 writes (`btoa` of the name).
- */
-export function metaSubjects(bucket: string, name: string): string[] {
-  checkName(name);
-  const subjects = [metaSubject(bucket, name)];
-  if (/[^\0-\x7f]/.test(name) && !/[^\0-\xff]/.test(name)) subjects.push(`$O.${bucket}.M.${base64url(Uint8Array.from(name, (c) => c.charCodeAt(0)))}`);
-  return subjects;
-}
-
-function metaSubject(bucket: string, name: string): string {
-  return `$O.${bucket}.M.${base64url(encoder.encode(name))}`;
-}
-
-export function chunkSubject(bucket: string, nuid: string): string {
-  return `$O.${bucket}.C.${nuid}`;
 }
 
 /** Padded URL-safe base64. */

@@ -3,28 +3,20 @@
  * the core's procedures (the Rust store's): a put feeds the user's bytes to
  * the wasm's put procedure as it asks for them, so memory stays flat
  * whatever the object's size; a get is a `ReadableStream` of the chunks the
- * wasm's read procedure hands out: read by batched direct gets, or fed from
- * an ordered push consumer, and checked so that it errors instead of ending
- * when the size or SHA-256 is wrong.
+ * wasm's read procedure hands out: read by batched direct gets, or pushed by
+ * an ordered push consumer (the procedure decides when chunks that stopped
+ * coming are over), and checked so that it errors instead of ending when the
+ * size or SHA-256 is wrong.
  */
-import { request } from "../jetstream/api.js";
-import { ConsumerMessages } from "../jetstream/consumer_messages.js";
-import type { JsMsg } from "../jetstream/jsmsg.js";
-import type { ConsumerInfo, RawJetStream } from "../raw.js";
+import type { RawJetStream } from "../raw.js";
 import { sha256 } from "./digest.js";
-import { chunkSubject, type Found, type Meta, metaJson, readMeta } from "./rules.js";
+import { type Found, type Meta, metaJson, readMeta } from "./rules.js";
 import type { ObjectProgress, ObjectResult } from "./types.js";
 
 /** Bytes handed to a put per feed of a `putBlob`. */
 const SLICE = 1 << 20;
 /** Chunks taken from wasm per crossing of a read, at most. */
 const BATCH = 64;
-/** How long the server keeps a get's consumer once nobody listens (ms). */
-const INACTIVE = 30_000;
-/** How long a get waits for a pushed chunk before it asks whether one will come (ms). */
-const STALL = 5_000;
-/** The server's stream-not-found. */
-const STREAM_NOT_FOUND = 10059;
 
 /** What a put is told besides its bytes. */
 export interface WriteOptions {
@@ -78,7 +70,7 @@ export async function write(js: RawJetStream, bucket: string, meta: Meta, old: F
         items = await put.next(BATCH);
         continue;
       }
-      items = put.feed(data ?? undefined, 0);
+      items = put.feed(data ?? undefined);
       if (items !== null && items.length === 0) items = await put.next(BATCH);
     }
   } catch (e) {
@@ -129,7 +121,7 @@ export function bytesSource(data: Uint8Array): Source {
 /**
  * The `data` and `error` of a get of the object `meta` describes in
  * `bucket`: its chunks read and checked by the wasm's procedure, by
- * batched direct gets when `direct`, else fed from an ordered push
+ * batched direct gets when `direct`, else pushed by an ordered push
  * consumer. A chunk is handed out only once checked, the last one only once
  * the object is whole; each pull reads one batch, so memory stays bounded.
  */
@@ -141,29 +133,11 @@ export function chunks(js: RawJetStream, bucket: string, meta: Meta, direct: boo
   const error = new Promise<Error | null>((resolve, reject) => ((settle = resolve), (fail = reject)));
   // Who reads only `data` sees the error there; this one is not left unhandled.
   error.catch(() => {});
-  // Lazy: an object without bytes makes no consumer at all.
-  const fed = direct || meta.size === 0 ? undefined : pushed(js, `OBJ_${bucket}`, chunkSubject(bucket, meta.nuid));
-  let [received, ended] = [0, false];
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    read.stop();
-    void fed?.return(undefined).catch(() => {});
-  };
-  /** The chunks feeding the consumer's next made ready, and whether they are the last; `null`: none left. */
-  const feed = async (source: AsyncGenerator<[Uint8Array, number]>): Promise<[unknown[] | null, boolean]> => {
-    for (;;) {
-      const next = await source.next();
-      // The end of the chunks, or the last one: the object must be whole now.
-      if (next.done) return [read.feed(undefined, 0), true];
-      const items = read.feed(next.value[0], next.value[1]);
-      if (items === null || items.length > 0 || next.value[1] === 0) return [items, next.value[1] === 0];
-    }
-  };
+  let received = 0;
   const data = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const [items, last] = fed ? await feed(fed) : [await read.next(BATCH), false];
+        const items = await read.next(BATCH);
         for (const chunk of (items ?? []) as Uint8Array[]) {
           received += chunk.length;
           try {
@@ -173,70 +147,23 @@ export function chunks(js: RawJetStream, bucket: string, meta: Meta, direct: boo
           }
           controller.enqueue(chunk);
         }
-        if (items === null || last) {
-          end();
+        if (items === null) {
+          read.stop();
           controller.close();
           settle(null);
         }
       } catch (e) {
-        end();
+        read.stop();
         controller.error(e);
         fail(e as Error);
       }
     },
     cancel() {
-      end();
+      read.stop();
       settle(null);
     },
   });
   return { data, error };
-}
-
-/**
- * Chunks pushed by an ordered consumer, each with the chunks the consumer
- * holds after it. None pending when it was made means they were purged;
- * chunks that stop coming are asked about after `STALL` ms: a consumer with
- * nothing left to send ends the read (a replace or delete purged the rest),
- * a stream gone ends it in the server's error.
- */
-async function* pushed(js: RawJetStream, stream: string, subject: string): AsyncGenerator<[Uint8Array, number]> {
-  const ordered = await js.orderedPushConsumer(stream, { filter_subjects: [subject], inactive_threshold: INACTIVE });
-  if (ordered.pending === 0) return;
-  const messages = new ConsumerMessages(ordered.consume());
-  const iterator = messages[Symbol.asyncIterator]();
-  let last: [consumer: string, seq: number] = ["", 0];
-  try {
-    for (;;) {
-      const next = iterator.next();
-      let got: IteratorResult<JsMsg> | undefined;
-      while (!got) {
-        got = await Promise.race([next, sleep(STALL)]);
-        if (!got && (await ranDry(js, stream, ordered.name, last))) return;
-      }
-      if (got.done) return;
-      const { data, info } = got.value;
-      last = [info.consumer, info.deliverySequence];
-      yield [data, info.pending];
-    }
-  } finally {
-    messages.stop();
-  }
-}
-
-/** Whether consumer `name` has nothing to send and sent nothing not received (`last`: the last chunk's consumer and its sequence). */
-async function ranDry(js: RawJetStream, stream: string, name: string, [consumer, seq]: [string, number]): Promise<boolean> {
-  try {
-    const info = await request<ConsumerInfo>(js, "CONSUMER.INFO", stream, name);
-    return info.num_pending === 0 && info.delivered.consumer_seq <= (consumer === info.name ? seq : 0);
-  } catch (e) {
-    if ((e as { code?: number }).code === STREAM_NOT_FOUND) throw e;
-    // A consumer being replaced may not answer: ask again later.
-    return false;
-  }
-}
-
-function sleep(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Everything `data` holds, in one array. */

@@ -40,8 +40,14 @@ pub enum Step {
         /// The request, `{"batch":N,"seq":S,"next_by_subj":...}`.
         request: String,
     },
-    /// The running batch is no longer wanted: stop it, report nothing more of it.
+    /// The running batch is no longer wanted: stop it, report nothing more
+    /// of it; or the consumer pushing the procedure's messages, read them
+    /// no more.
     StopBatch,
+    /// The info of the consumer pushing the procedure's messages
+    /// ([`Reply::Pushed`]), the one pushing now; it comes back as
+    /// [`Reply::Answer`] (the API's JSON).
+    ConsumerInfo,
     /// A publish to a stream, its ack awaited; the ack's sequence (or the
     /// error) comes back as [`Reply::Acked`].
     Publish {
@@ -96,9 +102,19 @@ pub enum Reply {
         /// Matching messages after it (`Nats-Num-Pending`, or a consumer's pending count).
         pending: u64,
     },
-    /// The running batch ended as the server meant it to.
+    /// A message the consumer the pump reads for the procedure pushed.
+    Pushed {
+        /// Its ack subject: the consumer that sent it, its consumer
+        /// sequence, and the messages that consumer holds after it.
+        ack: String,
+        /// Its payload.
+        payload: Bytes,
+    },
+    /// The running batch ended as the server meant it to (or the pushed
+    /// messages did: the consumer had none to deliver when made).
     BatchEnd,
-    /// The running batch failed (a timeout, a lost connection, a server error).
+    /// The running batch (or the pushed messages) failed (a timeout, a lost
+    /// connection, a server error).
     BatchFailed(Error),
     /// A message on the [`Step::Subscribe`] inbox (or why none will come).
     Inbox(Result<Bytes, Error>),

@@ -2,7 +2,8 @@
 //! carries each [`Step`] out (an API request, a batched direct get, acked
 //! publishes — sent one after the other, their acks awaited together and
 //! handed back in order —, a subscription and the publishes answered on
-//! it, a stored message's read),
+//! it, a stored message's read, the info of the ordered push consumer it
+//! reads for the procedure),
 //! hands back what it brought as a [`Reply`], sleeps to the procedure's
 //! deadline, and yields the procedure's items. It knows no procedure's
 //! rules; the wasm export of procedures is this pump too.
@@ -24,6 +25,7 @@ use crate::driver::{BoxFuture, DefaultRuntime, Runtime};
 use crate::jetstream::DirectBatch;
 use crate::jetstream::context::Context;
 use crate::jetstream::publish::PublishAckFuture;
+use crate::jetstream::reader::{OrderedMessages, OrderedPushConsumer};
 
 /// The header of a batch's message with the matching messages after it.
 const NUM_PENDING: &str = "Nats-Num-Pending";
@@ -43,6 +45,7 @@ pub(crate) struct Pump<P> {
     /// The procedure's inbox.
     inbox: Option<Subscriber>,
     batch: Option<DirectBatch>,
+    pushed: Option<Pushed>,
     /// The sleep to the procedure's deadline, and the instant it ends.
     sleep: Option<(Instant, BoxFuture<()>)>,
 }
@@ -60,8 +63,18 @@ impl<P: Procedure> Pump<P> {
             acks: VecDeque::new(),
             inbox: None,
             batch: None,
+            pushed: None,
             sleep: None,
         }
+    }
+
+    /// Reads for the procedure what the ordered push consumer `consumer`
+    /// makes pushes ([`Reply::Pushed`], then [`Reply::BatchEnd`]; a failure
+    /// to make it is [`Reply::BatchFailed`]) and asks it for its info at
+    /// [`Step::ConsumerInfo`].
+    pub(crate) fn pushed_by(mut self, consumer: BoxFuture<Result<OrderedPushConsumer, Error>>) -> Self {
+        self.pushed = Some(Pushed::Making(consumer));
+        self
     }
 
     /// The procedure, for what it tells of itself.
@@ -102,10 +115,7 @@ impl<P: Procedure> Pump<P> {
     fn carry_out(&mut self) {
         while let Some(step) = self.procedure.poll_step() {
             match step {
-                Step::Request { subject, payload } => {
-                    let context = self.context.clone();
-                    self.request = Some(Box::pin(async move { context.request_json(&subject, &payload).await }));
-                }
+                Step::Request { subject, payload } => self.request(subject, payload),
                 Step::DirectBatch { stream, request } => {
                     match self.context.direct_get_batch_from_stream(&stream, request.as_bytes()) {
                         Ok(batch) => self.batch = Some(batch),
@@ -130,9 +140,28 @@ impl<P: Procedure> Pump<P> {
                     if let Some(mut batch) = self.batch.take() {
                         batch.stop();
                     }
+                    if let Some(Pushed::Reading(_, Some(messages))) = &mut self.pushed {
+                        messages.stop();
+                    }
+                }
+                Step::ConsumerInfo => {
+                    let subject = match &self.pushed {
+                        Some(Pushed::Reading(consumer, _)) => consumer.info_subject(),
+                        _ => Err(Error::ApiMisuse("no consumer pushes this procedure's messages yet")),
+                    };
+                    match subject {
+                        Ok(subject) => self.request(subject, Bytes::new()),
+                        Err(e) => self.procedure.handle_reply(DefaultRuntime::now(), Reply::Answer(Err(e))),
+                    }
                 }
             }
         }
+    }
+
+    /// Starts the API request on `subject`.
+    fn request(&mut self, subject: String, payload: Bytes) {
+        let context = self.context.clone();
+        self.request = Some(Box::pin(async move { context.request_json(&subject, &payload).await }));
     }
 
     /// Starts sending the next publish, if none is being sent.
@@ -218,6 +247,10 @@ impl<P: Procedure> Pump<P> {
             self.procedure.handle_reply(DefaultRuntime::now(), reply);
             return Poll::Ready(());
         }
+        if let Some(reply) = self.poll_pushed(cx) {
+            self.procedure.handle_reply(DefaultRuntime::now(), reply);
+            return Poll::Ready(());
+        }
         if let Some(request) = &mut self.request
             && let Poll::Ready(answer) = request.as_mut().poll(cx)
         {
@@ -233,6 +266,53 @@ impl<P: Procedure> Pump<P> {
             return Poll::Ready(());
         }
         self.poll_deadline(cx)
+    }
+
+    /// What the pushing consumer brought: made (or not), a message, the end.
+    fn poll_pushed(&mut self, cx: &mut TaskContext<'_>) -> Option<Reply> {
+        match self.pushed.as_mut()? {
+            Pushed::Making(making) => {
+                let Poll::Ready(made) = making.as_mut().poll(cx) else { return None };
+                let consumer = match made {
+                    Ok(consumer) => consumer,
+                    Err(e) => {
+                        self.pushed = None;
+                        return Some(Reply::BatchFailed(e));
+                    }
+                };
+                // One with nothing to deliver when made pushes nothing: its messages end at once.
+                let messages = match consumer.pending_at_creation() {
+                    0 => Ok(None),
+                    _ => consumer.consume().map(|messages| Some(Box::new(messages))),
+                };
+                let (messages, reply) = match messages {
+                    Ok(Some(messages)) => (Some(messages), None),
+                    Ok(None) => (None, Some(Reply::BatchEnd)),
+                    Err(e) => (None, Some(Reply::BatchFailed(e))),
+                };
+                self.pushed = Some(Pushed::Reading(consumer, messages));
+                // Made: its first message may be there already.
+                reply.or_else(|| self.poll_pushed(cx))
+            }
+            Pushed::Reading(_, reading) => {
+                let Poll::Ready(item) = reading.as_mut()?.poll_delivery(cx) else { return None };
+                Some(match item {
+                    Some(Ok((delivery, _))) => {
+                        let message = delivery.message;
+                        let ack = message.reply.map(|ack| ack.as_str().to_string()).unwrap_or_default();
+                        Reply::Pushed { ack, payload: message.payload }
+                    }
+                    Some(Err(e)) => {
+                        *reading = None;
+                        Reply::BatchFailed(e)
+                    }
+                    None => {
+                        *reading = None;
+                        Reply::BatchEnd
+                    }
+                })
+            }
+        }
     }
 
     /// Ready once the procedure's deadline passed (and it was told).
@@ -263,6 +343,14 @@ impl<P: Procedure> Pump<P> {
             }
         }
     }
+}
+
+/// The ordered push consumer whose messages the procedure reads.
+enum Pushed {
+    /// Being made.
+    Making(BoxFuture<Result<OrderedPushConsumer, Error>>),
+    /// Made, and its messages until they end.
+    Reading(OrderedPushConsumer, Option<Box<OrderedMessages>>),
 }
 
 /// A publish waiting its turn to be sent.

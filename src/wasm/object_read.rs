@@ -1,6 +1,6 @@
-//! `RawJetStream.objectRead` and `objectWrite`: an object's chunks read and
-//! checked by the core's procedure (`core::object::read`, the Rust get's
-//! too), handed to TS as a [`RawProcedure`] of `Uint8Array` chunks; and an
+//! `RawJetStream.objectRead` and `objectWrite`: an object's chunks read
+//! (by direct gets or from an ordered push consumer) and checked by the
+//! core's procedure (`core::object::read`, the Rust get's too), handed to TS as a [`RawProcedure`] of `Uint8Array` chunks; and an
 //! object put by the core's put procedure (`core::object::write`, the Rust
 //! put's too), fed the bytes by TS. The digest computed by the host's
 //! SHA-256 when TS gives one (Node's `node:crypto`).
@@ -18,11 +18,12 @@ use crate::core::object::read::{Chunks, ObjectRead};
 use crate::core::object::write::{ObjectWrite, WriteOptions, Written};
 use crate::core::object::{ObjectInfo, ObjectMetadata};
 use crate::driver::{DefaultRuntime, Runtime};
+use crate::jetstream::object_store::chunk_consumer;
 use crate::jetstream::procedure::Pump;
 use crate::wasm::error::{Call, to_js};
 use crate::wasm::jetstream::RawJetStream;
 use crate::wasm::options::millis;
-use crate::wasm::procedure::{IntoJs, RawProcedure, ToJs};
+use crate::wasm::procedure::{IntoJs, JsProcedure, RawProcedure, ToJs};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_HOST_SHA256: &str = r#"
@@ -63,8 +64,8 @@ impl RawJetStream {
     /// The read of object `name` of `bucket` (`size` bytes in `chunks`
     /// chunks on `$O.<bucket>.C.<nuid>`, `digest` its meta's), checked
     /// against its size and digest: by batched direct gets when `direct`,
-    /// else fed by TS (`RawProcedure.feed`). `hasher` hashes instead of the
-    /// wasm's SHA-256.
+    /// else pushed by an ordered push consumer it makes (as the Rust get's).
+    /// `hasher` hashes instead of the wasm's SHA-256.
     #[wasm_bindgen(js_name = objectRead)]
     #[allow(clippy::too_many_arguments)]
     pub fn object_read(
@@ -84,9 +85,12 @@ impl RawJetStream {
         }
         let chunks = Chunks { bucket, nuid, size: size as usize, chunks: chunks as usize };
         let context = &self.context;
-        let direct = direct.then(|| (context.api_prefix(), context.timeout()));
-        let read = ObjectRead::of(check, chunks, direct);
-        Ok(RawProcedure::new(Pump::new(context.clone(), Box::new(ToJs(read)))))
+        let read = ObjectRead::of(check, chunks, direct.then(|| (context.api_prefix(), context.timeout())));
+        let pump = Pump::new(context.clone(), Box::new(ToJs(read)) as JsProcedure);
+        if direct || size == 0.0 {
+            return Ok(RawProcedure::new(pump));
+        }
+        Ok(RawProcedure::new(pump.pushed_by(Box::pin(chunk_consumer(context.clone(), bucket.into(), nuid.into())))))
     }
 }
 

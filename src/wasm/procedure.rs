@@ -2,8 +2,8 @@
 //! object's read, a KV create): the same pump the Rust API runs
 //! ([`Pump`]) over the connection's JetStream context, its items read a
 //! batch at a time, so TypeScript only gives them nats.js's shape. A
-//! procedure the TS feeds (an object's chunks an ordered consumer pushed)
-//! takes them with `feed`.
+//! procedure the TS feeds (an object put, the user's bytes) takes them
+//! with `feed`.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -128,18 +128,17 @@ impl RawProcedure {
         }))
     }
 
-    /// Feeds a procedure that reads nothing itself (an object read fed by
-    /// an ordered consumer): `data` with `pending` messages after it, or
-    /// (`undefined`) the end of the messages. The items now ready; `null`
-    /// once over; throws the error that ended it.
+    /// Feeds a procedure the bytes it wants (an object put's): `data`, or
+    /// (`undefined`) their end. The items now ready; `null` once over;
+    /// throws the error that ended it.
     #[wasm_bindgen(unchecked_return_type = "unknown[] | null")]
-    pub fn feed(&self, data: Option<Vec<u8>>, pending: f64) -> Result<JsValue, JsValue> {
+    pub fn feed(&self, data: Option<Vec<u8>>) -> Result<JsValue, JsValue> {
         let mut guard = self.pump.borrow_mut();
         let Some(batches) = &mut *guard else { return Ok(JsValue::NULL) };
         let procedure = batches.stream.get_mut().procedure_mut();
         let now = DefaultRuntime::now();
         let reply = match data {
-            Some(data) => Reply::Message { sequence: 0, payload: data.into(), pending: pending as u64 },
+            Some(data) => Reply::Message { sequence: 0, payload: data.into(), pending: 0 },
             None => Reply::BatchEnd,
         };
         procedure.handle_reply(now, reply);

@@ -3,8 +3,12 @@
 //! the bucket's stream with `allow_direct`): `{"batch":N,"seq":S,
 //! "next_by_subj":<chunk subject>}`, the next batch asked for as soon as
 //! one ends while fewer than [`WINDOW`] bytes wait unread, so memory stays
-//! bounded by the window and one batch. Or fed by its pump (chunks an
-//! ordered push consumer delivered): then it only checks.
+//! bounded by the window and one batch. Or pushed by an ordered consumer
+//! its pump reads for it (`Reply::Pushed`): chunks that stop coming for
+//! [`STALL_CHECK`] are asked about (`Step::ConsumerInfo`), and a consumer
+//! with nothing left to send, that sent nothing not received, ends the
+//! read: nothing else tells it that a replace or a delete purged the rest
+//! of the chunks under it.
 //!
 //! A batch that fails, or that sends nothing for the stall time (a server
 //! restart, a lost connection), is asked for again from the chunk after
@@ -26,7 +30,8 @@ use super::get::{Check, per_batch};
 use super::info::ObjectInfo;
 use super::names::chunk_subject;
 use crate::core::error::Error;
-use crate::core::jetstream::api::{self, ErrorCode};
+use crate::core::jetstream::ack::DeliveryNumbers;
+use crate::core::jetstream::api::{self, ConsumerInfo, ErrorCode};
 use crate::core::procedure::{Procedure, Reply, Step, Wait, Yield};
 use crate::core::time::Instant;
 use crate::core::timer::{Deadline, TimerTable};
@@ -37,6 +42,8 @@ pub const WINDOW: usize = 2 << 20;
 pub const RETRY_AFTER: Duration = Duration::from_millis(250);
 /// Failed batches in a row after which the read ends in the last error.
 pub const RETRIES: u32 = 40;
+/// How long a read waits for a pushed chunk before it asks whether one will come.
+pub const STALL_CHECK: Duration = Duration::from_secs(5);
 
 /// Where the chunks come from.
 enum Source {
@@ -44,8 +51,14 @@ enum Source {
     None,
     /// Batched direct gets of `per_batch` chunks on `subject` of `stream`.
     Direct { stream: String, subject: String, per_batch: usize, api_prefix: String, stall: Duration },
-    /// The pump feeds them ([`Reply::Message`], then [`Reply::BatchEnd`]).
-    Fed,
+    /// An ordered push consumer the pump reads pushes them ([`Reply::Pushed`],
+    /// then [`Reply::BatchEnd`]) and asks about ([`Step::ConsumerInfo`]).
+    Pushed {
+        /// The consumer that sent the last chunk, and its consumer sequence.
+        last: Option<(String, u64)>,
+        /// Its info was asked for.
+        asking: bool,
+    },
 }
 
 /// An object's chunks, as its meta describes them.
@@ -113,19 +126,19 @@ impl ObjectRead {
         Ok(Self::of(Check::new(info)?, chunks, Some((api_prefix, stall))))
     }
 
-    /// The check of the chunks of object `info` that the pump reads itself
-    /// and feeds in.
-    pub fn fed(info: &ObjectInfo) -> Result<Self, GetError> {
-        Ok(Self::new(Check::new(info)?, Source::Fed))
+    /// The read of the chunks of object `info` an ordered push consumer
+    /// that the pump reads pushes.
+    pub fn pushed(info: &ObjectInfo) -> Result<Self, GetError> {
+        Ok(Self::new(Check::new(info)?, PUSHED))
     }
 
     /// The read `check` checks of the object's `chunks`: by batched direct
     /// gets through the API under `direct`'s prefix, silent batches given
-    /// up on after its duration, or (`None`) fed by the pump.
+    /// up on after its duration, or (`None`) pushed.
     pub(crate) fn of(check: Check, chunks: Chunks<'_>, direct: Option<(&str, Duration)>) -> Self {
         let source = match direct {
             Some((api_prefix, stall)) => chunks.direct(api_prefix, stall),
-            None => Source::Fed,
+            None => PUSHED,
         };
         Self::new(check, source)
     }
@@ -156,7 +169,8 @@ impl ObjectRead {
 
     /// Stops reading: what arrived can still be read, then it ends.
     pub fn stop(&mut self) {
-        if self.batch.take().is_some() {
+        let pushing = matches!(self.source, Source::Pushed { .. }) && !self.exhausted;
+        if self.batch.take().is_some() || pushing {
             self.steps.push_back(Step::StopBatch);
         }
         self.exhausted = true;
@@ -199,6 +213,31 @@ impl ObjectRead {
         }
     }
 
+    /// Chunks stopped coming for [`STALL_CHECK`]: ask whether more will.
+    fn watch(&mut self, now: Instant) {
+        if let Source::Pushed { asking: false, .. } = self.source
+            && self.timers.get(Wait::Stall).is_none()
+        {
+            self.timers.set(Wait::Stall, Some(now + STALL_CHECK));
+        }
+    }
+
+    /// The pushing consumer's info (or why there is none): a consumer that
+    /// ran dry ends the read, a stream gone ends it in the server's error.
+    fn consumer_answered(&mut self, answer: Result<Bytes, Error>) {
+        let Source::Pushed { last, asking } = &mut self.source else { return };
+        *asking = false;
+        match answer.and_then(|json| ConsumerInfo::from_json_core(&json)) {
+            Ok(info) if ran_dry(&info, last.as_ref()) => self.stop(),
+            Ok(_) => {}
+            Err(Error::JetStream(e)) if e.err_code == ErrorCode::STREAM_NOT_FOUND => {
+                self.error = Some(Error::JetStream(e));
+            }
+            // A consumer being replaced may not answer: ask again later.
+            Err(_) => {}
+        }
+    }
+
     fn end(&mut self, error: Error) -> Yield<Bytes> {
         self.done = true;
         self.stop();
@@ -215,19 +254,34 @@ impl Procedure for ObjectRead {
         }
         match reply {
             Reply::Message { sequence, payload, pending } => {
-                if let Some(count) = &mut self.batch {
-                    *count += 1;
-                    self.timers.set(Wait::Stall, self.timers.get(Wait::Stall).map(|_| now + self.stall()));
-                } else if !matches!(self.source, Source::Fed) {
-                    return; // Of a batch given up on.
-                }
+                // None of a batch given up on.
+                let Some(count) = &mut self.batch else { return };
+                *count += 1;
+                self.timers.set(Wait::Stall, self.timers.get(Wait::Stall).map(|_| now + self.stall()));
                 self.next = sequence + 1;
                 self.bytes += payload.len();
                 self.queue.push_back((payload, pending));
                 self.tries = 0;
             }
+            Reply::Pushed { ack, payload } => {
+                let Source::Pushed { last, .. } = &mut self.source else { return };
+                let (consumer, numbers) = match DeliveryNumbers::parse_named(&ack) {
+                    Ok((_, consumer, numbers)) => (consumer, numbers),
+                    Err(e) => return self.error = Some(e),
+                };
+                match last {
+                    Some((name, sequence)) if name == consumer => *sequence = numbers.consumer_sequence,
+                    _ => *last = Some((consumer.to_string(), numbers.consumer_sequence)),
+                }
+                self.timers.stop(Wait::Stall);
+                self.bytes += payload.len();
+                self.queue.push_back((payload, numbers.pending));
+            }
             Reply::BatchEnd => match (&self.source, self.batch.take()) {
-                (Source::Fed, _) => self.exhausted = true,
+                (Source::Pushed { .. }, _) => {
+                    self.timers.stop(Wait::Stall);
+                    self.exhausted = true;
+                }
                 (_, Some(count)) => {
                     self.timers.stop(Wait::Stall);
                     // A batch may end short of what it asked for (the
@@ -240,10 +294,11 @@ impl Procedure for ObjectRead {
                 (_, None) => {}
             },
             Reply::BatchFailed(error) => match self.source {
-                Source::Fed => self.error = Some(error),
+                Source::Pushed { .. } => self.error = Some(error),
                 _ if self.batch.is_some() => self.fail(now, error),
                 _ => {}
             },
+            Reply::Answer(answer) if matches!(self.source, Source::Pushed { .. }) => self.consumer_answered(answer),
             Reply::Answer(answer) => {
                 if let Some(Failure::Asking(error)) = self.failure.take() {
                     self.answered(now, answer, error);
@@ -257,10 +312,16 @@ impl Procedure for ObjectRead {
     fn handle_timeout(&mut self, now: Instant) {
         while let Some(timer) = self.timers.pop_expired(now) {
             match timer {
-                Wait::Stall => {
-                    self.steps.push_back(Step::StopBatch);
-                    self.fail(now, Error::Timeout);
-                }
+                Wait::Stall => match &mut self.source {
+                    Source::Pushed { asking, .. } => {
+                        *asking = true;
+                        self.steps.push_back(Step::ConsumerInfo);
+                    }
+                    _ => {
+                        self.steps.push_back(Step::StopBatch);
+                        self.fail(now, Error::Timeout);
+                    }
+                },
                 Wait::Retry => {
                     let Some(Failure::Waiting(error)) = self.failure.take() else { continue };
                     let Source::Direct { api_prefix, stream, .. } = &self.source else { continue };
@@ -291,6 +352,7 @@ impl Procedure for ObjectRead {
             let Some((chunk, pending)) = self.queue.pop_front() else {
                 if !self.exhausted {
                     self.fill(now);
+                    self.watch(now);
                     return Yield::Wait;
                 }
                 let ended = match self.source {
@@ -334,6 +396,22 @@ impl ObjectRead {
             _ => Duration::ZERO,
         }
     }
+}
+
+/// A read pushed by an ordered consumer, before its first chunk.
+const PUSHED: Source = Source::Pushed { last: None, asking: false };
+
+/// Whether a consumer with `info` has nothing more to send and sent
+/// nothing that was not received, `last` the consumer and consumer
+/// sequence of the last chunk received (a replaced consumer's count for
+/// nothing). Its delivered stream sequence cannot say: it moves past
+/// purged messages.
+fn ran_dry(info: &ConsumerInfo, last: Option<&(String, u64)>) -> bool {
+    let received = match last {
+        Some((consumer, sequence)) if *consumer == info.name => *sequence,
+        _ => 0,
+    };
+    info.num_pending == 0 && info.delivered.consumer_sequence <= received
 }
 
 #[cfg(test)]
@@ -544,15 +622,34 @@ mod tests {
         assert_eq!(steps(&mut read).len(), 1, "a chunk read makes room");
     }
 
+    /// Chunk `index` of `parts` as consumer `consumer` pushed it, its
+    /// consumer sequence `seq`.
+    fn pushed(parts: &[Bytes], consumer: &str, seq: u64, index: usize) -> Reply {
+        let pending = parts.len() - index - 1;
+        let ack = format!("$JS.ACK.OBJ_b.{consumer}.1.{}.{seq}.1700000000000000000.{pending}", index + 1);
+        Reply::Pushed { ack, payload: parts[index].clone() }
+    }
+
+    /// A consumer's info: `name`, `num_pending` left, `delivered` its last consumer sequence.
+    fn consumer(name: &str, num_pending: u64, delivered: u64) -> Reply {
+        // The stream sequence moves past purged chunks: never looked at.
+        let json = format!(
+            r#"{{"stream_name":"OBJ_b","name":"{name}","config":{{}},"num_pending":{num_pending},
+            "delivered":{{"consumer_seq":{delivered},"stream_seq":999}},"ack_floor":{{"consumer_seq":0,"stream_seq":0}}}}"#
+        );
+        Reply::Answer(Ok(Bytes::from(json)))
+    }
+
     #[test]
-    fn a_fed_read_only_checks_and_an_empty_object_reads_nothing() {
+    fn a_pushed_read_checks_the_chunks_and_an_empty_object_reads_nothing() {
         let (parts, info) = object(2);
-        let mut read = ObjectRead::fed(&info).unwrap();
+        let mut read = ObjectRead::pushed(&info).unwrap();
         assert_eq!(items(&mut read, at(0)), Vec::<String>::new());
-        read.handle_reply(at(0), message(&parts, 7, 0));
-        read.handle_reply(at(0), message(&parts, 9, 1));
+        read.handle_reply(at(0), pushed(&parts, "C_1", 1, 0));
+        read.handle_reply(at(0), pushed(&parts, "C_1", 2, 1));
         assert_eq!(items(&mut read, at(0)), ["[0, 0, 0, 0]", "[1, 1, 1, 1]", "done"]);
-        assert_eq!(steps(&mut read), Vec::<String>::new());
+        assert_eq!(steps(&mut read), ["stop"], "the last chunk stops the consumer's messages");
+        assert_eq!(read.poll_deadline(), None);
 
         let (_, info) = object(0);
         let mut read = ObjectRead::direct(&info, "b", "$JS.API", STALL).unwrap();
@@ -561,7 +658,126 @@ mod tests {
 
         let mut deleted = info.clone();
         deleted.deleted = true;
-        assert!(ObjectRead::fed(&deleted).is_err());
+        assert!(ObjectRead::pushed(&deleted).is_err());
+    }
+
+    #[test]
+    fn a_stalled_pushed_read_asks_the_consumer_and_ends_once_it_ran_dry() {
+        let (parts, info) = object(3);
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        read.handle_reply(at(0), pushed(&parts, "C_1", 1, 0));
+        assert_eq!(items(&mut read, at(10)), ["[0, 0, 0, 0]"]);
+        // Nothing for the stall check's time, counted from when the reader found none.
+        let check = read.poll_deadline().unwrap();
+        assert_eq!((check.at, check.reason), (at(10) + STALL_CHECK, Wait::Stall));
+        read.handle_timeout(at(5009));
+        assert_eq!(steps(&mut read), Vec::<String>::new(), "early: nothing fires");
+        read.handle_timeout(at(5010));
+        assert_eq!(steps(&mut read), ["ConsumerInfo"]);
+        assert_eq!(read.poll_deadline(), None, "one question at a time");
+        // More to send: wait again.
+        read.handle_reply(at(5020), consumer("C_1", 2, 1));
+        assert_eq!(items(&mut read, at(5020)), Vec::<String>::new());
+        assert_eq!(read.poll_deadline().map(|d| d.at), Some(at(5020) + STALL_CHECK));
+        // A chunk came: the watch starts again when the reader finds none.
+        read.handle_reply(at(6000), pushed(&parts, "C_1", 2, 1));
+        assert_eq!(read.poll_deadline(), None);
+        assert_eq!(items(&mut read, at(6000)), ["[1, 1, 1, 1]"]);
+        read.handle_timeout(at(11000));
+        assert_eq!(steps(&mut read), ["ConsumerInfo"]);
+        // Sent everything and received all it sent: the rest was purged.
+        read.handle_reply(at(11001), consumer("C_1", 0, 2));
+        assert_eq!(steps(&mut read), ["stop"]);
+        let got = items(&mut read, at(11001));
+        assert!(got.len() == 1 && got[0].contains("12") && got[0].contains('8'), "{got:?}");
+        assert_eq!(read.poll_deadline(), None);
+    }
+
+    #[test]
+    fn a_pushed_read_waits_for_what_was_sent_and_for_a_consumer_being_replaced() {
+        let (parts, info) = object(3);
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        read.handle_reply(at(0), pushed(&parts, "C_1", 1, 0));
+        let _ = items(&mut read, at(0));
+        read.handle_timeout(at(5000));
+        assert_eq!(steps(&mut read), ["ConsumerInfo"]);
+        // Nothing pending, but one more sent than received: it is on its way.
+        read.handle_reply(at(5001), consumer("C_1", 0, 2));
+        assert_eq!(items(&mut read, at(5001)), Vec::<String>::new());
+        read.handle_timeout(at(10001));
+        assert_eq!(steps(&mut read), ["ConsumerInfo"]);
+        // A consumer being replaced may not answer: ask again later.
+        read.handle_reply(at(10002), Reply::Answer(Err(Error::Timeout)));
+        assert_eq!(items(&mut read, at(10002)), Vec::<String>::new());
+        assert_eq!(read.poll_deadline().map(|d| d.reason), Some(Wait::Stall));
+        read.handle_reply(at(10003), pushed(&parts, "C_1", 2, 1));
+        read.handle_reply(at(10003), pushed(&parts, "C_1", 3, 2));
+        assert_eq!(items(&mut read, at(10003)), ["[1, 1, 1, 1]", "[2, 2, 2, 2]", "done"]);
+    }
+
+    #[test]
+    fn a_restart_mid_pushed_read_counts_the_replacement_from_its_start() {
+        let (parts, info) = object(3);
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        read.handle_reply(at(0), pushed(&parts, "C_1", 1, 0));
+        read.handle_reply(at(0), pushed(&parts, "C_1", 2, 1));
+        let _ = items(&mut read, at(0));
+        // The consumer was replaced; its replacement sent nothing and holds nothing.
+        read.handle_timeout(at(5000));
+        assert_eq!(steps(&mut read), ["ConsumerInfo"]);
+        read.handle_reply(at(5001), consumer("C_2", 0, 1));
+        assert_eq!(items(&mut read, at(5001)), Vec::<String>::new(), "the replacement sent one not received");
+        read.handle_timeout(at(10001));
+        let _ = steps(&mut read);
+        read.handle_reply(at(10002), consumer("C_2", 0, 0));
+        let got = items(&mut read, at(10002));
+        assert!(got.len() == 1 && got[0].starts_with("failed: "), "{got:?}");
+
+        // A replacement that delivers the rest: its own sequences count.
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        read.handle_reply(at(0), pushed(&parts, "C_1", 1, 0));
+        read.handle_reply(at(1), pushed(&parts, "C_2", 1, 1));
+        let _ = items(&mut read, at(1));
+        read.handle_timeout(at(5001));
+        let _ = steps(&mut read);
+        read.handle_reply(at(5002), consumer("C_2", 1, 1));
+        assert_eq!(items(&mut read, at(5002)), Vec::<String>::new(), "more to send");
+        read.handle_reply(at(5003), pushed(&parts, "C_2", 2, 2));
+        assert_eq!(items(&mut read, at(5003)), ["[2, 2, 2, 2]", "done"]);
+    }
+
+    #[test]
+    fn a_pushed_read_ends_in_a_lost_stream_a_failure_or_none_pending() {
+        let (parts, info) = object(2);
+        let gone = Error::JetStream(JetStreamError {
+            code: 404,
+            err_code: ErrorCode::STREAM_NOT_FOUND,
+            description: "stream not found".into(),
+        });
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        let _ = items(&mut read, at(0));
+        read.handle_timeout(at(5000));
+        assert_eq!(steps(&mut read), ["ConsumerInfo"]);
+        read.handle_reply(at(5001), Reply::Answer(Err(gone.clone())));
+        assert_eq!(items(&mut read, at(5001)), [format!("failed: {gone}")]);
+        assert_eq!(steps(&mut read), ["stop"]);
+
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        read.handle_reply(at(0), pushed(&parts, "C_1", 1, 0));
+        read.handle_reply(at(0), Reply::BatchFailed(Error::Disconnected));
+        assert_eq!(items(&mut read, at(0)), [format!("failed: {}", Error::Disconnected)]);
+
+        // Nothing to deliver when the consumer was made: purged before the read.
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        read.handle_reply(at(0), Reply::BatchEnd);
+        let got = items(&mut read, at(0));
+        assert!(got.len() == 1 && got[0].starts_with("failed: "), "{got:?}");
+        assert_eq!((steps(&mut read), read.poll_deadline()), (vec![], None));
+
+        // A message that is no JetStream delivery.
+        let mut read = ObjectRead::pushed(&info).unwrap();
+        read.handle_reply(at(0), Reply::Pushed { ack: "_INBOX.x".into(), payload: parts[0].clone() });
+        assert!(items(&mut read, at(0))[0].starts_with("failed: "));
     }
 
     /// The host's SHA-256 (here `sha2` again), failing after `works` updates.

@@ -1,6 +1,6 @@
-//! The cases of `tests/vectors/object_store.json`, which the npm package's
-//! TS rules (`bindings/obj/rules.ts`) run too: names and the subjects they
-//! make, bucket names, digests, direct batches.
+//! The cases of `tests/vectors/object_store.json`: names and the subjects
+//! they make, bucket names, digests, direct batches. The npm package's TS
+//! rules (`bindings/obj/rules.ts`) run its name and bucket checks too.
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -527,7 +527,11 @@ impl Procedure for ObjectWrite {
             Reply::Inbox(control) => self.control(now, control),
             Reply::Answer(answer) => self.answered(now, answer),
             // Bytes after their end or after a failure, and what a put never asks for.
-            Reply::Message { .. } | Reply::BatchEnd | Reply::BatchFailed(_) | Reply::Stored(_) => {}
+            Reply::Message { .. }
+            | Reply::Pushed { .. }
+            | Reply::BatchEnd
+            | Reply::BatchFailed(_)
+            | Reply::Stored(_) => {}
         }
     }
 

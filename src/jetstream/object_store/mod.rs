@@ -2,8 +2,8 @@
 //! a bucket `b` is the stream `OBJ_b`; an object is chunks on `$O.b.C.<nuid>`
 //! and a meta on `$O.b.M.<name in base64>` with its size, chunk count and
 //! SHA-256. Puts stream with bounded memory, pipelining chunk acks; gets
-//! stream through an ordered push consumer and check size and digest
-//! before the end. What natsjet writes, nats.js, nats.go and async-nats read,
+//! stream by batched direct gets or through an ordered push consumer and
+//! check size and digest before the end. What natsjet writes, nats.js, nats.go and async-nats read,
 //! and the other way round (see [`names`] for names outside ASCII).
 //!
 //! The rules need no connection and live in the core (`src/core/object`:
@@ -50,6 +50,8 @@ pub use crate::core::object::{
 pub use error::*;
 #[cfg(has_runtime)]
 pub use get::Object;
+#[cfg(all(feature = "wasm-object-store", target_arch = "wasm32"))]
+pub(crate) use get::chunk_consumer;
 #[cfg(has_runtime)]
 pub use put::{Progress, ProgressFn, PutOptions};
 #[cfg(feature = "fuzzing")]

@@ -194,13 +194,10 @@ impl OrderedPushConsumer {
         self.ordered.pending_at_creation()
     }
 
-    /// [`info`](Self::info) as far as [`ConsumerInfo::from_json_core`]
-    /// reads it (names, `delivered`, `num_pending`): no serde_json parser
-    /// in the wasm for it.
-    pub(crate) async fn info_core(&self) -> Result<ConsumerInfo, Error> {
-        let context = &self.ordered.context;
-        let subject = crate::jetstream::api::consumer_info(context.api_prefix(), self.stream_name(), &self.name())?;
-        ConsumerInfo::from_json_core(&context.request_json(&subject, b"").await?)
+    /// The API subject of [`info`](Self::info), for a core procedure to ask
+    /// and read ([`ConsumerInfo::from_json_core`]: no serde_json parser in the wasm for it).
+    pub(crate) fn info_subject(&self) -> Result<String, Error> {
+        api::consumer_info(self.ordered.context.api_prefix(), self.stream_name(), &self.name())
     }
 
     /// See [`OrderedCursor::end_without_stream`].
