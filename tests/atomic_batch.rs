@@ -202,11 +202,26 @@ async fn headers_the_batch_would_fail_for_are_refused_before_sending() {
     assert_eq!(not_first.kind(), BatchPublishErrorKind::InvalidMessage);
     let bad_subject = batch.add("refuse a", Bytes::new()).await.unwrap_err();
     assert_eq!(bad_subject.kind(), BatchPublishErrorKind::InvalidMessage);
-    let bad_schedule = Schedule::cron("0 0 5 * *", "refuse.t");
-    let schedule = batch.add_message("refuse.s", Publish::build().schedule(bad_schedule)).await.unwrap_err();
+    let schedule_and_cancel =
+        Publish::build().schedule(Schedule::cron("@daily", "refuse.t")).cancel_schedule("refuse.x");
+    let schedule = batch.add_message("refuse.s", schedule_and_cancel).await.unwrap_err();
     assert_eq!(schedule.kind(), BatchPublishErrorKind::InvalidMessage);
     assert!(!batch.is_closed(), "nothing was sent: the batch goes on");
     assert_eq!(batch.commit("refuse.b", Bytes::new()).await.unwrap().batch_size, Some(2));
+}
+
+#[tokio::test]
+async fn a_schedule_the_server_cannot_take_fails_the_batch_with_its_code() {
+    let server = NatsServer::start_jetstream();
+    let config = StreamConfig { allow_atomic_publish: true, allow_message_schedules: true, ..Default::default() };
+    let js = common::stream_context(&server, "SCHEDULED", config).await;
+    let mut batch = js.batch_publish().build();
+    batch.add("scheduled.a", Bytes::new()).await.unwrap();
+    let bad = Publish::build().schedule(Schedule::cron("0 0 5 * *", "scheduled.t"));
+    batch.add_message("scheduled.s", bad).await.unwrap();
+    let refused = batch.commit("scheduled.b", Bytes::new()).await.unwrap_err();
+    assert_eq!(failure(refused), (BatchPublishErrorKind::Other, Some(ErrorCode::MESSAGE_SCHEDULES_PATTERN_INVALID)));
+    assert_eq!(stored(&js, "SCHEDULED").await, 0);
 }
 
 #[tokio::test]

@@ -1,8 +1,10 @@
 //! Message schedules (ADR-51) against a real server: each kind of schedule
 //! fires into its target with the headers the ADR names, a cancellation
 //! stops one atomically with a publish, a stream without
-//! `allow_msg_schedules` refuses them with its error, and what the server
-//! would refuse is refused before a byte is written.
+//! `allow_msg_schedules` refuses them with its error, the server refuses a
+//! bad pattern, target, source, TTL, time zone or rollup each with its code,
+//! and what nats.js refuses before sending (a cancellation with a schedule
+//! or of its own subject) is refused before a byte is written.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -145,14 +147,39 @@ async fn a_stream_without_allow_msg_schedules_refuses_them() {
 }
 
 #[tokio::test]
-async fn what_the_server_would_refuse_is_refused_before_sending() {
+async fn the_server_refuses_what_it_cannot_schedule_with_its_code() {
+    let (_server, js) = with_stream("JUDGED", true).await;
+    let out = "judged.out";
+    let refused = [
+        (Schedule::cron("0 0 5 * *", out), ErrorCode::MESSAGE_SCHEDULES_PATTERN_INVALID),
+        (Schedule::cron("60 * * * * *", out), ErrorCode::MESSAGE_SCHEDULES_PATTERN_INVALID),
+        (Schedule::every(Duration::from_millis(500), out), ErrorCode::MESSAGE_SCHEDULES_PATTERN_INVALID),
+        (Schedule::new("@every 5 minutes", out), ErrorCode::MESSAGE_SCHEDULES_PATTERN_INVALID),
+        (Schedule::new("@at tomorrow", out), ErrorCode::MESSAGE_SCHEDULES_PATTERN_INVALID),
+        (Schedule::every(Duration::from_secs(5), out).time_zone("UTC"), ErrorCode::MESSAGE_SCHEDULES_PATTERN_INVALID),
+        (Schedule::cron("0 0 5 * * *", out).time_zone("Mars/Olympus"), ErrorCode::MESSAGE_SCHEDULES_TIME_ZONE_INVALID),
+        (Schedule::cron("@daily", "judged.s"), ErrorCode::MESSAGE_SCHEDULES_TARGET_INVALID),
+        (Schedule::cron("@daily", "judged.*"), ErrorCode::MESSAGE_SCHEDULES_TARGET_INVALID),
+        (Schedule::cron("@daily", out).source(out), ErrorCode::MESSAGE_SCHEDULES_SOURCE_INVALID),
+        (Schedule::cron("@daily", out).ttl_text("soon"), ErrorCode::MESSAGE_SCHEDULES_TTL_INVALID),
+    ];
+    for (schedule, code) in refused {
+        let what = format!("{schedule:?}");
+        let ack = js.send_publish("judged.s", Publish::build().schedule(schedule)).await.unwrap().await;
+        let refused = ack.unwrap_err();
+        assert_eq!(refused.kind(), PublishErrorKind::Other, "{what}");
+        assert!(matches!(refused.cause(), Error::JetStream(e) if e.err_code == code), "{what}: {refused}");
+    }
+    let cancel = publish(&js, "judged.x", Publish::build().cancel_schedule("bad subject")).await;
+    assert!(matches!(cancel, Err(Error::JetStream(e)) if e.err_code == ErrorCode::MESSAGE_SCHEDULES_SCHEDULER_INVALID));
+    assert!(counts(&js, "JUDGED", ">").await.is_empty(), "nothing was stored");
+}
+
+#[tokio::test]
+async fn what_nats_js_refuses_is_refused_before_sending() {
     let (_server, js) = with_stream("LOCAL", true).await;
     let bad = [
-        Publish::build().schedule(Schedule::cron("0 0 5 * *", "local.out")),
-        Publish::build().schedule(Schedule::every(Duration::from_millis(500), "local.out")),
-        Publish::build().schedule(Schedule::new("@every 5 minutes", "local.out")),
-        Publish::build().schedule(Schedule::every(Duration::from_secs(5), "local.out").time_zone("UTC")),
-        Publish::build().schedule(Schedule::cron("@daily", "local.s")),
+        Publish::build().schedule(Schedule::cron("@daily", "local.out")).cancel_schedule("local.x"),
         Publish::build().cancel_schedule("local.s"),
     ];
     for message in bad {

@@ -93,7 +93,10 @@ export type ScheduleSpec =
       predefined: PredefinedSchedule;
     };
 
-/** nats.js's `ScheduleOptions`. natsjet refuses, before sending, what the server would refuse (an `InvalidArgumentError`). */
+/**
+ * nats.js's `ScheduleOptions`. The server judges them: a bad pattern, target, source, TTL, time zone
+ * or rollup is a `JetStreamApiError` with its `code` (10189 to 10223), nothing stored.
+ */
 export interface ScheduleOptions {
   /** A `ScheduleSpec`, a `Date` (once, then), or the `Nats-Schedule` header's value (`"@every 5m"`, `"0 0 5 * * *"`). */
   specification: string | Date | ScheduleSpec;

@@ -8,7 +8,7 @@
  * batch that stores none), resolving with the batch's ack. The window, the
  * reply subjects and the server's answers are the Rust core's.
  */
-import type { RawFastPublisher } from "../raw.js";
+import type { RawFastPublisher, RawPubAck } from "../raw.js";
 import { encode, type Payload } from "../msg.js";
 import { str } from "../names.js";
 import { batchAck, type BatchAck, type BatchMessageOptions } from "./batch.js";
@@ -44,6 +44,8 @@ export interface FastPubAck {
  */
 export class FastPublisher {
   readonly #raw: RawFastPublisher;
+  /** The last call: each runs once the one before it settled, in call order. */
+  #last: Promise<unknown> = Promise.resolve();
 
   /** Made by `NewFastPublisher`. */
   constructor(raw: RawFastPublisher) {
@@ -52,18 +54,25 @@ export class FastPublisher {
 
   /** Sends the next message. */
   async add(subj: string, payload?: Payload, opts?: BatchMessageOptions): Promise<FastPubAck> {
-    const [batchSeq, ackSeq] = await this.#raw.add(str(subj, "subject"), encode(payload), rawPublishOptions(opts));
+    const [batchSeq, ackSeq] = (await this.#send(str(subj, "subject"), payload, opts, false)) as [number, number];
     return { batchSeq, ackSeq };
   }
 
   /** Sends the last message and resolves with the batch's ack. */
   async commit(subj: string, payload?: Payload, opts?: BatchMessageOptions): Promise<BatchAck> {
-    return batchAck(this.#raw.commit(str(subj, "subject"), encode(payload), rawPublishOptions(opts)));
+    return batchAck(this.#send(str(subj, "subject"), payload, opts, true) as Promise<RawPubAck>);
   }
 
   /** Ends the batch without storing another message (server 2.14) and resolves with its ack. */
   async close(): Promise<BatchAck> {
-    return batchAck(this.#raw.commit(undefined, new Uint8Array(0), undefined));
+    return batchAck(this.#send(undefined, undefined, undefined, true) as Promise<RawPubAck>);
+  }
+
+  #send(subj: string | undefined, payload: Payload | undefined, opts: BatchMessageOptions | undefined, last: boolean) {
+    const [data, raw] = [encode(payload), rawPublishOptions(opts)];
+    const call = this.#last.then(() => this.#raw.send(subj, data, raw, last));
+    this.#last = call.catch(() => undefined);
+    return call;
   }
 }
 

@@ -164,10 +164,18 @@ describe("atomic batches", () => {
     const refusals = [
       () => batch.add("refuse.b", "2", { expect: { lastSequence: 1 } }),
       () => batch.add("refuse.b", "2", { expect: { lastMsgID: "m" } }),
-      () => batch.add("refuse.b", "2", { schedule: { specification: { every: "10ms" }, target: "refuse.t" } }),
+      () => batch.add("refuse.b", "2", { schedule: { specification: { cron: "@daily" }, target: "refuse.t" }, cancelSchedule: { scheduleSubject: "refuse.s" } }),
     ];
     for (const refuse of refusals) assert.throws(refuse, InvalidArgumentError);
     assert.equal(batch.count, 1);
     assert.equal((await batch.commit("refuse.c", "3")).count, 2);
+  });
+
+  test("a schedule the server cannot take fails the whole batch with its code", async () => {
+    await jsm.streams.add({ name: "SCHEDULED", subjects: ["scheduled.>"], allow_atomic: true, allow_msg_schedules: true });
+    const batch = await js.startBatch("scheduled.a", "1");
+    batch.add("scheduled.b", "2", { schedule: { specification: { every: "10ms" }, target: "scheduled.t" } });
+    await assert.rejects(batch.commit("scheduled.c", "3"), (e) => e instanceof JetStreamApiError && e.code === 10189);
+    assert.equal(await stored("SCHEDULED"), 0);
   });
 });

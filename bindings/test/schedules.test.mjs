@@ -2,8 +2,9 @@
 // nats-server, side by side with nats.js 3.4: the same options make the
 // same schedule message whichever client published it, it fires the same
 // way, a cancellation from one client stops a schedule made by the other,
-// a stream without allow_msg_schedules refuses both alike, and natsjet
-// refuses what the server would before sending.
+// a stream without allow_msg_schedules refuses both alike, the server
+// refuses a bad schedule with its code for both alike, and natsjet refuses
+// before sending what nats.js does.
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
@@ -129,26 +130,45 @@ describe("message schedules", () => {
     assert.equal((await jsm.streams.info("OFF")).state.messages, 0);
   });
 
-  test("what the server would refuse is refused before sending", async () => {
-    await stream("LOCAL");
-    const target = "local.out";
+  test("the server refuses a bad schedule with its code, for both clients alike", async () => {
+    await stream("JUDGED");
+    const target = "judged.out";
     const refused = [
-      { schedule: { specification: { cron: "0 0 5 * *" }, target } },
-      { schedule: { specification: { every: "500ms" }, target } },
-      { schedule: { specification: { every: "5 minutes" }, target } },
-      { schedule: { specification: { at: "tomorrow" }, target } },
-      { schedule: { specification: { every: "5s" }, target, timezone: "UTC" } },
-      { schedule: { specification: { predefined: "@daily" }, target: "local.s" } },
-      { schedule: { specification: { predefined: "@daily" }, target, ttl: "soon" } },
-      { schedule: { specification: { predefined: "@daily" }, target }, cancelSchedule: { scheduleSubject: "local.x" } },
+      [{ specification: { cron: "0 0 5 * *" }, target }, 10189],
+      [{ specification: { every: "5 minutes" }, target }, 10189],
+      [{ specification: { at: "tomorrow" }, target }, 10189],
+      [{ specification: { every: "5s" }, target, timezone: "UTC" }, 10189],
+      [{ specification: { cron: "0 0 5 * * *" }, target, timezone: "Mars/Olympus" }, 10223],
+      [{ specification: { predefined: "@daily" }, target: "judged.s" }, 10190],
+      [{ specification: { predefined: "@daily" }, target, source: target }, 10203],
+      [{ specification: { predefined: "@daily" }, target, ttl: "soon" }, 10191],
+    ];
+    for (const [schedule, code] of refused) {
+      for (const client of [js, theirJs]) {
+        const attempt = client.publish("judged.s", "x", { schedule });
+        await assert.rejects(attempt, (e) => {
+          // nats.js checks an `every` duration itself (docs/switching-from-nats-js.md).
+          if (client === js || !("every" in schedule.specification)) assert.equal(e.code, code, JSON.stringify(schedule));
+          return client === theirJs || e instanceof JetStreamApiError;
+        });
+      }
+    }
+    await assert.rejects(js.publish("judged.x", "x", { cancelSchedule: { scheduleSubject: "bad subject" } }), (e) => {
+      return e instanceof JetStreamApiError && e.code === 10212;
+    });
+    assert.equal((await jsm.streams.info("JUDGED")).state.messages, 0, "nothing was stored");
+  });
+
+  test("what nats.js refuses is refused before sending", async () => {
+    await stream("LOCAL");
+    const refused = [
+      { schedule: { specification: { predefined: "@daily" }, target: "local.out" }, cancelSchedule: { scheduleSubject: "local.x" } },
       { cancelSchedule: { scheduleSubject: "local.s" } },
     ];
     for (const opts of refused) {
       await assert.rejects(js.publish("local.s", "x", opts), InvalidArgumentError, JSON.stringify(opts));
+      await assert.rejects(theirJs.publish("local.s", "x", opts), Error, JSON.stringify(opts));
     }
     assert.equal((await jsm.streams.info("LOCAL")).state.messages, 0, "nothing was written");
-    // The server is the judge of time zone names.
-    const zone = { schedule: { specification: { cron: "0 0 5 * * *" }, target, timezone: "Mars/Olympus" } };
-    await assert.rejects(js.publish("local.s", "x", zone), (e) => e instanceof JetStreamApiError && e.code === 10223);
   });
 });

@@ -123,8 +123,8 @@ impl Publish {
         self
     }
 
-    /// Refuses, before a byte is written, schedule headers the server would
-    /// refuse for a message to `subject` (see [`schedule::check`](super::schedule::check)).
+    /// Refuses, before a byte is written, schedule headers nats.js refuses
+    /// for a message to `subject` (see [`schedule::check`](super::schedule::check)).
     pub(crate) fn check_for(&self, subject: &str) -> Result<(), Error> {
         match &self.headers {
             Some(headers) => schedule::check(subject, headers),

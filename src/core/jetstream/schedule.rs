@@ -4,13 +4,12 @@
 //! (`@at <RFC 3339>`, server 2.12), at an interval (`@every <Go duration>`,
 //! at least 1 s), or on a 6-field cron expression or a predefined alias,
 //! optionally in a time zone (server 2.14). [`Schedule`] holds nats.js's
-//! `ScheduleOptions`; [`check`] refuses, before a byte is written, what the
-//! server would: a pattern that does not parse (cron fields, their ranges,
-//! a duration), a time zone on anything but cron, a target or source that
-//! is the schedule's own subject, a TTL the server cannot read, a rollup
-//! other than `sub`, and a cancellation (`Nats-Scheduler` with
-//! `Nats-Schedule-Next: purge`) of the subject it is published to or
-//! together with a schedule. Time zone names are the server's to check.
+//! `ScheduleOptions`. The server judges the pattern, target, source, TTL,
+//! time zone and rollup, each with its own error code (10189 to 10223), so
+//! the wasm carries no cron, Go duration or RFC 3339 reader; [`check`]
+//! refuses before sending only what nats.js does and the server would
+//! not: a cancellation (`Nats-Scheduler` with `Nats-Schedule-Next: purge`)
+//! together with a schedule, or of the subject it is published to.
 
 use std::time::{Duration, SystemTime};
 
@@ -19,9 +18,8 @@ use crate::core::header::{
     HeaderMap, NATS_SCHEDULE, NATS_SCHEDULE_NEXT, NATS_SCHEDULE_ROLLUP, NATS_SCHEDULE_SOURCE, NATS_SCHEDULE_TARGET,
     NATS_SCHEDULE_TIME_ZONE, NATS_SCHEDULE_TTL, NATS_SCHEDULER,
 };
-use crate::core::jetstream::api::timestamp::{format_rfc3339, parse_rfc3339};
+use crate::core::jetstream::api::timestamp::format_rfc3339;
 use crate::core::jetstream::publish::ttl_value;
-use crate::core::subject::validate_publish_subject;
 
 /// The cron aliases the server knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -175,217 +173,18 @@ fn go_duration(d: Duration) -> String {
     if d.subsec_nanos() == 0 { format!("{}s", d.as_secs()) } else { format!("{}ns", d.as_nanos()) }
 }
 
-/// What a pattern schedules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    At,
-    Every,
-    Cron,
-}
-
-/// Refuses what the server would refuse in the schedule headers of a
-/// message to `subject` (a message without any passes untouched).
+/// Refuses what nats.js refuses before sending in the schedule headers of
+/// a message to `subject` (a message without them passes untouched): a
+/// cancellation together with a schedule (the server would store both) or
+/// of the subject the message goes to. The rest is the server's to judge.
 pub fn check(subject: &str, headers: &HeaderMap) -> Result<(), Error> {
-    refusal(subject, headers).map_err(|(what, value, why)| Error::InvalidArgument(format!("{what} {value:?}: {why}")))
-}
-
-/// What is refused (which header or part), its value and why.
-type Refusal<'a> = (&'static str, &'a str, &'static str);
-
-fn refusal<'a>(subject: &str, headers: &'a HeaderMap) -> Result<(), Refusal<'a>> {
-    let value = |name| headers.get(name).map(|v| v.as_str());
-    let subject_ok = |what, s: &'a str| match validate_publish_subject(s, false) {
-        Ok(()) => Ok(()),
-        Err(_) => Err((what, s, "not a subject to publish to")),
+    let Some(scheduler) = headers.get(NATS_SCHEDULER) else { return Ok(()) };
+    let why = match headers.get(NATS_SCHEDULE) {
+        Some(_) => "schedule and cancelSchedule are mutually exclusive",
+        None if scheduler.as_str() == subject => "cancelSchedule.scheduleSubject must not equal the publish subject",
+        None => return Ok(()),
     };
-    if let Some(scheduler) = value(NATS_SCHEDULER) {
-        if value(NATS_SCHEDULE).is_some() {
-            return Err(("cancelSchedule", scheduler, "schedule and cancelSchedule are mutually exclusive"));
-        }
-        if scheduler == subject {
-            return Err(("cancelSchedule", scheduler, "scheduleSubject must not equal the publish subject"));
-        }
-        subject_ok("cancelSchedule.scheduleSubject", scheduler)?;
-    }
-    let Some(pattern) = value(NATS_SCHEDULE) else { return Ok(()) };
-    let kind = check_pattern(pattern)?;
-    if let Some(zone) = value(NATS_SCHEDULE_TIME_ZONE) {
-        if zone.trim().is_empty() || kind != Kind::Cron {
-            return Err(("schedule time zone", zone, "an IANA name, for cron schedules only"));
-        }
-    }
-    let target = value(NATS_SCHEDULE_TARGET).unwrap_or_default();
-    if target.is_empty() || target == subject {
-        return Err(("schedule target", target, "a subject other than the schedule's own"));
-    }
-    subject_ok("schedule target", target)?;
-    if let Some(source) = value(NATS_SCHEDULE_SOURCE) {
-        if source == target || source == subject {
-            return Err(("schedule source", source, "neither the target nor the schedule's subject"));
-        }
-        subject_ok("schedule source", source)?;
-    }
-    if let Some(ttl) = value(NATS_SCHEDULE_TTL).filter(|ttl| !is_ttl(ttl)) {
-        return Err(("schedule TTL", ttl, "a Go duration of at least 1s, whole seconds, or never"));
-    }
-    match value(NATS_SCHEDULE_ROLLUP) {
-        Some(rollup) if rollup != "sub" => Err(("schedule rollup", rollup, "only sub")),
-        _ => Ok(()),
-    }
-}
-
-/// What `pattern` schedules, or why the server would not parse it.
-fn check_pattern(pattern: &str) -> Result<Kind, Refusal<'_>> {
-    let bad = |why| Err(("schedule", pattern, why));
-    if let Some(time) = pattern.strip_prefix("@at ") {
-        return match parse_rfc3339(time) {
-            Some(_) => Ok(Kind::At),
-            None => bad("@at takes an RFC 3339 time, such as 2030-01-02T15:04:05Z"),
-        };
-    }
-    if let Some(interval) = pattern.strip_prefix("@every ") {
-        return match parse_go_duration(interval) {
-            Some(nanos) if nanos >= 1_000_000_000 => Ok(Kind::Every),
-            Some(_) => bad("@every interval must be at least 1s"),
-            None => bad("@every takes a Go duration, such as 90s or 1h30m"),
-        };
-    }
-    if Predefined::ALL.iter().any(|p| p.as_str() == pattern) {
-        return Ok(Kind::Cron);
-    }
-    if pattern.starts_with('@') {
-        return bad("not @at, @every or a predefined schedule (@yearly, @monthly, @weekly, @daily, @hourly…)");
-    }
-    if pattern.split_ascii_whitespace().count() != 6 {
-        return bad("a cron expression has 6 fields, seconds first");
-    }
-    for (field, bounds) in pattern.split_ascii_whitespace().zip(&CRON_FIELDS) {
-        check_cron_field(field, bounds).map_err(|why| (bounds.name, field, why))?;
-    }
-    Ok(Kind::Cron)
-}
-
-/// One cron field's range and names.
-struct Bounds {
-    name: &'static str,
-    min: u32,
-    max: u32,
-    names: &'static [&'static str],
-}
-
-const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-const DAYS: &[&str] = &["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-const CRON_FIELDS: [Bounds; 6] = [
-    Bounds { name: "cron seconds (0-59)", min: 0, max: 59, names: &[] },
-    Bounds { name: "cron minutes (0-59)", min: 0, max: 59, names: &[] },
-    Bounds { name: "cron hours (0-23)", min: 0, max: 23, names: &[] },
-    Bounds { name: "cron day of month (1-31)", min: 1, max: 31, names: &[] },
-    Bounds { name: "cron month (1-12, jan-dec)", min: 1, max: 12, names: MONTHS },
-    Bounds { name: "cron day of week (0-6, sun-sat)", min: 0, max: 6, names: DAYS },
-];
-
-/// A comma-separated list of `*`, `?`, `n`, `n-m`, each with an optional
-/// `/step`, numbers or names within the field's bounds (the server's rules).
-fn check_cron_field(field: &str, b: &Bounds) -> Result<(), &'static str> {
-    let value = |text: &str| -> Result<u32, &'static str> {
-        if let Some(i) = b.names.iter().position(|n| n.eq_ignore_ascii_case(text)) {
-            // Months count from 1, days of the week from 0.
-            return Ok(i as u32 + b.min);
-        }
-        let digits = text.strip_prefix('+').unwrap_or(text);
-        match digits.parse::<u32>() {
-            Ok(n) if digits.bytes().all(|c| c.is_ascii_digit()) => Ok(n),
-            _ => Err("not a number or name"),
-        }
-    };
-    let mut items = field.split(',').filter(|item| !item.is_empty()).peekable();
-    if items.peek().is_none() {
-        return Err("empty");
-    }
-    for item in items {
-        let (range, step) = match item.split_once('/') {
-            Some((range, step)) if !step.contains('/') => (range, Some(step)),
-            Some(_) => return Err("more than one '/'"),
-            None => (item, None),
-        };
-        let (start, end) = match range {
-            "*" | "?" => (b.min, b.max),
-            _ => match range.split_once('-') {
-                Some((low, high)) if !high.contains('-') => (value(low)?, value(high)?),
-                Some(_) => return Err("more than one '-'"),
-                // `n/step` runs from n to the field's maximum.
-                None => (value(range)?, if step.is_some() { b.max } else { value(range)? }),
-            },
-        };
-        if start < b.min || end > b.max || start > end {
-            return Err("out of range");
-        }
-        if step.map(value).transpose()? == Some(0) {
-            return Err("a step of 0");
-        }
-    }
-    Ok(())
-}
-
-/// Nanoseconds of a Go duration (`time.ParseDuration`: `"1h30m"`, `"1.5s"`,
-/// `"0"`), `None` when malformed; a negative one is `Some(0)`. Integers only
-/// (float parsing would add its tables to the wasm); a fraction's digits
-/// below a nanosecond are dropped.
-fn parse_go_duration(text: &str) -> Option<u64> {
-    let (negative, mut rest) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: u64 = 0;
-    while !rest.is_empty() {
-        let whole_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let (whole, after) = rest.split_at(whole_len);
-        let (fraction, after) = match after.strip_prefix('.') {
-            Some(f) => f.split_at(f.bytes().take_while(u8::is_ascii_digit).count()),
-            None => ("", after),
-        };
-        if whole.is_empty() && fraction.is_empty() {
-            return None;
-        }
-        let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
-        let per: u64 = match &after[..unit_len] {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            _ => return None,
-        };
-        rest = &after[unit_len..];
-        let mut nanos = if whole.is_empty() { 0 } else { whole.parse::<u64>().ok()?.checked_mul(per)? };
-        let mut place = per;
-        for digit in fraction.bytes() {
-            place /= 10;
-            nanos += u64::from(digit - b'0') * place;
-        }
-        total = total.checked_add(nanos)?;
-    }
-    // Go refuses durations past about 292 years.
-    match total > i64::MAX as u64 {
-        true => None,
-        false => Some(if negative { 0 } else { total }),
-    }
-}
-
-/// Whether the server reads `ttl` as a message TTL: `never`, a Go duration
-/// of at least a second, or whole seconds.
-fn is_ttl(ttl: &str) -> bool {
-    ttl.eq_ignore_ascii_case("never")
-        || parse_go_duration(ttl).is_some_and(|nanos| nanos >= 1_000_000_000)
-        || (!ttl.is_empty() && ttl.bytes().all(|c| c.is_ascii_digit()))
+    Err(Error::InvalidArgument(why.into()))
 }
 
 #[cfg(test)]
@@ -446,89 +245,21 @@ mod tests {
     }
 
     #[test]
-    fn patterns_the_server_parses_pass() {
-        let at = [
-            "@at 2030-01-02T15:04:05Z",
-            "@at 2030-01-02T15:04:05.123+02:00",
-            "@every 1s",
-            "@every 1h30m",
-            "@every 1.5s",
-            "@every 1000ms",
+    fn what_the_server_judges_goes_out_unchecked() {
+        // Bad patterns, targets, sources, TTLs, zones and rollups: the server
+        // answers each with its code (tests/schedules.rs), so nothing here.
+        let server_judges = [
+            Schedule::cron("0 0 5 * *", "t"),
+            Schedule::every(Duration::from_millis(500), "t"),
+            Schedule::new("@at tomorrow", "t"),
+            Schedule::every(Duration::from_secs(5), "t").time_zone("UTC"),
+            Schedule::cron("@daily", "schedules.a"),
+            Schedule::cron("@daily", "t").source("t"),
+            Schedule::cron("@daily", "t").ttl_text("soon"),
         ];
-        let cron = [
-            "0 0 5 * * *",
-            "*/5 * * * * ?",
-            "0 30 4 1,15 * 5",
-            "0 0 8-18/2 * jan-MAR mon,wed,FRI",
-            "0 0 0 1 1 *",
-            "59 59 23 31 12 6",
-            "5/10 * * * * *",
-            "  0  0 *  * * *  ",
-        ];
-        for pattern in at.into_iter().chain(cron).chain(Predefined::ALL.map(Predefined::as_str)) {
-            let headers = headers(Schedule::new(pattern, "orders"));
-            assert_eq!(check("schedules.a", &headers), Ok(()), "{pattern}");
+        for schedule in server_judges {
+            assert_eq!(check("schedules.a", &headers(schedule)), Ok(()));
         }
-    }
-
-    #[test]
-    fn patterns_the_server_refuses_are_refused_before_sending() {
-        let cases = [
-            ("@at tomorrow", "RFC 3339"),
-            ("@at 2030-01-02 15:04:05Z", "RFC 3339"),
-            ("@every 500ms", "at least 1s"),
-            ("@every 0", "at least 1s"),
-            ("@every -5s", "at least 1s"),
-            ("@every 5", "Go duration"),
-            ("@every 1d", "Go duration"),
-            ("@every", "not @at, @every"),
-            ("@fortnightly", "not @at, @every"),
-            ("0 0 5 * *", "6 fields"),
-            ("0 0 5 * * * *", "6 fields"),
-            ("60 * * * * *", "cron seconds (0-59) \"60\": out of range"),
-            ("* * 24 * * *", "cron hours"),
-            ("* * * 0 * *", "cron day of month"),
-            ("* * * * 13 *", "cron month"),
-            ("* * * * * 7", "cron day of week"),
-            ("* * * * * sunday", "not a number"),
-            ("5-1 * * * * *", "out of range"),
-            ("*/0 * * * * *", "step of 0"),
-            ("1-2-3 * * * * *", "more than one '-'"),
-            ("1/2/3 * * * * *", "more than one '/'"),
-            (", * * * * *", "empty"),
-        ];
-        for (pattern, why) in cases {
-            let headers = headers(Schedule::new(pattern, "orders"));
-            let refusal = refused("schedules.a", &headers);
-            assert!(refusal.contains(why), "{pattern}: {refusal}");
-        }
-    }
-
-    #[test]
-    fn the_other_headers_follow_the_servers_rules() {
-        let cases = [
-            (Schedule::every(Duration::from_secs(5), "t").time_zone("UTC"), "cron schedules only"),
-            (Schedule::cron("0 0 5 * * *", "t").time_zone(""), "an IANA name"),
-            (Schedule::cron("@daily", "schedules.a"), "other than the schedule's own"),
-            (Schedule::cron("@daily", ""), "other than the schedule's own"),
-            (Schedule::cron("@daily", "t").source("t"), "neither the target"),
-            (Schedule::cron("@daily", "t").source("schedules.a"), "neither the target"),
-            (Schedule::cron("@daily", "t").ttl_text("500ms"), "TTL"),
-            (Schedule::cron("@daily", "t").ttl_text("soon"), "TTL"),
-        ];
-        for (schedule, why) in cases {
-            let refusal = refused("schedules.a", &headers(schedule));
-            assert!(refusal.contains(why), "{refusal}");
-        }
-        assert!(check("schedules.a", &headers(Schedule::cron("@daily", "bad target"))).is_err());
-        let mut rollup = headers(Schedule::cron("@daily", "t"));
-        rollup.insert(NATS_SCHEDULE_ROLLUP, "all");
-        assert!(refused("schedules.a", &rollup).contains("only sub"));
-        for ttl in ["never", "NEVER", "90", "1h", "1.5s"] {
-            assert_eq!(check("s", &headers(Schedule::cron("@daily", "t").ttl_text(ttl))), Ok(()), "{ttl}");
-        }
-        let zoned = Schedule::predefined(Predefined::Daily, "t").time_zone("America/New_York");
-        assert_eq!(check("s", &headers(zoned)), Ok(()));
     }
 
     #[test]
@@ -542,35 +273,7 @@ mod tests {
         assert!(refused("schedules.a", &both).contains("mutually exclusive"));
         let mut bad = HeaderMap::new();
         write_cancel("bad subject", &mut bad);
-        assert!(check("orders", &bad).is_err());
+        assert_eq!(check("orders", &bad), Ok(()), "the server's to refuse (10212)");
         assert_eq!(check("orders", &HeaderMap::new()), Ok(()), "no schedule headers: nothing to check");
-    }
-
-    #[test]
-    fn go_durations() {
-        let s = 1_000_000_000;
-        let cases = [
-            ("1s", Some(s)),
-            ("1h30m", Some(5400 * s)),
-            ("1.5s", Some(s + s / 2)),
-            (".5s", Some(s / 2)),
-            ("2m3s4ms", Some(123 * s + 4_000_000)),
-            ("1µs", Some(1000)),
-            ("1us", Some(1000)),
-            ("0", Some(0)),
-            ("+2s", Some(2 * s)),
-            ("-2s", Some(0)),
-            ("", None),
-            ("s", None),
-            ("5", None),
-            ("1.2.3s", None),
-            ("1d", None),
-            ("1s ", None),
-            ("300000000h", None),
-            ("0.9999999999s", Some(s - 1)),
-        ];
-        for (text, nanos) in cases {
-            assert_eq!(parse_go_duration(text), nanos, "{text:?}");
-        }
     }
 }

@@ -23,7 +23,7 @@ pub use crate::core::jetstream::fast_window::FAST_INGEST_API_LEVEL;
 use crate::core::jetstream::fast_window::{Control, FastOptions, FastWindow};
 use crate::core::jetstream::publish::Publish;
 use crate::driver::{DefaultRuntime, Runtime};
-use crate::{Client, HeaderMap, Subscriber};
+use crate::{Client, Subscriber};
 
 error_kinds!(
     /// What ended a [`FastPublisher`] call (orbit.go's errors); the cause
@@ -164,8 +164,7 @@ impl FastPublisher {
     /// Publishes a message with headers as the batch's next message. The
     /// first waits for its ack; later ones only for room in the window.
     pub async fn add_message(&mut self, subject: &str, message: Publish) -> Result<FastPubAck, FastPublishError> {
-        let sent = self.send(subject, message.headers.as_ref(), message.payload).await;
-        sent.map_err(FastPublishErrorKind::error)?;
+        self.step(Some(subject), message, false).await.map_err(FastPublishErrorKind::error)?;
         Ok(FastPubAck { batch_sequence: self.window.sent(), ack_sequence: self.window.acked() })
     }
 
@@ -176,24 +175,21 @@ impl FastPublisher {
 
     /// Publishes the last message, with headers, and waits for the batch's [`PublishAck`].
     pub async fn commit_message(mut self, subject: &str, message: Publish) -> Result<PublishAck, FastPublishError> {
-        self.finish(subject, message.headers.as_ref(), message.payload).await.map_err(FastPublishErrorKind::error)
+        self.last(Some(subject), message).await
     }
 
     /// Ends the batch without storing another message (server 2.14: the
     /// end-of-batch commit) and waits for its [`PublishAck`]; at least one
     /// message must have been added.
     pub async fn close(mut self) -> Result<PublishAck, FastPublishError> {
-        let closed = async {
-            // The end goes to the first message's subject, which the stream captures.
-            let Some(subject) = self.first_subject.take() else {
-                return Err(Error::ApiMisuse("an empty fast batch cannot be closed"));
-            };
-            self.open()?;
-            let reply = self.window.end_reply();
-            self.client.publish_shared(&subject, Some(&reply), None, &Bytes::new()).await?;
-            self.done().await
-        };
-        closed.await.map_err(FastPublishErrorKind::error)
+        self.last(None, Publish::build()).await
+    }
+
+    /// The last call (with a message, or the end of batch without one) and its ack.
+    async fn last(&mut self, subject: Option<&str>, message: Publish) -> Result<PublishAck, FastPublishError> {
+        let done = self.step(subject, message, true).await;
+        let ack = done.and_then(|ack| ack.ok_or(Error::ApiMisuse("the fast batch ended without its ack")));
+        ack.map_err(FastPublishErrorKind::error)
     }
 
     /// Messages sent so far.
@@ -230,53 +226,51 @@ impl FastPublisher {
         }
     }
 
-    /// Publishes the batch's next message.
-    pub(crate) async fn send(
+    /// Every call in one state machine (the wasm's calls go straight
+    /// here, so its code is there once): publishes the next message
+    /// (`last` false), the last one, or (`last` without a subject) the end
+    /// of batch to the first message's subject, which the stream captures;
+    /// then the batch's [`PublishAck`] when `last`.
+    pub(crate) async fn step(
         &mut self,
-        subject: &str,
-        headers: Option<&HeaderMap>,
-        payload: Bytes,
-    ) -> Result<(), Error> {
-        self.open()?;
-        self.client.check_publish_subject(subject)?;
-        self.subscribe().await?;
-        while !self.window.has_room() {
-            self.next_control().await?;
-        }
-        let reply = self.window.next_reply(false);
-        let sent = self.client.publish_shared(subject, Some(&reply), headers, &payload).await;
+        subject: Option<&str>,
+        message: Publish,
+        last: bool,
+    ) -> Result<Option<PublishAck>, Error> {
+        let (subject, reply) = match subject {
+            Some(subject) => {
+                self.open()?;
+                self.client.check_publish_subject(subject)?;
+                self.subscribe().await?;
+                while !last && !self.window.has_room() {
+                    self.next_control().await?;
+                }
+                (subject.to_owned(), self.window.next_reply(last))
+            }
+            None => {
+                let subject =
+                    self.first_subject.clone().ok_or(Error::ApiMisuse("an empty fast batch cannot be closed"))?;
+                self.open()?;
+                (subject, self.window.end_reply())
+            }
+        };
+        let sent = self.client.publish_shared(&subject, Some(&reply), message.headers.as_ref(), &message.payload).await;
         self.closed |= sent.is_err();
         sent?;
+        if last {
+            loop {
+                if let Some(ack) = self.next_control().await? {
+                    return Ok(Some(ack));
+                }
+            }
+        }
         if self.window.sent() == 1 {
-            self.first_subject = Some(subject.to_owned());
+            self.first_subject = Some(subject);
             // The server answers the start at once (a flow ack of 0, or its
             // refusal): whether the stream takes the batch at all.
             self.next_control().await?;
         }
-        Ok(())
-    }
-
-    /// Publishes the last message and waits for the batch's `PublishAck`.
-    pub(crate) async fn finish(
-        &mut self,
-        subject: &str,
-        headers: Option<&HeaderMap>,
-        payload: Bytes,
-    ) -> Result<PublishAck, Error> {
-        self.open()?;
-        self.client.check_publish_subject(subject)?;
-        self.subscribe().await?;
-        let reply = self.window.next_reply(true);
-        self.client.publish_shared(subject, Some(&reply), headers, &payload).await?;
-        self.done().await
-    }
-
-    async fn done(&mut self) -> Result<PublishAck, Error> {
-        loop {
-            if let Some(ack) = self.next_control().await? {
-                return Ok(ack);
-            }
-        }
+        Ok(None)
     }
 
     /// The next control message, within the timeout: the batch's ack when

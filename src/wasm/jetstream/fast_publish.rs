@@ -1,12 +1,13 @@
 //! `RawFastPublisher`: the Rust [`FastPublisher`] (fast ingest, ADR-50
 //! fast batches, `allow_batched`) for the npm package's `js.fastPublisher`:
-//! each call is a promise; calls run one after the other, in the order
-//! they were made.
+//! each call is a promise, through one export and one state machine
+//! ([`FastPublisher::step`]); the TypeScript runs calls one after the
+//! other, in the order they were made.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use bytes::Bytes;
-use futures_util::lock::Mutex;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -20,7 +21,8 @@ use crate::wasm::options::millis;
 
 #[wasm_bindgen]
 pub struct RawFastPublisher {
-    publisher: Rc<Mutex<Option<FastPublisher>>>,
+    /// Empty while a call runs, and once the batch is done.
+    publisher: Rc<RefCell<Option<FastPublisher>>>,
 }
 
 #[wasm_bindgen]
@@ -47,7 +49,7 @@ impl RawJetStream {
             builder = builder.ack_timeout(timeout);
         }
         builder = builder.continue_on_gap(continue_on_gap.unwrap_or(false));
-        Ok(RawFastPublisher { publisher: Rc::new(Mutex::new(Some(builder.build()))) })
+        Ok(RawFastPublisher { publisher: Rc::new(RefCell::new(Some(builder.build()))) })
     }
 }
 
@@ -56,52 +58,38 @@ const DONE: Error = Error::ApiMisuse("the fast batch was committed or ended by a
 
 #[wasm_bindgen]
 impl RawFastPublisher {
-    /// Sends the next message: a promise of `[batchSequence, ackSequence]`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<[batchSeq: number, ackSeq: number]>")]
-    pub fn add(
-        &self,
-        subject: String,
-        payload: Vec<u8>,
-        options: Option<RawPublishOptions>,
-    ) -> Result<JsValue, JsValue> {
-        let (message, publisher) = (message(payload, options)?, self.publisher.clone());
-        Ok(boxed_promise(Box::pin(async move {
-            let mut slot = publisher.lock().await;
-            let fast = slot.as_mut().ok_or_else(|| to_js(&DONE, Call::Other(&subject)))?;
-            let progress = fast.add_message(&subject, message).await;
-            let progress = progress.map_err(|e| to_js(&e.into(), Call::Other(&subject)))?;
-            Ok(Array::of2(&(progress.batch_sequence as f64).into(), &(progress.ack_sequence as f64).into()).into())
-        }))
-        .into())
-    }
-
-    /// Sends the last message (or, without a subject, ends the batch
-    /// without one): a promise of the batch's `RawPubAck`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<RawPubAck>")]
-    pub fn commit(
+    /// Sends the next message (a promise of `[batchSequence, ackSequence]`),
+    /// or when `last` the last one (without a subject: the end of batch
+    /// that stores none; a promise of the batch's `RawPubAck`). The caller
+    /// awaits each call before the next.
+    #[wasm_bindgen(unchecked_return_type = "Promise<[batchSeq: number, ackSeq: number] | RawPubAck>")]
+    pub fn send(
         &self,
         subject: Option<String>,
         payload: Vec<u8>,
         options: Option<RawPublishOptions>,
+        last: bool,
     ) -> Result<JsValue, JsValue> {
-        let (message, publisher) = (message(payload, options)?, self.publisher.clone());
+        let message = Publish::build().payload(Bytes::from(payload));
+        let message = match options {
+            Some(o) => with_options(message, &o)?,
+            None => message,
+        };
+        let publisher = self.publisher.clone();
         Ok(boxed_promise(Box::pin(async move {
-            let call = subject.clone().unwrap_or_default();
-            let fast = publisher.lock().await.take().ok_or_else(|| to_js(&DONE, Call::Other(&call)))?;
-            let ack = match subject {
-                Some(subject) => fast.commit_message(&subject, message).await,
-                None => fast.close().await,
-            };
-            Ok(raw_pub_ack(ack.map_err(|e| to_js(&e.into(), Call::Other(&call)))?))
+            let call = subject.as_deref().unwrap_or_default();
+            let taken = publisher.borrow_mut().take();
+            let mut fast = taken.ok_or_else(|| to_js(&DONE, Call::Other(call)))?;
+            let sent = fast.step(subject.as_deref(), message, last).await;
+            let progress = Array::of2(&(fast.sent() as f64).into(), &(fast.acked() as f64).into());
+            if !last && !fast.is_closed() {
+                *publisher.borrow_mut() = Some(fast);
+            }
+            match sent.map_err(|e| to_js(&e, Call::Other(call)))? {
+                Some(ack) => Ok(raw_pub_ack(ack)),
+                None => Ok(progress.into()),
+            }
         }))
         .into())
     }
-}
-
-fn message(payload: Vec<u8>, options: Option<RawPublishOptions>) -> Result<Publish, JsValue> {
-    let message = Publish::build().payload(Bytes::from(payload));
-    Ok(match options {
-        Some(o) => with_options(message, &o)?,
-        None => message,
-    })
 }
