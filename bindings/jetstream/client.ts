@@ -138,10 +138,31 @@ function schedulePattern(spec: ScheduleOptions["specification"]): string {
   if (typeof spec === "string") return spec;
   if (spec instanceof Date) return at(spec);
   if ("at" in spec) return at(spec.at);
-  if ("every" in spec) return `@every ${spec.every}`;
+  if ("every" in spec) return `@every ${every(spec.every)}`;
   if ("cron" in spec) return spec.cron;
   if ("predefined" in spec) return spec.predefined;
   throw new InvalidArgumentError("invalid schedule specification");
+}
+
+/** Go duration units in milliseconds. */
+const MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1e3, m: 6e4, h: 3.6e6 };
+
+/**
+ * `interval`, if it is a Go duration of at least 1 s: the one schedule rule
+ * nats.js checks before sending (the server judges the others), so a program
+ * catching its refusal behaves the same.
+ */
+function every(interval: string): string {
+  const trimmed = interval.trim();
+  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy)];
+  const why =
+    trimmed === "" || parts.reduce((n, [part]) => n + part.length, 0) !== trimmed.length
+      ? `@every: unrecognized duration format: ${JSON.stringify(interval)}`
+      : parts.reduce((ms, [, n, unit]) => ms + Number(n) * MS[unit!]!, 0) < 1000
+        ? "@every interval must be at least 1s"
+        : "";
+  if (why) throw new InvalidArgumentError(`schedule "@every ${interval}": ${why}`);
+  return interval;
 }
 
 /** The stream's acknowledgement of a publish. */

@@ -165,6 +165,7 @@ describe("atomic batches", () => {
       () => batch.add("refuse.b", "2", { expect: { lastSequence: 1 } }),
       () => batch.add("refuse.b", "2", { expect: { lastMsgID: "m" } }),
       () => batch.add("refuse.b", "2", { schedule: { specification: { cron: "@daily" }, target: "refuse.t" }, cancelSchedule: { scheduleSubject: "refuse.s" } }),
+      () => batch.add("refuse.b", "2", { schedule: { specification: { every: "10ms" }, target: "refuse.t" } }),
     ];
     for (const refuse of refusals) assert.throws(refuse, InvalidArgumentError);
     assert.equal(batch.count, 1);
@@ -174,7 +175,7 @@ describe("atomic batches", () => {
   test("a schedule the server cannot take fails the whole batch with its code", async () => {
     await jsm.streams.add({ name: "SCHEDULED", subjects: ["scheduled.>"], allow_atomic: true, allow_msg_schedules: true });
     const batch = await js.startBatch("scheduled.a", "1");
-    batch.add("scheduled.b", "2", { schedule: { specification: { every: "10ms" }, target: "scheduled.t" } });
+    batch.add("scheduled.b", "2", { schedule: { specification: { cron: "0 0 5 * *" }, target: "scheduled.t" } });
     await assert.rejects(batch.commit("scheduled.c", "3"), (e) => e instanceof JetStreamApiError && e.code === 10189);
     assert.equal(await stored("SCHEDULED"), 0);
   });
