@@ -1,3 +1,6 @@
+/// <reference lib="esnext.disposable" preserve="true" />
+// `Symbol.dispose`/`asyncDispose` (ours and wasm-bindgen's classes'), so the
+// package's types check under any `target`, with or without @types/node.
 /**
  * `NatsConnection`, shaped like nats.js's: the raw wasm connection with
  * nats.js argument shapes, messages, headers, statuses and errors.
