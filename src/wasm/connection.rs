@@ -38,7 +38,7 @@ export type RawStats = Float64Array;
 pub fn connect(options: Option<ConnectionOptions>, sink: StatusSink) -> Result<Promise, JsValue> {
     let (servers, options) = parse(options)?;
     let connecting = options.on_event(forward(sink)).connect_with::<DefaultRuntime>(servers);
-    Ok(promise(async move { connecting.await.map(|client| RawConnection { client }) }))
+    Ok(promise(async move { Ok(RawConnection { client: connecting.await? }.into()) }))
 }
 
 /// One connection. Freeing it (or its garbage collection) drops this handle;
@@ -143,20 +143,29 @@ impl RawConnection {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn flush(&self) -> Promise {
         let client = self.client.clone();
-        promise(async move { client.flush_pong().await.map(|()| JsValue::UNDEFINED) })
+        promise(async move {
+            client.flush_pong().await?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Unsubscribes everything, delivers what already arrived, flushes, closes.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn drain(&self) -> Promise {
         let drained = self.client.drain();
-        promise(async move { drained.await.map(|()| JsValue::UNDEFINED) })
+        promise(async move {
+            drained.await?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn close(&self) -> Promise {
         let client = self.client.clone();
-        promise(async move { client.close().await.map(|()| JsValue::UNDEFINED) })
+        promise(async move {
+            client.close().await?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     #[wasm_bindgen(js_name = isClosed)]
@@ -191,14 +200,17 @@ impl RawConnection {
     #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
     pub fn rtt(&self) -> Promise {
         let client = self.client.clone();
-        promise(async move { client.rtt().await.map(|d| d.as_secs_f64() * 1000.0) })
+        promise(async move { Ok((client.rtt().await?.as_secs_f64() * 1000.0).into()) })
     }
 
     /// Drops the server connection and reconnects.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn reconnect(&self) -> Promise {
         let client = self.client.clone();
-        promise(async move { client.force_reconnect().await.map(|()| JsValue::UNDEFINED) })
+        promise(async move {
+            client.force_reconnect().await?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Makes `servers` the pool to reconnect to; the connection stays.

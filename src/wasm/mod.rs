@@ -75,9 +75,12 @@ use wasm_bindgen::JsValue;
 
 use crate::core::error::{Error, ProtocolError};
 
-/// A JS promise of a Rust API future; errors reject it as `NatsError`s.
-fn promise<T: Into<JsValue>>(future: impl Future<Output = Result<T, Error>> + 'static) -> Promise {
-    boxed_promise(Box::pin(future.map(|done| done.map(Into::into).map_err(JsValue::from))))
+/// A JS promise of an export's future, which resolves to a JS value; `?`
+/// on an [`Error`] rejects it as a `NatsError`. The future's own output is
+/// the promise's: a conversion after it (`future.map(..)`) would be one more
+/// future type, a copy of its poll, for every export.
+fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    boxed_promise(Box::pin(future))
 }
 
 /// The one `future_to_promise` of every export: instantiated per future

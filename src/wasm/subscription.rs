@@ -43,7 +43,7 @@ impl RawSubscription {
             let size = |m: &Message| Some(packed_len(m));
             let messages = poll_fn(|cx| poll_batch(&mut *subscriber.borrow_mut(), cx, max, size)).await;
             if messages.is_empty() && subscriber.borrow().timed_out() {
-                return Err(Error::Timeout);
+                return Err(Error::Timeout.into());
             }
             Ok(if messages.is_empty() { JsValue::NULL } else { pack(&messages).into() })
         })

@@ -80,7 +80,10 @@ impl RawAckBatch {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn commit(&mut self) -> Promise {
         let (batch, client) = (self.take(), self.client.clone());
-        promise(async move { batch.commit(&client).await.map(|()| JsValue::UNDEFINED) })
+        promise(async move {
+            batch.commit(&client).await?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Sends every ack as a request and waits up to `timeout` ms (default:
@@ -89,7 +92,7 @@ impl RawAckBatch {
     pub fn commit_confirmed(&mut self, timeout: Option<f64>) -> Result<Promise, JsValue> {
         let timeout = millis(timeout.into(), "timeout")?.unwrap_or(self.timeout);
         let (batch, client) = (self.take(), self.client.clone());
-        Ok(promise(async move { batch.commit_confirmed(&client, timeout).await.map(report) }))
+        Ok(promise(async move { Ok(report(batch.commit_confirmed(&client, timeout).await?).into()) }))
     }
 }
 

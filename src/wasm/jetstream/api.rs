@@ -95,7 +95,11 @@ impl RawJetStream {
         let context = self.context.clone();
         promise(async move {
             let pages = context.stream_info_json(&stream, &request).await?;
-            pages.into_iter().map(|page| reply_text(page).map(JsValue::from)).collect::<Result<Array, Error>>()
+            Ok(pages
+                .into_iter()
+                .map(|page| reply_text(page).map(JsValue::from))
+                .collect::<Result<Array, Error>>()?
+                .into())
         })
     }
 

@@ -151,7 +151,10 @@ impl RawDeliveries {
     pub fn ack_ack(&self, i: u32, timeout: Option<f64>) -> Result<Promise, JsValue> {
         let timeout = millis(timeout.into(), "ackAck timeout")?.unwrap_or(self.get(i)?.ack_timeout());
         let messages = self.messages.clone();
-        Ok(promise(async move { messages[i as usize].double_ack_within(Ack::Ack, timeout).await.map(|()| true) }))
+        Ok(promise(async move {
+            messages[i as usize].double_ack_within(Ack::Ack, timeout).await?;
+            Ok(JsValue::TRUE)
+        }))
     }
 
     /// Message `i`'s delivery metadata, from its ack subject.

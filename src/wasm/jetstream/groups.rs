@@ -182,7 +182,7 @@ impl RawJetStream {
             if let Some(read) = resume_with {
                 joined = joined.resume_with(move |partition| checkpoint(read.call1(&JsValue::NULL, &partition.into())));
             }
-            Ok(RawConsumerMessages::new(GroupReader { member: joined, partitions: Vec::new() }))
+            Ok(RawConsumerMessages::new(GroupReader { member: joined, partitions: Vec::new() }).into())
         })
     }
 }

@@ -142,14 +142,17 @@ impl RawCheckpointLedger {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|why| Error::InvalidArgument(format!("ledger state: {why}")))?;
         let ledger = self.ledger.clone();
-        Ok(promise(async move { ledger.restore(&states).await.map(|()| JsValue::UNDEFINED) }))
+        Ok(promise(async move {
+            ledger.restore(&states).await?;
+            Ok(JsValue::UNDEFINED)
+        }))
     }
 
     /// Naks the messages of `epoch` and every later one; resolves to how many.
     #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
     pub fn abort(&self, epoch: f64) -> Result<Promise, JsValue> {
         let (ledger, epoch) = (self.ledger.clone(), epoch_number(epoch)?);
-        Ok(promise(async move { ledger.abort(epoch).await.map(|n| n as f64) }))
+        Ok(promise(async move { Ok((ledger.abort(epoch).await? as f64).into()) }))
     }
 
     #[wasm_bindgen(unchecked_return_type = "RawLedgerCounts")]
@@ -163,7 +166,7 @@ impl RawCheckpointLedger {
     #[wasm_bindgen(unchecked_return_type = "Promise<RawAckReport>")]
     pub fn commit(&self, epoch: f64) -> Result<Promise, JsValue> {
         let (ledger, epoch) = (self.ledger.clone(), epoch_number(epoch)?);
-        Ok(promise(async move { ledger.commit(epoch).await.map(report) }))
+        Ok(promise(async move { Ok(report(ledger.commit(epoch).await?).into()) }))
     }
 
     /// Messages held.

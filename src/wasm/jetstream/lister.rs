@@ -40,7 +40,7 @@ impl RawLister {
             let Some(page) = std::future::poll_fn(|cx| pages.borrow_mut().poll_next_unpin(cx)).await else {
                 return Ok(JsValue::NULL);
             };
-            reply_text(page?).map(JsValue::from)
+            Ok(reply_text(page?)?.into())
         })
     }
 }

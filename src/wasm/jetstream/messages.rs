@@ -148,7 +148,10 @@ impl RawConsumerMessages {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn drain(&self) -> Promise {
         let flushed = self.reader.borrow_mut().stream.get_mut().drain();
-        promise(async move { flushed.await.map(|()| JsValue::UNDEFINED) })
+        promise(async move {
+            flushed.await?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 }
 

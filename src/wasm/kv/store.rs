@@ -138,7 +138,7 @@ impl RawKv {
         let store = self.store.clone();
         Ok(promise(async move {
             let reader = Reader::open(&store, keys, &options, until_current).await?;
-            Ok(RawReader::new(reader))
+            Ok(RawReader::new(reader).into())
         }))
     }
 
@@ -150,7 +150,7 @@ impl RawKv {
     pub fn purge_deletes(&self, older_ms: f64) -> Result<Promise, JsValue> {
         let older_than = std::time::Duration::from_millis(whole(older_ms, "olderMillis")?);
         let store = self.store.clone();
-        Ok(promise(async move { Ok(store.purge_deletes(older_than).await? as f64) }))
+        Ok(promise(async move { Ok((store.purge_deletes(older_than).await.map_err(Error::from)? as f64).into()) }))
     }
 }
 
